@@ -1,6 +1,13 @@
 import { Command } from 'commander';
 
 const program = new Command();
-program.name('ribosome').description('Run multi-step coding-agent plans you can watch, steer and undo.');
+program
+  .name('ribosome')
+  .description('Run multi-step coding-agent plans you can watch, steer and undo.')
+  .showHelpAfterError();
+
+// Each subcommand lives in its own module and registers itself here.
+const registrations: Array<(program: Command) => void> = [];
+for (const register of registrations) register(program);
 
 await program.parseAsync(process.argv);

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerRun } from './run.ts';
 
 const program = new Command();
 program
@@ -7,7 +8,7 @@ program
   .showHelpAfterError();
 
 // Each subcommand lives in its own module and registers itself here.
-const registrations: Array<(program: Command) => void> = [];
+const registrations: Array<(program: Command) => void> = [registerRun];
 for (const register of registrations) register(program);
 
 await program.parseAsync(process.argv);

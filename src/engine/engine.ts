@@ -1,0 +1,33 @@
+import type { ClientCommand, ErrorCode, EventInput, EventType } from '../protocol/index.ts';
+
+/** Commands the server hands to the engine: everything but the connection-level ones. */
+export type EngineCommand = Exclude<
+  ClientCommand,
+  { type: 'ping' | 'ping.broadcast' | 'history.sync' | 'server.shutdown' }
+>;
+
+/** How the engine answers the one client that sent a command. */
+export type CommandContext = {
+  clientId: string;
+  commandId: string;
+  /** Sends an event to this client only; never journaled. */
+  reply<T extends EventType>(type: T, data: EventInput<T>): void;
+  /** Sends an `error` (severity operation) with a code to this client only. */
+  fail(code: ErrorCode, message: string): void;
+};
+
+/** Sends an event to one client (used for connection-state events such as incomplete.codon). */
+export type SendToClient = <T extends EventType>(type: T, data: EventInput<T>) => void;
+
+export interface Engine {
+  /** True while a rollback runs: the server refuses state-modifying commands (ROLLBACK_IN_PROGRESS). */
+  readonly rollingBack: boolean;
+  /** Starts the engine once the server listens (idles or autostarts). */
+  start(): Promise<void>;
+  /** Takes one validated, permitted command. The engine serializes them itself. */
+  handle(command: EngineCommand, context: CommandContext): void;
+  /** Called after a client's handshake, so the engine can tell it things only new clients need. */
+  greet?(send: SendToClient): void;
+  /** Stops whatever runs and releases resources; events published before it resolves are journaled. */
+  stop(reason: string): Promise<void>;
+}

@@ -1,0 +1,111 @@
+import type { Logger } from 'pino';
+import {
+  type EventInput,
+  type EventType,
+  eventDataSchemas,
+  isJournaled,
+  makeEvent,
+  type ServerEvent,
+  type ServerEventOf,
+} from '../protocol/index.ts';
+import type { Journal, JournalEntry } from './journal.ts';
+
+/** A subscriber gets each event with its JSON, serialized once for everyone. */
+export type BusListener = (event: ServerEvent, json: string) => void;
+
+type Pending = { event: ServerEvent; json: string; resolve: () => void; reject: (error: unknown) => void };
+
+/**
+ * The one path every journaled event takes: validate, persist, then announce.
+ *
+ * Events published in the same turn of the event loop are committed in one transaction (group
+ * commit), then handed to the listeners in publish order. A publisher that awaits `publish` knows
+ * the event is durable and has been handed to every listener.
+ */
+export class EventBus {
+  readonly #journal: Journal;
+  readonly #logger: Logger | undefined;
+  readonly #listeners = new Set<BusListener>();
+  #pending: Pending[] = [];
+  #scheduled = false;
+  #runId: string;
+
+  constructor(options: { journal: Journal; runId: string; logger?: Logger }) {
+    this.#journal = options.journal;
+    this.#runId = options.runId;
+    this.#logger = options.logger;
+  }
+
+  get runId(): string {
+    return this.#runId;
+  }
+
+  /** Events published from now on belong to this run. */
+  setRunId(runId: string): void {
+    this.flush();
+    this.#runId = runId;
+  }
+
+  subscribe(listener: BusListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  publish<T extends EventType>(type: T, data: EventInput<T>): Promise<ServerEventOf<T>> {
+    if (!isJournaled(type)) {
+      return Promise.reject(
+        new Error(`${type} is a connection event: send it to one client, never journal it`),
+      );
+    }
+    const parsed = eventDataSchemas[type].safeParse(data);
+    if (!parsed.success) {
+      return Promise.reject(new Error(`invalid ${type} payload: ${parsed.error.message}`));
+    }
+    const event = makeEvent(type, parsed.data as ServerEventOf<T>['data']);
+    return new Promise((resolve, reject) => {
+      this.#pending.push({
+        event: event as ServerEvent,
+        json: JSON.stringify(event),
+        resolve: () => resolve(event),
+        reject,
+      });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits everything pending now and delivers it; used by the scheduler and at shutdown. */
+  flush(): void {
+    this.#scheduled = false;
+    const batch = this.#pending;
+    if (batch.length === 0) return;
+    this.#pending = [];
+    const runId = this.#runId;
+    const entries: JournalEntry[] = batch.map((p) => ({
+      id: p.event.id,
+      timestamp: p.event.timestamp,
+      type: p.event.type,
+      runId,
+      json: p.json,
+    }));
+    try {
+      this.#journal.append(entries);
+    } catch (error) {
+      this.#logger?.error({ err: error, events: batch.length }, 'journal append failed; events not sent');
+      for (const p of batch) p.reject(error);
+      return;
+    }
+    for (const p of batch) {
+      for (const listener of this.#listeners) {
+        try {
+          listener(p.event, p.json);
+        } catch (error) {
+          this.#logger?.error({ err: error, type: p.event.type }, 'event listener failed');
+        }
+      }
+      p.resolve();
+    }
+  }
+}

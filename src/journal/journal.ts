@@ -1,0 +1,37 @@
+/** One journaled event as stored: its position, its run and its serialized JSON (sent as is). */
+export type JournalRow = { seq: number; runId: string; type: string; json: string };
+export type JournalEntry = Omit<JournalRow, 'seq'> & { id: string; timestamp: string };
+
+/** Where a history read may stop: whichever limit comes first. */
+export type BatchLimits = { maxEvents: number; maxBytes: number };
+
+/**
+ * The durable event journal. Appends are synchronous and committed when they return, so callers
+ * can send an event only after it is safe on disk ("persist, then announce").
+ */
+export interface Journal {
+  /** Appends the entries in one transaction; returns their sequence numbers. */
+  append(entries: readonly JournalEntry[]): number[];
+  /** Number of events in the journal. */
+  count(): number;
+  /** Sequence number of the newest event (0 when empty). */
+  lastSeq(): number;
+  /** Events after `afterSeq` in order, bounded by the limits (at least one event if any remain). */
+  readAfter(afterSeq: number, limits: BatchLimits): JournalRow[];
+  /** The newest events of a run, oldest first, bounded by the limits. */
+  recentOfRun(runId: string, limits: BatchLimits): JournalRow[];
+  close(): void;
+}
+
+/** Takes rows in order until a limit is reached; always takes the first row. */
+export function takeWithinLimits(rows: Iterable<JournalRow>, limits: BatchLimits): JournalRow[] {
+  const out: JournalRow[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const size = Buffer.byteLength(row.json);
+    if (out.length > 0 && (out.length >= limits.maxEvents || bytes + size > limits.maxBytes)) break;
+    out.push(row);
+    bytes += size;
+  }
+  return out;
+}

@@ -1,0 +1,39 @@
+import {
+  type BatchLimits,
+  type Journal,
+  type JournalEntry,
+  type JournalRow,
+  takeWithinLimits,
+} from './journal.ts';
+
+/** An in-memory journal for unit tests; same contract as the SQLite one. */
+export class MemoryJournal implements Journal {
+  readonly #rows: JournalRow[] = [];
+
+  append(entries: readonly JournalEntry[]): number[] {
+    return entries.map((e) => {
+      const seq = this.#rows.length + 1;
+      this.#rows.push({ seq, runId: e.runId, type: e.type, json: e.json });
+      return seq;
+    });
+  }
+
+  count(): number {
+    return this.#rows.length;
+  }
+
+  lastSeq(): number {
+    return this.#rows.length;
+  }
+
+  readAfter(afterSeq: number, limits: BatchLimits): JournalRow[] {
+    return takeWithinLimits(this.#rows.slice(afterSeq), limits);
+  }
+
+  recentOfRun(runId: string, limits: BatchLimits): JournalRow[] {
+    const mine = this.#rows.filter((r) => r.runId === runId).reverse();
+    return takeWithinLimits(mine, limits).reverse();
+  }
+
+  close(): void {}
+}

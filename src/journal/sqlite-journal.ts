@@ -1,0 +1,93 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { inTransaction } from './database.ts';
+import {
+  type BatchLimits,
+  type Journal,
+  type JournalEntry,
+  type JournalRow,
+  takeWithinLimits,
+} from './journal.ts';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  run_id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  timestamp TEXT NOT NULL,
+  json TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_run ON events(run_id, seq);
+`;
+
+type Row = { seq: number; run_id: string; type: string; json: string };
+const toRow = (r: Row): JournalRow => ({ seq: r.seq, runId: r.run_id, type: r.type, json: r.json });
+
+/** The journal in SQLite (WAL): one row per event, its JSON stored exactly as it was sent. */
+export class SqliteJournal implements Journal {
+  readonly #db: DatabaseSync;
+  readonly #insert: StatementSync;
+  readonly #after: StatementSync;
+  readonly #recent: StatementSync;
+  #count: number;
+  #lastSeq: number;
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+    db.exec(SCHEMA);
+    this.#insert = db.prepare(
+      'INSERT INTO events (id, run_id, type, timestamp, json) VALUES (?, ?, ?, ?, ?)',
+    );
+    this.#after = db.prepare('SELECT seq, run_id, type, json FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
+    this.#recent = db.prepare(
+      'SELECT seq, run_id, type, json FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT ?',
+    );
+    const stats = db.prepare('SELECT count(*) AS n, coalesce(max(seq), 0) AS last FROM events').get() as {
+      n: number;
+      last: number;
+    };
+    this.#count = stats.n;
+    this.#lastSeq = stats.last;
+  }
+
+  append(entries: readonly JournalEntry[]): number[] {
+    if (entries.length === 0) return [];
+    const seqs = inTransaction(this.#db, () =>
+      entries.map((e) =>
+        Number(this.#insert.run(e.id, e.runId, e.type, e.timestamp, e.json).lastInsertRowid),
+      ),
+    );
+    this.#count += entries.length;
+    this.#lastSeq = seqs.at(-1) ?? this.#lastSeq;
+    return seqs;
+  }
+
+  count(): number {
+    return this.#count;
+  }
+
+  lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  readAfter(afterSeq: number, limits: BatchLimits): JournalRow[] {
+    const rows = this.#after.iterate(afterSeq, limits.maxEvents) as Iterable<Row>;
+    return takeWithinLimits(mapRows(rows), limits);
+  }
+
+  recentOfRun(runId: string, limits: BatchLimits): JournalRow[] {
+    const newestFirst = takeWithinLimits(
+      mapRows(this.#recent.iterate(runId, limits.maxEvents) as Iterable<Row>),
+      limits,
+    );
+    return newestFirst.reverse();
+  }
+
+  close(): void {
+    if (this.#db.isOpen) this.#db.close();
+  }
+}
+
+function* mapRows(rows: Iterable<Row>): Generator<JournalRow> {
+  for (const r of rows) yield toRow(r);
+}

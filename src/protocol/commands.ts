@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { ClientMode } from './shared.ts';
+
+/** Client commands (spec 2.1, 2.2, 4.2). Every inbound frame is parsed with these before anything acts. */
+
+const CommandId = z.string().min(1, 'id must be a non-empty string');
+const NoData = z.object({}).optional();
+
+function command<T extends string, D extends z.ZodType>(type: T, data: D) {
+  return z.object({ id: CommandId, type: z.literal(type), data });
+}
+
+export const HandshakeRequest = z.object({
+  // The handshake alone may omit its id (spec 2.1).
+  id: CommandId.optional(),
+  type: z.literal('handshake'),
+  data: z.object({
+    mode: ClientMode,
+    sendPreviousEvents: z.boolean().default(false),
+  }),
+});
+export type HandshakeRequest = z.infer<typeof HandshakeRequest>;
+
+const AutoRestart = z.boolean().default(false);
+
+export const CodonStart = command(
+  'codon.start',
+  z.object({ codonId: z.string().min(1), skipPreCommands: z.boolean().default(false) }),
+);
+export const CodonNext = command('codon.next', NoData);
+export const CodonSkip = command('codon.skip', NoData);
+export const CodonRedo = command('codon.redo', NoData);
+export const CodonForceStop = command(
+  'codon.forceStop',
+  z.object({ reason: z.string().default('stopped by a client') }).default({ reason: 'stopped by a client' }),
+);
+export const CheckpointList = command(
+  'checkpoint.list',
+  // runId absent = the current run.
+  z.object({ runId: z.string().min(1).optional() }).default({}),
+);
+export const RollbackToCheckpoint = command(
+  'rollback.toCheckpoint',
+  z.object({
+    checkpointSha: z.string().regex(/^[0-9a-fA-F]{4,64}$/, 'a git SHA (4-64 hex digits)'),
+    autoRestart: AutoRestart,
+  }),
+);
+export const RollbackCheckpointType = z.enum(['rig-setup', 'completed', 'error', 'skipped', 'start', 'end']);
+export const RollbackToCodon = command(
+  'rollback.toCodon',
+  z.object({ codonId: z.string().min(1), checkpointType: RollbackCheckpointType, autoRestart: AutoRestart }),
+);
+export const RollbackToLastSuccess = command(
+  'rollback.toLastSuccess',
+  z.object({ autoRestart: AutoRestart }).default({ autoRestart: false }),
+);
+export const ServerShutdown = command(
+  'server.shutdown',
+  z
+    .object({ reason: z.string().default('requested by a client') })
+    .default({ reason: 'requested by a client' }),
+);
+export const Ping = command('ping', NoData);
+export const PingBroadcast = command('ping.broadcast', NoData);
+export const HistorySync = command('history.sync', NoData);
+
+export const ClientCommand = z.discriminatedUnion('type', [
+  CodonStart,
+  CodonNext,
+  CodonSkip,
+  CodonRedo,
+  CodonForceStop,
+  CheckpointList,
+  RollbackToCheckpoint,
+  RollbackToCodon,
+  RollbackToLastSuccess,
+  ServerShutdown,
+  Ping,
+  PingBroadcast,
+  HistorySync,
+]);
+export type ClientCommand = z.infer<typeof ClientCommand>;
+export type CommandType = ClientCommand['type'];
+export type CommandOf<T extends CommandType> = Extract<ClientCommand, { type: T }>;
+/** The `data` a caller passes when sending a command (defaults may be left out). */
+export type CommandInput<T extends CommandType> = z.input<(typeof commandSchemas)[T]>['data'];
+
+export const commandSchemas = {
+  'codon.start': CodonStart,
+  'codon.next': CodonNext,
+  'codon.skip': CodonSkip,
+  'codon.redo': CodonRedo,
+  'codon.forceStop': CodonForceStop,
+  'checkpoint.list': CheckpointList,
+  'rollback.toCheckpoint': RollbackToCheckpoint,
+  'rollback.toCodon': RollbackToCodon,
+  'rollback.toLastSuccess': RollbackToLastSuccess,
+  'server.shutdown': ServerShutdown,
+  ping: Ping,
+  'ping.broadcast': PingBroadcast,
+  'history.sync': HistorySync,
+} as const satisfies Record<CommandType, z.ZodType>;
+
+export const COMMAND_TYPES = Object.keys(commandSchemas) as CommandType[];
+
+/** Commands a readonly client may send (spec 4.2); every other command modifies state. */
+export const READONLY_COMMANDS: ReadonlySet<CommandType> = new Set([
+  'checkpoint.list',
+  'history.sync',
+  'ping',
+  'ping.broadcast',
+  'server.shutdown',
+]);
+
+export function isStateModifying(type: CommandType): boolean {
+  return !READONLY_COMMANDS.has(type);
+}

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+/**
+ * Error codes carried in `error` events (spec section 7). The first three are the spec's; the rest are
+ * ours, each a condition a client can switch on.
+ */
+export const ErrorCode = z.enum([
+  'HANDSHAKE_REQUIRED',
+  'INSUFFICIENT_PERMISSIONS',
+  'ROLLBACK_IN_PROGRESS',
+  // Frame-level problems.
+  'INVALID_MESSAGE',
+  'MESSAGE_TOO_LARGE',
+  'UNKNOWN_COMMAND',
+  'INVALID_COMMAND',
+  'HANDSHAKE_ALREADY_DONE',
+  // Command-level problems answered by the engine.
+  'UNKNOWN_CODON',
+  'CODON_RUNNING',
+  'NO_CODON_RUNNING',
+  'NOTHING_TO_REDO',
+  'NO_NEXT_CODON',
+  'SHUTTING_DOWN',
+  'CHECKPOINT_NOT_FOUND',
+  'CHECKPOINT_AMBIGUOUS',
+  'CHECKPOINT_FAILED',
+  'NO_SUCCESSFUL_CODON',
+  'RIG_SETUP_FAILED',
+  'INTERNAL_ERROR',
+]);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
+export const ErrorSeverity = z.enum(['fatal', 'codon', 'operation', 'warning']);
+export type ErrorSeverity = z.infer<typeof ErrorSeverity>;
+
+/** What a client should do for each severity (spec section 7). */
+export const suggestedAction: Record<ErrorSeverity, string> = {
+  fatal: 'reconnect after the fix',
+  codon: 'inspect failureReason; consider codon.redo',
+  operation: 'read message; retry if suitable',
+  warning: 'log and continue',
+};

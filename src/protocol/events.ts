@@ -1,0 +1,321 @@
+import { z } from 'zod';
+import { ErrorCode, ErrorSeverity } from './errors.ts';
+import {
+  CheckpointInfo,
+  ClientMode,
+  CodonExecution,
+  FailureReason,
+  FileNode,
+  ProcessExit,
+  StateTransitionType,
+} from './shared.ts';
+
+/** Event payloads (spec section 6), keyed by event type. */
+
+const Iso = z.string();
+const RollbackStatus = z.enum(['started', 'completed', 'failed', 'partial']);
+const SentinelStrategy = z.enum(['immediate', 'debounce', 'count', 'timeWindow']);
+
+export const ServerEventEnvelope = z.object({
+  id: z.string(),
+  timestamp: Iso,
+  type: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
+export type ServerEventEnvelope = z.infer<typeof ServerEventEnvelope>;
+
+// --- 6.1 Server State -------------------------------------------------------------------------------
+const serverState = {
+  'server.idle': z.object({
+    reason: z.enum(['startup', 'codon-completed', 'all-codons-completed']),
+    message: z.string(),
+  }),
+  'codon.started': z.object({
+    codonId: z.string(),
+    codonName: z.string(),
+    codonDescription: z.string().optional(),
+    sessionId: z.string(),
+    previousSessionId: z.string().optional(),
+    startTime: Iso,
+    promptMetadata: z
+      .object({
+        name: z.string().optional(),
+        description: z.string().optional(),
+        tags: z.array(z.string()).optional(),
+        version: z.string().optional(),
+        author: z.string().optional(),
+      })
+      .optional(),
+  }),
+  'codon.completed': z.object({
+    codonId: z.string(),
+    success: z.boolean(),
+    cost: z.number(),
+    duration: z.number(),
+    exitStatus: ProcessExit,
+    failureReason: FailureReason.optional(),
+  }),
+  'state.snapshot': z.object({
+    currentCodon: CodonExecution.optional(),
+    completedCodons: z.array(CodonExecution),
+    fileTree: z.array(FileNode),
+    totalCost: z.number(),
+    totalTime: z.number(),
+    isRollingBack: z.boolean(),
+  }),
+  'token.usage': z.object({
+    codonId: z.string(),
+    inputTokens: z.number(),
+    outputTokens: z.number(),
+    cacheCreationTokens: z.number(),
+    cacheReadTokens: z.number(),
+    totalCost: z.number(),
+    modelId: z.string().optional(),
+    modelUsage: z
+      .record(
+        z.string(),
+        z.object({
+          inputTokens: z.number(),
+          outputTokens: z.number(),
+          cacheReadInputTokens: z.number().optional(),
+          cacheCreationInputTokens: z.number().optional(),
+          costUSD: z.number(),
+        }),
+      )
+      .optional(),
+  }),
+  info: z.object({ message: z.string() }),
+  error: z.object({
+    message: z.string(),
+    codon: z.string().optional(),
+    fatal: z.boolean(),
+    severity: ErrorSeverity.optional(),
+    context: z.string().optional(),
+    code: z.union([ErrorCode, z.string()]).optional(),
+    /** Ours: the id of the command this error answers, when there was one. */
+    commandId: z.string().optional(),
+  }),
+  'checkpoint.list': z.object({
+    runId: z.string(),
+    checkpoints: z.array(CheckpointInfo),
+    currentBranch: z.string(),
+  }),
+  'state.transition': z.object({
+    transitionType: StateTransitionType,
+    runId: z.string().optional(),
+    codonId: z.string().optional(),
+    transition: z.object({ type: z.string(), data: z.record(z.string(), z.unknown()) }),
+    resultingState: z.object({
+      currentRunId: z.string().nullable(),
+      runCount: z.number(),
+      totalCost: z.number(),
+      currentRunCost: z.number(),
+    }),
+  }),
+  // --- 6.2 Rollback ----------------------------------------------------------------------------------
+  'rollback.started': z.object({
+    fromRun: z.string(),
+    fromCodon: z.string(),
+    toCodon: z.string(),
+    toCheckpoint: z.string(),
+    checkpointType: z.string(),
+    codonsToProcess: z.array(z.string()),
+  }),
+  'rollback.progress': z.object({ currentStep: z.number(), totalSteps: z.number(), message: z.string() }),
+  'rollback.codonCheckpoint': z.object({
+    codonId: z.string(),
+    codonName: z.string(),
+    checkpoint: z.string(),
+    checkpointType: z.string(),
+    message: z.string(),
+  }),
+  'rollback.rigCleanup': z.object({
+    codonId: z.string(),
+    codonName: z.string(),
+    directories: z.array(z.string()),
+    status: RollbackStatus,
+    successfulCleanups: z.array(z.string()).optional(),
+    failedCleanups: z.array(z.object({ directory: z.string(), error: z.string() })).optional(),
+  }),
+  'rollback.completed': z.object({
+    fromRun: z.string(),
+    toRun: z.string(),
+    checkpoint: z.string(),
+    codonId: z.string(),
+    codonName: z.string(),
+    checkpointType: z.string(),
+    autoRestart: z.boolean(),
+  }),
+  'rollback.archiveRestore': z.object({
+    codonId: z.string(),
+    restoredFiles: z.array(z.string()),
+    sourceDir: z.string(),
+  }),
+  // --- 6.3 Archive -----------------------------------------------------------------------------------
+  'archive.completed': z.object({
+    codonId: z.string(),
+    archivedFiles: z.array(z.string()),
+    archiveDir: z.string(),
+  }),
+  'archive.partial': z.object({
+    codonId: z.string(),
+    archivedFiles: z.array(z.string()),
+    failedFiles: z.array(z.string()),
+    archiveDir: z.string(),
+  }),
+};
+
+// --- 6.4 Agentic Backbone -----------------------------------------------------------------------------
+const backbone = {
+  'assistant.action': z.object({
+    codonId: z.string(),
+    action: z.enum(['thinking', 'message', 'tool_use']),
+    content: z.string(),
+    toolName: z.string().optional(),
+    toolInput: z.record(z.string(), z.unknown()).optional(),
+  }),
+  'tool.result': z.object({
+    codonId: z.string(),
+    toolUseId: z.string(),
+    toolName: z.string(),
+    result: z.string(),
+    truncated: z.boolean(),
+    originalLength: z.number(),
+    executionTimeMs: z.number(),
+    isError: z.boolean(),
+  }),
+  'file.updated': z.object({
+    path: z.string(),
+    filename: z.string(),
+    content: z.string(),
+    action: z.enum(['created', 'modified', 'deleted']),
+  }),
+  'filetree.updated': z.object({ tree: z.array(FileNode) }),
+};
+
+// --- 6.5 Sentinel -------------------------------------------------------------------------------------
+const sentinel = {
+  'sentinel.loaded': z.object({
+    sentinelId: z.string(),
+    codonId: z.string(),
+    model: z.string(),
+    triggerType: z.enum(['event', 'sequence']),
+    executionStrategy: SentinelStrategy,
+    conversational: z.boolean(),
+    source: z.enum(['file', 'inline']),
+    sourcePath: z.string().optional(),
+  }),
+  'sentinel.unloaded': z.object({
+    sentinelId: z.string(),
+    codonId: z.string(),
+    reason: z.enum(['codon-complete', 'fatal-error', 'consecutive-failures', 'shutdown']),
+    errorType: z.enum(['template', 'configuration', 'corruption', 'resource']).optional(),
+    finalCost: z.number(),
+    llmCallCount: z.number(),
+  }),
+  'sentinel.output': z.object({
+    sentinelId: z.string(),
+    codonId: z.string(),
+    triggerNumber: z.number(),
+    outputType: z.enum(['text', 'structured']),
+    content: z.union([z.string(), z.record(z.string(), z.unknown())]),
+    cost: z.number(),
+    tokens: z.object({ input: z.number(), output: z.number() }),
+    eventCount: z.number(),
+  }),
+  'sentinel.error': z.object({
+    sentinelId: z.string(),
+    codonId: z.string(),
+    errorType: z.enum(['llm-call-failed', 'template-render-failed', 'file-write-failed']),
+    message: z.string(),
+    retriable: z.boolean(),
+    consecutiveFailureCount: z.number(),
+  }),
+  'sentinel.triggered': z.object({
+    sentinelId: z.string(),
+    codonId: z.string(),
+    triggerNumber: z.number(),
+    strategy: SentinelStrategy,
+    eventCount: z.number(),
+    queueSize: z.number(),
+  }),
+};
+
+// --- 6.6 Connection State (never journaled) ------------------------------------------------------------
+const connection = {
+  'handshake.response': z.object({
+    clientId: z.string(),
+    mode: ClientMode,
+    eventHistory: z.array(ServerEventEnvelope),
+    totalEvents: z.number(),
+  }),
+  'server.ready': z.object({
+    serverVersion: z.string(),
+    executionPath: z.string(),
+    agentRootPath: z.string(),
+    dataPath: z.string(),
+    port: z.number(),
+  }),
+  pong: z.object({ message: z.literal('pong'), timestamp: Iso, clientId: z.string().optional() }),
+  'history.batch': z.object({ events: z.array(ServerEventEnvelope), hasMore: z.boolean() }),
+  /** Deprecated (spec 9): kept so old clients learn of a codon a crash interrupted. */
+  'incomplete.codon': z.object({ codonId: z.string(), codonName: z.string(), message: z.string() }),
+};
+
+export const eventDataSchemas = { ...serverState, ...backbone, ...sentinel, ...connection };
+export type EventType = keyof typeof eventDataSchemas;
+export type EventData<T extends EventType> = z.infer<(typeof eventDataSchemas)[T]>;
+/** The payload a publisher passes (fields with defaults may be left out). */
+export type EventInput<T extends EventType> = z.input<(typeof eventDataSchemas)[T]>;
+
+export type EventCategory = 'server-state' | 'agentic-backbone' | 'sentinel' | 'connection';
+function categorize<K extends string>(keys: Record<K, unknown>, category: EventCategory) {
+  return Object.fromEntries(Object.keys(keys).map((k) => [k, category])) as Record<K, EventCategory>;
+}
+export const eventCategory: Record<EventType, EventCategory> = {
+  ...categorize(serverState, 'server-state'),
+  ...categorize(backbone, 'agentic-backbone'),
+  ...categorize(sentinel, 'sentinel'),
+  ...categorize(connection, 'connection'),
+};
+
+export const EVENT_TYPES = Object.keys(eventDataSchemas) as EventType[];
+
+/** Journaled events go to the durable journal before any client sees them (spec 6). */
+export function isJournaled(type: EventType): boolean {
+  return eventCategory[type] !== 'connection';
+}
+
+function event<T extends EventType>(type: T) {
+  return z.object({ id: z.string(), timestamp: Iso, type: z.literal(type), data: eventDataSchemas[type] });
+}
+type EventSchemaOf<T extends EventType> = ReturnType<typeof event<T>>;
+
+export const eventSchemas = Object.fromEntries(EVENT_TYPES.map((t) => [t, event(t)])) as {
+  [T in EventType]: EventSchemaOf<T>;
+};
+
+export type ServerEventOf<T extends EventType> = {
+  id: string;
+  timestamp: string;
+  type: T;
+  data: EventData<T>;
+};
+export type ServerEvent = { [T in EventType]: ServerEventOf<T> }[EventType];
+
+/** Parses any server event with the schema of its own type; unknown types are refused. */
+export function parseServerEvent(
+  raw: unknown,
+): { ok: true; event: ServerEvent } | { ok: false; error: string } {
+  const envelope = ServerEventEnvelope.safeParse(raw);
+  if (!envelope.success) return { ok: false, error: z.prettifyError(envelope.error) };
+  const type = envelope.data.type;
+  if (!isEventType(type)) return { ok: false, error: `unknown event type "${type}"` };
+  const parsed = eventSchemas[type].safeParse(raw);
+  if (!parsed.success) return { ok: false, error: `${type}: ${z.prettifyError(parsed.error)}` };
+  return { ok: true, event: parsed.data as ServerEvent };
+}
+
+export function isEventType(type: string): type is EventType {
+  return Object.hasOwn(eventDataSchemas, type);
+}

@@ -1,0 +1,68 @@
+import type { WebSocket } from 'ws';
+import type { ClientMode } from '../protocol/index.ts';
+
+const TEXT = { binary: false } as const;
+
+/** Close codes the server uses. */
+export const CLOSE = {
+  shutdown: 1001,
+  slowConsumer: 1008,
+} as const;
+
+/** One connected client: its socket, granted mode and liveness, and a bounded send path. */
+export class ClientSession {
+  readonly id: string;
+  readonly ws: WebSocket;
+  mode: ClientMode | undefined;
+  alive = true;
+  #closing = false;
+  readonly #maxBuffered: number;
+  readonly #onOverflow: (session: ClientSession) => void;
+
+  constructor(options: {
+    id: string;
+    ws: WebSocket;
+    maxBufferedBytes: number;
+    onOverflow: (session: ClientSession) => void;
+  }) {
+    this.id = options.id;
+    this.ws = options.ws;
+    this.#maxBuffered = options.maxBufferedBytes;
+    this.#onOverflow = options.onOverflow;
+  }
+
+  get handshaken(): boolean {
+    return this.mode !== undefined;
+  }
+
+  get closing(): boolean {
+    return this.#closing || this.ws.readyState !== this.ws.OPEN;
+  }
+
+  /**
+   * Queues a text frame. A client that has fallen more than the buffer limit behind is dropped
+   * rather than allowed to grow the server's memory or slow the others.
+   */
+  send(payload: string | Buffer, callback?: (error?: Error) => void): void {
+    if (this.closing) {
+      callback?.(new Error('connection closing'));
+      return;
+    }
+    if (this.ws.bufferedAmount > this.#maxBuffered) {
+      this.#onOverflow(this);
+      callback?.(new Error('send buffer overflow'));
+      return;
+    }
+    this.ws.send(payload, TEXT, callback);
+  }
+
+  /** Closes with a code and reason; a peer that does not answer is cut off after `graceMs`. */
+  close(code: number, reason: string, graceMs: number): void {
+    if (this.#closing) return;
+    this.#closing = true;
+    this.ws.close(code, reason);
+    const timer = setTimeout(() => this.ws.terminate(), graceMs);
+    timer.unref();
+    this.ws.once('close', () => clearTimeout(timer));
+  }
+}

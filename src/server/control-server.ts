@@ -1,0 +1,313 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Logger } from 'pino';
+import { type RawData, WebSocket, WebSocketServer } from 'ws';
+import type { CommandContext, Engine } from '../engine/engine.ts';
+import type { EventBus } from '../journal/event-bus.ts';
+import type { Journal } from '../journal/journal.ts';
+import {
+  type ClientCommand,
+  type ErrorCode,
+  type EventInput,
+  type EventType,
+  eventDataSchemas,
+  type HandshakeRequest,
+  makeEvent,
+} from '../protocol/index.ts';
+import { CLOSE, ClientSession } from './client-session.ts';
+import { parseFrame } from './frame.ts';
+import { gateCommand } from './gate.ts';
+import { frameWithEvents, type HistoryLimits, streamHistory } from './history-stream.ts';
+import { createHttpRejecter } from './http-reject.ts';
+import { isOriginAllowed } from './origin.ts';
+
+export type ServerLimits = {
+  /** Largest command frame accepted; bigger ones get MESSAGE_TOO_LARGE. */
+  maxFrameBytes: number;
+  /** Frames above this close the connection (1009): the socket must not buffer without bound. */
+  hardMaxFrameBytes: number;
+  /** A client whose unsent data passes this is disconnected (1008). */
+  maxBufferedBytes: number;
+  heartbeatMs: number;
+  closeGraceMs: number;
+  historyBatch: HistoryLimits;
+  handshakeHistory: HistoryLimits;
+};
+
+export type ServerInfo = {
+  serverVersion: string;
+  executionPath: string;
+  agentRootPath: string;
+  dataPath: string;
+};
+
+export type ControlServerOptions = {
+  host: string;
+  port: number;
+  allowOrigins: readonly string[];
+  limits: ServerLimits;
+  info: ServerInfo;
+  bus: EventBus;
+  journal: Journal;
+  engine: Engine;
+  logger: Logger;
+  /** Called for server.shutdown; the owner stops everything, this server included. */
+  onShutdownRequested: (reason: string, clientId: string) => void;
+};
+
+/**
+ * Interface A: the WebSocket endpoint. It validates every frame, applies the connection gates of
+ * spec 3.1, answers connection-level commands itself, hands the rest to the engine and fans
+ * journaled events out to every handshaken client.
+ */
+export class ControlServer {
+  readonly #options: ControlServerOptions;
+  readonly #http: Server;
+  readonly #wss: WebSocketServer;
+  readonly #sessions = new Map<string, ClientSession>();
+  readonly #log: Logger;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #unsubscribe: (() => void) | undefined;
+  #url = '';
+  #port = 0;
+
+  constructor(options: ControlServerOptions) {
+    this.#options = options;
+    this.#log = options.logger.child({ component: 'server' });
+    this.#http = createServer(createHttpRejecter(() => this.#url));
+    this.#http.on('upgrade', (req, socket: Socket, head) => this.#onUpgrade(req, socket, head));
+    this.#http.on('clientError', (_error, socket) => socket.destroy());
+    this.#wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: options.limits.hardMaxFrameBytes,
+      // Invalid UTF-8 is reported as a bad frame instead of closing the connection (1007).
+      skipUTF8Validation: true,
+      perMessageDeflate: false,
+    });
+    this.#wss.on('connection', (ws) => this.#onConnection(ws));
+  }
+
+  get url(): string {
+    return this.#url;
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  get clientCount(): number {
+    return this.#sessions.size;
+  }
+
+  async listen(): Promise<{ url: string; port: number }> {
+    const { host, port } = this.#options;
+    await new Promise<void>((resolve, reject) => {
+      this.#http.once('error', reject);
+      this.#http.listen(port, host, () => {
+        this.#http.off('error', reject);
+        resolve();
+      });
+    });
+    this.#port = (this.#http.address() as AddressInfo).port;
+    this.#url = `ws://${host.includes(':') ? `[${host}]` : host}:${this.#port}`;
+    this.#unsubscribe = this.#options.bus.subscribe((_event, json) => this.#broadcast(json));
+    this.#heartbeat = setInterval(() => this.#beat(), this.#options.limits.heartbeatMs);
+    this.#heartbeat.unref();
+    this.#log.info({ url: this.#url }, 'listening');
+    return { url: this.#url, port: this.#port };
+  }
+
+  /** Closes every client with 1001 and stops listening. */
+  async close(reason = 'server shutting down'): Promise<void> {
+    clearInterval(this.#heartbeat);
+    this.#unsubscribe?.();
+    const closed = [...this.#sessions.values()].map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          if (s.ws.readyState === WebSocket.CLOSED) return resolve();
+          s.ws.once('close', () => resolve());
+          s.close(CLOSE.shutdown, reason, this.#options.limits.closeGraceMs);
+        }),
+    );
+    await Promise.all(closed);
+    await new Promise<void>((resolve) => {
+      this.#http.close(() => resolve());
+      this.#http.closeAllConnections();
+    });
+    this.#wss.close();
+  }
+
+  #onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+    const origin = req.headers.origin;
+    if (!isOriginAllowed(origin, this.#options.allowOrigins)) {
+      this.#log.warn({ origin }, 'refused WebSocket upgrade from a non-allowed origin');
+      const body = JSON.stringify({
+        error: 'origin_not_allowed',
+        message: `Origin ${origin} is not allowed; start the server with --allow-origin ${origin} to permit it`,
+      });
+      socket.end(
+        `HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      return;
+    }
+    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#wss.emit('connection', ws, req));
+  }
+
+  #onConnection(ws: WebSocket): void {
+    const session = new ClientSession({
+      id: `client-${randomUUID()}`,
+      ws,
+      maxBufferedBytes: this.#options.limits.maxBufferedBytes,
+      onOverflow: (s) => this.#dropSlowClient(s),
+    });
+    this.#sessions.set(session.id, session);
+    this.#log.debug({ clientId: session.id }, 'client connected');
+    ws.on('pong', () => {
+      session.alive = true;
+    });
+    ws.on('message', (data, isBinary) => this.#onFrame(session, data, isBinary));
+    ws.on('error', (error) => this.#log.warn({ clientId: session.id, err: error }, 'client socket error'));
+    ws.on('close', (code) => {
+      this.#sessions.delete(session.id);
+      this.#log.debug({ clientId: session.id, code }, 'client disconnected');
+    });
+  }
+
+  #onFrame(session: ClientSession, data: RawData, isBinary: boolean): void {
+    const raw = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    const parsed = parseFrame(raw, isBinary, this.#options.limits.maxFrameBytes);
+    if (!parsed.ok) {
+      const { code, message, commandId } = parsed.problem;
+      this.#sendError(session, code, message, commandId);
+      return;
+    }
+    if (parsed.kind === 'handshake') {
+      this.#handshake(session, parsed.handshake);
+      return;
+    }
+    const command = parsed.command;
+    const refused = gateCommand(command.type, {
+      mode: session.mode,
+      rollingBack: this.#options.engine.rollingBack,
+    });
+    if (refused) {
+      this.#sendError(session, refused.code, refused.message, command.id);
+      return;
+    }
+    try {
+      this.#dispatch(session, command);
+    } catch (error) {
+      this.#log.error({ err: error, type: command.type }, 'command failed');
+      this.#sendError(session, 'INTERNAL_ERROR', `${command.type} failed: ${String(error)}`, command.id);
+    }
+  }
+
+  #dispatch(session: ClientSession, command: ClientCommand): void {
+    switch (command.type) {
+      case 'ping':
+        this.#sendTo(session, 'pong', { message: 'pong', timestamp: new Date().toISOString() });
+        return;
+      case 'ping.broadcast': {
+        const frame = JSON.stringify(
+          makeEvent('pong', { message: 'pong', timestamp: new Date().toISOString(), clientId: session.id }),
+        );
+        this.#broadcast(frame);
+        return;
+      }
+      case 'history.sync':
+        streamHistory(this.#options.journal, session, this.#options.limits.historyBatch).catch((error) =>
+          this.#log.warn({ clientId: session.id, err: error }, 'history sync interrupted'),
+        );
+        return;
+      case 'server.shutdown':
+        this.#log.info({ clientId: session.id, reason: command.data.reason }, 'shutdown requested');
+        this.#options.onShutdownRequested(command.data.reason, session.id);
+        return;
+      default:
+        this.#options.engine.handle(command, this.#contextFor(session, command.id));
+    }
+  }
+
+  #contextFor(session: ClientSession, commandId: string): CommandContext {
+    return {
+      clientId: session.id,
+      commandId,
+      reply: (type, data) => this.#sendTo(session, type, data),
+      fail: (code, message) => this.#sendError(session, code, message, commandId),
+    };
+  }
+
+  #handshake(session: ClientSession, request: HandshakeRequest): void {
+    if (session.handshaken) {
+      this.#sendError(
+        session,
+        'HANDSHAKE_ALREADY_DONE',
+        `this client already completed its handshake as ${session.mode}; reconnect to change mode`,
+        request.id,
+      );
+      return;
+    }
+    const { mode, sendPreviousEvents } = request.data;
+    session.mode = mode;
+    const { journal, bus, limits, info } = this.#options;
+    // Serialized by hand so stored events are sent exactly as journaled, never parsed again.
+    const history = sendPreviousEvents ? journal.recentOfRun(bus.runId, limits.handshakeHistory) : [];
+    session.send(
+      frameWithEvents('handshake.response', 'eventHistory', history, {
+        before: `"clientId":"${session.id}","mode":"${mode}",`,
+        after: `,"totalEvents":${journal.count()}`,
+      }),
+    );
+    this.#sendTo(session, 'server.ready', { ...info, port: this.#port });
+    this.#options.engine.greet?.((type, data) => this.#sendTo(session, type, data));
+    this.#log.info({ clientId: session.id, mode }, 'client handshaken');
+  }
+
+  #sendTo<T extends EventType>(session: ClientSession, type: T, data: EventInput<T>): void {
+    const parsed = eventDataSchemas[type].parse(data);
+    session.send(JSON.stringify(makeEvent(type, parsed as never)));
+  }
+
+  #sendError(session: ClientSession, code: ErrorCode, message: string, commandId?: string): void {
+    this.#sendTo(session, 'error', {
+      message,
+      fatal: false,
+      severity: 'operation',
+      code,
+      ...(commandId === undefined ? {} : { commandId }),
+    });
+  }
+
+  #broadcast(json: string): void {
+    const payload = Buffer.from(json);
+    for (const session of this.#sessions.values()) {
+      if (session.handshaken) session.send(payload);
+    }
+  }
+
+  #dropSlowClient(session: ClientSession): void {
+    this.#log.warn(
+      { clientId: session.id, buffered: session.ws.bufferedAmount },
+      'dropping a client that fell behind',
+    );
+    session.close(
+      CLOSE.slowConsumer,
+      'send buffer overflow: client too slow; reconnect and use history.sync',
+      this.#options.limits.closeGraceMs,
+    );
+  }
+
+  /** Dead peers never answer a ping: terminate them on the next beat. */
+  #beat(): void {
+    for (const session of this.#sessions.values()) {
+      if (!session.alive) {
+        this.#log.info({ clientId: session.id }, 'client missed a heartbeat; terminating');
+        session.ws.terminate();
+        continue;
+      }
+      session.alive = false;
+      session.ws.ping();
+    }
+  }
+}

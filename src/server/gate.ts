@@ -1,0 +1,37 @@
+import { type ClientMode, type CommandType, type ErrorCode, isStateModifying } from '../protocol/index.ts';
+
+export type GateInput = {
+  /** The mode granted at handshake, or undefined before it. */
+  mode: ClientMode | undefined;
+  rollingBack: boolean;
+};
+
+/**
+ * The connection-state table of spec 3.1 as a pure function: null lets the command through,
+ * anything else is the error to send back; a refused command changes nothing.
+ */
+export function gateCommand(
+  type: CommandType,
+  input: GateInput,
+): { code: ErrorCode; message: string } | null {
+  if (input.mode === undefined) {
+    return {
+      code: 'HANDSHAKE_REQUIRED',
+      message: `send {"type":"handshake","data":{"mode":"readonly"|"readandwrite"}} before ${type}`,
+    };
+  }
+  if (!isStateModifying(type)) return null;
+  if (input.mode === 'readonly') {
+    return {
+      code: 'INSUFFICIENT_PERMISSIONS',
+      message: `${type} changes state and needs a readandwrite client; this client is readonly`,
+    };
+  }
+  if (input.rollingBack) {
+    return {
+      code: 'ROLLBACK_IN_PROGRESS',
+      message: `a rollback is in progress; send ${type} again after rollback.completed`,
+    };
+  }
+  return null;
+}

@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import pino, { type Logger } from 'pino';
+import type { ServerSettings } from '../config/server-config.ts';
+import type { Engine } from '../engine/engine.ts';
+import { openDatabase } from '../journal/database.ts';
+import { EventBus } from '../journal/event-bus.ts';
+import { SqliteJournal } from '../journal/sqlite-journal.ts';
+import { SERVER_VERSION } from '../version.ts';
+import { ControlServer } from './control-server.ts';
+import { acquireRuntimeLock, type LockInfo } from './runtime-lock.ts';
+
+/** Where an execution keeps its things (DESIGN.md "Execution directory"). */
+export function executionLayout(executionDir: string) {
+  const internal = join(executionDir, '.ribosome');
+  return {
+    executionDir,
+    agentRoot: join(executionDir, 'agentRoot'),
+    rigArchive: join(executionDir, 'rigArchive'),
+    internal,
+    database: join(internal, 'ribosome.db'),
+    lockFile: join(internal, 'runtime.lock'),
+    logFile: join(internal, 'logs', 'server.log'),
+  };
+}
+export type ExecutionLayout = ReturnType<typeof executionLayout>;
+
+export type RuntimeDeps = {
+  layout: ExecutionLayout;
+  bus: EventBus;
+  journal: SqliteJournal;
+  logger: Logger;
+  settings: ServerSettings;
+  dataDir: string;
+};
+
+export type RuntimeOptions = {
+  executionDir: string;
+  dataDir: string;
+  settings: ServerSettings;
+  createEngine: (deps: RuntimeDeps) => Engine;
+  /** Started after the server listens, stopped before it closes (the proxy). */
+  companions?: Array<(deps: RuntimeDeps & { port: number }) => Promise<{ stop(): Promise<void> }>>;
+};
+
+export class LockHeldError extends Error {
+  readonly code = 'EXECUTION_LOCKED';
+  readonly holder: LockInfo;
+  constructor(lockFile: string, holder: LockInfo) {
+    super(
+      `another Ribosome server (pid ${holder.pid}${holder.port ? `, ws://${holder.host}:${holder.port}` : ''}, started ${holder.startTime}) is running on this execution directory. Stop it first, or use another --execution directory. Lock: ${lockFile}`,
+    );
+    this.holder = holder;
+  }
+}
+
+export type Runtime = {
+  url: string;
+  port: number;
+  layout: ExecutionLayout;
+  logger: Logger;
+  /** Resolves with the exit code once the runtime has stopped. */
+  stopped: Promise<number>;
+  stop(reason: string): Promise<void>;
+};
+
+/**
+ * Assembles one server on an execution directory: lock, logs, journal, bus, engine, WebSocket
+ * server and companions; and takes them down in the reverse order on stop.
+ */
+export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const layout = executionLayout(options.executionDir);
+  for (const dir of [layout.agentRoot, layout.rigArchive, options.dataDir, join(layout.internal, 'logs')]) {
+    mkdirSync(dir, { recursive: true });
+  }
+  const lock = acquireRuntimeLock(layout.lockFile);
+  if (!lock.ok) throw new LockHeldError(layout.lockFile, lock.holder);
+
+  const destination = pino.destination({ dest: layout.logFile, sync: false, mkdir: true });
+  const logger = pino({ level: options.settings.logLevel, base: { pid: process.pid } }, destination);
+  if (lock.tookOverFrom) logger.warn({ stale: lock.tookOverFrom }, 'took over a stale runtime lock');
+
+  const { settings } = options;
+  const journal = new SqliteJournal(openDatabase(layout.database, settings.journalSync));
+  const bus = new EventBus({ journal, runId: `run-${Date.now()}-${randomUUID().slice(0, 8)}`, logger });
+  const deps: RuntimeDeps = { layout, bus, journal, logger, settings, dataDir: options.dataDir };
+  const engine = options.createEngine(deps);
+
+  let resolveStopped: (code: number) => void = () => {};
+  const stopped = new Promise<number>((resolve) => {
+    resolveStopped = resolve;
+  });
+  let stopping: Promise<void> | undefined;
+  const companions: Array<{ stop(): Promise<void> }> = [];
+
+  const server = new ControlServer({
+    host: settings.host,
+    port: settings.port,
+    allowOrigins: settings.allowOrigins,
+    limits: {
+      maxFrameBytes: settings.limits.maxFrameBytes,
+      hardMaxFrameBytes: settings.limits.hardMaxFrameBytes,
+      maxBufferedBytes: settings.limits.maxBufferedBytes,
+      heartbeatMs: settings.limits.heartbeatMs,
+      closeGraceMs: settings.limits.closeGraceMs,
+      historyBatch: {
+        maxEvents: settings.limits.historyBatchEvents,
+        maxBytes: settings.limits.historyBatchBytes,
+      },
+      handshakeHistory: {
+        maxEvents: settings.limits.handshakeHistoryEvents,
+        maxBytes: settings.limits.handshakeHistoryBytes,
+      },
+    },
+    info: {
+      serverVersion: SERVER_VERSION,
+      executionPath: layout.executionDir,
+      agentRootPath: layout.agentRoot,
+      dataPath: options.dataDir,
+    },
+    bus,
+    journal,
+    engine,
+    logger,
+    onShutdownRequested: (reason) => {
+      void stop(`client request: ${reason}`);
+    },
+  });
+
+  const stop = (reason: string): Promise<void> => {
+    stopping ??= (async () => {
+      logger.info({ reason }, 'stopping');
+      let code = 0;
+      try {
+        await engine.stop(reason);
+        for (const companion of companions.reverse()) await companion.stop();
+        bus.flush();
+        await server.close();
+      } catch (error) {
+        logger.error({ err: error }, 'error while stopping');
+        code = 1;
+      } finally {
+        bus.flush();
+        journal.close();
+        lock.lock.release();
+        logger.info({ code }, 'stopped');
+        destination.flushSync();
+        resolveStopped(code);
+      }
+    })();
+    return stopping;
+  };
+
+  try {
+    const { url, port } = await server.listen();
+    lock.lock.setAddress(settings.host, port);
+    for (const start of options.companions ?? []) companions.push(await start({ ...deps, port }));
+    await engine.start();
+    return { url, port, layout, logger, stopped, stop };
+  } catch (error) {
+    await stop(`startup failed: ${(error as Error).message}`);
+    throw error;
+  }
+}

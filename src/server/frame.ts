@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { z } from 'zod';
 import {
   type ClientCommand,
@@ -26,6 +27,9 @@ export function parseFrame(raw: Buffer | string, isBinary: boolean, maxBytes: nu
   if (size > maxBytes) {
     return problem('MESSAGE_TOO_LARGE', `frame of ${size} bytes is over the limit of ${maxBytes} bytes`);
   }
+  if (typeof raw !== 'string' && !isUtf8(raw)) {
+    return problem('INVALID_MESSAGE', 'frame is not valid UTF-8 text');
+  }
   let value: unknown;
   try {
     value = JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
@@ -38,7 +42,7 @@ export function parseFrame(raw: Buffer | string, isBinary: boolean, maxBytes: nu
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return problem('INVALID_MESSAGE', 'a command is a JSON object with "id", "type" and optional "data"');
   }
-  const id = 'id' in value && typeof value.id === 'string' ? value.id : undefined;
+  const id = 'id' in value && typeof value.id === 'string' && value.id !== '' ? value.id : undefined;
   const type = 'type' in value ? value.type : undefined;
   if (typeof type !== 'string') {
     return problem('INVALID_MESSAGE', 'the command has no string "type"', id);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
@@ -57,6 +58,7 @@ export class LockHeldError extends Error {
 
 export type Runtime = {
   url: string;
+  bus: EventBus;
   port: number;
   layout: ExecutionLayout;
   logger: Logger;
@@ -78,6 +80,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   if (!lock.ok) throw new LockHeldError(layout.lockFile, lock.holder);
 
   const destination = pino.destination({ dest: layout.logFile, sync: false, mkdir: true });
+  await once(destination, 'ready');
   const logger = pino({ level: options.settings.logLevel, base: { pid: process.pid } }, destination);
   if (lock.tookOverFrom) logger.warn({ stale: lock.tookOverFrom }, 'took over a stale runtime lock');
 
@@ -157,9 +160,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     lock.lock.setAddress(settings.host, port);
     for (const start of options.companions ?? []) companions.push(await start({ ...deps, port }));
     await engine.start();
-    return { url, port, layout, logger, stopped, stop };
+    return { url, bus, port, layout, logger, stopped, stop };
   } catch (error) {
     await stop(`startup failed: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new Error(
+        `port ${settings.port} on ${settings.host} is already in use; choose another --port, or leave it out for a dynamic port`,
+      );
+    }
     throw error;
   }
 }

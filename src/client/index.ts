@@ -1,0 +1,2 @@
+export * from '../protocol/index.ts';
+export * from './ribosome-client.ts';

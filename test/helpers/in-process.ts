@@ -1,0 +1,30 @@
+import { join } from 'node:path';
+import { resolveServerSettings, type ServerSettings } from '../../src/config/server-config.ts';
+import { BareEngine } from '../../src/engine/bare-engine.ts';
+import { type Runtime, startRuntime } from '../../src/server/runtime.ts';
+import { tempDir } from './server-process.ts';
+
+/** A runtime inside the test process (no agents), for protocol tests that publish events directly. */
+export async function startInProcess(
+  settings: Partial<Omit<ServerSettings, 'limits'>> & { limits?: Partial<ServerSettings['limits']> } = {},
+  executionDir?: string,
+): Promise<Runtime & { dir: string; cleanup(): Promise<void> }> {
+  const temp = executionDir ? undefined : tempDir();
+  const dir = executionDir ?? temp!.path;
+  const resolved = resolveServerSettings({ port: 0, ...settings });
+  if (!resolved.ok) throw new Error(resolved.message);
+  const runtime = await startRuntime({
+    executionDir: dir,
+    dataDir: join(dir, 'data'),
+    settings: resolved.value,
+    createEngine: ({ bus }) => new BareEngine({ bus, plan: { name: 'test', codons: [] } }),
+  });
+  return {
+    ...runtime,
+    dir,
+    cleanup: async () => {
+      await runtime.stop('test done');
+      temp?.remove();
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { EventBus } from '../../src/journal/event-bus.ts';
+import { MemoryJournal } from '../../src/journal/memory-journal.ts';
+import type { ServerEvent } from '../../src/protocol/index.ts';
+
+describe('EventBus', () => {
+  it('persists before it announces, in publish order, one transaction per turn', async () => {
+    const journal = new MemoryJournal();
+    const appendSizes: number[] = [];
+    const append = journal.append.bind(journal);
+    journal.append = (entries) => {
+      appendSizes.push(entries.length);
+      return append(entries);
+    };
+    const bus = new EventBus({ journal, runId: 'run-1' });
+    const seen: Array<{ type: string; countAtDelivery: number }> = [];
+    bus.subscribe((e) => seen.push({ type: e.type, countAtDelivery: journal.count() }));
+    const published = await Promise.all([
+      bus.publish('info', { message: 'one' }),
+      bus.publish('info', { message: 'two' }),
+      bus.publish('server.idle', { reason: 'startup', message: 'three' }),
+    ]);
+    expect(appendSizes).toEqual([3]);
+    expect(seen.map((s) => s.type)).toEqual(['info', 'info', 'server.idle']);
+    expect(seen.every((s) => s.countAtDelivery === 3)).toBe(true);
+    const stored = journal.readAfter(0, { maxEvents: 10, maxBytes: 1e6 });
+    expect(stored.map((r) => JSON.parse(r.json).id)).toEqual(published.map((e) => e.id));
+    expect(stored.every((r) => r.runId === 'run-1')).toBe(true);
+  });
+
+  it('refuses connection events and invalid payloads without journaling them', async () => {
+    const journal = new MemoryJournal();
+    const bus = new EventBus({ journal, runId: 'run-1' });
+    await expect(bus.publish('pong', { message: 'pong', timestamp: 'now' })).rejects.toThrow(
+      /connection event/,
+    );
+    // @ts-expect-error a wrong payload is refused at run time too
+    await expect(bus.publish('info', { text: 'wrong field' })).rejects.toThrow(/invalid info/);
+    expect(journal.count()).toBe(0);
+  });
+
+  it('does not announce what it could not persist', async () => {
+    const journal = new MemoryJournal();
+    journal.append = () => {
+      throw new Error('disk full');
+    };
+    const bus = new EventBus({ journal, runId: 'r' });
+    const seen: ServerEvent[] = [];
+    bus.subscribe((e) => seen.push(e));
+    await expect(bus.publish('info', { message: 'lost?' })).rejects.toThrow('disk full');
+    expect(seen).toEqual([]);
+  });
+
+  it('tags events with the run current when they are published', async () => {
+    const journal = new MemoryJournal();
+    const bus = new EventBus({ journal, runId: 'first' });
+    const a = bus.publish('info', { message: 'a' });
+    bus.setRunId('second');
+    await Promise.all([a, bus.publish('info', { message: 'b' })]);
+    expect(journal.readAfter(0, { maxEvents: 10, maxBytes: 1e6 }).map((r) => r.runId)).toEqual([
+      'first',
+      'second',
+    ]);
+  });
+});

@@ -1,0 +1,88 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/journal/database.ts';
+import type { Journal, JournalEntry } from '../../src/journal/journal.ts';
+import { MemoryJournal } from '../../src/journal/memory-journal.ts';
+import { SqliteJournal } from '../../src/journal/sqlite-journal.ts';
+import { tempDir } from '../helpers/server-process.ts';
+
+const temps: Array<{ remove(): void }> = [];
+afterEach(() => {
+  for (const t of temps.splice(0)) t.remove();
+});
+
+function sqlite(): { journal: SqliteJournal; file: string } {
+  const t = tempDir();
+  temps.push(t);
+  const file = join(t.path, 'j.db');
+  return { journal: new SqliteJournal(openDatabase(file)), file };
+}
+
+const entry = (i: number, runId = 'run-a', size = 10): JournalEntry => ({
+  id: `e${i}`,
+  timestamp: new Date(0).toISOString(),
+  type: 'info',
+  runId,
+  json: JSON.stringify({ id: `e${i}`, pad: 'x'.repeat(size) }),
+});
+
+describe.each([
+  ['memory', () => new MemoryJournal() as Journal],
+  ['sqlite', () => sqlite().journal as Journal],
+])('%s journal', (_name, make) => {
+  it('appends in order and counts', () => {
+    const j = make();
+    expect(j.count()).toBe(0);
+    expect(j.lastSeq()).toBe(0);
+    const seqs = j.append([entry(1), entry(2), entry(3)]);
+    expect(seqs).toEqual([1, 2, 3]);
+    expect(j.count()).toBe(3);
+    expect(j.lastSeq()).toBe(3);
+    expect(j.readAfter(0, { maxEvents: 10, maxBytes: 1e6 }).map((r) => r.seq)).toEqual([1, 2, 3]);
+    expect(j.readAfter(2, { maxEvents: 10, maxBytes: 1e6 }).map((r) => r.seq)).toEqual([3]);
+    j.close();
+  });
+
+  it('bounds reads by count and by bytes, and always returns at least one event', () => {
+    const j = make();
+    j.append(Array.from({ length: 10 }, (_, i) => entry(i, 'run-a', 100)));
+    expect(j.readAfter(0, { maxEvents: 4, maxBytes: 1e6 })).toHaveLength(4);
+    const size = Buffer.byteLength(entry(0, 'run-a', 100).json);
+    expect(j.readAfter(0, { maxEvents: 100, maxBytes: size * 3 })).toHaveLength(3);
+    expect(j.readAfter(0, { maxEvents: 100, maxBytes: 1 })).toHaveLength(1);
+    j.close();
+  });
+
+  it('returns the newest events of one run, oldest first', () => {
+    const j = make();
+    j.append([entry(1, 'old'), entry(2, 'new'), entry(3, 'old'), entry(4, 'new'), entry(5, 'new')]);
+    expect(j.recentOfRun('new', { maxEvents: 2, maxBytes: 1e6 }).map((r) => r.seq)).toEqual([4, 5]);
+    expect(j.recentOfRun('old', { maxEvents: 10, maxBytes: 1e6 }).map((r) => r.seq)).toEqual([1, 3]);
+    expect(j.recentOfRun('none', { maxEvents: 10, maxBytes: 1e6 })).toEqual([]);
+    j.close();
+  });
+});
+
+describe('sqlite journal durability', () => {
+  it('keeps events, count and order across a reopen', () => {
+    const { journal, file } = sqlite();
+    journal.append(Array.from({ length: 100 }, (_, i) => entry(i)));
+    journal.close();
+    const reopened = new SqliteJournal(openDatabase(file));
+    expect(reopened.count()).toBe(100);
+    expect(reopened.lastSeq()).toBe(100);
+    reopened.append([entry(100)]);
+    const all = reopened.readAfter(0, { maxEvents: 1000, maxBytes: 1e9 });
+    expect(all.map((r) => JSON.parse(r.json).id)).toEqual(Array.from({ length: 101 }, (_, i) => `e${i}`));
+    reopened.close();
+  });
+
+  it('refuses a duplicate event id and leaves the whole batch out', () => {
+    const { journal } = sqlite();
+    journal.append([entry(1)]);
+    expect(() => journal.append([entry(2), entry(1)])).toThrow();
+    expect(journal.count()).toBe(1);
+    expect(journal.readAfter(0, { maxEvents: 10, maxBytes: 1e6 })).toHaveLength(1);
+    journal.close();
+  });
+});

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { parseFrame } from '../../src/server/frame.ts';
+
+const LIMIT = 1024;
+const parse = (text: string) => parseFrame(Buffer.from(text), false, LIMIT);
+
+describe('parseFrame', () => {
+  it.each([
+    ['not json', 'INVALID_MESSAGE', undefined],
+    ['[1,2]', 'INVALID_MESSAGE', undefined],
+    ['"text"', 'INVALID_MESSAGE', undefined],
+    ['null', 'INVALID_MESSAGE', undefined],
+    ['{"id":"a1"}', 'INVALID_MESSAGE', 'a1'],
+    ['{"id":"a2","type":"codon.launch"}', 'UNKNOWN_COMMAND', 'a2'],
+    ['{"type":"ping"}', 'INVALID_COMMAND', undefined],
+    ['{"id":"","type":"ping"}', 'INVALID_COMMAND', undefined],
+    ['{"id":"a3","type":"codon.start","data":{}}', 'INVALID_COMMAND', 'a3'],
+    ['{"id":"a4","type":"codon.start","data":{"codonId":42}}', 'INVALID_COMMAND', 'a4'],
+    [
+      '{"id":"a5","type":"rollback.toCodon","data":{"codonId":"x","checkpointType":"middle"}}',
+      'INVALID_COMMAND',
+      'a5',
+    ],
+    ['{"id":"a6","type":"rollback.toCheckpoint","data":{"checkpointSha":"zz"}}', 'INVALID_COMMAND', 'a6'],
+    ['{"type":"handshake","data":{"mode":"admin"}}', 'INVALID_COMMAND', undefined],
+    ['{"type":"handshake"}', 'INVALID_COMMAND', undefined],
+  ])('%s -> %s', (text, code, commandId) => {
+    const parsed = parse(text);
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.problem.code).toBe(code);
+    expect(parsed.problem.commandId).toBe(commandId);
+    expect(parsed.problem.message.length).toBeGreaterThan(10);
+  });
+
+  it('refuses binary frames, oversized frames and invalid UTF-8', () => {
+    const binary = parseFrame(Buffer.from('{"id":"1","type":"ping"}'), true, LIMIT);
+    expect(binary.ok || binary.problem.code).toBe('INVALID_MESSAGE');
+    const big = parseFrame(Buffer.alloc(LIMIT + 1, 32), false, LIMIT);
+    expect(big.ok || big.problem.code).toBe('MESSAGE_TOO_LARGE');
+    const badUtf8 = parseFrame(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), false, LIMIT);
+    expect(badUtf8.ok || badUtf8.problem.code).toBe('INVALID_MESSAGE');
+  });
+
+  it('accepts commands and applies defaults', () => {
+    const start = parse('{"id":"c1","type":"codon.start","data":{"codonId":"a"}}');
+    expect(start).toEqual({
+      ok: true,
+      kind: 'command',
+      command: { id: 'c1', type: 'codon.start', data: { codonId: 'a', skipPreCommands: false } },
+    });
+    const list = parse('{"id":"c2","type":"checkpoint.list"}');
+    expect(list.ok && list.kind === 'command' && list.command.data).toEqual({});
+    const rollback = parse('{"id":"c3","type":"rollback.toLastSuccess"}');
+    expect(rollback.ok && rollback.kind === 'command' && rollback.command.data).toEqual({
+      autoRestart: false,
+    });
+    const hs = parse('{"type":"handshake","data":{"mode":"readonly"}}');
+    expect(hs).toEqual({
+      ok: true,
+      kind: 'handshake',
+      handshake: { type: 'handshake', data: { mode: 'readonly', sendPreviousEvents: false } },
+    });
+  });
+});

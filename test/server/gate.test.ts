@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { COMMAND_TYPES, type CommandType, READONLY_COMMANDS } from '../../src/protocol/index.ts';
+import { gateCommand } from '../../src/server/gate.ts';
+
+const MODIFYING = COMMAND_TYPES.filter((t) => !READONLY_COMMANDS.has(t));
+
+describe('connection gates (spec 3.1, 7)', () => {
+  it('lists the readonly commands of spec 4.2 and nothing else', () => {
+    expect([...READONLY_COMMANDS].sort()).toEqual(
+      ['checkpoint.list', 'history.sync', 'ping', 'ping.broadcast', 'server.shutdown'].sort(),
+    );
+    expect(MODIFYING.sort()).toEqual(
+      [
+        'codon.start',
+        'codon.next',
+        'codon.skip',
+        'codon.redo',
+        'codon.forceStop',
+        'rollback.toCheckpoint',
+        'rollback.toCodon',
+        'rollback.toLastSuccess',
+      ].sort(),
+    );
+  });
+
+  it.each(COMMAND_TYPES)('%s before the handshake needs HANDSHAKE_REQUIRED', (type) => {
+    expect(gateCommand(type, { mode: undefined, rollingBack: false })?.code).toBe('HANDSHAKE_REQUIRED');
+    expect(gateCommand(type, { mode: undefined, rollingBack: true })?.code).toBe('HANDSHAKE_REQUIRED');
+  });
+
+  it.each(COMMAND_TYPES)(
+    '%s: readonly and readandwrite, with and without a rollback',
+    (type: CommandType) => {
+      const modifying = !READONLY_COMMANDS.has(type);
+      expect(gateCommand(type, { mode: 'readonly', rollingBack: false })?.code ?? null).toBe(
+        modifying ? 'INSUFFICIENT_PERMISSIONS' : null,
+      );
+      expect(gateCommand(type, { mode: 'readonly', rollingBack: true })?.code ?? null).toBe(
+        modifying ? 'INSUFFICIENT_PERMISSIONS' : null,
+      );
+      expect(gateCommand(type, { mode: 'readandwrite', rollingBack: false })).toBeNull();
+      expect(gateCommand(type, { mode: 'readandwrite', rollingBack: true })?.code ?? null).toBe(
+        modifying ? 'ROLLBACK_IN_PROGRESS' : null,
+      );
+    },
+  );
+
+  it('says what to do in its messages', () => {
+    expect(gateCommand('codon.next', { mode: undefined, rollingBack: false })?.message).toMatch(/handshake/);
+    expect(gateCommand('codon.next', { mode: 'readonly', rollingBack: false })?.message).toMatch(
+      /readandwrite/,
+    );
+    expect(gateCommand('codon.next', { mode: 'readandwrite', rollingBack: true })?.message).toMatch(
+      /rollback\.completed/,
+    );
+  });
+});

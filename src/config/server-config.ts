@@ -37,7 +37,7 @@ export const ServerSettings = z.object({
         .number()
         .int()
         .positive()
-        .default(16 * MiB),
+        .default(8 * MiB),
       heartbeatMs: z.number().int().positive().default(30_000),
       closeGraceMs: z.number().int().positive().default(5_000),
       historyBatchEvents: z.number().int().positive().default(1_000),

@@ -12,6 +12,8 @@ import type { Journal, JournalEntry } from './journal.ts';
 
 /** A subscriber gets each event with its JSON, serialized once for everyone. */
 export type BusListener = (event: ServerEvent, json: string) => void;
+/** A batch subscriber gets everything one commit made durable, in order (for corked fan-out). */
+export type BatchListener = (batch: ReadonlyArray<{ event: ServerEvent; json: string }>) => void;
 
 type Pending = { event: ServerEvent; json: string; resolve: () => void; reject: (error: unknown) => void };
 
@@ -26,6 +28,7 @@ export class EventBus {
   readonly #journal: Journal;
   readonly #logger: Logger | undefined;
   readonly #listeners = new Set<BusListener>();
+  readonly #batchListeners = new Set<BatchListener>();
   #pending: Pending[] = [];
   #scheduled = false;
   #runId: string;
@@ -49,6 +52,11 @@ export class EventBus {
   subscribe(listener: BusListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  subscribeBatch(listener: BatchListener): () => void {
+    this.#batchListeners.add(listener);
+    return () => this.#batchListeners.delete(listener);
   }
 
   publish<T extends EventType>(type: T, data: EventInput<T>): Promise<ServerEventOf<T>> {
@@ -96,6 +104,13 @@ export class EventBus {
       this.#logger?.error({ err: error, events: batch.length }, 'journal append failed; events not sent');
       for (const p of batch) p.reject(error);
       return;
+    }
+    for (const listener of this.#batchListeners) {
+      try {
+        listener(batch);
+      } catch (error) {
+        this.#logger?.error({ err: error }, 'event batch listener failed');
+      }
     }
     for (const p of batch) {
       for (const listener of this.#listeners) {

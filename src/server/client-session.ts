@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import type { ClientMode } from '../protocol/index.ts';
 
@@ -13,6 +14,7 @@ export const CLOSE = {
 export class ClientSession {
   readonly id: string;
   readonly ws: WebSocket;
+  readonly #socket: Socket;
   mode: ClientMode | undefined;
   alive = true;
   #closing = false;
@@ -22,11 +24,13 @@ export class ClientSession {
   constructor(options: {
     id: string;
     ws: WebSocket;
+    socket: Socket;
     maxBufferedBytes: number;
     onOverflow: (session: ClientSession) => void;
   }) {
     this.id = options.id;
     this.ws = options.ws;
+    this.#socket = options.socket;
     this.#maxBuffered = options.maxBufferedBytes;
     this.#onOverflow = options.onOverflow;
   }
@@ -54,6 +58,16 @@ export class ClientSession {
       return;
     }
     this.ws.send(payload, TEXT, callback);
+  }
+
+  /** Sends several frames with one write to the socket (a corked burst). */
+  sendMany(payloads: readonly Buffer[]): void {
+    this.#socket.cork();
+    try {
+      for (const payload of payloads) this.send(payload);
+    } finally {
+      this.#socket.uncork();
+    }
   }
 
   /** Closes with a code and reason; a peer that does not answer is cut off after `graceMs`. */

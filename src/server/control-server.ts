@@ -85,7 +85,6 @@ export class ControlServer {
       skipUTF8Validation: true,
       perMessageDeflate: false,
     });
-    this.#wss.on('connection', (ws) => this.#onConnection(ws));
   }
 
   get url(): string {
@@ -111,7 +110,7 @@ export class ControlServer {
     });
     this.#port = (this.#http.address() as AddressInfo).port;
     this.#url = `ws://${host.includes(':') ? `[${host}]` : host}:${this.#port}`;
-    this.#unsubscribe = this.#options.bus.subscribe((_event, json) => this.#broadcast(json));
+    this.#unsubscribe = this.#options.bus.subscribeBatch((batch) => this.#broadcastBatch(batch));
     this.#heartbeat = setInterval(() => this.#beat(), this.#options.limits.heartbeatMs);
     this.#heartbeat.unref();
     this.#log.info({ url: this.#url }, 'listening');
@@ -151,13 +150,14 @@ export class ControlServer {
       );
       return;
     }
-    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#wss.emit('connection', ws, req));
+    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#onConnection(ws, socket));
   }
 
-  #onConnection(ws: WebSocket): void {
+  #onConnection(ws: WebSocket, socket: Socket): void {
     const session = new ClientSession({
       id: `client-${randomUUID()}`,
       ws,
+      socket,
       maxBufferedBytes: this.#options.limits.maxBufferedBytes,
       onOverflow: (s) => this.#dropSlowClient(s),
     });
@@ -283,6 +283,14 @@ export class ControlServer {
     const payload = Buffer.from(json);
     for (const session of this.#sessions.values()) {
       if (session.handshaken) session.send(payload);
+    }
+  }
+
+  /** One commit's events go to each client in one corked write: far fewer syscalls under load. */
+  #broadcastBatch(batch: ReadonlyArray<{ json: string }>): void {
+    const payloads = batch.map((b) => Buffer.from(b.json));
+    for (const session of this.#sessions.values()) {
+      if (session.handshaken) session.sendMany(payloads);
     }
   }
 

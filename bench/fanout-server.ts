@@ -1,0 +1,105 @@
+/**
+ * Benchmark child: a publisher on one side of the fan-out benchmark. `ribosome` runs the real
+ * runtime (journal, bus, control server); `bare` is a plain `ws` broadcast loop. Both take the same
+ * commands on stdin: `go <rate> <durationMs> <window>` starts publishing (rate 0 = as fast as the
+ * clients acknowledge, keeping at most <window> events unacknowledged), `ack <n>` reports the
+ * slowest client's count. It prints `port <n>` when ready and `done <json>` at the end.
+ */
+import { createInterface } from 'node:readline';
+import { setImmediate as tick } from 'node:timers/promises';
+import { WebSocketServer } from 'ws';
+import { startInProcess } from '../test/helpers/in-process.ts';
+
+const kind = process.argv[2] === 'bare' ? 'bare' : 'ribosome';
+const padding = 'x'.repeat(Number(process.argv[3] ?? 150));
+const now = () => performance.timeOrigin + performance.now();
+
+type Publisher = { port: number; publish(batch: string[]): Promise<void>; stop(): Promise<void> };
+
+async function ribosome(): Promise<Publisher> {
+  const rt = await startInProcess({ limits: { maxBufferedBytes: 16 * 1024 * 1024 } });
+  return {
+    port: rt.port,
+    publish: async (batch) => {
+      await Promise.all(batch.map((message) => rt.bus.publish('info', { message })));
+    },
+    stop: () => rt.cleanup(),
+  };
+}
+
+async function bare(): Promise<Publisher> {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
+  await new Promise((r) => wss.once('listening', r));
+  let seq = 0;
+  return {
+    port: (wss.address() as { port: number }).port,
+    publish: async (batch) => {
+      for (const message of batch) {
+        const json = JSON.stringify({
+          id: `e${seq++}`,
+          timestamp: new Date().toISOString(),
+          type: 'info',
+          data: { message },
+        });
+        for (const ws of wss.clients) ws.send(json);
+      }
+    },
+    stop: async () => {
+      for (const ws of wss.clients) ws.terminate();
+      await new Promise((r) => wss.close(r));
+    },
+  };
+}
+
+const pub = kind === 'bare' ? await bare() : await ribosome();
+let acked = 0;
+let maxRss = process.memoryUsage().rss;
+const rssTimer = setInterval(() => {
+  maxRss = Math.max(maxRss, process.memoryUsage().rss);
+}, 50);
+process.stdout.write(`port ${pub.port}\n`);
+
+const lines = createInterface({ input: process.stdin });
+lines.on('line', (line) => {
+  const [cmd, ...args] = line.split(' ');
+  if (cmd === 'ack') acked = Number(args[0]);
+  if (cmd === 'go') void run(Number(args[0]), Number(args[1]), Number(args[2]));
+});
+
+async function run(rate: number, durationMs: number, window: number): Promise<void> {
+  const startRss = process.memoryUsage().rss;
+  const startCpu = process.cpuUsage();
+  maxRss = startRss;
+  let published = 0;
+  const end = now() + durationMs;
+  const message = () => `${now().toFixed(3)} ${padding}`;
+  if (rate === 0) {
+    while (now() < end) {
+      if (published - acked >= window) {
+        await new Promise((r) => setTimeout(r, 1));
+        continue;
+      }
+      const batch = Array.from({ length: 50 }, message);
+      await pub.publish(batch);
+      published += batch.length;
+      await tick();
+    }
+  } else {
+    const start = now();
+    while (now() < end) {
+      const due = Math.floor(((now() - start) / 1000) * rate);
+      if (due > published) {
+        const batch = Array.from({ length: due - published }, message);
+        await pub.publish(batch);
+        published += batch.length;
+      }
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  }
+  clearInterval(rssTimer);
+  const cpu = process.cpuUsage(startCpu);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  process.stdout.write(`done ${JSON.stringify({ published, startRss, maxRss, cpuMs })}\n`);
+  await pub.stop();
+  process.exit(0);
+}

@@ -1,0 +1,164 @@
+/**
+ * Fan-out benchmark (issue: protocol server). Publishes `info` events through the real runtime
+ * (journal + bus + WebSocket fan-out) and through a bare `ws` broadcast loop, to the same clients,
+ * in the same run: delivered events/s, publish-to-receive latency, server RSS.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { WebSocket } from 'ws';
+import { isMain, mb, percentile, round } from './stats.ts';
+
+const NODE = process.execPath;
+const HERE = import.meta.dirname;
+const now = () => performance.timeOrigin + performance.now();
+
+type Kind = 'ribosome' | 'bare';
+type Scenario = { kind: Kind; clients: number; rate: number; durationMs: number; stalled?: boolean };
+export type FanoutResult = Scenario & {
+  deliveredPerSec: number;
+  eventsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  serverStartRssMb: number;
+  serverMaxRssMb: number;
+  serverCpuUsPerDelivery: number;
+  published: number;
+};
+
+function startPublisher(
+  kind: Kind,
+): Promise<{ child: ChildProcess; port: number; lines: AsyncIterator<string> }> {
+  const child = spawn(NODE, [join(HERE, 'fanout-server.ts'), kind], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  return lines.next().then(({ value }) => {
+    const port = Number(String(value).split(' ')[1]);
+    if (!port) throw new Error(`publisher did not start: ${value}`);
+    return { child, port, lines };
+  });
+}
+
+async function connectClients(
+  kind: Kind,
+  port: number,
+  count: number,
+  onEvent: (i: number, data: Buffer) => void,
+) {
+  const sockets: WebSocket[] = [];
+  for (let start = 0; start < count; start += 100) {
+    const chunk = await Promise.all(
+      Array.from({ length: Math.min(100, count - start) }, async (_, k) => {
+        const i = start + k;
+        const ws = new WebSocket(`ws://127.0.0.1:${port}`, { perMessageDeflate: false });
+        await new Promise((r, j) => {
+          ws.once('open', r);
+          ws.once('error', j);
+        });
+        if (kind === 'ribosome') {
+          const ready = new Promise<void>((resolve) => {
+            let n = 0;
+            const on = () => {
+              if (++n === 2) {
+                ws.off('message', on);
+                resolve();
+              }
+            };
+            ws.on('message', on);
+          });
+          ws.send(JSON.stringify({ type: 'handshake', data: { mode: 'readonly' } }));
+          await ready;
+        }
+        ws.on('message', (data: Buffer) => onEvent(i, data));
+        return ws;
+      }),
+    );
+    sockets.push(...chunk);
+  }
+  return sockets;
+}
+
+export async function runScenario(s: Scenario): Promise<FanoutResult> {
+  const { child, port, lines } = await startPublisher(s.kind);
+  const received = new Uint32Array(s.clients);
+  const latencies: number[] = [];
+  let total = 0;
+  // All clients in one process on a 2-core machine: only every tenth client parses its events (for
+  // latency); the others count frames, so the receiving side costs as little as it can.
+  const sockets = await connectClients(s.kind, port, s.clients, (i, data) => {
+    received[i] = (received[i] ?? 0) + 1;
+    total++;
+    if (i % 10 !== 0) return;
+    const event = JSON.parse(data.toString()) as { type: string; data: { message: string } };
+    if (event.type === 'info') latencies.push(now() - Number.parseFloat(event.data.message));
+  });
+  let stalled: WebSocket | undefined;
+  if (s.stalled) {
+    [stalled] = await connectClients(s.kind, port, 1, () => {});
+    (stalled as unknown as { _socket: { pause(): void } })._socket.pause();
+  }
+  const acker = setInterval(() => {
+    let min = Number.POSITIVE_INFINITY;
+    for (const n of received) min = Math.min(min, n);
+    child.stdin!.write(`ack ${min}\n`);
+  }, 10);
+  const started = now();
+  child.stdin!.write(`go ${s.rate} ${s.durationMs} 2000\n`);
+  const done = await lines.next();
+  const stats = JSON.parse(String(done.value).slice(5)) as {
+    published: number;
+    startRss: number;
+    maxRss: number;
+    cpuMs: number;
+  };
+  // Let in-flight events land, bounded.
+  const deadline = now() + 5_000;
+  while (now() < deadline && received.some((n) => n < stats.published))
+    await new Promise((r) => setTimeout(r, 20));
+  const elapsed = (now() - started) / 1000;
+  clearInterval(acker);
+  for (const ws of sockets) ws.terminate();
+  stalled?.terminate();
+  child.kill('SIGKILL');
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    ...s,
+    published: stats.published,
+    deliveredPerSec: round(total / elapsed, 0),
+    eventsPerSec: round(stats.published / elapsed, 0),
+    p50Ms: round(percentile(sorted, 50)),
+    p99Ms: round(percentile(sorted, 99)),
+    serverStartRssMb: mb(stats.startRss),
+    serverMaxRssMb: mb(stats.maxRss),
+    serverCpuUsPerDelivery: round((stats.cpuMs * 1000) / Math.max(1, total)),
+  };
+}
+
+export async function run(options: { durationMs?: number } = {}) {
+  const durationMs = options.durationMs ?? 10_000;
+  const results: FanoutResult[] = [];
+  for (const clients of [100, 1000]) {
+    for (const kind of ['bare', 'ribosome'] as const) {
+      results.push(await runScenario({ kind, clients, rate: 0, durationMs }));
+    }
+  }
+  for (const kind of ['bare', 'ribosome'] as const) {
+    results.push(
+      await runScenario({ kind, clients: 100, rate: 5000, durationMs: Math.min(durationMs, 5_000) }),
+    );
+  }
+  results.push(await runScenario({ kind: 'ribosome', clients: 100, rate: 5000, durationMs, stalled: true }));
+  const ratio = (clients: number) => {
+    const r = results.find((x) => x.kind === 'ribosome' && x.clients === clients && x.rate === 0)!;
+    const b = results.find((x) => x.kind === 'bare' && x.clients === clients && x.rate === 0)!;
+    return round(r.deliveredPerSec / b.deliveredPerSec);
+  };
+  const summary = { throughputRatio100: ratio(100), throughputRatio1000: ratio(1000) };
+  console.table(results);
+  console.log(summary);
+  mkdirSync(join(HERE, 'results'), { recursive: true });
+  writeFileSync(join(HERE, 'results/fanout.json'), JSON.stringify({ results, summary }, null, 2));
+  return { results, summary };
+}
+
+if (isMain(import.meta.url)) await run({ durationMs: Number(process.env.BENCH_DURATION_MS ?? 10_000) });

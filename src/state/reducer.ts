@@ -1,0 +1,215 @@
+import type { CheckpointInfo, CodonExecution } from '../protocol/index.ts';
+import { canTransition } from './codon-status.ts';
+import type { Transition } from './transitions.ts';
+
+export type RunStatus = 'running' | 'completed' | 'failed' | 'crashed';
+
+export type RunState = {
+  runId: string;
+  status: RunStatus;
+  reason: 'start' | 'rollback' | 'recovery';
+  startedAt: string;
+  endedAt?: string;
+  branch?: string;
+  fromRunId?: string;
+  fromCheckpoint?: string;
+  initialCheckpoint?: string;
+  /** Plan index of the codon this run goes on with next. */
+  nextCodonIndex: number;
+  /** Codon executions of this run, by codon id, latest attempt. */
+  codons: Record<string, CodonExecution & { codonIndex: number; attempt: number; agentSessionId?: string }>;
+  /** Codon ids in the order they (last) started. */
+  order: string[];
+  cost: number;
+  checkpoints: CheckpointInfo[];
+};
+
+export type EngineState = {
+  runs: Record<string, RunState>;
+  runOrder: string[];
+  currentRunId: string | null;
+  totalCost: number;
+};
+
+export const initialState = (): EngineState => ({ runs: {}, runOrder: [], currentRunId: null, totalCost: 0 });
+
+export class TransitionError extends Error {
+  readonly code = 'INVALID_TRANSITION';
+}
+
+/** Pure fold of one transition. Throws TransitionError for a transition the state cannot take. */
+export function reduce(state: EngineState, t: Transition): EngineState {
+  switch (t.type) {
+    case 'RunStarted': {
+      const { runId, startedAt, reason, nextCodonIndex, fromRunId, fromCheckpoint, branch } = t.data;
+      if (state.runs[runId]) throw new TransitionError(`run ${runId} already exists`);
+      const run: RunState = {
+        runId,
+        status: 'running',
+        reason,
+        startedAt,
+        nextCodonIndex,
+        codons: {},
+        order: [],
+        cost: 0,
+        checkpoints: [],
+        ...(branch ? { branch } : {}),
+        ...(fromRunId ? { fromRunId } : {}),
+        ...(fromCheckpoint ? { fromCheckpoint } : {}),
+      };
+      return {
+        ...state,
+        runs: { ...state.runs, [runId]: run },
+        runOrder: [...state.runOrder, runId],
+        currentRunId: runId,
+      };
+    }
+    case 'RunCompleted':
+      return endRun(state, t.data.runId, 'completed', t.data.endedAt);
+    case 'RunFailed':
+      return endRun(state, t.data.runId, 'failed', t.data.endedAt);
+    case 'RunCrashed': {
+      const run = requireRun(state, t.data.runId);
+      const codons = { ...run.codons };
+      for (const [id, codon] of Object.entries(codons)) {
+        if (codon.status === 'preparing' || codon.status === 'running') {
+          codons[id] = {
+            ...codon,
+            status: 'failed',
+            endTime: t.data.detectedAt,
+            failureReason: {
+              type: 'unknown',
+              retriable: true,
+              message: 'the server stopped while this codon ran',
+            },
+          };
+        }
+      }
+      const ended = { ...run, codons, status: 'crashed' as const, endedAt: t.data.detectedAt };
+      return withRun(state, ended, state.currentRunId === run.runId ? null : state.currentRunId);
+    }
+    case 'CodonStarted': {
+      const run = requireRun(state, t.data.runId);
+      const previous = run.codons[t.data.codonId];
+      if (previous && !canTransition(previous.status, 'preparing')) {
+        throw new TransitionError(`codon ${t.data.codonId} is ${previous.status}; it cannot start again yet`);
+      }
+      const codon = {
+        codonId: t.data.codonId,
+        codonName: t.data.codonName,
+        codonIndex: t.data.codonIndex,
+        status: 'preparing' as const,
+        runId: run.runId,
+        sessionId: t.data.sessionId,
+        startTime: t.data.startTime,
+        cost: 0,
+        assistantMessageCount: 0,
+        attempt: (previous?.attempt ?? 0) + 1,
+      };
+      return withRun(state, {
+        ...run,
+        codons: { ...run.codons, [codon.codonId]: codon },
+        order: [...run.order.filter((id) => id !== codon.codonId), codon.codonId],
+        nextCodonIndex: t.data.codonIndex + 1,
+      });
+    }
+    case 'CodonTransitioned': {
+      const run = requireRun(state, t.data.runId);
+      const codon = requireCodon(run, t.data.codonId);
+      if (codon.status !== t.data.from || !canTransition(t.data.from, t.data.to)) {
+        throw new TransitionError(`codon ${codon.codonId} cannot go from ${codon.status} to ${t.data.to}`);
+      }
+      const updated = {
+        ...codon,
+        status: t.data.to,
+        ...(t.data.exitStatus ? { exitStatus: t.data.exitStatus } : {}),
+        ...(t.data.failureReason ? { failureReason: t.data.failureReason } : {}),
+        ...(t.data.duration !== undefined ? { duration: t.data.duration, endTime: t.data.at } : {}),
+        ...(t.data.agentSessionId ? { agentSessionId: t.data.agentSessionId } : {}),
+      };
+      return withRun(state, { ...run, codons: { ...run.codons, [codon.codonId]: updated } });
+    }
+    case 'CostsIncremented':
+      return addCost(state, t.data.runId, t.data.codonId, t.data.amount);
+    case 'CostsUpdated':
+    case 'CodonFinalCostSet': {
+      const run = requireRun(state, t.data.runId);
+      const codon = requireCodon(run, t.data.codonId);
+      return addCost(state, run.runId, codon.codonId, t.data.cost - codon.cost);
+    }
+    case 'AssistantMessageCountUpdated': {
+      const run = requireRun(state, t.data.runId);
+      const codon = requireCodon(run, t.data.codonId);
+      return withRun(state, {
+        ...run,
+        codons: { ...run.codons, [codon.codonId]: { ...codon, assistantMessageCount: t.data.count } },
+      });
+    }
+    case 'CheckpointCreated': {
+      const run = requireRun(state, t.data.runId);
+      return withRun(state, { ...run, checkpoints: [...run.checkpoints, t.data.checkpoint] });
+    }
+    case 'InitialCheckpointSet': {
+      const run = requireRun(state, t.data.runId);
+      return withRun(state, { ...run, initialCheckpoint: t.data.sha });
+    }
+    case 'SentinelStatesUpdated':
+      // Sentinel states are reported as they are; costs arrive as CostsIncremented.
+      requireCodon(requireRun(state, t.data.runId), t.data.codonId);
+      return state;
+  }
+}
+
+export function reduceAll(transitions: Iterable<Transition>, state = initialState()): EngineState {
+  let s = state;
+  for (const t of transitions) s = reduce(s, t);
+  return s;
+}
+
+/** The `resultingState` of a state.transition event (spec 6.1). */
+export function summary(state: EngineState) {
+  const current = state.currentRunId ? state.runs[state.currentRunId] : undefined;
+  return {
+    currentRunId: state.currentRunId,
+    runCount: state.runOrder.length,
+    totalCost: state.totalCost,
+    currentRunCost: current?.cost ?? 0,
+  };
+}
+
+function requireRun(state: EngineState, runId: string): RunState {
+  const run = state.runs[runId];
+  if (!run) throw new TransitionError(`unknown run ${runId}`);
+  return run;
+}
+
+function requireCodon(run: RunState, codonId: string) {
+  const codon = run.codons[codonId];
+  if (!codon) throw new TransitionError(`codon ${codonId} has not started in run ${run.runId}`);
+  return codon;
+}
+
+function withRun(state: EngineState, run: RunState, currentRunId = state.currentRunId): EngineState {
+  return { ...state, runs: { ...state.runs, [run.runId]: run }, currentRunId };
+}
+
+function endRun(state: EngineState, runId: string, status: RunStatus, endedAt: string): EngineState {
+  const run = requireRun(state, runId);
+  if (run.status !== 'running') throw new TransitionError(`run ${runId} already ended (${run.status})`);
+  return withRun(
+    state,
+    { ...run, status, endedAt },
+    state.currentRunId === runId ? null : state.currentRunId,
+  );
+}
+
+function addCost(state: EngineState, runId: string, codonId: string, delta: number): EngineState {
+  const run = requireRun(state, runId);
+  const codon = requireCodon(run, codonId);
+  const next = withRun(state, {
+    ...run,
+    cost: run.cost + delta,
+    codons: { ...run.codons, [codonId]: { ...codon, cost: codon.cost + delta } },
+  });
+  return { ...next, totalCost: state.totalCost + delta };
+}

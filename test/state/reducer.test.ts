@@ -1,0 +1,144 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/journal/database.ts';
+import { canTransition, NEXT_STATUSES } from '../../src/state/codon-status.ts';
+import { reduceAll, summary, TransitionError } from '../../src/state/reducer.ts';
+import { MemoryTransitionLog, SqliteTransitionLog, StateStore } from '../../src/state/state-store.ts';
+import type { Transition } from '../../src/state/transitions.ts';
+import { tempDir } from '../helpers/server-process.ts';
+
+const at = '2026-01-01T00:00:00.000Z';
+const run = (runId: string, nextCodonIndex = 0): Transition => ({
+  type: 'RunStarted',
+  data: { runId, startedAt: at, reason: 'start', nextCodonIndex },
+});
+const started = (runId: string, codonId: string, codonIndex = 0): Transition => ({
+  type: 'CodonStarted',
+  data: { runId, codonId, codonName: codonId, codonIndex, sessionId: `s-${codonId}`, startTime: at },
+});
+const moved = (runId: string, codonId: string, from: string, to: string): Transition =>
+  ({ type: 'CodonTransitioned', data: { runId, codonId, from, to, at } }) as Transition;
+
+describe('codon state machine', () => {
+  it('allows only the written-down transitions', () => {
+    expect(canTransition('pending', 'preparing')).toBe(true);
+    expect(canTransition('preparing', 'running')).toBe(true);
+    expect(canTransition('running', 'completed')).toBe(true);
+    expect(canTransition('completed', 'running')).toBe(false);
+    expect(canTransition('pending', 'completed')).toBe(false);
+    for (const end of ['completed', 'failed', 'skipped', 'stopped'] as const) {
+      expect(NEXT_STATUSES[end]).toEqual(['preparing']);
+    }
+  });
+});
+
+describe('reducer', () => {
+  it('folds a run with two codons, costs and an end', () => {
+    const s = reduceAll([
+      run('r1'),
+      started('r1', 'a'),
+      moved('r1', 'a', 'preparing', 'running'),
+      { type: 'CostsIncremented', data: { runId: 'r1', codonId: 'a', amount: 0.5, source: 'agent' } },
+      { type: 'CodonFinalCostSet', data: { runId: 'r1', codonId: 'a', cost: 0.75 } },
+      moved('r1', 'a', 'running', 'completed'),
+      started('r1', 'b', 1),
+      moved('r1', 'b', 'preparing', 'running'),
+      { type: 'CostsIncremented', data: { runId: 'r1', codonId: 'b', amount: 0.25, source: 'sentinel' } },
+      moved('r1', 'b', 'running', 'failed'),
+      { type: 'RunCompleted', data: { runId: 'r1', endedAt: at } },
+    ]);
+    const r1 = s.runs.r1!;
+    expect(r1.status).toBe('completed');
+    expect(r1.codons.a).toMatchObject({ status: 'completed', cost: 0.75, attempt: 1 });
+    expect(r1.codons.b).toMatchObject({ status: 'failed', cost: 0.25 });
+    expect(r1.nextCodonIndex).toBe(2);
+    expect(summary(s)).toEqual({ currentRunId: null, runCount: 1, totalCost: 1, currentRunCost: 0 });
+  });
+
+  it('marks the running codon failed when a crash is detected', () => {
+    const s = reduceAll([
+      run('r1'),
+      started('r1', 'a'),
+      moved('r1', 'a', 'preparing', 'running'),
+      { type: 'RunCrashed', data: { runId: 'r1', detectedAt: at, codonId: 'a' } },
+      run('r2', 0),
+    ]);
+    expect(s.runs.r1!.status).toBe('crashed');
+    expect(s.runs.r1!.codons.a!.status).toBe('failed');
+    expect(s.runs.r1!.codons.a!.failureReason?.type).toBe('unknown');
+    expect(s.currentRunId).toBe('r2');
+  });
+
+  it.each([
+    ['a codon that never started', [run('r1'), moved('r1', 'x', 'preparing', 'running')]],
+    ['a wrong from-status', [run('r1'), started('r1', 'a'), moved('r1', 'a', 'running', 'completed')]],
+    [
+      'a skip from pending',
+      [
+        run('r1'),
+        started('r1', 'a'),
+        moved('r1', 'a', 'preparing', 'running'),
+        moved('r1', 'a', 'running', 'completed'),
+        moved('r1', 'a', 'completed', 'skipped'),
+      ],
+    ],
+    ['a start while it runs', [run('r1'), started('r1', 'a'), started('r1', 'a')]],
+    ['an unknown run', [started('nope', 'a')]],
+    [
+      'ending a run twice',
+      [
+        run('r1'),
+        { type: 'RunCompleted', data: { runId: 'r1', endedAt: at } },
+        { type: 'RunFailed', data: { runId: 'r1', endedAt: at, reason: 'x' } },
+      ],
+    ],
+  ] as Array<[string, Transition[]]>)('refuses %s', (_name, transitions) => {
+    expect(() => reduceAll(transitions)).toThrow(TransitionError);
+  });
+
+  it('counts attempts when a codon is redone', () => {
+    const s = reduceAll([
+      run('r1'),
+      started('r1', 'a'),
+      moved('r1', 'a', 'preparing', 'running'),
+      moved('r1', 'a', 'running', 'failed'),
+      started('r1', 'a'),
+    ]);
+    expect(s.runs.r1!.codons.a).toMatchObject({ status: 'preparing', attempt: 2 });
+  });
+});
+
+describe('StateStore', () => {
+  it('persists in SQLite and replays to the same state; refused transitions write nothing', () => {
+    const dir = tempDir();
+    try {
+      const db = openDatabase(join(dir.path, 's.db'));
+      const store = new StateStore(new SqliteTransitionLog(db));
+      store.apply('RunStarted', { runId: 'r1', startedAt: at, reason: 'start', nextCodonIndex: 0 });
+      store.apply('CodonStarted', {
+        runId: 'r1',
+        codonId: 'a',
+        codonName: 'A',
+        codonIndex: 0,
+        sessionId: 's',
+        startTime: at,
+      });
+      expect(() =>
+        store.apply('CodonTransitioned', { runId: 'r1', codonId: 'a', from: 'running', to: 'completed', at }),
+      ).toThrow();
+      const replayed = new StateStore(new SqliteTransitionLog(db));
+      expect(replayed.state).toEqual(store.state);
+      expect(new SqliteTransitionLog(db).load()).toHaveLength(2);
+      db.close();
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('validates transition data', () => {
+    const store = new StateStore(new MemoryTransitionLog());
+    // @ts-expect-error a wrong payload is refused at run time too
+    expect(() => store.apply('RunStarted', { runId: '' })).toThrow();
+    expect(store.state.runOrder).toEqual([]);
+  });
+});

@@ -1,0 +1,82 @@
+import { type ExpandableItem, expandLoops } from './expand-loops.ts';
+import type { CodonSentinel, LoadedPlan, RuntimeCodon } from './loaded-plan.ts';
+import type { Codon, Plan } from './plan-schema.ts';
+import { normalizeInside } from './primitives.ts';
+import { formatPath, type PathSegment } from './problems.ts';
+import type { CodonFiles } from './resolve-codon.ts';
+
+/** The loaded codon before loop expansion gives it a runtime id and place. */
+type DeclaredCodon = Omit<RuntimeCodon, 'id' | 'index' | 'loop'>;
+
+export type BuildInput = {
+  raw: Plan;
+  /** Absolute path of the plan file. */
+  path: string;
+  dir: string;
+  /** What each codon read from disk, keyed by the formatted path of the codon in the plan. */
+  files: ReadonlyMap<string, CodonFiles>;
+  sentinels: ReadonlyMap<string, CodonSentinel>;
+};
+
+/** Pure: applies defaults and expands loops. Call only for a plan with no errors. */
+export function buildLoadedPlan(input: BuildInput): LoadedPlan {
+  const { raw } = input;
+  const declare = (codon: Codon, path: PathSegment[]): DeclaredCodon => {
+    const files = input.files.get(formatPath(path));
+    if (files === undefined) throw new Error(`internal: codon at ${formatPath(path)} was not resolved`);
+    const model = codon.model ?? raw.model;
+    return {
+      codonId: codon.id,
+      name: codon.name ?? codon.id,
+      ...(codon.description === undefined ? {} : { description: codon.description }),
+      agent: codon.agent ?? raw.agent,
+      ...(model === undefined ? {} : { model }),
+      ...files,
+      continuation: codon.continuation ?? raw.defaults.continuation,
+      timeoutMs: codon.timeoutMs ?? raw.defaults.timeoutMs,
+      env: { ...raw.defaults.env, ...codon.env },
+      archiveOnSuccess: normalizeGlobs(codon.archiveOnSuccess),
+    };
+  };
+
+  const items = raw.codons.map((item, i): ExpandableItem<DeclaredCodon> => {
+    if (!('loop' in item)) return { kind: 'codon', codon: declare(item, ['codons', i]) };
+    const { loop } = item;
+    return {
+      kind: 'loop',
+      loop: {
+        id: loop.id,
+        name: loop.name ?? loop.id,
+        iterations: loop.iterations,
+        archiveOnSuccess: normalizeGlobs(loop.archiveOnSuccess),
+      },
+      codons: loop.codons.map((codon, j) => declare(codon, ['codons', i, 'loop', 'codons', j])),
+    };
+  });
+
+  const codons = expandLoops(items).map(
+    ({ id, codon, loop }, index): RuntimeCodon => ({
+      id,
+      index,
+      ...codon,
+      // An inherited continue-previous has nothing to continue on the first codon.
+      continuation: index === 0 ? 'fresh' : codon.continuation,
+      ...(loop === undefined ? {} : { loop }),
+    }),
+  );
+
+  return {
+    name: raw.name,
+    ...(raw.description === undefined ? {} : { description: raw.description }),
+    path: input.path,
+    dir: input.dir,
+    agentRoot: raw.agentRoot,
+    codons,
+    sentinels: Object.fromEntries(input.sentinels),
+    raw,
+  };
+}
+
+function normalizeGlobs(globs: readonly string[] | undefined): string[] {
+  return (globs ?? []).map((glob) => normalizeInside(glob) ?? glob);
+}

@@ -1,0 +1,165 @@
+import { checkSentinelDefinition } from './check-sentinel.ts';
+import type { Codon } from './plan-schema.ts';
+import { formatPath, type PathSegment, type ProblemDraft } from './problems.ts';
+import type { SalvagedCodon, SalvagedEntry, SalvagedPlan } from './salvage.ts';
+import { closest } from './suggest.ts';
+
+/**
+ * Rules that span several values of a plan: unique ids, continuation, sentinel references, nesting.
+ * Pure: it sees only the salvaged (valid) parts, and says nothing where a neighbour is invalid, since
+ * the schema already reports that one.
+ */
+export function checkPlan(plan: SalvagedPlan): ProblemDraft[] {
+  return [
+    ...checkIds(plan),
+    ...checkNestedLoops(plan),
+    ...checkContinuations(plan),
+    ...checkSentinelRefs(plan),
+    ...checkNamedSentinels(plan),
+  ];
+}
+
+/** Every codon in declaration order (a loop's codons once); an invalid loop counts as one entry. */
+function declaredCodons(plan: SalvagedPlan): SalvagedEntry[] {
+  return plan.items.flatMap((item) => (item.kind === 'loop' ? item.codons : [item]));
+}
+
+function valid(entry: SalvagedEntry | undefined): SalvagedCodon | undefined {
+  return entry?.kind === 'codon' ? entry : undefined;
+}
+
+function checkIds(plan: SalvagedPlan): ProblemDraft[] {
+  const drafts: ProblemDraft[] = [];
+  const firstUse = new Map<string, PathSegment[]>();
+  const see = (id: string, path: PathSegment[]) => {
+    const first = firstUse.get(id);
+    if (first === undefined) {
+      firstUse.set(id, path);
+      return;
+    }
+    drafts.push({
+      code: 'DUPLICATE_ID',
+      path: [...path, 'id'],
+      message: `Id "${id}" is already used by ${formatPath(first)}.`,
+      hint: 'Rename one of them: codon and loop ids must be unique in the whole plan.',
+    });
+  };
+  const seeEntry = (entry: SalvagedEntry) => {
+    const id = entry.kind === 'codon' ? entry.codon.id : entry.id;
+    if (id !== undefined) see(id, entry.path);
+  };
+  for (const item of plan.items) {
+    if (item.kind !== 'loop') {
+      seeEntry(item);
+      continue;
+    }
+    const loopId = item.loop?.id ?? item.id;
+    if (loopId !== undefined) see(loopId, item.path);
+    item.codons.forEach(seeEntry);
+  }
+  return drafts;
+}
+
+function checkNestedLoops(plan: SalvagedPlan): ProblemDraft[] {
+  return plan.nestedLoops.map((path) => ({
+    code: 'NESTED_LOOP',
+    path,
+    message: 'Loops cannot be nested.',
+    hint: "Move the inner loop's codons into the outer loop, or put the two loops one after the other.",
+  }));
+}
+
+function checkContinuations(plan: SalvagedPlan): ProblemDraft[] {
+  const drafts: ProblemDraft[] = [];
+  const agentOf = (codon: Codon) => codon.agent ?? plan.agent;
+  const effective = (codon: Codon) => codon.continuation ?? plan.defaults?.continuation;
+  const checkAgents = (current: SalvagedCodon, previous: SalvagedCodon, when: string) => {
+    // A dropped (invalid) agent is already reported; guessing it here could report a false mismatch.
+    if (current.dropped.includes('agent') || previous.dropped.includes('agent')) return;
+    const [mine, theirs] = [agentOf(current.codon), agentOf(previous.codon)];
+    if (mine === undefined || theirs === undefined || mine === theirs) return;
+    const field =
+      current.codon.continuation !== undefined ? 'continuation' : current.codon.agent ? 'agent' : 'id';
+    drafts.push({
+      code: 'CONTINUATION_AGENT_MISMATCH',
+      path: [...current.path, field],
+      message: `Codon "${current.codon.id}" (${mine}) continues the session of "${previous.codon.id}" (${theirs})${when}; a session cannot move between agents.`,
+      hint: 'Give both codons the same agent, or set continuation: fresh.',
+    });
+  };
+
+  const order = declaredCodons(plan).map(valid);
+  for (const [k, current] of order.entries()) {
+    if (current === undefined) continue;
+    if (k === 0 && current.codon.continuation === 'continue-previous') {
+      const inLoop = plan.items[0]?.kind === 'loop';
+      drafts.push({
+        code: 'CONTINUATION_WITHOUT_PREVIOUS',
+        path: [...current.path, 'continuation'],
+        message: inLoop
+          ? 'The first codon of the plan is in a loop: in the first iteration it has no session to continue.'
+          : 'The first codon has no previous session to continue.',
+        hint: inLoop
+          ? 'Put a codon before the loop, or remove continuation here and set defaults.continuation: continue-previous (the first codon of a plan always starts fresh).'
+          : 'Remove continuation or set it to fresh.',
+      });
+      continue;
+    }
+    const previous = order[k - 1];
+    if (k > 0 && previous !== undefined && effective(current.codon) === 'continue-previous') {
+      checkAgents(current, previous, '');
+    }
+  }
+
+  // From the second iteration on, a loop's first codon follows the loop's last one.
+  for (const item of plan.items) {
+    if (item.kind !== 'loop' || item.loop === undefined || item.loop.iterations < 2) continue;
+    const first = valid(item.codons[0]);
+    const last = valid(item.codons.at(-1));
+    if (first === undefined || last === undefined || effective(first.codon) !== 'continue-previous') continue;
+    if (first !== last) checkAgents(first, last, ' from the second iteration on');
+  }
+  return drafts;
+}
+
+function checkSentinelRefs(plan: SalvagedPlan): ProblemDraft[] {
+  const drafts: ProblemDraft[] = [];
+  for (const entry of declaredCodons(plan)) {
+    if (entry.kind !== 'codon') continue;
+    for (const [j, ref] of (entry.codon.sentinels ?? []).entries()) {
+      const path = [...entry.path, 'sentinels', j];
+      if (typeof ref !== 'string') {
+        if (!('file' in ref)) drafts.push(...checkSentinelDefinition(ref, path));
+        continue;
+      }
+      if (plan.sentinelIds.includes(ref)) continue;
+      const guess = closest(ref, plan.sentinelIds);
+      drafts.push({
+        code: 'UNKNOWN_SENTINEL',
+        path,
+        message: `No sentinel "${ref}" in the plan's sentinels map.`,
+        hint:
+          guess === undefined
+            ? 'Declare it under `sentinels:` at the top of the plan, or attach a file with `- file: path`.'
+            : `Did you mean "${guess}"?`,
+      });
+    }
+  }
+  return drafts;
+}
+
+function checkNamedSentinels(plan: SalvagedPlan): ProblemDraft[] {
+  const drafts: ProblemDraft[] = [];
+  for (const { id, entry, path } of plan.sentinels) {
+    if ('file' in entry) continue;
+    drafts.push(...checkSentinelDefinition(entry, path));
+    if (entry.id === undefined || entry.id === id) continue;
+    drafts.push({
+      code: 'SENTINEL_ID_MISMATCH',
+      path: [...path, 'id'],
+      message: `The sentinel under key "${id}" says its id is "${entry.id}".`,
+      hint: 'Remove the id (the key names the sentinel) or make them equal.',
+    });
+  }
+  return drafts;
+}

@@ -1,0 +1,70 @@
+import { dirname, resolve } from 'node:path';
+import { buildLoadedPlan } from './build-plan.ts';
+import { checkPlan } from './check-plan.ts';
+import type { LoadedPlan } from './loaded-plan.ts';
+import { Plan } from './plan-schema.ts';
+import {
+  formatPath,
+  hasErrors,
+  type PathSegment,
+  type PlanProblem,
+  type ProblemDraft,
+  sortProblems,
+} from './problems.ts';
+import { type CodonFiles, resolveCodon } from './resolve-codon.ts';
+import { createSentinelResolver } from './resolve-sentinels.ts';
+import { type SalvagedCodon, salvagePlan } from './salvage.ts';
+import { readSourceFile } from './source-file.ts';
+import { issuesToDrafts } from './zod-issues.ts';
+
+export type LoadPlanResult =
+  | { ok: true; plan: LoadedPlan; warnings: PlanProblem[] }
+  | { ok: false; problems: PlanProblem[] };
+
+/**
+ * Reads, validates and resolves a plan file. Every problem is reported in one pass: the schema's,
+ * the cross-codon rules', and the files'. Errors make the result not ok; warnings (such as a sentinel
+ * file that cannot be loaded) leave it ok and are returned beside the plan.
+ */
+export async function loadPlan(planPath: string): Promise<LoadPlanResult> {
+  const file = resolve(planPath);
+  const dir = dirname(file);
+  const read = await readSourceFile(file, 'plan file');
+  if (!read.ok) return { ok: false, problems: read.problems };
+  const { source } = read;
+
+  const parsed = Plan.safeParse(source.data);
+  const salvaged = salvagePlan(source.data);
+  const structural = parsed.success ? [] : issuesToDrafts(parsed.error.issues, Plan, source.data);
+  const drafts: ProblemDraft[] = [
+    // A nested loop gets one clear problem instead of the schema's complaints about its fields.
+    ...structural.filter((d) => !salvaged.nestedLoops.some((nested) => startsWith(d.path, nested))),
+    ...checkPlan(salvaged),
+  ];
+  const problems: PlanProblem[] = [...read.warnings];
+
+  const sentinels = createSentinelResolver(dir);
+  for (const { id, entry, path } of salvaged.sentinels) await sentinels.addNamed(id, entry, path);
+
+  const files = new Map<string, CodonFiles>();
+  const codons: SalvagedCodon[] = salvaged.items.flatMap((item) =>
+    (item.kind === 'loop' ? item.codons : [item]).filter((entry) => entry.kind === 'codon'),
+  );
+  for (const { codon, path } of codons) {
+    const resolution = await resolveCodon(codon, path, dir, sentinels);
+    drafts.push(...resolution.drafts);
+    problems.push(...resolution.problems);
+    if (resolution.files !== undefined) files.set(formatPath(path), resolution.files);
+  }
+  drafts.push(...sentinels.drafts);
+  problems.push(...sentinels.problems, ...drafts.map(source.locate));
+
+  const sorted = sortProblems(problems, [file]);
+  if (!parsed.success || hasErrors(sorted)) return { ok: false, problems: sorted };
+  const plan = buildLoadedPlan({ raw: parsed.data, path: file, dir, files, sentinels: sentinels.named });
+  return { ok: true, plan, warnings: sorted };
+}
+
+function startsWith(path: readonly PathSegment[], prefix: readonly PathSegment[]): boolean {
+  return prefix.every((segment, i) => path[i] === segment);
+}

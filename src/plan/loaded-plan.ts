@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { PromptMetadata } from './front-matter.ts';
+import { Continuation, Plan } from './plan-schema.ts';
+import { Agent, Id } from './primitives.ts';
+import { SentinelDefinition } from './sentinel-schema.ts';
+
+/**
+ * What loadPlan hands the engine: codons in run order with loops expanded, prompts read, paths made
+ * absolute, defaults applied. Schemas (not only types) so a loaded plan can be journaled and read back.
+ */
+
+export const LoadedSentinel = SentinelDefinition.extend({
+  systemPrompt: z
+    .string()
+    .optional()
+    .describe('System prompt template text (read from its file if it had one).'),
+  userPrompt: z.string().describe('User prompt template text (read from its file if it had one).'),
+  source: z.enum(['inline', 'file']).describe('Where the definition was written.'),
+  sourcePath: z.string().optional().describe('Absolute path of the sentinel file, when source is file.'),
+});
+export type LoadedSentinel = z.infer<typeof LoadedSentinel>;
+
+export const SentinelLoadError = z.object({
+  code: z.enum(['SENTINEL_FILE_NOT_FOUND', 'SENTINEL_FILE_UNREADABLE', 'SENTINEL_FILE_INVALID']),
+  message: z.string(),
+});
+export type SentinelLoadError = z.infer<typeof SentinelLoadError>;
+
+/**
+ * A sentinel attached to a codon. A sentinel file that cannot be loaded does not make the plan
+ * invalid: the reference is kept as `failed`, and at codon start the engine reports a
+ * sentinel-load-failure, failing the codon only when `failCodonOnLoadError` is true.
+ */
+export const CodonSentinel = z.discriminatedUnion('status', [
+  z.object({
+    status: z.literal('loaded'),
+    ref: z.string().describe('How the plan names it: the id, or the file path as written.'),
+    sentinel: LoadedSentinel,
+  }),
+  z.object({
+    status: z.literal('failed'),
+    ref: z
+      .string()
+      .describe(
+        'How the plan names it: the id, or the file path as written (for FailureReason.sentinelRefs).',
+      ),
+    sourcePath: z.string().describe('Absolute path of the sentinel file.'),
+    loadError: SentinelLoadError,
+    failCodonOnLoadError: z.boolean(),
+  }),
+]);
+export type CodonSentinel = z.infer<typeof CodonSentinel>;
+
+export const ResolvedRigStep = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('copy'),
+    from: z.string().describe('Absolute source path.'),
+    to: z.string().describe('Normalized relative path inside the agent root ("." for the root itself).'),
+    allowFailure: z.boolean(),
+    timeoutMs: z.number().optional(),
+  }),
+  z.object({
+    type: z.literal('run'),
+    command: z.string(),
+    cwd: z.object({
+      base: z.enum(['agentRoot', 'execution']),
+      path: z.string().describe('Normalized relative path under base ("." for base itself).'),
+    }),
+    allowFailure: z.boolean(),
+    timeoutMs: z.number().optional(),
+  }),
+]);
+export type ResolvedRigStep = z.infer<typeof ResolvedRigStep>;
+
+export const LoopPlacement = z.object({
+  id: Id,
+  name: z.string(),
+  iteration: z.number().int().min(0).describe('0-based.'),
+  iterations: z.number().int().min(1),
+  lastInIteration: z
+    .boolean()
+    .describe("True on the iteration's last codon: the loop archive runs after it succeeds."),
+  archiveOnSuccess: z
+    .array(z.string())
+    .describe('Normalized globs archived after each successful iteration.'),
+});
+export type LoopPlacement = z.infer<typeof LoopPlacement>;
+
+export const RuntimeCodon = z.object({
+  id: z.string().describe('Runtime id: the codon id, or <codonId>#<iteration> inside a loop.'),
+  codonId: Id.describe('The id as declared in the plan.'),
+  index: z.number().int().min(0).describe('Position in run order.'),
+  name: z.string(),
+  description: z.string().optional(),
+  agent: Agent,
+  model: z.string().optional().describe("Absent: the agent's own default."),
+  prompt: z.string(),
+  promptFile: z
+    .string()
+    .optional()
+    .describe('Absolute path of the prompt file, when the prompt came from one.'),
+  promptMetadata: PromptMetadata.optional(),
+  continuation: Continuation.describe('Effective: the first codon is always fresh.'),
+  timeoutMs: z.number().int(),
+  env: z.record(z.string(), z.string()).describe('defaults.env with the codon env over it.'),
+  rigSetup: z.array(ResolvedRigStep),
+  archiveOnSuccess: z.array(z.string()).describe('Normalized globs relative to the agent root.'),
+  sentinels: z.array(CodonSentinel),
+  loop: LoopPlacement.optional(),
+});
+export type RuntimeCodon = z.infer<typeof RuntimeCodon>;
+
+export const LoadedPlan = z.object({
+  name: z.string(),
+  description: z.string().optional(),
+  path: z.string().describe('Absolute path of the plan file.'),
+  dir: z.string().describe('Absolute directory of the plan file; relative paths in it start here.'),
+  agentRoot: z.string(),
+  codons: z.array(RuntimeCodon),
+  sentinels: z.record(z.string(), CodonSentinel).describe('The plan-level named sentinels, resolved.'),
+  raw: Plan.describe('The plan file as parsed, defaults applied.'),
+});
+export type LoadedPlan = z.infer<typeof LoadedPlan>;

@@ -1,0 +1,198 @@
+import { z } from 'zod';
+import {
+  AGENT_ROOT_PATTERN,
+  Agent,
+  Env,
+  Id,
+  insideGlob,
+  insidePath,
+  issueParams,
+  MAX_TIMEOUT_MS,
+  Model,
+  normalizeInside,
+  TimeoutMs,
+} from './primitives.ts';
+import { CodonSentinelRef, NamedSentinel } from './sentinel-schema.ts';
+
+/** The plan file: what a user writes. Loading (src/plan/load-plan.ts) turns it into a LoadedPlan. */
+
+export const DEFAULT_AGENT_ROOT = 'agentRoot';
+export const DEFAULT_CODON_TIMEOUT_MS = 30 * 60_000;
+/** Loops expand into one runtime codon per iteration, so bound them to keep a plan's memory bounded. */
+export const MAX_LOOP_ITERATIONS = 10_000;
+
+export const Continuation = z
+  .enum(['fresh', 'continue-previous'])
+  .describe("fresh: a new agent session. continue-previous: resume the previous codon's session.");
+export type Continuation = z.infer<typeof Continuation>;
+
+const AGENT_ROOT_TEXT = 'the agent root';
+const stepOptions = {
+  allowFailure: z
+    .boolean()
+    .default(false)
+    .describe('Go on with the codon when this step fails. Default false.'),
+  timeoutMs: TimeoutMs.optional().describe('Stop the step after this many milliseconds.'),
+};
+
+export const CopyStep = z
+  .strictObject({
+    copy: z
+      .strictObject({
+        from: z
+          .string()
+          .min(1)
+          .describe('File or directory to copy, relative to the plan file (absolute allowed).'),
+        to: insidePath(AGENT_ROOT_TEXT).describe(
+          'Destination inside the agent root, e.g. "." or "src/data".',
+        ),
+      })
+      .describe('Copy a file or directory into the agent root.'),
+    ...stepOptions,
+  })
+  .describe('Copy a file or directory into the agent root before the agent starts.');
+
+export const RunStep = z
+  .strictObject({
+    run: z.string().min(1).describe('Shell command.'),
+    cwd: z
+      .string()
+      .min(1)
+      .default('agentRoot')
+      .refine((cwd) => cwd === 'agentRoot' || cwd === 'execution' || normalizeInside(cwd) !== undefined, {
+        message: 'cwd must be agentRoot, execution, or a relative directory inside the agent root.',
+        ...issueParams(
+          'PATH_ESCAPES',
+          'Use agentRoot (default), execution, or a relative path such as "./tools".',
+        ),
+      })
+      .describe(
+        'Where the command runs: agentRoot (default), execution (the execution directory), or a relative directory inside the agent root (write "./execution" for a directory of that name).',
+      ),
+    ...stepOptions,
+  })
+  .describe('Run a shell command before the agent starts.');
+
+export const RigSetupStep = z.union([CopyStep, RunStep]).describe('A rig setup step: copy or run.');
+export type RigSetupStep = z.infer<typeof RigSetupStep>;
+
+const ArchiveOnSuccess = z
+  .array(insideGlob(AGENT_ROOT_TEXT))
+  .describe('Globs (relative to the agent root) of files moved to rigArchive/ after success.');
+
+function isObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null;
+}
+
+export const Codon = z
+  .strictObject({
+    id: Id.describe('Codon id, unique in the plan (loops included).'),
+    name: z.string().min(1).optional().describe('Display name. Default: the id.'),
+    description: z.string().optional().describe('What the codon does, for people.'),
+    prompt: z.string().min(1).optional().describe('The prompt. Give this or promptFile.'),
+    promptFile: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Prompt file, relative to the plan (absolute allowed). Optional YAML front matter (name, description, tags, version, author) becomes promptMetadata.',
+      ),
+    agent: Agent.optional().describe('Agent for this codon. Default: the plan agent.'),
+    model: Model.optional().describe('Model for this codon. Default: the plan model.'),
+    continuation: Continuation.optional().describe(
+      "fresh: a new agent session. continue-previous: resume the previous codon's session (not on the first codon). Default: defaults.continuation.",
+    ),
+    timeoutMs: TimeoutMs.optional().describe(
+      'Stop the agent after this many milliseconds. Default: defaults.timeoutMs.',
+    ),
+    env: Env.optional().describe('Environment variables for the agent, over defaults.env.'),
+    rigSetup: z.array(RigSetupStep).optional().describe('Steps run before the agent starts, in order.'),
+    archiveOnSuccess: ArchiveOnSuccess.optional(),
+    sentinels: z.array(CodonSentinelRef).optional().describe('Sentinels that watch this codon.'),
+  })
+  // Checked even when other fields are wrong, so every problem shows at once.
+  .refine((c) => c.prompt === undefined || c.promptFile === undefined, {
+    message: 'Give either prompt or promptFile, not both.',
+    path: ['promptFile'],
+    when: (payload) => isObject(payload.value),
+    ...issueParams('PROMPT_CONFLICT', 'Remove one of them.'),
+  })
+  .refine((c) => c.prompt !== undefined || c.promptFile !== undefined, {
+    message: 'The codon has no prompt.',
+    when: (payload) => isObject(payload.value),
+    ...issueParams('PROMPT_MISSING', 'Add `prompt: <text>` or `promptFile: <path relative to the plan>`.'),
+  })
+  .describe('A step of the plan, run by one agent session.')
+  .meta({ id: 'Codon' });
+export type Codon = z.infer<typeof Codon>;
+
+export const Loop = z
+  .strictObject({
+    id: Id.describe('Loop id, unique in the plan (codon ids included).'),
+    name: z.string().min(1).optional().describe('Display name. Default: the id.'),
+    description: z.string().optional().describe('What the loop does, for people.'),
+    iterations: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_LOOP_ITERATIONS)
+      .describe(`How many times the codons run, 1 to ${MAX_LOOP_ITERATIONS}.`),
+    codons: z
+      .array(Codon)
+      .min(1)
+      .describe(
+        'Codons of one iteration, in order. Loops do not nest. Runtime ids are <codonId>#<iteration>.',
+      ),
+    archiveOnSuccess: ArchiveOnSuccess.optional().describe(
+      'Globs (relative to the agent root) of files moved to rigArchive/ after each successful iteration.',
+    ),
+  })
+  .describe('Codons repeated `iterations` times: a#0, b#0, a#1, b#1, ...');
+export type Loop = z.infer<typeof Loop>;
+
+export const LoopItem = z.strictObject({ loop: Loop }).describe('A loop block.');
+export type LoopItem = z.infer<typeof LoopItem>;
+
+export const CodonItem = z.union([Codon, LoopItem]).describe('A codon or a loop block.');
+export type CodonItem = z.infer<typeof CodonItem>;
+
+export const PlanDefaults = z
+  .strictObject({
+    timeoutMs: TimeoutMs.default(DEFAULT_CODON_TIMEOUT_MS).describe(
+      `Codon timeout in milliseconds, 1 to ${MAX_TIMEOUT_MS}. Default ${DEFAULT_CODON_TIMEOUT_MS} (30 minutes).`,
+    ),
+    env: Env.default({}).describe('Environment variables for every codon.'),
+    continuation: Continuation.default('fresh').describe(
+      'Continuation of codons that set none. Default fresh. The first codon always starts fresh.',
+    ),
+  })
+  .prefault({})
+  .describe('Defaults for every codon.');
+export type PlanDefaults = z.infer<typeof PlanDefaults>;
+
+export const Plan = z
+  .strictObject({
+    $schema: z.string().optional().describe('JSON Schema of this file, for editors.'),
+    name: z.string().min(1).describe('Plan name.'),
+    description: z.string().optional().describe('What the plan does, for people.'),
+    agent: Agent.default('builtin').describe(
+      'Default agent of every codon: builtin (default) or claude-code.',
+    ),
+    model: Model.optional().describe("Default model of every codon. Absent: the agent's own default."),
+    agentRoot: z
+      .string()
+      .regex(AGENT_ROOT_PATTERN)
+      .default(DEFAULT_AGENT_ROOT)
+      .describe(
+        `Name of the agent's working directory inside the execution directory. Default ${DEFAULT_AGENT_ROOT}.`,
+      ),
+    defaults: PlanDefaults,
+    sentinels: z
+      .record(Id, NamedSentinel)
+      .default({})
+      .describe('Named sentinels; codons attach them by id. The key is the sentinel id.'),
+    codons: z.array(CodonItem).describe('The codons, in order; may be empty.'),
+  })
+  .meta({ title: 'Ribosome plan' })
+  .describe('A Ribosome plan: codons run in order by coding agents.');
+export type Plan = z.infer<typeof Plan>;

@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { Codon, Loop, Plan } from './plan-schema.ts';
+import { Id } from './primitives.ts';
+import type { PathSegment } from './problems.ts';
+import { type NamedSentinel, SentinelFileRef } from './sentinel-schema.ts';
+
+/**
+ * The valid parts of a plan that may be invalid elsewhere, so cross-codon checks and file checks can
+ * report their problems in the same pass as the schema's, instead of one fix-and-rerun later. A codon
+ * with a bad field is kept without that field when what is left is still a codon.
+ */
+
+const LoopHeader = Loop.omit({ codons: true });
+export type LoopHeader = z.infer<typeof LoopHeader>;
+
+export type SalvagedCodon = {
+  kind: 'codon';
+  codon: Codon;
+  path: PathSegment[];
+  /** Fields left out because they were invalid; checks that depend on them stay silent. */
+  dropped: string[];
+};
+/** An invalid codon or loop block; its id is kept when readable, so duplicates are still found. */
+export type InvalidEntry = { kind: 'invalid'; path: PathSegment[]; id?: string };
+export type SalvagedEntry = SalvagedCodon | InvalidEntry;
+
+export type SalvagedLoop = {
+  kind: 'loop';
+  /** Undefined when the loop's own fields are invalid (its codons are still checked). */
+  loop: LoopHeader | undefined;
+  id?: string;
+  /** Path of the loop block, `codons[i].loop`. */
+  path: PathSegment[];
+  codons: SalvagedEntry[];
+};
+
+export type SalvagedItem = SalvagedEntry | SalvagedLoop;
+
+export type SalvagedPlan = {
+  /** Undefined when the field itself is invalid. */
+  agent: z.infer<typeof Plan.shape.agent> | undefined;
+  defaults: z.infer<typeof Plan.shape.defaults> | undefined;
+  /** Every key of the `sentinels` map, valid entry or not. */
+  sentinelIds: string[];
+  sentinels: Array<{ id: string; entry: NamedSentinel; path: PathSegment[] }>;
+  items: SalvagedItem[];
+  /** Paths of loop blocks found inside a loop. */
+  nestedLoops: PathSegment[][];
+};
+
+const InlineNamedSentinel = Plan.shape.sentinels.unwrap().valueType.options[1];
+
+export function salvagePlan(data: unknown): SalvagedPlan {
+  const plan: SalvagedPlan = {
+    agent: undefined,
+    defaults: undefined,
+    sentinelIds: [],
+    sentinels: [],
+    items: [],
+    nestedLoops: [],
+  };
+  if (!isRecord(data)) return plan;
+  plan.agent = valid(Plan.shape.agent, data.agent);
+  plan.defaults = valid(Plan.shape.defaults, data.defaults);
+
+  if (isRecord(data.sentinels)) {
+    for (const [id, value] of Object.entries(data.sentinels)) {
+      plan.sentinelIds.push(id);
+      const entry =
+        isRecord(value) && 'file' in value
+          ? valid(SentinelFileRef, value)
+          : salvageObject(InlineNamedSentinel, value)?.value;
+      if (entry !== undefined) plan.sentinels.push({ id, entry, path: ['sentinels', id] });
+    }
+  }
+
+  if (!Array.isArray(data.codons)) return plan;
+  for (const [i, item] of data.codons.entries()) {
+    const path: PathSegment[] = ['codons', i];
+    if (isRecord(item) && 'loop' in item) plan.items.push(salvageLoop(item.loop, [...path, 'loop'], plan));
+    else plan.items.push(salvageCodon(item, path));
+  }
+  return plan;
+}
+
+function salvageLoop(data: unknown, path: PathSegment[], plan: SalvagedPlan): SalvagedItem {
+  if (!isRecord(data) || !Array.isArray(data.codons)) return invalid(data, path);
+  const { codons, ...header } = data;
+  const entries = codons.map((item, j): SalvagedEntry => {
+    const itemPath = [...path, 'codons', j];
+    if (isRecord(item) && 'loop' in item) {
+      plan.nestedLoops.push(itemPath);
+      return { kind: 'invalid', path: itemPath };
+    }
+    return salvageCodon(item, itemPath);
+  });
+  const id = valid(Id, header.id);
+  return {
+    kind: 'loop',
+    loop: valid(LoopHeader, header),
+    ...(id === undefined ? {} : { id }),
+    path,
+    codons: entries,
+  };
+}
+
+function salvageCodon(data: unknown, path: PathSegment[]): SalvagedEntry {
+  const salvaged = salvageObject(Codon, data);
+  return salvaged === undefined
+    ? invalid(data, path)
+    : { kind: 'codon', codon: salvaged.value, path, dropped: salvaged.dropped };
+}
+
+function invalid(data: unknown, path: PathSegment[]): InvalidEntry {
+  const id = isRecord(data) ? valid(Id, data.id) : undefined;
+  return id === undefined ? { kind: 'invalid', path } : { kind: 'invalid', path, id };
+}
+
+/** The object without its invalid fields, if that is still valid. */
+function salvageObject<S extends z.ZodObject>(
+  schema: S,
+  data: unknown,
+): { value: z.infer<S>; dropped: string[] } | undefined {
+  const whole = schema.safeParse(data);
+  if (whole.success) return { value: whole.data, dropped: [] };
+  if (!isRecord(data)) return undefined;
+  const kept: Record<string, unknown> = {};
+  const dropped: string[] = [];
+  for (const [key, value] of Object.entries(data)) {
+    const field = schema.shape[key];
+    if (field !== undefined && z.safeParse(field, value).success) kept[key] = value;
+    else dropped.push(key);
+  }
+  const partial = schema.safeParse(kept);
+  return partial.success ? { value: partial.data, dropped } : undefined;
+}
+
+function valid<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> | undefined {
+  const result = schema.safeParse(value);
+  return result.success ? result.data : undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

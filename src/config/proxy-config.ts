@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from '../proxy/defaults.ts';
+import { MiddlewareSpecSchema } from '../proxy/middleware/load-user-middleware.ts';
+import { parseTarget } from '../proxy/target.ts';
+
+export const DEFAULT_PROVIDER_BASE_URL = 'https://api.anthropic.com';
+
+/** A user middleware in the file: a module path (relative to the file) or `{ module, options }`. */
+const FileMiddlewareSchema = z.union([
+  z
+    .string()
+    .min(1)
+    .transform((module) => ({ module })),
+  MiddlewareSpecSchema,
+]);
+
+/** The proxy's keys of the config file; other keys belong to other parts and are ignored here. */
+const FileSchema = z.object({
+  withoutProxy: z.boolean().optional(),
+  providerBaseUrl: z.string().optional(),
+  proxyMiddleware: z.array(FileMiddlewareSchema).optional(),
+  proxyDoubleMaxTokens: z.boolean().optional(),
+  proxyIdleTimeoutMs: z.number().int().nonnegative().optional(),
+  proxyMaxBodyBytes: z.number().int().positive().optional(),
+});
+
+export const ProxyConfigSchema = z.object({
+  enabled: z.boolean(),
+  providerBaseUrl: z.string(),
+  middleware: z.array(MiddlewareSpecSchema),
+  doubleMaxTokens: z.boolean(),
+  idleTimeoutMs: z.number().int().nonnegative(),
+  maxBodyBytes: z.number().int().positive(),
+});
+
+export type ProxyConfig = z.infer<typeof ProxyConfigSchema>;
+
+export type ProxyConfigSources = {
+  /** Parsed command line: `--proxy` (true; false for a `--no-proxy`), `--provider-base-url`. */
+  cli: { proxy?: boolean; providerBaseUrl?: string };
+  env: NodeJS.ProcessEnv;
+  /** The parsed config file (any other keys are ignored). */
+  file: Record<string, unknown>;
+};
+
+export type ProxyConfigError = { code: 'PROXY_CONFIG_INVALID'; message: string };
+export type ProxyConfigResult = { ok: true; value: ProxyConfig } | { ok: false; error: ProxyConfigError };
+
+const ENV_WITHOUT_PROXY = 'SERVICE_RUNTIME_WITHOUT_PROXY';
+const ENV_PROVIDER_BASE_URL = 'SERVICE_RUNTIME_PROVIDER_BASE_URL';
+// A Map, not an object literal: `toString` or `constructor` must not read as a value.
+const ENV_BOOLEANS = new Map([
+  ['true', true],
+  ['1', true],
+  ['false', false],
+  ['0', false],
+]);
+
+function invalid(message: string): ProxyConfigResult {
+  return { ok: false, error: { code: 'PROXY_CONFIG_INVALID', message } };
+}
+
+/** An environment variable's value; empty counts as unset, as shells make it easy to set one empty. */
+function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === '' ? undefined : value;
+}
+
+/**
+ * Resolves the proxy settings, command line > environment > config file > default (pure).
+ * Every source is checked, even one a higher source overrides: a bad value is a mistake to report.
+ */
+export function resolveProxyConfig(sources: ProxyConfigSources): ProxyConfigResult {
+  const file = FileSchema.safeParse(sources.file);
+  if (!file.success) {
+    const issue = file.error.issues[0];
+    const key = issue?.path.join('.') ?? '?';
+    return invalid(`Config file key ${key} is invalid: ${issue?.message ?? 'unexpected value'}.`);
+  }
+
+  const envWithoutProxy = envValue(sources.env, ENV_WITHOUT_PROXY);
+  const envWithoutProxyFlag =
+    envWithoutProxy === undefined ? undefined : ENV_BOOLEANS.get(envWithoutProxy.toLowerCase());
+  if (envWithoutProxy !== undefined && envWithoutProxyFlag === undefined) {
+    return invalid(`${ENV_WITHOUT_PROXY} must be "true" or "false", got ${JSON.stringify(envWithoutProxy)}.`);
+  }
+
+  const urls: Array<[source: string, value: string | undefined]> = [
+    ['--provider-base-url', sources.cli.providerBaseUrl],
+    [ENV_PROVIDER_BASE_URL, envValue(sources.env, ENV_PROVIDER_BASE_URL)],
+    ['Config file key providerBaseUrl', file.data.providerBaseUrl],
+  ];
+  for (const [source, value] of urls) {
+    if (value === undefined) continue;
+    const target = parseTarget(value);
+    if (!target.ok) return invalid(`${source} must be an http(s) base URL: ${target.message}.`);
+  }
+
+  const withoutProxy =
+    sources.cli.proxy !== undefined
+      ? !sources.cli.proxy
+      : (envWithoutProxyFlag ?? file.data.withoutProxy ?? true);
+  return {
+    ok: true,
+    value: {
+      enabled: !withoutProxy,
+      providerBaseUrl: urls.find(([, value]) => value !== undefined)?.[1] ?? DEFAULT_PROVIDER_BASE_URL,
+      middleware: file.data.proxyMiddleware ?? [],
+      doubleMaxTokens: file.data.proxyDoubleMaxTokens ?? false,
+      idleTimeoutMs: file.data.proxyIdleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+      maxBodyBytes: file.data.proxyMaxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    },
+  };
+}

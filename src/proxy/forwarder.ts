@@ -1,0 +1,299 @@
+import type { Agent, ClientRequest, IncomingMessage, RequestOptions, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import type { Logger } from 'pino';
+import { classifyUpstreamError, IDLE_TIMEOUT_CODE } from './classify-error.ts';
+import type { MiddlewareFailure, Pipeline } from './compose.ts';
+import { anthropicErrorBody, type ExchangeFailure } from './errors.ts';
+import { clientResponseHeaders, hasBodyFraming, toHeaderMap, upstreamRequestHeaders } from './headers.ts';
+import { readBody } from './read-body.ts';
+import { type Target, targetPath } from './target.ts';
+import { isCopyOfBody } from './tee.ts';
+import type { ExchangeContext, ProxyHeaders, ProxyRequest, ProxyResponse } from './types.ts';
+import { isMessagesRequest, parseVendorRequest, type VendorApiRequest } from './vendor-request.ts';
+
+export type ForwarderOptions = {
+  target: Target;
+  /** `http.request` or `https.request`, matching the target. */
+  send: (options: RequestOptions) => ClientRequest;
+  agent: Agent;
+  pipeline: Pipeline;
+  logger: Logger;
+  idleTimeoutMs: number;
+  maxBodyBytes: number;
+};
+
+export type Forwarder = {
+  handle(request: IncomingMessage, response: ServerResponse): void;
+  /** Ends every exchange in flight: unsent answers get a 503 error, streams being relayed are cut. */
+  abortAll(): void;
+};
+
+type Exchange = {
+  id: number;
+  response: ServerResponse;
+  /** The request as received, then as forwarded; for error logs. */
+  request?: ProxyRequest;
+  upstream?: ClientRequest;
+  agentGone: boolean;
+};
+
+const RETRIABLE_ON_REUSED_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
+const EMPTY = Buffer.alloc(0);
+
+function errorCode(error: unknown): string | undefined {
+  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+}
+
+/** The request object handed to middleware; `body` is decoded only if someone reads it. */
+function requestObject(
+  method: string,
+  url: string,
+  headers: ProxyHeaders,
+  raw: Buffer,
+  vendor: VendorApiRequest | undefined,
+): ProxyRequest {
+  let text: string | undefined;
+  const request: ProxyRequest = {
+    method,
+    url,
+    headers,
+    get body() {
+      if (raw.length === 0) return undefined;
+      text ??= raw.toString('utf8');
+      return text;
+    },
+  };
+  if (vendor) request.vendorRequestData = vendor;
+  return request;
+}
+
+/** Answers an exchange with an Anthropic-style error, or cuts the stream when headers are already out. */
+function answerFailure(response: ServerResponse, failure: ExchangeFailure, closeConnection = false): void {
+  if (response.writableEnded || response.destroyed) return;
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  const body = anthropicErrorBody(failure);
+  const headers: string[] = [
+    'content-type',
+    'application/json',
+    'content-length',
+    String(Buffer.byteLength(body)),
+  ];
+  if (closeConnection) headers.push('connection', 'close');
+  response.writeHead(failure.status, headers);
+  response.end(body);
+}
+
+/** The body bytes to send when middleware put bytes in (or none), `undefined` for a stream to relay. */
+function replacedBytes(body: ProxyResponse['body']): Uint8Array | undefined {
+  if (body === undefined) return EMPTY;
+  if (typeof body === 'string') return Buffer.from(body);
+  if (body instanceof Uint8Array) return body;
+  return undefined;
+}
+
+/** The I/O shell of the pipeline: reads the agent's request, runs middleware, relays the target's answer. */
+export function createForwarder(options: ForwarderOptions): Forwarder {
+  const { target, send, agent, pipeline, logger, idleTimeoutMs, maxBodyBytes } = options;
+  const targetLabel = `${target.protocol}//${target.host}`;
+  const active = new Set<Exchange>();
+  let sequence = 0;
+
+  function fail(exchange: Exchange, failure: ExchangeFailure, cause?: unknown, closeConnection = false) {
+    const { method, url } = exchange.request ?? {};
+    logger.error(
+      { exchange: exchange.id, code: failure.code, status: failure.status, method, url, err: cause },
+      `[PROXY-ERROR] ${failure.message}`,
+    );
+    answerFailure(exchange.response, failure, closeConnection);
+  }
+
+  /** Node refused what middleware produced (a header with a newline, a status of 1000) or a bug. */
+  function internalFailure(exchange: Exchange, error: unknown) {
+    const reason = error instanceof Error ? error.message : String(error);
+    fail(
+      exchange,
+      { code: 'PROXY_INTERNAL', status: 500, message: `Proxy: internal error: ${reason}` },
+      error,
+    );
+  }
+
+  function middlewareFailure(error: MiddlewareFailure): ExchangeFailure {
+    const reason = error.cause instanceof Error ? error.cause.message : String(error.cause);
+    return {
+      code: 'MIDDLEWARE_FAILED',
+      status: 500,
+      message: `Proxy: ${error.phase} middleware ${error.middleware} failed: ${reason}`,
+    };
+  }
+
+  async function forward(exchange: Exchange, incoming: IncomingMessage) {
+    const read = await readBody(incoming, maxBodyBytes);
+    if (!read.ok) {
+      if (read.reason === 'aborted') return;
+      const message = `Proxy: the request body is larger than the limit of ${maxBodyBytes} bytes.`;
+      // The rest of the body stays unread, so this connection cannot carry another request.
+      fail(exchange, { code: 'BODY_TOO_LARGE', status: 413, message }, undefined, true);
+      return;
+    }
+    const raw = read.body;
+    const method = incoming.method ?? 'GET';
+    const url = incoming.url ?? '/';
+    const headers = toHeaderMap(incoming.headers);
+    const vendor = isMessagesRequest(method, url) ? parseVendorRequest(raw) : undefined;
+    const received = requestObject(method, url, headers, raw, vendor);
+    exchange.request = received;
+    const context: ExchangeContext = { id: exchange.id, rawBody: raw, request: received };
+
+    const step = await pipeline.request(received, context);
+    if (!step.ok) {
+      fail(exchange, middlewareFailure(step.error), step.error.cause);
+      return;
+    }
+    if (exchange.agentGone) return;
+    const sent = step.value;
+    exchange.request = sent;
+    context.request = sent;
+    // Only vendorRequestData may change the body (spec 8); a read-only pipeline keeps the agent's bytes.
+    const body =
+      vendor && pipeline.mayChangeRequest && sent.vendorRequestData
+        ? Buffer.from(JSON.stringify(sent.vendorRequestData))
+        : raw;
+    const requestOptions: RequestOptions = {
+      agent,
+      hostname: target.hostname,
+      port: target.port,
+      method: sent.method,
+      path: targetPath(target, sent.url),
+      headers: upstreamRequestHeaders(
+        sent.headers,
+        target.host,
+        body.length > 0 || hasBodyFraming(headers) ? body.length : undefined,
+      ),
+      setHost: false,
+    };
+    sendUpstream(exchange, context, requestOptions, body, false);
+  }
+
+  function sendUpstream(
+    exchange: Exchange,
+    context: ExchangeContext,
+    requestOptions: RequestOptions,
+    body: Buffer,
+    isRetry: boolean,
+  ) {
+    const upstream = send(requestOptions);
+    exchange.upstream = upstream;
+    let answered = false;
+    if (idleTimeoutMs > 0) {
+      upstream.setTimeout(idleTimeoutMs, () => {
+        const error = Object.assign(new Error(`no data for ${idleTimeoutMs} ms`), {
+          code: IDLE_TIMEOUT_CODE,
+        });
+        upstream.destroy(error);
+      });
+    }
+    upstream.on('error', (error) => {
+      if (answered || exchange.agentGone) return;
+      // A kept-alive socket that the target closed while idle fails at once on reuse: nothing reached
+      // the target, so one fresh attempt is safe.
+      if (!isRetry && upstream.reusedSocket && RETRIABLE_ON_REUSED_SOCKET.has(errorCode(error) ?? '')) {
+        sendUpstream(exchange, context, requestOptions, body, true);
+        return;
+      }
+      fail(exchange, classifyUpstreamError(error, targetLabel), error);
+    });
+    upstream.on('response', (upstreamResponse) => {
+      answered = true;
+      relay(exchange, context, upstreamResponse).catch((error: unknown) => internalFailure(exchange, error));
+    });
+    upstream.end(body);
+  }
+
+  /** A relayed body failed: before the headers went out the agent gets an error answer, after it a cut stream. */
+  function onBodyError(exchange: Exchange, error: unknown) {
+    if (exchange.agentGone) return;
+    const failure = classifyUpstreamError(error, targetLabel);
+    const midStream = exchange.response.headersSent;
+    fail(exchange, midStream ? { ...failure, message: `${failure.message} Stream cut.` } : failure, error);
+  }
+
+  async function relay(exchange: Exchange, context: ExchangeContext, upstream: IncomingMessage) {
+    // Listen at once: the target can fail while response middleware still runs.
+    upstream.on('error', (error) => onBodyError(exchange, error));
+    const received: ProxyResponse = {
+      status: upstream.statusCode ?? 502,
+      headers: toHeaderMap(upstream.headers),
+      body: upstream,
+    };
+    const step = await pipeline.response(received, context);
+    if (!step.ok) {
+      upstream.destroy();
+      fail(exchange, middlewareFailure(step.error), step.error.cause);
+      return;
+    }
+    const response = exchange.response;
+    if (exchange.agentGone || response.writableEnded) {
+      upstream.destroy();
+      return;
+    }
+    const final = step.value;
+    const body = final.body;
+    const setCookie = upstream.headers['set-cookie'];
+    // Drain a target body nobody reads, so its socket goes back to the pool.
+    if (body !== upstream && upstream.readableFlowing === null) upstream.resume();
+    const bytes = replacedBytes(body);
+    if (bytes !== undefined) {
+      response.writeHead(final.status, clientResponseHeaders(final.headers, bytes.length, setCookie));
+      response.end(bytes);
+      return;
+    }
+    if (!(body instanceof Readable)) {
+      throw new TypeError('a response middleware set a body that is not a string, bytes or a Readable');
+    }
+    if (body !== upstream) body.on('error', (error) => onBodyError(exchange, error));
+    if (body.destroyed) {
+      // It failed during response middleware; onBodyError may have answered already.
+      const message = 'Proxy: the response body failed before it could be relayed.';
+      if (!response.writableEnded) fail(exchange, { code: 'UPSTREAM_FAILED', status: 502, message });
+      return;
+    }
+    // A stream of other bytes than the target's has a length nobody knows: send it chunked.
+    const length = body === upstream || isCopyOfBody(body) ? 'keep' : 'drop';
+    response.writeHead(final.status, clientResponseHeaders(final.headers, length, setCookie));
+    // Streams (SSE, chunked) go out as they come: send the headers now, not with the first chunk.
+    if (length === 'drop' || final.headers['content-length'] === undefined) response.flushHeaders();
+    body.pipe(response);
+  }
+
+  return {
+    handle(incoming, response) {
+      const exchange: Exchange = { id: ++sequence, response, agentGone: false };
+      active.add(exchange);
+      response.once('close', () => {
+        active.delete(exchange);
+        if (response.writableFinished) return;
+        // The agent went away before the answer was complete: stop the target's work too.
+        exchange.agentGone = true;
+        if (exchange.upstream) {
+          exchange.upstream.destroy();
+          logger.info({ exchange: exchange.id }, '[PROXY] agent disconnected; upstream request aborted');
+        }
+      });
+      forward(exchange, incoming).catch((error: unknown) => internalFailure(exchange, error));
+    },
+    abortAll() {
+      for (const exchange of active) {
+        exchange.agentGone = true;
+        exchange.upstream?.destroy();
+        answerFailure(
+          exchange.response,
+          { code: 'PROXY_STOPPING', status: 503, message: 'Proxy: shutting down.' },
+          true,
+        );
+      }
+    },
+  };
+}

@@ -1,0 +1,201 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { compose, middlewareName } from './compose.ts';
+import { DEFAULT_MAX_BODY_BYTES } from './defaults.ts';
+import { ProxyError } from './errors.ts';
+import { createForwarder, type Forwarder } from './forwarder.ts';
+import { parseTarget, type Target } from './target.ts';
+import { type Middleware, MiddlewareSchema } from './types.ts';
+
+const RunnerOptionsSchema = z.object({
+  /** Only `passthrough` exists (spec 8); anything else is refused here. */
+  mode: z.string(),
+  /** [port] Where to listen; 0 lets the OS choose (tests). */
+  port: z.number().int().min(0).max(65535),
+  /** [host='127.0.0.1'] */
+  host: z.string().min(1).default('127.0.0.1'),
+  /** Provider base URL; a path prefix is kept. */
+  targetUrl: z.string(),
+  logger: z.custom<Logger>((value) => typeof value === 'object' && value !== null),
+  /** Abort an exchange when the target sends nothing for this long; 0 = never. */
+  idleTimeoutMs: z.number().int().nonnegative(),
+  /** [middleware=[]] Run in this order on requests and on responses. */
+  middleware: z.array(z.custom<Middleware>((value) => MiddlewareSchema.safeParse(value).success)).default([]),
+  /** [maxBodyBytes=32 MiB] Larger request bodies get 413. */
+  maxBodyBytes: z.number().int().positive().default(DEFAULT_MAX_BODY_BYTES),
+  /** [name='Ribosome'] Shown by the health answer: "<name> Proxy OK". */
+  name: z.string().min(1).default('Ribosome'),
+  /** Resolver for the target's host name (tests inject a failing one; default: the OS resolver). */
+  lookup: z.custom<LookupFunction>((value) => typeof value === 'function').optional(),
+});
+
+export type ProxyRunnerOptions = z.input<typeof RunnerOptionsSchema>;
+
+type State = { kind: 'idle' } | { kind: 'listening'; url: string } | { kind: 'stopped' };
+
+/** Spec 4.4 health paths; any other path is forwarded. */
+function isHealthCheck(method: string | undefined, url: string | undefined): boolean {
+  return (method === 'GET' || method === 'HEAD') && (url === '/' || url === '/health');
+}
+
+/**
+ * The proxy runner (spec 4.4): one HTTP server in passthrough mode. `start()` listens and returns the
+ * proxy URL; `stop()` ends open exchanges, closes every connection and resolves when all is closed.
+ */
+export class ProxyRunner {
+  readonly #logger: Logger;
+  readonly #host: string;
+  readonly #port: number;
+  readonly #target: Target;
+  readonly #agent: http.Agent;
+  readonly #server: http.Server;
+  readonly #forwarder: Forwarder;
+  readonly #middlewareNames: string[];
+  #state: State = { kind: 'idle' };
+
+  constructor(options: ProxyRunnerOptions) {
+    const parsed = RunnerOptionsSchema.safeParse(options);
+    if (!parsed.success) {
+      throw new ProxyError(
+        'PROXY_INVALID_OPTIONS',
+        `Invalid proxy options: ${z.prettifyError(parsed.error)}`,
+      );
+    }
+    const o = parsed.data;
+    if (o.mode !== 'passthrough') {
+      throw new ProxyError(
+        'PROXY_MODE_UNSUPPORTED',
+        `Proxy mode "${o.mode}" is not supported; use "passthrough".`,
+      );
+    }
+    const target = parseTarget(o.targetUrl);
+    if (!target.ok) {
+      throw new ProxyError('PROXY_INVALID_OPTIONS', `Invalid proxy target URL: ${target.message}.`);
+    }
+    this.#logger = o.logger;
+    this.#host = o.host;
+    this.#port = o.port;
+    this.#target = target.value;
+    this.#middlewareNames = o.middleware.map(middlewareName);
+    const isHttps = target.value.protocol === 'https:';
+    // Kept-alive sockets; Node's agents and servers already turn Nagle off, so each SSE chunk
+    // leaves as soon as it arrives.
+    const agentOptions = { keepAlive: true, scheduling: 'lifo' as const, lookup: o.lookup };
+    this.#agent = isHttps ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+    this.#forwarder = createForwarder({
+      target: target.value,
+      send: isHttps ? https.request : http.request,
+      agent: this.#agent,
+      pipeline: compose(o.middleware),
+      logger: o.logger,
+      idleTimeoutMs: o.idleTimeoutMs,
+      maxBodyBytes: o.maxBodyBytes,
+    });
+    const healthBody = Buffer.from(`${o.name} Proxy OK`);
+    const healthHeaders = [
+      'content-type',
+      'text/plain; charset=utf-8',
+      'content-length',
+      String(healthBody.length),
+    ];
+    this.#server = http.createServer({ noDelay: true }, (request, response) => {
+      if (isHealthCheck(request.method, request.url)) {
+        response.writeHead(200, healthHeaders);
+        response.end(request.method === 'HEAD' ? undefined : healthBody);
+        return;
+      }
+      this.#forwarder.handle(request, response);
+    });
+    this.#server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+      // As Node's default handler, plus a log line: a reset is the agent leaving, not a bad request.
+      if (error.code !== 'ECONNRESET' && socket.writable) {
+        this.#logger.warn({ err: error }, '[PROXY] malformed request from agent');
+        socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+        return;
+      }
+      socket.destroy();
+    });
+  }
+
+  get url(): string | undefined {
+    return this.#state.kind === 'listening' ? this.#state.url : undefined;
+  }
+
+  async start(): Promise<string> {
+    if (this.#state.kind !== 'idle')
+      throw new ProxyError('PROXY_LISTEN_FAILED', 'The proxy was already started.');
+    const server = this.#server;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const onError = (error: Error) => {
+          server.off('listening', onListening);
+          reject(error);
+        };
+        const onListening = () => {
+          server.off('error', onError);
+          resolve();
+        };
+        server.once('error', onError);
+        server.once('listening', onListening);
+        server.listen(this.#port, this.#host);
+      });
+    } catch (error) {
+      this.#state = { kind: 'stopped' };
+      this.#agent.destroy();
+      const code = error instanceof Error && 'code' in error ? error.code : undefined;
+      if (code === 'EADDRINUSE') {
+        throw new ProxyError(
+          'PROXY_PORT_IN_USE',
+          `Proxy port ${this.#port} on ${this.#host} is already in use. The proxy listens on the main ` +
+            'server port + 1: free that port or start the server with another --port.',
+          { cause: error },
+        );
+      }
+      throw new ProxyError(
+        'PROXY_LISTEN_FAILED',
+        `The proxy could not listen on ${this.#host}:${this.#port}.`,
+        {
+          cause: error,
+        },
+      );
+    }
+    // After listening, a server error (say, out of file descriptors on accept) is logged, not thrown.
+    server.on('error', (error) => this.#logger.error({ err: error }, '[PROXY-ERROR] server error'));
+    const address = server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : this.#port;
+    const host = this.#host.includes(':') ? `[${this.#host}]` : this.#host;
+    const url = `http://${host}:${port}`;
+    this.#state = { kind: 'listening', url };
+    const target = this.#target;
+    this.#logger.info(
+      {
+        url,
+        target: `${target.protocol}//${target.host}${target.pathPrefix}`,
+        middleware: this.#middlewareNames,
+      },
+      '[PROXY] listening',
+    );
+    return url;
+  }
+
+  async stop(): Promise<void> {
+    if (this.#state.kind !== 'listening') {
+      this.#state = { kind: 'stopped' };
+      return;
+    }
+    this.#state = { kind: 'stopped' };
+    const closed = once(this.#server, 'close');
+    this.#server.close();
+    this.#forwarder.abortAll();
+    this.#server.closeIdleConnections();
+    // Answers written by abortAll need a moment to flush; anything still open after it is cut.
+    setImmediate(() => this.#server.closeAllConnections());
+    this.#agent.destroy();
+    await closed;
+    this.#logger.info('[PROXY] stopped');
+  }
+}

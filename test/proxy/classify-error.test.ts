@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { classifyUpstreamError, IDLE_TIMEOUT_CODE } from '../../src/proxy/classify-error.ts';
+
+const withCode = (code: string) => Object.assign(new Error(`failed: ${code}`), { code });
+
+describe('classifyUpstreamError', () => {
+  it.each([
+    [IDLE_TIMEOUT_CODE, 'UPSTREAM_TIMEOUT', 504],
+    ['ETIMEDOUT', 'UPSTREAM_TIMEOUT', 504],
+    ['ENOTFOUND', 'UPSTREAM_DNS_FAILURE', 502],
+    ['EAI_AGAIN', 'UPSTREAM_DNS_FAILURE', 502],
+    ['ECONNREFUSED', 'UPSTREAM_UNREACHABLE', 502],
+    ['EHOSTUNREACH', 'UPSTREAM_UNREACHABLE', 502],
+    ['ECONNRESET', 'UPSTREAM_RESET', 502],
+    ['CERT_HAS_EXPIRED', 'UPSTREAM_FAILED', 502],
+  ])('%s -> %s %d', (code, expected, status) => {
+    const failure = classifyUpstreamError(withCode(code), 'https://api.test');
+    expect(failure.code).toBe(expected);
+    expect(failure.status).toBe(status);
+    expect(failure.message).toContain('https://api.test');
+  });
+
+  it('copes with errors that are not Errors', () => {
+    expect(classifyUpstreamError('boom', 'h').code).toBe('UPSTREAM_FAILED');
+  });
+});

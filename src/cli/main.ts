@@ -1,5 +1,9 @@
 import { Command } from 'commander';
+import { registerAgent } from './agent.ts';
+import { registerDemo } from './demo.ts';
+import { registerMockProvider } from './mock-provider.ts';
 import { registerRun } from './run.ts';
+import { registerValidate } from './validate.ts';
 
 const program = new Command();
 program
@@ -8,7 +12,13 @@ program
   .showHelpAfterError();
 
 // Each subcommand lives in its own module and registers itself here.
-const registrations: Array<(program: Command) => void> = [registerRun];
+const registrations: Array<(program: Command) => void> = [
+  registerRun,
+  registerMockProvider,
+  registerAgent,
+  registerValidate,
+  registerDemo,
+];
 for (const register of registrations) register(program);
 
 await program.parseAsync(process.argv);

@@ -1,14 +1,18 @@
-import { readFileSync } from 'node:fs';
-import { basename, extname, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
+import { BuiltinAdapter } from '../agents/builtin-adapter.ts';
+import { ClaudeCodeAdapter } from '../agents/claude-code-adapter.ts';
+import { resolveProxyConfig } from '../config/proxy-config.ts';
 import { readConfigFile, resolveServerSettings } from '../config/server-config.ts';
-import { BareEngine, type PlanOutline } from '../engine/bare-engine.ts';
-import { LockHeldError, startRuntime } from '../server/runtime.ts';
+import { Orchestrator } from '../engine/orchestrator.ts';
+import { formatProblems, loadPlan } from '../plan/index.ts';
+import { LockHeldError, type Runtime, startRuntime } from '../server/runtime.ts';
+import { SqliteTransitionLog, StateStore } from '../state/state-store.ts';
+import { watchUntilDone } from './console-view.ts';
 
 export const EXIT = { ok: 0, failure: 1, invalidInput: 2, locked: 3 } as const;
 
-type RunFlags = {
+export type RunFlags = {
   port?: string;
   host?: string;
   execution?: string;
@@ -17,6 +21,11 @@ type RunFlags = {
   headless?: boolean;
   autostart: boolean;
   allowOrigin?: string[];
+  proxy?: boolean;
+  providerBaseUrl?: string;
+  scriptedProvider?: string;
+  exitWhenDone?: boolean;
+  model?: string;
 };
 
 export function registerRun(program: Command): void {
@@ -32,6 +41,13 @@ export function registerRun(program: Command): void {
     .option('--headless', 'no terminal UI; print "listening ws://HOST:PORT" once ready')
     .option('--no-autostart', 'idle after each codon instead of starting the next one')
     .option('--allow-origin <origins...>', 'browser origins allowed to connect besides loopback')
+    .option('--proxy', 'run the LLM proxy on port + 1 (env SERVICE_RUNTIME_WITHOUT_PROXY=false)')
+    .option('--provider-base-url <url>', 'LLM API base URL (env SERVICE_RUNTIME_PROVIDER_BASE_URL)')
+    .option(
+      '--scripted-provider <script>',
+      'serve the built-in scripted provider with this script and use it',
+    )
+    .option('--exit-when-done', 'stop once the plan has run (exit 0) or a codon failed (exit 1)')
     .action(async (planFile: string, flags: RunFlags) => {
       process.exitCode = await run(planFile, flags);
     });
@@ -42,9 +58,14 @@ function fail(message: string, code: number): number {
   return code;
 }
 
-async function run(planFile: string, flags: RunFlags): Promise<number> {
-  const plan = readPlanOutline(planFile);
-  if (!plan.ok) return fail(plan.message, EXIT.invalidInput);
+export async function run(planFile: string, flags: RunFlags): Promise<number> {
+  const loaded = await loadPlan(planFile);
+  if (!loaded.ok) {
+    process.stderr.write(`${formatProblems(loaded.problems, resolve(planFile))}\n`);
+    return EXIT.invalidInput;
+  }
+  const plan = loaded.plan;
+  if (loaded.warnings.length > 0) process.stderr.write(`${formatProblems(loaded.warnings, plan.path)}\n`);
 
   const file = flags.config ? readConfigFile(resolve(flags.config)) : { ok: true as const, value: {} };
   if (!file.ok) return fail(file.message, EXIT.invalidInput);
@@ -59,16 +80,74 @@ async function run(planFile: string, flags: RunFlags): Promise<number> {
     autostart: flags.autostart === false ? false : undefined,
   });
   if (!settings.ok) return fail(settings.message, EXIT.invalidInput);
+  const proxy = resolveProxyConfig({
+    cli: {
+      ...(flags.proxy ? { proxy: true } : {}),
+      ...(flags.providerBaseUrl ? { providerBaseUrl: flags.providerBaseUrl } : {}),
+    },
+    env: process.env,
+    file: file.value,
+  });
+  if (!proxy.ok) return fail(proxy.error.message, EXIT.invalidInput);
 
-  const executionDir = resolve(flags.execution ?? `ribosome-runs/${plan.value.name}`);
+  let providerUrl = proxy.value.providerBaseUrl;
+  const companions: Parameters<typeof startRuntime>[0]['companions'] = [];
+  if (flags.scriptedProvider) {
+    const scriptPath = resolve(flags.scriptedProvider);
+    companions.push(async ({ logger }) => {
+      const { loadScript } = await import('../llm/mock-provider/script-loader.ts');
+      const { startMockProvider } = await import('../llm/mock-provider/server.ts');
+      const script = await loadScript(scriptPath);
+      if (!script.ok) throw new Error(`scripted provider: ${script.error.message}`);
+      const provider = await startMockProvider({ script: script.script, host: '127.0.0.1', port: 0 });
+      providerUrl = provider.url;
+      logger.info({ url: provider.url, script: scriptPath }, 'scripted provider listening');
+      return provider;
+    });
+  }
+
+  // The proxy starts after the scripted provider (if any), and agents then talk to it.
+  let agentUrl: string | undefined;
+  companions.push(async ({ logger, port: mainPort }) => {
+    const { startProxyForServer } = await import('../proxy/start-for-server.ts');
+    const handle = await startProxyForServer({
+      config: { ...proxy.value, providerBaseUrl: providerUrl },
+      host: settings.value.host,
+      mainPort,
+      logger,
+      configDir: flags.config ? dirname(resolve(flags.config)) : process.cwd(),
+    });
+    agentUrl = handle?.url;
+    return handle ?? { stop: async () => {} };
+  });
+
+  const executionDir = resolve(flags.execution ?? `ribosome-runs/${plan.name}`);
   const dataDir = resolve(flags.data ?? `${executionDir}/data`);
-  let runtime: Awaited<ReturnType<typeof startRuntime>>;
+  let runtime: Runtime;
   try {
     runtime = await startRuntime({
       executionDir,
       dataDir,
+      agentRootName: plan.agentRoot,
       settings: settings.value,
-      createEngine: ({ bus }) => new BareEngine({ bus, plan: plan.value }),
+      companions,
+      createEngine: ({ bus, db, logger, layout }) =>
+        new Orchestrator({
+          plan,
+          bus,
+          state: new StateStore(new SqliteTransitionLog(db)),
+          logger,
+          autostart: settings.value.autostart,
+          providerBaseUrl: () => agentUrl ?? providerUrl,
+          adapters: { builtin: new BuiltinAdapter(), 'claude-code': new ClaudeCodeAdapter() },
+          agentRoot: layout.agentRoot,
+          agentStateDir: layout.agentState,
+          defaultModel: plan.raw.model ?? 'claude-sonnet-4-5',
+          stopGraceMs: 3_000,
+          snapshotIntervalMs: 5_000,
+          maxResultChars: 10_000,
+          fileTree: () => [],
+        }),
     });
   } catch (error) {
     if (error instanceof LockHeldError) return fail(error.message, EXIT.locked);
@@ -78,23 +157,19 @@ async function run(planFile: string, flags: RunFlags): Promise<number> {
     process.once(signal, () => void runtime.stop(`received ${signal}`));
   }
   process.stdout.write(`listening ${runtime.url}\n`);
-  if (!flags.headless) {
-    process.stderr.write(`Ribosome serving plan "${plan.value.name}"; logs in ${runtime.layout.logFile}\n`);
+  let code = EXIT.ok as number;
+  if (!flags.headless || flags.exitWhenDone) {
+    void watchUntilDone(runtime.url, {
+      print: !flags.headless,
+      onDone: (ok) => {
+        if (!flags.exitWhenDone) return;
+        code = ok ? EXIT.ok : EXIT.failure;
+        void runtime.stop(ok ? 'the plan has run' : 'a codon failed');
+      },
+    }).catch((error: unknown) =>
+      process.stderr.write(`ribosome: console view: ${(error as Error).message}\n`),
+    );
   }
-  return runtime.stopped;
-}
-
-function readPlanOutline(file: string): { ok: true; value: PlanOutline } | { ok: false; message: string } {
-  try {
-    const text = readFileSync(file, 'utf8');
-    const raw = (extname(file) === '.json' ? JSON.parse(text) : parseYaml(text)) as {
-      name?: string;
-      codons?: Array<{ id: string; name?: string }>;
-    } | null;
-    const name = raw?.name ?? basename(file, extname(file));
-    const codons = (raw?.codons ?? []).map((c) => ({ id: c.id, name: c.name ?? c.id }));
-    return { ok: true, value: { name, codons } };
-  } catch (error) {
-    return { ok: false, message: `cannot load plan ${file}: ${(error as Error).message}` };
-  }
+  const stopped = await runtime.stopped;
+  return stopped === EXIT.ok ? code : stopped;
 }

@@ -26,6 +26,11 @@ export const ErrorCode = z.enum([
   'CHECKPOINT_FAILED',
   'NO_SUCCESSFUL_CODON',
   'RIG_SETUP_FAILED',
+  'NOT_SUPPORTED',
+  // Execution errors (journaled, broadcast).
+  'CODON_FAILED',
+  'CODON_TIMEOUT',
+  'RUN_CRASHED',
   'INTERNAL_ERROR',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;

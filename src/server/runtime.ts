@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
 import pino, { type Logger } from 'pino';
 import type { ServerSettings } from '../config/server-config.ts';
 import type { Engine } from '../engine/engine.ts';
@@ -13,22 +14,24 @@ import { ControlServer } from './control-server.ts';
 import { acquireRuntimeLock, type LockInfo } from './runtime-lock.ts';
 
 /** Where an execution keeps its things (DESIGN.md "Execution directory"). */
-export function executionLayout(executionDir: string) {
+export function executionLayout(executionDir: string, agentRootName = 'agentRoot') {
   const internal = join(executionDir, '.ribosome');
   return {
     executionDir,
-    agentRoot: join(executionDir, 'agentRoot'),
+    agentRoot: join(executionDir, agentRootName),
     rigArchive: join(executionDir, 'rigArchive'),
     internal,
     database: join(internal, 'ribosome.db'),
     lockFile: join(internal, 'runtime.lock'),
     logFile: join(internal, 'logs', 'server.log'),
+    agentState: join(internal, 'agents'),
   };
 }
 export type ExecutionLayout = ReturnType<typeof executionLayout>;
 
 export type RuntimeDeps = {
   layout: ExecutionLayout;
+  db: DatabaseSync;
   bus: EventBus;
   journal: SqliteJournal;
   logger: Logger;
@@ -38,6 +41,8 @@ export type RuntimeDeps = {
 
 export type RuntimeOptions = {
   executionDir: string;
+  /** Name of the agent's working directory inside the execution directory. */
+  agentRootName?: string;
   dataDir: string;
   settings: ServerSettings;
   createEngine: (deps: RuntimeDeps) => Engine;
@@ -72,7 +77,7 @@ export type Runtime = {
  * server and companions; and takes them down in the reverse order on stop.
  */
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
-  const layout = executionLayout(options.executionDir);
+  const layout = executionLayout(options.executionDir, options.agentRootName);
   for (const dir of [layout.agentRoot, layout.rigArchive, options.dataDir, join(layout.internal, 'logs')]) {
     mkdirSync(dir, { recursive: true });
   }
@@ -85,9 +90,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   if (lock.tookOverFrom) logger.warn({ stale: lock.tookOverFrom }, 'took over a stale runtime lock');
 
   const { settings } = options;
-  const journal = new SqliteJournal(openDatabase(layout.database, settings.journalSync));
+  const db = openDatabase(layout.database, settings.journalSync);
+  const journal = new SqliteJournal(db);
   const bus = new EventBus({ journal, runId: `run-${Date.now()}-${randomUUID().slice(0, 8)}`, logger });
-  const deps: RuntimeDeps = { layout, bus, journal, logger, settings, dataDir: options.dataDir };
+  const deps: RuntimeDeps = { layout, db, bus, journal, logger, settings, dataDir: options.dataDir };
   const engine = options.createEngine(deps);
 
   let resolveStopped: (code: number) => void = () => {};

@@ -1,0 +1,35 @@
+import type { ProcessExit } from '../protocol/index.ts';
+import type { StreamLine } from './stream-line.ts';
+
+/** What an adapter needs to start an agent on one codon. */
+export type AgentStart = {
+  prompt: string;
+  model: string;
+  /** The agent root: the agent's working directory. */
+  cwd: string;
+  /** Extra environment of the codon (plan `env`), on top of the provider settings. */
+  env: Record<string, string>;
+  /** Base URL of the LLM API the agent talks to (the proxy when it is on). */
+  providerBaseUrl: string;
+  /** The agent session to continue (continue-previous), as the agent reported it. */
+  resumeSessionId?: string;
+  /** Where the engine keeps per-execution agent files (sessions, temp, config). */
+  stateDir: string;
+};
+
+/** A running agent process. */
+export type AgentRun = {
+  pid: number;
+  /** Parsed stream-json lines as they arrive; ends when stdout closes. */
+  lines: AsyncIterable<StreamLine>;
+  /** Lines that were not stream-json (kept for the log). */
+  onStderr(listener: (text: string) => void): void;
+  exited: Promise<ProcessExit>;
+  /** Ends the agent's whole process tree: SIGTERM, then SIGKILL after the grace period. */
+  stop(graceMs: number): Promise<void>;
+};
+
+export interface AgentAdapter {
+  readonly kind: 'builtin' | 'claude-code';
+  start(options: AgentStart): AgentRun;
+}

@@ -1,0 +1,117 @@
+/**
+ * The built-in agent as a whole run: resolve the agent root, open or resume the session, print the
+ * init line, run the loop, print the result line. Returns the process exit code (0 success, 1 error).
+ */
+import { randomUUID } from 'node:crypto';
+import { realpath } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createMessagesClient } from '../../llm/messages-client.ts';
+import type { MessageParam } from '../../llm/schemas.ts';
+import { runAgentLoop } from './agent-loop.ts';
+import { resultLine } from './result-line.ts';
+import { createFileSessionStore, type Session } from './session-store.ts';
+import type { StreamJsonLine } from './stream-json.ts';
+import { defaultSystemPrompt } from './system-prompt.ts';
+import { BUILTIN_TOOLS, runTool } from './tools/index.ts';
+
+export type BuiltinAgentOptions = {
+  prompt: string;
+  model: string;
+  /** The agent root; tools cannot leave it. */
+  cwd: string;
+  sessionDir: string;
+  /** Session id to continue. */
+  resume?: string;
+  maxTurns: number;
+  maxRetries: number;
+  maxTokens: number;
+  systemPrompt?: string;
+  baseUrl: string;
+  apiKey?: string;
+  authToken?: string;
+  write(line: StreamJsonLine): void;
+  signal: AbortSignal;
+};
+
+export async function runBuiltinAgent(options: BuiltinAgentOptions): Promise<number> {
+  const started = Date.now();
+  // A run that cannot start still ends with a result line, worded as Claude Code words it.
+  const fail = (sessionId: string, message: string): number => {
+    options.write(
+      resultLine({
+        subtype: 'error_during_execution',
+        isError: true,
+        stopReason: null,
+        errors: [message],
+        sessionId,
+        durationMs: Date.now() - started,
+      }),
+    );
+    return 1;
+  };
+
+  let root: string;
+  try {
+    root = await realpath(options.cwd);
+  } catch {
+    return fail(options.resume ?? randomUUID(), `The agent root ${options.cwd} does not exist`);
+  }
+
+  const store = createFileSessionStore(options.sessionDir);
+  let session: Session;
+  if (options.resume) {
+    const loaded = await store.load(options.resume);
+    if (!loaded.ok) return fail(options.resume, loaded.error.message);
+    session = { ...loaded.session, model: options.model, cwd: root };
+  } else {
+    const at = new Date().toISOString();
+    session = {
+      version: 1,
+      sessionId: randomUUID(),
+      model: options.model,
+      cwd: root,
+      createdAt: at,
+      updatedAt: at,
+      messages: [],
+    };
+  }
+
+  options.write({
+    type: 'system',
+    subtype: 'init',
+    cwd: root,
+    session_id: session.sessionId,
+    tools: BUILTIN_TOOLS.map((tool) => tool.name),
+    mcp_servers: [],
+    model: options.model,
+    permissionMode: 'bypassPermissions',
+    apiKeySource: options.apiKey ? 'ANTHROPIC_API_KEY' : options.authToken ? 'ANTHROPIC_AUTH_TOKEN' : 'none',
+    uuid: randomUUID(),
+  });
+
+  const client = createMessagesClient({
+    baseUrl: options.baseUrl,
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    ...(options.authToken ? { authToken: options.authToken } : {}),
+  });
+  const result = await runAgentLoop({
+    client,
+    model: options.model,
+    systemPrompt: options.systemPrompt ?? defaultSystemPrompt(root),
+    maxTokens: options.maxTokens,
+    maxTurns: options.maxTurns,
+    maxRetries: options.maxRetries,
+    sessionId: session.sessionId,
+    history: session.messages,
+    prompt: options.prompt,
+    tools: BUILTIN_TOOLS.map((tool) => tool.definition),
+    runTool: (name, input, signal) => runTool(name, input, { root, signal }),
+    emit: options.write,
+    saveMessages: (messages: MessageParam[]) =>
+      store.save({ ...session, messages, updatedAt: new Date().toISOString() }),
+    signal: options.signal,
+    sleep: (ms, signal) => sleep(ms, undefined, { signal }),
+  });
+  options.write(result);
+  return result.is_error ? 1 : 0;
+}

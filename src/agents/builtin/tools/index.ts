@@ -1,0 +1,20 @@
+/** The built-in agent's tools, in the order they are offered to the model. */
+import { bashTool } from './bash.ts';
+import { editTool } from './edit.ts';
+import { globTool } from './glob.ts';
+import { grepTool } from './grep.ts';
+import { readTool } from './read.ts';
+import type { Tool, ToolContext, ToolOutcome } from './tool.ts';
+import { writeTool } from './write.ts';
+
+export const BUILTIN_TOOLS: readonly Tool[] = [bashTool, editTool, globTool, grepTool, readTool, writeTool];
+
+const byName = new Map(BUILTIN_TOOLS.map((tool) => [tool.name, tool]));
+
+export async function runTool(name: string, input: unknown, context: ToolContext): Promise<ToolOutcome> {
+  const tool = byName.get(name);
+  if (!tool) {
+    return { content: `No such tool: ${name}. Available: ${[...byName.keys()].join(', ')}`, isError: true };
+  }
+  return tool.execute(input, context);
+}

@@ -1,0 +1,31 @@
+/** Write: create or overwrite a file, making parent directories as needed. */
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { resolveInside } from './path-guard.ts';
+import { defineTool, failure, ok } from './tool.ts';
+
+export const WriteInput = z.strictObject({
+  file_path: z.string().min(1).describe('Path of the file, relative to the agent root or absolute inside it'),
+  content: z.string().describe('The complete new content of the file'),
+});
+
+export const writeTool = defineTool({
+  name: 'Write',
+  description:
+    'Write a file inside the agent root, replacing it if it exists. Prefer Edit for small changes.',
+  input: WriteInput,
+  async run(input, { root }) {
+    const target = await resolveInside(root, input.file_path);
+    if (!target.ok) return failure(target.message);
+    const existing = await stat(target.path).catch(() => undefined);
+    if (existing?.isDirectory()) return failure(`${input.file_path} is a directory.`);
+    await mkdir(dirname(target.path), { recursive: true });
+    await writeFile(target.path, input.content, 'utf8');
+    return ok(
+      existing
+        ? `The file ${input.file_path} has been updated successfully.`
+        : `File created successfully at: ${input.file_path}`,
+    );
+  },
+});

@@ -1,0 +1,52 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { AgentAdapter, AgentRun, AgentStart } from './agent-adapter.ts';
+import { providerEnv } from './provider-env.ts';
+import { spawnAgent } from './spawn-agent.ts';
+
+/** The CLI installed with the project (devDependency), else `claude` on PATH. */
+export function claudeBinary(): string {
+  const local = resolve(import.meta.dirname, '../../node_modules/.bin/claude');
+  return process.env.RIBOSOME_CLAUDE_BIN ?? (existsSync(local) ? local : 'claude');
+}
+
+/** The real Claude Code CLI, headless: prompt on stdin, stream-json on stdout. */
+export class ClaudeCodeAdapter implements AgentAdapter {
+  readonly kind = 'claude-code';
+
+  start(options: AgentStart): AgentRun {
+    const home = join(options.stateDir, 'claude-home');
+    const tmp = join(options.stateDir, 'claude-tmp');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(tmp, { recursive: true });
+    const args = [
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--model',
+      options.model,
+      '--permission-mode',
+      'bypassPermissions',
+    ];
+    if (options.resumeSessionId) args.push('--resume', options.resumeSessionId);
+    return spawnAgent({
+      command: claudeBinary(),
+      args,
+      cwd: options.cwd,
+      env: {
+        ...providerEnv(options),
+        // Its own config and home inside the execution, so runs never touch the user's ~/.claude.
+        HOME: home,
+        CLAUDE_CONFIG_DIR: home,
+        CLAUDE_CODE_TMPDIR: tmp,
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_AUTOUPDATER: '1',
+        // Needed for bypassPermissions when running as root.
+        IS_SANDBOX: '1',
+        ...options.env,
+      },
+      stdin: options.prompt,
+    });
+  }
+}

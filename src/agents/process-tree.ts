@@ -1,0 +1,79 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Parent pid of every process, read from /proc (Linux). */
+function parentMap(): Map<number, number[]> {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // Gone meanwhile.
+    }
+    // Field 4 is the ppid; the command name (field 2) may hold spaces and parentheses.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const list = children.get(ppid) ?? [];
+    list.push(pid);
+    children.set(ppid, list);
+  }
+  return children;
+}
+
+/**
+ * Every descendant of `pid`, found before any signal is sent: a tool's child may sit in a session
+ * of its own (Claude Code's Bash tool does), out of reach of a signal to the agent's group.
+ */
+export function descendants(pid: number): number[] {
+  const children = parentMap();
+  const found: number[] = [];
+  const stack = [pid];
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    for (const child of children.get(next) ?? []) {
+      found.push(child);
+      stack.push(child);
+    }
+  }
+  return found;
+}
+
+/** True while the process exists and is not a zombie (a zombie has ended; only its entry waits). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * Ends a process, its group and all its descendants: SIGTERM to all, then SIGKILL to whatever is
+ * still alive after `graceMs`. Descendants are collected again before SIGKILL, for processes that
+ * were forked during the grace period.
+ */
+export async function killTree(pid: number, graceMs: number): Promise<void> {
+  const tree = [pid, ...descendants(pid)];
+  signal(-pid, 'SIGTERM');
+  for (const p of tree) signal(p, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && tree.some(isAlive)) await new Promise((r) => setTimeout(r, 25));
+  const remaining = new Set([...tree, ...tree.filter(isAlive).flatMap(descendants)]);
+  signal(-pid, 'SIGKILL');
+  for (const p of remaining) signal(p, 'SIGKILL');
+}

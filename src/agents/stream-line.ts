@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { UsageSchema } from '../llm/schemas.ts';
+
+/**
+ * The engine's reading of Claude Code's headless stream-json: only the fields it uses, everything
+ * else passed through, so newer CLI versions with more fields still parse.
+ */
+const Usage = UsageSchema;
+
+const ContentBlock = z.union([
+  z.looseObject({ type: z.literal('text'), text: z.string() }),
+  z.looseObject({ type: z.literal('thinking'), thinking: z.string() }),
+  z.looseObject({
+    type: z.literal('tool_use'),
+    id: z.string(),
+    name: z.string(),
+    input: z.record(z.string(), z.unknown()).default({}),
+  }),
+  z.looseObject({ type: z.string() }),
+]);
+
+const ToolResultContent = z.union([
+  z.string(),
+  z.array(z.looseObject({ type: z.string(), text: z.string().optional() })),
+]);
+
+export const StreamLine = z.discriminatedUnion('type', [
+  z.looseObject({
+    type: z.literal('system'),
+    subtype: z.string(),
+    session_id: z.string().optional(),
+    model: z.string().optional(),
+    attempt: z.number().optional(),
+    max_retries: z.number().optional(),
+    retry_delay_ms: z.number().optional(),
+    error_status: z.number().nullish(),
+    error: z.string().optional(),
+  }),
+  z.looseObject({
+    type: z.literal('assistant'),
+    session_id: z.string().optional(),
+    message: z.looseObject({
+      id: z.string(),
+      model: z.string().optional(),
+      content: z.array(ContentBlock),
+      usage: Usage.optional(),
+    }),
+  }),
+  z.looseObject({
+    type: z.literal('user'),
+    session_id: z.string().optional(),
+    message: z.looseObject({
+      content: z.union([
+        z.string(),
+        z.array(
+          z.union([
+            z.looseObject({
+              type: z.literal('tool_result'),
+              tool_use_id: z.string(),
+              content: ToolResultContent.optional(),
+              is_error: z.boolean().optional(),
+            }),
+            z.looseObject({ type: z.string() }),
+          ]),
+        ),
+      ]),
+    }),
+  }),
+  z.looseObject({
+    type: z.literal('result'),
+    subtype: z.string(),
+    is_error: z.boolean(),
+    api_error_status: z.number().nullish(),
+    result: z.string().optional(),
+    session_id: z.string().optional(),
+    total_cost_usd: z.number().optional(),
+    duration_ms: z.number().optional(),
+    num_turns: z.number().optional(),
+    usage: Usage.optional(),
+    modelUsage: z
+      .record(
+        z.string(),
+        z.looseObject({
+          inputTokens: z.number(),
+          outputTokens: z.number(),
+          cacheReadInputTokens: z.number().optional(),
+          cacheCreationInputTokens: z.number().optional(),
+          costUSD: z.number(),
+        }),
+      )
+      .optional(),
+  }),
+]);
+export type StreamLine = z.infer<typeof StreamLine>;
+
+/** Parses one stdout line; anything that is not a stream-json object is reported, not thrown. */
+export function parseStreamLine(text: string): { ok: true; line: StreamLine } | { ok: false; error: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, error: 'not JSON' };
+  }
+  const parsed = StreamLine.safeParse(value);
+  return parsed.success
+    ? { ok: true, line: parsed.data }
+    : { ok: false, error: z.prettifyError(parsed.error) };
+}

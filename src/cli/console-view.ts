@@ -1,0 +1,75 @@
+import { RibosomeClient } from '../client/index.ts';
+import { parseServerEvent, type ServerEvent } from '../protocol/index.ts';
+
+const oneLine = (text: string, max = 160) => {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+};
+
+/** One printable line for an event, or undefined for events a reader of the log does not need. */
+export function describeEvent(e: ServerEvent): string | undefined {
+  switch (e.type) {
+    case 'codon.started':
+      return `> ${e.data.codonId}: ${e.data.codonName}`;
+    case 'assistant.action':
+      if (e.data.action === 'tool_use') return `    tool  ${oneLine(e.data.content)}`;
+      return e.data.action === 'thinking'
+        ? `    think ${oneLine(e.data.content)}`
+        : `    says  ${oneLine(e.data.content)}`;
+    case 'tool.result':
+      return `    ${e.data.isError ? 'fail ' : 'done '} ${e.data.toolName}: ${oneLine(e.data.result, 120)}`;
+    case 'file.updated':
+      return `    file  ${e.data.action} ${e.data.path}`;
+    case 'codon.completed': {
+      const took = `${(e.data.duration / 1000).toFixed(1)}s, $${e.data.cost.toFixed(4)}`;
+      return e.data.success
+        ? `< ${e.data.codonId} completed (${took})`
+        : `< ${e.data.codonId} FAILED (${took}): ${e.data.failureReason?.type ?? 'unknown'} ${oneLine(e.data.failureReason?.message ?? '')}`;
+    }
+    case 'server.idle':
+      return `= ${e.data.message}`;
+    case 'error':
+      return `! [${e.data.severity ?? 'error'}] ${e.data.message}`;
+    case 'info':
+      return `  ${oneLine(e.data.message)}`;
+    case 'sentinel.output':
+      return `    [${e.data.sentinelId}] ${oneLine(typeof e.data.content === 'string' ? e.data.content : JSON.stringify(e.data.content))}`;
+    case 'archive.completed':
+      return `    archived ${e.data.archivedFiles.length} files to ${e.data.archiveDir}`;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A plain-text view of a run for terminals and logs: a readonly client of the protocol like any
+ * other. Calls `onDone(ok)` when the plan has run (ok) or a codon failed and the server idles.
+ */
+export async function watchUntilDone(
+  url: string,
+  options: { print: boolean; onDone: (ok: boolean) => void; write?: (line: string) => void },
+): Promise<void> {
+  const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const client = await RibosomeClient.connect(url, {
+    mode: 'readonly',
+    sendPreviousEvents: true,
+    keepEvents: 0,
+  });
+  let lastFailed = false;
+  const handle = (e: ServerEvent) => {
+    if (options.print) {
+      const line = describeEvent(e);
+      if (line) write(line);
+    }
+    if (e.type === 'codon.completed') lastFailed = !e.data.success;
+    if (e.type === 'server.idle' && e.data.reason !== 'startup') {
+      if (e.data.reason === 'all-codons-completed') options.onDone(!lastFailed);
+      else if (lastFailed) options.onDone(false);
+    }
+  };
+  for (const raw of client.handshake.eventHistory) {
+    const parsed = parseServerEvent(raw);
+    if (parsed.ok) handle(parsed.event);
+  }
+  client.onEvent(handle);
+}

@@ -1,0 +1,28 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { run } from './run.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/**
+ * `ribosome demo`: the demo plan, offline (built-in agent, scripted provider), in a fresh execution
+ * directory each time, printing what happens and exiting when the plan has run.
+ */
+export function registerDemo(program: Command): void {
+  program
+    .command('demo')
+    .description('Run the demo plan offline with the built-in agent and the scripted provider')
+    .option('--execution <dir>', 'execution directory (default ./ribosome-runs/demo-<time>)')
+    .option('--keep-serving', 'keep the server running after the plan has run')
+    .action(async (flags: { execution?: string; keepServing?: boolean }) => {
+      const execution =
+        flags.execution ?? `ribosome-runs/demo-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+      process.stderr.write(`Ribosome demo: execution directory ${resolve(execution)}\n`);
+      process.exitCode = await run(resolve(ROOT, 'examples/demo/plan.yaml'), {
+        execution,
+        autostart: true,
+        scriptedProvider: resolve(ROOT, 'examples/scripts/demo.yaml'),
+        exitWhenDone: !flags.keepServing,
+      });
+    });
+}

@@ -1,0 +1,66 @@
+import type { FailureReason, ProcessExit } from '../protocol/index.ts';
+
+export type CodonOutcome = {
+  exit: ProcessExit;
+  /** The agent's final `result` line, if it printed one. */
+  result?: { isError: boolean; apiErrorStatus: number | null; message: string };
+  timedOut: boolean;
+  /** Set when a client stopped the codon (forceStop / skip). */
+  stoppedBy?: 'forceStop' | 'skip';
+};
+
+/**
+ * Classifies how a codon ended (spec 2.4 FailureReason). Pure: the same outcome always gives the
+ * same reason, so clients can decide on codon.redo from `type` and `retriable`.
+ */
+export function classifyOutcome(o: CodonOutcome): { success: boolean; failureReason?: FailureReason } {
+  if (o.timedOut) {
+    return {
+      success: false,
+      failureReason: { type: 'timeout', retriable: true, message: 'the codon ran past its timeoutMs' },
+    };
+  }
+  if (o.stoppedBy) {
+    return {
+      success: false,
+      failureReason: {
+        type: 'unknown',
+        retriable: true,
+        message: o.stoppedBy === 'skip' ? 'skipped by a client' : 'stopped by a client',
+      },
+    };
+  }
+  const status = o.result?.apiErrorStatus ?? null;
+  if (status !== null) {
+    if (status === 429) {
+      return {
+        success: false,
+        failureReason: { type: 'rate-limit', retriable: true, message: o.result?.message },
+      };
+    }
+    const retriable = status >= 500 || status === 408 || status === 409;
+    return { success: false, failureReason: { type: 'api-error', retriable, message: o.result?.message } };
+  }
+  if (o.result?.isError) {
+    return { success: false, failureReason: { type: 'unknown', retriable: true, message: o.result.message } };
+  }
+  if (o.exit.type !== 'success') {
+    const how =
+      o.exit.type === 'error' ? `exited with code ${o.exit.code}` : `was killed by ${o.exit.signal}`;
+    return {
+      success: false,
+      failureReason: { type: 'unknown', retriable: true, message: `the agent ${how}` },
+    };
+  }
+  if (!o.result) {
+    return {
+      success: false,
+      failureReason: {
+        type: 'unknown',
+        retriable: true,
+        message: 'the agent exited without reporting a result',
+      },
+    };
+  }
+  return { success: true };
+}

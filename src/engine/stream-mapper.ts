@@ -1,0 +1,256 @@
+import type { StreamLine } from '../agents/stream-line.ts';
+import { costOf } from '../llm/pricing.ts';
+import type { Usage } from '../llm/schemas.ts';
+import type { EventInput } from '../protocol/index.ts';
+
+/** What one stream-json line means for the engine. */
+export type MappedOutput =
+  | {
+      kind: 'event';
+      event: {
+        [T in 'assistant.action' | 'tool.result' | 'token.usage' | 'info']: { type: T; data: EventInput<T> };
+      }['assistant.action' | 'tool.result' | 'token.usage' | 'info'];
+    }
+  | { kind: 'cost'; amount: number }
+  | { kind: 'messageCount'; count: number }
+  | { kind: 'session'; agentSessionId: string }
+  | {
+      kind: 'result';
+      isError: boolean;
+      apiErrorStatus: number | null;
+      message: string;
+      finalCost: number | undefined;
+    };
+
+type Totals = { input: number; output: number; cacheCreation: number; cacheRead: number; cost: number };
+
+export type StreamMapperOptions = {
+  codonId: string;
+  /** Longest tool result kept in a tool.result event. */
+  maxResultChars: number;
+  now?: () => number;
+};
+
+/**
+ * Turns the agent's stream-json into protocol events and state changes. Claude Code prints one
+ * `assistant` line per content block, all with the same message id and usage; usage is therefore
+ * counted once per message, when the next message (or the end) shows it complete. `token.usage`
+ * carries the codon's running totals; the last one of a codon is the authoritative figure.
+ */
+export class StreamMapper {
+  readonly #options: StreamMapperOptions;
+  readonly #now: () => number;
+  readonly #tools = new Map<string, { name: string; startedAt: number }>();
+  #pending: { id: string; model: string; usage: Usage } | undefined;
+  #messages = 0;
+  #totals: Totals = { input: 0, output: 0, cacheCreation: 0, cacheRead: 0, cost: 0 };
+  #model: string | undefined;
+
+  constructor(options: StreamMapperOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  map(line: StreamLine): MappedOutput[] {
+    const codonId = this.#options.codonId;
+    switch (line.type) {
+      case 'system':
+        if (line.subtype === 'init' && line.session_id) {
+          if (line.model) this.#model = line.model;
+          return [{ kind: 'session', agentSessionId: line.session_id }];
+        }
+        if (line.subtype === 'api_retry') {
+          const message = `agent retrying the LLM call (attempt ${line.attempt ?? '?'} of ${line.max_retries ?? '?'}) after ${line.error ?? 'an error'}${line.error_status ? ` (HTTP ${line.error_status})` : ''}`;
+          return [{ kind: 'event', event: { type: 'info', data: { message } } }];
+        }
+        return [];
+      case 'assistant': {
+        const out = line.message.id === this.#pending?.id ? [] : this.#flushUsage();
+        const model = line.message.model ?? this.#model ?? 'unknown';
+        if (line.message.usage) this.#pending = { id: line.message.id, model, usage: line.message.usage };
+        for (const block of line.message.content) {
+          if (block.type === 'text' && 'text' in block && typeof block.text === 'string') {
+            out.push({
+              kind: 'event',
+              event: { type: 'assistant.action', data: { codonId, action: 'message', content: block.text } },
+            });
+          } else if (block.type === 'thinking' && 'thinking' in block && typeof block.thinking === 'string') {
+            out.push({
+              kind: 'event',
+              event: {
+                type: 'assistant.action',
+                data: { codonId, action: 'thinking', content: block.thinking },
+              },
+            });
+          } else if (
+            block.type === 'tool_use' &&
+            'name' in block &&
+            typeof block.name === 'string' &&
+            'id' in block &&
+            typeof block.id === 'string'
+          ) {
+            const input =
+              'input' in block && typeof block.input === 'object' && block.input !== null
+                ? (block.input as Record<string, unknown>)
+                : {};
+            this.#tools.set(block.id, { name: block.name, startedAt: this.#now() });
+            out.push({
+              kind: 'event',
+              event: {
+                type: 'assistant.action',
+                data: {
+                  codonId,
+                  action: 'tool_use',
+                  content: `${block.name} ${summarize(input)}`,
+                  toolName: block.name,
+                  toolInput: input,
+                },
+              },
+            });
+          }
+        }
+        return out;
+      }
+      case 'user': {
+        const out = this.#flushUsage();
+        if (typeof line.message.content === 'string') return out;
+        for (const block of line.message.content) {
+          if (
+            block.type !== 'tool_result' ||
+            !('tool_use_id' in block) ||
+            typeof block.tool_use_id !== 'string'
+          )
+            continue;
+          const tool = this.#tools.get(block.tool_use_id);
+          this.#tools.delete(block.tool_use_id);
+          const text = resultText('content' in block ? block.content : undefined);
+          const max = this.#options.maxResultChars;
+          out.push({
+            kind: 'event',
+            event: {
+              type: 'tool.result',
+              data: {
+                codonId,
+                toolUseId: block.tool_use_id,
+                toolName: tool?.name ?? 'unknown',
+                result: text.length > max ? text.slice(0, max) : text,
+                truncated: text.length > max,
+                originalLength: text.length,
+                executionTimeMs: tool ? Math.max(0, this.#now() - tool.startedAt) : 0,
+                isError: 'is_error' in block && block.is_error === true,
+              },
+            },
+          });
+        }
+        return out;
+      }
+      case 'result': {
+        const out = this.#flushUsage();
+        if (line.session_id) out.push({ kind: 'session', agentSessionId: line.session_id });
+        // The agent's own totals are authoritative where it reports them.
+        if (line.usage || line.total_cost_usd !== undefined) {
+          const u = line.usage;
+          const totals: Totals = u
+            ? {
+                input: u.input_tokens,
+                output: u.output_tokens,
+                cacheCreation: u.cache_creation_input_tokens ?? 0,
+                cacheRead: u.cache_read_input_tokens ?? 0,
+                cost: line.total_cost_usd ?? this.#totals.cost,
+              }
+            : { ...this.#totals, cost: line.total_cost_usd ?? this.#totals.cost };
+          this.#totals = totals;
+          const modelUsage = line.modelUsage
+            ? Object.fromEntries(
+                Object.entries(line.modelUsage).map(([m, v]) => [
+                  m,
+                  {
+                    inputTokens: v.inputTokens,
+                    outputTokens: v.outputTokens,
+                    cacheReadInputTokens: v.cacheReadInputTokens,
+                    cacheCreationInputTokens: v.cacheCreationInputTokens,
+                    costUSD: v.costUSD,
+                  },
+                ]),
+              )
+            : undefined;
+          out.push({ kind: 'event', event: { type: 'token.usage', data: this.#usageData(modelUsage) } });
+        }
+        out.push({
+          kind: 'result',
+          isError: line.is_error,
+          apiErrorStatus: line.api_error_status ?? null,
+          message: line.result ?? line.subtype,
+          finalCost: line.total_cost_usd,
+        });
+        return out;
+      }
+    }
+  }
+
+  /** Call when the stream ends, to count a last message that no later line completed. */
+  finish(): MappedOutput[] {
+    return this.#flushUsage();
+  }
+
+  get totalCost(): number {
+    return this.#totals.cost;
+  }
+
+  #flushUsage(): MappedOutput[] {
+    const pending = this.#pending;
+    if (!pending) return [];
+    this.#pending = undefined;
+    const { usage, model } = pending;
+    const cost = costOf(model, usage).usd;
+    this.#messages++;
+    this.#model = model;
+    this.#totals = {
+      input: this.#totals.input + usage.input_tokens,
+      output: this.#totals.output + usage.output_tokens,
+      cacheCreation: this.#totals.cacheCreation + (usage.cache_creation_input_tokens ?? 0),
+      cacheRead: this.#totals.cacheRead + (usage.cache_read_input_tokens ?? 0),
+      cost: this.#totals.cost + cost,
+    };
+    return [
+      { kind: 'event', event: { type: 'token.usage', data: this.#usageData(undefined) } },
+      { kind: 'cost', amount: cost },
+      { kind: 'messageCount', count: this.#messages },
+    ];
+  }
+
+  #usageData(modelUsage: EventInput<'token.usage'>['modelUsage']): EventInput<'token.usage'> {
+    const t = this.#totals;
+    return {
+      codonId: this.#options.codonId,
+      inputTokens: t.input,
+      outputTokens: t.output,
+      cacheCreationTokens: t.cacheCreation,
+      cacheReadTokens: t.cacheRead,
+      totalCost: t.cost,
+      ...(this.#model ? { modelId: this.#model } : {}),
+      ...(modelUsage ? { modelUsage } : {}),
+    };
+  }
+}
+
+function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((c) =>
+        typeof c === 'object' && c !== null && 'text' in c && typeof c.text === 'string' ? c.text : '',
+      )
+      .join('\n');
+  }
+  return '';
+}
+
+/** A one-line description of a tool call for activity views. */
+function summarize(input: Record<string, unknown>): string {
+  for (const key of ['file_path', 'command', 'pattern', 'path', 'url']) {
+    const value = input[key];
+    if (typeof value === 'string') return value.length > 200 ? `${value.slice(0, 200)}…` : value;
+  }
+  return '';
+}

@@ -1,0 +1,90 @@
+/**
+ * Plays a script: routes each request to its track and hands out that track's next turn. Pure state,
+ * no I/O; one player per provider, so every caller of a track shares its cursor.
+ */
+import type { RequestView } from './request-view.ts';
+import type { Script, TrackMatch, Turn } from './script-schema.ts';
+
+export const DEFAULT_TRACK = 'default';
+
+export type PlayedTurn = {
+  track: string;
+  turn: Turn;
+  /** 0-based position in the track's (repeat-expanded) turns; null when the track was exhausted. */
+  position: number | null;
+};
+
+export type ScriptPlayer = {
+  next(view: RequestView): PlayedTurn;
+  /** Turns each track has left (Infinity for looping tracks); for tests and diagnostics. */
+  remaining(): Record<string, number>;
+};
+
+export function trackMatches(match: TrackMatch, view: RequestView): boolean {
+  if (match.model !== undefined && !view.model.startsWith(match.model)) return false;
+  if (match.system !== undefined && !view.system.includes(match.system)) return false;
+  if (match.firstUser !== undefined && !view.firstUser.includes(match.firstUser)) return false;
+  if (match.lastUser !== undefined && !view.lastUser.includes(match.lastUser)) return false;
+  if (match.tools !== undefined && match.tools !== view.hasTools) return false;
+  for (const [name, expected] of Object.entries(match.header ?? {})) {
+    const actual = view.headers[name.toLowerCase()];
+    const value = Array.isArray(actual) ? actual.join(', ') : actual;
+    if (value === undefined || !value.includes(expected)) return false;
+  }
+  return true;
+}
+
+type TrackState = {
+  name: string;
+  match: TrackMatch | null;
+  turns: Turn[];
+  loop: boolean;
+  whenExhausted: Turn;
+  cursor: number;
+};
+
+export function createScriptPlayer(script: Script): ScriptPlayer {
+  const withDefaults = (turn: Turn): Turn => ({
+    ...turn,
+    delayMs: turn.delayMs ?? script.defaults.delayMs,
+    chunkDelayMs: turn.chunkDelayMs ?? script.defaults.chunkDelayMs,
+  });
+  const expand = (turns: Turn[]): Turn[] =>
+    turns.flatMap((turn) => Array.from({ length: turn.repeat ?? 1 }, () => withDefaults(turn)));
+
+  const tracks: TrackState[] = script.tracks.map((track) => ({
+    name: track.name,
+    match: track.match,
+    turns: expand(track.turns),
+    loop: track.loop,
+    whenExhausted: withDefaults(track.whenExhausted ?? script.whenExhausted),
+    cursor: 0,
+  }));
+  const fallback: TrackState = {
+    name: DEFAULT_TRACK,
+    match: null,
+    turns: expand(script.turns),
+    loop: false,
+    whenExhausted: withDefaults(script.whenExhausted),
+    cursor: 0,
+  };
+
+  const next = (view: RequestView): PlayedTurn => {
+    const track =
+      tracks.find((candidate) => candidate.match && trackMatches(candidate.match, view)) ?? fallback;
+    if (track.loop && track.cursor >= track.turns.length && track.turns.length > 0) track.cursor = 0;
+    const turn = track.turns[track.cursor];
+    if (!turn) return { track: track.name, turn: track.whenExhausted, position: null };
+    return { track: track.name, turn, position: track.cursor++ };
+  };
+
+  const remaining = (): Record<string, number> =>
+    Object.fromEntries(
+      [...tracks, fallback].map((track) => [
+        track.name,
+        track.loop && track.turns.length > 0 ? Number.POSITIVE_INFINITY : track.turns.length - track.cursor,
+      ]),
+    );
+
+  return { next, remaining };
+}

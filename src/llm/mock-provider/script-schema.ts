@@ -1,0 +1,176 @@
+/**
+ * Script format of the scripted provider (`ribosome mock-provider --script FILE`), YAML or JSON.
+ *
+ * A script answers each `POST /v1/messages` with the next turn of the track the request belongs to.
+ * Tracks let several callers (the agent, a sentinel, Claude Code's side requests) be scripted apart.
+ *
+ *   tracks:                       # optional; checked in order, the first whose `match` fits wins
+ *     - name: sentinel
+ *       match:                    # every field given must hold (substring tests are case-sensitive)
+ *         system: "You watch"     #   system prompt contains
+ *         model: claude-haiku     #   request model starts with
+ *         firstUser: "Review"     #   first user message contains (stable over a whole conversation)
+ *         lastUser: "tool output" #   last user message contains (text and tool_result content)
+ *         tools: false            #   the request declares tools (true) or none (false)
+ *         header: { x-caller: sentinel }  # request header contains
+ *       turns: [ ... ]
+ *       loop: false               # true: start over after the last turn
+ *       whenExhausted: { ... }    # overrides the script-level setting for this track
+ *   turns: [ ... ]                # the default track: requests that no other track matched
+ *   whenExhausted:                # the turn answered once a track has no turns left
+ *     content: [{ text: "Done." }]  # this is the default; `error: { status: 500 }` fails instead
+ *   defaults: { delayMs: 0, chunkDelayMs: 0 }  # applied to every turn that does not set them
+ *
+ * A turn is exactly one of:
+ *   content: [ blocks ]         a reply; blocks are { text: "..." }, { thinking: "...", signature? }
+ *                               or { tool_use: { name: Write, input: {...}, id? } }
+ *     stopReason: end_turn      optional; default tool_use when a tool_use block is present
+ *     usage: { input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens }
+ *                               optional overrides of the estimated counts
+ *     stallAfterEvents: 3       optional, streaming only: send 3 SSE events, then go silent forever
+ *   error: { status: 429, type?, message?, retryAfter? }
+ *                               an HTTP error with Anthropic's error body; `type` defaults from the
+ *                               status (429 rate_limit_error, 500 api_error, 529 overloaded_error);
+ *                               retryAfter (seconds) becomes the `retry-after` header
+ *   stall: true                 never answer (until the client leaves or the provider stops)
+ * and may also carry:
+ *   delayMs: 2000               wait before answering (a long delay is a bounded stall)
+ *   chunkDelayMs: 50            wait between SSE events
+ *   repeat: 3                   play this turn 3 times in a row
+ */
+import { z } from 'zod';
+
+const nonNegativeInt = z.number().int().nonnegative();
+
+/**
+ * A union told apart by which key is present, so a mistake is reported against the intended variant
+ * (`turns[1].error.status: expected number`) instead of zod's bare "Invalid input" for unions.
+ */
+function keyedUnion<S extends z.ZodType>(variants: Record<string, S>, what: string) {
+  const keys = Object.keys(variants);
+  return z.unknown().transform((value, ctx): z.output<S> => {
+    const present = typeof value === 'object' && value !== null ? keys.filter((key) => key in value) : [];
+    const variant = present.length === 1 && present[0] !== undefined ? variants[present[0]] : undefined;
+    if (!variant) {
+      ctx.addIssue({ code: 'custom', message: `${what} needs exactly one of: ${keys.join(', ')}` });
+      return z.NEVER;
+    }
+    const parsed = variant.safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) {
+      ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    }
+    return z.NEVER;
+  });
+}
+
+export const ScriptBlockSchema = keyedUnion(
+  {
+    text: z.strictObject({ text: z.string() }),
+    thinking: z.strictObject({ thinking: z.string(), signature: z.string().optional() }),
+    tool_use: z.strictObject({
+      tool_use: z.strictObject({
+        name: z.string().min(1),
+        input: z.record(z.string(), z.unknown()).default({}),
+        id: z.string().min(1).optional(),
+      }),
+    }),
+  },
+  'a content block',
+);
+export type ScriptBlock = z.infer<typeof ScriptBlockSchema>;
+
+export const ScriptUsageSchema = z.strictObject({
+  input_tokens: nonNegativeInt.optional(),
+  output_tokens: nonNegativeInt.optional(),
+  cache_creation_input_tokens: nonNegativeInt.optional(),
+  cache_read_input_tokens: nonNegativeInt.optional(),
+});
+export type ScriptUsage = z.infer<typeof ScriptUsageSchema>;
+
+const timing = {
+  delayMs: nonNegativeInt.optional(),
+  chunkDelayMs: nonNegativeInt.optional(),
+  repeat: z.number().int().positive().optional(),
+};
+
+export const ReplyTurnSchema = z.strictObject({
+  content: z.array(ScriptBlockSchema).min(1),
+  stopReason: z.string().min(1).optional(),
+  usage: ScriptUsageSchema.optional(),
+  stallAfterEvents: nonNegativeInt.optional(),
+  ...timing,
+});
+
+export const ErrorTurnSchema = z.strictObject({
+  error: z.strictObject({
+    status: z.number().int().min(400).max(599),
+    type: z.string().min(1).optional(),
+    message: z.string().optional(),
+    retryAfter: z.number().nonnegative().optional(),
+  }),
+  ...timing,
+});
+
+export const StallTurnSchema = z.strictObject({
+  stall: z.literal(true),
+  ...timing,
+});
+
+export const TurnSchema = keyedUnion(
+  { content: ReplyTurnSchema, error: ErrorTurnSchema, stall: StallTurnSchema },
+  'a turn',
+);
+export type Turn = z.infer<typeof TurnSchema>;
+export type ReplyTurn = z.infer<typeof ReplyTurnSchema>;
+export type ErrorTurn = z.infer<typeof ErrorTurnSchema>;
+export type StallTurn = z.infer<typeof StallTurnSchema>;
+
+export const TrackMatchSchema = z
+  .strictObject({
+    model: z.string().min(1).optional(),
+    system: z.string().min(1).optional(),
+    firstUser: z.string().min(1).optional(),
+    lastUser: z.string().min(1).optional(),
+    tools: z.boolean().optional(),
+    header: z.record(z.string(), z.string()).optional(),
+  })
+  .refine((match) => Object.keys(match).length > 0, 'a match needs at least one condition');
+export type TrackMatch = z.infer<typeof TrackMatchSchema>;
+
+export const TrackSchema = z.strictObject({
+  name: z.string().min(1),
+  match: TrackMatchSchema,
+  turns: z.array(TurnSchema).default([]),
+  loop: z.boolean().default(false),
+  whenExhausted: TurnSchema.optional(),
+});
+export type Track = z.infer<typeof TrackSchema>;
+
+export const DEFAULT_WHEN_EXHAUSTED: Turn = { content: [{ text: 'Done.' }] };
+
+export const ScriptSchema = z
+  .strictObject({
+    tracks: z.array(TrackSchema).default([]),
+    turns: z.array(TurnSchema).default([]),
+    whenExhausted: TurnSchema.default(DEFAULT_WHEN_EXHAUSTED),
+    defaults: z
+      .strictObject({ delayMs: nonNegativeInt.optional(), chunkDelayMs: nonNegativeInt.optional() })
+      .default({}),
+  })
+  .superRefine((script, ctx) => {
+    const seen = new Set<string>(['default']);
+    script.tracks.forEach((track, index) => {
+      if (seen.has(track.name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tracks', index, 'name'],
+          message: `duplicate track name "${track.name}"`,
+        });
+      }
+      seen.add(track.name);
+    });
+  });
+export type Script = z.infer<typeof ScriptSchema>;
+/** What a script file may contain before defaults are filled in. */
+export type ScriptInput = z.input<typeof ScriptSchema>;

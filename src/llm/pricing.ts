@@ -1,0 +1,88 @@
+/**
+ * Model prices in USD per million tokens, and the cost of a call's usage.
+ *
+ * Ids are matched by the longest known prefix, so dated ids (`claude-sonnet-4-5-20250929`) and
+ * provider suffixes (`...-v1`) find their entry. An id whose prefix is a family (`claude-opus-4`) but
+ * whose next part is a version we do not list (`claude-opus-4-9`) gets the family's current price,
+ * flagged `estimated`. Cache writes are priced at the 5-minute rate (1.25x input), cache reads at
+ * 0.1x input. Long-context (>200k) surcharges are not modelled.
+ *
+ * Unknown models get FALLBACK_PRICE (the Opus 4.5+ rate, the same fallback Claude Code uses, so both
+ * agents report alike and a budget errs on the high side), flagged `estimated`.
+ * The figures match the costs Claude Code 2.1.197 reports for the same usage (it remaps Opus 4 and
+ * 4.1 ids to Opus 4.8 itself; we keep their list price).
+ */
+import type { Usage, UsageDelta } from './schemas.ts';
+
+export type ModelPrice = {
+  input: number;
+  output: number;
+  cacheWrite: number;
+  cacheRead: number;
+};
+
+const price = (input: number, output: number): ModelPrice => ({
+  input,
+  output,
+  cacheWrite: input * 1.25,
+  cacheRead: input * 0.1,
+});
+
+/** Longest matching prefix wins. A family entry (no minor version) holds the family's current price. */
+export const PRICES: Readonly<Record<string, ModelPrice>> = {
+  'claude-opus-4': price(5, 25),
+  // Opus 4 and 4.1 kept the old $15/$75; 4.5 and later cost $5/$25.
+  'claude-opus-4-0': price(15, 75),
+  'claude-opus-4-20250514': price(15, 75),
+  'claude-opus-4-1': price(15, 75),
+  'claude-opus-4-5': price(5, 25),
+  'claude-opus-4-6': price(5, 25),
+  'claude-opus-4-7': price(5, 25),
+  'claude-opus-4-8': price(5, 25),
+  'claude-sonnet-5': price(3, 15),
+  'claude-sonnet-4': price(3, 15),
+  'claude-sonnet-4-0': price(3, 15),
+  'claude-sonnet-4-5': price(3, 15),
+  'claude-sonnet-4-6': price(3, 15),
+  'claude-haiku-4': price(1, 5),
+  'claude-haiku-4-5': price(1, 5),
+  'claude-3-7-sonnet': price(3, 15),
+  'claude-3-5-sonnet': price(3, 15),
+  'claude-3-5-haiku': price(0.8, 4),
+  'claude-3-haiku': { input: 0.25, output: 1.25, cacheWrite: 0.3, cacheRead: 0.03 },
+  'claude-3-opus': price(15, 75),
+};
+
+export const FALLBACK_PRICE: ModelPrice = price(5, 25);
+
+export type PriceLookup = { price: ModelPrice; estimated: boolean; matched: string | null };
+
+// After a family prefix, `-9` or `-10` is a minor version; a date (`-20250514`) or `-v1` is not.
+const VERSION_PART = /^-\d{1,2}(?=$|[-@])/;
+
+export function priceOf(model: string): PriceLookup {
+  // Bedrock and Vertex spell ids `anthropic.claude-...` and `claude-...@date`.
+  const id = model.toLowerCase().replace(/^(?:[a-z]{2}\.)?anthropic[./]/, '');
+  let best: string | null = null;
+  for (const prefix of Object.keys(PRICES)) {
+    const rest = id.slice(prefix.length);
+    const fits = id.startsWith(prefix) && (rest === '' || rest[0] === '-' || rest[0] === '@');
+    if (fits && prefix.length > (best?.length ?? 0)) best = prefix;
+  }
+  const known = best === null ? undefined : PRICES[best];
+  if (!best || !known) return { price: FALLBACK_PRICE, estimated: true, matched: null };
+  return { price: known, estimated: VERSION_PART.test(id.slice(best.length)), matched: best };
+}
+
+export type Cost = { usd: number; estimated: boolean };
+
+export function costOf(model: string, usage: Usage | UsageDelta): Cost {
+  const { price: p, estimated } = priceOf(model);
+  const usd =
+    ((usage.input_tokens ?? 0) * p.input +
+      (usage.output_tokens ?? 0) * p.output +
+      (usage.cache_creation_input_tokens ?? 0) * p.cacheWrite +
+      (usage.cache_read_input_tokens ?? 0) * p.cacheRead) /
+    1_000_000;
+  return { usd, estimated };
+}

@@ -1,0 +1,210 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { RibosomeClient } from '../../src/client/index.ts';
+import type { ServerEvent } from '../../src/protocol/index.ts';
+import { simplePlan, writePlanAndScript, writeTurns } from '../helpers/plans.ts';
+import { killAll, runCli, startServer, tempDir } from '../helpers/server-process.ts';
+
+const temps: Array<{ remove(): void }> = [];
+const clients: RibosomeClient[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  killAll();
+});
+afterAll(() => {
+  for (const t of temps) t.remove();
+});
+
+function dir(): string {
+  const t = tempDir();
+  temps.push(t);
+  return t.path;
+}
+
+const THREE = `turns:\n${writeTurns('a.txt', 'alpha')}${writeTurns('b.txt', 'beta')}${writeTurns('c.txt', 'gamma')}`;
+
+async function serve(plan: string, script: string, extra: string[] = []) {
+  const d = dir();
+  const files = writePlanAndScript(d, plan, script);
+  const server = await startServer(files.plan, join(d, 'exec'), [
+    '--scripted-provider',
+    files.script,
+    ...extra,
+  ]);
+  return { server, exec: join(d, 'exec') };
+}
+
+async function connect(url: string) {
+  const c = await RibosomeClient.connect(url, { mode: 'readandwrite', sendPreviousEvents: true });
+  clients.push(c);
+  return c;
+}
+
+const types = (events: readonly ServerEvent[], wanted: string[]) =>
+  events
+    .filter((e) => wanted.includes(e.type))
+    .map((e) =>
+      e.type === 'codon.started' || e.type === 'codon.completed'
+        ? `${e.type}:${e.data.codonId}`
+        : e.type === 'server.idle'
+          ? `idle:${e.data.reason}`
+          : e.type,
+    );
+
+describe('running a plan', () => {
+  it('runs three codons by itself with autostart, with every event in order', async () => {
+    const { server, exec } = await serve(simplePlan(['one', 'two', 'three']), THREE);
+    const c = await connect(server.url);
+    const done = c.handshake.eventHistory.some((e) => e.type === 'server.idle')
+      ? undefined
+      : await c.next('server.idle', (e) => e.data.reason === 'all-codons-completed', 60_000);
+    expect(done?.data.message ?? 'already done').toBeTruthy();
+    const history = await c.syncHistory();
+    expect(types(history, ['codon.started', 'codon.completed', 'server.idle'])).toEqual([
+      'codon.started:one',
+      'codon.completed:one',
+      'codon.started:two',
+      'codon.completed:two',
+      'codon.started:three',
+      'codon.completed:three',
+      'idle:all-codons-completed',
+    ]);
+    for (const [file, text] of [
+      ['a.txt', 'alpha'],
+      ['b.txt', 'beta'],
+      ['c.txt', 'gamma'],
+    ]) {
+      expect(readFileSync(join(exec, 'agentRoot', file!), 'utf8')).toBe(text);
+    }
+    const completed = history.filter((e) => e.type === 'codon.completed');
+    for (const e of completed) {
+      expect(e.data).toMatchObject({ success: true, exitStatus: { type: 'success' } });
+      expect(e.data.cost).toBeGreaterThan(0);
+      expect(e.data.duration).toBeGreaterThan(0);
+    }
+    // Within a codon: started, the agent's actions, tool results, usage, then completed.
+    const one = history.slice(
+      history.findIndex((e) => e.type === 'codon.started'),
+      history.findIndex((e) => e.type === 'codon.completed') + 1,
+    );
+    expect(
+      types(one, ['codon.started', 'assistant.action', 'tool.result', 'token.usage', 'codon.completed']),
+    ).toEqual([
+      'codon.started:one',
+      'assistant.action',
+      'assistant.action',
+      'token.usage',
+      'tool.result',
+      'assistant.action',
+      'token.usage',
+      // The agent's own totals from its result line: the authoritative figure.
+      'token.usage',
+      'codon.completed:one',
+    ]);
+    const tool = one.find((e) => e.type === 'assistant.action' && e.data.action === 'tool_use');
+    expect(tool?.type === 'assistant.action' && tool.data).toMatchObject({
+      toolName: 'Write',
+      toolInput: { file_path: 'a.txt' },
+    });
+    const result = one.find((e) => e.type === 'tool.result');
+    expect(result?.type === 'tool.result' && result.data).toMatchObject({
+      toolName: 'Write',
+      isError: false,
+      truncated: false,
+    });
+    // Every transition type of a normal run is journaled as state.transition, with the resulting state.
+    const transitions = history.flatMap((e) => (e.type === 'state.transition' ? [e.data] : []));
+    const kinds = new Set(transitions.map((t) => t.transitionType));
+    for (const k of [
+      'RunStarted',
+      'CodonStarted',
+      'CodonTransitioned',
+      'CostsIncremented',
+      'CodonFinalCostSet',
+      'AssistantMessageCountUpdated',
+    ]) {
+      expect(kinds).toContain(k);
+    }
+    const last = transitions.at(-1)!;
+    expect(last.resultingState.runCount).toBe(1);
+    expect(last.resultingState.totalCost).toBeCloseTo(
+      completed.reduce((s, e) => s + (e.type === 'codon.completed' ? e.data.cost : 0), 0),
+      6,
+    );
+    // Snapshots after codon starts and ends.
+    const snapshots = history.filter((e) => e.type === 'state.snapshot');
+    expect(snapshots.length).toBeGreaterThanOrEqual(6);
+    const final = snapshots.at(-1);
+    expect(final?.type === 'state.snapshot' && final.data.completedCodons.map((x) => x.status)).toEqual([
+      'completed',
+      'completed',
+      'completed',
+    ]);
+  });
+
+  it('without autostart idles after each codon and runs one per codon.next', async () => {
+    const { server } = await serve(
+      simplePlan(['one', 'two']),
+      `turns:\n${writeTurns('a.txt', 'a')}${writeTurns('b.txt', 'b')}`,
+      ['--no-autostart'],
+    );
+    const c = await connect(server.url);
+    expect(
+      c.handshake.eventHistory.some((e) => e.type === 'server.idle' && e.data.reason === 'startup'),
+    ).toBe(true);
+    const idle1 = c.next('server.idle', () => true, 60_000);
+    c.send('codon.next');
+    expect((await idle1).data.reason).toBe('codon-completed');
+    const idle2 = c.next('server.idle', () => true, 60_000);
+    c.send('codon.next');
+    expect((await idle2).data.reason).toBe('all-codons-completed');
+    await expect(c.request('codon.next', undefined, 'codon.started')).rejects.toMatchObject({
+      code: 'NO_NEXT_CODON',
+    });
+  });
+
+  it('answers commands that make no sense now with a code and changes nothing', async () => {
+    const { server } = await serve(simplePlan(['one']), `turns:\n${writeTurns('a.txt', 'a')}`, [
+      '--no-autostart',
+    ]);
+    const c = await connect(server.url);
+    await expect(c.request('codon.start', { codonId: 'nope' }, 'codon.started')).rejects.toMatchObject({
+      code: 'UNKNOWN_CODON',
+      message: expect.stringMatching(/its codons: one/),
+    });
+    await expect(c.request('codon.skip', undefined, 'codon.completed')).rejects.toMatchObject({
+      code: 'NO_CODON_RUNNING',
+    });
+    await expect(c.request('codon.forceStop', { reason: 'x' }, 'codon.completed')).rejects.toMatchObject({
+      code: 'NO_CODON_RUNNING',
+    });
+    await expect(c.request('codon.redo', undefined, 'codon.started')).rejects.toMatchObject({
+      code: 'NOTHING_TO_REDO',
+    });
+    const before = (await c.syncHistory()).length;
+    const started = c.next('codon.started');
+    c.send('codon.start', { codonId: 'one' });
+    await started;
+    // While it runs, another start is refused (it may finish first; then nothing is running).
+    const during = await c
+      .request('codon.next', undefined, 'codon.started')
+      .catch((e: { code?: string }) => e.code);
+    expect(['CODON_RUNNING', 'NO_NEXT_CODON']).toContain(during);
+    expect(before).toBeGreaterThan(0);
+  });
+
+  it('refuses an invalid plan with every problem and exit code 2', async () => {
+    const d = dir();
+    const files = writePlanAndScript(
+      d,
+      'name: bad\ncodons:\n  - id: a\n  - id: a\n    prompt: x\n',
+      'turns: []\n',
+    );
+    const proc = runCli(['run', files.plan, '--headless', '--execution', join(d, 'exec')]);
+    expect((await proc.exited).code).toBe(2);
+    expect(proc.stderr()).toMatch(/codons\[0\]/);
+    expect(proc.stderr()).toMatch(/codons\[1\]\.id/);
+    expect(proc.stdout()).toBe('');
+  });
+});

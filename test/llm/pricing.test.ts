@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { costOf, FALLBACK_PRICE, priceOf } from '../../src/llm/pricing.ts';
+
+describe('priceOf', () => {
+  it.each([
+    ['claude-sonnet-4-5', 3, 15],
+    ['claude-sonnet-4-5-20250929', 3, 15],
+    ['claude-sonnet-4-20250514', 3, 15],
+    ['claude-sonnet-4-6', 3, 15],
+    ['claude-sonnet-5', 3, 15],
+    ['claude-opus-4-5-20251101', 5, 25],
+    ['claude-opus-4-8', 5, 25],
+    ['claude-opus-4-1-20250805', 15, 75],
+    ['claude-opus-4-20250514', 15, 75],
+    ['claude-haiku-4-5-20251001', 1, 5],
+    ['claude-3-5-haiku-20241022', 0.8, 4],
+    ['claude-3-7-sonnet-latest', 3, 15],
+    ['anthropic.claude-haiku-4-5-20251001-v1:0', 1, 5],
+    ['claude-sonnet-4-5@20250929', 3, 15],
+  ])('%s costs $%s in / $%s out per million', (model, input, output) => {
+    const found = priceOf(model);
+    expect(found.estimated).toBe(false);
+    expect(found.price.input).toBe(input);
+    expect(found.price.output).toBe(output);
+    expect(found.price.cacheWrite).toBeCloseTo(input * 1.25);
+    expect(found.price.cacheRead).toBeCloseTo(input * 0.1);
+  });
+
+  it('prices an unlisted version of a known family at the family rate, flagged estimated', () => {
+    expect(priceOf('claude-opus-4-9')).toMatchObject({
+      estimated: true,
+      matched: 'claude-opus-4',
+      price: { input: 5 },
+    });
+    expect(priceOf('claude-sonnet-4-7-20260101')).toMatchObject({ estimated: true, price: { input: 3 } });
+  });
+
+  it('prices an unknown model with the documented fallback, flagged estimated', () => {
+    expect(priceOf('gpt-5')).toEqual({ price: FALLBACK_PRICE, estimated: true, matched: null });
+    expect(priceOf('claude-opusx')).toMatchObject({ estimated: true, matched: null });
+  });
+});
+
+describe('costOf', () => {
+  it('adds input, output, cache writes and cache reads', () => {
+    const cost = costOf('claude-sonnet-4-5', {
+      input_tokens: 1_000_000,
+      output_tokens: 100_000,
+      cache_creation_input_tokens: 200_000,
+      cache_read_input_tokens: 1_000_000,
+    });
+    expect(cost.estimated).toBe(false);
+    expect(cost.usd).toBeCloseTo(3 + 1.5 + 0.75 + 0.3, 10);
+  });
+
+  it('matches what Claude Code reports for the same usage (10 in, 5 out on sonnet 4.5)', () => {
+    expect(costOf('claude-sonnet-4-5', { input_tokens: 10, output_tokens: 5 }).usd).toBeCloseTo(0.000105, 12);
+  });
+
+  it('treats null cache counts as zero', () => {
+    const cost = costOf('claude-haiku-4-5', {
+      input_tokens: 1000,
+      output_tokens: 0,
+      cache_creation_input_tokens: null,
+      cache_read_input_tokens: null,
+    });
+    expect(cost.usd).toBeCloseTo(0.001, 12);
+  });
+});

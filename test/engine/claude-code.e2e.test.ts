@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { RibosomeClient } from '../../src/client/index.ts';
+import { writePlanAndScript, writeTurns } from '../helpers/plans.ts';
+import { killAll, startServer, tempDir } from '../helpers/server-process.ts';
+
+const temps: Array<{ remove(): void }> = [];
+const clients: RibosomeClient[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  killAll();
+});
+afterAll(() => {
+  for (const t of temps) t.remove();
+});
+
+describe('agent: claude-code (the real CLI against the scripted provider)', () => {
+  it('runs a codon: the file exists and events arrive in order', { timeout: 120_000 }, async () => {
+    const t = tempDir();
+    temps.push(t);
+    const plan = `name: cc\nagent: claude-code\nmodel: claude-sonnet-4-5\ncodons:\n  - id: hello\n    name: Hello\n    prompt: Create hello.txt containing hi.\n`;
+    const files = writePlanAndScript(t.path, plan, `turns:\n${writeTurns('hello.txt', 'hi')}`);
+    process.env.CLAUDE_CODE_MAX_RETRIES = '0';
+    const server = await startServer(files.plan, join(t.path, 'exec'), [
+      '--scripted-provider',
+      files.script,
+    ]).finally(() => delete process.env.CLAUDE_CODE_MAX_RETRIES);
+    const client = await RibosomeClient.connect(server.url, { mode: 'readonly', sendPreviousEvents: true });
+    clients.push(client);
+    if (!client.handshake.eventHistory.some((e) => e.type === 'server.idle')) {
+      await client.next('server.idle', () => true, 100_000);
+    }
+    const history = await client.syncHistory();
+    const order = history
+      .map((e) => e.type)
+      .filter((type) =>
+        ['codon.started', 'assistant.action', 'tool.result', 'token.usage', 'codon.completed'].includes(type),
+      );
+    const first = (type: string) => order.indexOf(type);
+    expect(first('codon.started')).toBe(0);
+    expect(first('assistant.action')).toBeGreaterThan(first('codon.started'));
+    expect(first('tool.result')).toBeGreaterThan(first('assistant.action'));
+    expect(first('token.usage')).toBeGreaterThan(first('codon.started'));
+    expect(order.at(-1)).toBe('codon.completed');
+    const completed = history.find((e) => e.type === 'codon.completed');
+    expect(completed?.type === 'codon.completed' && completed.data).toMatchObject({
+      success: true,
+      exitStatus: { type: 'success' },
+    });
+    const tool = history.find((e) => e.type === 'tool.result');
+    expect(tool?.type === 'tool.result' && tool.data.toolName).toBe('Write');
+    expect(readFileSync(join(t.path, 'exec/agentRoot/hello.txt'), 'utf8')).toBe('hi');
+  });
+});

@@ -1,0 +1,23 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Pids of processes whose command line holds `needle` (here: a unique sleep duration). */
+export function pidsWith(needle: string): number[] {
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').replaceAll('\0', ' ').includes(needle);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+export async function waitFor(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

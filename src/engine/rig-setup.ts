@@ -1,0 +1,145 @@
+import { spawn } from 'node:child_process';
+import { cp, mkdir, readdir, stat } from 'node:fs/promises';
+import { basename, dirname, join, relative } from 'node:path';
+import { killTree } from '../agents/process-tree.ts';
+import type { ResolvedRigStep } from '../plan/index.ts';
+
+export type RigSetupResult =
+  | { ok: true; createdDirs: string[] }
+  | { ok: false; createdDirs: string[]; step: number; message: string };
+
+export type RigSetupOptions = {
+  steps: readonly ResolvedRigStep[];
+  agentRoot: string;
+  executionDir: string;
+  /** Progress and command output, for `info` events and the log. */
+  onOutput: (message: string) => void;
+  defaultTimeoutMs?: number;
+};
+
+const OUTPUT_CAP = 64 * 1024;
+
+/**
+ * Prepares the agent root before a codon's agent starts: copy steps (from the plan's folder into
+ * the agent root) and shell commands. A failing step stops the setup unless it allows failure.
+ * Directories that did not exist before are reported, so a rollback can remove them even when
+ * they are git-ignored (node_modules, build output) and a checkpoint restore would leave them.
+ */
+export async function runRigSetup(options: RigSetupOptions): Promise<RigSetupResult> {
+  const before = new Set(await topLevelDirs(options.agentRoot));
+  const created = new Set<string>();
+  const finish = async () => {
+    for (const dir of await topLevelDirs(options.agentRoot)) if (!before.has(dir)) created.add(dir);
+    return [...created].sort();
+  };
+  for (const [index, step] of options.steps.entries()) {
+    const label = step.type === 'copy' ? `copy ${step.from} -> ${step.to}` : `$ ${step.command}`;
+    options.onOutput(`rig setup step ${index + 1}/${options.steps.length}: ${label}`);
+    const outcome =
+      step.type === 'copy' ? await copyStep(step, options.agentRoot, created) : await runStep(step, options);
+    if (outcome.ok) continue;
+    if (step.allowFailure) {
+      options.onOutput(`rig setup step ${index + 1} failed (allowed): ${outcome.message}`);
+      continue;
+    }
+    return {
+      ok: false,
+      createdDirs: await finish(),
+      step: index,
+      message: `rig setup step ${index + 1} (${label}) failed: ${outcome.message}`,
+    };
+  }
+  return { ok: true, createdDirs: await finish() };
+}
+
+async function topLevelDirs(root: string): Promise<string[]> {
+  try {
+    return (await readdir(root, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
+  } catch {
+    return [];
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function copyStep(
+  step: Extract<ResolvedRigStep, { type: 'copy' }>,
+  agentRoot: string,
+  created: Set<string>,
+): Promise<{ ok: true } | { ok: false; message: string }> {
+  try {
+    const source = await stat(step.from);
+    let target = join(agentRoot, step.to);
+    // Into a directory (the root, or one that exists) the source keeps its name.
+    if (
+      step.to === '.' ||
+      ((await exists(target)) && (await stat(target)).isDirectory() && !source.isDirectory())
+    ) {
+      target = join(target, basename(step.from));
+    }
+    // Record the outermost directory this copy creates.
+    let outer: string | undefined;
+    for (
+      let dir = source.isDirectory() ? target : dirname(target);
+      dir.startsWith(agentRoot) && dir !== agentRoot;
+      dir = dirname(dir)
+    ) {
+      if (!(await exists(dir))) outer = dir;
+    }
+    await mkdir(dirname(target), { recursive: true });
+    await cp(step.from, target, { recursive: true, force: true });
+    if (outer) created.add(relative(agentRoot, outer));
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, message: (error as Error).message };
+  }
+}
+
+function runStep(
+  step: Extract<ResolvedRigStep, { type: 'run' }>,
+  options: RigSetupOptions,
+): Promise<{ ok: true } | { ok: false; message: string }> {
+  const base = step.cwd.base === 'execution' ? options.executionDir : options.agentRoot;
+  const cwd = join(base, step.cwd.path);
+  const timeoutMs = step.timeoutMs ?? options.defaultTimeoutMs ?? 600_000;
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', step.command], {
+      cwd,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let pending = '';
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString();
+      if (output.length < OUTPUT_CAP) output += text;
+      pending += text;
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) if (line.trim() !== '') options.onOutput(`  ${line}`);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      if (child.pid) void killTree(child.pid, 1_000);
+    }, timeoutMs);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      resolve({ ok: false, message: error.message });
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      if (pending.trim() !== '') options.onOutput(`  ${pending}`);
+      if (timedOut) resolve({ ok: false, message: `timed out after ${timeoutMs} ms` });
+      else if (code === 0) resolve({ ok: true });
+      else resolve({ ok: false, message: signal ? `killed by ${signal}` : `exited with code ${code}` });
+    });
+  });
+}

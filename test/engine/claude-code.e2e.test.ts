@@ -33,7 +33,7 @@ describe('agent: claude-code (the real CLI against the scripted provider)', () =
     }
     const history = await client.syncHistory();
     const order = history
-      .map((e) => e.type)
+      .map((e): string => e.type)
       .filter((type) =>
         ['codon.started', 'assistant.action', 'tool.result', 'token.usage', 'codon.completed'].includes(type),
       );

@@ -13,11 +13,10 @@ import { BuiltinAdapter } from '../src/agents/builtin-adapter.ts';
 import { providerEnv } from '../src/agents/provider-env.ts';
 import { RibosomeClient } from '../src/client/index.ts';
 import { resolveServerSettings } from '../src/config/server-config.ts';
-import { Orchestrator } from '../src/engine/orchestrator.ts';
+import { createOrchestrator } from '../src/engine/create-orchestrator.ts';
 import { startMockProvider } from '../src/llm/mock-provider/server.ts';
 import { loadPlan } from '../src/plan/index.ts';
 import { startRuntime } from '../src/server/runtime.ts';
-import { SqliteTransitionLog, StateStore } from '../src/state/state-store.ts';
 import { isMain, median, round } from './stats.ts';
 
 const CODONS = 20;
@@ -76,22 +75,13 @@ export async function run() {
       executionDir: join(dir, 'exec'),
       dataDir: join(dir, 'exec/data'),
       settings: settings.value,
-      createEngine: ({ bus, db, logger, layout }) =>
-        new Orchestrator({
+      createEngine: (deps) =>
+        createOrchestrator(deps, {
           plan: loaded.plan,
-          bus,
-          state: new StateStore(new SqliteTransitionLog(db)),
-          logger,
           autostart: false,
           providerBaseUrl: () => provider.url,
           adapters: { builtin: timedAdapter, 'claude-code': timedAdapter },
-          agentRoot: layout.agentRoot,
-          agentStateDir: layout.agentState,
-          defaultModel: 'claude-sonnet-4-5',
           stopGraceMs: 1_000,
-          snapshotIntervalMs: 5_000,
-          maxResultChars: 10_000,
-          fileTree: () => [],
         }),
     });
     const client = await RibosomeClient.connect(runtime.url, { mode: 'readandwrite' });

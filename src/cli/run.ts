@@ -1,13 +1,10 @@
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { BuiltinAdapter } from '../agents/builtin-adapter.ts';
-import { ClaudeCodeAdapter } from '../agents/claude-code-adapter.ts';
 import { resolveProxyConfig } from '../config/proxy-config.ts';
 import { readConfigFile, resolveServerSettings } from '../config/server-config.ts';
-import { Orchestrator } from '../engine/orchestrator.ts';
+import { createOrchestrator } from '../engine/create-orchestrator.ts';
 import { formatProblems, loadPlan } from '../plan/index.ts';
 import { LockHeldError, type Runtime, startRuntime } from '../server/runtime.ts';
-import { SqliteTransitionLog, StateStore } from '../state/state-store.ts';
 import { watchUntilDone } from './console-view.ts';
 
 export const EXIT = { ok: 0, failure: 1, invalidInput: 2, locked: 3 } as const;
@@ -131,22 +128,11 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
       agentRootName: plan.agentRoot,
       settings: settings.value,
       companions,
-      createEngine: ({ bus, db, logger, layout }) =>
-        new Orchestrator({
+      createEngine: (deps) =>
+        createOrchestrator(deps, {
           plan,
-          bus,
-          state: new StateStore(new SqliteTransitionLog(db)),
-          logger,
           autostart: settings.value.autostart,
           providerBaseUrl: () => agentUrl ?? providerUrl,
-          adapters: { builtin: new BuiltinAdapter(), 'claude-code': new ClaudeCodeAdapter() },
-          agentRoot: layout.agentRoot,
-          agentStateDir: layout.agentState,
-          defaultModel: plan.raw.model ?? 'claude-sonnet-4-5',
-          stopGraceMs: 3_000,
-          snapshotIntervalMs: 5_000,
-          maxResultChars: 10_000,
-          fileTree: () => [],
         }),
     });
   } catch (error) {

@@ -8,6 +8,8 @@ export const ArchiveEntry = z.object({
   archiveDir: z.string(),
   files: z.array(z.string()),
   at: z.string(),
+  /** The checkpoint taken right after the archive: a rollback to before it brings the files back. */
+  checkpointSha: z.string().optional(),
 });
 export type ArchiveEntry = z.infer<typeof ArchiveEntry>;
 const Manifest = z.object({ entries: z.array(ArchiveEntry) });

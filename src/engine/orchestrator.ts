@@ -4,10 +4,15 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { AgentAdapter } from '../agents/agent-adapter.ts';
 import { isAlive, killTree } from '../agents/process-tree.ts';
+import { type CheckpointRecord, runBranchName } from '../checkpoints/index.ts';
 import type { EventBus } from '../journal/event-bus.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
 import type {
+  CheckpointType,
+  CodonStatus,
+  ErrorCode,
+  ErrorSeverity,
   EventInput,
   EventType,
   FailureReason,
@@ -17,11 +22,17 @@ import type {
 import { summary } from '../state/reducer.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { TransitionData } from '../state/transitions.ts';
+import { type ArchiveManifest, archiveFiles } from './archive.ts';
+import { listCheckpoints } from './checkpoint-list.ts';
+import type { Checkpointing, Outcome } from './checkpointing.ts';
 import { type CodonHooks, noHooks } from './codon-hooks.ts';
 import { activeAgentFile, CodonRun } from './codon-run.ts';
 import type { CommandContext, Engine, EngineCommand, SendToClient } from './engine.ts';
 import { classifyOutcome } from './failure.ts';
 import { redoTarget, resumeIndex } from './next-codon.ts';
+import type { RigDirsLog } from './rig-dirs.ts';
+import { runRigSetup } from './rig-setup.ts';
+import { performRollback } from './rollback.ts';
 import { buildSnapshot } from './snapshot.ts';
 import type { MappedOutput } from './stream-mapper.ts';
 
@@ -44,6 +55,13 @@ export type OrchestratorOptions = {
   fileTree: () => FileNode[];
   /** Work beside each codon's agent (sentinels). */
   hooks?: CodonHooks;
+  checkpoints: Checkpointing;
+  archive: ArchiveManifest;
+  rigDirs: RigDirsLog;
+  executionDir: string;
+  rigArchive: string;
+  /** A fresh run id (a rollback continues in a new run). */
+  newRunId: () => string;
 };
 
 type Active = { codon: RuntimeCodon; run: CodonRun; sessionId: string; snapshotTimer: NodeJS.Timeout };
@@ -69,8 +87,10 @@ export class Orchestrator implements Engine {
     this.#log = options.logger.child({ component: 'engine' });
   }
 
+  #rollingBack = false;
+
   get rollingBack(): boolean {
-    return false;
+    return this.#rollingBack;
   }
 
   get #codons(): readonly RuntimeCodon[] {
@@ -109,15 +129,47 @@ export class Orchestrator implements Engine {
         });
       }
     }
-    const crashed = state.state.runs[previous?.runId ?? '']?.status === 'crashed';
+    const ended = previous ? state.state.runs[previous.runId] : undefined;
     const runId = this.#o.bus.runId;
+    // A run that crashed or failed is recovered: back to its last success before anything else.
+    let recovery: CheckpointRecord | undefined;
+    if (ended && (ended.status === 'crashed' || ended.status === 'failed')) {
+      const lineage = await this.#o.checkpoints.lineage(ended.runId);
+      if (lineage.ok) {
+        recovery =
+          lineage.value.findLast((c) => !c.initial && c.checkpointType === 'completed') ??
+          lineage.value.find((c) => c.initial && c.runId === ended.runId);
+        if (recovery) {
+          this.#rollingBack = true;
+          const done = await performRollback(this.#rollbackDeps(), {
+            target: recovery,
+            lineage: lineage.value,
+            fromRun: ended.runId,
+            fromCodon: ended.order.at(-1) ?? '',
+            requested: 'recovery',
+          });
+          this.#rollingBack = false;
+          if (!done.ok) {
+            await this.#reportError(
+              'CHECKPOINT_FAILED',
+              `recovery could not restore the agent root: ${done.message}`,
+              'fatal',
+            );
+            recovery = undefined;
+          }
+        }
+      }
+    }
     await this.#apply('RunStarted', {
       runId,
       startedAt: now,
-      reason: crashed ? 'recovery' : 'start',
-      nextCodonIndex: resumeIndex(state.state.runs[previous?.runId ?? '']),
+      reason: ended?.status === 'crashed' || recovery ? 'recovery' : 'start',
+      nextCodonIndex: recovery ? this.#indexAfter(recovery) : resumeIndex(ended),
       ...(previous ? { fromRunId: previous.runId } : {}),
+      ...(recovery ? { fromCheckpoint: recovery.sha } : {}),
     });
+    await this.#startCheckpointRun(runId, recovery?.sha);
+    if (recovery && ended) await this.#rollbackCompleted(ended.runId, runId, recovery, this.#o.autostart);
     this.#enqueue(async () => {
       const next = this.#nextCodon();
       if (this.#o.autostart && next) await this.#startCodon(next, false);
@@ -152,6 +204,22 @@ export class Orchestrator implements Engine {
   }
 
   handle(command: EngineCommand, context: CommandContext): void {
+    // A read of the state: answered at once, even while a rollback holds the queue.
+    if (command.type === 'checkpoint.list') {
+      const state = this.#o.state.state;
+      const runId = command.data.runId ?? state.currentRunId ?? '';
+      if (!state.runs[runId]) {
+        context.fail('UNKNOWN_RUN', `no run "${runId}"; runs: ${state.runOrder.join(', ') || '(none)'}`);
+        return;
+      }
+      const branch = runBranchName(state.currentRunId ?? '');
+      context.reply('checkpoint.list', {
+        runId,
+        checkpoints: listCheckpoints(state, runId, runId === state.currentRunId),
+        currentBranch: branch.ok ? branch.value : '',
+      });
+      return;
+    }
     this.#enqueue(() => this.#handle(command, context), context);
   }
 
@@ -252,17 +320,11 @@ export class Orchestrator implements Engine {
         return;
       }
       case 'checkpoint.list':
-        ctx.reply('checkpoint.list', {
-          runId: command.data.runId ?? this.#runId(),
-          checkpoints: [],
-          currentBranch: '',
-        });
         return;
       case 'rollback.toCheckpoint':
       case 'rollback.toCodon':
       case 'rollback.toLastSuccess':
-        ctx.fail('NOT_SUPPORTED', 'rollback is not available in this build');
-        return;
+        return this.#rollbackCommand(command, ctx);
     }
   }
 
@@ -284,7 +346,7 @@ export class Orchestrator implements Engine {
 
   #finished: Promise<void> = Promise.resolve();
 
-  async #startCodon(codon: RuntimeCodon, _skipPreCommands: boolean): Promise<void> {
+  async #startCodon(codon: RuntimeCodon, skipPreCommands: boolean): Promise<void> {
     const runId = this.#runId();
     const previous = codon.continuation === 'continue-previous' ? this.#previousCodonOf(codon) : undefined;
     const sessionId = randomUUID();
@@ -309,9 +371,14 @@ export class Orchestrator implements Engine {
       startTime,
       ...(codon.promptMetadata ? { promptMetadata: codon.promptMetadata } : {}),
     });
+    const rigFailure = await this.#prepareRig(codon, runId, skipPreCommands);
+    if (rigFailure) {
+      await this.#endWithoutAgent(codon, runId, 'preparing', rigFailure, 'RIG_SETUP_FAILED');
+      return;
+    }
     const refused = await this.#hooks.beforeAgent(codon, runId);
     if (refused) {
-      await this.#endWithoutAgent(codon, runId, 'preparing', refused);
+      await this.#endWithoutAgent(codon, runId, 'preparing', refused, 'CODON_FAILED');
       return;
     }
     await this.#apply('CodonTransitioned', {
@@ -356,9 +423,11 @@ export class Orchestrator implements Engine {
     runId: string,
     from: 'preparing',
     failureReason: FailureReason,
+    code: ErrorCode,
   ): Promise<void> {
     // No process ran: exit status `error` with code 1, by convention.
     const exitStatus = { type: 'error' as const, code: 1 };
+    await this.#checkpoint(codon, runId, 'error', 'failed');
     await this.#apply('CodonTransitioned', {
       runId,
       codonId: codon.id,
@@ -382,7 +451,7 @@ export class Orchestrator implements Engine {
       codon: codon.id,
       fatal: false,
       severity: 'codon',
-      code: 'CODON_FAILED',
+      code,
       context: failureReason.type,
     });
     await this.#snapshot();
@@ -435,8 +504,9 @@ export class Orchestrator implements Engine {
     const runId = this.#runId();
     const execution = this.#o.state.state.runs[runId]?.codons[codon.id];
     const duration = active ? Date.now() - active.run.startedAt : 0;
-    const { success, failureReason } = classifyOutcome(outcome);
-    const to =
+    const classified = classifyOutcome(outcome);
+    let { success, failureReason } = classified;
+    let to: CodonStatus =
       outcome.stoppedBy === 'skip'
         ? 'skipped'
         : outcome.stoppedBy === 'forceStop'
@@ -444,6 +514,21 @@ export class Orchestrator implements Engine {
           : success
             ? 'completed'
             : 'failed';
+    const archived = success ? await this.#archive(codon, runId) : undefined;
+    const checkpointType: CheckpointType =
+      to === 'completed' ? 'completed' : to === 'skipped' ? 'skipped' : 'error';
+    const checkpoint = await this.#checkpoint(codon, runId, checkpointType, to);
+    if (!checkpoint && success) {
+      // A step that cannot be undone is not a clean success.
+      success = false;
+      to = 'failed';
+      failureReason = {
+        type: 'unknown',
+        retriable: true,
+        message: 'the completed checkpoint could not be written',
+      };
+    }
+    if (archived && checkpoint) await this.#o.archive.add({ ...archived, checkpointSha: checkpoint.sha });
     await this.#apply('CodonTransitioned', {
       runId,
       codonId: codon.id,
@@ -497,6 +582,275 @@ export class Orchestrator implements Engine {
       if (c) return c;
     }
     return run?.codons[before.id];
+  }
+
+  // --- checkpoints, rig setup, archive -------------------------------------------------------------------
+
+  /** Takes a checkpoint and records it; a failure is reported loudly and returns undefined. */
+  async #checkpoint(
+    codon: RuntimeCodon,
+    runId: string,
+    checkpointType: CheckpointType,
+    status: CodonStatus,
+  ): Promise<CheckpointRecord | undefined> {
+    const taken = await this.#o.checkpoints.take({
+      runId,
+      codonId: codon.id,
+      codonName: codon.name,
+      checkpointType,
+      status,
+    });
+    if (!taken.ok) {
+      await this.#reportError(
+        taken.code,
+        `the ${checkpointType} checkpoint of codon ${codon.id} could not be written: ${taken.message}`,
+        'codon',
+        codon.id,
+      );
+      return undefined;
+    }
+    const { warnings, ...record } = taken.value;
+    for (const warning of warnings)
+      await this.#reportError(
+        'CHECKPOINT_WARNING',
+        `checkpoint of ${codon.id}: ${warning}`,
+        'warning',
+        codon.id,
+      );
+    const {
+      runId: _r,
+      initial: _i,
+      parentSha: _p,
+      skippedLargeFiles: _s,
+      ...info
+    } = record as CheckpointRecord & { skippedLargeFiles?: unknown };
+    await this.#apply('CheckpointCreated', { runId, checkpoint: info });
+    return record;
+  }
+
+  /**
+   * Rig setup before the agent: a codon whose rig-setup checkpoint exists in this run's history
+   * reuses it (the tree is restored to it) instead of running its steps again.
+   */
+  async #prepareRig(codon: RuntimeCodon, runId: string, skip: boolean): Promise<FailureReason | undefined> {
+    if (codon.rigSetup.length === 0) return undefined;
+    if (skip) {
+      await this.#publish('info', { message: `rig setup of ${codon.id} skipped (skipPreCommands)` });
+      return undefined;
+    }
+    const lineage = await this.#o.checkpoints.lineage(runId);
+    const existing = lineage.ok
+      ? lineage.value.findLast(
+          (c) => !c.initial && c.codonId === codon.id && c.checkpointType === 'rig-setup',
+        )
+      : undefined;
+    if (existing) {
+      const restored = await this.#o.checkpoints.store.restore(existing.sha);
+      if (restored.ok) {
+        await this.#publish('info', {
+          message: `rig setup of ${codon.id}: reusing its rig-setup checkpoint ${existing.sha.slice(0, 12)}`,
+        });
+        return undefined;
+      }
+    }
+    const result = await runRigSetup({
+      steps: codon.rigSetup,
+      agentRoot: this.#o.agentRoot,
+      executionDir: this.#o.executionDir,
+      onOutput: (message) => {
+        this.#log.info({ codonId: codon.id, rig: message }, 'rig setup');
+        void this.#publish('info', { message: `[${codon.id}] ${message}` }).catch(() => {});
+      },
+    });
+    if (!result.ok) {
+      return { type: 'unknown', retriable: false, message: result.message };
+    }
+    const checkpoint = await this.#checkpoint(codon, runId, 'rig-setup', 'preparing');
+    if (!checkpoint)
+      return { type: 'unknown', retriable: true, message: 'the rig-setup checkpoint could not be written' };
+    if (result.createdDirs.length > 0) {
+      await this.#o.rigDirs.add({
+        runId,
+        codonId: codon.id,
+        sha: checkpoint.sha,
+        directories: result.createdDirs,
+      });
+    }
+    return undefined;
+  }
+
+  /** archiveOnSuccess of the codon, and of its loop after the iteration's last codon. */
+  async #archive(codon: RuntimeCodon, runId: string) {
+    const globs = [
+      ...codon.archiveOnSuccess,
+      ...(codon.loop?.lastInIteration ? codon.loop.archiveOnSuccess : []),
+    ];
+    if (globs.length === 0) return undefined;
+    const result = await archiveFiles({
+      agentRoot: this.#o.agentRoot,
+      rigArchive: this.#o.rigArchive,
+      codonId: codon.id,
+      globs,
+    });
+    if (result.failed.length > 0) {
+      await this.#publish('archive.partial', {
+        codonId: codon.id,
+        archivedFiles: result.archived,
+        failedFiles: result.failed,
+        archiveDir: result.archiveDir,
+      });
+    } else {
+      await this.#publish('archive.completed', {
+        codonId: codon.id,
+        archivedFiles: result.archived,
+        archiveDir: result.archiveDir,
+      });
+    }
+    if (result.archived.length === 0) return undefined;
+    return {
+      runId,
+      codonId: codon.id,
+      archiveDir: result.archiveDir,
+      files: result.archived,
+      at: new Date().toISOString(),
+    };
+  }
+
+  async #startCheckpointRun(runId: string, fromSha?: string): Promise<void> {
+    const initial = await this.#o.checkpoints.startRun(runId, fromSha);
+    if (initial.ok) await this.#apply('InitialCheckpointSet', { runId, sha: initial.value.sha });
+    else
+      await this.#reportError(
+        initial.code,
+        `run ${runId} has no initial checkpoint: ${initial.message}; rollback will not work until this is fixed`,
+        'fatal',
+      );
+  }
+
+  /** Plan index a run goes on with after a checkpoint: past a codon that ended well, else that codon again. */
+  #indexAfter(target: CheckpointRecord): number {
+    if (target.initial) return this.#o.state.state.runs[target.runId]?.startCodonIndex ?? 0;
+    const index = this.#codons.findIndex((c) => c.id === target.codonId);
+    if (index < 0) return 0;
+    return target.checkpointType === 'completed' || target.checkpointType === 'skipped' ? index + 1 : index;
+  }
+
+  // --- rollback ---------------------------------------------------------------------------------------------
+
+  #rollbackDeps() {
+    return {
+      store: this.#o.checkpoints.store,
+      archive: this.#o.archive,
+      rigDirs: this.#o.rigDirs,
+      agentRoot: this.#o.agentRoot,
+      publish: <T extends EventType>(type: T, data: EventInput<T>) => this.#publish(type, data),
+    };
+  }
+
+  async #rollbackCommand(
+    command: Extract<
+      EngineCommand,
+      { type: 'rollback.toCheckpoint' | 'rollback.toCodon' | 'rollback.toLastSuccess' }
+    >,
+    ctx: CommandContext,
+  ): Promise<void> {
+    if (this.#active) {
+      return ctx.fail(
+        'CODON_RUNNING',
+        `codon ${this.#active.codon.id} is running; stop it with codon.forceStop (or codon.skip) first, then roll back`,
+      );
+    }
+    const fromRun = this.#runId();
+    const lineage = await this.#o.checkpoints.lineage(fromRun);
+    if (!lineage.ok) return ctx.fail(lineage.code, lineage.message);
+    let target: Outcome<CheckpointRecord>;
+    if (command.type === 'rollback.toCheckpoint')
+      target = await this.#o.checkpoints.bySha(command.data.checkpointSha);
+    else if (command.type === 'rollback.toCodon') {
+      if (
+        !this.#codons.some((c) => c.id === command.data.codonId) &&
+        !lineage.value.some((c) => c.codonId === command.data.codonId)
+      ) {
+        return ctx.fail('UNKNOWN_CODON', `no codon "${command.data.codonId}" in plan "${this.#o.plan.name}"`);
+      }
+      target = this.#o.checkpoints.byCodon(lineage.value, command.data.codonId, command.data.checkpointType);
+    } else target = this.#o.checkpoints.lastSuccess(lineage.value);
+    if (!target.ok) return ctx.fail(target.code, target.message);
+
+    this.#rollingBack = true;
+    try {
+      await this.#snapshot();
+      const run = this.#o.state.state.runs[fromRun];
+      const done = await performRollback(this.#rollbackDeps(), {
+        target: target.value,
+        lineage: lineage.value,
+        fromRun,
+        fromCodon: run?.order.at(-1) ?? '',
+        requested: command.type,
+      });
+      if (!done.ok) {
+        await this.#reportError(
+          'CHECKPOINT_FAILED',
+          `rollback to ${target.value.sha.slice(0, 12)} failed: ${done.message}`,
+          'operation',
+        );
+        ctx.fail('CHECKPOINT_FAILED', `rollback failed: ${done.message}`);
+        return;
+      }
+      // The old run ends; a new run (and branch) goes on from the checkpoint, so nothing is lost.
+      await this.#apply('RunCompleted', { runId: fromRun, endedAt: new Date().toISOString() });
+      const toRun = this.#o.newRunId();
+      this.#o.bus.setRunId(toRun);
+      await this.#apply('RunStarted', {
+        runId: toRun,
+        startedAt: new Date().toISOString(),
+        reason: 'rollback',
+        nextCodonIndex: this.#indexAfter(target.value),
+        fromRunId: fromRun,
+        fromCheckpoint: target.value.sha,
+      });
+      await this.#startCheckpointRun(toRun, target.value.sha);
+      await this.#rollbackCompleted(fromRun, toRun, target.value, command.data.autoRestart);
+    } finally {
+      this.#rollingBack = false;
+    }
+  }
+
+  /** rollback.completed, a snapshot, then the next codon (autoRestart) or idle. */
+  async #rollbackCompleted(
+    fromRun: string,
+    toRun: string,
+    target: CheckpointRecord,
+    autoRestart: boolean,
+  ): Promise<void> {
+    await this.#publish('rollback.completed', {
+      fromRun,
+      toRun,
+      checkpoint: target.sha,
+      codonId: target.codonId,
+      codonName: target.codonName,
+      checkpointType: target.initial ? 'initial' : target.checkpointType,
+      autoRestart,
+    });
+    this.#rollingBack = false;
+    await this.#snapshot();
+    const next = this.#nextCodon();
+    if (autoRestart && next) {
+      this.#enqueue(() => this.#startCodon(next, false));
+      return;
+    }
+    await this.#idle(next ? 'codon-completed' : 'all-codons-completed');
+  }
+
+  async #reportError(code: string, message: string, severity: ErrorSeverity, codon?: string): Promise<void> {
+    this.#log.error({ code, codon }, message);
+    await this.#publish('error', {
+      message,
+      fatal: severity === 'fatal',
+      severity,
+      code,
+      ...(codon ? { codon } : {}),
+    });
   }
 
   // --- publishing ---------------------------------------------------------------------------------------

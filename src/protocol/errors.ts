@@ -27,6 +27,8 @@ export const ErrorCode = z.enum([
   'NO_SUCCESSFUL_CODON',
   'RIG_SETUP_FAILED',
   'NOT_SUPPORTED',
+  'UNKNOWN_RUN',
+  'CHECKPOINT_WARNING',
   // Execution errors (journaled, broadcast).
   'CODON_FAILED',
   'CODON_TIMEOUT',

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import type { Engine } from '../engine/engine.ts';
 import { openDatabase } from '../journal/database.ts';
 import { EventBus } from '../journal/event-bus.ts';
 import { SqliteJournal } from '../journal/sqlite-journal.ts';
+import { newRunId } from '../state/run-id.ts';
 import { SERVER_VERSION } from '../version.ts';
 import { ControlServer } from './control-server.ts';
 import { acquireRuntimeLock, type LockInfo } from './runtime-lock.ts';
@@ -45,7 +45,7 @@ export type RuntimeOptions = {
   agentRootName?: string;
   dataDir: string;
   settings: ServerSettings;
-  createEngine: (deps: RuntimeDeps) => Engine;
+  createEngine: (deps: RuntimeDeps) => Engine | Promise<Engine>;
   /** Started after the server listens, stopped before it closes (the proxy). */
   companions?: Array<(deps: RuntimeDeps & { port: number }) => Promise<{ stop(): Promise<void> }>>;
 };
@@ -92,9 +92,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { settings } = options;
   const db = openDatabase(layout.database, settings.journalSync);
   const journal = new SqliteJournal(db);
-  const bus = new EventBus({ journal, runId: `run-${Date.now()}-${randomUUID().slice(0, 8)}`, logger });
+  const bus = new EventBus({ journal, runId: newRunId(), logger });
   const deps: RuntimeDeps = { layout, db, bus, journal, logger, settings, dataDir: options.dataDir };
-  const engine = options.createEngine(deps);
+  let engine: Engine;
+  try {
+    engine = await options.createEngine(deps);
+  } catch (error) {
+    journal.close();
+    lock.lock.release();
+    destination.flushSync();
+    throw error;
+  }
 
   let resolveStopped: (code: number) => void = () => {};
   const stopped = new Promise<number>((resolve) => {

@@ -16,6 +16,8 @@ export type RunState = {
   initialCheckpoint?: string;
   /** Plan index of the codon this run goes on with next. */
   nextCodonIndex: number;
+  /** Plan index the run started at (where its initial checkpoint sits). */
+  startCodonIndex: number;
   /** Codon executions of this run, by codon id, latest attempt. */
   codons: Record<string, CodonExecution & { codonIndex: number; attempt: number; agentSessionId?: string }>;
   /** Codon ids in the order they (last) started. */
@@ -49,6 +51,7 @@ export function reduce(state: EngineState, t: Transition): EngineState {
         reason,
         startedAt,
         nextCodonIndex,
+        startCodonIndex: nextCodonIndex,
         codons: {},
         order: [],
         cost: 0,

@@ -1,0 +1,55 @@
+import type { SkippedFile } from './schema.ts';
+
+export type PathKind = 'file' | 'symlink' | 'directory' | 'missing' | 'other';
+export type ObservedPath = { path: Buffer; tracked: boolean; kind: PathKind; bytes: number };
+
+export type StagePlan = {
+  /** For `update-index --add --remove --replace`: added, updated, or dropped when gone. */
+  update: Buffer[];
+  /** Tracked files that grew over the cap (or became a FIFO): dropped from the index and the checkpoint. */
+  forceRemove: Buffer[];
+  skipped: SkippedFile[];
+};
+
+/** What a checkpoint does with each changed path, given what is on disk. */
+export function planStage(paths: readonly ObservedPath[], maxFileBytes: number): StagePlan {
+  const plan: StagePlan = { update: [], forceRemove: [], skipped: [] };
+  for (const entry of paths) {
+    if (entry.kind === 'file' && entry.bytes > maxFileBytes) {
+      plan.skipped.push({ path: entry.path.toString('utf8'), bytes: entry.bytes });
+      if (entry.tracked) plan.forceRemove.push(entry.path);
+    } else if (entry.tracked && entry.kind === 'other') {
+      // Replaced by a socket or FIFO, which git cannot store.
+      plan.forceRemove.push(entry.path);
+    } else if (entry.tracked) {
+      // Whatever it became (gone, a directory, a file), update-index brings the index in line.
+      plan.update.push(entry.path);
+    } else if (entry.kind === 'file' || entry.kind === 'symlink') {
+      plan.update.push(entry.path);
+    }
+    // Untracked and vanished, or a socket/FIFO git cannot store: nothing to do.
+  }
+  plan.skipped.sort(byPath);
+  return plan;
+}
+
+/** Which untracked paths a restore deletes, and which over-cap files it leaves alone. */
+export function planClean(
+  paths: readonly ObservedPath[],
+  maxFileBytes: number,
+): { remove: Buffer[]; kept: SkippedFile[] } {
+  const remove: Buffer[] = [];
+  const kept: SkippedFile[] = [];
+  for (const entry of paths) {
+    if (entry.kind === 'file' && entry.bytes > maxFileBytes) {
+      kept.push({ path: entry.path.toString('utf8'), bytes: entry.bytes });
+    } else if (entry.kind === 'file' || entry.kind === 'symlink') {
+      remove.push(entry.path);
+    }
+  }
+  return { remove, kept: kept.sort(byPath) };
+}
+
+function byPath(a: SkippedFile, b: SkippedFile): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}

@@ -1,0 +1,63 @@
+import { spawn } from 'node:child_process';
+import { type CheckpointErrorCode, fail } from './errors.ts';
+
+export type GitOutput = {
+  /** Exit code; -1 when git could not be started or was killed. */
+  code: number;
+  stdout: Buffer;
+  stderr: string;
+  /** Why git did not run (ENOENT, a timeout); absent when it ran. */
+  spawnError?: string;
+};
+
+export type GitRun = (args: readonly string[], options?: { input?: Buffer | string }) => Promise<GitOutput>;
+
+// stderr is for messages; a pathological flood must not fill memory.
+const STDERR_LIMIT = 64 * 1024;
+
+/** Runs git with a fixed environment and working directory; never throws, never uses a shell. */
+export function gitRunner(options: {
+  env: Record<string, string>;
+  cwd: string;
+  timeoutMs: number;
+  gitBinary?: string;
+}): GitRun {
+  return (args, { input } = {}) =>
+    new Promise((resolve) => {
+      const child = spawn(options.gitBinary ?? 'git', args, {
+        cwd: options.cwd,
+        env: options.env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        timeout: options.timeoutMs,
+      });
+      const out: Buffer[] = [];
+      let stderr = '';
+      let spawnError: string | undefined;
+      child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+      child.stderr.on('data', (chunk: Buffer) => {
+        if (stderr.length < STDERR_LIMIT) stderr += chunk.toString('utf8');
+      });
+      child.on('error', (error: NodeJS.ErrnoException) => {
+        spawnError = error.code ?? error.message;
+      });
+      // git may exit before reading all its input (e.g. on a fatal error): that is not our failure.
+      child.stdin.on('error', () => {});
+      child.stdin.end(input);
+      child.on('close', (code, signal) => {
+        if (signal && !spawnError)
+          spawnError = signal === 'SIGTERM' ? `timed out after ${options.timeoutMs} ms` : signal;
+        resolve({
+          code: code ?? -1,
+          stdout: Buffer.concat(out),
+          stderr: stderr.trim(),
+          ...(spawnError ? { spawnError } : {}),
+        });
+      });
+    });
+}
+
+/** An error value for a git command that failed, with git's own words: they name the file or lock. */
+export function gitFailure(what: string, output: GitOutput, code: CheckpointErrorCode = 'CHECKPOINT_FAILED') {
+  const detail = output.spawnError ?? (output.stderr || `exit code ${output.code}`);
+  return fail(code, `Could not ${what}: ${detail}`);
+}

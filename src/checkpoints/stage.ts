@@ -1,0 +1,49 @@
+import { joinNul, parseStatus } from './changed-paths.ts';
+import { planStage } from './classify.ts';
+import { observe } from './disk.ts';
+import { fail, ok, type Result } from './errors.ts';
+import { type GitRun, gitFailure } from './git-runner.ts';
+import { expandOpaqueDirs } from './opaque-dirs.ts';
+import type { SkippedFile } from './schema.ts';
+
+export type Staged = { tree: string; skippedLargeFiles: SkippedFile[]; warnings: string[] };
+
+/**
+ * Brings the index in line with the work tree and writes its tree. Only what git reports as changed is
+ * looked at: the index keeps the stat data of every unchanged file, so nothing is re-hashed and the tree
+ * is not walked twice. Files over the cap never reach the object store.
+ */
+export async function stageWorkTree(
+  git: GitRun,
+  options: { workTree: string; maxFileBytes: number },
+): Promise<Result<Staged>> {
+  const status = await git(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames']);
+  if (status.code !== 0) return gitFailure('scan the agent root (git status)', status);
+  const warnings = status.stderr ? status.stderr.split('\n') : [];
+
+  let plan: ReturnType<typeof planStage>;
+  try {
+    const changed = await expandOpaqueDirs(git, options.workTree, parseStatus(status.stdout));
+    const observed = await observe(options.workTree, changed);
+    plan = planStage(observed, options.maxFileBytes);
+  } catch (error) {
+    return fail('CHECKPOINT_FAILED', `Could not read the agent root: ${(error as Error).message}`);
+  }
+
+  if (plan.update.length > 0) {
+    const updated = await git(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], {
+      input: joinNul(plan.update),
+    });
+    if (updated.code !== 0) return gitFailure('record changed files (git update-index)', updated);
+  }
+  if (plan.forceRemove.length > 0) {
+    const removed = await git(['update-index', '--force-remove', '-z', '--stdin'], {
+      input: joinNul(plan.forceRemove),
+    });
+    if (removed.code !== 0)
+      return gitFailure('leave out files over the size cap (git update-index)', removed);
+  }
+  const tree = await git(['write-tree']);
+  if (tree.code !== 0) return gitFailure('write the tree (git write-tree)', tree);
+  return ok({ tree: tree.stdout.toString('utf8').trim(), skippedLargeFiles: plan.skipped, warnings });
+}

@@ -1,0 +1,375 @@
+import { z } from 'zod';
+import { commitCheckpoint, commitOf } from './commits.ts';
+import { parseNumstat } from './diff-stat.ts';
+import { type CheckpointErrorCode, fail, ok, type Result } from './errors.ts';
+import { type GitRun, gitFailure } from './git-runner.ts';
+import { LOG_FORMAT_ARGS, parseLog } from './history.ts';
+import { openRepo } from './open-repo.ts';
+import {
+  type CheckpointLogger,
+  type CheckpointStoreOptions,
+  type ResolvedOptions,
+  resolveOptions,
+} from './options.ts';
+import { type CodonCheckpointRequest, resolveCodonCheckpoint } from './resolve-codon.ts';
+import { resolveCheckpointSha } from './resolve-sha.ts';
+import { compareWithIndex, restoreWorkTree } from './restore-tree.ts';
+import { RUN_REF_PREFIX, runBranchName, runIdOfBranch } from './run-branch.ts';
+import {
+  type CheckpointMeta,
+  type CheckpointRecord,
+  CreateCheckpointInput,
+  type CreatedCheckpoint,
+  type DiffStat,
+  type RestoreResult,
+} from './schema.ts';
+import { SerialQueue } from './serial-queue.ts';
+import { type Staged, stageWorkTree } from './stage.ts';
+
+export type RunBranch = { runId: string; branch: string; headSha: string };
+
+/**
+ * Checkpoints of an agent root in a shadow git repository: one branch per run, one commit per
+ * checkpoint. Every method is queued behind the previous one (one git operation at a time) and returns
+ * an error value rather than throwing.
+ */
+export class CheckpointStore {
+  readonly gitDir: string;
+  readonly workTree: string;
+  readonly maxFileBytes: number;
+  readonly gitVersion: string;
+  readonly #git: GitRun;
+  readonly #queue = new SerialQueue();
+  readonly #now: () => Date;
+  readonly #log: CheckpointLogger | undefined;
+
+  private constructor(
+    options: ResolvedOptions,
+    repo: { git: GitRun; gitDir: string; workTree: string; gitVersion: string },
+  ) {
+    this.gitDir = repo.gitDir;
+    this.workTree = repo.workTree;
+    this.gitVersion = repo.gitVersion;
+    this.maxFileBytes = options.maxFileBytes;
+    this.#git = repo.git;
+    this.#now = options.now;
+    this.#log = options.logger;
+  }
+
+  /**
+   * Opens the store, creating it on first use. Throws a TypeError for contradictory options; a missing
+   * git or an unwritable directory is an error value (GIT_UNAVAILABLE, STORE_UNAVAILABLE).
+   */
+  static async open(options: CheckpointStoreOptions): Promise<Result<CheckpointStore>> {
+    const resolved = resolveOptions(options);
+    const repo = await openRepo(resolved);
+    return repo.ok ? ok(new CheckpointStore(resolved, repo.value)) : repo;
+  }
+
+  /**
+   * Starts run `runId` on a new branch and takes its initial checkpoint (InitialCheckpointSet): the agent
+   * root as it is now, before any codon. The branch grows from `fromSha` (a checkpoint, e.g. the one
+   * just restored) or, without it, from the current branch's tip. The work tree is not changed: restore
+   * first to continue from an older checkpoint.
+   */
+  startRun(runId: string, options: { fromSha?: string } = {}): Promise<Result<CreatedCheckpoint>> {
+    return this.#queued(
+      'startRun',
+      async () => {
+        const branch = runBranchName(runId);
+        if (!branch.ok) return branch;
+        const ref = `refs/heads/${branch.value}`;
+        const existing = await commitOf(this.#git, ref);
+        if (!existing.ok) return existing;
+        if (existing.value) {
+          return fail(
+            'RUN_EXISTS',
+            `Run ${runId} already has checkpoints (${branch.value}); start a run with a new id.`,
+          );
+        }
+        let parent: string | null = null;
+        if (options.fromSha !== undefined) {
+          const from = await this.#resolve(options.fromSha);
+          if (!from.ok) return from;
+          parent = from.value.sha;
+        } else {
+          const head = await commitOf(this.#git, 'HEAD');
+          if (!head.ok) return head;
+          parent = head.value;
+        }
+        const meta = this.#meta({
+          runId,
+          codonId: '',
+          codonName: '',
+          checkpointType: 'rig-setup',
+          status: 'pending',
+        });
+        const staged = await this.#stage();
+        if (!staged.ok) return staged;
+        const created = await this.#commit({ ...meta, initial: true }, ref, parent, false, staged.value);
+        if (!created.ok) return created;
+        const head = await this.#git(['symbolic-ref', 'HEAD', ref]);
+        if (head.code !== 0) return gitFailure(`make ${branch.value} the current branch`, head);
+        return created;
+      },
+      'CHECKPOINT_FAILED',
+    );
+  }
+
+  /** Commits the whole agent root as a checkpoint of run `input.runId` (whose branch startRun made). */
+  create(input: CreateCheckpointInput): Promise<Result<CreatedCheckpoint>> {
+    return this.#queued(
+      'create',
+      async () => {
+        const parsed = CreateCheckpointInput.safeParse(input);
+        if (!parsed.success)
+          return fail('INVALID_INPUT', `Invalid checkpoint: ${z.prettifyError(parsed.error)}`);
+        const branch = runBranchName(parsed.data.runId);
+        if (!branch.ok) return branch;
+        const ref = `refs/heads/${branch.value}`;
+        // The tip is read while the tree is scanned: the scan is the long part, and they do not interact.
+        const [tip, staged] = await Promise.all([commitOf(this.#git, ref), this.#stage()]);
+        if (!tip.ok) return tip;
+        if (!tip.value)
+          return fail('RUN_NOT_FOUND', `Run ${parsed.data.runId} has not been started (startRun).`);
+        if (!staged.ok) return staged;
+        return this.#commit(
+          { ...this.#meta(parsed.data), initial: false },
+          ref,
+          tip.value,
+          true,
+          staged.value,
+        );
+      },
+      'CHECKPOINT_FAILED',
+    );
+  }
+
+  /**
+   * The checkpoints behind run `runId`'s branch, oldest first. `lineage` (the default) includes those
+   * of the runs it grew from, which rollback.toCodon may need; `run` keeps the run's own.
+   */
+  list(runId: string, options: { scope?: 'lineage' | 'run' } = {}): Promise<Result<CheckpointRecord[]>> {
+    return this.#queued('list', async () => {
+      const lineage = await this.#lineage(runId);
+      if (!lineage.ok || options.scope !== 'run') return lineage;
+      return ok(lineage.value.filter((c) => c.runId === runId));
+    });
+  }
+
+  /** Every checkpoint of every run, each once, oldest first. */
+  listAll(): Promise<Result<CheckpointRecord[]>> {
+    return this.#queued('listAll', () => this.#listAll());
+  }
+
+  /** The run branches, with their tips. */
+  runs(): Promise<Result<RunBranch[]>> {
+    return this.#queued('runs', async () => {
+      const out = await this.#git([
+        'for-each-ref',
+        '--sort=committerdate',
+        '--format=%(refname)%00%(objectname)',
+        RUN_REF_PREFIX,
+      ]);
+      if (out.code !== 0) return gitFailure('list runs (git for-each-ref)', out, 'STORE_FAILED');
+      const runs: RunBranch[] = [];
+      for (const line of out.stdout.toString('utf8').split('\n')) {
+        const [ref, headSha] = line.split('\0');
+        const runId = ref ? runIdOfBranch(ref) : null;
+        if (ref && headSha && runId) runs.push({ runId, branch: ref.slice('refs/heads/'.length), headSha });
+      }
+      return ok(runs);
+    });
+  }
+
+  /** The branch of the run started last (`run/<id>`), or null before the first run. */
+  currentBranch(): Promise<Result<string | null>> {
+    return this.#queued('currentBranch', async () => {
+      const out = await this.#git(['symbolic-ref', '-q', '--short', 'HEAD']);
+      if (out.code !== 0 && out.code !== 1) return gitFailure('read the current branch', out, 'STORE_FAILED');
+      const branch = out.stdout.toString('utf8').trim();
+      return ok(runIdOfBranch(branch) !== null ? branch : null);
+    });
+  }
+
+  /** The checkpoint taken when run `runId` started. */
+  initialCheckpoint(runId: string): Promise<Result<CheckpointRecord>> {
+    return this.#queued('initialCheckpoint', async () => {
+      const lineage = await this.#lineage(runId);
+      if (!lineage.ok) return lineage;
+      const initial = lineage.value.find((c) => c.initial && c.runId === runId);
+      return initial ? ok(initial) : fail('CHECKPOINT_NOT_FOUND', `Run ${runId} has no initial checkpoint.`);
+    });
+  }
+
+  /** The checkpoint a full or abbreviated SHA (at least 4 hex digits) names, in any run. */
+  resolve(shaOrPrefix: string): Promise<Result<CheckpointRecord>> {
+    return this.#queued('resolve', () => this.#resolve(shaOrPrefix));
+  }
+
+  /** The checkpoint rollback.toCodon means: a type, or `start` / `end` (see resolve-codon.ts). */
+  resolveCodon(
+    runId: string,
+    codonId: string,
+    request: CodonCheckpointRequest,
+  ): Promise<Result<CheckpointRecord>> {
+    return this.#queued('resolveCodon', async () => {
+      const lineage = await this.#lineage(runId);
+      return lineage.ok ? resolveCodonCheckpoint(lineage.value, codonId, request) : lineage;
+    });
+  }
+
+  /**
+   * Makes the agent root exactly the checkpoint: its files restored, files it does not have deleted.
+   * Left alone: ignored files, files over the size cap (unless the checkpoint has that path), and every
+   * `.git`. Branches do not move: continue with startRun(newRunId, { fromSha }).
+   */
+  restore(shaOrPrefix: string): Promise<Result<RestoreResult>> {
+    return this.#queued(
+      'restore',
+      async () => {
+        const wanted = shaOrPrefix.trim().toLowerCase();
+        // Given a full SHA, comparing it with the index need not wait for the lookup.
+        const [target, early] = await Promise.all([
+          this.#resolve(wanted),
+          FULL_SHA.test(wanted) ? compareWithIndex(this.#git, wanted) : null,
+        ]);
+        if (!target.ok) return target;
+        const changes = early ?? (await compareWithIndex(this.#git, target.value.sha));
+        if (!changes.ok) return changes;
+        const restored = await restoreWorkTree(this.#git, {
+          workTree: this.workTree,
+          gitDir: this.gitDir,
+          maxFileBytes: this.maxFileBytes,
+          sha: target.value.sha,
+          changes: changes.value,
+        });
+        return restored.ok ? ok({ checkpoint: target.value, ...restored.value }) : restored;
+      },
+      'RESTORE_FAILED',
+    );
+  }
+
+  /** Lines added and deleted per file between two checkpoints. */
+  diffStat(fromSha: string, toSha: string): Promise<Result<DiffStat>> {
+    return this.#queued('diffStat', async () => {
+      const from = await this.#resolve(fromSha);
+      if (!from.ok) return from;
+      const to = await this.#resolve(toSha);
+      if (!to.ok) return to;
+      const out = await this.#git([
+        'diff-tree',
+        '-r',
+        '-z',
+        '--numstat',
+        '--no-renames',
+        from.value.sha,
+        to.value.sha,
+      ]);
+      return out.code === 0
+        ? ok(parseNumstat(out.stdout))
+        : gitFailure('compare checkpoints (git diff-tree)', out, 'STORE_FAILED');
+    });
+  }
+
+  /** Packs loose objects (gc.auto is off so no checkpoint ever pays for it): call when idle. */
+  compact(): Promise<Result<void>> {
+    return this.#queued('compact', async () => {
+      const out = await this.#git(['gc', '--quiet']);
+      return out.code === 0 ? ok(undefined) : gitFailure('compact the store (git gc)', out, 'STORE_FAILED');
+    });
+  }
+
+  /** Resolves when every operation queued so far has finished. */
+  idle(): Promise<void> {
+    return this.#queue.idle();
+  }
+
+  #stage(): Promise<Result<Staged>> {
+    return stageWorkTree(this.#git, { workTree: this.workTree, maxFileBytes: this.maxFileBytes });
+  }
+
+  async #commit(
+    meta: CheckpointMeta,
+    ref: string,
+    parent: string | null,
+    refExists: boolean,
+    staged: Staged,
+  ): Promise<Result<CreatedCheckpoint>> {
+    const sha = await commitCheckpoint(this.#git, { tree: staged.tree, parent, meta, ref, refExists });
+    if (!sha.ok) return sha;
+    if (staged.skippedLargeFiles.length > 0) {
+      this.#log?.warn(
+        { sha: sha.value, files: staged.skippedLargeFiles },
+        'files over the size cap left out of a checkpoint',
+      );
+    }
+    return ok({
+      ...meta,
+      sha: sha.value,
+      parentSha: parent,
+      skippedLargeFiles: staged.skippedLargeFiles,
+      warnings: staged.warnings,
+    });
+  }
+
+  #meta(fields: Omit<CheckpointMeta, 'timestamp' | 'initial'>): Omit<CheckpointMeta, 'initial'> {
+    return { ...fields, timestamp: this.#now().toISOString() };
+  }
+
+  async #lineage(runId: string): Promise<Result<CheckpointRecord[]>> {
+    const branch = runBranchName(runId);
+    if (!branch.ok) return branch;
+    const ref = `refs/heads/${branch.value}`;
+    const lineage = await this.#readLog(['--first-parent', ref]);
+    if (lineage.ok) return lineage;
+    // Only now tell a missing run from a failing git: the common case costs one process.
+    const tip = await commitOf(this.#git, ref);
+    if (tip.ok && !tip.value) return fail('RUN_NOT_FOUND', `No run ${runId} in the checkpoint store.`);
+    return lineage;
+  }
+
+  #listAll(): Promise<Result<CheckpointRecord[]>> {
+    return this.#readLog(['--date-order', `--branches=${runBranchGlob}`]);
+  }
+
+  async #readLog(revisions: string[]): Promise<Result<CheckpointRecord[]>> {
+    const out = await this.#git(['log', ...LOG_FORMAT_ARGS, '--reverse', ...revisions, '--']);
+    return out.code === 0
+      ? ok(parseLog(out.stdout))
+      : gitFailure('read checkpoints (git log)', out, 'STORE_FAILED');
+  }
+
+  async #resolve(shaOrPrefix: string): Promise<Result<CheckpointRecord>> {
+    const sha = shaOrPrefix.trim().toLowerCase();
+    if (!FULL_SHA.test(sha)) {
+      const all = await this.#listAll();
+      return all.ok ? resolveCheckpointSha(all.value, sha) : all;
+    }
+    // A full SHA needs no list: read that one commit.
+    const out = await this.#git(['log', '-1', ...LOG_FORMAT_ARGS, sha, '--']);
+    const [record] = out.code === 0 ? parseLog(out.stdout) : [];
+    if (record) return ok(record);
+    return fail('CHECKPOINT_NOT_FOUND', `${sha} is not a checkpoint; list them with checkpoint.list.`);
+  }
+
+  #queued<T>(
+    operation: string,
+    task: () => Promise<Result<T>>,
+    failure: CheckpointErrorCode = 'STORE_FAILED',
+  ): Promise<Result<T>> {
+    return this.#queue.run(async () => {
+      const started = performance.now();
+      const result = await task().catch(
+        (error: unknown): Result<T> => fail(failure, `Unexpected failure in ${operation}: ${String(error)}`),
+      );
+      const durationMs = Math.round(performance.now() - started);
+      if (result.ok) this.#log?.debug({ operation, durationMs }, 'checkpoint store');
+      else this.#log?.debug({ operation, durationMs, error: result.error }, 'checkpoint store failed');
+      return result;
+    });
+  }
+}
+
+const FULL_SHA = /^[0-9a-f]{40}$/;
+const runBranchGlob = `${RUN_REF_PREFIX.slice('refs/heads/'.length)}*`;

@@ -1,0 +1,27 @@
+import type { CheckpointInfo } from '../protocol/index.ts';
+import type { EngineState } from '../state/reducer.ts';
+
+type Entry = { sha: string; info?: CheckpointInfo };
+
+/** A run's checkpoints with those of the runs it grew from, oldest first, initial ones as markers. */
+function entries(state: EngineState, runId: string, depth = 0): Entry[] {
+  const run = state.runs[runId];
+  if (!run || depth > 10_000) return [];
+  let inherited: Entry[] = [];
+  if (run.fromRunId) {
+    const parent = entries(state, run.fromRunId, depth + 1);
+    const at = run.fromCheckpoint ? parent.findIndex((e) => e.sha === run.fromCheckpoint) : parent.length - 1;
+    inherited = at >= 0 ? parent.slice(0, at + 1) : parent;
+  }
+  const own: Entry[] = run.checkpoints.map((c) => ({ sha: c.sha, info: c }));
+  return [...inherited, ...(run.initialCheckpoint ? [{ sha: run.initialCheckpoint }] : []), ...own];
+}
+
+/**
+ * What checkpoint.list answers, from the state alone (no git), so it keeps working during a
+ * rollback: the current run's lineage, or another run's own checkpoints. Pure.
+ */
+export function listCheckpoints(state: EngineState, runId: string, current: boolean): CheckpointInfo[] {
+  if (current) return entries(state, runId).flatMap((e) => (e.info ? [e.info] : []));
+  return state.runs[runId]?.checkpoints ?? [];
+}

@@ -1,0 +1,104 @@
+import type { CheckpointRecord, CheckpointStore } from '../checkpoints/index.ts';
+import { resolveCodonCheckpoint } from '../checkpoints/index.ts';
+import type { CheckpointInfo, CheckpointType, CodonStatus, ErrorCode } from '../protocol/index.ts';
+
+export type Failure = { ok: false; code: ErrorCode; message: string };
+export type Outcome<T> = { ok: true; value: T } | Failure;
+
+const codeOf = (code: string): ErrorCode =>
+  code === 'CHECKPOINT_NOT_FOUND' || code === 'CHECKPOINT_AMBIGUOUS' ? code : 'CHECKPOINT_FAILED';
+
+export const toInfo = ({
+  codonId,
+  codonName,
+  checkpointType,
+  sha,
+  status,
+  timestamp,
+}: CheckpointRecord): CheckpointInfo => ({
+  codonId,
+  codonName,
+  checkpointType,
+  sha,
+  status,
+  timestamp,
+});
+
+/**
+ * The engine's use of the checkpoint store: taking checkpoints for codons and runs, and resolving
+ * what a rollback command names. Store errors become protocol error codes with the store's message.
+ */
+export class Checkpointing {
+  readonly store: CheckpointStore;
+
+  constructor(store: CheckpointStore) {
+    this.store = store;
+  }
+
+  async startRun(runId: string, fromSha?: string): Promise<Outcome<CheckpointRecord>> {
+    const created = await this.store.startRun(runId, fromSha ? { fromSha } : {});
+    return created.ok
+      ? { ok: true, value: created.value }
+      : { ok: false, code: 'CHECKPOINT_FAILED', message: created.error.message };
+  }
+
+  async take(input: {
+    runId: string;
+    codonId: string;
+    codonName: string;
+    checkpointType: CheckpointType;
+    status: CodonStatus;
+  }): Promise<Outcome<CheckpointRecord & { warnings: string[] }>> {
+    const created = await this.store.create(input);
+    if (!created.ok) return { ok: false, code: 'CHECKPOINT_FAILED', message: created.error.message };
+    const warnings = [
+      ...created.value.skippedLargeFiles.map(
+        (f) => `${f.path} (${f.bytes} bytes) is over the checkpoint size cap and was left out`,
+      ),
+      ...created.value.warnings,
+    ];
+    return { ok: true, value: { ...created.value, warnings } };
+  }
+
+  async lineage(runId: string): Promise<Outcome<CheckpointRecord[]>> {
+    const listed = await this.store.list(runId);
+    return listed.ok
+      ? { ok: true, value: listed.value }
+      : { ok: false, code: 'CHECKPOINT_FAILED', message: listed.error.message };
+  }
+
+  /** rollback.toCheckpoint: a full or unique abbreviated SHA; ambiguity lists what matched. */
+  async bySha(sha: string): Promise<Outcome<CheckpointRecord>> {
+    const found = await this.store.resolve(sha);
+    if (found.ok) return { ok: true, value: found.value };
+    const candidates = found.error.candidates?.length
+      ? ` Matches: ${found.error.candidates.join(', ')}.`
+      : '';
+    return { ok: false, code: codeOf(found.error.code), message: `${found.error.message}${candidates}` };
+  }
+
+  /** rollback.toCodon over the current run's lineage. */
+  byCodon(
+    lineage: readonly CheckpointRecord[],
+    codonId: string,
+    type: Parameters<typeof resolveCodonCheckpoint>[2],
+  ): Outcome<CheckpointRecord> {
+    const found = resolveCodonCheckpoint(lineage, codonId, type);
+    return found.ok
+      ? { ok: true, value: found.value }
+      : { ok: false, code: codeOf(found.error.code), message: found.error.message };
+  }
+
+  /** rollback.toLastSuccess: the latest `completed` checkpoint of the lineage. */
+  lastSuccess(lineage: readonly CheckpointRecord[]): Outcome<CheckpointRecord> {
+    const found = lineage.findLast((c) => !c.initial && c.checkpointType === 'completed');
+    return found
+      ? { ok: true, value: found }
+      : {
+          ok: false,
+          code: 'NO_SUCCESSFUL_CODON',
+          message:
+            'no codon has completed successfully in this run history, so there is no success to roll back to; use rollback.toCodon with start, or rollback.toCheckpoint',
+        };
+  }
+}

@@ -1,0 +1,101 @@
+import { join } from 'node:path';
+import type { AgentAdapter } from '../agents/agent-adapter.ts';
+import { BuiltinAdapter } from '../agents/builtin-adapter.ts';
+import { ClaudeCodeAdapter } from '../agents/claude-code-adapter.ts';
+import { CheckpointStore } from '../checkpoints/index.ts';
+import { createFileWatcher } from '../files/index.ts';
+import type { LoadedPlan } from '../plan/loaded-plan.ts';
+import type { FileNode } from '../protocol/index.ts';
+import type { RuntimeDeps } from '../server/runtime.ts';
+import { newRunId } from '../state/run-id.ts';
+import { SqliteTransitionLog, StateStore } from '../state/state-store.ts';
+import { ArchiveManifest } from './archive.ts';
+import { Checkpointing } from './checkpointing.ts';
+import type { CodonHooks } from './codon-hooks.ts';
+import type { Engine } from './engine.ts';
+import { Orchestrator } from './orchestrator.ts';
+import { RigDirsLog } from './rig-dirs.ts';
+
+export type EngineSettings = {
+  plan: LoadedPlan;
+  autostart: boolean;
+  providerBaseUrl: () => string;
+  adapters?: Record<'builtin' | 'claude-code', AgentAdapter>;
+  hooks?: (deps: RuntimeDeps) => CodonHooks;
+  /** Files over this are left out of checkpoints (and reported). */
+  maxCheckpointFileBytes?: number;
+  stopGraceMs?: number;
+  snapshotIntervalMs?: number;
+  /** Watch the agent root for file.updated / filetree.updated (on by default). */
+  watchFiles?: boolean;
+};
+
+/**
+ * Builds the engine of one execution: state from SQLite, the shadow git checkpoint store, the
+ * file watcher, and the orchestrator that uses them. Fails (before the server listens) when the
+ * checkpoint store cannot be opened, e.g. without git.
+ */
+export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSettings): Promise<Engine> {
+  const { layout, bus, db, logger } = deps;
+  const store = await CheckpointStore.open({
+    executionDir: layout.executionDir,
+    workTree: layout.agentRoot,
+    ...(settings.maxCheckpointFileBytes !== undefined
+      ? { maxFileBytes: settings.maxCheckpointFileBytes }
+      : {}),
+    logger: logger.child({ component: 'checkpoints' }),
+  });
+  if (!store.ok) throw new Error(`checkpoints unavailable (${store.error.code}): ${store.error.message}`);
+
+  let tree: FileNode[] = [];
+  const watcher =
+    settings.watchFiles === false
+      ? undefined
+      : createFileWatcher({
+          root: layout.agentRoot,
+          logger: logger.child({ component: 'files' }),
+          onFileUpdated: (data) => bus.publish('file.updated', data).then(() => {}),
+          onTreeUpdated: (next) => {
+            tree = next;
+            return bus.publish('filetree.updated', { tree: next }).then(() => {});
+          },
+        });
+  await watcher?.ready;
+  tree = watcher?.tree() ?? [];
+
+  const orchestrator = new Orchestrator({
+    plan: settings.plan,
+    bus,
+    state: new StateStore(new SqliteTransitionLog(db)),
+    logger,
+    autostart: settings.autostart,
+    providerBaseUrl: settings.providerBaseUrl,
+    adapters: settings.adapters ?? { builtin: new BuiltinAdapter(), 'claude-code': new ClaudeCodeAdapter() },
+    agentRoot: layout.agentRoot,
+    agentStateDir: layout.agentState,
+    defaultModel: settings.plan.raw.model ?? 'claude-sonnet-4-5',
+    stopGraceMs: settings.stopGraceMs ?? 3_000,
+    snapshotIntervalMs: settings.snapshotIntervalMs ?? 5_000,
+    maxResultChars: 10_000,
+    fileTree: () => tree,
+    checkpoints: new Checkpointing(store.value),
+    archive: new ArchiveManifest(join(layout.internal, 'archive-manifest.json')),
+    rigDirs: new RigDirsLog(join(layout.internal, 'rig-dirs.json')),
+    executionDir: layout.executionDir,
+    rigArchive: layout.rigArchive,
+    newRunId,
+    ...(settings.hooks ? { hooks: settings.hooks(deps) } : {}),
+  });
+  return {
+    get rollingBack() {
+      return orchestrator.rollingBack;
+    },
+    start: () => orchestrator.start(),
+    handle: (command, context) => orchestrator.handle(command, context),
+    greet: (send) => orchestrator.greet(send),
+    stop: async (reason) => {
+      await orchestrator.stop(reason);
+      await watcher?.close();
+    },
+  };
+}

@@ -1,0 +1,156 @@
+import { rm } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
+import type { CheckpointRecord, CheckpointStore } from '../checkpoints/index.ts';
+import type { EventInput, EventType } from '../protocol/index.ts';
+import { type ArchiveManifest, restoreArchive } from './archive.ts';
+import type { RigDirsLog } from './rig-dirs.ts';
+
+export type RollbackTarget = {
+  target: CheckpointRecord;
+  /** The current run's checkpoints, oldest first (its lineage). */
+  lineage: readonly CheckpointRecord[];
+  fromRun: string;
+  fromCodon: string;
+  /** What the client asked for (a type, `start`, `end`, `sha`, `last-success`). */
+  requested: string;
+};
+
+export type RollbackDeps = {
+  store: CheckpointStore;
+  archive: ArchiveManifest;
+  rigDirs: RigDirsLog;
+  agentRoot: string;
+  publish: <T extends EventType>(type: T, data: EventInput<T>) => Promise<unknown>;
+};
+
+/** Checkpoints of the lineage after the target: what the rollback undoes (all of it when the target is elsewhere). */
+export function undonePart(
+  lineage: readonly CheckpointRecord[],
+  target: CheckpointRecord,
+): CheckpointRecord[] {
+  const at = lineage.findIndex((c) => c.sha === target.sha);
+  return lineage.slice(at + 1);
+}
+
+/** Codon ids in the order their undone checkpoints were taken, each once. */
+export function undoneCodons(
+  undone: readonly CheckpointRecord[],
+): Array<{ codonId: string; codonName: string; last: CheckpointRecord }> {
+  const byCodon = new Map<string, { codonId: string; codonName: string; last: CheckpointRecord }>();
+  for (const c of undone) {
+    if (c.initial) continue;
+    byCodon.delete(c.codonId);
+    byCodon.set(c.codonId, { codonId: c.codonId, codonName: c.codonName, last: c });
+  }
+  return [...byCodon.values()];
+}
+
+/**
+ * Brings the agent root back to a checkpoint, with the events of spec 3.2 in order: started,
+ * progress, one codonCheckpoint per codon undone, rigCleanup, archiveRestore, progress. Archived
+ * files are moved back before the work tree is restored, so the restore decides their final state.
+ * The caller switches runs and announces rollback.completed.
+ */
+export async function performRollback(
+  deps: RollbackDeps,
+  plan: RollbackTarget,
+): Promise<{ ok: true } | { ok: false; message: string }> {
+  const undone = undonePart(plan.lineage, plan.target);
+  const undoneShas = new Set(undone.map((c) => c.sha));
+  const codons = undoneCodons(undone);
+  const archives = (await deps.archive.read()).filter(
+    (e) => e.checkpointSha && undoneShas.has(e.checkpointSha),
+  );
+  const rigDirs = (await deps.rigDirs.read()).filter((e) => undoneShas.has(e.sha));
+  const totalSteps = codons.length + 3;
+  let step = 0;
+  const progress = (message: string) =>
+    deps.publish('rollback.progress', { currentStep: ++step, totalSteps, message });
+
+  await deps.publish('rollback.started', {
+    fromRun: plan.fromRun,
+    fromCodon: plan.fromCodon,
+    toCodon: plan.target.codonId,
+    toCheckpoint: plan.target.sha,
+    checkpointType: plan.target.initial ? 'initial' : plan.target.checkpointType,
+    codonsToProcess: codons.map((c) => c.codonId),
+  });
+  await progress(`rolling back ${codons.length} codon(s) to ${plan.target.sha.slice(0, 12)}`);
+
+  for (const codon of codons) {
+    await deps.publish('rollback.codonCheckpoint', {
+      codonId: codon.codonId,
+      codonName: codon.codonName,
+      checkpoint: codon.last.sha,
+      checkpointType: codon.last.checkpointType,
+      message: `undoing ${codon.codonId} (its last checkpoint was ${codon.last.checkpointType} ${codon.last.sha.slice(0, 12)})`,
+    });
+    await progress(`undid ${codon.codonId}`);
+  }
+
+  // Archived files go back first; the restore below then leaves each file as the target has it.
+  const restoredArchives: Array<{ codonId: string; restoredFiles: string[]; sourceDir: string }> = [];
+  for (const entry of archives) {
+    const result = await restoreArchive(entry, deps.agentRoot);
+    restoredArchives.push({
+      codonId: entry.codonId,
+      restoredFiles: result.restored,
+      sourceDir: entry.archiveDir,
+    });
+  }
+  if (archives.length > 0) {
+    const remaining = (await deps.archive.read()).filter(
+      (e) => !archives.includes(e) && !(e.checkpointSha && undoneShas.has(e.checkpointSha)),
+    );
+    await deps.archive.write(remaining);
+  }
+
+  for (const entry of rigDirs) {
+    const codonName = codons.find((c) => c.codonId === entry.codonId)?.codonName ?? entry.codonId;
+    await deps.publish('rollback.rigCleanup', {
+      codonId: entry.codonId,
+      codonName,
+      directories: entry.directories,
+      status: 'started',
+    });
+    const successfulCleanups: string[] = [];
+    const failedCleanups: Array<{ directory: string; error: string }> = [];
+    for (const dir of entry.directories) {
+      const abs = resolve(deps.agentRoot, dir);
+      if (!abs.startsWith(deps.agentRoot + sep)) {
+        failedCleanups.push({ directory: dir, error: 'outside the agent root; left alone' });
+        continue;
+      }
+      try {
+        await rm(join(deps.agentRoot, dir), { recursive: true, force: true });
+        successfulCleanups.push(dir);
+      } catch (error) {
+        failedCleanups.push({ directory: dir, error: (error as Error).message });
+      }
+    }
+    const status =
+      failedCleanups.length === 0 ? 'completed' : successfulCleanups.length === 0 ? 'failed' : 'partial';
+    await deps.publish('rollback.rigCleanup', {
+      codonId: entry.codonId,
+      codonName,
+      directories: entry.directories,
+      status,
+      successfulCleanups,
+      ...(failedCleanups.length > 0 ? { failedCleanups } : {}),
+    });
+  }
+  if (rigDirs.length > 0) {
+    const keep = (await deps.rigDirs.read()).filter((e) => !undoneShas.has(e.sha));
+    await deps.rigDirs.write(keep);
+  }
+  await progress('cleaned up rig setup directories');
+
+  for (const restored of restoredArchives) await deps.publish('rollback.archiveRestore', restored);
+
+  const restored = await deps.store.restore(plan.target.sha);
+  if (!restored.ok) return { ok: false, message: restored.error.message };
+  await progress(
+    `agent root restored to ${plan.target.sha.slice(0, 12)} (${restored.value.removedFiles} files removed)`,
+  );
+  return { ok: true };
+}

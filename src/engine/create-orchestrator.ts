@@ -16,12 +16,18 @@ import type { Engine } from './engine.ts';
 import { Orchestrator } from './orchestrator.ts';
 import { RigDirsLog } from './rig-dirs.ts';
 
+export type SentinelRecorder = {
+  cost(codonId: string, usd: number): void;
+  states(codonId: string, states: Parameters<Orchestrator['recordSentinelStates']>[1]): void;
+};
+
 export type EngineSettings = {
   plan: LoadedPlan;
   autostart: boolean;
   providerBaseUrl: () => string;
   adapters?: Record<'builtin' | 'claude-code', AgentAdapter>;
-  hooks?: (deps: RuntimeDeps) => CodonHooks;
+  /** Work beside each codon (sentinels); `record` feeds their costs and states into the run's state. */
+  hooks?: (deps: RuntimeDeps, record: SentinelRecorder) => CodonHooks;
   /** Files over this are left out of checkpoints (and reported). */
   maxCheckpointFileBytes?: number;
   stopGraceMs?: number;
@@ -63,6 +69,8 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
   await watcher?.ready;
   tree = watcher?.tree() ?? [];
 
+  // The hooks are built before the orchestrator they report to.
+  let orchestratorRef: Orchestrator | undefined;
   const orchestrator = new Orchestrator({
     plan: settings.plan,
     bus,
@@ -84,8 +92,16 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
     executionDir: layout.executionDir,
     rigArchive: layout.rigArchive,
     newRunId,
-    ...(settings.hooks ? { hooks: settings.hooks(deps) } : {}),
+    ...(settings.hooks
+      ? {
+          hooks: settings.hooks(deps, {
+            cost: (codonId, usd) => orchestratorRef?.recordSentinelCost(codonId, usd),
+            states: (codonId, states) => orchestratorRef?.recordSentinelStates(codonId, states),
+          }),
+        }
+      : {}),
   });
+  orchestratorRef = orchestrator;
   return {
     get rollingBack() {
       return orchestrator.rollingBack;

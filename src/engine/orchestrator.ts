@@ -203,6 +203,27 @@ export class Orchestrator implements Engine {
     }
   }
 
+  /** A sentinel's LLM cost: part of the codon's and the run's totals. */
+  recordSentinelCost(codonId: string, usd: number): void {
+    const runId = this.#o.state.state.currentRunId;
+    if (!runId || usd <= 0 || !this.#o.state.state.runs[runId]?.codons[codonId]) return;
+    this.#apply('CostsIncremented', { runId, codonId, amount: usd, source: 'sentinel' }).catch(
+      (error: unknown) => this.#log.error({ err: error }, 'recording a sentinel cost failed'),
+    );
+  }
+
+  /** Sentinel load and unload, recorded as SentinelStatesUpdated. */
+  recordSentinelStates(
+    codonId: string,
+    sentinels: TransitionData<'SentinelStatesUpdated'>['sentinels'],
+  ): void {
+    const runId = this.#o.state.state.currentRunId;
+    if (!runId || !this.#o.state.state.runs[runId]?.codons[codonId]) return;
+    this.#apply('SentinelStatesUpdated', { runId, codonId, sentinels }).catch((error: unknown) =>
+      this.#log.error({ err: error }, 'recording sentinel states failed'),
+    );
+  }
+
   handle(command: EngineCommand, context: CommandContext): void {
     // A read of the state: answered at once, even while a rollback holds the queue.
     if (command.type === 'checkpoint.list') {

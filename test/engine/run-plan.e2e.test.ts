@@ -143,6 +143,56 @@ describe('running a plan', () => {
     ]);
   });
 
+  it('loads prompt files with front matter, continues sessions, and reports file changes', async () => {
+    const d = dir();
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    mkdirSync(join(d, 'prompts'));
+    writeFileSync(
+      join(d, 'prompts/first.md'),
+      '---\nname: First prompt\ndescription: writes a file\ntags: [demo, files]\nversion: "1.2"\nauthor: Ada\n---\nWrite a.txt please.\n',
+    );
+    const plan = `name: t\ncodons:\n  - id: one\n    promptFile: prompts/first.md\n  - id: two\n    prompt: Go on.\n    continuation: continue-previous\n`;
+    const files = writePlanAndScript(
+      d,
+      plan,
+      `turns:\n${writeTurns('a.txt', 'alpha')}${writeTurns('b.txt', 'beta')}`,
+    );
+    const server = await startServer(files.plan, join(d, 'exec'), ['--scripted-provider', files.script]);
+    const c = await connect(server.url);
+    if (!c.handshake.eventHistory.some((e) => e.type === 'server.idle')) {
+      await c.next('server.idle', (e) => e.data.reason === 'all-codons-completed', 60_000);
+    }
+    const history = await c.syncHistory();
+    const started = history.flatMap((e) => (e.type === 'codon.started' ? [e.data] : []));
+    expect(started[0]?.promptMetadata).toEqual({
+      name: 'First prompt',
+      description: 'writes a file',
+      tags: ['demo', 'files'],
+      version: '1.2',
+      author: 'Ada',
+    });
+    expect(started[1]?.previousSessionId).toBe(started[0]?.sessionId);
+    // The agent resumed its own session (--resume): both codons report the same agent session.
+    const agentSessions = history.flatMap((e) =>
+      e.type === 'state.transition' && typeof e.data.transition.data.agentSessionId === 'string'
+        ? [`${e.data.codonId}:${e.data.transition.data.agentSessionId}`]
+        : [],
+    );
+    expect(agentSessions).toHaveLength(2);
+    expect(agentSessions[1]?.split(':')[1]).toBe(agentSessions[0]?.split(':')[1]);
+    const files2 = history.flatMap((e) =>
+      e.type === 'file.updated' ? [`${e.data.action}:${e.data.path}:${e.data.content}`] : [],
+    );
+    expect(files2).toContain('created:a.txt:alpha');
+    expect(files2).toContain('created:b.txt:beta');
+    // The tree is debounced: it may come a moment after the codon ended.
+    const names = (e: ServerEvent | undefined) =>
+      e?.type === 'filetree.updated' ? e.data.tree.map((n) => n.name).sort() : [];
+    const complete = (e: ServerEvent | undefined) => names(e).includes('b.txt');
+    const tree = history.findLast(complete) ?? (await c.next('filetree.updated', complete, 10_000));
+    expect(names(tree)).toEqual(['a.txt', 'b.txt']);
+  });
+
   it('without autostart idles after each codon and runs one per codon.next', async () => {
     const { server } = await serve(
       simplePlan(['one', 'two']),

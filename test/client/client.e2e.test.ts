@@ -1,0 +1,104 @@
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { CommandError, type ConnectionState, RibosomeClient } from '../../src/client/index.ts';
+import { startInProcess } from '../helpers/in-process.ts';
+import { EMPTY_PLAN, killAll, startServer, tempDir } from '../helpers/server-process.ts';
+
+const temps: Array<{ remove(): void }> = [];
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+  killAll();
+});
+afterAll(() => {
+  for (const t of temps) t.remove();
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+describe('typed client', () => {
+  it('gives events as callbacks, as an async iterator and as awaited matches; request rejects with the error', async () => {
+    const s = await startInProcess();
+    cleanups.push(() => s.cleanup());
+    const client = await RibosomeClient.connect(s.url, { mode: 'readandwrite' });
+    cleanups.push(() => client.close());
+    const seen: string[] = [];
+    client.on('info', (e) => seen.push(e.data.message));
+    const iterated: string[] = [];
+    const iterating = (async () => {
+      for await (const e of client.events()) {
+        if (e.type === 'info') iterated.push(e.data.message);
+        if (iterated.length === 3) break;
+      }
+    })();
+    const third = client.next('info', (e) => e.data.message === 'three');
+    for (const message of ['one', 'two', 'three']) await s.bus.publish('info', { message });
+    await third;
+    await iterating;
+    expect(seen).toEqual(['one', 'two', 'three']);
+    expect(iterated).toEqual(['one', 'two', 'three']);
+    const error = await client
+      .request('codon.start', { codonId: 'ghost' }, 'codon.started')
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CommandError);
+    expect((error as CommandError).code).toBe('UNKNOWN_CODON');
+    await expect(client.next('codon.started', () => true, 50)).rejects.toThrow(/timed out/);
+    expect(client.invalidFrames).toEqual([]);
+  });
+
+  it('reconnects and handshakes again when the server comes back on the same port', async () => {
+    const t = tempDir();
+    temps.push(t);
+    const exec = join(t.path, 'exec');
+    const port = await freePort();
+    const first = await startServer(EMPTY_PLAN, exec, ['--port', String(port)]);
+    const client = await RibosomeClient.connect(first.url, {
+      mode: 'readonly',
+      reconnect: { minDelayMs: 50, maxDelayMs: 200, retries: 200 },
+    });
+    cleanups.push(() => client.close());
+    const states: ConnectionState[] = [];
+    client.onStateChange((s) => states.push(s));
+    const firstId = client.clientId;
+    first.kill('SIGTERM');
+    await first.exited;
+    await new Promise<void>((resolve) => {
+      const off = client.onStateChange((s) => {
+        if (s === 'reconnecting') {
+          off();
+          resolve();
+        }
+      });
+      if (client.state === 'reconnecting') resolve();
+    });
+    const second = await startServer(EMPTY_PLAN, exec, ['--port', String(port)]);
+    await new Promise<void>((resolve) => {
+      if (client.state === 'open') return resolve();
+      const off = client.onStateChange((s) => {
+        if (s === 'open') {
+          off();
+          resolve();
+        }
+      });
+    });
+    expect(states).toContain('reconnecting');
+    expect(client.clientId).not.toBe(firstId);
+    client.send('ping');
+    await client.next('pong');
+    expect(client.serverInfo.port).toBe(second.port);
+  });
+
+  it('reports a refused connection clearly', async () => {
+    const port = await freePort();
+    await expect(
+      RibosomeClient.connect(`ws://127.0.0.1:${port}`, { mode: 'readonly', connectTimeoutMs: 2_000 }),
+    ).rejects.toThrow(/ECONNREFUSED|could not connect/);
+  });
+});

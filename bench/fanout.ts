@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { WebSocket } from 'ws';
+import { type LeanClient, leanClient } from './lean-ws-client.ts';
 import { isMain, mb, percentile, round } from './stats.ts';
 
 const NODE = process.execPath;
@@ -43,39 +43,26 @@ async function connectClients(
   kind: Kind,
   port: number,
   count: number,
-  onEvent: (i: number, data: Buffer) => void,
+  onEvent: (i: number, data?: Buffer) => void,
 ) {
-  const sockets: WebSocket[] = [];
+  const clients: LeanClient[] = [];
   for (let start = 0; start < count; start += 100) {
     const chunk = await Promise.all(
-      Array.from({ length: Math.min(100, count - start) }, async (_, k) => {
+      Array.from({ length: Math.min(100, count - start) }, (_, k) => {
         const i = start + k;
-        const ws = new WebSocket(`ws://127.0.0.1:${port}`, { perMessageDeflate: false });
-        await new Promise((r, j) => {
-          ws.once('open', r);
-          ws.once('error', j);
+        return leanClient(port, {
+          ...(kind === 'ribosome'
+            ? { hello: '{"type":"handshake","data":{"mode":"readonly"}}', skipFrames: 2 }
+            : {}),
+          // Every tenth client reads its events (for latency); the others only count frames.
+          wantPayload: i % 10 === 0,
+          onFrame: (payload) => onEvent(i, payload),
         });
-        if (kind === 'ribosome') {
-          const ready = new Promise<void>((resolve) => {
-            let n = 0;
-            const on = () => {
-              if (++n === 2) {
-                ws.off('message', on);
-                resolve();
-              }
-            };
-            ws.on('message', on);
-          });
-          ws.send(JSON.stringify({ type: 'handshake', data: { mode: 'readonly' } }));
-          await ready;
-        }
-        ws.on('message', (data: Buffer) => onEvent(i, data));
-        return ws;
       }),
     );
-    sockets.push(...chunk);
+    clients.push(...chunk);
   }
-  return sockets;
+  return clients;
 }
 
 export async function runScenario(s: Scenario): Promise<FanoutResult> {
@@ -83,19 +70,17 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
   const received = new Uint32Array(s.clients);
   const latencies: number[] = [];
   let total = 0;
-  // All clients in one process on a 2-core machine: only every tenth client parses its events (for
-  // latency); the others count frames, so the receiving side costs as little as it can.
   const sockets = await connectClients(s.kind, port, s.clients, (i, data) => {
     received[i] = (received[i] ?? 0) + 1;
     total++;
-    if (i % 10 !== 0) return;
+    if (!data) return;
     const event = JSON.parse(data.toString()) as { type: string; data: { message: string } };
     if (event.type === 'info') latencies.push(now() - Number.parseFloat(event.data.message));
   });
-  let stalled: WebSocket | undefined;
+  let stalled: LeanClient | undefined;
   if (s.stalled) {
     [stalled] = await connectClients(s.kind, port, 1, () => {});
-    (stalled as unknown as { _socket: { pause(): void } })._socket.pause();
+    stalled?.socket.pause();
   }
   const acker = setInterval(() => {
     let min = Number.POSITIVE_INFINITY;
@@ -117,8 +102,8 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
     await new Promise((r) => setTimeout(r, 20));
   const elapsed = (now() - started) / 1000;
   clearInterval(acker);
-  for (const ws of sockets) ws.terminate();
-  stalled?.terminate();
+  for (const c of sockets) c.close();
+  stalled?.close();
   child.kill('SIGKILL');
   const sorted = Float64Array.from(latencies).sort();
   return {

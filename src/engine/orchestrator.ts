@@ -514,7 +514,7 @@ export class Orchestrator implements Engine {
         return;
       case 'result':
         if (output.finalCost !== undefined)
-          this.#apply('CodonFinalCostSet', { runId, codonId, cost: output.finalCost }).catch(fail);
+          this.#apply('CostsUpdated', { runId, codonId, cost: output.finalCost }).catch(fail);
         return;
     }
   }
@@ -563,6 +563,13 @@ export class Orchestrator implements Engine {
     });
     this.#agentSessionId = undefined;
     await this.#hooks.afterAgent(codon, runId);
+    const spent = this.#o.state.state.runs[runId]?.codons[codon.id];
+    if (spent)
+      await this.#apply('CodonFinalCostSet', {
+        runId,
+        codonId: codon.id,
+        cost: spent.agentCost + spent.sentinelCost,
+      });
     const cost = this.#o.state.state.runs[runId]?.codons[codon.id]?.cost ?? execution?.cost ?? 0;
     await this.#publish('codon.completed', {
       codonId: codon.id,

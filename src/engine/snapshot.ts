@@ -12,6 +12,8 @@ export function buildSnapshot(
     codonIndex: _i,
     attempt: _a,
     agentSessionId: _s,
+    agentCost: _ac,
+    sentinelCost: _sc,
     ...c
   }: (typeof executions)[number]): CodonExecution => c;
   const current = executions.find((c) => c.status === 'preparing' || c.status === 'running');

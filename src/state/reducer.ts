@@ -2,6 +2,16 @@ import type { CheckpointInfo, CodonExecution } from '../protocol/index.ts';
 import { canTransition } from './codon-status.ts';
 import type { Transition } from './transitions.ts';
 
+/** A codon's latest attempt in a run: the protocol's CodonExecution plus what the engine needs. */
+export type CodonRecord = CodonExecution & {
+  codonIndex: number;
+  attempt: number;
+  agentSessionId?: string;
+  /** The agent's part of `cost`; the rest is the sentinels'. */
+  agentCost: number;
+  sentinelCost: number;
+};
+
 export type RunStatus = 'running' | 'completed' | 'failed' | 'crashed';
 
 export type RunState = {
@@ -19,7 +29,7 @@ export type RunState = {
   /** Plan index the run started at (where its initial checkpoint sits). */
   startCodonIndex: number;
   /** Codon executions of this run, by codon id, latest attempt. */
-  codons: Record<string, CodonExecution & { codonIndex: number; attempt: number; agentSessionId?: string }>;
+  codons: Record<string, CodonRecord>;
   /** Codon ids in the order they (last) started. */
   order: string[];
   cost: number;
@@ -106,6 +116,8 @@ export function reduce(state: EngineState, t: Transition): EngineState {
         sessionId: t.data.sessionId,
         startTime: t.data.startTime,
         cost: 0,
+        agentCost: 0,
+        sentinelCost: 0,
         assistantMessageCount: 0,
         attempt: (previous?.attempt ?? 0) + 1,
       };
@@ -133,12 +145,22 @@ export function reduce(state: EngineState, t: Transition): EngineState {
       return withRun(state, { ...run, codons: { ...run.codons, [codon.codonId]: updated } });
     }
     case 'CostsIncremented':
-      return addCost(state, t.data.runId, t.data.codonId, t.data.amount);
-    case 'CostsUpdated':
+      return addCost(state, t.data.runId, t.data.codonId, t.data.source, t.data.amount);
+    case 'CostsUpdated': {
+      // The agent's own running total replaces the engine's estimate of the agent's part.
+      const codon = requireCodon(requireRun(state, t.data.runId), t.data.codonId);
+      return addCost(state, t.data.runId, t.data.codonId, 'agent', t.data.cost - codon.agentCost);
+    }
     case 'CodonFinalCostSet': {
-      const run = requireRun(state, t.data.runId);
-      const codon = requireCodon(run, t.data.codonId);
-      return addCost(state, run.runId, codon.codonId, t.data.cost - codon.cost);
+      // The codon's final total, sentinels included.
+      const codon = requireCodon(requireRun(state, t.data.runId), t.data.codonId);
+      return addCost(
+        state,
+        t.data.runId,
+        t.data.codonId,
+        'agent',
+        t.data.cost - codon.sentinelCost - codon.agentCost,
+      );
     }
     case 'AssistantMessageCountUpdated': {
       const run = requireRun(state, t.data.runId);
@@ -206,13 +228,21 @@ function endRun(state: EngineState, runId: string, status: RunStatus, endedAt: s
   );
 }
 
-function addCost(state: EngineState, runId: string, codonId: string, delta: number): EngineState {
+function addCost(
+  state: EngineState,
+  runId: string,
+  codonId: string,
+  part: 'agent' | 'sentinel',
+  delta: number,
+): EngineState {
   const run = requireRun(state, runId);
   const codon = requireCodon(run, codonId);
+  const split =
+    part === 'agent' ? { agentCost: codon.agentCost + delta } : { sentinelCost: codon.sentinelCost + delta };
   const next = withRun(state, {
     ...run,
     cost: run.cost + delta,
-    codons: { ...run.codons, [codonId]: { ...codon, cost: codon.cost + delta } },
+    codons: { ...run.codons, [codonId]: { ...codon, ...split, cost: codon.cost + delta } },
   });
   return { ...next, totalCost: state.totalCost + delta };
 }

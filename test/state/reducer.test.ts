@@ -96,6 +96,21 @@ describe('reducer', () => {
     expect(() => reduceAll(transitions)).toThrow(TransitionError);
   });
 
+  it("keeps the agent's and the sentinels' costs apart, the agent's own total replacing the estimate", () => {
+    const s = reduceAll([
+      run('r1'),
+      started('r1', 'a'),
+      { type: 'CostsIncremented', data: { runId: 'r1', codonId: 'a', amount: 0.4, source: 'agent' } },
+      { type: 'CostsIncremented', data: { runId: 'r1', codonId: 'a', amount: 0.1, source: 'sentinel' } },
+      { type: 'CostsUpdated', data: { runId: 'r1', codonId: 'a', cost: 0.5 } },
+      { type: 'CodonFinalCostSet', data: { runId: 'r1', codonId: 'a', cost: 0.6 } },
+    ]);
+    expect(s.runs.r1!.codons.a).toMatchObject({ agentCost: 0.5, sentinelCost: 0.1 });
+    expect(s.runs.r1!.codons.a!.cost).toBeCloseTo(0.6, 10);
+    expect(s.totalCost).toBeCloseTo(0.6, 10);
+    expect(s.runs.r1!.cost).toBeCloseTo(0.6, 10);
+  });
+
   it('counts attempts when a codon is redone', () => {
     const s = reduceAll([
       run('r1'),

@@ -114,14 +114,18 @@ async function throughput(
     );
   }
   const start = performance.now();
+  const cpu = process.cpuUsage();
   for (let i = 0; i < events; i += BURST) {
     await Promise.all(
       Array.from({ length: BURST }, (_, k) => bus.publish('assistant.action', action(i + k))),
     );
   }
   const rate = events / ((performance.now() - start) / 1000);
+  const used = process.cpuUsage(cpu);
+  // CPU time is what this process spent: the figure other load on a shared machine disturbs least.
+  const cpuUsPerEvent = (used.user + used.system) / events;
   await close();
-  return rate;
+  return { rate, cpuUsPerEvent };
 }
 
 /** Publishes at full rate for `durationMs`; returns each event's publish latency. */
@@ -194,28 +198,37 @@ export async function run(
       const without: number[] = [];
       const withSentinels: number[] = [];
       const ratios: number[] = [];
+      const cpuWithout: number[] = [];
+      const cpuWith: number[] = [];
       for (let r = 0; r < rounds; r++) {
-        const pair =
-          r % 2 === 0
-            ? [
-                await throughput(dir, kind, fast, undefined, events),
-                await throughput(dir, kind, fast, debounced, events),
-              ]
-            : [
-                await throughput(dir, kind, fast, debounced, events),
-                await throughput(dir, kind, fast, undefined, events),
-              ].reverse();
-        without.push(pair[0]!);
-        withSentinels.push(pair[1]!);
-        ratios.push(pair[1]! / pair[0]!);
+        let a: Awaited<ReturnType<typeof throughput>>;
+        let b: typeof a;
+        if (r % 2 === 0) {
+          a = await throughput(dir, kind, fast, undefined, events);
+          b = await throughput(dir, kind, fast, debounced, events);
+        } else {
+          b = await throughput(dir, kind, fast, debounced, events);
+          a = await throughput(dir, kind, fast, undefined, events);
+        }
+        without.push(a.rate);
+        withSentinels.push(b.rate);
+        ratios.push(b.rate / a.rate);
+        cpuWithout.push(a.cpuUsPerEvent);
+        cpuWith.push(b.cpuUsPerEvent);
       }
       const ratio = median(ratios);
+      const cpu0 = median(cpuWithout);
+      const cpu10 = median(cpuWith);
       return {
         withoutEventsPerSec: round(median(without), 0),
         with10EventsPerSec: round(median(withSentinels), 0),
         ratio: round(ratio, 3),
         ratioRange: [round(Math.min(...ratios), 3), round(Math.max(...ratios), 3)],
         meetsTarget: ratio >= TARGET_RATIO,
+        cpuUsPerEventWithout: round(cpu0, 3),
+        cpuUsPerEventWith10: round(cpu10, 3),
+        /** Events per CPU-second with 10 sentinels over without. */
+        cpuRatio: round(cpu0 / cpu10, 3),
       };
     };
     const memory = await throughputOf('memory');
@@ -242,6 +255,7 @@ export async function run(
         burst: BURST,
         slowCallMs: SLOW_MS,
         slowWindowMs,
+        latencyRounds,
       },
       target: { throughputRatio: TARGET_RATIO },
       throughput: { memoryJournal: memory, sqliteJournal: sqlite },
@@ -274,6 +288,9 @@ function print(r: {
       ratio: number;
       ratioRange: number[];
       meetsTarget: boolean;
+      cpuUsPerEventWithout: number;
+      cpuUsPerEventWith10: number;
+      cpuRatio: number;
     }
   >;
   slowProvider: {
@@ -295,6 +312,9 @@ function print(r: {
           'ratio (median)': v.ratio,
           'ratio min-max': v.ratioRange.join(' - '),
           ok: v.meetsTarget,
+          'CPU µs/event, 0': v.cpuUsPerEventWithout,
+          [`CPU µs/event, ${SENTINELS}`]: v.cpuUsPerEventWith10,
+          'CPU ratio': v.cpuRatio,
         },
       ]),
     ),

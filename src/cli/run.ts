@@ -1,9 +1,10 @@
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { resolveProxyConfig } from '../config/proxy-config.ts';
 import { readConfigFile, resolveServerSettings } from '../config/server-config.ts';
 import { createOrchestrator } from '../engine/create-orchestrator.ts';
 import { formatProblems, loadPlan } from '../plan/index.ts';
+import { createSentinelHooks } from '../sentinels/sentinel-hooks.ts';
 import { LockHeldError, type Runtime, startRuntime } from '../server/runtime.ts';
 import { watchUntilDone } from './console-view.ts';
 
@@ -133,6 +134,16 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
           plan,
           autostart: settings.value.autostart,
           providerBaseUrl: () => agentUrl ?? providerUrl,
+          hooks: ({ bus, logger, layout }, record) =>
+            createSentinelHooks({
+              bus,
+              logger,
+              providerBaseUrl: () => agentUrl ?? providerUrl,
+              outputDir: join(layout.internal, 'sentinels'),
+              emitTriggered: file.value.sentinelTriggeredEvents === true,
+              onCost: record.cost,
+              onStates: record.states,
+            }),
         }),
     });
   } catch (error) {

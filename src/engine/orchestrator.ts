@@ -247,6 +247,8 @@ export class Orchestrator implements Engine {
   async stop(reason: string): Promise<void> {
     this.#stopping = true;
     await this.#queue;
+    // Sentinels first: the codon's end then does not wait for their pending calls.
+    await this.#hooks.shutdown();
     const active = this.#active;
     if (active) {
       this.#log.info({ codonId: active.codon.id, reason }, 'stopping the running codon for shutdown');
@@ -254,7 +256,6 @@ export class Orchestrator implements Engine {
       await active.run.stop('forceStop');
       await this.#finished;
     }
-    await this.#hooks.shutdown();
     const run = this.#o.state.state.currentRunId ? this.#o.state.state.runs[this.#runId()] : undefined;
     if (run?.status === 'running') {
       const lastId = run.order.at(-1);

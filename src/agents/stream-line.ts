@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { UsageSchema } from '../llm/schemas.ts';
+import { ModelUsageEntry } from '../protocol/index.ts';
 
 /**
  * The engine's reading of Claude Code's headless stream-json: only the fields it uses, everything
@@ -77,18 +78,7 @@ export const StreamLine = z.discriminatedUnion('type', [
     duration_ms: z.number().optional(),
     num_turns: z.number().optional(),
     usage: Usage.optional(),
-    modelUsage: z
-      .record(
-        z.string(),
-        z.looseObject({
-          inputTokens: z.number(),
-          outputTokens: z.number(),
-          cacheReadInputTokens: z.number().optional(),
-          cacheCreationInputTokens: z.number().optional(),
-          costUSD: z.number(),
-        }),
-      )
-      .optional(),
+    modelUsage: z.record(z.string(), ModelUsageEntry.loose()).optional(),
   }),
 ]);
 export type StreamLine = z.infer<typeof StreamLine>;

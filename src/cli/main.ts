@@ -3,6 +3,7 @@ import { registerAgent } from './agent.ts';
 import { registerDemo } from './demo.ts';
 import { registerMockProvider } from './mock-provider.ts';
 import { registerRun } from './run.ts';
+import { registerTui } from './tui.ts';
 import { registerValidate } from './validate.ts';
 
 const program = new Command();
@@ -18,6 +19,7 @@ const registrations: Array<(program: Command) => void> = [
   registerAgent,
   registerValidate,
   registerDemo,
+  registerTui,
 ];
 for (const register of registrations) register(program);
 

@@ -160,20 +160,8 @@ export class StreamMapper {
               }
             : { ...this.#totals, cost: line.total_cost_usd ?? this.#totals.cost };
           this.#totals = totals;
-          const modelUsage = line.modelUsage
-            ? Object.fromEntries(
-                Object.entries(line.modelUsage).map(([m, v]) => [
-                  m,
-                  {
-                    inputTokens: v.inputTokens,
-                    outputTokens: v.outputTokens,
-                    cacheReadInputTokens: v.cacheReadInputTokens,
-                    cacheCreationInputTokens: v.cacheCreationInputTokens,
-                    costUSD: v.costUSD,
-                  },
-                ]),
-              )
-            : undefined;
+          // Extra fields of newer CLIs are dropped when the event is validated on publish.
+          const modelUsage = line.modelUsage;
           out.push({ kind: 'event', event: { type: 'token.usage', data: this.#usageData(modelUsage) } });
         }
         out.push({

@@ -16,6 +16,15 @@ const Iso = z.string();
 const RollbackStatus = z.enum(['started', 'completed', 'failed', 'partial']);
 const SentinelStrategy = z.enum(['immediate', 'debounce', 'count', 'timeWindow']);
 
+/** One model's share of a codon's usage (token.usage modelUsage; Claude Code's result modelUsage too). */
+export const ModelUsageEntry = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheReadInputTokens: z.number().optional(),
+  cacheCreationInputTokens: z.number().optional(),
+  costUSD: z.number(),
+});
+
 export const ServerEventEnvelope = z.object({
   id: z.string(),
   timestamp: Iso,
@@ -71,18 +80,7 @@ const serverState = {
     cacheReadTokens: z.number(),
     totalCost: z.number(),
     modelId: z.string().optional(),
-    modelUsage: z
-      .record(
-        z.string(),
-        z.object({
-          inputTokens: z.number(),
-          outputTokens: z.number(),
-          cacheReadInputTokens: z.number().optional(),
-          cacheCreationInputTokens: z.number().optional(),
-          costUSD: z.number(),
-        }),
-      )
-      .optional(),
+    modelUsage: z.record(z.string(), ModelUsageEntry).optional(),
   }),
   info: z.object({ message: z.string() }),
   error: z.object({

@@ -1,0 +1,19 @@
+import type { ConnectionState } from '../client/index.ts';
+import type { ClientMode, CommandInput, CommandType, EventData, ServerEvent } from '../protocol/index.ts';
+
+/**
+ * The part of the typed client the terminal UI uses. `RibosomeClient` is one; tests pass a fake.
+ * Keeping it this small is what lets every pane be tested without a server.
+ */
+export interface TuiClient {
+  readonly url: string;
+  /** The mode the server granted in the handshake. */
+  readonly mode: ClientMode;
+  readonly state: ConnectionState;
+  readonly serverInfo: EventData<'server.ready'>;
+  send<T extends CommandType>(type: T, data?: CommandInput<T>): string;
+  onEvent(listener: (event: ServerEvent) => void): () => void;
+  onStateChange(listener: (state: ConnectionState) => void): () => void;
+  syncHistory(timeoutMs?: number): Promise<ServerEvent[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,224 @@
+import { Box, useApp, useInput } from 'ink';
+import React from 'react';
+import { createActions } from '../actions.ts';
+import type { TuiClient } from '../client-port.ts';
+import { useCheckpointRefresh } from '../hooks/use-checkpoint-refresh.ts';
+import { useNow } from '../hooks/use-now.ts';
+import { useRunStore } from '../hooks/use-run-store.ts';
+import { type Size, useTerminalSize } from '../hooks/use-terminal-size.ts';
+import { runningCodon } from '../store/codons.ts';
+import { rollbackTargets, statusNotice } from '../store/selectors.ts';
+import { makeTheme, ThemeContext } from '../theme.ts';
+import { activityLines } from '../view/content/activity-lines.ts';
+import { checkpointLines } from '../view/content/checkpoint-lines.ts';
+import { codonLines } from '../view/content/codon-lines.ts';
+import { errorLines } from '../view/content/error-lines.ts';
+import { helpLines } from '../view/content/help-lines.ts';
+import { pickerLines } from '../view/content/picker-lines.ts';
+import { sentinelLines } from '../view/content/sentinel-lines.ts';
+import { type Effect, handleKey, type KeyContext, type KeyInfo } from '../view/keymap.ts';
+import { computeLayout, type PaneBox } from '../view/layout.ts';
+import type { Line } from '../view/lines.ts';
+import { initialViewState, PANE_TITLES, type PaneId, type ViewState } from '../view/view-state.ts';
+import { Footer } from './footer.ts';
+import { Header } from './header.ts';
+import { Pane } from './pane.ts';
+
+const h = React.createElement;
+
+export type AppProps = {
+  client: TuiClient;
+  /** Hide every control (also implied when the server granted only readonly). */
+  readonly: boolean;
+  /** Fixed terminal size (tests); the real terminal's otherwise. */
+  size?: Size;
+  /** Colour on (default) or off (NO_COLOR). */
+  color?: boolean;
+  onQuit?: () => void;
+};
+
+// Proxy state is not in the protocol yet (see the report of issue 7): shown as unknown.
+const PROXY = 'unknown';
+
+type PaneContent = { lines: readonly Line[]; anchor: 'top' | 'bottom'; keep?: number; info?: string };
+
+/** The terminal UI: read-state from `useRunStore`, actions from `createActions`, keys from `handleKey`. */
+export function App(props: AppProps): React.ReactElement {
+  const { client } = props;
+  const [state, dispatch] = useRunStore(client);
+  useCheckpointRefresh(client, state.connection, state.run.runId);
+  const actions = React.useMemo(() => createActions(client, dispatch), [client, dispatch]);
+  const [view, setView] = React.useState<ViewState>(initialViewState);
+  // Keys can arrive faster than renders: each one must see the view the previous one left.
+  const viewRef = React.useRef(view);
+  viewRef.current = view;
+  const size = useTerminalSize(props.size);
+  const theme = React.useMemo(() => makeTheme(props.color ?? true), [props.color]);
+  const readonly = props.readonly || client.mode === 'readonly';
+  const { exit } = useApp();
+
+  const layout = computeLayout(size.width, size.height, view.visible);
+  const box = (id: PaneId): PaneBox | undefined => layout.rows.flat().find((b) => b.id === id);
+  const inner = (id: PaneId) => {
+    const b = box(id);
+    return b ? b.width - (b.border ? 1 : 0) : size.width;
+  };
+  const running = runningCodon(state.codons);
+  const now = useNow(1_000, running !== undefined);
+
+  const codonsWidth = inner('codons');
+  const activityWidth = inner('activity');
+  const sentinelsWidth = inner('sentinels');
+  const errorsWidth = inner('errors');
+  const checkpointsWidth = inner('checkpoints');
+  const {
+    codons: codonMap,
+    activity: entries,
+    sentinels: sentinelMap,
+    sentinelOrder,
+    errors: errorList,
+  } = state;
+  const { checkpoints: checkpointsView, rollback } = state;
+  const { idle, runId, branch } = state.run;
+  const codons = React.useMemo(
+    () => codonLines(codonMap, idle, codonsWidth, now),
+    [codonMap, idle, codonsWidth, now],
+  );
+  const activity = React.useMemo(
+    () =>
+      activityLines(entries, { width: activityWidth, expanded: view.expanded, cursor: view.activityCursor }),
+    [entries, activityWidth, view.expanded, view.activityCursor],
+  );
+  const sentinels = React.useMemo(
+    () => sentinelLines({ sentinels: sentinelMap, sentinelOrder }, sentinelsWidth),
+    [sentinelMap, sentinelOrder, sentinelsWidth],
+  );
+  const errors = React.useMemo(() => errorLines(errorList, errorsWidth), [errorList, errorsWidth]);
+  const checkpoints = React.useMemo(
+    () => checkpointLines(checkpointsView, rollback, { runId, branch }, checkpointsWidth),
+    [checkpointsView, rollback, runId, branch, checkpointsWidth],
+  );
+  const targets = React.useMemo(
+    () => rollbackTargets(codonMap, checkpointsView, runId),
+    [codonMap, checkpointsView, runId],
+  );
+
+  const content: Record<PaneId, PaneContent> = {
+    codons: {
+      lines: codons.lines,
+      anchor: 'top',
+      ...(codons.running === undefined ? {} : { keep: codons.running }),
+      info: running ? `running ${running.codonId}` : `${Object.keys(state.codons).length} known`,
+    },
+    activity: {
+      lines: activity.lines,
+      anchor: 'bottom',
+      ...(activity.cursorLine === undefined ? {} : { keep: activity.cursorLine }),
+      info: view.activityCursor ? 'selected: enter expands, end follows' : 'following',
+    },
+    sentinels: { lines: sentinels, anchor: 'bottom', info: `${state.sentinelOrder.length}` },
+    errors: { lines: errors, anchor: 'bottom', info: `${state.errors.length}` },
+    checkpoints: {
+      lines: checkpoints,
+      anchor: 'top',
+      ...(state.rollback.phase === 'idle' ? {} : { info: `rollback ${state.rollback.phase}` }),
+    },
+  };
+
+  const pageSize = Math.max(1, layout.mainHeight - 2);
+  const scrollRoom = (id: PaneId) => Math.max(0, content[id].lines.length - ((box(id)?.height ?? 1) - 1));
+  const maxScroll: Record<PaneId, number> = {
+    codons: scrollRoom('codons'),
+    activity: scrollRoom('activity'),
+    sentinels: scrollRoom('sentinels'),
+    errors: scrollRoom('errors'),
+    checkpoints: scrollRoom('checkpoints'),
+  };
+
+  const run = (effect: Effect) => {
+    switch (effect.kind) {
+      case 'next':
+        return actions.next();
+      case 'skip':
+        return actions.skip();
+      case 'redo':
+        return actions.redo();
+      case 'checkpoints':
+        return actions.listCheckpoints();
+      case 'forceStop':
+        return actions.forceStop(effect.reason);
+      case 'rollback':
+        return actions.rollback(effect.target, effect.autoRestart);
+      case 'quit':
+        props.onQuit?.();
+        exit();
+        return;
+    }
+  };
+
+  // Ink re-subscribes a changed input handler only after the frame is drawn: a key pressed in
+  // between would meet the previous render's data. One stable handler reads the latest instead.
+  const activityIds = React.useMemo(() => entries.map((e) => e.id), [entries]);
+  const context: KeyContext = { readonly, targets, activityIds, pageSize, maxScroll };
+  const latest = React.useRef({ run, context });
+  latest.current = { run, context };
+  const onKey = React.useCallback((input: string, key: KeyInfo) => {
+    const outcome = handleKey(viewRef.current, input, key, latest.current.context);
+    viewRef.current = outcome.view;
+    setView(outcome.view);
+    for (const effect of outcome.effects) latest.current.run(effect);
+  }, []);
+  useInput(onKey);
+
+  const modal = view.modal;
+  let main: React.ReactElement;
+  if (modal?.kind === 'help' || modal?.kind === 'rollbackPicker') {
+    const picker = modal.kind === 'rollbackPicker';
+    main = h(Pane, {
+      title: picker ? 'Roll back to… (↑↓ choose · enter confirm · esc cancel)' : 'Help',
+      focused: true,
+      width: size.width,
+      height: layout.mainHeight,
+      border: false,
+      lines: picker ? pickerLines(targets, modal.cursor) : helpLines(readonly, client.url),
+      anchor: 'top',
+      scroll: 0,
+      ...(picker ? { keep: modal.cursor } : {}),
+    });
+  } else {
+    main = h(
+      Box,
+      { flexDirection: 'column', height: layout.mainHeight },
+      ...layout.rows.map((row, i) =>
+        h(
+          Box,
+          { key: i, flexDirection: 'row', height: row[0]?.height ?? 0 },
+          ...row.map((b) =>
+            h(Pane, {
+              key: b.id,
+              title: PANE_TITLES[b.id],
+              focused: view.focus === b.id,
+              width: b.width,
+              height: b.height,
+              border: b.border,
+              scroll: view.scroll[b.id],
+              ...content[b.id],
+            }),
+          ),
+        ),
+      ),
+    );
+  }
+
+  return h(
+    ThemeContext.Provider,
+    { value: theme },
+    h(
+      Box,
+      { flexDirection: 'column', width: size.width },
+      h(Header, { connection: state.connection, run: state.run, proxy: PROXY }),
+      main,
+      h(Footer, { notice: statusNotice(state), modal, readonly, width: size.width }),
+    ),
+  );
+}

@@ -1,0 +1,65 @@
+import { Box, Text } from 'ink';
+import React from 'react';
+import { formatClock, formatDuration, formatTime, formatTokens } from '../format.ts';
+import { useNow } from '../hooks/use-now.ts';
+import { describeCost, totalTokens } from '../store/reduce.ts';
+import type { RunState } from '../store/run-state.ts';
+import { useTheme } from '../theme.ts';
+
+const h = React.createElement;
+
+export type HeaderProps = { connection: RunState['connection']; run: RunState['run']; proxy: string };
+
+/** Two lines: connection, run id, proxy and branch; then cost, tokens and elapsed time. */
+export const Header = React.memo(function Header({
+  connection,
+  run,
+  proxy,
+}: HeaderProps): React.ReactElement {
+  const theme = useTheme();
+  const done = run.idle?.reason === 'all-codons-completed';
+  const ticking = run.runStatus === 'running' && !done && connection.state === 'open';
+  const now = useNow(1_000, ticking);
+  const lost = connection.state === 'reconnecting' || connection.state === 'closed';
+  const first = lost
+    ? h(
+        Text,
+        { wrap: 'truncate-end', bold: true, inverse: true, color: theme.tone('bad') },
+        connection.state === 'closed'
+          ? ` ✗ DISCONNECTED from ${connection.url}${connection.lostAt ? ` at ${formatTime(connection.lostAt)}` : ''}; the server is gone — press q to quit `
+          : ` ✗ CONNECTION LOST to ${connection.url}${connection.lostAt ? ` at ${formatTime(connection.lostAt)}` : ''} — reconnecting… `,
+      )
+    : h(
+        Text,
+        { wrap: 'truncate-end' },
+        h(Text, { bold: true, color: theme.tone('accent') }, 'Ribosome'),
+        `  ${connection.state === 'open' ? '● connected' : `○ ${connection.state}`}`,
+        `  run ${run.runId ?? 'unknown'}`,
+        `  branch ${run.branch || 'unknown'}`,
+      );
+  const tokens = totalTokens(run);
+  const started = run.startedAt ? Date.parse(run.startedAt) : undefined;
+  // The clock stops when the run ends or the plan has run; an idle server between codons keeps it going.
+  const end = run.endedAt ? Date.parse(run.endedAt) : done && run.idle ? Date.parse(run.idle.at) : now;
+  const elapsed = started === undefined ? '--:--' : formatClock(end - started);
+  const cache = tokens.cacheRead + tokens.cacheCreation;
+  const second = [
+    `cost ${describeCost(run)}`,
+    `tokens ${formatTokens(tokens.input)} in · ${formatTokens(tokens.output)} out${cache > 0 ? ` · ${formatTokens(cache)} cache` : ''}`,
+    `elapsed ${elapsed}`,
+    `proxy ${proxy}`,
+    run.workTime === undefined ? '' : `work ${formatDuration(run.workTime)}`,
+    runWord(run),
+  ]
+    .filter(Boolean)
+    .join('  ');
+  return h(Box, { flexDirection: 'column' }, first, h(Text, { wrap: 'truncate-end' }, second));
+});
+
+function runWord(run: RunState['run']): string {
+  if (run.isRollingBack) return 'ROLLING BACK';
+  if (run.runStatus && run.runStatus !== 'running') return `run ${run.runStatus}`;
+  if (run.idle?.reason === 'all-codons-completed') return 'plan done';
+  if (run.idle) return 'idle';
+  return run.runStatus ? `run ${run.runStatus}` : '';
+}

@@ -1,0 +1,22 @@
+import { Text } from 'ink';
+import React from 'react';
+import { useTheme } from '../theme.ts';
+import type { Line } from '../view/lines.ts';
+
+const h = React.createElement;
+
+/** One line, cut at the pane's edge rather than wrapped, so pane heights never change. */
+export function LineText({ line }: { line: Line }): React.ReactElement {
+  const theme = useTheme();
+  return h(
+    Text,
+    {
+      wrap: 'truncate-end',
+      color: theme.tone(line.tone),
+      bold: line.bold === true,
+      dimColor: theme.color && line.dim === true,
+      inverse: line.highlight === true,
+    },
+    line.text || ' ',
+  );
+}

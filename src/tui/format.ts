@@ -1,0 +1,81 @@
+/** Text helpers for the terminal UI: numbers as people read them, and agent text made safe to print. */
+
+export function formatCost(usd: number): string {
+  if (usd === 0) return '$0';
+  // Agent calls cost fractions of a cent: below a dollar, four decimals still say something.
+  return usd < 1 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}
+
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '-';
+  if (ms < 1_000) return `${Math.round(ms)}ms`;
+  const s = ms / 1_000;
+  if (s < 60) return `${s.toFixed(1)}s`;
+  const total = Math.floor(s);
+  const h = Math.floor(total / 3_600);
+  const m = Math.floor((total % 3_600) / 60);
+  const sec = total % 60;
+  return h > 0 ? `${h}h${String(m).padStart(2, '0')}m` : `${m}m${String(sec).padStart(2, '0')}s`;
+}
+
+/** A wall clock for elapsed time: 01:23 or 1:02:03. */
+export function formatClock(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1_000));
+  const h = Math.floor(total / 3_600);
+  const mm = String(Math.floor((total % 3_600) / 60)).padStart(2, '0');
+  const ss = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${mm}:${ss}` : `${mm}:${ss}`;
+}
+
+export function formatTokens(n: number): string {
+  if (n < 1_000) return String(n);
+  if (n < 1_000_000) return `${(n / 1_000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(2)}M`;
+}
+
+export function formatTime(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toTimeString().slice(0, 8);
+}
+
+// Agent output may carry escape sequences; printed raw they would move the cursor or recolour the
+// terminal under Ink's feet. Keep newlines, turn tabs into spaces, drop every other control code.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const ESCAPES = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[@-Z\\-_])/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+export function sanitize(text: string): string {
+  return text.replace(ESCAPES, '').replace(/\r\n?/g, '\n').replace(/\t/g, '  ').replace(CONTROLS, '');
+}
+
+/** The text on one line: whitespace runs collapsed, cut with an ellipsis past `max` characters. */
+export function oneLine(text: string, max = 500): string {
+  const line = sanitize(text).replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/**
+ * Hard-wraps text to `width` columns, by characters. Wide characters may overflow a little; the
+ * pane truncates every line, so the layout never breaks.
+ */
+export function wrapText(text: string, width: number, maxLines = Number.POSITIVE_INFINITY): string[] {
+  const w = Math.max(1, width);
+  const out: string[] = [];
+  for (const raw of sanitize(text).split('\n')) {
+    const chars = Array.from(raw.trimEnd());
+    if (chars.length === 0) out.push('');
+    for (let i = 0; i < chars.length; i += w) out.push(chars.slice(i, i + w).join(''));
+    if (out.length >= maxLines) break;
+  }
+  if (out.length > maxLines) out.length = maxLines;
+  return out;
+}
+
+/** Pads or cuts `text` to exactly `width` characters. */
+export function padTo(text: string, width: number): string {
+  const chars = Array.from(text);
+  if (chars.length > width)
+    return width <= 1 ? chars.slice(0, width).join('') : `${chars.slice(0, width - 1).join('')}…`;
+  return text + ' '.repeat(width - chars.length);
+}

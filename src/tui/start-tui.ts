@@ -1,0 +1,93 @@
+import { render } from 'ink';
+import React from 'react';
+import { RibosomeClient } from '../client/index.ts';
+import type { TuiClient } from './client-port.ts';
+import { App } from './components/app.ts';
+import { colorAllowed } from './theme.ts';
+
+export type StartTuiOptions = {
+  /** The server's WebSocket address, e.g. ws://127.0.0.1:4711. */
+  url: string;
+  /** Hide every control and handshake as `readonly`. Default false. */
+  readonly?: boolean;
+  /** Streams to draw on and read keys from; default the process's. */
+  stdout?: NodeJS.WriteStream;
+  stdin?: NodeJS.ReadStream;
+  stderr?: NodeJS.WriteStream;
+  /** Environment to read NO_COLOR from; default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Bound on connecting and handshaking, in ms. Default 10000. */
+  connectTimeoutMs?: number;
+};
+
+export const TUI_EXIT = { ok: 0, cannotConnect: 1 } as const;
+
+// The alternate screen keeps the user's scrollback intact and gives the UI a clean page.
+const ENTER_ALT_SCREEN = '\u001b[?1049h\u001b[H';
+const LEAVE_ALT_SCREEN = '\u001b[?1049l';
+
+/**
+ * Attaches the terminal UI to a running server and resolves with an exit code once the user quits
+ * (q or Ctrl+C). The connection reconnects by itself; the server keeps running after the UI quits.
+ */
+export async function startTui(options: StartTuiOptions): Promise<number> {
+  const stdout = options.stdout ?? process.stdout;
+  const stderr = options.stderr ?? process.stderr;
+  const readonly = options.readonly ?? false;
+  let client: RibosomeClient;
+  try {
+    client = await RibosomeClient.connect(options.url, {
+      mode: readonly ? 'readonly' : 'readandwrite',
+      reconnect: true,
+      keepEvents: 0,
+      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+    });
+  } catch (error) {
+    stderr.write(
+      `ribosome tui: could not attach to ${options.url}: ${(error as Error).message}. Is \`ribosome run\` serving there?\n`,
+    );
+    return TUI_EXIT.cannotConnect;
+  }
+  return runApp(client, { ...options, stdout, readonly });
+}
+
+/** Draws the UI for a connected client until the user quits; closes the client then. */
+export async function runApp(
+  client: TuiClient,
+  options: Omit<StartTuiOptions, 'url'> & { stdout: NodeJS.WriteStream; readonly: boolean },
+): Promise<number> {
+  const { stdout } = options;
+  const fullScreen = stdout.isTTY === true;
+  if (fullScreen) stdout.write(ENTER_ALT_SCREEN);
+  const instance = render(
+    React.createElement(App, {
+      client,
+      readonly: options.readonly,
+      color: colorAllowed(options.env ?? process.env),
+    }),
+    {
+      stdout,
+      ...(options.stdin ? { stdin: options.stdin } : {}),
+      ...(options.stderr ? { stderr: options.stderr } : {}),
+      exitOnCtrlC: true,
+      patchConsole: false,
+      // Ink 6.8's incremental mode draws one row too low once a frame ends with a newline (any
+      // frame shorter than the terminal); whole frames go out inside synchronized-output markers
+      // instead, which terminals show at once, without flicker.
+      incrementalRendering: false,
+    },
+  );
+  // A terminal closed or a kill ends the UI like q does, so the screen is given back.
+  const stop = () => instance.unmount();
+  const signals = ['SIGTERM', 'SIGHUP'] as const;
+  for (const signal of signals) process.once(signal, stop);
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    for (const signal of signals) process.off(signal, stop);
+    instance.cleanup();
+    if (fullScreen) stdout.write(LEAVE_ALT_SCREEN);
+    await client.close();
+  }
+  return TUI_EXIT.ok;
+}

@@ -1,0 +1,164 @@
+import type { CheckpointInfo, CodonExecution, CodonStatus } from '../../protocol/index.ts';
+import type { CodonRow, RunState } from './run-state.ts';
+
+/** The plan as far as events have shown it: codon rows by id. */
+
+type Codons = RunState['codons'];
+
+const ENDED: ReadonlySet<CodonStatus> = new Set(['completed', 'failed', 'skipped', 'stopped']);
+export const isActiveStatus = (s: CodonStatus) => s === 'preparing' || s === 'running';
+
+/** Updates a codon row, creating it (pending) first when the UI has not heard of it yet. */
+export function upsertCodon(
+  state: RunState,
+  codonId: string,
+  change: (row: CodonRow) => CodonRow,
+  codonName?: string,
+): RunState {
+  const existing = state.codons[codonId];
+  const base: CodonRow = existing ?? {
+    codonId,
+    codonName: codonName ?? codonId,
+    seen: state.seenCount,
+    status: 'pending',
+    cost: 0,
+    attempts: 0,
+  };
+  const named = codonName && base.codonName !== codonName ? { ...base, codonName } : base;
+  const next = change(named);
+  if (next === existing) return state;
+  return {
+    ...state,
+    codons: { ...state.codons, [codonId]: next },
+    seenCount: existing ? state.seenCount : state.seenCount + 1,
+  };
+}
+
+/**
+ * A codon starts: the CodonStarted transition (with its plan index) opens a new attempt; a
+ * codon.started that follows it only adds names. A codon.started alone (no transitions seen) opens one.
+ */
+export function codonStarted(
+  state: RunState,
+  d: { codonId: string; codonName: string; startTime: string; codonIndex?: number },
+  status: 'preparing' | 'running',
+  always: boolean,
+): RunState {
+  return upsertCodon(
+    state,
+    d.codonId,
+    (row) => {
+      const newAttempt = always || !isActiveStatus(row.status);
+      return {
+        ...row,
+        ...(d.codonIndex === undefined ? {} : { index: d.codonIndex }),
+        startTime: d.startTime,
+        ...(newAttempt
+          ? {
+              status,
+              attempts: row.attempts + 1,
+              cost: 0,
+              duration: undefined,
+              failureReason: undefined,
+              note: undefined,
+            }
+          : {}),
+      };
+    },
+    d.codonName,
+  );
+}
+
+/** codon.completed: keeps skipped/stopped (a transition said so first); else completed or failed. */
+export function codonCompleted(
+  state: RunState,
+  d: {
+    codonId: string;
+    success: boolean;
+    cost: number;
+    duration: number;
+    failureReason?: CodonRow['failureReason'];
+  },
+): RunState {
+  return upsertCodon(state, d.codonId, (row) => ({
+    ...row,
+    status:
+      row.status === 'skipped' || row.status === 'stopped' ? row.status : d.success ? 'completed' : 'failed',
+    cost: d.cost,
+    duration: d.duration,
+    ...(d.failureReason ? { failureReason: d.failureReason } : {}),
+    attempts: Math.max(row.attempts, 1),
+  }));
+}
+
+/** A state.snapshot is authoritative for the codons it lists. */
+export function applySnapshotCodons(state: RunState, executions: readonly CodonExecution[]): RunState {
+  let next = state;
+  for (const e of executions) {
+    next = upsertCodon(
+      next,
+      e.codonId,
+      (row) => ({
+        ...row,
+        status: e.status,
+        cost: e.cost,
+        ...(e.duration === undefined ? {} : { duration: e.duration }),
+        ...(e.startTime ? { startTime: e.startTime } : {}),
+        ...(e.failureReason ? { failureReason: e.failureReason } : {}),
+        attempts: Math.max(row.attempts, e.status === 'pending' ? 0 : 1),
+      }),
+      e.codonName,
+    );
+  }
+  return next;
+}
+
+/** Checkpoints name codons too: codons of earlier runs become known that way. */
+export function learnCodonsFromCheckpoints(
+  state: RunState,
+  checkpoints: readonly CheckpointInfo[],
+): RunState {
+  let next = state;
+  for (const c of checkpoints) {
+    if (!next.codons[c.codonId]) {
+      next = upsertCodon(next, c.codonId, (row) => ({ ...row, status: c.status }), c.codonName);
+    }
+  }
+  return next;
+}
+
+/** A codon still active when its run crashed is failed (the server's reducer does the same). */
+export function failActiveCodons(state: RunState, note: string): RunState {
+  let next = state;
+  for (const row of Object.values(state.codons)) {
+    if (isActiveStatus(row.status))
+      next = upsertCodon(next, row.codonId, (r) => ({ ...r, status: 'failed', note }));
+  }
+  return next;
+}
+
+/** Codons a rollback undid go back to pending, marked so. */
+export function markRolledBack(state: RunState, codonIds: readonly string[]): RunState {
+  let next = state;
+  for (const id of codonIds) {
+    if (!next.codons[id]) continue;
+    next = upsertCodon(next, id, (r) => ({ ...r, status: 'pending', note: 'rolled back' }));
+  }
+  return next;
+}
+
+export function setCodonCost(state: RunState, codonId: string, cost: (row: CodonRow) => number): RunState {
+  return upsertCodon(state, codonId, (row) => ({ ...row, cost: cost(row) }));
+}
+
+/** Codon rows in plan order where known, else in the order they were first heard of. */
+export function orderedCodons(codons: Codons): CodonRow[] {
+  const key = (c: CodonRow) => c.index ?? Number.POSITIVE_INFINITY;
+  return Object.values(codons).sort((a, b) => key(a) - key(b) || a.seen - b.seen);
+}
+
+export function runningCodon(codons: Codons): CodonRow | undefined {
+  return Object.values(codons).find((c) => isActiveStatus(c.status));
+}
+
+export const isEnded = (s: CodonStatus) => ENDED.has(s);

@@ -1,0 +1,319 @@
+import type { ServerEvent, ServerEventOf } from '../../protocol/index.ts';
+import { formatCost, oneLine } from '../format.ts';
+import {
+  assistantAction,
+  codonCompletedLine,
+  codonStartedLine,
+  fileUpdated,
+  note,
+  toolResult,
+} from './activity.ts';
+import {
+  applySnapshotCodons,
+  codonCompleted,
+  codonStarted,
+  failActiveCodons,
+  learnCodonsFromCheckpoints,
+  setCodonCost,
+} from './codons.ts';
+import { addError, severityOf } from './errors.ts';
+import { isRollbackEvent, rollbackEvent, rollbackRefused, rollbackRequested } from './rollback.ts';
+import {
+  initialRunState,
+  MAX_COMMANDS,
+  type RunState,
+  type StoreAction,
+  type ZERO_TOKENS,
+} from './run-state.ts';
+import { sentinelError, sentinelLoaded, sentinelOutput, sentinelUnloaded } from './sentinels.ts';
+import { readTransition } from './transition-data.ts';
+
+/** The store's reducer: pure, so every pane's data is tested without a terminal or a server. */
+export function reduceRun(state: RunState, action: StoreAction): RunState {
+  switch (action.kind) {
+    case 'events':
+      return foldEvents(state, action.events);
+    case 'history': {
+      // Start over from the journal, keeping what is about this UI rather than the run.
+      const fresh = initialRunState(state.connection.url);
+      const folded = foldEvents(
+        { ...fresh, connection: { ...state.connection, syncing: false }, commands: state.commands },
+        action.events,
+      );
+      // After a reconnect, saying so matters more than the last news of the history.
+      const notice: RunState['notice'] =
+        state.connection.reconnects > 0 && state.connection.syncing
+          ? { text: 'reconnected; history synced again', tone: 'ok' }
+          : (state.notice ?? folded.notice);
+      return notice ? { ...folded, notice } : folded;
+    }
+    case 'connection':
+      return connectionChanged(state, action);
+    case 'syncFailed':
+      return {
+        ...state,
+        connection: { ...state.connection, syncing: false },
+        notice: { text: `history sync failed: ${action.message}`, tone: 'bad' },
+      };
+    case 'commandSent': {
+      const commands = [
+        ...state.commands.slice(1 - MAX_COMMANDS),
+        { id: action.id, type: action.type, label: action.label, status: 'sent' as const },
+      ];
+      const next = {
+        ...state,
+        commands,
+        notice: { text: `sent ${action.type}: ${action.label}`, tone: 'muted' as const },
+      };
+      return action.rollbackTarget ? rollbackRequested(next, action.id, action.rollbackTarget) : next;
+    }
+    case 'commandNotSent':
+      return { ...state, notice: { text: `could not send ${action.type}: ${action.message}`, tone: 'bad' } };
+  }
+}
+
+function connectionChanged(state: RunState, action: Extract<StoreAction, { kind: 'connection' }>): RunState {
+  const was = state.connection;
+  const lost = action.state === 'reconnecting' || action.state === 'closed';
+  const back = action.state === 'open' && was.lostAt !== undefined;
+  const { lostAt, ...rest } = was;
+  const connection: RunState['connection'] = {
+    ...rest,
+    state: action.state,
+    ...(action.serverVersion ? { serverVersion: action.serverVersion } : {}),
+    ...(lost ? { lostAt: lostAt ?? action.at } : {}),
+    ...(action.state === 'open' ? { syncing: true } : {}),
+    reconnects: was.reconnects + (back ? 1 : 0),
+  };
+  const notice: RunState['notice'] =
+    action.state === 'reconnecting'
+      ? { text: `connection lost; reconnecting to ${was.url}…`, tone: 'bad' }
+      : action.state === 'closed'
+        ? { text: `disconnected from ${was.url}; press q to quit`, tone: 'bad' }
+        : back
+          ? { text: 'reconnected; syncing history…', tone: 'ok' }
+          : state.notice;
+  return { ...state, connection, ...(notice ? { notice } : {}) };
+}
+
+export function foldEvents(state: RunState, events: readonly ServerEvent[]): RunState {
+  let next = state;
+  for (const e of events) next = foldEvent(next, e);
+  return next;
+}
+
+export function foldEvent(state: RunState, e: ServerEvent): RunState {
+  if (isRollbackEvent(e)) return rollbackEvent(state, e);
+  switch (e.type) {
+    case 'codon.started': {
+      const d = e.data;
+      const { idle: _idle, ...run } = state.run;
+      const started = codonStarted({ ...state, run }, d, 'running', false);
+      return {
+        ...codonStartedLine(started, e),
+        notice: { text: `running ${d.codonId}: ${d.codonName}`, tone: 'accent' },
+      };
+    }
+    case 'codon.completed': {
+      const next = codonCompleted(state, e.data);
+      return codonCompletedLine(next, e);
+    }
+    case 'state.snapshot': {
+      const d = e.data;
+      const codons = d.currentCodon ? [...d.completedCodons, d.currentCodon] : d.completedCodons;
+      return {
+        ...applySnapshotCodons(state, codons),
+        run: { ...state.run, totalCost: d.totalCost, workTime: d.totalTime, isRollingBack: d.isRollingBack },
+      };
+    }
+    case 'state.transition':
+      return transition(state, e);
+    case 'token.usage': {
+      const d = e.data;
+      const tokens = {
+        input: d.inputTokens,
+        output: d.outputTokens,
+        cacheCreation: d.cacheCreationTokens,
+        cacheRead: d.cacheReadTokens,
+      };
+      return {
+        ...state,
+        run: { ...state.run, codonTokens: { ...state.run.codonTokens, [d.codonId]: tokens } },
+      };
+    }
+    case 'server.idle':
+      return {
+        ...note(state, e.id, `= ${e.data.message}`, 'muted'),
+        run: { ...state.run, idle: { ...e.data, at: e.timestamp } },
+        notice: { text: e.data.message, tone: e.data.reason === 'all-codons-completed' ? 'ok' : 'muted' },
+      };
+    case 'info':
+      return note(state, e.id, `ℹ ${oneLine(e.data.message)}`, 'info');
+    case 'error': {
+      const d = e.data;
+      const severity = severityOf(d);
+      let next = addError(state, e);
+      if (d.commandId) next = rollbackRefused(next, d.commandId, d.code, d.message);
+      const label = `${severity}${d.code ? ` ${d.code}` : ''}: ${oneLine(d.message)}`;
+      next = note(next, e.id, `! ${label}`, severity === 'warning' ? 'warn' : 'bad');
+      return { ...next, notice: { text: label, tone: severity === 'warning' ? 'warn' : 'bad' } };
+    }
+    case 'incomplete.codon':
+      return note(state, e.id, `! ${e.data.codonId} was interrupted: ${oneLine(e.data.message)}`, 'warn');
+    case 'checkpoint.list': {
+      const d = e.data;
+      const listed = { runId: d.runId, branch: d.currentBranch, checkpoints: d.checkpoints, at: e.timestamp };
+      return {
+        ...learnCodonsFromCheckpoints(state, d.checkpoints),
+        checkpoints: { ...state.checkpoints, listed },
+        run: d.currentBranch ? { ...state.run, branch: d.currentBranch } : state.run,
+      };
+    }
+    case 'assistant.action':
+      return assistantAction(state, e);
+    case 'tool.result':
+      return toolResult(state, e);
+    case 'file.updated':
+      return fileUpdated(state, e);
+    case 'archive.completed':
+      return note(
+        state,
+        e.id,
+        `archived ${e.data.archivedFiles.length} file(s) to ${e.data.archiveDir}`,
+        'muted',
+      );
+    case 'archive.partial':
+      return note(
+        state,
+        e.id,
+        `archived ${e.data.archivedFiles.length} file(s); ${e.data.failedFiles.length} failed: ${e.data.failedFiles.join(', ')}`,
+        'warn',
+      );
+    case 'sentinel.loaded':
+      return sentinelLoaded(state, e);
+    case 'sentinel.unloaded':
+      return sentinelUnloaded(state, e);
+    case 'sentinel.output':
+      return sentinelOutput(state, e);
+    case 'sentinel.error':
+      return sentinelError(state, e);
+    // Not shown: the file tree (no pane asks for it), verbose sentinel triggers, connection plumbing.
+    case 'filetree.updated':
+    case 'sentinel.triggered':
+    case 'handshake.response':
+    case 'server.ready':
+    case 'pong':
+    case 'history.batch':
+      return state;
+  }
+}
+
+function transition(state: RunState, e: ServerEventOf<'state.transition'>): RunState {
+  const { resultingState } = e.data;
+  const withTotals: RunState = {
+    ...state,
+    run: {
+      ...state.run,
+      ...(resultingState.currentRunId ? { runId: resultingState.currentRunId } : {}),
+      runCount: resultingState.runCount,
+      totalCost: resultingState.totalCost,
+      runCost: resultingState.currentRunCost,
+    },
+  };
+  const t = readTransition(e.data);
+  if (!t) return withTotals;
+  const run = withTotals.run;
+  switch (t.type) {
+    case 'RunStarted': {
+      const { endedAt: _e, branch: _b, ...rest } = run;
+      return {
+        ...withTotals,
+        run: {
+          ...rest,
+          runId: t.data.runId,
+          runStatus: 'running',
+          startedAt: t.data.startedAt,
+          ...(t.data.branch ? { branch: t.data.branch } : {}),
+        },
+        checkpoints: { created: [] },
+      };
+    }
+    case 'RunCompleted':
+    case 'RunFailed':
+      return t.data.runId === run.runId
+        ? {
+            ...withTotals,
+            run: {
+              ...run,
+              runStatus: t.type === 'RunCompleted' ? 'completed' : 'failed',
+              endedAt: t.data.endedAt,
+            },
+          }
+        : withTotals;
+    case 'RunCrashed':
+      return failActiveCodons(
+        t.data.runId === run.runId
+          ? { ...withTotals, run: { ...run, runStatus: 'crashed', endedAt: t.data.detectedAt } }
+          : withTotals,
+        'the server stopped while it ran',
+      );
+    case 'CodonStarted': {
+      // A new attempt: its tokens start from zero, the old attempt's are kept in the total.
+      const previous = run.codonTokens[t.data.codonId];
+      const { [t.data.codonId]: _old, ...codonTokens } = run.codonTokens;
+      const settled = previous ? addTokens(run.settledTokens, previous) : run.settledTokens;
+      return codonStarted(
+        { ...withTotals, run: { ...run, codonTokens, settledTokens: settled } },
+        t.data,
+        'preparing',
+        true,
+      );
+    }
+    case 'CodonTransitioned': {
+      const d = t.data;
+      const next = {
+        ...withTotals,
+        codons: withTotals.codons[d.codonId]
+          ? {
+              ...withTotals.codons,
+              [d.codonId]: {
+                ...withTotals.codons[d.codonId]!,
+                status: d.to,
+                ...(d.duration === undefined ? {} : { duration: d.duration }),
+                ...(d.failureReason ? { failureReason: d.failureReason } : {}),
+              },
+            }
+          : withTotals.codons,
+      };
+      return next;
+    }
+    case 'CostsIncremented':
+      return setCodonCost(withTotals, t.data.codonId, (row) => row.cost + t.data.amount);
+    case 'CostsUpdated':
+    case 'CodonFinalCostSet':
+      return setCodonCost(withTotals, t.data.codonId, () => t.data.cost);
+    case 'CheckpointCreated': {
+      if (t.data.runId !== run.runId) return withTotals;
+      const created = [...withTotals.checkpoints.created, t.data.checkpoint];
+      return { ...withTotals, checkpoints: { ...withTotals.checkpoints, created } };
+    }
+  }
+}
+
+function addTokens(a: typeof ZERO_TOKENS, b: typeof ZERO_TOKENS): typeof ZERO_TOKENS {
+  return {
+    input: a.input + b.input,
+    output: a.output + b.output,
+    cacheCreation: a.cacheCreation + b.cacheCreation,
+    cacheRead: a.cacheRead + b.cacheRead,
+  };
+}
+
+export function totalTokens(run: RunState['run']): typeof ZERO_TOKENS {
+  return Object.values(run.codonTokens).reduce(addTokens, run.settledTokens);
+}
+
+export const describeCost = (run: RunState['run']) =>
+  run.runCount > 1
+    ? `${formatCost(run.runCost)} (all runs ${formatCost(run.totalCost)})`
+    : formatCost(run.totalCost);

@@ -1,0 +1,201 @@
+import type { ConnectionState } from '../../client/index.ts';
+import type {
+  CheckpointInfo,
+  CodonStatus,
+  CommandType,
+  ErrorSeverity,
+  EventData,
+  FailureReason,
+  ServerEvent,
+} from '../../protocol/index.ts';
+import type { Tone } from '../theme.ts';
+
+/** Everything the UI knows about the run, folded from protocol events. Plain data, never mutated. */
+
+export type CodonRow = {
+  codonId: string;
+  codonName: string;
+  /** Index in the plan, once a CodonStarted transition has told it. */
+  index?: number;
+  /** Order in which the UI first heard of the codon (sorts codons without an index). */
+  seen: number;
+  status: CodonStatus;
+  cost: number;
+  duration?: number;
+  startTime?: string;
+  attempts: number;
+  failureReason?: FailureReason;
+  /** Why the status is what it is when the events alone do not say (rolled back, server crash). */
+  note?: string;
+};
+
+export type TokenTotals = { input: number; output: number; cacheCreation: number; cacheRead: number };
+
+export type RunInfo = {
+  runId?: string;
+  runStatus?: 'running' | 'completed' | 'failed' | 'crashed';
+  startedAt?: string;
+  endedAt?: string;
+  branch?: string;
+  runCount: number;
+  /** Cost of every run of this execution, and of the current run. */
+  totalCost: number;
+  runCost: number;
+  /** Working time of the run's codons (state.snapshot totalTime). */
+  workTime?: number;
+  idle?: EventData<'server.idle'> & { at: string };
+  isRollingBack: boolean;
+  /** Tokens of finished attempts, plus the running totals of each codon's latest attempt. */
+  settledTokens: TokenTotals;
+  codonTokens: Record<string, TokenTotals>;
+};
+
+export type ToolResult = {
+  text: string;
+  isError: boolean;
+  truncated: boolean;
+  originalLength: number;
+  ms: number;
+};
+
+export type ActivityEntry =
+  | { kind: 'codon'; id: string; codonId: string; text: string; tone: Tone }
+  | { kind: 'message' | 'thinking'; id: string; codonId: string; text: string }
+  | {
+      kind: 'tool';
+      id: string;
+      codonId: string;
+      toolName: string;
+      summary: string;
+      input?: Record<string, unknown>;
+      result?: ToolResult;
+    }
+  | { kind: 'file'; id: string; path: string; action: 'created' | 'modified' | 'deleted'; content: string }
+  | { kind: 'note'; id: string; text: string; tone: Tone };
+
+export type SentinelOutput = {
+  id: string;
+  codonId: string;
+  triggerNumber: number;
+  text: string;
+  cost: number;
+  timestamp: string;
+};
+
+export type SentinelView = {
+  sentinelId: string;
+  codonId: string;
+  model?: string;
+  strategy?: string;
+  status: 'loaded' | 'unloaded';
+  unloadReason?: string;
+  cost: number;
+  calls: number;
+  outputs: SentinelOutput[];
+  errors: Array<{ id: string; text: string; retriable: boolean; consecutive: number; timestamp: string }>;
+};
+
+export type ErrorView = {
+  id: string;
+  timestamp: string;
+  severity: ErrorSeverity;
+  code?: string;
+  message: string;
+  codon?: string;
+  context?: string;
+  /** The command of ours this error answers. */
+  command?: string;
+};
+
+export type SentCommand = {
+  id: string;
+  type: CommandType;
+  label: string;
+  status: 'sent' | 'failed';
+  error?: string;
+};
+
+export type RollbackView = {
+  phase: 'idle' | 'requested' | 'running' | 'completed' | 'failed';
+  target?: string;
+  commandId?: string;
+  totalSteps?: number;
+  currentStep?: number;
+  /** One line per rollback event, in order. */
+  log: Array<{ id: string; text: string; tone: Tone }>;
+  error?: { code?: string; message: string };
+  toRun?: string;
+};
+
+export type CheckpointsView = {
+  /** From the last checkpoint.list answer. */
+  listed?: { runId: string; branch: string; checkpoints: CheckpointInfo[]; at: string };
+  /** From CheckpointCreated transitions of the current run. */
+  created: CheckpointInfo[];
+};
+
+export type Notice = { text: string; tone: Tone };
+
+export type RunState = {
+  connection: {
+    state: ConnectionState;
+    url: string;
+    serverVersion?: string;
+    syncing: boolean;
+    lostAt?: string;
+    /** How often the connection came back after being lost. */
+    reconnects: number;
+  };
+  run: RunInfo;
+  codons: Record<string, CodonRow>;
+  activity: ActivityEntry[];
+  sentinels: Record<string, SentinelView>;
+  sentinelOrder: string[];
+  errors: ErrorView[];
+  checkpoints: CheckpointsView;
+  rollback: RollbackView;
+  commands: SentCommand[];
+  notice?: Notice;
+  /** Counter for `CodonRow.seen`. */
+  seenCount: number;
+};
+
+/** What changes the store: protocol events, connection changes, and commands this UI sent. */
+export type StoreAction =
+  | { kind: 'events'; events: readonly ServerEvent[] }
+  /** A full history replaces everything folded so far (on attach and on every reconnect). */
+  | { kind: 'history'; events: readonly ServerEvent[] }
+  | { kind: 'connection'; state: ConnectionState; at: string; serverVersion?: string }
+  | { kind: 'syncFailed'; message: string }
+  | { kind: 'commandSent'; id: string; type: CommandType; label: string; rollbackTarget?: string }
+  | { kind: 'commandNotSent'; type: CommandType; label: string; message: string };
+
+export const MAX_ACTIVITY = 1_000;
+export const MAX_ERRORS = 200;
+export const MAX_SENTINEL_OUTPUTS = 50;
+export const MAX_COMMANDS = 20;
+
+export const ZERO_TOKENS: TokenTotals = { input: 0, output: 0, cacheCreation: 0, cacheRead: 0 };
+
+export function initialRunState(url: string): RunState {
+  return {
+    connection: { state: 'connecting', url, syncing: true, reconnects: 0 },
+    run: {
+      runCount: 0,
+      totalCost: 0,
+      runCost: 0,
+      isRollingBack: false,
+      settledTokens: ZERO_TOKENS,
+      codonTokens: {},
+    },
+    codons: {},
+    activity: [],
+    sentinels: {},
+    sentinelOrder: [],
+    errors: [],
+    checkpoints: { created: [] },
+    rollback: { phase: 'idle', log: [] },
+    commands: [],
+    seenCount: 0,
+  };
+}

@@ -1,0 +1,62 @@
+import type { CheckpointInfo } from '../../protocol/index.ts';
+import { formatTime } from '../format.ts';
+import { isEnded, orderedCodons } from './codons.ts';
+import type { RunState } from './run-state.ts';
+
+/** Derived views of the store, computed where they are shown. */
+
+/** The run's checkpoints: the last checkpoint.list answer, plus any created since, oldest first. */
+export function runCheckpoints(view: RunState['checkpoints'], runId: string | undefined): CheckpointInfo[] {
+  const bySha = new Map<string, CheckpointInfo>();
+  const listed = view.listed;
+  if (listed && (!runId || listed.runId === runId)) {
+    for (const c of listed.checkpoints) bySha.set(c.sha, c);
+  }
+  for (const c of view.created) bySha.set(c.sha, c);
+  return [...bySha.values()].sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+}
+
+export type RollbackTarget =
+  | { kind: 'lastSuccess'; label: string }
+  | { kind: 'codon'; codonId: string; checkpointType: 'start' | 'end'; label: string }
+  | { kind: 'checkpoint'; sha: string; label: string };
+
+/** What the rollback picker offers: last success, each started codon's start and end, each checkpoint. */
+export function rollbackTargets(
+  codons: RunState['codons'],
+  checkpoints: RunState['checkpoints'],
+  runId: string | undefined,
+): RollbackTarget[] {
+  const targets: RollbackTarget[] = [{ kind: 'lastSuccess', label: 'the last successful codon' }];
+  for (const codon of orderedCodons(codons)) {
+    if (codon.attempts === 0 && codon.status === 'pending') continue;
+    targets.push({
+      kind: 'codon',
+      codonId: codon.codonId,
+      checkpointType: 'start',
+      label: `start of ${codon.codonId} (${codon.codonName})`,
+    });
+    if (isEnded(codon.status)) {
+      targets.push({
+        kind: 'codon',
+        codonId: codon.codonId,
+        checkpointType: 'end',
+        label: `end of ${codon.codonId} (${codon.status})`,
+      });
+    }
+  }
+  for (const c of runCheckpoints(checkpoints, runId).slice().reverse()) {
+    targets.push({
+      kind: 'checkpoint',
+      sha: c.sha,
+      label: `checkpoint ${c.sha.slice(0, 8)} ${c.codonId} ${c.checkpointType} ${formatTime(c.timestamp)}`,
+    });
+  }
+  return targets;
+}
+
+/** The latest notice (connection changes make one too), or that the history is syncing. */
+export function statusNotice(state: RunState): RunState['notice'] {
+  if (state.connection.syncing && !state.notice) return { text: 'syncing history…', tone: 'muted' };
+  return state.notice;
+}

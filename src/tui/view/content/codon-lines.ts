@@ -1,0 +1,77 @@
+import type { CodonStatus } from '../../../protocol/index.ts';
+import { formatCost, formatDuration, padTo } from '../../format.ts';
+import { isActiveStatus, orderedCodons } from '../../store/codons.ts';
+import type { CodonRow, RunState } from '../../store/run-state.ts';
+import type { Tone } from '../../theme.ts';
+import type { Line } from '../lines.ts';
+
+/** The codon list: one line per codon known, in plan order, with status, cost and duration. */
+
+export const STATUS_ICON: Record<CodonStatus, string> = {
+  pending: '·',
+  preparing: '◌',
+  running: '▶',
+  completed: '✓',
+  failed: '✗',
+  skipped: '↷',
+  stopped: '■',
+};
+
+const STATUS_TONE: Record<CodonStatus, Tone> = {
+  pending: 'muted',
+  preparing: 'accent',
+  running: 'accent',
+  completed: 'ok',
+  failed: 'bad',
+  skipped: 'warn',
+  stopped: 'warn',
+};
+
+export type CodonLines = { lines: Line[]; running?: number };
+
+export function codonLines(
+  codons: RunState['codons'],
+  idle: RunState['run']['idle'],
+  width: number,
+  now: number,
+): CodonLines {
+  const rows = orderedCodons(codons);
+  if (rows.length === 0) {
+    return {
+      lines: [
+        { text: 'No codon has started yet.', tone: 'muted' },
+        { text: 'Codons appear here as they start.', tone: 'muted', dim: true },
+      ],
+    };
+  }
+  let running: number | undefined;
+  const lines = rows.map((row, i): Line => {
+    const active = isActiveStatus(row.status);
+    if (active) running = i;
+    return {
+      text: codonLine(row, width, now),
+      tone: STATUS_TONE[row.status],
+      bold: active,
+      highlight: active,
+    };
+  });
+  if (idle?.reason !== 'all-codons-completed') {
+    lines.push({ text: '… later codons appear when they start', tone: 'muted', dim: true });
+  }
+  return { lines, ...(running === undefined ? {} : { running }) };
+}
+
+export function codonLine(row: CodonRow, width: number, now: number): string {
+  const elapsed =
+    row.duration ??
+    (isActiveStatus(row.status) && row.startTime ? now - Date.parse(row.startTime) : undefined);
+  const word = row.note ?? row.status;
+  const cost = formatCost(row.cost).padStart(7);
+  const time = (elapsed === undefined ? '' : formatDuration(elapsed)).padStart(6);
+  const attempts = row.attempts > 1 ? ` ×${row.attempts}` : '';
+  const right = width >= 44 ? ` ${padTo(word, 11)}${cost} ${time}` : ` ${cost} ${time}`;
+  const name =
+    row.codonName && row.codonName !== row.codonId ? `${row.codonId} ${row.codonName}` : row.codonId;
+  const labelWidth = Math.max(4, width - 2 - right.length);
+  return `${STATUS_ICON[row.status]} ${padTo(`${name}${attempts}`, labelWidth)}${right}`;
+}

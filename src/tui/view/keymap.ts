@@ -1,0 +1,210 @@
+import type { RollbackTarget } from '../store/selectors.ts';
+import {
+  cycleFocus,
+  moveActivityCursor,
+  PANES,
+  type PaneId,
+  scrollPane,
+  showPane,
+  toggleExpanded,
+  togglePane,
+  type ViewState,
+} from './view-state.ts';
+
+/** Every key of the UI, written down once: the help line, the help screen and `handleKey` use it. */
+export type Binding = { keys: string; label: string; description: string; control: boolean };
+
+export const BINDINGS: readonly Binding[] = [
+  { keys: 'n', label: 'next', description: 'start the next codon (codon.next)', control: true },
+  { keys: 's', label: 'skip', description: 'skip the running codon (codon.skip)', control: true },
+  { keys: 'r', label: 'redo', description: 'run the last codon again (codon.redo)', control: true },
+  { keys: 'x', label: 'stop', description: 'force stop the running codon; asks for a reason', control: true },
+  {
+    keys: 'b',
+    label: 'rollback',
+    description: 'pick a rollback target, confirm, watch progress',
+    control: true,
+  },
+  {
+    keys: 'c',
+    label: 'checkpoints',
+    description: "list the run's checkpoints (checkpoint.list)",
+    control: false,
+  },
+  {
+    keys: '1-5',
+    label: 'panes',
+    description: 'show/hide 1 codons 2 activity 3 sentinels 4 errors 5 checkpoints',
+    control: false,
+  },
+  { keys: 'tab', label: 'focus', description: 'focus the next pane (shift+tab: previous)', control: false },
+  {
+    keys: '↑↓',
+    label: 'scroll',
+    description: 'scroll the focused pane; in Activity, select an entry',
+    control: false,
+  },
+  {
+    keys: 'enter',
+    label: 'expand',
+    description: 'expand or collapse the selected activity entry',
+    control: false,
+  },
+  { keys: '?', label: 'help', description: 'show or hide this help', control: false },
+  { keys: 'q', label: 'quit', description: 'quit the UI (the server keeps running)', control: false },
+];
+
+export const bindingsFor = (readonly: boolean) => BINDINGS.filter((b) => !readonly || !b.control);
+
+/** The help line: mode first, then as many keys as fit, always ending with help and quit. */
+export function helpLine(readonly: boolean, width: number): string {
+  const mode = readonly ? 'READ-ONLY' : 'READ-WRITE';
+  const tail = ['? help', 'q quit'];
+  const middle = bindingsFor(readonly)
+    .filter((b) => b.keys !== '?' && b.keys !== 'q' && b.keys !== 'enter' && b.keys !== '↑↓')
+    .map((b) => `${b.keys} ${b.label}`);
+  const parts = [mode];
+  const length = (items: string[]) => items.join('  ').length;
+  for (const item of middle) {
+    if (length([...parts, item, ...tail]) > width) break;
+    parts.push(item);
+  }
+  return [...parts, ...tail].join('  ');
+}
+
+/** What a key asks the program to do besides changing the view. */
+export type Effect =
+  | { kind: 'next' | 'skip' | 'redo' | 'checkpoints' | 'quit' }
+  | { kind: 'forceStop'; reason: string }
+  | { kind: 'rollback'; target: RollbackTarget; autoRestart: boolean };
+
+/** The parts of Ink's Key the UI looks at. */
+export type KeyInfo = Partial<
+  Record<
+    | 'upArrow'
+    | 'downArrow'
+    | 'pageUp'
+    | 'pageDown'
+    | 'home'
+    | 'end'
+    | 'return'
+    | 'escape'
+    | 'tab'
+    | 'shift'
+    | 'backspace'
+    | 'delete'
+    | 'ctrl'
+    | 'meta',
+    boolean
+  >
+>;
+
+export type KeyContext = {
+  readonly: boolean;
+  targets: readonly RollbackTarget[];
+  /** Activity entry ids, oldest first. */
+  activityIds: readonly string[];
+  /** Lines a page key moves. */
+  pageSize: number;
+  /** How far each pane can scroll (its lines minus its height). */
+  maxScroll: Readonly<Record<PaneId, number>>;
+};
+
+export type KeyOutcome = { view: ViewState; effects: Effect[] };
+
+const PANE_KEYS: Record<string, PaneId> = Object.fromEntries(PANES.map((p, i) => [String(i + 1), p]));
+// Panes that show the newest at the bottom scroll back with ↑; the others scroll down with ↓.
+const TAIL_PANES: ReadonlySet<PaneId> = new Set(['activity', 'sentinels', 'errors']);
+
+/** Pure: one key press in, the next view and the effects out. */
+export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: KeyContext): KeyOutcome {
+  const same = (effects: Effect[] = []): KeyOutcome => ({ view, effects });
+  const to = (next: ViewState, effects: Effect[] = []): KeyOutcome => ({ view: next, effects });
+  const closed = (): ViewState => {
+    const { modal: _m, ...rest } = view;
+    return rest;
+  };
+  const modal = view.modal;
+  // Alt+key (or ESC typed right before a key) is not a command here: never act on it by accident.
+  if (key.meta && !key.escape) return same();
+
+  if (modal?.kind === 'forceStop') {
+    if (key.escape) return to(closed());
+    if (key.return) return to(closed(), [{ kind: 'forceStop', reason: modal.reason }]);
+    if (key.backspace || key.delete)
+      return to({ ...view, modal: { ...modal, reason: Array.from(modal.reason).slice(0, -1).join('') } });
+    if (key.ctrl || key.meta || !input) return same();
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: typed text keeps printable characters only
+    const typed = input.replace(/[\u0000-\u001f\u007f]/g, '');
+    return to({ ...view, modal: { ...modal, reason: (modal.reason + typed).slice(0, 500) } });
+  }
+  if (input === 'q' && !key.ctrl) return same([{ kind: 'quit' }]);
+  if (modal?.kind === 'help') {
+    if (key.escape || key.return || input === '?') return to(closed());
+    return same();
+  }
+  if (modal?.kind === 'rollbackPicker') {
+    const last = Math.max(0, ctx.targets.length - 1);
+    const move = (cursor: number) =>
+      to({ ...view, modal: { kind: 'rollbackPicker', cursor: Math.min(last, Math.max(0, cursor)) } });
+    if (key.escape || input === 'b') return to(closed());
+    if (key.upArrow || input === 'k') return move(modal.cursor - 1);
+    if (key.downArrow || input === 'j') return move(modal.cursor + 1);
+    if (key.pageUp) return move(modal.cursor - ctx.pageSize);
+    if (key.pageDown) return move(modal.cursor + ctx.pageSize);
+    if (key.home) return move(0);
+    if (key.end) return move(last);
+    const target = ctx.targets[Math.min(modal.cursor, last)];
+    if (key.return && target) return to({ ...view, modal: { kind: 'confirmRollback', target } });
+    return same();
+  }
+  if (modal?.kind === 'confirmRollback') {
+    if (input === 'y' || input === 'a') {
+      return to({ ...showPane(closed(), 'checkpoints'), focus: 'checkpoints' }, [
+        { kind: 'rollback', target: modal.target, autoRestart: input === 'a' },
+      ]);
+    }
+    if (input === 'n' || key.escape) return to(closed());
+    return same();
+  }
+
+  if (input === '?') return to({ ...view, modal: { kind: 'help' } });
+  if (!ctx.readonly) {
+    if (input === 'n') return same([{ kind: 'next' }]);
+    if (input === 's') return same([{ kind: 'skip' }]);
+    if (input === 'r') return same([{ kind: 'redo' }]);
+    if (input === 'x') return to({ ...view, modal: { kind: 'forceStop', reason: '' } });
+    if (input === 'b')
+      return to({ ...view, modal: { kind: 'rollbackPicker', cursor: 0 } }, [{ kind: 'checkpoints' }]);
+  }
+  if (input === 'c')
+    return to({ ...showPane(view, 'checkpoints'), focus: 'checkpoints' }, [{ kind: 'checkpoints' }]);
+  const pane = PANE_KEYS[input];
+  if (pane) return to(togglePane(view, pane));
+  if (key.tab) return to(cycleFocus(view, key.shift ? -1 : 1));
+
+  const focus = view.focus;
+  if (focus === 'activity') {
+    if (key.upArrow || input === 'k') return to(moveActivityCursor(view, ctx.activityIds, -1));
+    if (key.downArrow || input === 'j') return to(moveActivityCursor(view, ctx.activityIds, 1));
+    if (key.pageUp) return to(moveActivityCursor(view, ctx.activityIds, -ctx.pageSize));
+    if (key.pageDown) return to(moveActivityCursor(view, ctx.activityIds, ctx.pageSize));
+    if (key.home) return to(moveActivityCursor(view, ctx.activityIds, -ctx.activityIds.length));
+    if (key.end || key.escape) return to(moveActivityCursor(view, ctx.activityIds, ctx.activityIds.length));
+    if (key.return || input === ' ') {
+      const id = view.activityCursor ?? ctx.activityIds.at(-1);
+      return id ? to(toggleExpanded(view, id)) : same();
+    }
+    return same();
+  }
+  const back = TAIL_PANES.has(focus) ? 1 : -1;
+  const max = ctx.maxScroll[focus];
+  const scroll = (delta: number) => to(scrollPane(view, focus, delta, max));
+  if (key.upArrow || input === 'k') return scroll(back);
+  if (key.downArrow || input === 'j') return scroll(-back);
+  if (key.pageUp) return scroll(back * ctx.pageSize);
+  if (key.pageDown) return scroll(-back * ctx.pageSize);
+  if (key.home) return scroll(back * max);
+  if (key.end) return scroll(-back * max);
+  return same();
+}

@@ -1,0 +1,86 @@
+import type { RollbackTarget } from '../store/selectors.ts';
+
+/** What the person looking at the UI chose to see: panes, focus, scroll, an open dialog. */
+
+export const PANES = ['codons', 'activity', 'sentinels', 'errors', 'checkpoints'] as const;
+export type PaneId = (typeof PANES)[number];
+
+export const PANE_TITLES: Record<PaneId, string> = {
+  codons: 'Codons',
+  activity: 'Activity',
+  sentinels: 'Sentinels',
+  errors: 'Errors',
+  checkpoints: 'Checkpoints',
+};
+
+export type Modal =
+  | { kind: 'help' }
+  | { kind: 'forceStop'; reason: string }
+  | { kind: 'rollbackPicker'; cursor: number }
+  | { kind: 'confirmRollback'; target: RollbackTarget };
+
+export type ViewState = {
+  visible: Record<PaneId, boolean>;
+  focus: PaneId;
+  modal?: Modal;
+  /** Lines scrolled back from the newest (activity, sentinels, errors) or from the top (codons, checkpoints). */
+  scroll: Record<PaneId, number>;
+  /** The selected activity entry; none means the pane follows the newest lines. */
+  activityCursor?: string;
+  /** Activity entries shown in full. */
+  expanded: Readonly<Record<string, true>>;
+};
+
+export function initialViewState(): ViewState {
+  return {
+    visible: { codons: true, activity: true, sentinels: true, errors: true, checkpoints: false },
+    focus: 'activity',
+    scroll: { codons: 0, activity: 0, sentinels: 0, errors: 0, checkpoints: 0 },
+    expanded: {},
+  };
+}
+
+export function togglePane(view: ViewState, pane: PaneId): ViewState {
+  const visible = { ...view.visible, [pane]: !view.visible[pane] };
+  if (!Object.values(visible).some(Boolean)) return view; // keep at least one pane
+  const focus = visible[view.focus] ? view.focus : (PANES.find((p) => visible[p]) ?? view.focus);
+  return { ...view, visible, focus };
+}
+
+export function showPane(view: ViewState, pane: PaneId): ViewState {
+  return view.visible[pane] ? view : togglePane(view, pane);
+}
+
+export function cycleFocus(view: ViewState, step: 1 | -1): ViewState {
+  const shown = PANES.filter((p) => view.visible[p]);
+  const at = shown.indexOf(view.focus);
+  const focus = shown[(at + step + shown.length) % shown.length] ?? view.focus;
+  return { ...view, focus };
+}
+
+export function scrollPane(
+  view: ViewState,
+  pane: PaneId,
+  delta: number,
+  max = Number.POSITIVE_INFINITY,
+): ViewState {
+  const value = Math.min(max, Math.max(0, view.scroll[pane] + delta));
+  return value === view.scroll[pane] ? view : { ...view, scroll: { ...view.scroll, [pane]: value } };
+}
+
+/** Moves the activity selection through entry ids (oldest first); past the newest, follow again. */
+export function moveActivityCursor(view: ViewState, ids: readonly string[], delta: number): ViewState {
+  if (ids.length === 0) return view;
+  const at = view.activityCursor === undefined ? ids.length : ids.indexOf(view.activityCursor);
+  const target = (at === -1 ? ids.length : at) + delta;
+  if (target >= ids.length) {
+    const { activityCursor: _c, ...rest } = view;
+    return rest;
+  }
+  return { ...view, activityCursor: ids[Math.max(0, target)] };
+}
+
+export function toggleExpanded(view: ViewState, id: string): ViewState {
+  const { [id]: was, ...rest } = view.expanded;
+  return { ...view, expanded: was ? rest : { ...rest, [id]: true } };
+}

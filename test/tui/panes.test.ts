@@ -1,0 +1,447 @@
+import { cleanup } from 'ink-testing-library';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  codonEnd,
+  codonStart,
+  RUN,
+  resetCost,
+  runStarted,
+  toolCall,
+  toolDone,
+  transition,
+  usage,
+} from './helpers/events.ts';
+import { ev, FakeClient } from './helpers/fake-client.ts';
+import { eventually, KEYS, renderApp } from './helpers/render.ts';
+
+beforeEach(() => resetCost());
+afterEach(() => cleanup());
+
+const planRun = () => [
+  ...runStarted('ribosome/run-1'),
+  ...codonStart('one', 0, 'Write hello'),
+  ev('assistant.action', { codonId: 'one', action: 'message', content: 'Writing hello.txt.' }),
+  toolCall('one', 'Write', 'hello.txt', { file_path: 'hello.txt', content: 'hi' }),
+  ...usage('one', 2_300, 40, 0.0123),
+  toolDone('one', 'Write', 'File written: hello.txt'),
+  ev('file.updated', {
+    path: 'agentRoot/hello.txt',
+    filename: 'hello.txt',
+    content: 'hi',
+    action: 'created',
+  }),
+  ...codonEnd('one', 'completed', 0.0123, 2_100),
+  ...codonStart('two', 1, 'Edit hello'),
+  ev('assistant.action', { codonId: 'two', action: 'thinking', content: 'Let me look at the file first.' }),
+  toolCall('two', 'Bash', 'sleep 30', { command: 'sleep 30' }),
+];
+
+describe('codon list pane', () => {
+  it('lists the known codons with status, cost and duration, the running one highlighted', async () => {
+    const app = renderApp(new FakeClient({ history: planRun() }), { width: 140 });
+    const frame = await app.waitFor('two Edit hello');
+    expect(frame).toMatch(/✓ one Write hello\s+completed\s+\$0\.0123\s+2\.1s/);
+    expect(frame).toMatch(/▶ two Edit hello\s+running/);
+    expect(frame).toContain('Codons · running two');
+    expect(frame).toContain('… later codons appear when they start');
+  });
+
+  it('fills in as live events arrive', async () => {
+    const client = new FakeClient();
+    const app = renderApp(client, { width: 140 });
+    await app.waitFor('No codon has started yet.');
+    client.emit(...codonStart('alpha', 0));
+    await app.waitFor('▶ alpha');
+    client.emit(...codonEnd('alpha', 'failed'), ...codonStart('beta', 1));
+    const frame = await app.waitFor('▶ beta');
+    expect(frame).toMatch(/✗ alpha Codon alpha\s+failed/);
+  });
+});
+
+describe('activity pane', () => {
+  it('shows messages, thinking, tool calls with results, and file changes', async () => {
+    const app = renderApp(new FakeClient({ history: planRun() }));
+    const frame = await app.waitFor('sleep 30');
+    expect(frame).toContain('say   Writing hello.txt.');
+    expect(frame).toContain('+tool  Write hello.txt  ✓ 42ms');
+    expect(frame).toContain('+file  created agentRoot/hello.txt');
+    expect(frame).toContain('think Let me look at the file first.');
+    expect(frame).toContain('+tool  Bash sleep 30  … running');
+    expect(frame).toContain('■ one completed in 2.1s, $0.0123');
+  });
+
+  it('expands the selected entry with enter and collapses it again', async () => {
+    const app = renderApp(new FakeClient({ history: planRun() }));
+    await app.waitFor('sleep 30');
+    await app.press(KEYS.up, KEYS.up, KEYS.up, KEYS.up, KEYS.up, KEYS.up);
+    await app.waitFor('›+tool  Write hello.txt');
+    await app.press(KEYS.enter);
+    const open = await app.waitFor('File written: hello.txt');
+    expect(open).toContain('›−tool  Write hello.txt');
+    expect(open).toContain('"file_path": "hello.txt"');
+    await app.press(KEYS.enter);
+    await app.waitFor((f) => !f.includes('File written: hello.txt'));
+  });
+
+  it('adds new lines as they happen', async () => {
+    const client = new FakeClient({ history: planRun() });
+    const app = renderApp(client);
+    await app.waitFor('sleep 30');
+    client.emit(toolDone('two', 'Bash', '', true));
+    await app.waitFor('Bash sleep 30  ✗ failed 42ms');
+    client.emit(ev('assistant.action', { codonId: 'two', action: 'message', content: 'Something new.' }));
+    await app.waitFor('say   Something new.');
+  });
+});
+
+describe('totals', () => {
+  it('shows cost, tokens, elapsed time, run id, branch and proxy', async () => {
+    const app = renderApp(new FakeClient({ history: planRun() }));
+    const frame = await app.waitFor('tokens 2.3k in · 40 out');
+    expect(frame).toContain(`run ${RUN}`);
+    expect(frame).toContain('branch ribosome/run-1');
+    expect(frame).toContain('proxy unknown');
+    expect(frame).toContain('cost $0.0123');
+    expect(frame).toMatch(/elapsed 01:0\d/);
+    expect(frame).toContain('● connected');
+  });
+});
+
+describe('sentinel pane', () => {
+  it('shows outputs and errors by sentinel', async () => {
+    const client = new FakeClient({ history: planRun() });
+    const app = renderApp(client, { width: 160 });
+    await app.waitFor('No sentinel has loaded.');
+    client.emit(
+      ev('sentinel.loaded', {
+        sentinelId: 'drift',
+        codonId: 'two',
+        model: 'claude-haiku',
+        triggerType: 'event',
+        executionStrategy: 'count',
+        conversational: false,
+        source: 'file',
+      }),
+      ev('sentinel.output', {
+        sentinelId: 'drift',
+        codonId: 'two',
+        triggerNumber: 1,
+        outputType: 'text',
+        content: 'The agent stays on task.',
+        cost: 0.0004,
+        tokens: { input: 100, output: 10 },
+        eventCount: 5,
+      }),
+      ev('sentinel.error', {
+        sentinelId: 'drift',
+        codonId: 'two',
+        errorType: 'llm-call-failed',
+        message: 'HTTP 529 overloaded',
+        retriable: true,
+        consecutiveFailureCount: 2,
+      }),
+    );
+    const frame = await app.waitFor('The agent stays on task.');
+    expect(frame).toContain('● drift watching · codon two · claude-haiku, count');
+    expect(frame).toContain('llm-call-failed: HTTP 529 overloaded (retriable), 2 in a row');
+    expect(frame).toContain('Sentinels · 1');
+  });
+});
+
+describe('errors pane', () => {
+  it('shows severity, code, message and the suggested action', async () => {
+    const client = new FakeClient({ history: planRun() });
+    const app = renderApp(client, { width: 140 });
+    await app.waitFor('No errors.');
+    client.emit(
+      ev('error', {
+        message: 'codon two failed: timeout',
+        fatal: false,
+        severity: 'codon',
+        code: 'CODON_TIMEOUT',
+        codon: 'two',
+        context: 'timeout',
+      }),
+    );
+    const frame = await app.waitFor('CODON_TIMEOUT');
+    expect(frame).toMatch(/CODON \d\d:\d\d:\d\d CODON_TIMEOUT: codon two failed: timeout/);
+    expect(frame).toContain('→ inspect failureReason; consider codon.redo [timeout]');
+    expect(frame).toContain('Errors · 1');
+  });
+});
+
+describe('checkpoints and rollback', () => {
+  const checkpointList = ev('checkpoint.list', {
+    runId: RUN,
+    currentBranch: 'ribosome/run-1',
+    checkpoints: [
+      {
+        codonId: 'one',
+        codonName: 'Write hello',
+        checkpointType: 'completed',
+        sha: 'a1b2c3d4e5f6',
+        status: 'completed',
+        timestamp: new Date().toISOString(),
+      },
+    ],
+  });
+
+  it('lists checkpoints with c', async () => {
+    const client = new FakeClient({ history: planRun() });
+    const app = renderApp(client, { width: 140 });
+    await app.waitFor('sleep 30');
+    await app.press('c');
+    expect(client.sent).toContainEqual({ id: expect.any(String), type: 'checkpoint.list', data: {} });
+    client.emit(checkpointList);
+    const frame = await app.waitFor('a1b2c3d4 one completed');
+    expect(frame).toContain('▶ Checkpoints');
+  });
+
+  it('picks a target, asks for confirmation, sends the rollback and shows its progress', async () => {
+    const client = new FakeClient({ history: [...planRun(), checkpointList] });
+    const app = renderApp(client, { width: 140, height: 36 });
+    await app.waitFor('sleep 30');
+    await app.press('3', '4'); // the checkpoints pane, shown on confirming, then gets the whole row
+    await app.press('b');
+    await app.waitFor('Roll back to…');
+    expect(client.sent.at(-1)?.type).toBe('checkpoint.list');
+    const picker = app.frame();
+    expect(picker).toContain('› the last successful codon');
+    expect(picker).toContain('start of one (Write hello)');
+    expect(picker).toContain('end of one (completed)');
+    expect(picker).toContain('checkpoint a1b2c3d4 one completed');
+    await app.press(KEYS.down, KEYS.down, KEYS.enter);
+    await app.waitFor('Roll back to end of one (completed)?  y: yes  a: yes, then restart  n: no');
+    await app.press('y');
+    await app.waitFor('asked the server');
+    expect(client.controls().at(-1)).toMatchObject({
+      type: 'rollback.toCodon',
+      data: { codonId: 'one', checkpointType: 'end', autoRestart: false },
+    });
+    client.emit(
+      ev('rollback.started', {
+        fromRun: RUN,
+        fromCodon: 'two',
+        toCodon: 'one',
+        toCheckpoint: 'a1b2c3d4e5f6',
+        checkpointType: 'completed',
+        codonsToProcess: ['two'],
+      }),
+      ev('rollback.progress', { currentStep: 1, totalSteps: 2, message: 'restoring the work tree' }),
+    );
+    const running = await app.waitFor('[##########----------] 1/2');
+    expect(running).toContain('ROLLING BACK');
+    expect(running).toContain('1/2 restoring the work tree');
+    expect(running).toMatch(/· two Edit hello\s+rolled back/);
+    client.emit(
+      ev('rollback.completed', {
+        fromRun: RUN,
+        toRun: 'run-2',
+        checkpoint: 'a1b2c3d4e5f6',
+        codonId: 'one',
+        codonName: 'Write hello',
+        checkpointType: 'completed',
+        autoRestart: false,
+      }),
+    );
+    await app.waitFor('Rollback to end of one (completed): completed; now run run-2');
+  });
+
+  it('shows the server refusing a rollback, with its code', async () => {
+    const client = new FakeClient({ history: planRun() });
+    const app = renderApp(client, { width: 140 });
+    await app.waitFor('sleep 30');
+    await app.press('b', KEYS.enter, 'a');
+    expect(client.controls().at(-1)).toMatchObject({
+      type: 'rollback.toLastSuccess',
+      data: { autoRestart: true },
+    });
+    client.refuse('NOT_SUPPORTED', 'rollback is not available in this build');
+    const frame = await app.waitFor('refused: NOT_SUPPORTED');
+    expect(frame).toContain('operation NOT_SUPPORTED: rollback is not available in this build');
+  });
+});
+
+describe('controls', () => {
+  it('sends next, skip and redo', async () => {
+    const client = new FakeClient({ history: planRun() });
+    const app = renderApp(client);
+    await app.waitFor('sleep 30');
+    await app.press('n', 's', 'r');
+    expect(client.controls().map((c) => c.type)).toEqual(['codon.next', 'codon.skip', 'codon.redo']);
+    await app.waitFor('sent codon.redo: redo the last codon');
+  });
+
+  it('asks for a reason before a force stop', async () => {
+    const client = new FakeClient({ history: planRun() });
+    const app = renderApp(client);
+    await app.waitFor('sleep 30');
+    await app.press('x');
+    await app.waitFor('Force stop — reason:');
+    await app.press('s', 't', 'u', 'c', 'k');
+    await app.waitFor('reason: stuck');
+    expect(client.controls()).toEqual([]);
+    await app.press(KEYS.enter);
+    expect(client.controls()).toEqual([
+      { id: expect.any(String), type: 'codon.forceStop', data: { reason: 'stuck' } },
+    ]);
+  });
+
+  it('shows a refused command in the status line and the errors pane', async () => {
+    const client = new FakeClient({ history: planRun() });
+    const app = renderApp(client, { width: 140 });
+    await app.waitFor('sleep 30');
+    await app.press('n');
+    client.refuse('CODON_RUNNING', 'codon two is running');
+    const frame = await app.waitFor('operation CODON_RUNNING: codon two is running');
+    expect(frame).toContain('OPERATION');
+    expect(frame).toContain('(codon.next)');
+  });
+
+  it('toggles panes and shows help', async () => {
+    const app = renderApp(new FakeClient({ history: planRun() }));
+    await app.waitFor('sleep 30');
+    await app.press('3', '4');
+    await app.waitFor((f) => !f.includes('Sentinels') && !f.includes('Errors'));
+    await app.press('1');
+    await app.waitFor((f) => !f.includes('Codons ·'));
+    await app.press('?');
+    const help = await app.waitFor('esc or ? closes this help');
+    expect(help).toContain('x      force stop the running codon; asks for a reason');
+    await app.press(KEYS.escape);
+    await app.waitFor('Activity');
+  });
+
+  it('quits with q', async () => {
+    let quit = 0;
+    const app = renderApp(new FakeClient({ history: planRun() }), { onQuit: () => quit++ });
+    await app.waitFor('sleep 30');
+    await app.press('q');
+    expect(quit).toBe(1);
+  });
+});
+
+describe('readonly mode', () => {
+  it('hides every control and sends none', async () => {
+    const client = new FakeClient({ history: planRun(), mode: 'readonly' });
+    const app = renderApp(client, { readonly: true });
+    const frame = await app.waitFor('sleep 30');
+    expect(frame).toContain('READ-ONLY');
+    for (const control of ['n next', 's skip', 'r redo', 'x stop', 'b rollback'])
+      expect(frame).not.toContain(control);
+    await app.press('n', 's', 'r', 'x', 'b');
+    expect(client.controls()).toEqual([]);
+    expect(app.frame()).not.toContain('Force stop');
+  });
+
+  it('follows the mode the server granted', async () => {
+    const app = renderApp(new FakeClient({ history: planRun(), mode: 'readonly' }), { readonly: false });
+    await app.waitFor('READ-ONLY');
+  });
+});
+
+describe('connection', () => {
+  it('syncs history first and folds live events held meanwhile once', async () => {
+    const client = new FakeClient({ history: planRun() });
+    let open = () => {};
+    client.gate = new Promise((r) => {
+      open = r;
+    });
+    const app = renderApp(client);
+    await app.waitFor('syncing history…');
+    const duplicate = client.history.at(-1)!;
+    client.emit(duplicate, ev('info', { message: 'live while syncing' }));
+    open();
+    const frame = await app.waitFor('live while syncing');
+    expect(frame.match(/Bash sleep 30/g)).toHaveLength(1);
+    expect(client.syncCount).toBe(1);
+  });
+
+  it('shows a lost connection clearly and syncs again on reconnect', async () => {
+    const client = new FakeClient({ history: planRun() });
+    const app = renderApp(client);
+    await app.waitFor('sleep 30');
+    client.setState('reconnecting');
+    const lost = await app.waitFor('CONNECTION LOST');
+    expect(lost).toContain('connection lost; reconnecting to ws://127.0.0.1:4711…');
+    await app.press('n');
+    await app.waitFor('could not send codon.next: not connected');
+    client.history = [...planRun().slice(0, 3), ...codonStart('three', 2)];
+    client.setState('open');
+    const back = await app.waitFor('reconnected; history synced again');
+    expect(back).toContain('▶ three');
+    expect(client.syncCount).toBe(2);
+    client.setState('closed');
+    await app.waitFor('DISCONNECTED');
+  });
+});
+
+describe('terminal size and colour', () => {
+  it('fits in 80x24', async () => {
+    const app = renderApp(new FakeClient({ history: planRun() }), { width: 80, height: 24 });
+    const frame = await app.waitFor('sleep 30');
+    const lines = frame.split('\n');
+    expect(lines.length).toBeLessThanOrEqual(23);
+    for (const line of lines) expect(Array.from(line).length).toBeLessThanOrEqual(80);
+    expect(frame).toContain('READ-WRITE');
+    expect(frame).toContain('q quit');
+  });
+
+  it('scales up to a large terminal', async () => {
+    const app = renderApp(new FakeClient({ history: planRun() }), { width: 200, height: 60 });
+    const frame = await app.waitFor('sleep 30');
+    expect(frame.split('\n').length).toBe(59);
+    expect(frame).toContain('1-5 panes');
+  });
+});
+
+describe('checkpoint refresh', () => {
+  it('asks for checkpoint.list after the history, and again when the run changes', async () => {
+    const client = new FakeClient({ history: planRun(), mode: 'readonly' });
+    const app = renderApp(client, { readonly: true });
+    await app.waitFor('sleep 30');
+    await eventually('a checkpoint.list', () => client.sent.length === 1);
+    expect(client.sent).toEqual([{ id: expect.any(String), type: 'checkpoint.list', data: { runId: RUN } }]);
+    client.emit(
+      ev('state.transition', {
+        transitionType: 'RunStarted',
+        runId: 'run-2',
+        transition: {
+          type: 'RunStarted',
+          data: {
+            runId: 'run-2',
+            startedAt: new Date().toISOString(),
+            reason: 'rollback',
+            nextCodonIndex: 1,
+          },
+        },
+        resultingState: { currentRunId: 'run-2', runCount: 2, totalCost: 0, currentRunCost: 0 },
+      }),
+    );
+    await app.waitFor('run run-2');
+    await eventually('a second checkpoint.list', () => client.sent.length === 2);
+    expect(client.sent.map((c) => c.data)).toEqual([{ runId: RUN }, { runId: 'run-2' }]);
+  });
+});
+
+describe('transition-only details', () => {
+  it('reads checkpoints created during the run', async () => {
+    const client = new FakeClient({ history: planRun() });
+    const app = renderApp(client, { width: 140 });
+    await app.waitFor('sleep 30');
+    client.emit(
+      transition('CheckpointCreated', {
+        checkpoint: {
+          codonId: 'two',
+          codonName: 'Edit hello',
+          checkpointType: 'rig-setup',
+          sha: 'feedface0000',
+          status: 'running',
+          timestamp: new Date().toISOString(),
+        },
+      }),
+    );
+    await app.press('5');
+    await app.waitFor('feedface two rig-setup (running)');
+  });
+});

@@ -1,0 +1,152 @@
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { simplePlan, stuckTurns, writePlanAndScript, writeTurns } from '../helpers/plans.ts';
+import { BIN, killAll, type ServerProcess, startServer, tempDir } from '../helpers/server-process.ts';
+import { hasColour } from './helpers/colour.ts';
+
+/**
+ * The real program in a real terminal: `ribosome tui` in tmux against `ribosome run` serving a plan
+ * whose second codon is stuck. Every wait polls the pane against a deadline.
+ * TUI_SAVE_CAPTURES=1 writes the panes it sees to test/tui/captures/.
+ */
+
+const hasTmux = (() => {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+// A tmux server of our own (-L): nothing else's sessions are touched, and kill-server ends only ours.
+const socket = `ribosome-tui-${process.pid}-${randomUUID().slice(0, 8)}`;
+const SESSION = 'tui';
+const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+const capture = (escapes = false) => tmux('capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', SESSION);
+
+async function waitForPane(
+  what: string,
+  test: (pane: string) => boolean,
+  timeoutMs = 45_000,
+): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const pane = capture();
+    if (test(pane)) return pane;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the pane shows:\n${pane}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const CAPTURES = join(import.meta.dirname, 'captures');
+function save(name: string, pane: string): void {
+  if (process.env.TUI_SAVE_CAPTURES !== '1') return;
+  mkdirSync(CAPTURES, { recursive: true });
+  writeFileSync(join(CAPTURES, `${name}.txt`), `${pane.trimEnd()}\n`);
+}
+
+const temp = tempDir('ribosome-tui-e2e-');
+let server: ServerProcess | undefined;
+afterAll(() => {
+  try {
+    tmux('kill-server');
+  } catch {
+    // Never started, or already gone.
+  }
+  server?.kill('SIGKILL');
+  killAll();
+  temp.remove();
+});
+
+describe.skipIf(!hasTmux)('ribosome tui in a terminal', () => {
+  it('fills in the codon list, skips the running codon, rolls back (or shows why not), quits', async () => {
+    const marker = 4_000 + Math.floor(Math.random() * 1_000);
+    const files = writePlanAndScript(
+      temp.path,
+      simplePlan(['one', 'two', 'three']),
+      `turns:\n${writeTurns('a.txt', 'alpha')}${stuckTurns(marker)}${writeTurns('c.txt', 'gamma')}`,
+    );
+    // Generous bounds: other suites may load the machine; a wait ends as soon as its text shows.
+    server = await startServer(
+      files.plan,
+      join(temp.path, 'exec'),
+      ['--scripted-provider', files.script],
+      60_000,
+    );
+
+    // The pane outlives the program, so its exit status can be read after q.
+    const program = `NO_COLOR=1 '${BIN}' tui ${server.url}; echo "tui exited with $?"; sleep 600`;
+    tmux('-f', '/dev/null', 'new-session', '-d', '-s', SESSION, '-x', '100', '-y', '30', 'sh', '-c', program);
+
+    const running = await waitForPane(
+      'codon two stuck in its Bash call',
+      (p) =>
+        /✓ one Codon one/.test(p) &&
+        /▶ two Codon two/.test(p) &&
+        p.includes(`Bash sleep ${marker}  … running`) &&
+        !p.includes('branch unknown'), // asked for with checkpoint.list once the UI attached
+    );
+    expect(running).toContain('READ-WRITE');
+    expect(running).toMatch(/run run-\S+/);
+    save('01-running', running);
+    // NO_COLOR: styles such as inverse and bold stay, colours go.
+    expect(hasColour(capture(true))).toBe(false);
+
+    tmux('send-keys', '-t', SESSION, 's');
+    const skipped = await waitForPane(
+      'two skipped, three done, the plan over',
+      (p) => /↷ two Codon two/.test(p) && /✓ three Codon three/.test(p) && p.includes('plan done'),
+    );
+    expect(skipped).toContain('ℹ skipping codon two');
+    expect(skipped).toContain('■ two skipped in');
+    expect(skipped).toContain('= all 3 codons of plan "test" have run');
+    save('02-skipped', skipped);
+
+    tmux('send-keys', '-t', SESSION, 'b');
+    await waitForPane(
+      'the rollback picker',
+      (p) => p.includes('Roll back to…') && p.includes('› the last successful codon'),
+    );
+    tmux('send-keys', '-t', SESSION, 'Enter');
+    await waitForPane('the confirmation', (p) => p.includes('Roll back to the last successful codon?'));
+    tmux('send-keys', '-t', SESSION, 'y');
+    const outcome = await waitForPane(
+      'the rollback to finish or be refused',
+      (p) => p.includes('Rollback to the last successful codon: completed') || /refused: [A-Z_]+/.test(p),
+    );
+    save('03-rollback', outcome);
+    if (outcome.includes('refused')) {
+      // Rollback is not in the engine yet: the server's answer must be plain to see, code and all.
+      const code = /refused: ([A-Z_]+)/.exec(outcome)?.[1];
+      expect(code).toBeDefined();
+      expect(outcome).toContain(`operation ${code}:`); // the status line
+      expect(outcome).toContain('→ read message; retry if suitable');
+    } else {
+      // The rollback's own lines: what it started from and to, then its steps.
+      expect(outcome).toMatch(/started: \S+ → \S+ at [0-9a-f]{8}/);
+      expect(outcome).toMatch(/1\/\d+ /);
+    }
+
+    // Scales down to 80x24 while running.
+    tmux('resize-window', '-t', SESSION, '-x', '80', '-y', '24');
+    const small = await waitForPane('the 80x24 layout', (p) => {
+      const lines = p.trimEnd().split('\n');
+      return (
+        lines.length <= 24 &&
+        lines.at(-1)?.includes('q quit') === true &&
+        lines[0]?.startsWith('Ribosome') === true
+      );
+    });
+    for (const line of small.split('\n')) expect(Array.from(line).length).toBeLessThanOrEqual(80);
+    save('04-80x24', small);
+
+    tmux('send-keys', '-t', SESSION, 'q');
+    await waitForPane('the program to exit', (p) => p.includes('tui exited with 0'));
+    // Quitting the UI leaves the server running.
+    expect(server.child.exitCode).toBeNull();
+  }, 240_000);
+});

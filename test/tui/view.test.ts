@@ -1,0 +1,276 @@
+import { describe, expect, it } from 'vitest';
+import {
+  formatClock,
+  formatCost,
+  formatDuration,
+  formatTokens,
+  oneLine,
+  sanitize,
+  wrapText,
+} from '../../src/tui/format.ts';
+import type { ActivityEntry } from '../../src/tui/store/run-state.ts';
+import type { RollbackTarget } from '../../src/tui/store/selectors.ts';
+import { activityLines } from '../../src/tui/view/content/activity-lines.ts';
+import { progressBar } from '../../src/tui/view/content/checkpoint-lines.ts';
+import {
+  type Effect,
+  handleKey,
+  helpLine,
+  type KeyContext,
+  type KeyInfo,
+} from '../../src/tui/view/keymap.ts';
+import { computeLayout } from '../../src/tui/view/layout.ts';
+import { windowLines, wrapLine } from '../../src/tui/view/lines.ts';
+import { initialViewState, type ViewState } from '../../src/tui/view/view-state.ts';
+
+const targets: RollbackTarget[] = [
+  { kind: 'lastSuccess', label: 'the last successful codon' },
+  { kind: 'codon', codonId: 'a', checkpointType: 'start', label: 'start of a' },
+];
+const ctx = (over: Partial<KeyContext> = {}): KeyContext => ({
+  readonly: false,
+  targets,
+  activityIds: ['e1', 'e2', 'e3'],
+  pageSize: 10,
+  maxScroll: { codons: 5, activity: 0, sentinels: 5, errors: 5, checkpoints: 5 },
+  ...over,
+});
+
+/** Presses keys in order; returns the last view and every effect. */
+function keys(presses: Array<string | KeyInfo>, c = ctx(), start: ViewState = initialViewState()) {
+  let view = start;
+  const effects: Effect[] = [];
+  for (const p of presses) {
+    const outcome = typeof p === 'string' ? handleKey(view, p, {}, c) : handleKey(view, '', p, c);
+    view = outcome.view;
+    effects.push(...outcome.effects);
+  }
+  return { view, effects };
+}
+
+describe('keys', () => {
+  it('sends next, skip and redo, and quits', () => {
+    expect(keys(['n', 's', 'r', 'q']).effects.map((e) => e.kind)).toEqual(['next', 'skip', 'redo', 'quit']);
+  });
+
+  it('asks for a force-stop reason, with editing, and cancels on escape', () => {
+    const typed = keys(['x', 'l', 'o', 'o', 'p', { backspace: true }, 'q', 's']);
+    expect(typed.view.modal).toEqual({ kind: 'forceStop', reason: 'looqs' });
+    expect(typed.effects).toEqual([]); // q and s are text here, not keys
+    const sent = keys([{ return: true }], ctx(), typed.view);
+    expect(sent.effects).toEqual([{ kind: 'forceStop', reason: 'looqs' }]);
+    expect(sent.view.modal).toBeUndefined();
+    expect(keys(['x', 'a', { escape: true }]).effects).toEqual([]);
+  });
+
+  it('picks a rollback target, then confirms (y) or confirms with restart (a), or backs out (n)', () => {
+    const picked = keys(['b', { downArrow: true }, { return: true }]);
+    expect(picked.effects).toEqual([{ kind: 'checkpoints' }]);
+    expect(picked.view.modal).toEqual({ kind: 'confirmRollback', target: targets[1] });
+    const yes = keys(['y'], ctx(), picked.view);
+    expect(yes.effects).toEqual([{ kind: 'rollback', target: targets[1], autoRestart: false }]);
+    expect(yes.view.visible.checkpoints).toBe(true);
+    expect(keys(['a'], ctx(), picked.view).effects).toEqual([
+      { kind: 'rollback', target: targets[1], autoRestart: true },
+    ]);
+    const no = keys(['n'], ctx(), picked.view);
+    expect(no.effects).toEqual([]);
+    expect(no.view.modal).toBeUndefined();
+  });
+
+  it('keeps the picker cursor within the targets', () => {
+    const v = keys(['b', { downArrow: true }, { downArrow: true }, { downArrow: true }]).view;
+    expect(v.modal).toEqual({ kind: 'rollbackPicker', cursor: 1 });
+    expect(keys(['b', { upArrow: true }]).view.modal).toEqual({ kind: 'rollbackPicker', cursor: 0 });
+  });
+
+  it('has no controls in readonly mode, but views still work', () => {
+    const r = keys(['n', 's', 'r', 'x', 'b', 'c', '3', '?'], ctx({ readonly: true }));
+    expect(r.effects).toEqual([{ kind: 'checkpoints' }]);
+    expect(r.view.visible.sentinels).toBe(false);
+    expect(r.view.modal).toEqual({ kind: 'help' });
+  });
+
+  it('lists checkpoints and shows their pane', () => {
+    const r = keys(['c']);
+    expect(r.effects).toEqual([{ kind: 'checkpoints' }]);
+    expect(r.view.visible.checkpoints).toBe(true);
+    expect(r.view.focus).toBe('checkpoints');
+  });
+
+  it('toggles panes, moving focus off a hidden pane and never hiding the last one', () => {
+    const v = keys(['2']).view;
+    expect(v.visible.activity).toBe(false);
+    expect(v.focus).toBe('codons');
+    const none = keys(['1', '2', '3', '4']).view;
+    expect(
+      Object.entries(none.visible)
+        .filter(([, on]) => on)
+        .map(([p]) => p),
+    ).toEqual(['errors']);
+  });
+
+  it('cycles focus with tab and shift+tab over visible panes', () => {
+    expect(keys([{ tab: true }]).view.focus).toBe('sentinels');
+    expect(keys([{ tab: true, shift: true }]).view.focus).toBe('codons');
+  });
+
+  it('selects activity entries, expands with enter, and follows again with end', () => {
+    const sel = keys([{ upArrow: true }, { upArrow: true }, { return: true }]);
+    expect(sel.view.activityCursor).toBe('e2');
+    expect(sel.view.expanded).toEqual({ e2: true });
+    expect(keys([{ end: true }], ctx(), sel.view).view.activityCursor).toBeUndefined();
+    expect(keys([{ return: true }]).view.expanded).toEqual({ e3: true });
+  });
+
+  it('scrolls other panes within their room', () => {
+    const v = keys([{ tab: true }, { upArrow: true }, { pageUp: true }]).view;
+    expect(v.scroll.sentinels).toBe(5);
+    expect(keys([{ downArrow: true }], ctx(), v).view.scroll.sentinels).toBe(4);
+  });
+
+  it('ignores Alt+key, which is how a terminal sends ESC typed just before a key', () => {
+    expect(handleKey(initialViewState(), 'x', { meta: true }, ctx())).toEqual({
+      view: initialViewState(),
+      effects: [],
+    });
+    expect(handleKey(initialViewState(), 'q', { meta: true }, ctx()).effects).toEqual([]);
+  });
+
+  it('opens and closes help', () => {
+    const open = keys(['?']).view;
+    expect(open.modal).toEqual({ kind: 'help' });
+    expect(keys([{ escape: true }], ctx(), open).view.modal).toBeUndefined();
+  });
+});
+
+describe('help line', () => {
+  it('fits the width, shows the mode, and always offers help and quit', () => {
+    for (const width of [40, 80, 100, 200]) {
+      const line = helpLine(false, width);
+      expect(line.startsWith('READ-WRITE')).toBe(true);
+      expect(line.endsWith('? help  q quit')).toBe(true);
+      if (width >= 80) expect(line.length).toBeLessThanOrEqual(width);
+    }
+    expect(helpLine(false, 100)).toContain('s skip');
+    const ro = helpLine(true, 200);
+    expect(ro).toMatch(/^READ-ONLY/);
+    for (const control of ['n next', 's skip', 'r redo', 'x stop', 'b rollback'])
+      expect(ro).not.toContain(control);
+  });
+});
+
+describe('layout', () => {
+  it('fits 80x24 with a free last row, and scales up', () => {
+    for (const [w, h] of [
+      [80, 24],
+      [120, 40],
+      [240, 70],
+    ] as const) {
+      const layout = computeLayout(w, h, initialViewState().visible);
+      const rows = layout.rows.reduce((sum, r) => sum + (r[0]?.height ?? 0), 0);
+      expect(layout.headerRows + rows + layout.footerRows).toBe(h - 1);
+      for (const row of layout.rows) expect(row.reduce((sum, b) => sum + b.width, 0)).toBe(w);
+    }
+    const small = computeLayout(80, 24, initialViewState().visible);
+    expect(small.rows.map((r) => r.map((b) => `${b.id}:${b.width}x${b.height}`))).toEqual([
+      ['codons:29x12', 'activity:51x12'],
+      ['sentinels:40x7', 'errors:40x7'],
+    ]);
+  });
+
+  it('gives the whole height to the panes left', () => {
+    const v = { ...initialViewState().visible, sentinels: false, errors: false, codons: false };
+    expect(computeLayout(100, 30, v).rows).toEqual([
+      [{ id: 'activity', width: 100, height: 25, border: false }],
+    ]);
+  });
+});
+
+describe('lines', () => {
+  const lines = Array.from({ length: 10 }, (_, i) => ({ text: `l${i}` }));
+  const texts = (w: { lines: Array<{ text: string }> }) => w.lines.map((l) => l.text);
+
+  it('windows from the bottom or the top, scrolled, keeping a line in view', () => {
+    expect(texts(windowLines(lines, 3, 'bottom', 0))).toEqual(['l7', 'l8', 'l9']);
+    expect(texts(windowLines(lines, 3, 'bottom', 2))).toEqual(['l5', 'l6', 'l7']);
+    expect(texts(windowLines(lines, 3, 'top', 0))).toEqual(['l0', 'l1', 'l2']);
+    expect(texts(windowLines(lines, 3, 'top', 0, 6))).toEqual(['l4', 'l5', 'l6']);
+    expect(windowLines(lines, 3, 'top', 99)).toMatchObject({ above: 7, below: 0 });
+  });
+
+  it('wraps long lines with an indent and an ellipsis when cut', () => {
+    expect(wrapLine({ text: 'abcdefghij' }, 8).map((l) => l.text)).toEqual(['abcdefgh', '  ij']);
+    expect(wrapLine({ text: 'x'.repeat(100) }, 10, 2).map((l) => l.text)).toEqual([
+      'xxxxxxxxxx',
+      '  xxxxxxx…',
+    ]);
+  });
+});
+
+describe('activity lines', () => {
+  const entries: ActivityEntry[] = [
+    { kind: 'message', id: 'm', codonId: 'a', text: 'short' },
+    {
+      kind: 'tool',
+      id: 't',
+      codonId: 'a',
+      toolName: 'Bash',
+      summary: 'ls',
+      input: { command: 'ls' },
+      result: { text: 'a.txt\nb.txt', isError: false, truncated: true, originalLength: 5000, ms: 12 },
+    },
+    { kind: 'tool', id: 'u', codonId: 'a', toolName: 'Read', summary: 'x', input: {} },
+  ];
+
+  it('collapses tool calls to one line with their result state', () => {
+    const { lines } = activityLines(entries, { width: 60, expanded: {} });
+    expect(lines.map((l) => l.text)).toEqual([
+      '  say   short',
+      ' +tool  Bash ls  ✓ 12ms',
+      ' +tool  Read x  … running',
+    ]);
+  });
+
+  it('expands a tool call to its input and result', () => {
+    const { lines, cursorLine } = activityLines(entries, { width: 60, expanded: { t: true }, cursor: 't' });
+    expect(cursorLine).toBe(1);
+    expect(lines[1]).toMatchObject({ text: '›−tool  Bash ls  ✓ 12ms', highlight: true });
+    expect(lines.slice(2).map((l) => l.text.trim())).toEqual([
+      'input {',
+      '"command": "ls"',
+      '}',
+      'a.txt',
+      'b.txt',
+      '(result cut at 11 of 5000 characters)',
+      '+tool  Read x  … running',
+    ]);
+  });
+});
+
+describe('format', () => {
+  it('formats money, time and tokens for people', () => {
+    expect([formatCost(0), formatCost(0.0042), formatCost(1.5)]).toEqual(['$0', '$0.0042', '$1.50']);
+    expect([
+      formatDuration(850),
+      formatDuration(12_340),
+      formatDuration(125_000),
+      formatDuration(3_720_000),
+    ]).toEqual(['850ms', '12.3s', '2m05s', '1h02m']);
+    expect([formatClock(83_000), formatClock(3_723_000)]).toEqual(['01:23', '1:02:03']);
+    expect([formatTokens(999), formatTokens(1_234), formatTokens(45_600), formatTokens(1_234_567)]).toEqual([
+      '999',
+      '1.2k',
+      '46k',
+      '1.23M',
+    ]);
+    expect(progressBar(1, 4, 8)).toBe('[##------]');
+  });
+
+  it('strips escape sequences and control characters from agent text', () => {
+    expect(sanitize('a\u001b[31mred\u001b[0m\tb\r\nc\u0007\u001b]0;title\u0007d')).toBe('ared  b\ncd');
+    expect(oneLine('  many\n\nlines  ', 100)).toBe('many lines');
+    expect(oneLine('x'.repeat(10), 5)).toBe('xxxx…');
+    expect(wrapText('abcdef\ngh', 4)).toEqual(['abcd', 'ef', 'gh']);
+  });
+});

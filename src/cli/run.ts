@@ -155,7 +155,14 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   }
   process.stdout.write(`listening ${runtime.url}\n`);
   let code = EXIT.ok as number;
-  if (!flags.headless || flags.exitWhenDone) {
+  if (!flags.headless && process.stdout.isTTY && process.stdin.isTTY) {
+    // One command, server and UI: the terminal UI is a client like any other; quitting it stops the server.
+    const { startTui } = await import('../tui/index.ts');
+    void startTui({ url: runtime.url }).then((uiCode) => {
+      code = uiCode;
+      void runtime.stop('the terminal UI quit');
+    });
+  } else if (!flags.headless || flags.exitWhenDone) {
     void watchUntilDone(runtime.url, {
       print: !flags.headless,
       onDone: (ok) => {

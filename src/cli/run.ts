@@ -127,6 +127,18 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
       executionDir,
       dataDir,
       agentRootName: plan.agentRoot,
+      readyExtras: () => ({
+        plan: {
+          name: plan.name,
+          codons: plan.codons.map((c) => ({
+            codonId: c.id,
+            codonName: c.name,
+            index: c.index,
+            ...(c.description ? { description: c.description } : {}),
+          })),
+        },
+        proxy: { enabled: proxy.value.enabled, ...(agentUrl ? { url: agentUrl } : {}) },
+      }),
       settings: settings.value,
       companions,
       createEngine: (deps) =>

@@ -253,6 +253,22 @@ const connection = {
     agentRootPath: z.string(),
     dataPath: z.string(),
     port: z.number(),
+    /** Ours: the plan's codons in run order, so clients can show those not started yet. */
+    plan: z
+      .object({
+        name: z.string(),
+        codons: z.array(
+          z.object({
+            codonId: z.string(),
+            codonName: z.string(),
+            description: z.string().optional(),
+            index: z.number().int(),
+          }),
+        ),
+      })
+      .optional(),
+    /** Ours: whether the LLM proxy runs, and where. */
+    proxy: z.object({ enabled: z.boolean(), url: z.string().optional() }).optional(),
   }),
   pong: z.object({ message: z.literal('pong'), timestamp: Iso, clientId: z.string().optional() }),
   'history.batch': z.object({ events: z.array(ServerEventEnvelope), hasMore: z.boolean() }),

@@ -40,6 +40,8 @@ export type ServerInfo = {
   executionPath: string;
   agentRootPath: string;
   dataPath: string;
+  /** Read at each handshake: what is known only once companions (the proxy) have started. */
+  extras?: () => Pick<EventInput<'server.ready'>, 'plan' | 'proxy'>;
 };
 
 export type ControlServerOptions = {
@@ -259,7 +261,8 @@ export class ControlServer {
         after: `,"totalEvents":${journal.count()}`,
       }),
     );
-    this.#sendTo(session, 'server.ready', { ...info, port: this.#port });
+    const { extras, ...fixed } = info;
+    this.#sendTo(session, 'server.ready', { ...fixed, ...extras?.(), port: this.#port });
     this.#options.engine.greet?.((type, data) => this.#sendTo(session, type, data));
     this.#log.info({ clientId: session.id, mode }, 'client handshaken');
   }

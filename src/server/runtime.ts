@@ -10,7 +10,7 @@ import { EventBus } from '../journal/event-bus.ts';
 import { SqliteJournal } from '../journal/sqlite-journal.ts';
 import { newRunId } from '../state/run-id.ts';
 import { SERVER_VERSION } from '../version.ts';
-import { ControlServer } from './control-server.ts';
+import { ControlServer, type ServerInfo } from './control-server.ts';
 import { acquireRuntimeLock, type LockInfo } from './runtime-lock.ts';
 
 /** Where an execution keeps its things (DESIGN.md "Execution directory"). */
@@ -46,6 +46,8 @@ export type RuntimeOptions = {
   dataDir: string;
   settings: ServerSettings;
   createEngine: (deps: RuntimeDeps) => Engine | Promise<Engine>;
+  /** Extra server.ready fields (the plan, the proxy), read at each handshake. */
+  readyExtras?: ServerInfo['extras'];
   /** Started after the server listens, stopped before it closes (the proxy). */
   companions?: Array<(deps: RuntimeDeps & { port: number }) => Promise<{ stop(): Promise<void> }>>;
 };
@@ -135,6 +137,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       executionPath: layout.executionDir,
       agentRootPath: layout.agentRoot,
       dataPath: options.dataDir,
+      ...(options.readyExtras ? { extras: options.readyExtras } : {}),
     },
     bus,
     journal,

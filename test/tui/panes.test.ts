@@ -46,6 +46,29 @@ describe('codon list pane', () => {
     expect(frame).toContain('… later codons appear when they start');
   });
 
+  it('shows the codons of the plan from server.ready as pending, and the proxy', async () => {
+    const client = new FakeClient({
+      history: planRun(),
+      ready: {
+        plan: {
+          name: 'p',
+          codons: [
+            { codonId: 'one', codonName: 'Write hello', index: 0 },
+            { codonId: 'two', codonName: 'Edit hello', index: 1 },
+            { codonId: 'three', codonName: 'Write README', index: 2 },
+          ],
+        },
+        proxy: { enabled: true, url: 'http://127.0.0.1:4712' },
+      },
+    });
+    const app = renderApp(client, { width: 140 });
+    const frame = await app.waitFor('three Write README');
+    expect(frame).toMatch(/· three Write README/);
+    expect(frame.indexOf('two Edit hello')).toBeLessThan(frame.indexOf('three Write README'));
+    expect(frame).not.toContain('later codons appear');
+    expect(frame).toContain('proxy on http://127.0.0.1:4712');
+  });
+
   it('fills in as live events arrive', async () => {
     const client = new FakeClient();
     const app = renderApp(client, { width: 140 });

@@ -7,6 +7,7 @@ import { useNow } from '../hooks/use-now.ts';
 import { useRunStore } from '../hooks/use-run-store.ts';
 import { type Size, useTerminalSize } from '../hooks/use-terminal-size.ts';
 import { runningCodon } from '../store/codons.ts';
+import type { RunState } from '../store/run-state.ts';
 import { rollbackTargets, statusNotice } from '../store/selectors.ts';
 import { makeTheme, ThemeContext } from '../theme.ts';
 import { activityLines } from '../view/content/activity-lines.ts';
@@ -37,8 +38,11 @@ export type AppProps = {
   onQuit?: () => void;
 };
 
-// Proxy state is not in the protocol yet (see the report of issue 7): shown as unknown.
-const PROXY = 'unknown';
+/** The proxy as server.ready tells it; servers that do not say are shown as unknown. */
+function proxyLabel(proxy: RunState['connection']['proxy']): string {
+  if (!proxy) return 'unknown';
+  return proxy.enabled ? `on${proxy.url ? ` ${proxy.url}` : ''}` : 'off';
+}
 
 type PaneContent = { lines: readonly Line[]; anchor: 'top' | 'bottom'; keep?: number; info?: string };
 
@@ -81,7 +85,7 @@ export function App(props: AppProps): React.ReactElement {
   const { checkpoints: checkpointsView, rollback } = state;
   const { idle, runId, branch } = state.run;
   const codons = React.useMemo(
-    () => codonLines(codonMap, idle, codonsWidth, now),
+    () => codonLines(codonMap, idle, codonsWidth, now, state.connection.plan !== undefined),
     [codonMap, idle, codonsWidth, now],
   );
   const activity = React.useMemo(
@@ -216,7 +220,7 @@ export function App(props: AppProps): React.ReactElement {
     h(
       Box,
       { flexDirection: 'column', width: size.width },
-      h(Header, { connection: state.connection, run: state.run, proxy: PROXY }),
+      h(Header, { connection: state.connection, run: state.run, proxy: proxyLabel(state.connection.proxy) }),
       main,
       h(Footer, { notice: statusNotice(state), modal, readonly, width: size.width }),
     ),

@@ -74,7 +74,7 @@ export function useRunStore(client: TuiClient): [RunState, React.Dispatch<StoreA
         kind: 'connection',
         state: connection,
         at: new Date().toISOString(),
-        ...(connection === 'open' ? { serverVersion: client.serverInfo.serverVersion } : {}),
+        ...(connection === 'open' ? readyOf(client) : {}),
       });
       if (connection === 'open') void sync();
     });
@@ -82,7 +82,7 @@ export function useRunStore(client: TuiClient): [RunState, React.Dispatch<StoreA
       kind: 'connection',
       state: client.state,
       at: new Date().toISOString(),
-      ...(client.state === 'open' ? { serverVersion: client.serverInfo.serverVersion } : {}),
+      ...(client.state === 'open' ? readyOf(client) : {}),
     });
     if (client.state === 'open') void sync();
 
@@ -95,4 +95,9 @@ export function useRunStore(client: TuiClient): [RunState, React.Dispatch<StoreA
   }, [client]);
 
   return [state, dispatch];
+}
+
+function readyOf(client: TuiClient) {
+  const { serverVersion, plan, proxy } = client.serverInfo;
+  return { serverVersion, ready: { ...(plan ? { plan } : {}), ...(proxy ? { proxy } : {}) } };
 }

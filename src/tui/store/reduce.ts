@@ -15,6 +15,7 @@ import {
   failActiveCodons,
   learnCodonsFromCheckpoints,
   setCodonCost,
+  upsertCodon,
 } from './codons.ts';
 import { addError, severityOf } from './errors.ts';
 import { isRollbackEvent, rollbackEvent, rollbackRefused, rollbackRequested } from './rollback.ts';
@@ -36,9 +37,11 @@ export function reduceRun(state: RunState, action: StoreAction): RunState {
     case 'history': {
       // Start over from the journal, keeping what is about this UI rather than the run.
       const fresh = initialRunState(state.connection.url);
-      const folded = foldEvents(
-        { ...fresh, connection: { ...state.connection, syncing: false }, commands: state.commands },
-        action.events,
+      const folded = seedPlan(
+        foldEvents(
+          { ...fresh, connection: { ...state.connection, syncing: false }, commands: state.commands },
+          action.events,
+        ),
       );
       // After a reconnect, saying so matters more than the last news of the history.
       const notice: RunState['notice'] =
@@ -81,6 +84,8 @@ function connectionChanged(state: RunState, action: Extract<StoreAction, { kind:
     ...rest,
     state: action.state,
     ...(action.serverVersion ? { serverVersion: action.serverVersion } : {}),
+    ...(action.ready?.plan ? { plan: action.ready.plan } : {}),
+    ...(action.ready?.proxy ? { proxy: action.ready.proxy } : {}),
     ...(lost ? { lostAt: lostAt ?? action.at } : {}),
     ...(action.state === 'open' ? { syncing: true } : {}),
     reconnects: was.reconnects + (back ? 1 : 0),
@@ -93,7 +98,7 @@ function connectionChanged(state: RunState, action: Extract<StoreAction, { kind:
         : back
           ? { text: 'reconnected; syncing history…', tone: 'ok' }
           : state.notice;
-  return { ...state, connection, ...(notice ? { notice } : {}) };
+  return seedPlan({ ...state, connection, ...(notice ? { notice } : {}) });
 }
 
 export function foldEvents(state: RunState, events: readonly ServerEvent[]): RunState {
@@ -317,3 +322,17 @@ export const describeCost = (run: RunState['run']) =>
   run.runCount > 1
     ? `${formatCost(run.runCost)} (all runs ${formatCost(run.totalCost)})`
     : formatCost(run.totalCost);
+
+/** Codons of the plan (from server.ready) that no event has named yet are shown as pending. */
+function seedPlan(state: RunState): RunState {
+  let next = state;
+  for (const codon of state.connection.plan?.codons ?? []) {
+    next = upsertCodon(
+      next,
+      codon.codonId,
+      (row) => (row.index === undefined ? { ...row, index: codon.index } : row),
+      codon.codonName,
+    );
+  }
+  return next;
+}

@@ -12,6 +12,9 @@ import type { Tone } from '../theme.ts';
 
 /** Everything the UI knows about the run, folded from protocol events. Plain data, never mutated. */
 
+/** The server.ready fields the UI keeps. */
+export type ServerReady = Pick<EventData<'server.ready'>, 'plan' | 'proxy'>;
+
 export type CodonRow = {
   codonId: string;
   codonName: string;
@@ -141,6 +144,9 @@ export type RunState = {
     state: ConnectionState;
     url: string;
     serverVersion?: string;
+    /** From server.ready: the plan's codons (shown pending until they start) and the proxy. */
+    plan?: ServerReady['plan'];
+    proxy?: ServerReady['proxy'];
     syncing: boolean;
     lostAt?: string;
     /** How often the connection came back after being lost. */
@@ -165,7 +171,7 @@ export type StoreAction =
   | { kind: 'events'; events: readonly ServerEvent[] }
   /** A full history replaces everything folded so far (on attach and on every reconnect). */
   | { kind: 'history'; events: readonly ServerEvent[] }
-  | { kind: 'connection'; state: ConnectionState; at: string; serverVersion?: string }
+  | { kind: 'connection'; state: ConnectionState; at: string; serverVersion?: string; ready?: ServerReady }
   | { kind: 'syncFailed'; message: string }
   | { kind: 'commandSent'; id: string; type: CommandType; label: string; rollbackTarget?: string }
   | { kind: 'commandNotSent'; type: CommandType; label: string; message: string };

@@ -27,13 +27,7 @@ export class FakeClient implements TuiClient {
   readonly url = 'ws://127.0.0.1:4711';
   readonly mode: ClientMode;
   state: ConnectionState = 'open';
-  readonly serverInfo = {
-    serverVersion: '0.1.0-test',
-    executionPath: '/tmp/exec',
-    agentRootPath: '/tmp/exec/agentRoot',
-    dataPath: '/tmp/exec/data',
-    port: 4711,
-  };
+  readonly serverInfo: EventData<'server.ready'>;
   readonly sent: Sent[] = [];
   history: ServerEvent[];
   syncCount = 0;
@@ -44,7 +38,21 @@ export class FakeClient implements TuiClient {
   readonly #stateListeners = new Set<(s: ConnectionState) => void>();
   #next = 0;
 
-  constructor(options: { history?: ServerEvent[]; mode?: ClientMode } = {}) {
+  constructor(
+    options: {
+      history?: ServerEvent[];
+      mode?: ClientMode;
+      ready?: Pick<EventData<'server.ready'>, 'plan' | 'proxy'>;
+    } = {},
+  ) {
+    this.serverInfo = {
+      serverVersion: '0.1.0-test',
+      executionPath: '/tmp/exec',
+      agentRootPath: '/tmp/exec/agentRoot',
+      dataPath: '/tmp/exec/data',
+      port: 4711,
+      ...options.ready,
+    };
     this.history = options.history ?? [];
     this.mode = options.mode ?? 'readandwrite';
   }

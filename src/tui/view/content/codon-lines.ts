@@ -34,6 +34,8 @@ export function codonLines(
   idle: RunState['run']['idle'],
   width: number,
   now: number,
+  /** The server told the whole plan (server.ready): no codon is missing from the list. */
+  planKnown = false,
 ): CodonLines {
   const rows = orderedCodons(codons);
   if (rows.length === 0) {
@@ -55,7 +57,7 @@ export function codonLines(
       highlight: active,
     };
   });
-  if (idle?.reason !== 'all-codons-completed') {
+  if (!planKnown && idle?.reason !== 'all-codons-completed') {
     lines.push({ text: '… later codons appear when they start', tone: 'muted', dim: true });
   }
   return { lines, ...(running === undefined ? {} : { running }) };

@@ -203,6 +203,15 @@ describe('running a plan', () => {
     expect(
       c.handshake.eventHistory.some((e) => e.type === 'server.idle' && e.data.reason === 'startup'),
     ).toBe(true);
+    // server.ready tells the plan (so clients can list codons not started yet) and the proxy state.
+    expect(c.serverInfo.plan).toEqual({
+      name: 'test',
+      codons: [
+        { codonId: 'one', codonName: 'Codon one', index: 0 },
+        { codonId: 'two', codonName: 'Codon two', index: 1 },
+      ],
+    });
+    expect(c.serverInfo.proxy).toEqual({ enabled: false });
     const idle1 = c.next('server.idle', () => true, 60_000);
     c.send('codon.next');
     expect((await idle1).data.reason).toBe('codon-completed');

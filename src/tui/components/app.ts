@@ -86,7 +86,7 @@ export function App(props: AppProps): React.ReactElement {
   const { idle, runId, branch } = state.run;
   const codons = React.useMemo(
     () => codonLines(codonMap, idle, codonsWidth, now, state.connection.plan !== undefined),
-    [codonMap, idle, codonsWidth, now],
+    [codonMap, idle, codonsWidth, now, state.connection.plan],
   );
   const activity = React.useMemo(
     () =>

@@ -53,7 +53,7 @@ export type BenchResult = {
 const MAX_RATIO = 1.3;
 const MAX_CHECKPOINT_MS = 300;
 
-export async function run(options: BenchOptions = {}): Promise<BenchResult> {
+export async function measure(options: BenchOptions = {}): Promise<BenchResult> {
   const files = options.files ?? 20_000;
   const megabytes = options.megabytes ?? 200;
   const reps = options.reps ?? 7;
@@ -381,11 +381,15 @@ function table(result: BenchResult): string {
   return [header, ...lines, verdict].join('\n');
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const result = await run({ log: (line) => console.error(`[bench] ${line}`) });
+/** Measures, prints the table and writes bench/results/checkpoints.json (what `npm run bench` calls). */
+export async function run(options: BenchOptions = {}): Promise<BenchResult> {
+  const result = await measure({ log: (line) => console.error(`[bench] ${line}`), ...options });
   console.log(table(result));
   const out = join(dirname(fileURLToPath(import.meta.url)), 'results', 'checkpoints.json');
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), ...result }, null, 2)}\n`);
   console.error(`[bench] wrote ${out}`);
+  return result;
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await run();

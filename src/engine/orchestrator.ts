@@ -19,19 +19,19 @@ import type {
   FileNode,
   StateTransitionType,
 } from '../protocol/index.ts';
-import { summary } from '../state/reducer.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { TransitionData } from '../state/transitions.ts';
-import { type ArchiveManifest, archiveFiles } from './archive.ts';
+import type { ArchiveManifest } from './archive.ts';
 import { listCheckpoints } from './checkpoint-list.ts';
 import type { Checkpointing, Outcome } from './checkpointing.ts';
 import { type CodonHooks, noHooks } from './codon-hooks.ts';
 import { activeAgentFile, CodonRun } from './codon-run.ts';
+import { CodonSteps } from './codon-steps.ts';
 import type { CommandContext, Engine, EngineCommand, SendToClient } from './engine.ts';
 import { classifyOutcome } from './failure.ts';
 import { redoTarget, resumeIndex } from './next-codon.ts';
+import { Recorder } from './recorder.ts';
 import type { RigDirsLog } from './rig-dirs.ts';
-import { runRigSetup } from './rig-setup.ts';
 import { performRollback } from './rollback.ts';
 import { buildSnapshot } from './snapshot.ts';
 import type { MappedOutput } from './stream-mapper.ts';
@@ -81,10 +81,15 @@ export class Orchestrator implements Engine {
   /** The codon that ends is followed by this one (skip moves on even without autostart). */
   #afterActive: 'auto' | 'next' | 'idle' = 'auto';
 
+  readonly #recorder: Recorder;
+  readonly #steps: CodonSteps;
+
   constructor(options: OrchestratorOptions) {
     this.#o = options;
     mkdirSync(options.agentStateDir, { recursive: true });
     this.#log = options.logger.child({ component: 'engine' });
+    this.#recorder = new Recorder({ bus: options.bus, state: options.state, logger: this.#log });
+    this.#steps = new CodonSteps({ ...options, recorder: this.#recorder, logger: this.#log });
   }
 
   #rollingBack = false;
@@ -168,7 +173,7 @@ export class Orchestrator implements Engine {
       ...(previous ? { fromRunId: previous.runId } : {}),
       ...(recovery ? { fromCheckpoint: recovery.sha } : {}),
     });
-    await this.#startCheckpointRun(runId, recovery?.sha);
+    await this.#steps.startCheckpointRun(runId, recovery?.sha);
     if (recovery && ended) await this.#rollbackCompleted(ended.runId, runId, recovery, this.#o.autostart);
     this.#enqueue(async () => {
       const next = this.#nextCodon();
@@ -393,7 +398,7 @@ export class Orchestrator implements Engine {
       startTime,
       ...(codon.promptMetadata ? { promptMetadata: codon.promptMetadata } : {}),
     });
-    const rigFailure = await this.#prepareRig(codon, runId, skipPreCommands);
+    const rigFailure = await this.#steps.prepareRig(codon, runId, skipPreCommands);
     if (rigFailure) {
       await this.#endWithoutAgent(codon, runId, 'preparing', rigFailure, 'RIG_SETUP_FAILED');
       return;
@@ -449,7 +454,7 @@ export class Orchestrator implements Engine {
   ): Promise<void> {
     // No process ran: exit status `error` with code 1, by convention.
     const exitStatus = { type: 'error' as const, code: 1 };
-    await this.#checkpoint(codon, runId, 'error', 'failed');
+    await this.#steps.checkpoint(codon, runId, 'error', 'failed');
     await this.#apply('CodonTransitioned', {
       runId,
       codonId: codon.id,
@@ -536,10 +541,10 @@ export class Orchestrator implements Engine {
           : success
             ? 'completed'
             : 'failed';
-    const archived = success ? await this.#archive(codon, runId) : undefined;
+    const archived = success ? await this.#steps.archive(codon, runId) : undefined;
     const checkpointType: CheckpointType =
       to === 'completed' ? 'completed' : to === 'skipped' ? 'skipped' : 'error';
-    const checkpoint = await this.#checkpoint(codon, runId, checkpointType, to);
+    const checkpoint = await this.#steps.checkpoint(codon, runId, checkpointType, to);
     if (!checkpoint && success) {
       // A step that cannot be undone is not a clean success.
       success = false;
@@ -611,149 +616,6 @@ export class Orchestrator implements Engine {
       if (c) return c;
     }
     return run?.codons[before.id];
-  }
-
-  // --- checkpoints, rig setup, archive -------------------------------------------------------------------
-
-  /** Takes a checkpoint and records it; a failure is reported loudly and returns undefined. */
-  async #checkpoint(
-    codon: RuntimeCodon,
-    runId: string,
-    checkpointType: CheckpointType,
-    status: CodonStatus,
-  ): Promise<CheckpointRecord | undefined> {
-    const taken = await this.#o.checkpoints.take({
-      runId,
-      codonId: codon.id,
-      codonName: codon.name,
-      checkpointType,
-      status,
-    });
-    if (!taken.ok) {
-      await this.#reportError(
-        taken.code,
-        `the ${checkpointType} checkpoint of codon ${codon.id} could not be written: ${taken.message}`,
-        'codon',
-        codon.id,
-      );
-      return undefined;
-    }
-    const { warnings, ...record } = taken.value;
-    for (const warning of warnings)
-      await this.#reportError(
-        'CHECKPOINT_WARNING',
-        `checkpoint of ${codon.id}: ${warning}`,
-        'warning',
-        codon.id,
-      );
-    const {
-      runId: _r,
-      initial: _i,
-      parentSha: _p,
-      skippedLargeFiles: _s,
-      ...info
-    } = record as CheckpointRecord & { skippedLargeFiles?: unknown };
-    await this.#apply('CheckpointCreated', { runId, checkpoint: info });
-    return record;
-  }
-
-  /**
-   * Rig setup before the agent: a codon whose rig-setup checkpoint exists in this run's history
-   * reuses it (the tree is restored to it) instead of running its steps again.
-   */
-  async #prepareRig(codon: RuntimeCodon, runId: string, skip: boolean): Promise<FailureReason | undefined> {
-    if (codon.rigSetup.length === 0) return undefined;
-    if (skip) {
-      await this.#publish('info', { message: `rig setup of ${codon.id} skipped (skipPreCommands)` });
-      return undefined;
-    }
-    const lineage = await this.#o.checkpoints.lineage(runId);
-    const existing = lineage.ok
-      ? lineage.value.findLast(
-          (c) => !c.initial && c.codonId === codon.id && c.checkpointType === 'rig-setup',
-        )
-      : undefined;
-    if (existing) {
-      const restored = await this.#o.checkpoints.store.restore(existing.sha);
-      if (restored.ok) {
-        await this.#publish('info', {
-          message: `rig setup of ${codon.id}: reusing its rig-setup checkpoint ${existing.sha.slice(0, 12)}`,
-        });
-        return undefined;
-      }
-    }
-    const result = await runRigSetup({
-      steps: codon.rigSetup,
-      agentRoot: this.#o.agentRoot,
-      executionDir: this.#o.executionDir,
-      onOutput: (message) => {
-        this.#log.info({ codonId: codon.id, rig: message }, 'rig setup');
-        void this.#publish('info', { message: `[${codon.id}] ${message}` }).catch(() => {});
-      },
-    });
-    if (!result.ok) {
-      return { type: 'unknown', retriable: false, message: result.message };
-    }
-    const checkpoint = await this.#checkpoint(codon, runId, 'rig-setup', 'preparing');
-    if (!checkpoint)
-      return { type: 'unknown', retriable: true, message: 'the rig-setup checkpoint could not be written' };
-    if (result.createdDirs.length > 0) {
-      await this.#o.rigDirs.add({
-        runId,
-        codonId: codon.id,
-        sha: checkpoint.sha,
-        directories: result.createdDirs,
-      });
-    }
-    return undefined;
-  }
-
-  /** archiveOnSuccess of the codon, and of its loop after the iteration's last codon. */
-  async #archive(codon: RuntimeCodon, runId: string) {
-    const globs = [
-      ...codon.archiveOnSuccess,
-      ...(codon.loop?.lastInIteration ? codon.loop.archiveOnSuccess : []),
-    ];
-    if (globs.length === 0) return undefined;
-    const result = await archiveFiles({
-      agentRoot: this.#o.agentRoot,
-      rigArchive: this.#o.rigArchive,
-      codonId: codon.id,
-      globs,
-    });
-    if (result.failed.length > 0) {
-      await this.#publish('archive.partial', {
-        codonId: codon.id,
-        archivedFiles: result.archived,
-        failedFiles: result.failed,
-        archiveDir: result.archiveDir,
-      });
-    } else {
-      await this.#publish('archive.completed', {
-        codonId: codon.id,
-        archivedFiles: result.archived,
-        archiveDir: result.archiveDir,
-      });
-    }
-    if (result.archived.length === 0) return undefined;
-    return {
-      runId,
-      codonId: codon.id,
-      archiveDir: result.archiveDir,
-      files: result.archived,
-      at: new Date().toISOString(),
-    };
-  }
-
-  async #startCheckpointRun(runId: string, fromSha?: string): Promise<void> {
-    const initial = await this.#o.checkpoints.startRun(runId, fromSha);
-    if (initial.ok) await this.#apply('InitialCheckpointSet', { runId, sha: initial.value.sha });
-    else
-      await this.#reportError(
-        initial.code,
-        `run ${runId} has no initial checkpoint: ${initial.message}; rollback will not work until this is fixed`,
-        'fatal',
-      );
   }
 
   /** Plan index a run goes on with after a checkpoint: past a codon that ended well, else that codon again. */
@@ -838,7 +700,7 @@ export class Orchestrator implements Engine {
         fromRunId: fromRun,
         fromCheckpoint: target.value.sha,
       });
-      await this.#startCheckpointRun(toRun, target.value.sha);
+      await this.#steps.startCheckpointRun(toRun, target.value.sha);
       await this.#rollbackCompleted(fromRun, toRun, target.value, command.data.autoRestart);
     } finally {
       this.#rollingBack = false;
@@ -871,17 +733,6 @@ export class Orchestrator implements Engine {
     await this.#idle(next ? 'codon-completed' : 'all-codons-completed');
   }
 
-  async #reportError(code: string, message: string, severity: ErrorSeverity, codon?: string): Promise<void> {
-    this.#log.error({ code, codon }, message);
-    await this.#publish('error', {
-      message,
-      fatal: severity === 'fatal',
-      severity,
-      code,
-      ...(codon ? { codon } : {}),
-    });
-  }
-
   // --- publishing ---------------------------------------------------------------------------------------
 
   async #idle(reason: 'startup' | 'codon-completed' | 'all-codons-completed'): Promise<void> {
@@ -907,20 +758,15 @@ export class Orchestrator implements Engine {
   }
 
   #publish<T extends EventType>(type: T, data: EventInput<T>): Promise<unknown> {
-    return this.#o.bus.publish(type, data);
+    return this.#recorder.publish(type, data);
   }
 
-  /** Records a transition (durable), then announces it as state.transition. */
   #apply<T extends StateTransitionType>(type: T, data: TransitionData<T>): Promise<unknown> {
-    const transition = this.#o.state.apply(type, data);
-    const d = transition.data as { runId?: string; codonId?: string };
-    return this.#publish('state.transition', {
-      transitionType: type,
-      ...(d.runId ? { runId: d.runId } : {}),
-      ...(d.codonId ? { codonId: d.codonId } : {}),
-      transition: { type, data: transition.data as Record<string, unknown> },
-      resultingState: summary(this.#o.state.state),
-    });
+    return this.#recorder.apply(type, data);
+  }
+
+  #reportError(code: string, message: string, severity: ErrorSeverity, codon?: string): Promise<void> {
+    return this.#recorder.reportError(code, message, severity, codon);
   }
 }
 

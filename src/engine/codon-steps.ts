@@ -1,0 +1,175 @@
+import type { Logger } from 'pino';
+import type { CheckpointRecord } from '../checkpoints/index.ts';
+import type { RuntimeCodon } from '../plan/index.ts';
+import type { CheckpointType, CodonStatus, FailureReason } from '../protocol/index.ts';
+import { type ArchiveEntry, type ArchiveManifest, archiveFiles } from './archive.ts';
+import type { Checkpointing } from './checkpointing.ts';
+import type { Recorder } from './recorder.ts';
+import type { RigDirsLog } from './rig-dirs.ts';
+import { runRigSetup } from './rig-setup.ts';
+
+export type CodonStepsOptions = {
+  checkpoints: Checkpointing;
+  archive: ArchiveManifest;
+  rigDirs: RigDirsLog;
+  agentRoot: string;
+  executionDir: string;
+  rigArchive: string;
+  recorder: Recorder;
+  logger: Logger;
+};
+
+/**
+ * What happens around a codon's agent on disk: rig setup before it, the archive after a success,
+ * and the checkpoints that make every step undoable, each recorded as transitions and events.
+ */
+export class CodonSteps {
+  readonly #o: CodonStepsOptions;
+
+  constructor(options: CodonStepsOptions) {
+    this.#o = options;
+  }
+
+  /** Takes a checkpoint and records it; a failure is reported loudly and returns undefined. */
+  async checkpoint(
+    codon: RuntimeCodon,
+    runId: string,
+    checkpointType: CheckpointType,
+    status: CodonStatus,
+  ): Promise<CheckpointRecord | undefined> {
+    const taken = await this.#o.checkpoints.take({
+      runId,
+      codonId: codon.id,
+      codonName: codon.name,
+      checkpointType,
+      status,
+    });
+    if (!taken.ok) {
+      await this.#o.recorder.reportError(
+        taken.code,
+        `the ${checkpointType} checkpoint of codon ${codon.id} could not be written: ${taken.message}`,
+        'codon',
+        codon.id,
+      );
+      return undefined;
+    }
+    const { warnings, ...record } = taken.value;
+    for (const warning of warnings)
+      await this.#o.recorder.reportError(
+        'CHECKPOINT_WARNING',
+        `checkpoint of ${codon.id}: ${warning}`,
+        'warning',
+        codon.id,
+      );
+    const {
+      runId: _r,
+      initial: _i,
+      parentSha: _p,
+      skippedLargeFiles: _s,
+      ...info
+    } = record as CheckpointRecord & { skippedLargeFiles?: unknown };
+    await this.#o.recorder.apply('CheckpointCreated', { runId, checkpoint: info });
+    return record;
+  }
+
+  /**
+   * Rig setup before the agent: a codon whose rig-setup checkpoint exists in this run's history
+   * reuses it (the tree is restored to it) instead of running its steps again.
+   */
+  async prepareRig(codon: RuntimeCodon, runId: string, skip: boolean): Promise<FailureReason | undefined> {
+    if (codon.rigSetup.length === 0) return undefined;
+    if (skip) {
+      await this.#o.recorder.publish('info', {
+        message: `rig setup of ${codon.id} skipped (skipPreCommands)`,
+      });
+      return undefined;
+    }
+    const lineage = await this.#o.checkpoints.lineage(runId);
+    const existing = lineage.ok
+      ? lineage.value.findLast(
+          (c) => !c.initial && c.codonId === codon.id && c.checkpointType === 'rig-setup',
+        )
+      : undefined;
+    if (existing) {
+      const restored = await this.#o.checkpoints.store.restore(existing.sha);
+      if (restored.ok) {
+        await this.#o.recorder.publish('info', {
+          message: `rig setup of ${codon.id}: reusing its rig-setup checkpoint ${existing.sha.slice(0, 12)}`,
+        });
+        return undefined;
+      }
+    }
+    const result = await runRigSetup({
+      steps: codon.rigSetup,
+      agentRoot: this.#o.agentRoot,
+      executionDir: this.#o.executionDir,
+      onOutput: (message) => {
+        this.#o.logger.info({ codonId: codon.id, rig: message }, 'rig setup');
+        void this.#o.recorder.publish('info', { message: `[${codon.id}] ${message}` }).catch(() => {});
+      },
+    });
+    if (!result.ok) {
+      return { type: 'unknown', retriable: false, message: result.message };
+    }
+    const checkpoint = await this.checkpoint(codon, runId, 'rig-setup', 'preparing');
+    if (!checkpoint)
+      return { type: 'unknown', retriable: true, message: 'the rig-setup checkpoint could not be written' };
+    if (result.createdDirs.length > 0) {
+      await this.#o.rigDirs.add({
+        runId,
+        codonId: codon.id,
+        sha: checkpoint.sha,
+        directories: result.createdDirs,
+      });
+    }
+    return undefined;
+  }
+
+  /** archiveOnSuccess of the codon, and of its loop after the iteration's last codon. */
+  async archive(codon: RuntimeCodon, runId: string): Promise<ArchiveEntry | undefined> {
+    const globs = [
+      ...codon.archiveOnSuccess,
+      ...(codon.loop?.lastInIteration ? codon.loop.archiveOnSuccess : []),
+    ];
+    if (globs.length === 0) return undefined;
+    const result = await archiveFiles({
+      agentRoot: this.#o.agentRoot,
+      rigArchive: this.#o.rigArchive,
+      codonId: codon.id,
+      globs,
+    });
+    if (result.failed.length > 0) {
+      await this.#o.recorder.publish('archive.partial', {
+        codonId: codon.id,
+        archivedFiles: result.archived,
+        failedFiles: result.failed,
+        archiveDir: result.archiveDir,
+      });
+    } else {
+      await this.#o.recorder.publish('archive.completed', {
+        codonId: codon.id,
+        archivedFiles: result.archived,
+        archiveDir: result.archiveDir,
+      });
+    }
+    if (result.archived.length === 0) return undefined;
+    return {
+      runId,
+      codonId: codon.id,
+      archiveDir: result.archiveDir,
+      files: result.archived,
+      at: new Date().toISOString(),
+    };
+  }
+
+  async startCheckpointRun(runId: string, fromSha?: string): Promise<void> {
+    const initial = await this.#o.checkpoints.startRun(runId, fromSha);
+    if (initial.ok) await this.#o.recorder.apply('InitialCheckpointSet', { runId, sha: initial.value.sha });
+    else
+      await this.#o.recorder.reportError(
+        initial.code,
+        `run ${runId} has no initial checkpoint: ${initial.message}; rollback will not work until this is fixed`,
+        'fatal',
+      );
+  }
+}

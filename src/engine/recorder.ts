@@ -1,0 +1,50 @@
+import type { Logger } from 'pino';
+import type { EventBus } from '../journal/event-bus.ts';
+import type { ErrorSeverity, EventInput, EventType, StateTransitionType } from '../protocol/index.ts';
+import { summary } from '../state/reducer.ts';
+import type { StateStore } from '../state/state-store.ts';
+import type { TransitionData } from '../state/transitions.ts';
+
+/**
+ * How the engine records what happens: transitions (durable, folded into the state, announced as
+ * state.transition), events, and execution errors (journaled and broadcast).
+ */
+export class Recorder {
+  readonly #bus: EventBus;
+  readonly #state: StateStore;
+  readonly #log: Logger;
+
+  constructor(options: { bus: EventBus; state: StateStore; logger: Logger }) {
+    this.#bus = options.bus;
+    this.#state = options.state;
+    this.#log = options.logger;
+  }
+
+  publish<T extends EventType>(type: T, data: EventInput<T>): Promise<unknown> {
+    return this.#bus.publish(type, data);
+  }
+
+  /** Records a transition (durable), then announces it as state.transition. */
+  apply<T extends StateTransitionType>(type: T, data: TransitionData<T>): Promise<unknown> {
+    const transition = this.#state.apply(type, data);
+    const d = transition.data as { runId?: string; codonId?: string };
+    return this.publish('state.transition', {
+      transitionType: type,
+      ...(d.runId ? { runId: d.runId } : {}),
+      ...(d.codonId ? { codonId: d.codonId } : {}),
+      transition: { type, data: transition.data as Record<string, unknown> },
+      resultingState: summary(this.#state.state),
+    });
+  }
+
+  async reportError(code: string, message: string, severity: ErrorSeverity, codon?: string): Promise<void> {
+    this.#log.error({ code, codon }, message);
+    await this.publish('error', {
+      message,
+      fatal: severity === 'fatal',
+      severity,
+      code,
+      ...(codon ? { codon } : {}),
+    });
+  }
+}

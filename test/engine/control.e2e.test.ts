@@ -1,20 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RibosomeClient } from '../../src/client/index.ts';
+import { e2eResources } from '../helpers/e2e-resources.ts';
 import { simplePlan, stuckTurns, writePlanAndScript, writeTurns } from '../helpers/plans.ts';
 import { pidsWith, waitFor } from '../helpers/processes.ts';
-import { killAll, startServer, tempDir } from '../helpers/server-process.ts';
+import { startServer, tempDir } from '../helpers/server-process.ts';
 
-const temps: Array<{ remove(): void }> = [];
-const clients: RibosomeClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  killAll();
-});
-afterAll(() => {
-  for (const t of temps) t.remove();
-});
+const { temps, clients } = e2eResources();
 
 async function serve(plan: string, script: string, extra: string[] = [], env: Record<string, string> = {}) {
   const t = tempDir();

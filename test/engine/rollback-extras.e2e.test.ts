@@ -1,22 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RibosomeClient } from '../../src/client/index.ts';
 import type { ServerEvent } from '../../src/protocol/index.ts';
+import { e2eResources } from '../helpers/e2e-resources.ts';
 import { stuckTurns, writePlanAndScript, writeTurns } from '../helpers/plans.ts';
 import { pidsWith, waitFor } from '../helpers/processes.ts';
-import { killAll, startServer, tempDir } from '../helpers/server-process.ts';
+import { startServer, tempDir } from '../helpers/server-process.ts';
 
-const temps: Array<{ remove(): void }> = [];
-const clients: RibosomeClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  killAll();
-});
-afterAll(() => {
-  for (const t of temps) t.remove();
-});
+const { temps, clients } = e2eResources();
 
 function workspace() {
   const t = tempDir();

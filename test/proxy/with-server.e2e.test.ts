@@ -1,20 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RibosomeClient } from '../../src/client/index.ts';
+import { e2eResources } from '../helpers/e2e-resources.ts';
 import { simplePlan, writePlanAndScript, writeTurns } from '../helpers/plans.ts';
-import { killAll, runCli, startServer, tempDir } from '../helpers/server-process.ts';
+import { runCli, startServer, tempDir } from '../helpers/server-process.ts';
 
-const temps: Array<{ remove(): void }> = [];
-const clients: RibosomeClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  killAll();
-});
-afterAll(() => {
-  for (const t of temps) t.remove();
-});
+const { temps, clients } = e2eResources();
 
 async function freePortPair(): Promise<number> {
   for (;;) {

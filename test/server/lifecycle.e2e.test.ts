@@ -1,19 +1,12 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RibosomeClient } from '../../src/client/index.ts';
-import { EMPTY_PLAN, killAll, runCli, startServer, tempDir } from '../helpers/server-process.ts';
+import { e2eResources } from '../helpers/e2e-resources.ts';
+import { EMPTY_PLAN, runCli, startServer, tempDir } from '../helpers/server-process.ts';
 
-const temps: Array<{ remove(): void }> = [];
-const clients: RibosomeClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  killAll();
-});
-afterAll(() => {
-  for (const t of temps) t.remove();
-});
+const { temps, clients } = e2eResources();
 
 function execDir(): string {
   const t = tempDir();

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { simplePlan, stuckTurns, writePlanAndScript, writeTurns } from '../helpers/plans.ts';
@@ -111,12 +111,16 @@ describe.skipIf(!hasTmux)('ribosome tui in a terminal', () => {
       'the rollback picker',
       (p) => p.includes('Roll back to…') && p.includes('› the last successful codon'),
     );
+    // Down twice: past "start of one" to "end of one", undoing codons two and three.
+    tmux('send-keys', '-t', SESSION, 'Down');
+    tmux('send-keys', '-t', SESSION, 'Down');
+    await waitForPane('the end of one selected', (p) => p.includes('› end of one'));
     tmux('send-keys', '-t', SESSION, 'Enter');
-    await waitForPane('the confirmation', (p) => p.includes('Roll back to the last successful codon?'));
+    await waitForPane('the confirmation', (p) => p.includes('Roll back to end of one (completed)?'));
     tmux('send-keys', '-t', SESSION, 'y');
     const outcome = await waitForPane(
       'the rollback to finish or be refused',
-      (p) => p.includes('Rollback to the last successful codon: completed') || /refused: [A-Z_]+/.test(p),
+      (p) => p.includes('Rollback to end of one (completed): completed') || /refused: [A-Z_]+/.test(p),
     );
     save('03-rollback', outcome);
     if (outcome.includes('refused')) {
@@ -127,8 +131,11 @@ describe.skipIf(!hasTmux)('ribosome tui in a terminal', () => {
       expect(outcome).toContain('→ read message; retry if suitable');
     } else {
       // The rollback's own lines: what it started from and to, then its steps.
-      expect(outcome).toMatch(/started: \S+ → \S+ at [0-9a-f]{8}/);
+      expect(outcome).toMatch(/started: three → one at [0-9a-f]{8}/);
       expect(outcome).toMatch(/1\/\d+ /);
+      // The work tree is codon one's again: codon three's file is gone, codon one's stays.
+      expect(existsSync(join(temp.path, 'exec/agentRoot/c.txt'))).toBe(false);
+      expect(existsSync(join(temp.path, 'exec/agentRoot/a.txt'))).toBe(true);
     }
 
     // Scales down to 80x24 while running.

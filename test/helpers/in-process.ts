@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { resolveServerSettings, type ServerSettings } from '../../src/config/server-config.ts';
-import { BareEngine } from '../../src/engine/bare-engine.ts';
 import { type Runtime, startRuntime } from '../../src/server/runtime.ts';
+import { BareEngine } from './bare-engine.ts';
 import { tempDir } from './server-process.ts';
 
 /** A runtime inside the test process (no agents), for protocol tests that publish events directly. */

@@ -1,11 +1,11 @@
-import type { EventBus } from '../journal/event-bus.ts';
-import type { CommandContext, Engine, EngineCommand } from './engine.ts';
+import type { CommandContext, Engine, EngineCommand } from '../../src/engine/engine.ts';
+import type { EventBus } from '../../src/journal/event-bus.ts';
 
 export type PlanOutline = { name: string; codons: ReadonlyArray<{ id: string; name: string }> };
 
 /**
- * The engine of a server that runs no agents: it announces the plan, idles, and answers every
- * codon command with the reason it cannot act. Used for plans with no codons.
+ * For protocol tests and the fan-out benchmark: an engine that runs no agents. It announces the
+ * plan, idles, and answers every codon command with the reason it cannot act.
  */
 export class BareEngine implements Engine {
   readonly rollingBack = false;

@@ -3,7 +3,7 @@ import type { CheckpointRecord } from '../checkpoints/index.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { CheckpointType, CodonStatus, FailureReason } from '../protocol/index.ts';
 import { type ArchiveEntry, type ArchiveManifest, archiveFiles } from './archive.ts';
-import type { Checkpointing } from './checkpointing.ts';
+import { type Checkpointing, toInfo } from './checkpointing.ts';
 import type { Recorder } from './recorder.ts';
 import type { RigDirsLog } from './rig-dirs.ts';
 import { runRigSetup } from './rig-setup.ts';
@@ -61,14 +61,7 @@ export class CodonSteps {
         'warning',
         codon.id,
       );
-    const {
-      runId: _r,
-      initial: _i,
-      parentSha: _p,
-      skippedLargeFiles: _s,
-      ...info
-    } = record as CheckpointRecord & { skippedLargeFiles?: unknown };
-    await this.#o.recorder.apply('CheckpointCreated', { runId, checkpoint: info });
+    await this.#o.recorder.apply('CheckpointCreated', { runId, checkpoint: toInfo(record) });
     return record;
   }
 

@@ -169,7 +169,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   let code = EXIT.ok as number;
   if (!flags.headless && process.stdout.isTTY && process.stdin.isTTY) {
     // One command, server and UI: the terminal UI is a client like any other; quitting it stops the server.
-    const { startTui } = await import('../tui/index.ts');
+    const { startTui } = await (await import('../tui/load.ts')).loadTui();
     void startTui({ url: runtime.url }).then((uiCode) => {
       code = uiCode;
       void runtime.stop('the terminal UI quit');

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { startTui } from '../tui/index.ts';
 
 /** `ribosome tui <ws-url>`: the terminal UI, attached to a server that is already running. */
 export function registerTui(program: Command): void {
@@ -14,6 +13,7 @@ export function registerTui(program: Command): void {
         process.exitCode = 2;
         return;
       }
+      const { startTui } = await (await import('../tui/load.ts')).loadTui();
       process.exitCode = await startTui({ url, readonly: flags.readonly === true });
     });
 }

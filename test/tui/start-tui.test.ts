@@ -1,9 +1,13 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RibosomeClient } from '../../src/client/index.ts';
-import { startTui, TUI_EXIT } from '../../src/tui/index.ts';
+import { loadTui } from '../../src/tui/load.ts';
 import { startInProcess } from '../helpers/in-process.ts';
-import { renderApp } from './helpers/render.ts';
+
+// As the CLI does: Ink renders every frame even when CI is set (as it is when CI runs these tests).
+const { startTui, TUI_EXIT } = await loadTui();
+// Loaded after Ink (it imports it too), so it finds Ink already loaded the way the CLI loads it.
+const { renderApp } = await import('./helpers/render.ts');
 
 /** A terminal made of streams: what Ink needs from stdout and stdin. */
 function fakeTerminal(columns = 100, rows = 30) {

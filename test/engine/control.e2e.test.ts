@@ -99,6 +99,20 @@ ${writeTurns('ok.txt', 'fine')}`;
     expect(existsSync(join(exec, 'agentRoot/ok.txt'))).toBe(true);
   });
 
+  it('server.shutdown while a codon runs reports the codon, ends its agent tree and exits 0', async () => {
+    const m = marker();
+    const { server, client } = await serve(simplePlan(['stuck']), `turns:\n${stuckTurns(m)}`, [
+      '--no-autostart',
+    ]);
+    client.send('codon.start', { codonId: 'stuck' });
+    await waitFor(() => pidsWith(`sleep ${m}`).length > 0, 'the sleep to start');
+    const completed = client.next('codon.completed', () => true, 20_000);
+    client.send('server.shutdown', { reason: 'end of day' });
+    expect((await completed).data).toMatchObject({ codonId: 'stuck', success: false });
+    expect((await server.exited).code).toBe(0);
+    expect(pidsWith(`sleep ${m}`)).toEqual([]);
+  });
+
   it('fails a codon that runs past its timeout with failureReason timeout', async () => {
     const m = marker();
     const plan = simplePlan(['slow'], '    timeoutMs: 1500\n');

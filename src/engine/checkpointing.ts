@@ -1,6 +1,6 @@
 import type { CheckpointRecord, CheckpointStore } from '../checkpoints/index.ts';
 import { resolveCodonCheckpoint } from '../checkpoints/index.ts';
-import type { CheckpointInfo, CheckpointType, CodonStatus, ErrorCode } from '../protocol/index.ts';
+import { CheckpointInfo, type CheckpointType, type CodonStatus, type ErrorCode } from '../protocol/index.ts';
 
 export type Failure = { ok: false; code: ErrorCode; message: string };
 export type Outcome<T> = { ok: true; value: T } | Failure;
@@ -8,21 +8,8 @@ export type Outcome<T> = { ok: true; value: T } | Failure;
 const codeOf = (code: string): ErrorCode =>
   code === 'CHECKPOINT_NOT_FOUND' || code === 'CHECKPOINT_AMBIGUOUS' ? code : 'CHECKPOINT_FAILED';
 
-export const toInfo = ({
-  codonId,
-  codonName,
-  checkpointType,
-  sha,
-  status,
-  timestamp,
-}: CheckpointRecord): CheckpointInfo => ({
-  codonId,
-  codonName,
-  checkpointType,
-  sha,
-  status,
-  timestamp,
-});
+/** The protocol's view of a checkpoint: the store's record without its own fields. */
+export const toInfo = (record: CheckpointRecord): CheckpointInfo => CheckpointInfo.parse(record);
 
 /**
  * The engine's use of the checkpoint store: taking checkpoints for codons and runs, and resolving

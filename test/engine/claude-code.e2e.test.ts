@@ -1,26 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RibosomeClient } from '../../src/client/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
-import { writePlanAndScript, writeTurns } from '../helpers/plans.ts';
-import { startServer, tempDir } from '../helpers/server-process.ts';
+import { writeTurns } from '../helpers/plans.ts';
 
-const { temps, clients } = e2eResources();
+const { serve } = e2eResources();
 
 describe('agent: claude-code (the real CLI against the scripted provider)', () => {
   it('runs a codon: the file exists and events arrive in order', { timeout: 120_000 }, async () => {
-    const t = tempDir();
-    temps.push(t);
     const plan = `name: cc\nagent: claude-code\nmodel: claude-sonnet-4-5\ncodons:\n  - id: hello\n    name: Hello\n    prompt: Create hello.txt containing hi.\n`;
-    const files = writePlanAndScript(t.path, plan, `turns:\n${writeTurns('hello.txt', 'hi')}`);
-    process.env.CLAUDE_CODE_MAX_RETRIES = '0';
-    const server = await startServer(files.plan, join(t.path, 'exec'), [
-      '--scripted-provider',
-      files.script,
-    ]).finally(() => delete process.env.CLAUDE_CODE_MAX_RETRIES);
-    const client = await RibosomeClient.connect(server.url, { mode: 'readonly', sendPreviousEvents: true });
-    clients.push(client);
+    const { client, root } = await serve(plan, `turns:\n${writeTurns('hello.txt', 'hi')}`, [], {
+      CLAUDE_CODE_MAX_RETRIES: '0',
+    });
     if (!client.handshake.eventHistory.some((e) => e.type === 'server.idle')) {
       await client.next('server.idle', () => true, 100_000);
     }
@@ -43,6 +34,6 @@ describe('agent: claude-code (the real CLI against the scripted provider)', () =
     });
     const tool = history.find((e) => e.type === 'tool.result');
     expect(tool?.type === 'tool.result' && tool.data.toolName).toBe('Write');
-    expect(readFileSync(join(t.path, 'exec/agentRoot/hello.txt'), 'utf8')).toBe('hi');
+    expect(readFileSync(join(root, 'hello.txt'), 'utf8')).toBe('hi');
   });
 });

@@ -1,35 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RibosomeClient } from '../../src/client/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
-import { simplePlan, stuckTurns, writePlanAndScript, writeTurns } from '../helpers/plans.ts';
+import { simplePlan, stuckTurns, writeTurns } from '../helpers/plans.ts';
 import { pidsWith, waitFor } from '../helpers/processes.ts';
-import { startServer, tempDir } from '../helpers/server-process.ts';
 
-const { temps, clients } = e2eResources();
-
-async function serve(plan: string, script: string, extra: string[] = [], env: Record<string, string> = {}) {
-  const t = tempDir();
-  temps.push(t);
-  const files = writePlanAndScript(t.path, plan, script);
-  for (const [k, v] of Object.entries(env)) process.env[k] = v;
-  try {
-    const server = await startServer(files.plan, join(t.path, 'exec'), [
-      '--scripted-provider',
-      files.script,
-      ...extra,
-    ]);
-    const client = await RibosomeClient.connect(server.url, {
-      mode: 'readandwrite',
-      sendPreviousEvents: true,
-    });
-    clients.push(client);
-    return { server, client, exec: join(t.path, 'exec') };
-  } finally {
-    for (const k of Object.keys(env)) delete process.env[k];
-  }
-}
+const { serve } = e2eResources();
 
 const marker = () => 3000 + Math.floor(Math.random() * 5000);
 

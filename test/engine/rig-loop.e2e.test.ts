@@ -1,23 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RibosomeClient } from '../../src/client/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
-import { writePlanAndScript, writeTurns } from '../helpers/plans.ts';
-import { startServer, tempDir } from '../helpers/server-process.ts';
+import { writeTurns } from '../helpers/plans.ts';
 
-const { temps, clients } = e2eResources();
-
-async function serve(plan: string, script: string, extra: string[] = []) {
-  const t = tempDir();
-  temps.push(t);
-  const files = writePlanAndScript(t.path, plan, script);
-  const exec = join(t.path, 'exec');
-  const server = await startServer(files.plan, exec, ['--scripted-provider', files.script, ...extra]);
-  const client = await RibosomeClient.connect(server.url, { mode: 'readandwrite', sendPreviousEvents: true });
-  clients.push(client);
-  return { client, root: join(exec, 'agentRoot') };
-}
+const { serve } = e2eResources();
 
 describe('loops and rig setup reuse', () => {
   it('runs a loop block as runtime codons <id>#<iteration>, in order', async () => {

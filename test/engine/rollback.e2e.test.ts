@@ -1,24 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RibosomeClient } from '../../src/client/index.ts';
+import type { RibosomeClient } from '../../src/client/index.ts';
 import type { ServerEvent } from '../../src/protocol/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
-import { simplePlan, stuckTurns, writePlanAndScript, writeTurns } from '../helpers/plans.ts';
-import { startServer, tempDir } from '../helpers/server-process.ts';
+import { simplePlan, stuckTurns, writeTurns } from '../helpers/plans.ts';
 
-const { temps, clients } = e2eResources();
-
-async function serve(plan: string, script: string, extra: string[] = []) {
-  const t = tempDir();
-  temps.push(t);
-  const files = writePlanAndScript(t.path, plan, script);
-  const exec = join(t.path, 'exec');
-  const server = await startServer(files.plan, exec, ['--scripted-provider', files.script, ...extra]);
-  const client = await RibosomeClient.connect(server.url, { mode: 'readandwrite', sendPreviousEvents: true });
-  clients.push(client);
-  return { server, client, root: join(exec, 'agentRoot') };
-}
+const { serve } = e2eResources();
 
 async function runAll(client: RibosomeClient): Promise<void> {
   if (
@@ -132,10 +120,9 @@ describe('checkpoints and rollback', () => {
     const m = 4000 + Math.floor(Math.random() * 4000);
     const script = `turns:\n${writeTurns('a.txt', 'A')}${stuckTurns(m)}  - error: { status: 500 }\n`;
     // The agent gives up on the first 500 (the server's agents inherit this).
-    process.env.RIBOSOME_AGENT_MAX_RETRIES = '0';
-    const { client, root } = await serve(simplePlan(['one', 'two', 'three']), script, [
-      '--no-autostart',
-    ]).finally(() => delete process.env.RIBOSOME_AGENT_MAX_RETRIES);
+    const { client, root } = await serve(simplePlan(['one', 'two', 'three']), script, ['--no-autostart'], {
+      RIBOSOME_AGENT_MAX_RETRIES: '0',
+    });
     const next = async (send: () => void) => {
       const done = client.next('codon.completed', () => true, 30_000);
       send();

@@ -7,7 +7,7 @@ import { e2eResources } from '../helpers/e2e-resources.ts';
 import { simplePlan, writePlanAndScript, writeTurns } from '../helpers/plans.ts';
 import { runCli, startServer, tempDir } from '../helpers/server-process.ts';
 
-const { temps, clients } = e2eResources();
+const { temps, clients, serve } = e2eResources();
 
 function dir(): string {
   const t = tempDir();
@@ -16,17 +16,6 @@ function dir(): string {
 }
 
 const THREE = `turns:\n${writeTurns('a.txt', 'alpha')}${writeTurns('b.txt', 'beta')}${writeTurns('c.txt', 'gamma')}`;
-
-async function serve(plan: string, script: string, extra: string[] = []) {
-  const d = dir();
-  const files = writePlanAndScript(d, plan, script);
-  const server = await startServer(files.plan, join(d, 'exec'), [
-    '--scripted-provider',
-    files.script,
-    ...extra,
-  ]);
-  return { server, exec: join(d, 'exec') };
-}
 
 async function connect(url: string) {
   const c = await RibosomeClient.connect(url, { mode: 'readandwrite', sendPreviousEvents: true });

@@ -57,8 +57,9 @@ export async function startServer(
   executionDir: string,
   extra: string[] = [],
   timeoutMs = 20_000,
+  env: NodeJS.ProcessEnv = {},
 ): Promise<ServerProcess> {
-  const proc = runCli(['run', plan, '--headless', '--execution', executionDir, ...extra]);
+  const proc = runCli(['run', plan, '--headless', '--execution', executionDir, ...extra], { env });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`server did not listen in time: ${proc.stderr()}`)),

@@ -4,8 +4,8 @@
  * out of the group's reach).
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { descendants } from '../../../src/agents/process-tree.ts';
 
 export type Finished = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
 
@@ -55,37 +55,9 @@ export function killAllTracked(): void {
   for (const spawned of live) spawned.kill();
 }
 
-function descendantsOf(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // Fields after the parenthesised command name: state, ppid, ...
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    const list = children.get(ppid) ?? [];
-    list.push(Number(entry));
-    children.set(ppid, list);
-  }
-  const found: number[] = [];
-  const queue = [root];
-  while (queue.length > 0) {
-    const pid = queue.shift()!;
-    for (const child of children.get(pid) ?? []) {
-      found.push(child);
-      queue.push(child);
-    }
-  }
-  return found;
-}
-
 export function killTree(pid: number): void {
-  const descendants = descendantsOf(pid); // before any signal: orphans would be reparented away
-  for (const target of [-pid, pid, ...descendants]) {
+  const tree = descendants(pid); // before any signal: orphans would be reparented away
+  for (const target of [-pid, pid, ...tree]) {
     try {
       process.kill(target, 'SIGKILL');
     } catch {

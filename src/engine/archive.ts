@@ -1,6 +1,7 @@
-import { copyFile, glob, mkdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { copyFile, glob, mkdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
+import { JsonListFile } from './json-list-file.ts';
 
 export const ArchiveEntry = z.object({
   runId: z.string(),
@@ -12,7 +13,6 @@ export const ArchiveEntry = z.object({
   checkpointSha: z.string().optional(),
 });
 export type ArchiveEntry = z.infer<typeof ArchiveEntry>;
-const Manifest = z.object({ entries: z.array(ArchiveEntry) });
 
 /** Paths relative to `root` that stay inside it. */
 function inside(root: string, rel: string): string | undefined {
@@ -89,29 +89,8 @@ export async function restoreArchive(
 }
 
 /** `.ribosome/archive-manifest.json`: what moved where, so a rollback can bring it back. */
-export class ArchiveManifest {
-  readonly #file: string;
+export class ArchiveManifest extends JsonListFile<ArchiveEntry> {
   constructor(file: string) {
-    this.#file = file;
-  }
-
-  async read(): Promise<ArchiveEntry[]> {
-    try {
-      return Manifest.parse(JSON.parse(await readFile(this.#file, 'utf8'))).entries;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw error;
-    }
-  }
-
-  async write(entries: ArchiveEntry[]): Promise<void> {
-    const tmp = `${this.#file}.tmp`;
-    await mkdir(dirname(this.#file), { recursive: true });
-    await writeFile(tmp, JSON.stringify({ entries }, null, 2));
-    await rename(tmp, this.#file);
-  }
-
-  async add(entry: ArchiveEntry): Promise<void> {
-    await this.write([...(await this.read()), entry]);
+    super(file, ArchiveEntry);
   }
 }

@@ -1,19 +1,19 @@
 import type { CheckpointInfo } from '../protocol/index.ts';
 import type { EngineState } from '../state/reducer.ts';
 
-type Entry = { sha: string; info?: CheckpointInfo };
+export type LineageEntry = { sha: string; info?: CheckpointInfo };
 
 /** A run's checkpoints with those of the runs it grew from, oldest first, initial ones as markers. */
-function entries(state: EngineState, runId: string, depth = 0): Entry[] {
+export function lineageEntries(state: EngineState, runId: string, depth = 0): LineageEntry[] {
   const run = state.runs[runId];
   if (!run || depth > 10_000) return [];
-  let inherited: Entry[] = [];
+  let inherited: LineageEntry[] = [];
   if (run.fromRunId) {
-    const parent = entries(state, run.fromRunId, depth + 1);
+    const parent = lineageEntries(state, run.fromRunId, depth + 1);
     const at = run.fromCheckpoint ? parent.findIndex((e) => e.sha === run.fromCheckpoint) : parent.length - 1;
     inherited = at >= 0 ? parent.slice(0, at + 1) : parent;
   }
-  const own: Entry[] = run.checkpoints.map((c) => ({ sha: c.sha, info: c }));
+  const own: LineageEntry[] = run.checkpoints.map((c) => ({ sha: c.sha, info: c }));
   return [...inherited, ...(run.initialCheckpoint ? [{ sha: run.initialCheckpoint }] : []), ...own];
 }
 
@@ -22,6 +22,6 @@ function entries(state: EngineState, runId: string, depth = 0): Entry[] {
  * rollback: the current run's lineage, or another run's own checkpoints. Pure.
  */
 export function listCheckpoints(state: EngineState, runId: string, current: boolean): CheckpointInfo[] {
-  if (current) return entries(state, runId).flatMap((e) => (e.info ? [e.info] : []));
+  if (current) return lineageEntries(state, runId).flatMap((e) => (e.info ? [e.info] : []));
   return state.runs[runId]?.checkpoints ?? [];
 }

@@ -1,7 +1,6 @@
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { AgentAdapter, AgentStart } from '../agents/agent-adapter.ts';
+import { AgentPidsFile } from './agent-pids.ts';
 import type { CodonOutcome } from './failure.ts';
 import { type MappedOutput, StreamMapper } from './stream-mapper.ts';
 
@@ -39,11 +38,8 @@ export class CodonRun {
     this.#graceMs = options.stopGraceMs;
     log.info({ pid: agent.pid, agent: options.adapter.kind }, 'agent started');
     // Remembered on disk so a server restarted after a crash can end an agent it left behind.
-    const pidFile = activeAgentFile(options.start.stateDir);
-    writeFileSync(
-      pidFile,
-      JSON.stringify({ pid: agent.pid, codonId: options.codonId, startedAt: new Date().toISOString() }),
-    );
+    const pids = new AgentPidsFile(options.start.stateDir);
+    pids.add({ pid: agent.pid, codonId: options.codonId, startedAt: new Date().toISOString() });
     agent.onStderr((text) => log.info({ stderr: text.slice(0, 2000) }, 'agent stderr'));
     const mapper = new StreamMapper({ codonId: options.codonId, maxResultChars: options.maxResultChars });
     let result: CodonOutcome['result'];
@@ -70,7 +66,7 @@ export class CodonRun {
       clearTimeout(timer);
       // Whatever the agent left behind (background jobs) goes with it.
       await agent.stop(0);
-      rmSync(pidFile, { force: true });
+      pids.remove(agent.pid);
       log.info({ exit }, 'agent exited');
       return {
         exit,
@@ -95,5 +91,3 @@ export class CodonRun {
     return this.#stop(this.#graceMs);
   }
 }
-
-export const activeAgentFile = (stateDir: string) => join(stateDir, 'active-agent.json');

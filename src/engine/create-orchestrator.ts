@@ -109,6 +109,7 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
     start: () => orchestrator.start(),
     handle: (command, context) => orchestrator.handle(command, context),
     greet: (send) => orchestrator.greet(send),
+    readyInfo: () => orchestrator.readyInfo(),
     stop: async (reason) => {
       await orchestrator.stop(reason);
       await watcher?.close();

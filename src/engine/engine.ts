@@ -16,6 +16,9 @@ export type CommandContext = {
   fail(code: ErrorCode, message: string): void;
 };
 
+/** What the engine adds to each server.ready. */
+export type ReadyInfo = Pick<EventInput<'server.ready'>, 'resumed'>;
+
 /** Sends an event to one client (used for connection-state events such as incomplete.codon). */
 export type SendToClient = <T extends EventType>(type: T, data: EventInput<T>) => void;
 
@@ -28,6 +31,8 @@ export interface Engine {
   handle(command: EngineCommand, context: CommandContext): void;
   /** Called after a client's handshake, so the engine can tell it things only new clients need. */
   greet?(send: SendToClient): void;
+  /** Fields of server.ready the engine knows (what this server resumed). */
+  readyInfo?(): ReadyInfo;
   /** Stops whatever runs and releases resources; events published before it resolves are journaled. */
   stop(reason: string): Promise<void>;
 }

@@ -1,40 +1,40 @@
-import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { z } from 'zod';
 import type { AgentAdapter } from '../agents/agent-adapter.ts';
-import { isAlive, killTree } from '../agents/process-tree.ts';
-import { type CheckpointRecord, runBranchName } from '../checkpoints/index.ts';
+import { runBranchName } from '../checkpoints/index.ts';
 import type { EventBus } from '../journal/event-bus.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
-import type {
-  CheckpointType,
-  CodonStatus,
-  ErrorCode,
-  ErrorSeverity,
-  EventInput,
-  EventType,
-  FailureReason,
-  FileNode,
-  StateTransitionType,
-} from '../protocol/index.ts';
+import type { EventInput, EventType, FileNode, StateTransitionType } from '../protocol/index.ts';
+import { isActive } from '../state/codon-status.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { TransitionData } from '../state/transitions.ts';
 import type { ArchiveManifest } from './archive.ts';
 import { listCheckpoints } from './checkpoint-list.ts';
-import type { Checkpointing, Outcome } from './checkpointing.ts';
+import type { Checkpointing } from './checkpointing.ts';
 import { type CodonHooks, noHooks } from './codon-hooks.ts';
-import { activeAgentFile, CodonRun } from './codon-run.ts';
+import { CodonLifecycle } from './codon-lifecycle.ts';
 import { CodonSteps } from './codon-steps.ts';
-import type { CommandContext, Engine, EngineCommand, SendToClient } from './engine.ts';
-import { classifyOutcome } from './failure.ts';
-import { redoTarget, resumeIndex } from './next-codon.ts';
+import type { CommandContext, Engine, EngineCommand, ReadyInfo, SendToClient } from './engine.ts';
+import type { CodonOutcome } from './failure.ts';
+import { endLeftoverAgents } from './leftover-agents.ts';
 import { Recorder } from './recorder.ts';
 import type { RigDirsLog } from './rig-dirs.ts';
 import { performRollback } from './rollback.ts';
+import { type RollbackCommand, type RollbackTarget, resolveRollbackTarget } from './rollback-target.ts';
 import { buildSnapshot } from './snapshot.ts';
-import type { MappedOutput } from './stream-mapper.ts';
+import {
+  decide,
+  type IdleReason,
+  idleEvent,
+  lineageOf,
+  nextCodon,
+  progress,
+  recoveryCodon,
+  recoveryTarget,
+  redoCodon,
+  type Trigger,
+} from './what-next.ts';
 
 export type OrchestratorOptions = {
   plan: LoadedPlan;
@@ -46,7 +46,7 @@ export type OrchestratorOptions = {
   providerBaseUrl: () => string;
   adapters: Record<'builtin' | 'claude-code', AgentAdapter>;
   agentRoot: string;
-  /** Per-execution agent files (sessions, CLI home). */
+  /** Per-execution agent files (sessions, CLI home, the pids of running agents). */
   agentStateDir: string;
   defaultModel: string;
   stopGraceMs: number;
@@ -64,25 +64,24 @@ export type OrchestratorOptions = {
   newRunId: () => string;
 };
 
-type Active = { codon: RuntimeCodon; run: CodonRun; sessionId: string; snapshotTimer: NodeJS.Timeout };
-
 /**
- * The engine: takes the validated commands one at a time, runs codons with their agents, and
- * records every change as a transition. Agents run in the background; commands that act on a
- * running codon (skip, forceStop) reach it through `#active`.
+ * The engine: one serialized queue takes the server's start, every command and every codon's end,
+ * one at a time. What runs next is always asked of the rules (what-next.ts) over the recorded
+ * state, in one place (`#proceed`), so no order of commands, rollbacks, crashes and restarts can
+ * start two codons at once. A codon's own course is CodonLifecycle's.
  */
 export class Orchestrator implements Engine {
   readonly #o: OrchestratorOptions;
   readonly #log: Logger;
-  #queue: Promise<void> = Promise.resolve();
-  #active: Active | undefined;
-  #stopping = false;
-  #interrupted: { codonId: string; codonName: string } | undefined;
-  /** The codon that ends is followed by this one (skip moves on even without autostart). */
-  #afterActive: 'auto' | 'next' | 'idle' = 'auto';
-
   readonly #recorder: Recorder;
   readonly #steps: CodonSteps;
+  readonly #lifecycle: CodonLifecycle;
+  #queue: Promise<void> = Promise.resolve();
+  #stopping = false;
+  #rollingBack = false;
+  /** Resolves once the running codon's end has been recorded. */
+  #finished: Promise<void> = Promise.resolve();
+  #resumed: ReadyInfo['resumed'];
 
   constructor(options: OrchestratorOptions) {
     this.#o = options;
@@ -90,9 +89,16 @@ export class Orchestrator implements Engine {
     this.#log = options.logger.child({ component: 'engine' });
     this.#recorder = new Recorder({ bus: options.bus, state: options.state, logger: this.#log });
     this.#steps = new CodonSteps({ ...options, recorder: this.#recorder, logger: this.#log });
+    this.#lifecycle = new CodonLifecycle({
+      ...options,
+      state: () => options.state.state,
+      recorder: this.#recorder,
+      steps: this.#steps,
+      hooks: options.hooks ?? noHooks,
+      logger: this.#log,
+      snapshot: () => this.#snapshot(),
+    });
   }
-
-  #rollingBack = false;
 
   get rollingBack(): boolean {
     return this.#rollingBack;
@@ -102,119 +108,56 @@ export class Orchestrator implements Engine {
     return this.#o.plan.codons;
   }
 
+  get #state() {
+    return this.#o.state.state;
+  }
+
   #runId(): string {
-    const id = this.#o.state.state.currentRunId;
+    const id = this.#state.currentRunId;
     if (!id) throw new Error('no current run');
     return id;
   }
 
-  async start(): Promise<void> {
-    await this.#endLeftoverAgent();
-    const { state } = this.#o;
-    const previousId = state.state.runOrder.at(-1);
-    const previous = previousId ? state.state.runs[previousId] : undefined;
-    const now = new Date().toISOString();
-    if (previous?.status === 'running') {
-      const interrupted = previous.order
-        .map((id) => previous.codons[id])
-        .find((c) => c?.status === 'preparing' || c?.status === 'running');
-      await this.#apply('RunCrashed', {
-        runId: previous.runId,
-        detectedAt: now,
-        ...(interrupted ? { codonId: interrupted.codonId } : {}),
-      });
-      if (interrupted) {
-        this.#interrupted = { codonId: interrupted.codonId, codonName: interrupted.codonName };
-        await this.#publish('error', {
-          message: `the server stopped while codon ${interrupted.codonId} ran; it is marked failed`,
-          codon: interrupted.codonId,
-          fatal: false,
-          severity: 'warning',
-          code: 'RUN_CRASHED',
-        });
-      }
-    }
-    const ended = previous ? state.state.runs[previous.runId] : undefined;
-    const runId = this.#o.bus.runId;
-    // A run that crashed or failed is recovered: back to its last success before anything else.
-    let recovery: CheckpointRecord | undefined;
-    if (ended && (ended.status === 'crashed' || ended.status === 'failed')) {
-      const lineage = await this.#o.checkpoints.lineage(ended.runId);
-      if (lineage.ok) {
-        recovery =
-          lineage.value.findLast((c) => !c.initial && c.checkpointType === 'completed') ??
-          lineage.value.find((c) => c.initial && c.runId === ended.runId);
-        if (recovery) {
-          this.#rollingBack = true;
-          const done = await performRollback(this.#rollbackDeps(), {
-            target: recovery,
-            lineage: lineage.value,
-            fromRun: ended.runId,
-            fromCodon: ended.order.at(-1) ?? '',
-            requested: 'recovery',
-          });
-          this.#rollingBack = false;
-          if (!done.ok) {
-            await this.#reportError(
-              'CHECKPOINT_FAILED',
-              `recovery could not restore the agent root: ${done.message}`,
-              'fatal',
-            );
-            recovery = undefined;
-          }
-        }
-      }
-    }
-    await this.#apply('RunStarted', {
-      runId,
-      startedAt: now,
-      reason: ended?.status === 'crashed' || recovery ? 'recovery' : 'start',
-      nextCodonIndex: recovery ? this.#indexAfter(recovery) : resumeIndex(ended),
-      ...(previous ? { fromRunId: previous.runId } : {}),
-      ...(recovery ? { fromCheckpoint: recovery.sha } : {}),
-    });
-    await this.#steps.startCheckpointRun(runId, recovery?.sha);
-    if (recovery && ended) await this.#rollbackCompleted(ended.runId, runId, recovery, this.#o.autostart);
-    this.#enqueue(async () => {
-      const next = this.#nextCodon();
-      if (this.#o.autostart && next) await this.#startCodon(next, false);
-      // With autostart on and nothing left, the plan has run: say so rather than just "startup".
-      else await this.#idle(this.#o.autostart && !next ? 'all-codons-completed' : 'startup');
-    });
+  /** Recovers what a previous server left, begins this server's run, then idles or autostarts. */
+  start(): Promise<void> {
+    // In the queue, so a command sent while recovery runs waits for it.
+    const started = this.#queue.then(() => this.#startup());
+    this.#queue = started.catch(() => {});
+    return started;
   }
 
-  /** A server that was killed leaves its agent (and the agent's tools) running: end them first. */
-  async #endLeftoverAgent(): Promise<void> {
-    const file = activeAgentFile(this.#o.agentStateDir);
-    let pid: number | undefined;
-    try {
-      pid = z.object({ pid: z.number().int().positive() }).parse(JSON.parse(readFileSync(file, 'utf8'))).pid;
-    } catch {
-      return;
-    }
-    if (isAlive(pid) && looksLikeAgent(pid)) {
-      this.#log.warn({ pid }, 'ending an agent left running by a server that stopped abruptly');
-      await killTree(pid, this.#o.stopGraceMs);
-    }
-    rmSync(file, { force: true });
+  readyInfo(): ReadyInfo {
+    return this.#resumed ? { resumed: this.#resumed } : {};
   }
 
   greet(send: SendToClient): void {
-    if (this.#interrupted) {
-      send('incomplete.codon', {
-        ...this.#interrupted,
-        message: 'this codon was interrupted when the server stopped; run codon.redo to retry it',
-      });
-    }
+    // A crash interrupted a codon and this server has not run one since: tell each new client.
+    const run = this.#state.currentRunId ? this.#state.runs[this.#state.currentRunId] : undefined;
+    if (run?.reason !== 'recovery' || run.order.length > 0) return;
+    const crashed = this.#crashedBefore(run.runId);
+    const codon = crashed?.interruptedCodonId ? crashed.codons[crashed.interruptedCodonId] : undefined;
+    if (!codon) return;
+    send('incomplete.codon', {
+      codonId: codon.codonId,
+      codonName: codon.codonName,
+      message: 'this codon was interrupted when the server stopped; codon.redo (or codon.next) runs it again',
+    });
+  }
+
+  /** The run before `runId` in the journal when it crashed. */
+  #crashedBefore(runId: string) {
+    const at = this.#state.runOrder.indexOf(runId);
+    const before = at > 0 ? this.#state.runs[this.#state.runOrder[at - 1] ?? ''] : undefined;
+    return before?.status === 'crashed' ? before : undefined;
   }
 
   /** A sentinel's LLM cost: part of the codon's and the run's totals. */
   recordSentinelCost(codonId: string, usd: number): void {
-    const runId = this.#o.state.state.currentRunId;
-    if (!runId || usd <= 0 || !this.#o.state.state.runs[runId]?.codons[codonId]) return;
-    this.#apply('CostsIncremented', { runId, codonId, amount: usd, source: 'sentinel' }).catch(
-      (error: unknown) => this.#log.error({ err: error }, 'recording a sentinel cost failed'),
-    );
+    const runId = this.#state.currentRunId;
+    if (!runId || usd <= 0 || !this.#state.runs[runId]?.codons[codonId]) return;
+    this.#recorder
+      .apply('CostsIncremented', { runId, codonId, amount: usd, source: 'sentinel' })
+      .catch((error: unknown) => this.#log.error({ err: error }, 'recording a sentinel cost failed'));
   }
 
   /** Sentinel load and unload, recorded as SentinelStatesUpdated. */
@@ -222,17 +165,17 @@ export class Orchestrator implements Engine {
     codonId: string,
     sentinels: TransitionData<'SentinelStatesUpdated'>['sentinels'],
   ): void {
-    const runId = this.#o.state.state.currentRunId;
-    if (!runId || !this.#o.state.state.runs[runId]?.codons[codonId]) return;
-    this.#apply('SentinelStatesUpdated', { runId, codonId, sentinels }).catch((error: unknown) =>
-      this.#log.error({ err: error }, 'recording sentinel states failed'),
-    );
+    const runId = this.#state.currentRunId;
+    if (!runId || !this.#state.runs[runId]?.codons[codonId]) return;
+    this.#recorder
+      .apply('SentinelStatesUpdated', { runId, codonId, sentinels })
+      .catch((error: unknown) => this.#log.error({ err: error }, 'recording sentinel states failed'));
   }
 
   handle(command: EngineCommand, context: CommandContext): void {
     // A read of the state: answered at once, even while a rollback holds the queue.
     if (command.type === 'checkpoint.list') {
-      const state = this.#o.state.state;
+      const state = this.#state;
       const runId = command.data.runId ?? state.currentRunId ?? '';
       if (!state.runs[runId]) {
         context.fail('UNKNOWN_RUN', `no run "${runId}"; runs: ${state.runOrder.join(', ') || '(none)'}`);
@@ -253,20 +196,19 @@ export class Orchestrator implements Engine {
     this.#stopping = true;
     await this.#queue;
     // Sentinels first: the codon's end then does not wait for their pending calls.
-    await this.#hooks.shutdown();
-    const active = this.#active;
+    await this.#o.hooks?.shutdown();
+    const active = this.#lifecycle.active;
     if (active) {
-      this.#log.info({ codonId: active.codon.id, reason }, 'stopping the running codon for shutdown');
-      this.#afterActive = 'idle';
-      await active.run.stop('forceStop');
+      this.#log.info({ codonId: active.id, reason }, 'stopping the running codon for shutdown');
+      await this.#lifecycle.stopActive('forceStop');
       await this.#finished;
     }
-    const run = this.#o.state.state.currentRunId ? this.#o.state.state.runs[this.#runId()] : undefined;
+    const run = this.#state.currentRunId ? this.#state.runs[this.#runId()] : undefined;
     if (run?.status === 'running') {
-      const lastId = run.order.at(-1);
-      const last = lastId ? run.codons[lastId] : undefined;
+      const last = lineageOf(this.#state).endings.at(-1);
       const endedAt = new Date().toISOString();
-      if (last && last.status !== 'completed' && last.status !== 'skipped') {
+      const broke = run.order.length > 0 && last && last.status !== 'completed' && last.status !== 'skipped';
+      if (broke && last) {
         await this.#apply('RunFailed', {
           runId: run.runId,
           endedAt,
@@ -276,16 +218,62 @@ export class Orchestrator implements Engine {
         await this.#apply('RunCompleted', { runId: run.runId, endedAt });
       }
     }
+    this.#recorder.close();
   }
 
-  // --- commands ------------------------------------------------------------------------------------
+  // --- the queue and the one decision ---------------------------------------------------------------
 
   #enqueue(task: () => Promise<void>, context?: CommandContext): void {
     this.#queue = this.#queue.then(task).catch((error: unknown) => {
       this.#log.error({ err: error }, 'engine task failed');
-      context?.fail('INTERNAL_ERROR', `the command failed: ${(error as Error).message}`);
+      const message = `the command failed: ${(error as Error).message}`;
+      if (context) context.fail('INTERNAL_ERROR', message);
+      else void this.#recorder.reportError('INTERNAL_ERROR', message, 'operation').catch(() => {});
     });
   }
+
+  /** After a start, a codon's end or a rollback: start what the rules say, or idle. */
+  async #proceed(trigger: Trigger): Promise<void> {
+    if (this.#stopping) return;
+    const decision = decide(trigger, this.#codons, lineageOf(this.#state));
+    if ('start' in decision) await this.#startCodon(decision.start, false);
+    else await this.#idle(decision.idle);
+  }
+
+  /** Starts a codon, unless one is active: that would be two at once, which never happens. */
+  async #startCodon(codon: RuntimeCodon, skipPreCommands: boolean): Promise<void> {
+    const runId = this.#runId();
+    const run = this.#state.runs[runId];
+    const busy =
+      this.#lifecycle.active?.id ?? Object.values(run?.codons ?? {}).find((c) => isActive(c.status))?.codonId;
+    if (busy) {
+      await this.#recorder.reportError(
+        'CODON_RUNNING',
+        `not starting ${codon.id}: codon ${busy} is still active (only one codon runs at a time)`,
+        'warning',
+      );
+      return;
+    }
+    let recorded: () => void = () => {};
+    this.#finished = new Promise((resolve) => {
+      recorded = resolve;
+    });
+    const onExit = (outcome: CodonOutcome) =>
+      this.#enqueue(async () => {
+        try {
+          const status = await this.#lifecycle.finish(codon, runId, outcome);
+          await this.#proceed({ kind: 'codon-ended', status, autostart: this.#o.autostart });
+        } finally {
+          recorded();
+        }
+      });
+    const began = await this.#lifecycle.begin(codon, runId, skipPreCommands, onExit);
+    if (began === 'running') return;
+    recorded();
+    await this.#proceed({ kind: 'codon-ended', status: began, autostart: this.#o.autostart });
+  }
+
+  // --- commands ------------------------------------------------------------------------------------
 
   async #handle(command: EngineCommand, ctx: CommandContext): Promise<void> {
     if (this.#stopping) return ctx.fail('SHUTTING_DOWN', 'the server is shutting down; no new work is taken');
@@ -304,47 +292,44 @@ export class Orchestrator implements Engine {
       }
       case 'codon.next': {
         if (this.#busy(ctx)) return;
-        const next = this.#nextCodon();
+        const next = nextCodon(this.#codons, lineageOf(this.#state));
         if (!next) {
           return ctx.fail(
             'NO_NEXT_CODON',
-            `all ${this.#codons.length} codons have run; use codon.redo, or codon.start with a codon id, to run one again`,
+            `all ${this.#codons.length} codons are done; use codon.redo, or codon.start with a codon id, to run one again`,
           );
         }
         return this.#startCodon(next, false);
       }
       case 'codon.redo': {
         if (this.#busy(ctx)) return;
-        const target = redoTarget(this.#o.state.state);
-        const codon = target && this.#codons.find((c) => c.id === target.codonId);
+        const target = redoCodon(lineageOf(this.#state));
+        const codon = target === undefined ? undefined : this.#codons.find((c) => c.id === target);
         if (!codon)
           return ctx.fail(
             'NOTHING_TO_REDO',
-            'no codon has run yet; start one with codon.next or codon.start',
+            target === undefined
+              ? 'no codon has ended in this run history yet; start one with codon.next or codon.start'
+              : `codon ${target} is no longer in plan "${this.#o.plan.name}"; start one with codon.start`,
           );
         return this.#startCodon(codon, false);
       }
       case 'codon.skip':
       case 'codon.forceStop': {
-        const active = this.#active;
+        const active = this.#lifecycle.active;
         if (!active) {
           return ctx.fail(
             'NO_CODON_RUNNING',
             `no codon is running, so there is nothing to ${command.type === 'codon.skip' ? 'skip' : 'stop'}; codon.next starts the next one`,
           );
         }
-        if (command.type === 'codon.skip') {
-          this.#afterActive = 'next';
-          await this.#publish('info', { message: `skipping codon ${active.codon.id}` });
-          await active.run.stop('skip');
-        } else {
-          this.#afterActive = 'idle';
-          await this.#publish('info', {
-            message: `force-stopping codon ${active.codon.id}: ${command.data.reason}`,
-          });
-          await active.run.stop('forceStop');
-        }
-        return;
+        const why =
+          command.type === 'codon.skip'
+            ? `skipping codon ${active.id}`
+            : `force-stopping codon ${active.id}: ${command.data.reason}`;
+        await this.#publish('info', { message: why });
+        // The codon's end (skipped / stopped) then decides what follows, through the queue.
+        return this.#lifecycle.stopActive(command.type === 'codon.skip' ? 'skip' : 'forceStop');
       }
       case 'checkpoint.list':
         return;
@@ -356,277 +341,97 @@ export class Orchestrator implements Engine {
   }
 
   #busy(ctx: CommandContext): boolean {
-    if (!this.#active) return false;
+    const active = this.#lifecycle.active;
+    if (!active) return false;
     ctx.fail(
       'CODON_RUNNING',
-      `codon ${this.#active.codon.id} is running; wait for codon.completed, or send codon.skip or codon.forceStop first`,
+      `codon ${active.id} is running; wait for codon.completed, or send codon.skip or codon.forceStop first`,
     );
     return true;
   }
 
-  #nextCodon(): RuntimeCodon | undefined {
-    const run = this.#o.state.state.runs[this.#runId()];
-    return run ? this.#codons[run.nextCodonIndex] : undefined;
-  }
-
-  // --- codon lifecycle --------------------------------------------------------------------------------
-
-  #finished: Promise<void> = Promise.resolve();
-
-  async #startCodon(codon: RuntimeCodon, skipPreCommands: boolean): Promise<void> {
-    const runId = this.#runId();
-    const previous = codon.continuation === 'continue-previous' ? this.#previousCodonOf(codon) : undefined;
-    const sessionId = randomUUID();
-    const startTime = new Date().toISOString();
-    if (this.#interrupted?.codonId === codon.id) this.#interrupted = undefined;
-    this.#afterActive = 'auto';
-    await this.#apply('CodonStarted', {
-      runId,
-      codonId: codon.id,
-      codonName: codon.name,
-      codonIndex: codon.index,
-      sessionId,
-      startTime,
-      ...(previous?.sessionId ? { previousSessionId: previous.sessionId } : {}),
-    });
-    await this.#publish('codon.started', {
-      codonId: codon.id,
-      codonName: codon.name,
-      ...(codon.description ? { codonDescription: codon.description } : {}),
-      sessionId,
-      ...(previous?.sessionId ? { previousSessionId: previous.sessionId } : {}),
-      startTime,
-      ...(codon.promptMetadata ? { promptMetadata: codon.promptMetadata } : {}),
-    });
-    const rigFailure = await this.#steps.prepareRig(codon, runId, skipPreCommands);
-    if (rigFailure) {
-      await this.#endWithoutAgent(codon, runId, 'preparing', rigFailure, 'RIG_SETUP_FAILED');
-      return;
+  async #rollbackCommand(command: RollbackCommand, ctx: CommandContext): Promise<void> {
+    const active = this.#lifecycle.active;
+    if (active) {
+      return ctx.fail(
+        'CODON_RUNNING',
+        `codon ${active.id} is running; stop it with codon.forceStop (or codon.skip) first, then roll back`,
+      );
     }
-    const refused = await this.#hooks.beforeAgent(codon, runId);
-    if (refused) {
-      await this.#endWithoutAgent(codon, runId, 'preparing', refused, 'CODON_FAILED');
-      return;
+    const fromRun = this.#runId();
+    const lineage = await this.#o.checkpoints.lineage(fromRun);
+    if (!lineage.ok) return ctx.fail(lineage.code, lineage.message);
+    const resolved = await resolveRollbackTarget(
+      command,
+      lineage.value,
+      this.#o.checkpoints,
+      this.#codons.map((c) => c.id),
+      this.#o.plan.name,
+    );
+    if (!resolved.ok) return ctx.fail(resolved.code, resolved.message);
+    const { autoRestart } = command.data;
+    const moved = await this.#rollBack(fromRun, lineage.value, resolved.value, command.type, autoRestart);
+    if (!moved.ok) {
+      const message = `rollback to ${resolved.value.target.sha.slice(0, 12)} failed: ${moved.message}`;
+      await this.#recorder.reportError('CHECKPOINT_FAILED', message, 'operation');
+      return ctx.fail('CHECKPOINT_FAILED', message);
     }
-    await this.#apply('CodonTransitioned', {
-      runId,
-      codonId: codon.id,
-      from: 'preparing',
-      to: 'running',
-      at: new Date().toISOString(),
-    });
-    const run = new CodonRun({
-      codonId: codon.id,
-      adapter: this.#o.adapters[codon.agent],
-      start: {
-        prompt: codon.prompt,
-        model: codon.model ?? this.#o.defaultModel,
-        cwd: this.#o.agentRoot,
-        env: codon.env,
-        providerBaseUrl: this.#o.providerBaseUrl(),
-        stateDir: this.#o.agentStateDir,
-        ...(previous?.agentSessionId ? { resumeSessionId: previous.agentSessionId } : {}),
-      },
-      timeoutMs: codon.timeoutMs,
-      stopGraceMs: this.#o.stopGraceMs,
-      maxResultChars: this.#o.maxResultChars,
-      logger: this.#log,
-      onOutput: (output) => this.#onOutput(runId, codon.id, output),
-    });
-    const snapshotTimer = setInterval(() => void this.#snapshot(), this.#o.snapshotIntervalMs);
-    snapshotTimer.unref();
-    this.#active = { codon, run, sessionId, snapshotTimer };
-    await this.#snapshot();
-    this.#finished = run.outcome.then((outcome) => this.#enqueueFinish(codon, outcome));
+    await this.#proceed({ kind: 'rollback', autoRestart });
   }
 
-  get #hooks(): CodonHooks {
-    return this.#o.hooks ?? noHooks;
-  }
-
-  /** Fails a codon whose agent never started (a sentinel or rig setup refused it). */
-  async #endWithoutAgent(
-    codon: RuntimeCodon,
-    runId: string,
-    from: 'preparing',
-    failureReason: FailureReason,
-    code: ErrorCode,
-  ): Promise<void> {
-    // No process ran: exit status `error` with code 1, by convention.
-    const exitStatus = { type: 'error' as const, code: 1 };
-    await this.#steps.checkpoint(codon, runId, 'error', 'failed');
-    await this.#apply('CodonTransitioned', {
-      runId,
-      codonId: codon.id,
-      from,
-      to: 'failed',
-      at: new Date().toISOString(),
-      exitStatus,
-      failureReason,
-      duration: 0,
-    });
-    await this.#publish('codon.completed', {
-      codonId: codon.id,
-      success: false,
-      cost: 0,
-      duration: 0,
-      exitStatus,
-      failureReason,
-    });
-    await this.#publish('error', {
-      message: `codon ${codon.id} failed before its agent started: ${failureReason.message ?? failureReason.type}`,
-      codon: codon.id,
-      fatal: false,
-      severity: 'codon',
-      code,
-      context: failureReason.type,
-    });
-    await this.#snapshot();
-    await this.#idle(this.#nextCodon() ? 'codon-completed' : 'all-codons-completed');
-  }
-
-  #enqueueFinish(codon: RuntimeCodon, outcome: Awaited<CodonRun['outcome']>): Promise<void> {
-    // Finishing goes through the queue too, so it never interleaves with a command.
-    return new Promise((resolve) => {
-      this.#enqueue(async () => {
-        try {
-          await this.#finishCodon(codon, outcome);
-        } finally {
-          resolve();
-        }
+  /**
+   * Brings the agent root back to a checkpoint and goes on in a new run from it (the old run ends
+   * `completed` and stays listable), or, for a recovery, in the run this server began.
+   */
+  async #rollBack(
+    fromRun: string,
+    lineage: Parameters<typeof performRollback>[1]['lineage'],
+    { target, startOf }: RollbackTarget,
+    requested: string,
+    autoRestart: boolean,
+  ): Promise<{ ok: true } | { ok: false; message: string }> {
+    this.#rollingBack = true;
+    try {
+      await this.#snapshot();
+      const done = await performRollback(this.#rollbackDeps(), {
+        target,
+        lineage,
+        fromRun,
+        fromCodon: this.#state.runs[fromRun]?.order.at(-1) ?? '',
+        requested,
       });
-    });
-  }
-
-  #agentSessionId: string | undefined;
-
-  #onOutput(runId: string, codonId: string, output: MappedOutput): void {
-    const fail = (error: unknown) => this.#log.error({ err: error }, 'recording agent output failed');
-    switch (output.kind) {
-      case 'event':
-        this.#publish(output.event.type, output.event.data).catch(fail);
-        return;
-      case 'cost':
-        if (output.amount > 0)
-          this.#apply('CostsIncremented', { runId, codonId, amount: output.amount, source: 'agent' }).catch(
-            fail,
-          );
-        return;
-      case 'messageCount':
-        this.#apply('AssistantMessageCountUpdated', { runId, codonId, count: output.count }).catch(fail);
-        return;
-      case 'session':
-        this.#agentSessionId = output.agentSessionId;
-        return;
-      case 'result':
-        if (output.finalCost !== undefined)
-          this.#apply('CostsUpdated', { runId, codonId, cost: output.finalCost }).catch(fail);
-        return;
-    }
-  }
-
-  async #finishCodon(codon: RuntimeCodon, outcome: Awaited<CodonRun['outcome']>): Promise<void> {
-    const active = this.#active;
-    if (active) clearInterval(active.snapshotTimer);
-    const runId = this.#runId();
-    const execution = this.#o.state.state.runs[runId]?.codons[codon.id];
-    const duration = active ? Date.now() - active.run.startedAt : 0;
-    const classified = classifyOutcome(outcome);
-    let { success, failureReason } = classified;
-    let to: CodonStatus =
-      outcome.stoppedBy === 'skip'
-        ? 'skipped'
-        : outcome.stoppedBy === 'forceStop'
-          ? 'stopped'
-          : success
-            ? 'completed'
-            : 'failed';
-    const archived = success ? await this.#steps.archive(codon, runId) : undefined;
-    const checkpointType: CheckpointType =
-      to === 'completed' ? 'completed' : to === 'skipped' ? 'skipped' : 'error';
-    const checkpoint = await this.#steps.checkpoint(codon, runId, checkpointType, to);
-    if (!checkpoint && success) {
-      // A step that cannot be undone is not a clean success.
-      success = false;
-      to = 'failed';
-      failureReason = {
-        type: 'unknown',
-        retriable: true,
-        message: 'the completed checkpoint could not be written',
-      };
-    }
-    if (archived && checkpoint) await this.#o.archive.add({ ...archived, checkpointSha: checkpoint.sha });
-    await this.#apply('CodonTransitioned', {
-      runId,
-      codonId: codon.id,
-      from: 'running',
-      to,
-      at: new Date().toISOString(),
-      exitStatus: outcome.exit,
-      duration,
-      ...(failureReason ? { failureReason } : {}),
-      ...(this.#agentSessionId ? { agentSessionId: this.#agentSessionId } : {}),
-    });
-    this.#agentSessionId = undefined;
-    await this.#hooks.afterAgent(codon, runId);
-    const spent = this.#o.state.state.runs[runId]?.codons[codon.id];
-    if (spent)
-      await this.#apply('CodonFinalCostSet', {
-        runId,
-        codonId: codon.id,
-        cost: spent.agentCost + spent.sentinelCost,
+      if (!done.ok) return done;
+      const at = new Date().toISOString();
+      if (this.#state.runs[fromRun]?.status === 'running')
+        await this.#apply('RunCompleted', { runId: fromRun, endedAt: at });
+      const recovery = requested === 'recovery';
+      const toRun = recovery ? this.#o.bus.runId : this.#o.newRunId();
+      if (!recovery) this.#o.bus.setRunId(toRun);
+      await this.#apply('RunStarted', {
+        runId: toRun,
+        startedAt: at,
+        reason: recovery ? 'recovery' : 'rollback',
+        // The lineage goes on from the run that holds the checkpoint (an ancestor for inherited ones).
+        fromRunId: target.runId,
+        fromCheckpoint: target.sha,
+        ...(startOf ? { startOf } : {}),
       });
-    const cost = this.#o.state.state.runs[runId]?.codons[codon.id]?.cost ?? execution?.cost ?? 0;
-    await this.#publish('codon.completed', {
-      codonId: codon.id,
-      success,
-      cost,
-      duration,
-      exitStatus: outcome.exit,
-      ...(failureReason ? { failureReason } : {}),
-    });
-    if (!success && to !== 'skipped') {
-      await this.#publish('error', {
-        message: `codon ${codon.id} ${to === 'stopped' ? 'was stopped' : 'failed'}: ${failureReason?.message ?? 'no reason given'}`,
-        codon: codon.id,
-        fatal: false,
-        severity: 'codon',
-        code: failureReason?.type === 'timeout' ? 'CODON_TIMEOUT' : 'CODON_FAILED',
-        context: failureReason?.type,
+      await this.#steps.startCheckpointRun(toRun, target.sha);
+      await this.#publish('rollback.completed', {
+        fromRun,
+        toRun,
+        checkpoint: target.sha,
+        codonId: target.codonId,
+        codonName: target.codonName,
+        checkpointType: target.initial ? 'initial' : target.checkpointType,
+        autoRestart,
       });
+      return { ok: true };
+    } finally {
+      this.#rollingBack = false;
+      await this.#snapshot();
     }
-    this.#active = undefined;
-    await this.#snapshot();
-    const after = this.#afterActive;
-    const next = this.#nextCodon();
-    if (this.#stopping) return;
-    if (next && (after === 'next' || (after === 'auto' && success && this.#o.autostart))) {
-      await this.#startCodon(next, false);
-      return;
-    }
-    await this.#idle(next ? 'codon-completed' : 'all-codons-completed');
   }
-
-  #previousCodonOf(codon: RuntimeCodon) {
-    const run = this.#o.state.state.runs[this.#runId()];
-    const before = this.#codons[codon.index - 1];
-    if (!before) return undefined;
-    for (const runId of [...this.#o.state.state.runOrder].reverse()) {
-      const c = this.#o.state.state.runs[runId]?.codons[before.id];
-      if (c) return c;
-    }
-    return run?.codons[before.id];
-  }
-
-  /** Plan index a run goes on with after a checkpoint: past a codon that ended well, else that codon again. */
-  #indexAfter(target: CheckpointRecord): number {
-    if (target.initial) return this.#o.state.state.runs[target.runId]?.startCodonIndex ?? 0;
-    const index = this.#codons.findIndex((c) => c.id === target.codonId);
-    if (index < 0) return 0;
-    return target.checkpointType === 'completed' || target.checkpointType === 'skipped' ? index + 1 : index;
-  }
-
-  // --- rollback ---------------------------------------------------------------------------------------------
 
   #rollbackDeps() {
     return {
@@ -638,118 +443,118 @@ export class Orchestrator implements Engine {
     };
   }
 
-  async #rollbackCommand(
-    command: Extract<
-      EngineCommand,
-      { type: 'rollback.toCheckpoint' | 'rollback.toCodon' | 'rollback.toLastSuccess' }
-    >,
-    ctx: CommandContext,
-  ): Promise<void> {
-    if (this.#active) {
-      return ctx.fail(
-        'CODON_RUNNING',
-        `codon ${this.#active.codon.id} is running; stop it with codon.forceStop (or codon.skip) first, then roll back`,
-      );
-    }
-    const fromRun = this.#runId();
-    const lineage = await this.#o.checkpoints.lineage(fromRun);
-    if (!lineage.ok) return ctx.fail(lineage.code, lineage.message);
-    let target: Outcome<CheckpointRecord>;
-    if (command.type === 'rollback.toCheckpoint')
-      target = await this.#o.checkpoints.bySha(command.data.checkpointSha);
-    else if (command.type === 'rollback.toCodon') {
-      if (
-        !this.#codons.some((c) => c.id === command.data.codonId) &&
-        !lineage.value.some((c) => c.codonId === command.data.codonId)
-      ) {
-        return ctx.fail('UNKNOWN_CODON', `no codon "${command.data.codonId}" in plan "${this.#o.plan.name}"`);
-      }
-      target = this.#o.checkpoints.byCodon(lineage.value, command.data.codonId, command.data.checkpointType);
-    } else target = this.#o.checkpoints.lastSuccess(lineage.value);
-    if (!target.ok) return ctx.fail(target.code, target.message);
+  // --- server start: recovery -----------------------------------------------------------------------
 
-    this.#rollingBack = true;
-    try {
-      await this.#snapshot();
-      const run = this.#o.state.state.runs[fromRun];
-      const done = await performRollback(this.#rollbackDeps(), {
-        target: target.value,
-        lineage: lineage.value,
-        fromRun,
-        fromCodon: run?.order.at(-1) ?? '',
-        requested: command.type,
-      });
-      if (!done.ok) {
-        await this.#reportError(
-          'CHECKPOINT_FAILED',
-          `rollback to ${target.value.sha.slice(0, 12)} failed: ${done.message}`,
-          'operation',
+  async #startup(): Promise<void> {
+    const endedAgents = await endLeftoverAgents(this.#o.agentStateDir, this.#o.stopGraceMs, this.#log);
+    const previousId = this.#state.runOrder.at(-1);
+    if (previousId && this.#state.runs[previousId]?.status === 'running')
+      await this.#markCrashed(previousId, endedAgents);
+    const previous = previousId ? this.#state.runs[previousId] : undefined;
+    const runId = this.#o.bus.runId;
+    const autostart = this.#o.autostart;
+    let recovered = false;
+    if (previous && (previous.status === 'crashed' || previous.status === 'failed')) {
+      // Back to the run's last clean point, so the codon that broke starts again from a clean tree.
+      const lineage = await this.#o.checkpoints.lineage(previous.runId);
+      const target = lineage.ok ? recoveryTarget(lineage.value) : undefined;
+      if (lineage.ok && target) {
+        const startOf = recoveryCodon(lineageOf(this.#state, previous.runId), previous.interruptedCodonId);
+        const moved = await this.#rollBack(
+          previous.runId,
+          lineage.value,
+          { target, ...(startOf ? { startOf } : {}) },
+          'recovery',
+          autostart,
         );
-        ctx.fail('CHECKPOINT_FAILED', `rollback failed: ${done.message}`);
-        return;
+        recovered = moved.ok;
+        if (!moved.ok)
+          await this.#recorder.reportError(
+            'CHECKPOINT_FAILED',
+            `recovery could not restore the agent root: ${moved.message}; the run goes on from the tree as it is`,
+            'fatal',
+          );
+      } else {
+        await this.#recorder.reportError(
+          'CHECKPOINT_FAILED',
+          `recovery found no checkpoint of run ${previous.runId} to return to${lineage.ok ? '' : `: ${lineage.message}`}`,
+          'warning',
+        );
       }
-      // The old run ends; a new run (and branch) goes on from the checkpoint, so nothing is lost.
-      await this.#apply('RunCompleted', { runId: fromRun, endedAt: new Date().toISOString() });
-      const toRun = this.#o.newRunId();
-      this.#o.bus.setRunId(toRun);
-      await this.#apply('RunStarted', {
-        runId: toRun,
-        startedAt: new Date().toISOString(),
-        reason: 'rollback',
-        nextCodonIndex: this.#indexAfter(target.value),
-        fromRunId: fromRun,
-        fromCheckpoint: target.value.sha,
-      });
-      await this.#steps.startCheckpointRun(toRun, target.value.sha);
-      await this.#rollbackCompleted(fromRun, toRun, target.value, command.data.autoRestart);
-    } finally {
-      this.#rollingBack = false;
     }
+    if (!recovered) {
+      await this.#apply('RunStarted', {
+        runId,
+        startedAt: new Date().toISOString(),
+        reason: previous?.status === 'crashed' ? 'recovery' : 'start',
+        ...(previous ? { fromRunId: previous.runId } : {}),
+      });
+      await this.#steps.startCheckpointRun(runId);
+    }
+    if (previous && previous.status !== 'running') {
+      const p = progress(this.#codons, lineageOf(this.#state));
+      this.#resumed = {
+        runCount: this.#state.runOrder.length,
+        done: p.done,
+        total: p.total,
+        ...(p.next ? { nextCodonId: p.next } : {}),
+        previousRunStatus: previous.status,
+        recovered,
+      };
+    }
+    await this.#snapshot();
+    await this.#proceed({ kind: 'startup', autostart });
   }
 
-  /** rollback.completed, a snapshot, then the next codon (autoRestart) or idle. */
-  async #rollbackCompleted(
-    fromRun: string,
-    toRun: string,
-    target: CheckpointRecord,
-    autoRestart: boolean,
-  ): Promise<void> {
-    await this.#publish('rollback.completed', {
-      fromRun,
-      toRun,
-      checkpoint: target.sha,
-      codonId: target.codonId,
-      codonName: target.codonName,
-      checkpointType: target.initial ? 'initial' : target.checkpointType,
-      autoRestart,
+  /** The previous server died with its run open: the run crashed, and its active codon ended failed. */
+  async #markCrashed(runId: string, endedAgents: readonly string[]): Promise<void> {
+    const run = this.#state.runs[runId];
+    const interrupted = run
+      ? run.order.map((id) => run.codons[id]).find((c) => c && isActive(c.status))
+      : undefined;
+    const now = new Date().toISOString();
+    await this.#apply('RunCrashed', {
+      runId,
+      detectedAt: now,
+      ...(interrupted ? { codonId: interrupted.codonId } : {}),
     });
-    this.#rollingBack = false;
-    await this.#snapshot();
-    const next = this.#nextCodon();
-    if (autoRestart && next) {
-      this.#enqueue(() => this.#startCodon(next, false));
-      return;
-    }
-    await this.#idle(next ? 'codon-completed' : 'all-codons-completed');
+    if (!interrupted) return;
+    const message = `the server stopped while codon ${interrupted.codonId} ran; it is marked failed`;
+    await this.#publish('error', {
+      message,
+      codon: interrupted.codonId,
+      fatal: false,
+      severity: 'warning',
+      code: 'RUN_CRASHED',
+    });
+    // Every codon.started gets its codon.completed, even across a crash.
+    const endedHere = endedAgents.includes(interrupted.codonId);
+    await this.#publish('codon.completed', {
+      codonId: interrupted.codonId,
+      success: false,
+      cost: interrupted.cost,
+      duration: interrupted.startTime ? Math.max(0, Date.parse(now) - Date.parse(interrupted.startTime)) : 0,
+      exitStatus: endedHere ? { type: 'killed', signal: 'SIGTERM' } : { type: 'error', code: -1 },
+      failureReason: {
+        type: 'unknown',
+        retriable: true,
+        message: endedHere
+          ? `${message}; its agent, left running, was ended when the server restarted`
+          : `${message}; its agent had already exited when the server restarted`,
+      },
+    });
   }
 
   // --- publishing ---------------------------------------------------------------------------------------
 
-  async #idle(reason: 'startup' | 'codon-completed' | 'all-codons-completed'): Promise<void> {
-    const next = this.#nextCodon();
-    const message =
-      reason === 'all-codons-completed'
-        ? `all ${this.#codons.length} codons of plan "${this.#o.plan.name}" have run`
-        : next
-          ? `idle; codon.next starts ${next.id}`
-          : `idle; plan "${this.#o.plan.name}" has no codon left to start`;
-    await this.#publish('server.idle', { reason, message });
+  #idle(reason: IdleReason): Promise<unknown> {
+    return this.#publish('server.idle', idleEvent(reason, this.#o.plan, lineageOf(this.#state)));
   }
 
   #snapshot(): Promise<unknown> {
     return this.#publish(
       'state.snapshot',
-      buildSnapshot(this.#o.state.state, {
+      buildSnapshot(this.#state, {
         fileTree: this.#o.fileTree(),
         isRollingBack: this.rollingBack,
         now: Date.now(),
@@ -763,19 +568,5 @@ export class Orchestrator implements Engine {
 
   #apply<T extends StateTransitionType>(type: T, data: TransitionData<T>): Promise<unknown> {
     return this.#recorder.apply(type, data);
-  }
-
-  #reportError(code: string, message: string, severity: ErrorSeverity, codon?: string): Promise<void> {
-    return this.#recorder.reportError(code, message, severity, codon);
-  }
-}
-
-/** Guards against a pid reused by an unrelated process since the crash. */
-function looksLikeAgent(pid: number): boolean {
-  try {
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    return /ribosome|claude/.test(cmdline);
-  } catch {
-    return false;
   }
 }

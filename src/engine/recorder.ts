@@ -13,6 +13,7 @@ export class Recorder {
   readonly #bus: EventBus;
   readonly #state: StateStore;
   readonly #log: Logger;
+  #closed = false;
 
   constructor(options: { bus: EventBus; state: StateStore; logger: Logger }) {
     this.#bus = options.bus;
@@ -20,13 +21,28 @@ export class Recorder {
     this.#log = options.logger;
   }
 
+  /** The engine has stopped: the database is about to close, so nothing more is recorded. */
+  close(): void {
+    this.#closed = true;
+  }
+
   publish<T extends EventType>(type: T, data: EventInput<T>): Promise<unknown> {
+    if (this.#closed) return Promise.reject(new Error(`${type} after the engine stopped; not recorded`));
     return this.#bus.publish(type, data);
   }
 
-  /** Records a transition (durable), then announces it as state.transition. */
+  /**
+   * Records a transition (durable), then announces it as state.transition. Never throws: a
+   * transition the state refuses, or a store that fails, is a rejected promise for the caller.
+   */
   apply<T extends StateTransitionType>(type: T, data: TransitionData<T>): Promise<unknown> {
-    const transition = this.#state.apply(type, data);
+    if (this.#closed) return Promise.reject(new Error(`${type} after the engine stopped; not recorded`));
+    let transition: ReturnType<StateStore['apply']>;
+    try {
+      transition = this.#state.apply(type, data);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const d = transition.data as { runId?: string; codonId?: string };
     return this.publish('state.transition', {
       transitionType: type,

@@ -4,6 +4,7 @@ import {
   CheckpointInfo,
   ClientMode,
   CodonExecution,
+  CodonStatus,
   FailureReason,
   FileNode,
   ProcessExit,
@@ -38,6 +39,10 @@ const serverState = {
   'server.idle': z.object({
     reason: z.enum(['startup', 'codon-completed', 'all-codons-completed']),
     message: z.string(),
+    /** Ours: the codon codon.next would start (absent when every codon is done). */
+    nextCodonId: z.string().optional(),
+    /** Ours: the codon that ended last in the current lineage, and how it ended. */
+    lastEnded: z.object({ codonId: z.string(), status: CodonStatus }).optional(),
   }),
   'codon.started': z.object({
     codonId: z.string(),
@@ -269,6 +274,22 @@ const connection = {
       .optional(),
     /** Ours: whether the LLM proxy runs, and where. */
     proxy: z.object({ enabled: z.boolean(), url: z.string().optional() }).optional(),
+    /** Ours: what this server goes on with when the execution directory already had runs. */
+    resumed: z
+      .object({
+        /** How many runs the execution directory holds, this one included. */
+        runCount: z.number().int(),
+        /** Codons completed or skipped in the current lineage, and the plan's count. */
+        done: z.number().int(),
+        total: z.number().int(),
+        /** What codon.next starts (absent when every codon is done). */
+        nextCodonId: z.string().optional(),
+        /** How the previous run ended (crashed: its server was killed; failed: it stopped after a failure). */
+        previousRunStatus: z.enum(['completed', 'failed', 'crashed']),
+        /** The previous run was brought back to its last clean point (a crash or a failure). */
+        recovered: z.boolean(),
+      })
+      .optional(),
   }),
   pong: z.object({ message: z.literal('pong'), timestamp: Iso, clientId: z.string().optional() }),
   'history.batch': z.object({ events: z.array(ServerEventEnvelope), hasMore: z.boolean() }),

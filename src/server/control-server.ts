@@ -262,7 +262,12 @@ export class ControlServer {
       }),
     );
     const { extras, ...fixed } = info;
-    this.#sendTo(session, 'server.ready', { ...fixed, ...extras?.(), port: this.#port });
+    this.#sendTo(session, 'server.ready', {
+      ...fixed,
+      ...extras?.(),
+      ...this.#options.engine.readyInfo?.(),
+      port: this.#port,
+    });
     this.#options.engine.greet?.((type, data) => this.#sendTo(session, type, data));
     this.#log.info({ clientId: session.id, mode }, 'client handshaken');
   }

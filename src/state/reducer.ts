@@ -24,10 +24,10 @@ export type RunState = {
   fromRunId?: string;
   fromCheckpoint?: string;
   initialCheckpoint?: string;
-  /** Plan index of the codon this run goes on with next. */
-  nextCodonIndex: number;
-  /** Plan index the run started at (where its initial checkpoint sits). */
-  startCodonIndex: number;
+  /** The run began at the start of this codon (a rollback to its start, or a recovery). */
+  startOf?: string;
+  /** The codon that was preparing or running when this run's server stopped (a crash). */
+  interruptedCodonId?: string;
   /** Codon executions of this run, by codon id, latest attempt. */
   codons: Record<string, CodonRecord>;
   /** Codon ids in the order they (last) started. */
@@ -53,15 +53,13 @@ export class TransitionError extends Error {
 export function reduce(state: EngineState, t: Transition): EngineState {
   switch (t.type) {
     case 'RunStarted': {
-      const { runId, startedAt, reason, nextCodonIndex, fromRunId, fromCheckpoint, branch } = t.data;
+      const { runId, startedAt, reason, fromRunId, fromCheckpoint, branch, startOf } = t.data;
       if (state.runs[runId]) throw new TransitionError(`run ${runId} already exists`);
       const run: RunState = {
         runId,
         status: 'running',
         reason,
         startedAt,
-        nextCodonIndex,
-        startCodonIndex: nextCodonIndex,
         codons: {},
         order: [],
         cost: 0,
@@ -69,6 +67,7 @@ export function reduce(state: EngineState, t: Transition): EngineState {
         ...(branch ? { branch } : {}),
         ...(fromRunId ? { fromRunId } : {}),
         ...(fromCheckpoint ? { fromCheckpoint } : {}),
+        ...(startOf ? { startOf } : {}),
       };
       return {
         ...state,
@@ -98,7 +97,13 @@ export function reduce(state: EngineState, t: Transition): EngineState {
           };
         }
       }
-      const ended = { ...run, codons, status: 'crashed' as const, endedAt: t.data.detectedAt };
+      const ended = {
+        ...run,
+        codons,
+        status: 'crashed' as const,
+        endedAt: t.data.detectedAt,
+        ...(t.data.codonId ? { interruptedCodonId: t.data.codonId } : {}),
+      };
       return withRun(state, ended, state.currentRunId === run.runId ? null : state.currentRunId);
     }
     case 'CodonStarted': {
@@ -125,7 +130,6 @@ export function reduce(state: EngineState, t: Transition): EngineState {
         ...run,
         codons: { ...run.codons, [codon.codonId]: codon },
         order: [...run.order.filter((id) => id !== codon.codonId), codon.codonId],
-        nextCodonIndex: t.data.codonIndex + 1,
       });
     }
     case 'CodonTransitioned': {

@@ -20,14 +20,17 @@ export const transitionDataSchemas = {
     startedAt: z.string(),
     /** Why this run began: a server start, a rollback, or the recovery of a crashed run. */
     reason: z.enum(['start', 'rollback', 'recovery']),
-    /** Index in the plan of the codon this run continues with. */
-    nextCodonIndex: z.number().int().nonnegative(),
+    /** Written by earlier versions (the plan index to go on with); what runs next is now derived (engine/what-next.ts). */
+    nextCodonIndex: z.number().int().nonnegative().optional(),
+    /** The run begins at the start of this codon: a rollback to its start, or the recovery of a run it broke in. */
+    startOf: z.string().optional(),
     fromRunId: z.string().optional(),
     fromCheckpoint: z.string().optional(),
     branch: z.string().optional(),
   }),
   RunCompleted: z.object({ ...RunRef, endedAt: z.string() }),
   RunFailed: z.object({ ...RunRef, endedAt: z.string(), reason: z.string() }),
+  /** `codonId`: the codon that was preparing or running when the server stopped. */
   RunCrashed: z.object({ ...RunRef, detectedAt: z.string(), codonId: z.string().optional() }),
   CodonStarted: z.object({
     ...CodonRef,

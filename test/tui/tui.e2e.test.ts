@@ -104,7 +104,7 @@ describe.skipIf(!hasTmux)('ribosome tui in a terminal', () => {
     );
     expect(skipped).toContain('ℹ skipping codon two');
     expect(skipped).toContain('■ two skipped in');
-    expect(skipped).toContain('= all 3 codons of plan "test" have run');
+    expect(skipped).toContain('= all 3 codons of plan "test" are done');
     save('02-skipped', skipped);
 
     tmux('send-keys', '-t', SESSION, 'b');

@@ -1,0 +1,284 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { AgentAdapter } from '../agents/agent-adapter.ts';
+import type { RuntimeCodon } from '../plan/index.ts';
+import type { CheckpointType, ErrorCode, FailureReason } from '../protocol/index.ts';
+import type { CodonRecord, EngineState } from '../state/reducer.ts';
+import type { ArchiveManifest } from './archive.ts';
+import type { CodonHooks } from './codon-hooks.ts';
+import { CodonRun } from './codon-run.ts';
+import type { CodonSteps } from './codon-steps.ts';
+import { type CodonOutcome, classifyOutcome } from './failure.ts';
+import type { Recorder } from './recorder.ts';
+import type { MappedOutput } from './stream-mapper.ts';
+import type { EndStatus } from './what-next.ts';
+
+export type LifecycleOptions = {
+  state: () => EngineState;
+  recorder: Recorder;
+  steps: CodonSteps;
+  hooks: CodonHooks;
+  archive: ArchiveManifest;
+  logger: Logger;
+  adapters: Record<'builtin' | 'claude-code', AgentAdapter>;
+  agentRoot: string;
+  agentStateDir: string;
+  defaultModel: string;
+  providerBaseUrl: () => string;
+  stopGraceMs: number;
+  snapshotIntervalMs: number;
+  maxResultChars: number;
+  /** Publishes a state.snapshot. */
+  snapshot: () => Promise<unknown>;
+};
+
+type Active = { codon: RuntimeCodon; run: CodonRun; snapshotTimer: NodeJS.Timeout; agentSessionId?: string };
+
+/**
+ * One codon from its start to its end, recorded: codon.started, rig setup, the sentinels' go-ahead,
+ * the agent, then the archive, the end checkpoint, the final cost and codon.completed. It holds the
+ * one running agent; what runs after a codon is the orchestrator's decision, not this class's.
+ */
+export class CodonLifecycle {
+  readonly #o: LifecycleOptions;
+  #active: Active | undefined;
+
+  constructor(options: LifecycleOptions) {
+    this.#o = options;
+  }
+
+  /** The codon whose agent runs, if any. */
+  get active(): RuntimeCodon | undefined {
+    return this.#active?.codon;
+  }
+
+  /**
+   * Starts a codon in `runId`. Resolves `running` once its agent works (`onExit` is called with the
+   * outcome when the agent has exited), or with how it ended when it failed before its agent started.
+   */
+  async begin(
+    codon: RuntimeCodon,
+    runId: string,
+    skipPreCommands: boolean,
+    onExit: (outcome: CodonOutcome) => void,
+  ): Promise<'running' | EndStatus> {
+    const previous = codon.continuation === 'continue-previous' ? this.#previousCodonOf(codon) : undefined;
+    const sessionId = randomUUID();
+    const startTime = new Date().toISOString();
+    const { recorder } = this.#o;
+    await recorder.apply('CodonStarted', {
+      runId,
+      codonId: codon.id,
+      codonName: codon.name,
+      codonIndex: codon.index,
+      sessionId,
+      startTime,
+      ...(previous?.sessionId ? { previousSessionId: previous.sessionId } : {}),
+    });
+    await recorder.publish('codon.started', {
+      codonId: codon.id,
+      codonName: codon.name,
+      ...(codon.description ? { codonDescription: codon.description } : {}),
+      sessionId,
+      ...(previous?.sessionId ? { previousSessionId: previous.sessionId } : {}),
+      startTime,
+      ...(codon.promptMetadata ? { promptMetadata: codon.promptMetadata } : {}),
+    });
+    const rigFailure = await this.#o.steps.prepareRig(codon, runId, skipPreCommands);
+    if (rigFailure) return this.#endWithoutAgent(codon, runId, rigFailure, 'RIG_SETUP_FAILED');
+    const refused = await this.#o.hooks.beforeAgent(codon, runId);
+    if (refused) return this.#endWithoutAgent(codon, runId, refused, 'CODON_FAILED');
+    await recorder.apply('CodonTransitioned', {
+      runId,
+      codonId: codon.id,
+      from: 'preparing',
+      to: 'running',
+      at: new Date().toISOString(),
+    });
+    const run = new CodonRun({
+      codonId: codon.id,
+      adapter: this.#o.adapters[codon.agent],
+      start: {
+        prompt: codon.prompt,
+        model: codon.model ?? this.#o.defaultModel,
+        cwd: this.#o.agentRoot,
+        env: codon.env,
+        providerBaseUrl: this.#o.providerBaseUrl(),
+        stateDir: this.#o.agentStateDir,
+        ...(previous?.agentSessionId ? { resumeSessionId: previous.agentSessionId } : {}),
+      },
+      timeoutMs: codon.timeoutMs,
+      stopGraceMs: this.#o.stopGraceMs,
+      maxResultChars: this.#o.maxResultChars,
+      logger: this.#o.logger,
+      onOutput: (output) => this.#onOutput(runId, codon.id, output),
+    });
+    const snapshotTimer = setInterval(() => void this.#o.snapshot(), this.#o.snapshotIntervalMs);
+    snapshotTimer.unref();
+    this.#active = { codon, run, snapshotTimer };
+    await this.#o.snapshot();
+    void run.outcome.then(onExit);
+    return 'running';
+  }
+
+  /** Ends the running agent for a client (skip, forceStop) or for shutdown. */
+  async stopActive(by: 'forceStop' | 'skip'): Promise<void> {
+    await this.#active?.run.stop(by);
+  }
+
+  /** Records the end of the codon whose agent exited; returns how it ended. */
+  async finish(codon: RuntimeCodon, runId: string, outcome: CodonOutcome): Promise<EndStatus> {
+    const active = this.#active?.codon.id === codon.id ? this.#active : undefined;
+    if (active) clearInterval(active.snapshotTimer);
+    const { recorder, steps } = this.#o;
+    const duration = active ? Date.now() - active.run.startedAt : 0;
+    const classified = classifyOutcome(outcome);
+    let { success, failureReason } = classified;
+    let to: EndStatus =
+      outcome.stoppedBy === 'skip'
+        ? 'skipped'
+        : outcome.stoppedBy === 'forceStop'
+          ? 'stopped'
+          : success
+            ? 'completed'
+            : 'failed';
+    const archived = success ? await steps.archive(codon, runId) : undefined;
+    const checkpointType: CheckpointType =
+      to === 'completed' ? 'completed' : to === 'skipped' ? 'skipped' : 'error';
+    const checkpoint = await steps.checkpoint(codon, runId, checkpointType, to);
+    if (!checkpoint && success) {
+      // A step that cannot be undone is not a clean success.
+      success = false;
+      to = 'failed';
+      failureReason = {
+        type: 'unknown',
+        retriable: true,
+        message: 'the completed checkpoint could not be written',
+      };
+    }
+    if (archived && checkpoint) await this.#o.archive.add({ ...archived, checkpointSha: checkpoint.sha });
+    await recorder.apply('CodonTransitioned', {
+      runId,
+      codonId: codon.id,
+      from: 'running',
+      to,
+      at: new Date().toISOString(),
+      exitStatus: outcome.exit,
+      duration,
+      ...(failureReason ? { failureReason } : {}),
+      ...(active?.agentSessionId ? { agentSessionId: active.agentSessionId } : {}),
+    });
+    await this.#o.hooks.afterAgent(codon, runId);
+    const spent = this.#record(runId, codon.id);
+    if (spent)
+      await recorder.apply('CodonFinalCostSet', {
+        runId,
+        codonId: codon.id,
+        cost: spent.agentCost + spent.sentinelCost,
+      });
+    await recorder.publish('codon.completed', {
+      codonId: codon.id,
+      success,
+      cost: this.#record(runId, codon.id)?.cost ?? 0,
+      duration,
+      exitStatus: outcome.exit,
+      ...(failureReason ? { failureReason } : {}),
+    });
+    if (!success && to !== 'skipped') {
+      await recorder.publish('error', {
+        message: `codon ${codon.id} ${to === 'stopped' ? 'was stopped' : 'failed'}: ${failureReason?.message ?? 'no reason given'}`,
+        codon: codon.id,
+        fatal: false,
+        severity: 'codon',
+        code: failureReason?.type === 'timeout' ? 'CODON_TIMEOUT' : 'CODON_FAILED',
+        context: failureReason?.type,
+      });
+    }
+    if (active) this.#active = undefined;
+    await this.#o.snapshot();
+    return to;
+  }
+
+  #record(runId: string, codonId: string): CodonRecord | undefined {
+    return this.#o.state().runs[runId]?.codons[codonId];
+  }
+
+  /** Fails a codon whose agent never started (a sentinel or rig setup refused it). */
+  async #endWithoutAgent(
+    codon: RuntimeCodon,
+    runId: string,
+    failureReason: FailureReason,
+    code: ErrorCode,
+  ): Promise<EndStatus> {
+    const { recorder } = this.#o;
+    // No process ran: exit status `error` with code 1, by convention.
+    const exitStatus = { type: 'error' as const, code: 1 };
+    await this.#o.steps.checkpoint(codon, runId, 'error', 'failed');
+    await recorder.apply('CodonTransitioned', {
+      runId,
+      codonId: codon.id,
+      from: 'preparing',
+      to: 'failed',
+      at: new Date().toISOString(),
+      exitStatus,
+      failureReason,
+      duration: 0,
+    });
+    await recorder.publish('codon.completed', {
+      codonId: codon.id,
+      success: false,
+      cost: 0,
+      duration: 0,
+      exitStatus,
+      failureReason,
+    });
+    await recorder.publish('error', {
+      message: `codon ${codon.id} failed before its agent started: ${failureReason.message ?? failureReason.type}`,
+      codon: codon.id,
+      fatal: false,
+      severity: 'codon',
+      code,
+      context: failureReason.type,
+    });
+    await this.#o.snapshot();
+    return 'failed';
+  }
+
+  #onOutput(runId: string, codonId: string, output: MappedOutput): void {
+    const { recorder } = this.#o;
+    const fail = (error: unknown) => this.#o.logger.error({ err: error }, 'recording agent output failed');
+    switch (output.kind) {
+      case 'event':
+        recorder.publish(output.event.type, output.event.data).catch(fail);
+        return;
+      case 'cost':
+        if (output.amount > 0)
+          recorder
+            .apply('CostsIncremented', { runId, codonId, amount: output.amount, source: 'agent' })
+            .catch(fail);
+        return;
+      case 'messageCount':
+        recorder.apply('AssistantMessageCountUpdated', { runId, codonId, count: output.count }).catch(fail);
+        return;
+      case 'session':
+        if (this.#active?.codon.id === codonId) this.#active.agentSessionId = output.agentSessionId;
+        return;
+      case 'result':
+        if (output.finalCost !== undefined)
+          recorder.apply('CostsUpdated', { runId, codonId, cost: output.finalCost }).catch(fail);
+        return;
+    }
+  }
+
+  /** For continue-previous: the latest record of the codon before this one in the plan, in any run. */
+  #previousCodonOf(codon: RuntimeCodon): CodonRecord | undefined {
+    const state = this.#o.state();
+    const before = codon.index > 0 ? codon.index - 1 : -1;
+    if (before < 0) return undefined;
+    for (const runId of [...state.runOrder].reverse()) {
+      const found = Object.values(state.runs[runId]?.codons ?? {}).find((c) => c.codonIndex === before);
+      if (found) return found;
+    }
+    return undefined;
+  }
+}

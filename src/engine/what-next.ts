@@ -1,0 +1,152 @@
+import type { CheckpointRecord } from '../checkpoints/index.ts';
+import type { CheckpointInfo, EventInput } from '../protocol/index.ts';
+import type { EngineState } from '../state/reducer.ts';
+import { lineageEntries } from './checkpoint-list.ts';
+
+/**
+ * What runs next: the one place for the rules of codon.next, codon.redo, autostart and resuming
+ * after a crash or failure. Pure functions of the plan and the current run's lineage; the
+ * orchestrator asks them and keeps no flags of its own (README "What runs next").
+ */
+
+export type EndStatus = 'completed' | 'failed' | 'skipped' | 'stopped';
+export type Ending = { codonId: string; status: EndStatus };
+
+export type Lineage = {
+  /** How codons ended in the current lineage (inherited from earlier runs up to the fork, then own), oldest first. */
+  endings: Ending[];
+  /** Set while the run has started no codon of its own yet and began at the start of this codon (a rollback to its start, or a recovery). */
+  atStartOf?: string;
+};
+
+type PlanCodon = { id: string };
+export type IdleReason = EventInput<'server.idle'>['reason'];
+
+const ENDING_TYPES: ReadonlySet<CheckpointInfo['checkpointType']> = new Set([
+  'completed',
+  'error',
+  'skipped',
+]);
+
+function endingOf(info: CheckpointInfo): Ending | undefined {
+  if (!ENDING_TYPES.has(info.checkpointType)) return undefined;
+  const status = info.status;
+  if (status === 'completed' || status === 'failed' || status === 'skipped' || status === 'stopped')
+    return { codonId: info.codonId, status };
+  // An error checkpoint of a codon recorded in another state still means it did not end well.
+  return { codonId: info.codonId, status: info.checkpointType === 'skipped' ? 'skipped' : 'failed' };
+}
+
+/** The lineage of a run as the recorded state has it (its checkpoints, with those it inherited). */
+export function lineageOf(state: EngineState, runId: string | null = state.currentRunId): Lineage {
+  const run = runId ? state.runs[runId] : undefined;
+  if (!run || !runId) return { endings: [] };
+  const endings = lineageEntries(state, runId).flatMap((e) => {
+    const ending = e.info && endingOf(e.info);
+    return ending ? [ending] : [];
+  });
+  return {
+    endings,
+    ...(run.startOf && run.order.length === 0 ? { atStartOf: run.startOf } : {}),
+  };
+}
+
+/** A codon is done when it last ended completed or skipped in the lineage. */
+export function isDone(lineage: Lineage, codonId: string): boolean {
+  const last = lineage.endings.findLast((e) => e.codonId === codonId);
+  return last?.status === 'completed' || last?.status === 'skipped';
+}
+
+/** codon.next: the first codon of the plan not done in the lineage; undefined when the plan is done. */
+export function nextCodon<C extends PlanCodon>(plan: readonly C[], lineage: Lineage): C | undefined {
+  return plan.find((c) => !isDone(lineage, c.id));
+}
+
+/** codon.redo: right after a rollback to a codon's start, that codon; else the codon that ended last. */
+export function redoCodon(lineage: Lineage): string | undefined {
+  return lineage.atStartOf ?? lineage.endings.at(-1)?.codonId;
+}
+
+export type Progress = { done: number; total: number; next?: string; lastEnded?: Ending };
+
+export function progress(plan: readonly PlanCodon[], lineage: Lineage): Progress {
+  const next = nextCodon(plan, lineage);
+  const lastEnded = lineage.endings.at(-1);
+  return {
+    done: plan.filter((c) => isDone(lineage, c.id)).length,
+    total: plan.length,
+    ...(next ? { next: next.id } : {}),
+    ...(lastEnded ? { lastEnded } : {}),
+  };
+}
+
+/** What the engine is deciding after: a server start, a codon's end, a rollback. */
+export type Trigger =
+  | { kind: 'startup'; autostart: boolean }
+  | { kind: 'codon-ended'; status: EndStatus; autostart: boolean }
+  | { kind: 'rollback'; autoRestart: boolean };
+
+export type Decision<C> = { start: C } | { idle: IdleReason };
+
+/**
+ * The one decision of what happens next. Starts a codon only when there is one left and the trigger
+ * asks for it: autostart at startup or after a success, codon.skip (moves on whatever autostart
+ * says), autoRestart after a rollback. Otherwise idles with the reason a client needs.
+ */
+export function decide<C extends PlanCodon>(
+  trigger: Trigger,
+  plan: readonly C[],
+  lineage: Lineage,
+): Decision<C> {
+  const next = nextCodon(plan, lineage);
+  if (!next) return { idle: 'all-codons-completed' };
+  const go =
+    trigger.kind === 'startup'
+      ? trigger.autostart
+      : trigger.kind === 'rollback'
+        ? trigger.autoRestart
+        : trigger.status === 'skipped' || (trigger.status === 'completed' && trigger.autostart);
+  if (go) return { start: next };
+  return { idle: trigger.kind === 'startup' ? 'startup' : 'codon-completed' };
+}
+
+/** The server.idle event for a reason: the message and the optional fields say what the rules say. */
+export function idleEvent(
+  reason: IdleReason,
+  plan: { name: string; codons: readonly PlanCodon[] },
+  lineage: Lineage,
+): EventInput<'server.idle'> {
+  const p = progress(plan.codons, lineage);
+  const redo = redoCodon(lineage);
+  const after = p.lastEnded ? `${p.lastEnded.codonId} ${p.lastEnded.status}; ` : '';
+  const message = !p.next
+    ? `all ${p.total} codons of plan "${plan.name}" are done`
+    : `idle; ${after}${p.done} of ${p.total} codons done; codon.next starts ${p.next}${redo && redo !== p.next ? `, codon.redo runs ${redo}` : ''}`;
+  return {
+    reason,
+    message,
+    ...(p.next ? { nextCodonId: p.next } : {}),
+    ...(p.lastEnded ? { lastEnded: p.lastEnded } : {}),
+  };
+}
+
+/**
+ * Where a crashed or failed run is brought back to before the server goes on: its latest clean
+ * point (a codon's completed or skipped checkpoint, or a run's initial one), so the codon that broke
+ * starts again from a clean tree. `records` is the run's lineage from the checkpoint store, oldest first.
+ */
+export function recoveryTarget(records: readonly CheckpointRecord[]): CheckpointRecord | undefined {
+  return records.findLast(
+    (c) => c.initial || c.checkpointType === 'completed' || c.checkpointType === 'skipped',
+  );
+}
+
+/**
+ * The codon a recovery returns to the start of: the one the crash interrupted, or the run's last
+ * ending when it failed or was stopped. Undefined when the run ended well.
+ */
+export function recoveryCodon(lineage: Lineage, interrupted: string | undefined): string | undefined {
+  if (interrupted) return interrupted;
+  const last = lineage.endings.at(-1);
+  return last && (last.status === 'failed' || last.status === 'stopped') ? last.codonId : undefined;
+}

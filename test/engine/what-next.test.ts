@@ -1,0 +1,292 @@
+import { describe, expect, it } from 'vitest';
+import type { CheckpointRecord } from '../../src/checkpoints/index.ts';
+import {
+  decide,
+  type EndStatus,
+  idleEvent,
+  lineageOf,
+  nextCodon,
+  progress,
+  recoveryCodon,
+  recoveryTarget,
+  redoCodon,
+  type Trigger,
+} from '../../src/engine/what-next.ts';
+import { type EngineState, reduceAll } from '../../src/state/reducer.ts';
+import type { Transition } from '../../src/state/transitions.ts';
+
+const PLAN = [{ id: 'one' }, { id: 'two' }, { id: 'three' }];
+const at = '2026-01-01T00:00:00.000Z';
+
+/**
+ * A tiny history language: `one completed` (a codon runs and ends), `two rig` (a codon starts and
+ * takes its rig-setup checkpoint), `rollback <sha> [startOf]` (a new run from that checkpoint).
+ * Checkpoint shas are `<run>:<codon>:<type>` so a step can name one.
+ */
+function history(steps: string[]): EngineState {
+  const transitions: Transition[] = [];
+  let run = 'r1';
+  let runs = 1;
+  transitions.push({ type: 'RunStarted', data: { runId: run, startedAt: at, reason: 'start' } });
+  transitions.push({ type: 'InitialCheckpointSet', data: { runId: run, sha: `${run}:init` } });
+  const statuses = new Map<string, string>();
+  const checkpoint = (
+    codonId: string,
+    type: 'rig-setup' | 'completed' | 'error' | 'skipped',
+    status: string,
+  ) =>
+    transitions.push({
+      type: 'CheckpointCreated',
+      data: {
+        runId: run,
+        checkpoint: {
+          codonId,
+          codonName: codonId,
+          checkpointType: type,
+          sha: `${run}:${codonId}:${type}`,
+          status: status as EndStatus,
+          timestamp: at,
+        },
+      },
+    });
+  const begin = (codonId: string) => {
+    transitions.push({
+      type: 'CodonStarted',
+      data: {
+        runId: run,
+        codonId,
+        codonName: codonId,
+        codonIndex: PLAN.findIndex((c) => c.id === codonId),
+        sessionId: 's',
+        startTime: at,
+      },
+    });
+    statuses.set(`${run}/${codonId}`, 'preparing');
+  };
+  const move = (codonId: string, to: string) => {
+    const from = statuses.get(`${run}/${codonId}`) ?? 'preparing';
+    transitions.push({
+      type: 'CodonTransitioned',
+      data: { runId: run, codonId, from, to, at },
+    } as Transition);
+    statuses.set(`${run}/${codonId}`, to);
+  };
+  for (const step of steps) {
+    const [a, b, c] = step.split(' ');
+    if (a === 'rollback' && b) {
+      transitions.push({ type: 'RunCompleted', data: { runId: run, endedAt: at } });
+      const [fromRunId] = b.split(':');
+      run = `r${++runs}`;
+      transitions.push({
+        type: 'RunStarted',
+        data: {
+          runId: run,
+          startedAt: at,
+          reason: 'rollback',
+          fromRunId,
+          fromCheckpoint: b,
+          ...(c ? { startOf: c } : {}),
+        },
+      });
+      transitions.push({ type: 'InitialCheckpointSet', data: { runId: run, sha: `${run}:init` } });
+      continue;
+    }
+    if (!a) continue;
+    if (b === 'rig') {
+      begin(a);
+      checkpoint(a, 'rig-setup', 'preparing');
+      continue;
+    }
+    if (statuses.get(`${run}/${a}`) !== 'preparing') begin(a);
+    move(a, 'running');
+    const type = b === 'completed' ? 'completed' : b === 'skipped' ? 'skipped' : 'error';
+    checkpoint(a, type, b ?? 'completed');
+    move(a, b ?? 'completed');
+  }
+  return reduceAll(transitions);
+}
+
+const lineage = (steps: string[]) => lineageOf(history(steps));
+
+describe('what runs next: codon.next', () => {
+  it.each([
+    { steps: [], next: 'one' },
+    { steps: ['one completed'], next: 'two' },
+    { steps: ['one completed', 'two failed'], next: 'two' },
+    { steps: ['one completed', 'two stopped'], next: 'two' },
+    { steps: ['one completed', 'two skipped'], next: 'three' },
+    { steps: ['one completed', 'two completed', 'three completed'], next: undefined },
+    { steps: ['three completed'], next: 'one' },
+    { steps: ['one completed', 'one failed'], next: 'one' },
+    { steps: ['one failed', 'one completed'], next: 'two' },
+    {
+      steps: ['one completed', 'two completed', 'three completed', 'rollback r1:one:completed'],
+      next: 'two',
+    },
+    {
+      steps: [
+        'one completed',
+        'two rig',
+        'two completed',
+        'three completed',
+        'rollback r1:two:rig-setup two',
+      ],
+      next: 'two',
+    },
+    { steps: ['one completed', 'two completed', 'rollback r1:init'], next: 'one' },
+    {
+      steps: [
+        'one completed',
+        'two completed',
+        'rollback r1:one:completed',
+        'two failed',
+        'rollback r1:two:completed',
+      ],
+      next: 'three',
+    },
+  ])('after $steps: $next', ({ steps, next }) => {
+    expect(nextCodon(PLAN, lineage(steps))?.id).toBe(next);
+  });
+});
+
+describe('what runs next: codon.redo', () => {
+  it.each([
+    { steps: [], redo: undefined },
+    { steps: ['one completed'], redo: 'one' },
+    { steps: ['one completed', 'two failed'], redo: 'two' },
+    { steps: ['one completed', 'three completed'], redo: 'three' },
+    // Right after a rollback to a codon's start: that codon (the issue's third scenario).
+    {
+      steps: ['one completed', 'two completed', 'three completed', 'rollback r1:one:completed two'],
+      redo: 'two',
+    },
+    // After a rollback to a codon's end: the codon that ended last in the lineage.
+    {
+      steps: ['one completed', 'two completed', 'three completed', 'rollback r1:one:completed'],
+      redo: 'one',
+    },
+    // Once the new run has started a codon, the start no longer counts.
+    {
+      steps: ['one completed', 'two completed', 'rollback r1:one:completed two', 'three completed'],
+      redo: 'three',
+    },
+    { steps: ['one completed', 'rollback r1:init one'], redo: 'one' },
+  ])('after $steps: $redo', ({ steps, redo }) => {
+    expect(redoCodon(lineage(steps))).toBe(redo);
+  });
+});
+
+describe('what runs next: the decision after a start, an end, a rollback', () => {
+  const some = lineage(['one completed']);
+  const all = lineage(['one completed', 'two completed', 'three completed']);
+  const cases: Array<{ trigger: Trigger; on: typeof some; expected: unknown }> = [
+    { trigger: { kind: 'startup', autostart: true }, on: some, expected: { start: 'two' } },
+    { trigger: { kind: 'startup', autostart: false }, on: some, expected: { idle: 'startup' } },
+    { trigger: { kind: 'startup', autostart: true }, on: all, expected: { idle: 'all-codons-completed' } },
+    { trigger: { kind: 'startup', autostart: false }, on: all, expected: { idle: 'all-codons-completed' } },
+    {
+      trigger: { kind: 'codon-ended', status: 'completed', autostart: true },
+      on: some,
+      expected: { start: 'two' },
+    },
+    {
+      trigger: { kind: 'codon-ended', status: 'completed', autostart: false },
+      on: some,
+      expected: { idle: 'codon-completed' },
+    },
+    {
+      trigger: { kind: 'codon-ended', status: 'skipped', autostart: false },
+      on: some,
+      expected: { start: 'two' },
+    },
+    {
+      trigger: { kind: 'codon-ended', status: 'failed', autostart: true },
+      on: some,
+      expected: { idle: 'codon-completed' },
+    },
+    {
+      trigger: { kind: 'codon-ended', status: 'stopped', autostart: true },
+      on: some,
+      expected: { idle: 'codon-completed' },
+    },
+    {
+      trigger: { kind: 'codon-ended', status: 'completed', autostart: true },
+      on: all,
+      expected: { idle: 'all-codons-completed' },
+    },
+    { trigger: { kind: 'rollback', autoRestart: true }, on: some, expected: { start: 'two' } },
+    { trigger: { kind: 'rollback', autoRestart: false }, on: some, expected: { idle: 'codon-completed' } },
+    { trigger: { kind: 'rollback', autoRestart: true }, on: all, expected: { idle: 'all-codons-completed' } },
+  ];
+  it.each(cases)('$trigger -> $expected', ({ trigger, on, expected }) => {
+    const decision = decide(trigger, PLAN, on);
+    expect('start' in decision ? { start: decision.start.id } : decision).toEqual(expected);
+  });
+});
+
+describe('what the server says about it', () => {
+  it('idles naming the next codon, the last ending, and redo when it differs', () => {
+    const event = idleEvent(
+      'codon-completed',
+      { name: 'p', codons: PLAN },
+      lineage(['one completed', 'three failed']),
+    );
+    expect(event).toMatchObject({ nextCodonId: 'two', lastEnded: { codonId: 'three', status: 'failed' } });
+    expect(event.message).toBe(
+      'idle; three failed; 1 of 3 codons done; codon.next starts two, codon.redo runs three',
+    );
+  });
+
+  it('says the plan is done with no next codon', () => {
+    const event = idleEvent(
+      'all-codons-completed',
+      { name: 'p', codons: PLAN },
+      lineage(['one completed', 'two skipped', 'three completed']),
+    );
+    expect(event.nextCodonId).toBeUndefined();
+    expect(event.message).toBe('all 3 codons of plan "p" are done');
+  });
+
+  it('counts progress over the lineage', () => {
+    expect(progress(PLAN, lineage(['one completed', 'two failed']))).toEqual({
+      done: 1,
+      total: 3,
+      next: 'two',
+      lastEnded: { codonId: 'two', status: 'failed' },
+    });
+  });
+});
+
+describe('recovery of a crashed or failed run', () => {
+  const record = (sha: string, codonId: string, type: CheckpointRecord['checkpointType'], initial = false) =>
+    ({
+      sha,
+      codonId,
+      codonName: codonId,
+      checkpointType: type,
+      status: 'completed',
+      timestamp: at,
+      runId: 'r1',
+      initial,
+      parentSha: null,
+    }) as CheckpointRecord;
+
+  it('returns to the latest clean point: a completed or skipped checkpoint, or the initial one', () => {
+    const init = record('i', '', 'rig-setup', true);
+    const one = record('a', 'one', 'completed');
+    const twoRig = record('b', 'two', 'rig-setup');
+    const twoSkipped = record('c', 'two', 'skipped');
+    const threeError = record('d', 'three', 'error');
+    expect(recoveryTarget([init, one, twoRig])?.sha).toBe('a');
+    expect(recoveryTarget([init, one, twoSkipped, threeError])?.sha).toBe('c');
+    expect(recoveryTarget([init, twoRig])?.sha).toBe('i');
+    expect(recoveryTarget([])).toBeUndefined();
+  });
+
+  it('starts again the codon a crash interrupted, or the one that failed or was stopped last', () => {
+    expect(recoveryCodon(lineage(['one completed']), 'two')).toBe('two');
+    expect(recoveryCodon(lineage(['one completed', 'two failed']), undefined)).toBe('two');
+    expect(recoveryCodon(lineage(['one completed', 'two stopped']), undefined)).toBe('two');
+    expect(recoveryCodon(lineage(['one completed']), undefined)).toBeUndefined();
+  });
+});

@@ -1,5 +1,5 @@
 import { RibosomeClient } from '../client/index.ts';
-import { parseServerEvent, type ServerEvent } from '../protocol/index.ts';
+import { type EventData, parseServerEvent, type ServerEvent } from '../protocol/index.ts';
 
 const oneLine = (text: string, max = 160) => {
   const line = text.replace(/\s+/g, ' ').trim();
@@ -42,6 +42,20 @@ export function describeEvent(e: ServerEvent): string | undefined {
 }
 
 /**
+ * Whether an idle server means the run is over for `--exit-when-done`: `true` when every codon is
+ * done, `false` when the codon that ended last failed or was stopped, undefined to keep waiting.
+ * `lastFailed` (from codon.completed) stands in for servers that do not send `lastEnded`.
+ */
+export function doneVerdict(idle: EventData<'server.idle'>, lastFailed: boolean): boolean | undefined {
+  if (idle.reason === 'all-codons-completed') return true;
+  if (idle.reason === 'startup') return undefined;
+  const failed = idle.lastEnded
+    ? idle.lastEnded.status === 'failed' || idle.lastEnded.status === 'stopped'
+    : lastFailed;
+  return failed ? false : undefined;
+}
+
+/**
  * A plain-text view of a run for terminals and logs: a readonly client of the protocol like any
  * other. Calls `onDone(ok)` when the plan has run (ok) or a codon failed and the server idles.
  */
@@ -56,15 +70,19 @@ export async function watchUntilDone(
     keepEvents: 0,
   });
   let lastFailed = false;
+  let done = false;
   const handle = (e: ServerEvent) => {
     if (options.print) {
       const line = describeEvent(e);
       if (line) write(line);
     }
     if (e.type === 'codon.completed') lastFailed = !e.data.success;
-    if (e.type === 'server.idle' && e.data.reason !== 'startup') {
-      if (e.data.reason === 'all-codons-completed') options.onDone(!lastFailed);
-      else if (lastFailed) options.onDone(false);
+    if (e.type === 'server.idle' && !done) {
+      const verdict = doneVerdict(e.data, lastFailed);
+      if (verdict !== undefined) {
+        done = true;
+        options.onDone(verdict);
+      }
     }
   };
   for (const raw of client.handshake.eventHistory) {

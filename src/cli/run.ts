@@ -1,11 +1,13 @@
-import { dirname, join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { resolveProxyConfig } from '../config/proxy-config.ts';
 import { readConfigFile, resolveServerSettings } from '../config/server-config.ts';
 import { createOrchestrator } from '../engine/create-orchestrator.ts';
+import type { Engine, ReadyInfo } from '../engine/engine.ts';
 import { formatProblems, loadPlan } from '../plan/index.ts';
 import { createSentinelHooks } from '../sentinels/sentinel-hooks.ts';
-import { LockHeldError, type Runtime, startRuntime } from '../server/runtime.ts';
+import { executionLayout, LockHeldError, type Runtime, startRuntime } from '../server/runtime.ts';
 import { watchUntilDone } from './console-view.ts';
 
 export const EXIT = { ok: 0, failure: 1, invalidInput: 2, locked: 3 } as const;
@@ -23,6 +25,7 @@ export type RunFlags = {
   providerBaseUrl?: string;
   scriptedProvider?: string;
   exitWhenDone?: boolean;
+  fresh?: boolean;
   model?: string;
 };
 
@@ -45,7 +48,11 @@ export function registerRun(program: Command): void {
       '--scripted-provider <script>',
       'serve the built-in scripted provider with this script and use it',
     )
-    .option('--exit-when-done', 'stop once the plan has run (exit 0) or a codon failed (exit 1)')
+    .option(
+      '--exit-when-done',
+      'stop once the plan has run (exit 0) or a codon failed or was stopped (exit 1)',
+    )
+    .option('--fresh', 'start a new execution directory instead of resuming the one the plan already has')
     .action(async (planFile: string, flags: RunFlags) => {
       process.exitCode = await run(planFile, flags);
     });
@@ -119,9 +126,12 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     return handle ?? { stop: async () => {} };
   });
 
-  const executionDir = resolve(flags.execution ?? `ribosome-runs/${plan.name}`);
+  const chosen = chooseExecutionDir(plan.name, flags);
+  if (!chosen.ok) return fail(chosen.message, EXIT.invalidInput);
+  const executionDir = chosen.dir;
   const dataDir = resolve(flags.data ?? `${executionDir}/data`);
   let runtime: Runtime;
+  let engine: Engine | undefined;
   try {
     runtime = await startRuntime({
       executionDir,
@@ -141,8 +151,8 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
       }),
       settings: settings.value,
       companions,
-      createEngine: (deps) =>
-        createOrchestrator(deps, {
+      createEngine: async (deps) => {
+        engine = await createOrchestrator(deps, {
           plan,
           autostart: settings.value.autostart,
           providerBaseUrl: () => agentUrl ?? providerUrl,
@@ -156,7 +166,9 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
               onCost: record.cost,
               onStates: record.states,
             }),
-        }),
+        });
+        return engine;
+      },
     });
   } catch (error) {
     if (error instanceof LockHeldError) return fail(error.message, EXIT.locked);
@@ -165,6 +177,11 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => void runtime.stop(`received ${signal}`));
   }
+  keepServingOnStrayErrors(runtime);
+  const resumed = engine?.readyInfo?.().resumed;
+  if (resumed)
+    process.stderr.write(`${resumeNotice(relative(process.cwd(), executionDir) || '.', resumed)}\n`);
+  else if (chosen.fresh) process.stderr.write(`ribosome: starting afresh in ${executionDir}\n`);
   process.stdout.write(`listening ${runtime.url}\n`);
   let code = EXIT.ok as number;
   if (!flags.headless && process.stdout.isTTY && process.stdin.isTTY) {
@@ -188,4 +205,61 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   }
   const stopped = await runtime.stopped;
   return stopped === EXIT.ok ? code : stopped;
+}
+
+/**
+ * The execution directory: `--execution`, or `ribosome-runs/<plan name>`, which a second
+ * `ribosome run` resumes. `--fresh` leaves a directory that already has runs untouched and takes a
+ * new one beside it (the default name plus the time); an explicit `--execution` with runs is refused.
+ */
+export function chooseExecutionDir(
+  planName: string,
+  flags: Pick<RunFlags, 'execution' | 'fresh'>,
+  now = new Date(),
+): { ok: true; dir: string; fresh: boolean } | { ok: false; message: string } {
+  const dir = resolve(flags.execution ?? `ribosome-runs/${planName}`);
+  if (!flags.fresh || !hasRuns(dir)) return { ok: true, dir, fresh: Boolean(flags.fresh) };
+  if (flags.execution) {
+    return {
+      ok: false,
+      message: `--fresh: ${dir} already holds runs; name a new --execution directory, or leave --fresh out to resume it`,
+    };
+  }
+  const stamp = now.toISOString().replace(/[:.]/g, '-');
+  return { ok: true, dir: resolve(`ribosome-runs/${planName}-${stamp}`), fresh: true };
+}
+
+const hasRuns = (dir: string) => existsSync(executionLayout(dir).database);
+
+/** The line a re-run prints: what it resumes and what comes next. */
+export function resumeNotice(dir: string, resumed: NonNullable<ReadyInfo['resumed']>): string {
+  const how =
+    resumed.previousRunStatus === 'completed'
+      ? ''
+      : ` (the previous run ${resumed.previousRunStatus === 'crashed' ? 'crashed' : 'stopped after a failure'}${resumed.recovered ? '; back to its last clean checkpoint' : ''})`;
+  const next = resumed.nextCodonId
+    ? `next: ${resumed.nextCodonId}`
+    : 'every codon is done, nothing left to run';
+  return `ribosome: resuming ${dir}: run ${resumed.runCount}${how}, ${resumed.done} of ${resumed.total} codons done, ${next} (--fresh starts anew)`;
+}
+
+/**
+ * A failure that escapes every handler must not take the server (and the work it holds) down: it
+ * is logged and reported to clients as an error event, and the server keeps serving.
+ */
+function keepServingOnStrayErrors(runtime: Runtime): void {
+  const report = (error: unknown, what: string) => {
+    runtime.logger.error({ err: error }, `${what}; the server keeps running`);
+    process.stderr.write(`ribosome: ${what}: ${(error as Error)?.stack ?? String(error)}\n`);
+    runtime.bus
+      .publish('error', {
+        message: `internal error (${what}): ${(error as Error)?.message ?? String(error)}`,
+        fatal: false,
+        severity: 'warning',
+        code: 'INTERNAL_ERROR',
+      })
+      .catch(() => {});
+  };
+  process.on('uncaughtException', (error) => report(error, 'uncaught exception'));
+  process.on('unhandledRejection', (reason) => report(reason, 'unhandled rejection'));
 }

@@ -37,3 +37,24 @@ export function stuckTurns(marker: number): string {
       - tool_use: { name: Bash, input: { command: "sleep ${marker}", timeout: 600000 } }
 `;
 }
+
+/** How a codon's agent fares under `codonScript`: writes `<id>.txt`, a provider error, or a long Bash command. */
+export type CodonBehaviour = 'ok' | 500 | 429 | { sleep: number };
+
+/**
+ * A provider script with one track per codon of `simplePlan` (matched on its prompt `Do <id>.`),
+ * replayed for every attempt: the same codon fares the same way each time it runs.
+ */
+export function codonScript(behaviours: Record<string, CodonBehaviour>): string {
+  const turns = (id: string, b: CodonBehaviour) =>
+    b === 'ok'
+      ? writeTurns(`${id}.txt`, `${id} done`)
+      : typeof b === 'number'
+        ? `  - error: { status: ${b}${b === 429 ? ', retryAfter: 0' : ''} }\n`
+        : stuckTurns(b.sleep);
+  const tracks = Object.entries(behaviours).map(
+    ([id, b]) =>
+      `  - name: ${id}\n    match: { firstUser: "Do ${id}." }\n    loop: true\n    turns:\n${turns(id, b).replace(/^(?=.)/gm, '    ')}`,
+  );
+  return tracks.length > 0 ? `tracks:\n${tracks.join('')}turns: []\n` : 'turns: []\n';
+}

@@ -1,0 +1,306 @@
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RibosomeClient } from '../../src/client/index.ts';
+import type { ServerEvent } from '../../src/protocol/index.ts';
+import { e2eResources } from '../helpers/e2e-resources.ts';
+import { type CodonBehaviour, codonScript, simplePlan } from '../helpers/plans.ts';
+import { pidsWith, waitFor } from '../helpers/processes.ts';
+import { runCli, startServer, tempDir } from '../helpers/server-process.ts';
+
+/**
+ * Regressions of the orders a user hits between resume, redo, rollback and re-run: each test is
+ * one of the failures found by hand or by the model-based test, replayed on the real server.
+ */
+const { temps, clients } = e2eResources();
+const NO_RETRIES = { RIBOSOME_AGENT_MAX_RETRIES: '0' };
+const PLAN = simplePlan(['one', 'two', 'three']);
+
+function workspace() {
+  const t = tempDir();
+  temps.push(t);
+  const plan = join(t.path, 'plan.yaml');
+  writeFileSync(plan, PLAN);
+  let scripts = 0;
+  const script = (behaviours: Record<string, CodonBehaviour>) => {
+    const file = join(t.path, `script-${++scripts}.yaml`);
+    writeFileSync(file, codonScript(behaviours));
+    return file;
+  };
+  return { dir: t.path, plan, exec: join(t.path, 'exec'), script };
+}
+
+async function connect(url: string, mode: 'readonly' | 'readandwrite' = 'readandwrite') {
+  const c = await RibosomeClient.connect(url, { mode, sendPreviousEvents: true });
+  clients.push(c);
+  return c;
+}
+
+/** Runs `ribosome run --headless --exit-when-done` to its end; resolves with its exit code and output. */
+async function runToEnd(plan: string, exec: string, script: string, extra: string[] = [], cwd?: string) {
+  const proc = runCli(
+    [
+      'run',
+      plan,
+      '--headless',
+      '--exit-when-done',
+      '--execution',
+      exec,
+      '--scripted-provider',
+      script,
+      ...extra,
+    ],
+    { env: NO_RETRIES, ...(cwd ? { cwd } : {}) },
+  );
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
+  const { code } = await proc.exited;
+  clearTimeout(timer);
+  return { code, stdout: proc.stdout(), stderr: proc.stderr() };
+}
+
+/** Reads the whole journal of an execution directory through a short-lived server. */
+async function journalOf(plan: string, exec: string, script: string): Promise<ServerEvent[]> {
+  const server = await startServer(plan, exec, ['--no-autostart', '--scripted-provider', script]);
+  const c = await connect(server.url, 'readonly');
+  const history = await c.syncHistory();
+  server.kill('SIGTERM');
+  await server.exited;
+  return history;
+}
+
+/** Never two codons at once: every codon.started is followed by its codon.completed before the next start. */
+function expectOneAtATime(history: readonly ServerEvent[]): string[] {
+  const order: string[] = [];
+  let open: string | undefined;
+  for (const e of history) {
+    if (e.type === 'codon.started') {
+      expect(open, `codon ${e.data.codonId} started while ${open} ran`).toBeUndefined();
+      open = e.data.codonId;
+      order.push(`+${e.data.codonId}`);
+    } else if (e.type === 'codon.completed') {
+      expect(e.data.codonId).toBe(open);
+      open = undefined;
+      order.push(`${e.data.success ? '=' : '!'}${e.data.codonId}`);
+    }
+  }
+  return order;
+}
+
+describe('re-running a plan on an execution directory with runs', () => {
+  it('after a failure: exits 1, then resumes at the failed codon once, runs the rest in order, then has nothing left', async () => {
+    const w = workspace();
+    const first = await runToEnd(w.plan, w.exec, w.script({ one: 'ok', two: 500, three: 'ok' }));
+    expect(first.code).toBe(1);
+
+    const second = await runToEnd(w.plan, w.exec, w.script({ one: 'ok', two: 'ok', three: 'ok' }));
+    expect(second.stderr).toMatch(
+      /resuming .*exec: run 2 \(the previous run stopped after a failure; back to its last clean checkpoint\), 1 of 3 codons done, next: two/,
+    );
+    expect(second.code).toBe(0);
+
+    const third = await runToEnd(w.plan, w.exec, w.script({ one: 'ok', two: 'ok', three: 'ok' }));
+    expect(third.code).toBe(0);
+    expect(third.stderr).toMatch(/run 3, 3 of 3 codons done, every codon is done, nothing left to run/);
+
+    const history = await journalOf(w.plan, w.exec, w.script({}));
+    expect(expectOneAtATime(history)).toEqual([
+      '+one',
+      '=one',
+      '+two',
+      '!two',
+      '+two',
+      '=two',
+      '+three',
+      '=three',
+    ]);
+    const idles = history.flatMap((e) => (e.type === 'server.idle' ? [e.data] : []));
+    expect(idles.at(-1)).toMatchObject({ reason: 'all-codons-completed' });
+    expect(idles.at(-1)?.nextCodonId).toBeUndefined();
+  });
+
+  it('--fresh leaves the old directory untouched and starts anew; with --execution it refuses', async () => {
+    const w = workspace();
+    const script = w.script({ one: 'ok', two: 'ok', three: 'ok' });
+    const defaultExec = join(w.dir, 'ribosome-runs/test');
+    expect((await runToEnd(w.plan, defaultExec, script, [], w.dir)).code).toBe(0);
+    const db = join(defaultExec, '.ribosome/ribosome.db');
+    const before = statSync(db).mtimeMs;
+
+    const fresh = runCli(
+      ['run', w.plan, '--headless', '--exit-when-done', '--fresh', '--scripted-provider', script],
+      {
+        cwd: w.dir,
+        env: NO_RETRIES,
+      },
+    );
+    expect((await fresh.exited).code).toBe(0);
+    expect(fresh.stderr()).toMatch(/starting afresh in .*ribosome-runs\/test-\d{4}-/);
+    const dirs = readdirSync(join(w.dir, 'ribosome-runs')).sort();
+    expect(dirs).toHaveLength(2);
+    expect(existsSync(join(w.dir, 'ribosome-runs', dirs[1] ?? '', 'agentRoot/three.txt'))).toBe(true);
+    expect(statSync(db).mtimeMs).toBe(before);
+
+    const refused = runCli(['run', w.plan, '--headless', '--fresh', '--execution', defaultExec], {
+      cwd: w.dir,
+    });
+    expect((await refused.exited).code).toBe(2);
+    expect(refused.stderr()).toContain('already holds runs');
+  });
+});
+
+describe('a server killed mid-codon, restarted with autostart', () => {
+  it('ends the agent it left, reports the codon ended, runs one codon at a time, and exits 0', async () => {
+    const w = workspace();
+    const m = 7000 + Math.floor(Math.random() * 2000);
+    const first = await startServer(
+      w.plan,
+      w.exec,
+      ['--scripted-provider', w.script({ one: 'ok', two: { sleep: m } })],
+      20_000,
+      NO_RETRIES,
+    );
+    const c1 = await connect(first.url, 'readonly');
+    await waitFor(() => pidsWith(`sleep ${m}`).length > 0, 'the stuck codon to run its command', 30_000);
+    const seen = (await c1.syncHistory()).map((e) => e.id);
+    first.kill('SIGKILL');
+    await first.exited;
+
+    const second = await runToEnd(w.plan, w.exec, w.script({ one: 'ok', two: 'ok', three: 'ok' }));
+    expect(second.code).toBe(0);
+    expect(second.stderr).toMatch(
+      /run 2 \(the previous run crashed; back to its last clean checkpoint\), 1 of 3 codons done, next: two/,
+    );
+    expect(pidsWith(`sleep ${m}`)).toEqual([]);
+    expect(existsSync(join(w.exec, '.ribosome/agents/active-agent.json'))).toBe(false);
+
+    const history = await journalOf(w.plan, w.exec, w.script({}));
+    const ids = new Set(history.map((e) => e.id));
+    for (const id of seen) expect(ids.has(id)).toBe(true);
+    // The interrupted codon got its codon.completed (ended by the restarted server), then ran again.
+    expect(expectOneAtATime(history)).toEqual([
+      '+one',
+      '=one',
+      '+two',
+      '!two',
+      '+two',
+      '=two',
+      '+three',
+      '=three',
+    ]);
+    const crashed = history.find((e) => e.type === 'codon.completed' && !e.data.success);
+    expect(crashed?.type === 'codon.completed' && crashed.data).toMatchObject({
+      exitStatus: { type: 'killed', signal: 'SIGTERM' },
+      failureReason: { type: 'unknown', retriable: true },
+    });
+  });
+
+  it('twice in a row: no agent from either server survives, and the server stays up without autostart', async () => {
+    const w = workspace();
+    const m1 = 10_000 + Math.floor(Math.random() * 2000);
+    const m2 = m1 + 3000;
+    const first = await startServer(
+      w.plan,
+      w.exec,
+      ['--scripted-provider', w.script({ one: { sleep: m1 } })],
+      20_000,
+      NO_RETRIES,
+    );
+    await waitFor(() => pidsWith(`sleep ${m1}`).length > 0, 'the first command', 30_000);
+    first.kill('SIGKILL');
+    await first.exited;
+    const second = await startServer(
+      w.plan,
+      w.exec,
+      ['--scripted-provider', w.script({ one: { sleep: m2 } })],
+      20_000,
+      NO_RETRIES,
+    );
+    await waitFor(() => pidsWith(`sleep ${m2}`).length > 0, 'the second command', 30_000);
+    expect(pidsWith(`sleep ${m1}`)).toEqual([]);
+    second.kill('SIGKILL');
+    await second.exited;
+
+    const third = await startServer(
+      w.plan,
+      w.exec,
+      ['--no-autostart', '--scripted-provider', w.script({ one: 'ok' })],
+      20_000,
+      NO_RETRIES,
+    );
+    const c = await connect(third.url);
+    const ready = c.received.find((e) => e.type === 'server.ready');
+    expect(ready?.type === 'server.ready' && ready.data.resumed).toMatchObject({
+      runCount: 3,
+      done: 0,
+      nextCodonId: 'one',
+      previousRunStatus: 'crashed',
+      recovered: true,
+    });
+    await waitFor(() => pidsWith(`sleep ${m2}`).length === 0, 'the second command to be ended');
+    expect(pidsWith(`sleep ${m1}`)).toEqual([]);
+    const incomplete =
+      c.received.find((e) => e.type === 'incomplete.codon') ??
+      (await c.next('incomplete.codon', () => true, 5_000));
+    expect(incomplete?.type === 'incomplete.codon' && incomplete.data.codonId).toBe('one');
+    const started = c.next('codon.started', () => true, 20_000);
+    c.send('codon.redo');
+    expect((await started).data.codonId).toBe('one');
+    await c.next('server.idle', () => true, 30_000);
+    expect(third.child.exitCode).toBeNull();
+    expect(expectOneAtATime(await c.syncHistory()).slice(-2)).toEqual(['+one', '=one']);
+  });
+});
+
+describe('rollback, then redo and next', () => {
+  it('after a rollback to a codon start, redo runs that codon and next goes on from it', async () => {
+    const w = workspace();
+    const server = await startServer(w.plan, w.exec, [
+      '--no-autostart',
+      '--scripted-provider',
+      w.script({ one: 'ok', two: 'ok', three: 'ok' }),
+    ]);
+    const c = await connect(server.url);
+    for (const id of ['one', 'two', 'three']) {
+      const idle = c.next('server.idle', () => true, 30_000);
+      c.send('codon.next');
+      expect((await idle).data.lastEnded).toEqual({ codonId: id, status: 'completed' });
+    }
+    const rolled = c.next('server.idle', () => true, 30_000);
+    c.send('rollback.toCodon', { codonId: 'two', checkpointType: 'start' });
+    expect((await rolled).data).toMatchObject({ reason: 'codon-completed', nextCodonId: 'two' });
+
+    const redone = c.next('codon.started', () => true, 20_000);
+    const idle = c.next('server.idle', () => true, 30_000);
+    c.send('codon.redo');
+    expect((await redone).data.codonId).toBe('two');
+    expect((await idle).data).toMatchObject({ reason: 'codon-completed', nextCodonId: 'three' });
+
+    const next = c.next('codon.started', () => true, 20_000);
+    const done = c.next('server.idle', () => true, 30_000);
+    c.send('codon.next');
+    expect((await next).data.codonId).toBe('three');
+    expect((await done).data.reason).toBe('all-codons-completed');
+    const refused = c.next('error', (e) => e.data.code === 'NO_NEXT_CODON', 10_000);
+    c.send('codon.next');
+    await refused;
+  });
+});
+
+describe('honest exits', () => {
+  it('--exit-when-done exits 1 when the last codon was stopped', async () => {
+    const w = workspace();
+    const m = 13_000 + Math.floor(Math.random() * 2000);
+    const server = await startServer(
+      w.plan,
+      w.exec,
+      ['--exit-when-done', '--scripted-provider', w.script({ one: { sleep: m } })],
+      20_000,
+      NO_RETRIES,
+    );
+    const c = await connect(server.url);
+    await waitFor(() => pidsWith(`sleep ${m}`).length > 0, 'the command', 30_000);
+    c.send('codon.forceStop', { reason: 'test' });
+    expect((await server.exited).code).toBe(1);
+    expect(pidsWith(`sleep ${m}`)).toEqual([]);
+  });
+});

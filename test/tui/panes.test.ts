@@ -5,6 +5,7 @@ import {
   codonStart,
   RUN,
   resetCost,
+  rollback,
   runStarted,
   toolCall,
   toolDone,
@@ -255,7 +256,7 @@ describe('checkpoints and rollback', () => {
     const running = await app.waitFor('[##########----------] 1/2');
     expect(running).toContain('ROLLING BACK');
     expect(running).toContain('1/2 restoring the work tree');
-    expect(running).toMatch(/· two Edit hello\s+rolled back/);
+    expect(running).toMatch(/▶ two Edit hello\s+running/); // undone only once the rollback completes
     client.emit(
       ev('rollback.completed', {
         fromRun: RUN,
@@ -267,7 +268,44 @@ describe('checkpoints and rollback', () => {
         autoRestart: false,
       }),
     );
-    await app.waitFor('Rollback to end of one (completed): completed; now run run-2');
+    const done = await app.waitFor('Rollback to end of one (completed): completed; now run run-2');
+    expect(done).toMatch(/· two Edit hello\s+undone\s+\$0\s*│/);
+    expect(done).toMatch(/✓ one Write hello\s+completed\s+\$0\.0123\s+2\.1s/);
+  });
+
+  it('after a rollback, shows the undone codons pending without cost or time, and names what runs next', async () => {
+    const history = [
+      ...runStarted('run/run-1'),
+      ...['one', 'two', 'three'].flatMap((id, i) => [
+        ...codonStart(id, i),
+        ...usage(id, 1_000, 10, 0.01 * (i + 1)),
+        ...codonEnd(id, 'completed', 0.01 * (i + 1), 1_500),
+      ]),
+      ev('server.idle', { reason: 'all-codons-completed', message: 'all 3 codons of plan "p" have run' }),
+    ];
+    history.push(
+      ...rollback({ toCodon: 'one', checkpointType: 'completed', undo: ['two', 'three'], toRun: 'run-2' }),
+      ev('server.idle', {
+        reason: 'codon-completed',
+        message: 'idle; codon.next starts two',
+        nextCodonId: 'two',
+        lastEnded: { codonId: 'one', status: 'completed' },
+      }),
+    );
+    const app = renderApp(new FakeClient({ history }), { width: 140 });
+    const frame = await app.waitFor('idle · next: two');
+    const codonPane = (name: string) =>
+      frame
+        .split('\n')
+        .find((l) => l.includes(name))
+        ?.split('│')[0] ?? '';
+    expect(codonPane('one Codon one')).toMatch(/✓ one Codon one\s+completed\s+\$0\.0100\s+1\.5s\s*$/);
+    expect(codonPane('two Codon two')).toMatch(/▷ two Codon two\s+next\s+\$0\s*$/);
+    expect(codonPane('three Codon three')).toMatch(/· three Codon three\s+undone\s+\$0\s*$/);
+    // The header's cost is the server's: nothing in the new run yet, every run's total beside it.
+    expect(frame).toContain('cost $0 (all runs $0.0600)');
+    expect(frame).toContain('run run-2');
+    expect(frame).toContain('READ-WRITE  n next: two  s skip');
   });
 
   it('shows the server refusing a rollback, with its code', async () => {

@@ -1,15 +1,25 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ServerEvent } from '../../src/protocol/index.ts';
 import { orderedCodons, runningCodon } from '../../src/tui/store/codons.ts';
-import { foldEvents, reduceRun, totalTokens } from '../../src/tui/store/reduce.ts';
+import { describeCost, foldEvents, reduceRun, totalTokens } from '../../src/tui/store/reduce.ts';
 import { initialRunState, MAX_ACTIVITY, type RunState } from '../../src/tui/store/run-state.ts';
-import { rollbackTargets, runCheckpoints, statusNotice } from '../../src/tui/store/selectors.ts';
+import {
+  nextCodonId,
+  rollbackTargets,
+  runCheckpoints,
+  runWord,
+  statusNotice,
+} from '../../src/tui/store/selectors.ts';
+import { codonLines } from '../../src/tui/view/content/codon-lines.ts';
+import { helpLine } from '../../src/tui/view/keymap.ts';
 import {
   codonEnd,
   codonStart,
   RUN,
   resetCost,
+  rollback,
   runStarted,
+  serverTotals,
   toolCall,
   toolDone,
   transition,
@@ -351,7 +361,8 @@ describe('rollback', () => {
       totalSteps: 2,
     });
     expect(s.run.isRollingBack).toBe(true);
-    expect(s.codons.b).toMatchObject({ status: 'pending', note: 'rolled back' });
+    // Nothing is undone until the server says the rollback completed.
+    expect(s.codons.b).toMatchObject({ status: 'completed', cost: 0.0123 });
     expect(s.rollback.log.map((l) => l.text)).toEqual([
       'started: b → a at deadbeef (completed), 1 codon(s) to undo',
       '1/2 restoring files',
@@ -376,6 +387,35 @@ describe('rollback', () => {
     expect(done.rollback).toMatchObject({ phase: 'completed', toRun: 'run-2' });
     expect(done.notice).toEqual({ text: 'rolled back to a (completed); now run run-2', tone: 'ok' });
     expect(done.run.isRollingBack).toBe(false);
+    expect(done.codons.b).toMatchObject({ status: 'pending', note: 'undone', cost: 0, attempts: 0 });
+    expect(done.codons.a?.status).toBe('completed');
+  });
+
+  it('leaves the codons as they were when the rollback fails after it started', () => {
+    const s = fold(
+      [
+        ev('rollback.started', {
+          fromRun: RUN,
+          fromCodon: 'b',
+          toCodon: 'a',
+          toCheckpoint: 'deadbeef1234',
+          checkpointType: 'completed',
+          codonsToProcess: ['b'],
+        }),
+        ev('error', {
+          message: 'rollback failed: the work tree is locked',
+          fatal: false,
+          severity: 'operation',
+          code: 'CHECKPOINT_FAILED',
+          commandId: 'r1',
+        }),
+      ],
+      request(),
+    );
+    expect(s.rollback).toMatchObject({ phase: 'failed', error: { code: 'CHECKPOINT_FAILED' } });
+    expect(s.rollback.undoing).toBeUndefined();
+    expect(s.run.isRollingBack).toBe(false);
+    expect(s.codons.b).toMatchObject({ status: 'completed', cost: 0.0123, duration: 2_100 });
   });
 
   it('shows the server refusing the command', () => {
@@ -419,6 +459,115 @@ describe('rollback', () => {
         t.kind === 'codon' ? `${t.codonId}:${t.checkpointType}` : t.kind,
       ),
     ).toEqual(['lastSuccess', 'a:start', 'a:end', 'b:start', 'b:end', 'checkpoint']);
+  });
+});
+
+describe('after a rollback', () => {
+  // one, two, three completed, then rollback.toCodon {two, start}: the checkpoint before two is one's
+  // completed one, so the server reports the rollback as to one (completed), undoing two and three.
+  const threeDone = () =>
+    fold([
+      ...runStarted(),
+      ...['one', 'two', 'three'].flatMap((id, i) => [
+        ...codonStart(id, i),
+        ...usage(id, 100, 10, 0.01 * (i + 1)),
+        ...codonEnd(id, 'completed', 0.01 * (i + 1), 1_000 * (i + 1)),
+      ]),
+      ev('server.idle', { reason: 'all-codons-completed', message: 'all 3 codons have run' }),
+    ]);
+  const toTwoStart = (autoRestart = false) =>
+    rollback({
+      toCodon: 'one',
+      checkpointType: 'completed',
+      undo: ['two', 'three'],
+      toRun: 'run-2',
+      autoRestart,
+    });
+  /** The run's history first (the helpers keep the server's totals in order), then `after` on top. */
+  const afterThree = (after: () => ServerEvent[]) => {
+    const before = threeDone();
+    return fold(after(), before);
+  };
+  const statuses = (s: RunState) => orderedCodons(s.codons).map((c) => `${c.codonId}:${c.status}`);
+
+  it('shows the codons it undid as pending, without the undone cost and time; earlier ones stay done', () => {
+    const s = afterThree(() => toTwoStart());
+    expect(statuses(s)).toEqual(['one:completed', 'two:pending', 'three:pending']);
+    expect(s.codons.one).toMatchObject({ cost: 0.01, duration: 1_000, attempts: 1 });
+    for (const id of ['two', 'three']) {
+      expect(s.codons[id]).toMatchObject({ status: 'pending', cost: 0, attempts: 0, note: 'undone' });
+      expect(s.codons[id]?.duration).toBeUndefined();
+      expect(s.codons[id]?.startTime).toBeUndefined();
+    }
+    // The lines say so too: no cost, no time, and nothing left of the undone attempts.
+    const lines = codonLines(s.codons, s.run.idle, 60, Date.now(), true).lines;
+    expect(lines.map((l) => l.text.replace(/\s+/g, ' ').trim())).toEqual([
+      '✓ one Codon one completed $0.0100 1.0s',
+      '· two Codon two undone $0',
+      '· three Codon three undone $0',
+    ]);
+    expect(lines.slice(1).every((l) => l.dim)).toBe(true);
+    // Only codons of the new run's lineage are rollback targets.
+    expect(
+      rollbackTargets(s.codons, s.checkpoints, s.run.runId)
+        .filter((t) => t.kind === 'codon')
+        .map((t) => t.label),
+    ).toEqual(['start of one (Codon one)', 'end of one (completed)']);
+  });
+
+  it("keeps the header's cost to the server's figures: the new run's, and every run's", () => {
+    const s = afterThree(() => toTwoStart());
+    const server = serverTotals();
+    expect(server.runCost).toBe(0);
+    expect(s.run).toMatchObject({ runId: 'run-2', runCount: 2, runCost: 0, totalCost: server.totalCost });
+    expect(describeCost(s.run)).toBe('$0 (all runs $0.0600)');
+    expect(s.run.workTime).toBe(0);
+    // The idle of the old run spoke of it: the new run is not "plan done".
+    expect(runWord(s.run)).toBe('run running');
+  });
+
+  it('with autoRestart, the first undone codon runs again and the rest stay pending', () => {
+    const s = afterThree(() => [...toTwoStart(true), ...codonStart('two', 1), ...usage('two', 50, 5, 0.005)]);
+    expect(statuses(s)).toEqual(['one:completed', 'two:running', 'three:pending']);
+    expect(s.codons.two).toMatchObject({ attempts: 1, cost: 0.005 });
+    expect(s.codons.two?.note).toBeUndefined();
+    expect(s.codons.three).toMatchObject({ cost: 0, attempts: 0, note: 'undone' });
+    expect(s.run).toMatchObject({ runCost: 0.005, totalCost: serverTotals().totalCost });
+    expect(runningCodon(s.codons)?.codonId).toBe('two');
+  });
+
+  it('names the codon the server says runs next, in the header, the codon list and the help line', () => {
+    const s = afterThree(() => [
+      ...toTwoStart(),
+      ev('server.idle', {
+        reason: 'codon-completed',
+        message: 'idle; codon.next starts two',
+        nextCodonId: 'two',
+        lastEnded: { codonId: 'one', status: 'completed' },
+      }),
+    ]);
+    expect(nextCodonId(s.run)).toBe('two');
+    expect(runWord(s.run)).toBe('idle · next: two');
+    expect(helpLine(false, 100, nextCodonId(s.run))).toMatch(/^READ-WRITE {2}n next: two {2}s skip/);
+    const lines = codonLines(s.codons, s.run.idle, 60, Date.now(), true).lines;
+    expect(lines[1]).toMatchObject({ tone: 'accent', bold: true });
+    expect(lines[1]?.text).toMatch(/^▷ two Codon two\s+next\s+\$0/);
+    expect(lines[2]?.text).toMatch(/^· three Codon three\s+undone/);
+  });
+});
+
+describe('idle', () => {
+  it('falls back to the plain idle word and keys when the server does not name the next codon', () => {
+    const s = fold([ev('server.idle', { reason: 'codon-completed', message: 'idle' })]);
+    expect(nextCodonId(s.run)).toBeUndefined();
+    expect(runWord(s.run)).toBe('idle');
+    expect(helpLine(false, 100, nextCodonId(s.run))).toMatch(/^READ-WRITE {2}n next {2}s skip/);
+    expect(codonLines({}, s.run.idle, 60, 0).lines[0]?.text).toBe('No codon has started yet.');
+  });
+
+  it('says plan done when every codon has run, and nothing is next', () => {
+    const s = fold([ev('server.idle', { reason: 'all-codons-completed', message: 'all 3 codons have run' })]);
+    expect(runWord(s.run)).toBe('plan done');
   });
 });
 

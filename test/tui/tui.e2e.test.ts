@@ -134,6 +134,10 @@ describe.skipIf(!hasTmux)('ribosome tui in a terminal', () => {
       // The rollback's own lines: what it started from and to, then its steps.
       expect(outcome).toMatch(/started: three → one at [0-9a-f]{8}/);
       expect(outcome).toMatch(/1\/\d+ /);
+      // The codons it undid are pending again (two is what codon.next starts), with no cost or time.
+      expect(outcome).toMatch(/✓ one Codon one\s+\$0\.\d+\s+\S+│/);
+      expect(outcome).toMatch(/[·▷] two Codon two\s+\$0\s*│/);
+      expect(outcome).toMatch(/· three Codon three\s+\$0\s*│/);
       // The work tree is codon one's again: codon three's file is gone, codon one's stays.
       expect(existsSync(join(temp.path, 'exec/agentRoot/c.txt'))).toBe(false);
       expect(existsSync(join(temp.path, 'exec/agentRoot/a.txt'))).toBe(true);

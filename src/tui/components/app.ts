@@ -8,7 +8,7 @@ import { useRunStore } from '../hooks/use-run-store.ts';
 import { type Size, useTerminalSize } from '../hooks/use-terminal-size.ts';
 import { runningCodon } from '../store/codons.ts';
 import type { RunState } from '../store/run-state.ts';
-import { rollbackTargets, statusNotice } from '../store/selectors.ts';
+import { nextCodonId, rollbackTargets, statusNotice } from '../store/selectors.ts';
 import { makeTheme, ThemeContext } from '../theme.ts';
 import { activityLines } from '../view/content/activity-lines.ts';
 import { checkpointLines } from '../view/content/checkpoint-lines.ts';
@@ -222,7 +222,13 @@ export function App(props: AppProps): React.ReactElement {
       { flexDirection: 'column', width: size.width },
       h(Header, { connection: state.connection, run: state.run, proxy: proxyLabel(state.connection.proxy) }),
       main,
-      h(Footer, { notice: statusNotice(state), modal, readonly, width: size.width }),
+      h(Footer, {
+        notice: statusNotice(state),
+        modal,
+        readonly,
+        width: size.width,
+        next: nextCodonId(state.run),
+      }),
     ),
   );
 }

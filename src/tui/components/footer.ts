@@ -12,6 +12,8 @@ export type FooterProps = {
   modal: Modal | undefined;
   readonly: boolean;
   width: number;
+  /** The codon codon.next starts, when the server said (server.idle nextCodonId). */
+  next?: string;
 };
 
 /** The status line (latest news, or the open prompt) above the help line (mode and keys). */
@@ -20,6 +22,7 @@ export const Footer = React.memo(function Footer({
   modal,
   readonly,
   width,
+  next,
 }: FooterProps): React.ReactElement {
   const theme = useTheme();
   let status: React.ReactElement;
@@ -45,6 +48,6 @@ export const Footer = React.memo(function Footer({
     Box,
     { flexDirection: 'column', width },
     status,
-    h(Text, { wrap: 'truncate-end', color: theme.tone('muted') }, helpLine(readonly, width)),
+    h(Text, { wrap: 'truncate-end', color: theme.tone('muted') }, helpLine(readonly, width, next)),
   );
 });

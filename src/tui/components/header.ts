@@ -4,13 +4,14 @@ import { formatClock, formatDuration, formatTime, formatTokens } from '../format
 import { useNow } from '../hooks/use-now.ts';
 import { describeCost, totalTokens } from '../store/reduce.ts';
 import type { RunState } from '../store/run-state.ts';
+import { runWord } from '../store/selectors.ts';
 import { useTheme } from '../theme.ts';
 
 const h = React.createElement;
 
 export type HeaderProps = { connection: RunState['connection']; run: RunState['run']; proxy: string };
 
-/** Two lines: connection, run id, proxy and branch; then cost, tokens and elapsed time. */
+/** Two lines: connection, run id and branch; then the run's state, cost, tokens, elapsed time and proxy. */
 export const Header = React.memo(function Header({
   connection,
   run,
@@ -43,23 +44,16 @@ export const Header = React.memo(function Header({
   const end = run.endedAt ? Date.parse(run.endedAt) : done && run.idle ? Date.parse(run.idle.at) : now;
   const elapsed = started === undefined ? '--:--' : formatClock(end - started);
   const cache = tokens.cacheRead + tokens.cacheCreation;
+  // What the run is doing (and what runs next) comes first: the line is cut at the right edge.
   const second = [
+    runWord(run),
     `cost ${describeCost(run)}`,
     `tokens ${formatTokens(tokens.input)} in · ${formatTokens(tokens.output)} out${cache > 0 ? ` · ${formatTokens(cache)} cache` : ''}`,
     `elapsed ${elapsed}`,
     `proxy ${proxy}`,
     run.workTime === undefined ? '' : `work ${formatDuration(run.workTime)}`,
-    runWord(run),
   ]
     .filter(Boolean)
     .join('  ');
   return h(Box, { flexDirection: 'column' }, first, h(Text, { wrap: 'truncate-end' }, second));
 });
-
-function runWord(run: RunState['run']): string {
-  if (run.isRollingBack) return 'ROLLING BACK';
-  if (run.runStatus && run.runStatus !== 'running') return `run ${run.runStatus}`;
-  if (run.idle?.reason === 'all-codons-completed') return 'plan done';
-  if (run.idle) return 'idle';
-  return run.runStatus ? `run ${run.runStatus}` : '';
-}

@@ -6,6 +6,8 @@ import type { CodonRow, RunState } from './run-state.ts';
 type Codons = RunState['codons'];
 
 const ENDED: ReadonlySet<CodonStatus> = new Set(['completed', 'failed', 'skipped', 'stopped']);
+/** The note of a codon a rollback undid. */
+export const UNDONE = 'undone';
 export const isActiveStatus = (s: CodonStatus) => s === 'preparing' || s === 'running';
 
 /** Updates a codon row, creating it (pending) first when the UI has not heard of it yet. */
@@ -137,12 +139,21 @@ export function failActiveCodons(state: RunState, note: string): RunState {
   return next;
 }
 
-/** Codons a rollback undid go back to pending, marked so. */
-export function markRolledBack(state: RunState, codonIds: readonly string[]): RunState {
+/**
+ * Codons a rollback undid have not run in the run that goes on: pending again, without the undone
+ * attempt's cost, time or attempts (the server's totals no longer count them either), marked so.
+ */
+export function markUndone(state: RunState, codonIds: readonly string[]): RunState {
   let next = state;
   for (const id of codonIds) {
     if (!next.codons[id]) continue;
-    next = upsertCodon(next, id, (r) => ({ ...r, status: 'pending', note: 'rolled back' }));
+    next = upsertCodon(next, id, ({ duration: _d, startTime: _s, failureReason: _f, ...row }) => ({
+      ...row,
+      status: 'pending',
+      cost: 0,
+      attempts: 0,
+      note: UNDONE,
+    }));
   }
   return next;
 }

@@ -230,7 +230,8 @@ function transition(state: RunState, e: ServerEventOf<'state.transition'>): RunS
   const run = withTotals.run;
   switch (t.type) {
     case 'RunStarted': {
-      const { endedAt: _e, branch: _b, ...rest } = run;
+      // An idle event spoke of the run before (what it had left to start): a new run has its own say.
+      const { endedAt: _e, branch: _b, idle: _i, ...rest } = run;
       return {
         ...withTotals,
         run: {

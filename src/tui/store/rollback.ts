@@ -1,8 +1,12 @@
 import type { ServerEvent } from '../../protocol/index.ts';
-import { markRolledBack } from './codons.ts';
+import { markUndone } from './codons.ts';
 import type { RollbackView, RunState } from './run-state.ts';
 
-/** Rollback progress as the server reports it (spec 3.2, 6.2), and the answer to our request. */
+/**
+ * Rollback progress as the server reports it (spec 3.2, 6.2), and the answer to our request. The codons
+ * it undoes (rollback.started codonsToProcess, one rollback.codonCheckpoint each) change only once
+ * rollback.completed says the new run goes on without them: a rollback that fails half way undid nothing.
+ */
 
 type RollbackEvent = Extract<ServerEvent, { type: `rollback.${string}` }>;
 
@@ -21,17 +25,20 @@ export function rollbackRequested(state: RunState, commandId: string, target: st
   return { ...state, rollback: { phase: 'requested', target, commandId, log: [] } };
 }
 
-/** The server refused our rollback command: the error answers it by command id. */
+/** The server refused our rollback command, or it failed once started: the error answers it by command id. */
 export function rollbackRefused(
   state: RunState,
   commandId: string,
   code: string | undefined,
   message: string,
 ): RunState {
-  if (state.rollback.commandId !== commandId || state.rollback.phase !== 'requested') return state;
+  const { phase, commandId: ours, undoing: _u, ...view } = state.rollback;
+  if (ours !== commandId || (phase !== 'requested' && phase !== 'running')) return state;
   return {
     ...state,
-    rollback: { ...state.rollback, phase: 'failed', error: { ...(code ? { code } : {}), message } },
+    // Refused before it started, another client's rollback may still run: only ours ends here.
+    run: phase === 'running' ? { ...state.run, isRollingBack: false } : state.run,
+    rollback: { ...view, commandId, phase: 'failed', error: { ...(code ? { code } : {}), message } },
   };
 }
 
@@ -45,10 +52,11 @@ export function rollbackEvent(state: RunState, e: RollbackEvent): RunState {
         target:
           view.phase === 'requested' && view.target ? view.target : `${d.toCodon} (${d.checkpointType})`,
         ...(view.commandId ? { commandId: view.commandId } : {}),
+        undoing: d.codonsToProcess,
         log: [],
       };
       return {
-        ...markRolledBack(state, d.codonsToProcess),
+        ...state,
         rollback: log(
           started,
           e.id,
@@ -69,16 +77,18 @@ export function rollbackEvent(state: RunState, e: RollbackEvent): RunState {
           'plain',
         ),
       };
-    case 'rollback.codonCheckpoint':
+    case 'rollback.codonCheckpoint': {
+      const undoing = view.undoing ?? [];
       return {
         ...state,
         rollback: log(
-          view,
+          undoing.includes(e.data.codonId) ? view : { ...view, undoing: [...undoing, e.data.codonId] },
           e.id,
           `${e.data.codonId}: ${e.data.checkpointType} checkpoint ${short(e.data.checkpoint)} applied. ${e.data.message}`,
           'plain',
         ),
       };
+    }
     case 'rollback.rigCleanup': {
       const d = e.data;
       const failed = d.failedCleanups?.map((f) => `${f.directory} (${f.error})`).join(', ');
@@ -104,15 +114,16 @@ export function rollbackEvent(state: RunState, e: RollbackEvent): RunState {
       };
     case 'rollback.completed': {
       const d = e.data;
+      const { undoing = [], ...done } = view;
       return {
-        ...state,
+        ...markUndone(state, undoing),
         run: { ...state.run, isRollingBack: false },
         notice: {
           text: `rolled back to ${d.codonId} (${d.checkpointType}); now run ${d.toRun}${d.autoRestart ? ', restarting' : ''}`,
           tone: 'ok',
         },
         rollback: log(
-          { ...view, phase: 'completed', toRun: d.toRun },
+          { ...done, phase: 'completed', toRun: d.toRun },
           e.id,
           `completed: at ${d.codonId} (${d.checkpointType}) ${short(d.checkpoint)}; new run ${d.toRun}${d.autoRestart ? '; restarting' : ''}`,
           'ok',

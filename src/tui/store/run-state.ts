@@ -28,7 +28,7 @@ export type CodonRow = {
   startTime?: string;
   attempts: number;
   failureReason?: FailureReason;
-  /** Why the status is what it is when the events alone do not say (rolled back, server crash). */
+  /** Why the status is what it is when the events alone do not say (undone by a rollback, server crash). */
   note?: string;
 };
 
@@ -122,6 +122,8 @@ export type RollbackView = {
   phase: 'idle' | 'requested' | 'running' | 'completed' | 'failed';
   target?: string;
   commandId?: string;
+  /** Codons the running rollback undoes (rollback.started, rollback.codonCheckpoint); applied on completed. */
+  undoing?: readonly string[];
   totalSteps?: number;
   currentStep?: number;
   /** One line per rollback event, in order. */

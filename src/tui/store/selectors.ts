@@ -60,3 +60,16 @@ export function statusNotice(state: RunState): RunState['notice'] {
   if (state.connection.syncing && !state.notice) return { text: 'syncing history…', tone: 'muted' };
   return state.notice;
 }
+
+/** What codon.next would start, as the server's last server.idle named it (absent from older servers). */
+export const nextCodonId = (run: RunState['run']): string | undefined => run.idle?.nextCodonId;
+
+/** The run's state in a few words (header): rolling back, ended, plan done, idle and what runs next. */
+export function runWord(run: RunState['run']): string {
+  if (run.isRollingBack) return 'ROLLING BACK';
+  if (run.runStatus && run.runStatus !== 'running') return `run ${run.runStatus}`;
+  if (run.idle?.reason === 'all-codons-completed') return 'plan done';
+  const next = nextCodonId(run);
+  if (run.idle) return next ? `idle · next: ${next}` : 'idle';
+  return run.runStatus ? `run ${run.runStatus}` : '';
+}

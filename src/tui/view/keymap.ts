@@ -1,3 +1,4 @@
+import { oneLine } from '../format.ts';
 import type { RollbackTarget } from '../store/selectors.ts';
 import {
   cycleFocus,
@@ -56,13 +57,16 @@ export const BINDINGS: readonly Binding[] = [
 
 export const bindingsFor = (readonly: boolean) => BINDINGS.filter((b) => !readonly || !b.control);
 
-/** The help line: mode first, then as many keys as fit, always ending with help and quit. */
-export function helpLine(readonly: boolean, width: number): string {
+/**
+ * The help line: mode first, then as many keys as fit, always ending with help and quit. `next` is the
+ * codon the server said codon.next starts (server.idle nextCodonId): `n` names it, as the server does.
+ */
+export function helpLine(readonly: boolean, width: number, next?: string): string {
   const mode = readonly ? 'READ-ONLY' : 'READ-WRITE';
   const tail = ['? help', 'q quit'];
   const middle = bindingsFor(readonly)
     .filter((b) => b.keys !== '?' && b.keys !== 'q' && b.keys !== 'enter' && b.keys !== '↑↓')
-    .map((b) => `${b.keys} ${b.label}`);
+    .map((b) => `${b.keys} ${b.label}${b.keys === 'n' && next ? `: ${oneLine(next, 24)}` : ''}`);
   const parts = [mode];
   const length = (items: string[]) => items.join('  ').length;
   for (const item of middle) {

@@ -5,21 +5,27 @@ import { ev } from './fake-client.ts';
 
 export const RUN = 'run-1-abcd';
 
+/** The server's totals as its transitions report them: every run's cost, and the current run's. */
 let totalCost = 0;
+let run = { id: RUN, count: 1, cost: 0 };
 export function resetCost(): void {
   totalCost = 0;
+  run = { id: RUN, count: 1, cost: 0 };
 }
 
 export function transition(type: StateTransitionType, data: Record<string, unknown>, cost = 0): ServerEvent {
   totalCost += cost;
+  run.cost += cost;
   return ev('state.transition', {
     transitionType: type,
-    runId: RUN,
+    runId: run.id,
     ...(typeof data.codonId === 'string' ? { codonId: data.codonId } : {}),
-    transition: { type, data: { runId: RUN, ...data } },
-    resultingState: { currentRunId: RUN, runCount: 1, totalCost, currentRunCost: totalCost },
+    transition: { type, data: { runId: run.id, ...data } },
+    resultingState: { currentRunId: run.id, runCount: run.count, totalCost, currentRunCost: run.cost },
   });
 }
+
+export const serverTotals = () => ({ totalCost, runCost: run.cost, runId: run.id });
 
 export function runStarted(branch?: string): ServerEvent[] {
   return [
@@ -117,4 +123,69 @@ export function usage(codonId: string, input: number, output: number, cost = 0):
     }),
     transition('CostsIncremented', { codonId, amount: cost, source: 'agent' }, cost),
   ];
+}
+
+/**
+ * A rollback as the engine reports it (spec 3.2): started, progress, one codonCheckpoint per codon
+ * undone, the old run completed and a new one started, rollback.completed, then a snapshot of the new
+ * run, which has no codons of its own yet.
+ */
+export function rollback(options: {
+  toCodon: string;
+  checkpointType: string;
+  undo: string[];
+  toRun: string;
+  autoRestart?: boolean;
+}): ServerEvent[] {
+  const fromRun = run.id;
+  const now = () => new Date().toISOString();
+  const sha = (id: string) => `${id.padEnd(8, '0').slice(0, 8)}cafe`;
+  const events: ServerEvent[] = [
+    ev('rollback.started', {
+      fromRun,
+      fromCodon: options.undo.at(-1) ?? '',
+      toCodon: options.toCodon,
+      toCheckpoint: sha(options.toCodon),
+      checkpointType: options.checkpointType,
+      codonsToProcess: options.undo,
+    }),
+    ev('rollback.progress', { currentStep: 1, totalSteps: options.undo.length + 3, message: 'rolling back' }),
+    ...options.undo.map((codonId) =>
+      ev('rollback.codonCheckpoint', {
+        codonId,
+        codonName: `Codon ${codonId}`,
+        checkpoint: sha(codonId),
+        checkpointType: 'completed',
+        message: `undoing ${codonId}`,
+      }),
+    ),
+    transition('RunCompleted', { endedAt: now() }),
+  ];
+  run = { id: options.toRun, count: run.count + 1, cost: 0 };
+  events.push(
+    transition('RunStarted', {
+      startedAt: now(),
+      reason: 'rollback',
+      nextCodonIndex: 1,
+      fromRunId: fromRun,
+      branch: `run/${options.toRun}`,
+    }),
+    ev('rollback.completed', {
+      fromRun,
+      toRun: options.toRun,
+      checkpoint: sha(options.toCodon),
+      codonId: options.toCodon,
+      codonName: `Codon ${options.toCodon}`,
+      checkpointType: options.checkpointType,
+      autoRestart: options.autoRestart ?? false,
+    }),
+    ev('state.snapshot', {
+      completedCodons: [],
+      fileTree: [],
+      totalCost,
+      totalTime: 0,
+      isRollingBack: false,
+    }),
+  );
+  return events;
 }

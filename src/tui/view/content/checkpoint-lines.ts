@@ -25,7 +25,8 @@ export function rollbackLines(r: RunState['rollback'], width: number): Line[] {
       return [
         ...wrapLine(
           {
-            text: `Rollback to ${target} refused: ${r.error?.code ? `${r.error.code} — ` : ''}${r.error?.message ?? 'no reason given'}`,
+            // Refused before it started, or failed after rollback.started (its log says how far it got).
+            text: `Rollback to ${target} ${r.log.length > 0 ? 'failed' : 'refused'}: ${r.error?.code ? `${r.error.code} — ` : ''}${r.error?.message ?? 'no reason given'}`,
             tone: 'bad',
             bold: true,
           },

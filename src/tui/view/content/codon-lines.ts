@@ -1,11 +1,15 @@
 import type { CodonStatus } from '../../../protocol/index.ts';
 import { formatCost, formatDuration, padTo } from '../../format.ts';
-import { isActiveStatus, orderedCodons } from '../../store/codons.ts';
+import { isActiveStatus, orderedCodons, UNDONE } from '../../store/codons.ts';
 import type { CodonRow, RunState } from '../../store/run-state.ts';
 import type { Tone } from '../../theme.ts';
 import type { Line } from '../lines.ts';
 
-/** The codon list: one line per codon known, in plan order, with status, cost and duration. */
+/**
+ * The codon list: one line per codon known, in plan order, with status, cost and duration. The codon
+ * the server says codon.next starts (server.idle nextCodonId) is marked next; codons a rollback undid
+ * are pending and dimmed, with no cost or time of the attempt that was undone.
+ */
 
 export const STATUS_ICON: Record<CodonStatus, string> = {
   pending: '·',
@@ -16,6 +20,9 @@ export const STATUS_ICON: Record<CodonStatus, string> = {
   skipped: '↷',
   stopped: '■',
 };
+
+// Hollow: about to run (▶ runs).
+const NEXT_ICON = '▷';
 
 const STATUS_TONE: Record<CodonStatus, Tone> = {
   pending: 'muted',
@@ -50,11 +57,13 @@ export function codonLines(
   const lines = rows.map((row, i): Line => {
     const active = isActiveStatus(row.status);
     if (active) running = i;
+    const next = row.codonId === idle?.nextCodonId;
     return {
-      text: codonLine(row, width, now),
-      tone: STATUS_TONE[row.status],
-      bold: active,
+      text: codonLine(row, width, now, next),
+      tone: next && row.status === 'pending' ? 'accent' : STATUS_TONE[row.status],
+      bold: active || next,
       highlight: active,
+      ...(row.note === UNDONE && !next ? { dim: true } : {}),
     };
   });
   if (!planKnown && idle?.reason !== 'all-codons-completed') {
@@ -63,11 +72,14 @@ export function codonLines(
   return { lines, ...(running === undefined ? {} : { running }) };
 }
 
-export function codonLine(row: CodonRow, width: number, now: number): string {
+/** One codon's line; `next` when the server named it as the codon codon.next starts. */
+export function codonLine(row: CodonRow, width: number, now: number, next = false): string {
   const elapsed =
     row.duration ??
     (isActiveStatus(row.status) && row.startTime ? now - Date.parse(row.startTime) : undefined);
-  const word = row.note ?? row.status;
+  // A pending codon that is next says so; an ended one (a failed codon retried) keeps its status.
+  const waiting = next && row.status === 'pending';
+  const word = waiting ? 'next' : (row.note ?? row.status);
   const cost = formatCost(row.cost).padStart(7);
   const time = (elapsed === undefined ? '' : formatDuration(elapsed)).padStart(6);
   const attempts = row.attempts > 1 ? ` ×${row.attempts}` : '';
@@ -75,5 +87,5 @@ export function codonLine(row: CodonRow, width: number, now: number): string {
   const name =
     row.codonName && row.codonName !== row.codonId ? `${row.codonId} ${row.codonName}` : row.codonId;
   const labelWidth = Math.max(4, width - 2 - right.length);
-  return `${STATUS_ICON[row.status]} ${padTo(`${name}${attempts}`, labelWidth)}${right}`;
+  return `${waiting ? NEXT_ICON : STATUS_ICON[row.status]} ${padTo(`${name}${attempts}`, labelWidth)}${right}`;
 }

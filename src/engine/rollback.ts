@@ -23,13 +23,20 @@ export type RollbackDeps = {
   publish: <T extends EventType>(type: T, data: EventInput<T>) => Promise<unknown>;
 };
 
-/** Checkpoints of the lineage after the target: what the rollback undoes (all of it when the target is elsewhere). */
+/**
+ * Checkpoints of the lineage the rollback undoes: those after the target, or, for a target in
+ * another run's history, those the target's own history (`targetHistory`, oldest first) does not share.
+ */
 export function undonePart(
   lineage: readonly CheckpointRecord[],
   target: CheckpointRecord,
+  targetHistory: readonly CheckpointRecord[] = [],
 ): CheckpointRecord[] {
   const at = lineage.findIndex((c) => c.sha === target.sha);
-  return lineage.slice(at + 1);
+  if (at >= 0) return lineage.slice(at + 1);
+  const end = targetHistory.findIndex((c) => c.sha === target.sha);
+  const shared = new Set(targetHistory.slice(0, end + 1).map((c) => c.sha));
+  return lineage.filter((c) => !shared.has(c.sha));
 }
 
 /** Codon ids in the order their undone checkpoints were taken, each once. */
@@ -55,7 +62,9 @@ export async function performRollback(
   deps: RollbackDeps,
   plan: RollbackTarget,
 ): Promise<{ ok: true } | { ok: false; message: string }> {
-  const undone = undonePart(plan.lineage, plan.target);
+  const inLineage = plan.lineage.some((c) => c.sha === plan.target.sha);
+  const targetHistory = inLineage ? undefined : await deps.store.list(plan.target.runId);
+  const undone = undonePart(plan.lineage, plan.target, targetHistory?.ok ? targetHistory.value : []);
   const undoneShas = new Set(undone.map((c) => c.sha));
   const codons = undoneCodons(undone);
   const archives = (await deps.archive.read()).filter(

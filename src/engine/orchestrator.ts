@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { AgentAdapter } from '../agents/agent-adapter.ts';
-import { runBranchName } from '../checkpoints/index.ts';
+import { type CheckpointRecord, runBranchName } from '../checkpoints/index.ts';
 import type { EventBus } from '../journal/event-bus.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
@@ -11,7 +11,7 @@ import type { StateStore } from '../state/state-store.ts';
 import type { TransitionData } from '../state/transitions.ts';
 import type { ArchiveManifest } from './archive.ts';
 import { listCheckpoints } from './checkpoint-list.ts';
-import type { Checkpointing } from './checkpointing.ts';
+import type { Checkpointing, Outcome } from './checkpointing.ts';
 import { type CodonHooks, noHooks } from './codon-hooks.ts';
 import { CodonLifecycle } from './codon-lifecycle.ts';
 import { CodonSteps } from './codon-steps.ts';
@@ -402,20 +402,27 @@ export class Orchestrator implements Engine {
       });
       if (!done.ok) return done;
       const at = new Date().toISOString();
-      if (this.#state.runs[fromRun]?.status === 'running')
-        await this.#apply('RunCompleted', { runId: fromRun, endedAt: at });
       const recovery = requested === 'recovery';
       const toRun = recovery ? this.#o.bus.runId : this.#o.newRunId();
       if (!recovery) this.#o.bus.setRunId(toRun);
-      await this.#apply('RunStarted', {
-        runId: toRun,
-        startedAt: at,
-        reason: recovery ? 'recovery' : 'rollback',
-        // The lineage goes on from the run that holds the checkpoint (an ancestor for inherited ones).
-        fromRunId: target.runId,
-        fromCheckpoint: target.sha,
-        ...(startOf ? { startOf } : {}),
-      });
+      // One step: a crash never finds the old run ended without the new one begun.
+      await this.#recorder.applyAll([
+        ...(this.#state.runs[fromRun]?.status === 'running'
+          ? [{ type: 'RunCompleted' as const, data: { runId: fromRun, endedAt: at } }]
+          : []),
+        {
+          type: 'RunStarted',
+          data: {
+            runId: toRun,
+            startedAt: at,
+            reason: recovery ? 'recovery' : 'rollback',
+            // The lineage goes on from the run that holds the checkpoint (an ancestor for inherited ones).
+            fromRunId: target.runId,
+            fromCheckpoint: target.sha,
+            ...(startOf ? { startOf } : {}),
+          },
+        },
+      ]);
       await this.#steps.startCheckpointRun(toRun, target.sha);
       await this.#publish('rollback.completed', {
         fromRun,
@@ -456,14 +463,13 @@ export class Orchestrator implements Engine {
     let recovered = false;
     if (previous && (previous.status === 'crashed' || previous.status === 'failed')) {
       // Back to the run's last clean point, so the codon that broke starts again from a clean tree.
-      const lineage = await this.#o.checkpoints.lineage(previous.runId);
-      const target = lineage.ok ? recoveryTarget(lineage.value) : undefined;
-      if (lineage.ok && target) {
+      const point = await this.#recoveryPoint(previous);
+      if (point.ok) {
         const startOf = recoveryCodon(lineageOf(this.#state, previous.runId), previous.interruptedCodonId);
         const moved = await this.#rollBack(
           previous.runId,
-          lineage.value,
-          { target, ...(startOf ? { startOf } : {}) },
+          point.value.lineage,
+          { target: point.value.target, ...(startOf ? { startOf } : {}) },
           'recovery',
           autostart,
         );
@@ -477,7 +483,7 @@ export class Orchestrator implements Engine {
       } else {
         await this.#recorder.reportError(
           'CHECKPOINT_FAILED',
-          `recovery found no checkpoint of run ${previous.runId} to return to${lineage.ok ? '' : `: ${lineage.message}`}`,
+          `recovery found no checkpoint of run ${previous.runId} to return to: ${point.message}`,
           'warning',
         );
       }
@@ -504,6 +510,26 @@ export class Orchestrator implements Engine {
     }
     await this.#snapshot();
     await this.#proceed({ kind: 'startup', autostart });
+  }
+
+  /**
+   * Where a crashed or failed run goes back to, with its lineage: its last clean point; a run that
+   * died before its first checkpoint (a rollback had just begun it) goes back to where it began.
+   */
+  async #recoveryPoint(run: {
+    runId: string;
+    fromCheckpoint?: string;
+  }): Promise<Outcome<{ lineage: CheckpointRecord[]; target: CheckpointRecord }>> {
+    const lineage = await this.#o.checkpoints.lineage(run.runId);
+    if (lineage.ok) {
+      const target = recoveryTarget(lineage.value);
+      return target
+        ? { ok: true, value: { lineage: lineage.value, target } }
+        : { ok: false, code: 'CHECKPOINT_NOT_FOUND', message: 'it has no clean checkpoint' };
+    }
+    if (!run.fromCheckpoint) return lineage;
+    const from = await this.#o.checkpoints.bySha(run.fromCheckpoint);
+    return from.ok ? { ok: true, value: { lineage: [], target: from.value } } : from;
   }
 
   /** The previous server died with its run open: the run crashed, and its active codon ended failed. */

@@ -3,7 +3,7 @@ import type { EventBus } from '../journal/event-bus.ts';
 import type { ErrorSeverity, EventInput, EventType, StateTransitionType } from '../protocol/index.ts';
 import { summary } from '../state/reducer.ts';
 import type { StateStore } from '../state/state-store.ts';
-import type { TransitionData } from '../state/transitions.ts';
+import type { Transition, TransitionData } from '../state/transitions.ts';
 
 /**
  * How the engine records what happens: transitions (durable, folded into the state, announced as
@@ -36,21 +36,30 @@ export class Recorder {
    * transition the state refuses, or a store that fails, is a rejected promise for the caller.
    */
   apply<T extends StateTransitionType>(type: T, data: TransitionData<T>): Promise<unknown> {
-    if (this.#closed) return Promise.reject(new Error(`${type} after the engine stopped; not recorded`));
-    let transition: ReturnType<StateStore['apply']>;
+    return this.applyAll([{ type, data } as Transition]);
+  }
+
+  /** Records transitions as one step (all durable together, or none), then announces each. */
+  applyAll(transitions: readonly Transition[]): Promise<unknown> {
+    if (this.#closed) return Promise.reject(new Error('transition after the engine stopped; not recorded'));
+    let applied: ReturnType<StateStore['applyAll']>;
     try {
-      transition = this.#state.apply(type, data);
+      applied = this.#state.applyAll(transitions);
     } catch (error) {
       return Promise.reject(error);
     }
-    const d = transition.data as { runId?: string; codonId?: string };
-    return this.publish('state.transition', {
-      transitionType: type,
-      ...(d.runId ? { runId: d.runId } : {}),
-      ...(d.codonId ? { codonId: d.codonId } : {}),
-      transition: { type, data: transition.data as Record<string, unknown> },
-      resultingState: summary(this.#state.state),
-    });
+    return Promise.all(
+      applied.map(({ transition, state }) => {
+        const d = transition.data as { runId?: string; codonId?: string };
+        return this.publish('state.transition', {
+          transitionType: transition.type,
+          ...(d.runId ? { runId: d.runId } : {}),
+          ...(d.codonId ? { codonId: d.codonId } : {}),
+          transition: { type: transition.type, data: transition.data as Record<string, unknown> },
+          resultingState: summary(state),
+        });
+      }),
+    );
   }
 
   async reportError(code: string, message: string, severity: ErrorSeverity, codon?: string): Promise<void> {

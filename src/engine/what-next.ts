@@ -142,11 +142,13 @@ export function recoveryTarget(records: readonly CheckpointRecord[]): Checkpoint
 }
 
 /**
- * The codon a recovery returns to the start of: the one the crash interrupted, or the run's last
- * ending when it failed or was stopped. Undefined when the run ended well.
+ * The codon a recovery returns to the start of: the one the crash interrupted, the one the run
+ * itself began at the start of (if it ran none), or the run's last ending when it failed or was
+ * stopped. Undefined when the run ended well.
  */
 export function recoveryCodon(lineage: Lineage, interrupted: string | undefined): string | undefined {
   if (interrupted) return interrupted;
+  if (lineage.atStartOf) return lineage.atStartOf;
   const last = lineage.endings.at(-1);
   return last && (last.status === 'failed' || last.status === 'stopped') ? last.codonId : undefined;
 }

@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { inTransaction } from '../journal/database.ts';
 import type { StateTransitionType } from '../protocol/index.ts';
 import { type EngineState, initialState, reduce } from './reducer.ts';
 import {
@@ -21,14 +22,17 @@ CREATE TABLE IF NOT EXISTS transitions (
 /** Where transitions are kept: SQLite in the server, memory in unit tests. */
 export interface TransitionLog {
   load(): Transition[];
-  append(t: Transition): void;
+  /** Appends the transitions all together (one transaction) or none. */
+  append(...t: Transition[]): void;
 }
 
 export class SqliteTransitionLog implements TransitionLog {
+  readonly #db: DatabaseSync;
   readonly #insert: StatementSync;
   readonly #all: StatementSync;
 
   constructor(db: DatabaseSync) {
+    this.#db = db;
     db.exec(SCHEMA);
     this.#insert = db.prepare('INSERT INTO transitions (type, run_id, data, at) VALUES (?, ?, ?, ?)');
     this.#all = db.prepare('SELECT type, data FROM transitions ORDER BY seq');
@@ -40,9 +44,12 @@ export class SqliteTransitionLog implements TransitionLog {
     );
   }
 
-  append(t: Transition): void {
-    const runId = 'runId' in t.data ? t.data.runId : null;
-    this.#insert.run(t.type, runId, JSON.stringify(t.data), new Date().toISOString());
+  append(...transitions: Transition[]): void {
+    const at = new Date().toISOString();
+    const insert = (t: Transition) =>
+      this.#insert.run(t.type, 'runId' in t.data ? t.data.runId : null, JSON.stringify(t.data), at);
+    if (transitions.length === 1 && transitions[0]) insert(transitions[0]);
+    else inTransaction(this.#db, () => transitions.forEach(insert));
   }
 }
 
@@ -51,8 +58,8 @@ export class MemoryTransitionLog implements TransitionLog {
   load(): Transition[] {
     return [...this.rows];
   }
-  append(t: Transition): void {
-    this.rows.push(t);
+  append(...t: Transition[]): void {
+    this.rows.push(...t);
   }
 }
 
@@ -77,10 +84,25 @@ export class StateStore {
   }
 
   apply<T extends StateTransitionType>(type: T, data: TransitionData<T>): Transition {
-    const transition = { type, data: transitionDataSchemas[type].parse(data) } as Transition;
-    const next = reduce(this.#state, transition);
-    this.#log.append(transition);
+    const [applied] = this.applyAll([{ type, data } as Transition]);
+    if (!applied) throw new Error('no transition applied');
+    return applied.transition;
+  }
+
+  /**
+   * Several transitions as one step (a rollback's end of one run and start of the next): each must
+   * be valid after the ones before it, and all are persisted in one transaction, or none is.
+   * Returns each with the state it led to.
+   */
+  applyAll(transitions: readonly Transition[]): Array<{ transition: Transition; state: EngineState }> {
+    let next = this.#state;
+    const applied = transitions.map((t) => {
+      const transition = { type: t.type, data: transitionDataSchemas[t.type].parse(t.data) } as Transition;
+      next = reduce(next, transition);
+      return { transition, state: next };
+    });
+    this.#log.append(...applied.map((a) => a.transition));
     this.#state = next;
-    return transition;
+    return applied;
   }
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -248,6 +249,48 @@ describe('a server killed mid-codon, restarted with autostart', () => {
     await c.next('server.idle', () => true, 30_000);
     expect(third.child.exitCode).toBeNull();
     expect(expectOneAtATime(await c.syncHistory()).slice(-2)).toEqual(['+one', '=one']);
+  });
+});
+
+describe('a crash right after a rollback began its run', () => {
+  it('recovers to the checkpoint the run began from when the run has no checkpoint of its own', async () => {
+    const w = workspace();
+    const script = w.script({ one: 'ok', two: 'ok', three: 'ok' });
+    const first = await startServer(w.plan, w.exec, ['--no-autostart', '--scripted-provider', script]);
+    const c = await connect(first.url);
+    for (let i = 0; i < 2; i++) {
+      const idle = c.next('server.idle', () => true, 30_000);
+      c.send('codon.next');
+      await idle;
+    }
+    const rolled = c.next('rollback.completed', () => true, 30_000);
+    c.send('rollback.toCodon', { codonId: 'two', checkpointType: 'start' });
+    const { toRun } = (await rolled).data;
+    first.kill('SIGKILL');
+    await first.exited;
+    // As if the server had died before the new run's first checkpoint: its branch is not there.
+    const gitDir = join(w.exec, '.ribosome/checkpoints.git');
+    execFileSync('git', ['--git-dir', gitDir, 'update-ref', '-d', `refs/heads/run/${toRun}`]);
+    writeFileSync(join(w.exec, 'agentRoot/two.txt'), 'left by nobody');
+
+    const second = await startServer(w.plan, w.exec, ['--no-autostart', '--scripted-provider', script]);
+    const c2 = await connect(second.url);
+    const ready = c2.received.find((e) => e.type === 'server.ready');
+    expect(ready?.type === 'server.ready' && ready.data.resumed).toMatchObject({
+      previousRunStatus: 'crashed',
+      recovered: true,
+      nextCodonId: 'two',
+    });
+    expect(existsSync(join(w.exec, 'agentRoot/one.txt'))).toBe(true);
+    expect(existsSync(join(w.exec, 'agentRoot/two.txt'))).toBe(false);
+    const started = c2.next('codon.started', () => true, 20_000);
+    const idle = c2.next('server.idle', () => true, 30_000);
+    c2.send('codon.redo');
+    expect((await started).data.codonId).toBe('two');
+    expect((await idle).data).toMatchObject({
+      nextCodonId: 'three',
+      lastEnded: { codonId: 'two', status: 'completed' },
+    });
   });
 });
 

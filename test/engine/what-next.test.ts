@@ -288,5 +288,9 @@ describe('recovery of a crashed or failed run', () => {
     expect(recoveryCodon(lineage(['one completed', 'two failed']), undefined)).toBe('two');
     expect(recoveryCodon(lineage(['one completed', 'two stopped']), undefined)).toBe('two');
     expect(recoveryCodon(lineage(['one completed']), undefined)).toBeUndefined();
+    // A run that began at two's start and died before running anything: back to two's start.
+    expect(
+      recoveryCodon(lineage(['one completed', 'two completed', 'rollback r1:one:completed two']), undefined),
+    ).toBe('two');
   });
 });

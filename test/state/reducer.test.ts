@@ -149,6 +149,38 @@ describe('StateStore', () => {
     }
   });
 
+  it('applies several transitions as one step: all persisted together, or none when one is refused', () => {
+    const dir = tempDir();
+    try {
+      const db = openDatabase(join(dir.path, 's.db'));
+      const store = new StateStore(new SqliteTransitionLog(db));
+      store.apply('RunStarted', { runId: 'r1', startedAt: at, reason: 'start' });
+      // The second is refused (r1 already ended by the first): neither is kept.
+      expect(() =>
+        store.applyAll([
+          { type: 'RunCompleted', data: { runId: 'r1', endedAt: at } },
+          { type: 'RunCompleted', data: { runId: 'r1', endedAt: at } },
+        ]),
+      ).toThrow();
+      expect(store.state.runs.r1?.status).toBe('running');
+      const applied = store.applyAll([
+        { type: 'RunCompleted', data: { runId: 'r1', endedAt: at } },
+        { type: 'RunStarted', data: { runId: 'r2', startedAt: at, reason: 'rollback', fromRunId: 'r1' } },
+      ]);
+      expect(applied.map((a) => a.state.currentRunId)).toEqual([null, 'r2']);
+      const replayed = new StateStore(new SqliteTransitionLog(db));
+      expect(replayed.state).toEqual(store.state);
+      expect(new SqliteTransitionLog(db).load().map((t) => t.type)).toEqual([
+        'RunStarted',
+        'RunCompleted',
+        'RunStarted',
+      ]);
+      db.close();
+    } finally {
+      dir.remove();
+    }
+  });
+
   it('validates transition data', () => {
     const store = new StateStore(new MemoryTransitionLog());
     // @ts-expect-error a wrong payload is refused at run time too

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { AgentAdapter } from '../agents/agent-adapter.ts';
-import { type CheckpointRecord, runBranchName } from '../checkpoints/index.ts';
+import { runBranchName } from '../checkpoints/index.ts';
 import type { EventBus } from '../journal/event-bus.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
@@ -11,7 +11,7 @@ import type { StateStore } from '../state/state-store.ts';
 import type { TransitionData } from '../state/transitions.ts';
 import type { ArchiveManifest } from './archive.ts';
 import { listCheckpoints } from './checkpoint-list.ts';
-import type { Checkpointing, Outcome } from './checkpointing.ts';
+import type { Checkpointing } from './checkpointing.ts';
 import { type CodonHooks, noHooks } from './codon-hooks.ts';
 import { CodonLifecycle } from './codon-lifecycle.ts';
 import { CodonSteps } from './codon-steps.ts';
@@ -19,6 +19,7 @@ import type { CommandContext, Engine, EngineCommand, ReadyInfo, SendToClient } f
 import type { CodonOutcome } from './failure.ts';
 import { endLeftoverAgents } from './leftover-agents.ts';
 import { Recorder } from './recorder.ts';
+import { markCrashed, recoveryPoint } from './recovery.ts';
 import type { RigDirsLog } from './rig-dirs.ts';
 import { performRollback } from './rollback.ts';
 import { type RollbackCommand, type RollbackTarget, resolveRollbackTarget } from './rollback-target.ts';
@@ -31,7 +32,6 @@ import {
   nextCodon,
   progress,
   recoveryCodon,
-  recoveryTarget,
   redoCodon,
   type Trigger,
 } from './what-next.ts';
@@ -456,14 +456,14 @@ export class Orchestrator implements Engine {
     const endedAgents = await endLeftoverAgents(this.#o.agentStateDir, this.#o.stopGraceMs, this.#log);
     const previousId = this.#state.runOrder.at(-1);
     if (previousId && this.#state.runs[previousId]?.status === 'running')
-      await this.#markCrashed(previousId, endedAgents);
+      await markCrashed(this.#recorder, this.#state, previousId, endedAgents);
     const previous = previousId ? this.#state.runs[previousId] : undefined;
     const runId = this.#o.bus.runId;
     const autostart = this.#o.autostart;
     let recovered = false;
     if (previous && (previous.status === 'crashed' || previous.status === 'failed')) {
       // Back to the run's last clean point, so the codon that broke starts again from a clean tree.
-      const point = await this.#recoveryPoint(previous);
+      const point = await recoveryPoint(this.#o.checkpoints, previous);
       if (point.ok) {
         const startOf = recoveryCodon(lineageOf(this.#state, previous.runId), previous.interruptedCodonId);
         const moved = await this.#rollBack(
@@ -510,65 +510,6 @@ export class Orchestrator implements Engine {
     }
     await this.#snapshot();
     await this.#proceed({ kind: 'startup', autostart });
-  }
-
-  /**
-   * Where a crashed or failed run goes back to, with its lineage: its last clean point; a run that
-   * died before its first checkpoint (a rollback had just begun it) goes back to where it began.
-   */
-  async #recoveryPoint(run: {
-    runId: string;
-    fromCheckpoint?: string;
-  }): Promise<Outcome<{ lineage: CheckpointRecord[]; target: CheckpointRecord }>> {
-    const lineage = await this.#o.checkpoints.lineage(run.runId);
-    if (lineage.ok) {
-      const target = recoveryTarget(lineage.value);
-      return target
-        ? { ok: true, value: { lineage: lineage.value, target } }
-        : { ok: false, code: 'CHECKPOINT_NOT_FOUND', message: 'it has no clean checkpoint' };
-    }
-    if (!run.fromCheckpoint) return lineage;
-    const from = await this.#o.checkpoints.bySha(run.fromCheckpoint);
-    return from.ok ? { ok: true, value: { lineage: [], target: from.value } } : from;
-  }
-
-  /** The previous server died with its run open: the run crashed, and its active codon ended failed. */
-  async #markCrashed(runId: string, endedAgents: readonly string[]): Promise<void> {
-    const run = this.#state.runs[runId];
-    const interrupted = run
-      ? run.order.map((id) => run.codons[id]).find((c) => c && isActive(c.status))
-      : undefined;
-    const now = new Date().toISOString();
-    await this.#apply('RunCrashed', {
-      runId,
-      detectedAt: now,
-      ...(interrupted ? { codonId: interrupted.codonId } : {}),
-    });
-    if (!interrupted) return;
-    const message = `the server stopped while codon ${interrupted.codonId} ran; it is marked failed`;
-    await this.#publish('error', {
-      message,
-      codon: interrupted.codonId,
-      fatal: false,
-      severity: 'warning',
-      code: 'RUN_CRASHED',
-    });
-    // Every codon.started gets its codon.completed, even across a crash.
-    const endedHere = endedAgents.includes(interrupted.codonId);
-    await this.#publish('codon.completed', {
-      codonId: interrupted.codonId,
-      success: false,
-      cost: interrupted.cost,
-      duration: interrupted.startTime ? Math.max(0, Date.parse(now) - Date.parse(interrupted.startTime)) : 0,
-      exitStatus: endedHere ? { type: 'killed', signal: 'SIGTERM' } : { type: 'error', code: -1 },
-      failureReason: {
-        type: 'unknown',
-        retriable: true,
-        message: endedHere
-          ? `${message}; its agent, left running, was ended when the server restarted`
-          : `${message}; its agent had already exited when the server restarted`,
-      },
-    });
   }
 
   // --- publishing ---------------------------------------------------------------------------------------

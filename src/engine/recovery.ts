@@ -1,0 +1,78 @@
+import type { CheckpointRecord } from '../checkpoints/index.ts';
+import { isActive } from '../state/codon-status.ts';
+import type { EngineState } from '../state/reducer.ts';
+import type { Checkpointing, Outcome } from './checkpointing.ts';
+import type { Recorder } from './recorder.ts';
+import { recoveryTarget } from './what-next.ts';
+
+/**
+ * What a server does at start about a run its predecessor left open: mark it crashed, end its
+ * interrupted codon in the record, and find the clean point it goes back to.
+ */
+
+/**
+ * The previous server died with its run open: the run crashed, and its active codon ended failed,
+ * with its codon.completed (every codon.started gets one, even across a crash). `endedAgents`: the
+ * codons whose agents this server found running and ended.
+ */
+export async function markCrashed(
+  recorder: Recorder,
+  state: EngineState,
+  runId: string,
+  endedAgents: readonly string[],
+): Promise<void> {
+  const run = state.runs[runId];
+  const interrupted = run
+    ? run.order.map((id) => run.codons[id]).find((c) => c && isActive(c.status))
+    : undefined;
+  const now = new Date().toISOString();
+  await recorder.apply('RunCrashed', {
+    runId,
+    detectedAt: now,
+    ...(interrupted ? { codonId: interrupted.codonId } : {}),
+  });
+  if (!interrupted) return;
+  const message = `the server stopped while codon ${interrupted.codonId} ran; it is marked failed`;
+  await recorder.publish('error', {
+    message,
+    codon: interrupted.codonId,
+    fatal: false,
+    severity: 'warning',
+    code: 'RUN_CRASHED',
+  });
+  const endedHere = endedAgents.includes(interrupted.codonId);
+  await recorder.publish('codon.completed', {
+    codonId: interrupted.codonId,
+    success: false,
+    cost: interrupted.cost,
+    duration: interrupted.startTime ? Math.max(0, Date.parse(now) - Date.parse(interrupted.startTime)) : 0,
+    exitStatus: endedHere ? { type: 'killed', signal: 'SIGTERM' } : { type: 'error', code: -1 },
+    failureReason: {
+      type: 'unknown',
+      retriable: true,
+      message: endedHere
+        ? `${message}; its agent, left running, was ended when the server restarted`
+        : `${message}; its agent had already exited when the server restarted`,
+    },
+  });
+}
+
+/**
+ * Where a crashed or failed run goes back to, with its lineage: its last clean point; a run that
+ * died before its first checkpoint (a rollback had just begun it) goes back to where it began.
+ */
+export async function recoveryPoint(
+  checkpoints: Checkpointing,
+  run: { runId: string; fromCheckpoint?: string },
+): Promise<Outcome<{ lineage: CheckpointRecord[]; target: CheckpointRecord }>> {
+  const lineage = await checkpoints.lineage(run.runId);
+  if (lineage.ok) {
+    const target = recoveryTarget(lineage.value);
+    return target
+      ? { ok: true, value: { lineage: lineage.value, target } }
+      : { ok: false, code: 'CHECKPOINT_NOT_FOUND', message: 'it has no clean checkpoint' };
+  }
+  if (!run.fromCheckpoint) return lineage;
+  const from = await checkpoints.bySha(run.fromCheckpoint);
+  return from.ok ? { ok: true, value: { lineage: [], target: from.value } } : from;
+}

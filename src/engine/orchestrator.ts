@@ -131,15 +131,15 @@ export class Orchestrator implements Engine {
   }
 
   greet(send: SendToClient): void {
-    // A crash interrupted a codon and this server has not run one since: tell each new client.
+    // A crash left a codon unfinished and this server has not run one since: tell each new client.
     const run = this.#state.currentRunId ? this.#state.runs[this.#state.currentRunId] : undefined;
-    if (run?.reason !== 'recovery' || run.order.length > 0) return;
-    const crashed = this.#crashedBefore(run.runId);
-    const codon = crashed?.interruptedCodonId ? crashed.codons[crashed.interruptedCodonId] : undefined;
+    if (run?.reason !== 'recovery' || !this.#crashedBefore(run.runId)) return;
+    const codonId = lineageOf(this.#state).atStartOf;
+    const codon = codonId === undefined ? undefined : this.#codons.find((c) => c.id === codonId);
     if (!codon) return;
     send('incomplete.codon', {
-      codonId: codon.codonId,
-      codonName: codon.codonName,
+      codonId: codon.id,
+      codonName: codon.name,
       message: 'this codon was interrupted when the server stopped; codon.redo (or codon.next) runs it again',
     });
   }
@@ -489,11 +489,14 @@ export class Orchestrator implements Engine {
       }
     }
     if (!recovered) {
+      // A run that ended at the start of a codon (a rollback, then a shutdown) is still there.
+      const startOf = previous ? lineageOf(this.#state, previous.runId).atStartOf : undefined;
       await this.#apply('RunStarted', {
         runId,
         startedAt: new Date().toISOString(),
         reason: previous?.status === 'crashed' ? 'recovery' : 'start',
         ...(previous ? { fromRunId: previous.runId } : {}),
+        ...(startOf ? { startOf } : {}),
       });
       await this.#steps.startCheckpointRun(runId);
     }

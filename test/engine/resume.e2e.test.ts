@@ -329,6 +329,43 @@ describe('rollback, then redo and next', () => {
   });
 });
 
+describe('the start of a codon across restarts', () => {
+  it('after a rollback to two start, a shutdown and a crash while idle, redo still runs two', async () => {
+    const w = workspace();
+    const script = w.script({ one: 'ok', two: 'ok', three: 'ok' });
+    const first = await startServer(w.plan, w.exec, ['--no-autostart', '--scripted-provider', script]);
+    const c = await connect(first.url);
+    for (let i = 0; i < 3; i++) {
+      const idle = c.next('server.idle', () => true, 30_000);
+      c.send('codon.next');
+      await idle;
+    }
+    const rolled = c.next('server.idle', () => true, 30_000);
+    c.send('rollback.toCodon', { codonId: 'two', checkpointType: 'start' });
+    await rolled;
+    c.send('server.shutdown', { reason: 'done for today' });
+    await first.exited;
+
+    const second = await startServer(w.plan, w.exec, ['--no-autostart', '--scripted-provider', script]);
+    const c2 = await connect(second.url);
+    const idle = c2.handshake.eventHistory.findLast((e) => e.type === 'server.idle');
+    expect(idle?.data).toMatchObject({ reason: 'startup', nextCodonId: 'two' });
+    expect(idle?.data.message).not.toContain('codon.redo runs one');
+    second.kill('SIGKILL');
+    await second.exited;
+
+    const third = await startServer(w.plan, w.exec, ['--no-autostart', '--scripted-provider', script]);
+    const c3 = await connect(third.url);
+    const incomplete =
+      c3.received.find((e) => e.type === 'incomplete.codon') ??
+      (await c3.next('incomplete.codon', () => true, 5_000));
+    expect(incomplete?.type === 'incomplete.codon' && incomplete.data.codonId).toBe('two');
+    const started = c3.next('codon.started', () => true, 20_000);
+    c3.send('codon.redo');
+    expect((await started).data.codonId).toBe('two');
+  });
+});
+
 describe('honest exits', () => {
   it('--exit-when-done exits 1 when the last codon was stopped', async () => {
     const w = workspace();

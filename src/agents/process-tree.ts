@@ -39,6 +39,20 @@ export function descendants(pid: number): number[] {
   return found;
 }
 
+/**
+ * When the process started (clock ticks since boot, /proc/PID/stat field 22): with its pid, this
+ * names one process, so a pid reused since by another process is told apart. Undefined if gone.
+ */
+export function startTicks(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    return Number.isFinite(ticks) ? ticks : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** True while the process exists and is not a zombie (a zombie has ended; only its entry waits). */
 export function isAlive(pid: number): boolean {
   try {

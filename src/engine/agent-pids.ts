@@ -1,15 +1,25 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { startTicks } from '../agents/process-tree.ts';
 
-const AgentPid = z.object({ pid: z.number().int().positive(), codonId: z.string(), startedAt: z.string() });
+const AgentPid = z.object({
+  pid: z.number().int().positive(),
+  codonId: z.string(),
+  startedAt: z.string(),
+  /** What the process is: a codon's agent, or a rig setup command. */
+  kind: z.enum(['agent', 'rig']).optional(),
+  /** The process's start time (process-tree startTicks), to tell it from a later process with its pid. */
+  startTicks: z.number().optional(),
+});
 export type AgentPid = z.infer<typeof AgentPid>;
 /** Earlier versions kept one object; a list now, read either way. */
 const Stored = z.union([z.array(AgentPid), AgentPid.transform((one) => [one])]);
 
 /**
- * `.ribosome/agents/active-agent.json`: every agent process a server has started and not yet seen
- * end, so a server restarted after a crash can end each one (and its tools). Written synchronously,
+ * `.ribosome/agents/active-agent.json`: every process a server has started for a codon (its agent,
+ * a rig setup command) and not yet seen end, so a server restarted after a crash can end each one
+ * with its whole tree. Written synchronously,
  * right after the spawn, so the record is on disk before anything else happens.
  */
 export class AgentPidsFile {
@@ -28,7 +38,9 @@ export class AgentPidsFile {
   }
 
   add(entry: AgentPid): void {
-    this.#write([...this.read().filter((e) => e.pid !== entry.pid), entry]);
+    const ticks = entry.startTicks ?? startTicks(entry.pid);
+    const full = ticks === undefined ? entry : { ...entry, startTicks: ticks };
+    this.#write([...this.read().filter((e) => e.pid !== entry.pid), full]);
   }
 
   remove(pid: number): void {

@@ -8,7 +8,7 @@ import type { ArchiveManifest } from './archive.ts';
 import type { CodonHooks } from './codon-hooks.ts';
 import { CodonRun } from './codon-run.ts';
 import type { CodonSteps } from './codon-steps.ts';
-import { type CodonOutcome, classifyOutcome } from './failure.ts';
+import { type CodonOutcome, classifyOutcome, stoppedMessage } from './failure.ts';
 import type { Recorder } from './recorder.ts';
 import type { MappedOutput } from './stream-mapper.ts';
 import type { EndStatus } from './what-next.ts';
@@ -33,6 +33,12 @@ export type LifecycleOptions = {
 };
 
 type Active = { codon: RuntimeCodon; run: CodonRun; snapshotTimer: NodeJS.Timeout; agentSessionId?: string };
+/** A codon between codon.started and its agent (rig setup, the sentinels' go-ahead): stoppable too. */
+type Preparing = {
+  codon: RuntimeCodon;
+  abort: AbortController;
+  stop?: { by: 'skip' | 'forceStop'; reason?: string };
+};
 
 /**
  * One codon from its start to its end, recorded: codon.started, rig setup, the sentinels' go-ahead,
@@ -42,14 +48,22 @@ type Active = { codon: RuntimeCodon; run: CodonRun; snapshotTimer: NodeJS.Timeou
 export class CodonLifecycle {
   readonly #o: LifecycleOptions;
   #active: Active | undefined;
+  #preparing: Preparing | undefined;
+  /** Set once the running agent has been asked to stop (a second skip or stop is refused). */
+  #stopping: 'skip' | 'forceStop' | undefined;
 
   constructor(options: LifecycleOptions) {
     this.#o = options;
   }
 
-  /** The codon whose agent runs, if any. */
+  /** The codon that is preparing or whose agent runs, if any. */
   get active(): RuntimeCodon | undefined {
-    return this.#active?.codon;
+    return this.#active?.codon ?? this.#preparing?.codon;
+  }
+
+  /** True while the active codon is before its agent (rig setup): a stop then cannot wait in the queue. */
+  get preparing(): boolean {
+    return this.#preparing !== undefined;
   }
 
   /**
@@ -84,9 +98,31 @@ export class CodonLifecycle {
       startTime,
       ...(codon.promptMetadata ? { promptMetadata: codon.promptMetadata } : {}),
     });
-    const rigFailure = await this.#o.steps.prepareRig(codon, runId, skipPreCommands);
-    if (rigFailure) return this.#endWithoutAgent(codon, runId, rigFailure, 'RIG_SETUP_FAILED');
-    const refused = await this.#o.hooks.beforeAgent(codon, runId);
+    const preparing: Preparing = { codon, abort: new AbortController() };
+    this.#preparing = preparing;
+    this.#stopping = undefined;
+    let refused: FailureReason | undefined;
+    try {
+      const rig = await this.#o.steps.prepareRig(codon, runId, skipPreCommands, preparing.abort.signal);
+      if (rig && rig !== 'aborted') return await this.#endWithoutAgent(codon, runId, rig, 'RIG_SETUP_FAILED');
+      if (!preparing.stop) refused = await this.#o.hooks.beforeAgent(codon, runId);
+    } finally {
+      this.#preparing = undefined;
+    }
+    if (preparing.stop) {
+      const { by, reason } = preparing.stop;
+      return this.#endWithoutAgent(
+        codon,
+        runId,
+        {
+          type: 'unknown',
+          retriable: true,
+          message: `${stoppedMessage(by, reason)} (before its agent started)`,
+        },
+        'CODON_FAILED',
+        by === 'skip' ? 'skipped' : 'stopped',
+      );
+    }
     if (refused) return this.#endWithoutAgent(codon, runId, refused, 'CODON_FAILED');
     await recorder.apply('CodonTransitioned', {
       runId,
@@ -121,9 +157,27 @@ export class CodonLifecycle {
     return 'running';
   }
 
-  /** Ends the running agent for a client (skip, forceStop) or for shutdown. */
-  async stopActive(by: 'forceStop' | 'skip'): Promise<void> {
-    await this.#active?.run.stop(by);
+  /**
+   * Ends the active codon for a client (skip, forceStop) or for shutdown: its rig setup command or
+   * its agent, whole process trees. The stop is claimed at once (a second one is refused: undefined);
+   * the promise resolves once the processes are gone.
+   */
+  stopActive(by: 'forceStop' | 'skip', reason?: string): Promise<void> | undefined {
+    const preparing = this.#preparing;
+    if (preparing) {
+      if (preparing.stop) return undefined;
+      preparing.stop = { by, ...(reason ? { reason } : {}) };
+      preparing.abort.abort();
+      return Promise.resolve();
+    }
+    if (!this.#active || this.#stopping) return undefined;
+    this.#stopping = by;
+    return this.#active.run.stop(by, reason);
+  }
+
+  /** How the active codon is being stopped, if it is. */
+  get stopping(): 'skip' | 'forceStop' | undefined {
+    return this.#preparing?.stop?.by ?? this.#stopping;
   }
 
   /** Records the end of the codon whose agent exited; returns how it ended. */
@@ -194,7 +248,10 @@ export class CodonLifecycle {
         context: failureReason?.type,
       });
     }
-    if (active) this.#active = undefined;
+    if (active) {
+      this.#active = undefined;
+      this.#stopping = undefined;
+    }
     await this.#o.snapshot();
     return to;
   }
@@ -209,16 +266,17 @@ export class CodonLifecycle {
     runId: string,
     failureReason: FailureReason,
     code: ErrorCode,
+    to: 'failed' | 'skipped' | 'stopped' = 'failed',
   ): Promise<EndStatus> {
     const { recorder } = this.#o;
-    // No process ran: exit status `error` with code 1, by convention.
+    // No agent ran: exit status `error` with code 1, by convention.
     const exitStatus = { type: 'error' as const, code: 1 };
-    await this.#o.steps.checkpoint(codon, runId, 'error', 'failed');
+    await this.#o.steps.checkpoint(codon, runId, to === 'skipped' ? 'skipped' : 'error', to);
     await recorder.apply('CodonTransitioned', {
       runId,
       codonId: codon.id,
       from: 'preparing',
-      to: 'failed',
+      to,
       at: new Date().toISOString(),
       exitStatus,
       failureReason,
@@ -232,16 +290,17 @@ export class CodonLifecycle {
       exitStatus,
       failureReason,
     });
-    await recorder.publish('error', {
-      message: `codon ${codon.id} failed before its agent started: ${failureReason.message ?? failureReason.type}`,
-      codon: codon.id,
-      fatal: false,
-      severity: 'codon',
-      code,
-      context: failureReason.type,
-    });
+    if (to !== 'skipped')
+      await recorder.publish('error', {
+        message: `codon ${codon.id} ${to === 'stopped' ? 'was stopped' : 'failed'} before its agent started: ${failureReason.message ?? failureReason.type}`,
+        codon: codon.id,
+        fatal: false,
+        severity: 'codon',
+        code,
+        context: failureReason.type,
+      });
     await this.#o.snapshot();
-    return 'failed';
+    return to;
   }
 
   #onOutput(runId: string, codonId: string, output: MappedOutput): void {

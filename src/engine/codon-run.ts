@@ -26,6 +26,7 @@ export class CodonRun {
   readonly pid: number;
   readonly startedAt = Date.now();
   #stoppedBy: CodonOutcome['stoppedBy'];
+  #stopReason: string | undefined;
   #timedOut = false;
   readonly #stop: (graceMs: number) => Promise<void>;
   readonly #graceMs: number;
@@ -39,7 +40,12 @@ export class CodonRun {
     log.info({ pid: agent.pid, agent: options.adapter.kind }, 'agent started');
     // Remembered on disk so a server restarted after a crash can end an agent it left behind.
     const pids = new AgentPidsFile(options.start.stateDir);
-    pids.add({ pid: agent.pid, codonId: options.codonId, startedAt: new Date().toISOString() });
+    pids.add({
+      pid: agent.pid,
+      codonId: options.codonId,
+      startedAt: new Date().toISOString(),
+      kind: 'agent',
+    });
     agent.onStderr((text) => log.info({ stderr: text.slice(0, 2000) }, 'agent stderr'));
     const mapper = new StreamMapper({ codonId: options.codonId, maxResultChars: options.maxResultChars });
     let result: CodonOutcome['result'];
@@ -81,13 +87,17 @@ export class CodonRun {
             }
           : {}),
         ...(this.#stoppedBy ? { stoppedBy: this.#stoppedBy } : {}),
+        ...(this.#stopReason ? { stopReason: this.#stopReason } : {}),
       };
     })();
   }
 
   /** Ends the agent for a client command; the outcome records why. */
-  stop(by: 'forceStop' | 'skip'): Promise<void> {
-    this.#stoppedBy ??= by;
+  stop(by: 'forceStop' | 'skip', reason?: string): Promise<void> {
+    if (!this.#stoppedBy) {
+      this.#stoppedBy = by;
+      this.#stopReason = reason;
+    }
     return this.#stop(this.#graceMs);
   }
 }

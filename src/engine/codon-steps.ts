@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { CheckpointRecord } from '../checkpoints/index.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { CheckpointType, CodonStatus, FailureReason } from '../protocol/index.ts';
+import { AgentPidsFile } from './agent-pids.ts';
 import { type ArchiveEntry, type ArchiveManifest, archiveFiles } from './archive.ts';
 import { type Checkpointing, toInfo } from './checkpointing.ts';
 import type { Recorder } from './recorder.ts';
@@ -17,6 +18,8 @@ export type CodonStepsOptions = {
   rigArchive: string;
   recorder: Recorder;
   logger: Logger;
+  /** Where the pids of running codon processes are kept (rig commands, like agents). */
+  agentStateDir: string;
 };
 
 /**
@@ -69,7 +72,12 @@ export class CodonSteps {
    * Rig setup before the agent: a codon whose rig-setup checkpoint exists in this run's history
    * reuses it (the tree is restored to it) instead of running its steps again.
    */
-  async prepareRig(codon: RuntimeCodon, runId: string, skip: boolean): Promise<FailureReason | undefined> {
+  async prepareRig(
+    codon: RuntimeCodon,
+    runId: string,
+    skip: boolean,
+    signal?: AbortSignal,
+  ): Promise<FailureReason | 'aborted' | undefined> {
     if (codon.rigSetup.length === 0) return undefined;
     if (skip) {
       await this.#o.recorder.publish('info', {
@@ -92,16 +100,26 @@ export class CodonSteps {
         return undefined;
       }
     }
+    const pids = new AgentPidsFile(this.#o.agentStateDir);
     const result = await runRigSetup({
       steps: codon.rigSetup,
       agentRoot: this.#o.agentRoot,
       executionDir: this.#o.executionDir,
+      ...(signal ? { signal } : {}),
+      onProcess: (pid, running) =>
+        running
+          ? pids.add({ pid, codonId: codon.id, startedAt: new Date().toISOString(), kind: 'rig' })
+          : pids.remove(pid),
       onOutput: (message) => {
         this.#o.logger.info({ codonId: codon.id, rig: message }, 'rig setup');
         void this.#o.recorder.publish('info', { message: `[${codon.id}] ${message}` }).catch(() => {});
       },
     });
     if (!result.ok) {
+      if (result.aborted) {
+        await this.#o.recorder.publish('info', { message: `[${codon.id}] ${result.message}` });
+        return 'aborted';
+      }
       return { type: 'unknown', retriable: false, message: result.message };
     }
     const checkpoint = await this.checkpoint(codon, runId, 'rig-setup', 'preparing');

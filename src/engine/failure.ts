@@ -7,6 +7,8 @@ export type CodonOutcome = {
   timedOut: boolean;
   /** Set when a client stopped the codon (forceStop / skip). */
   stoppedBy?: 'forceStop' | 'skip';
+  /** What the client (or the shutdown) gave as the reason for stopping. */
+  stopReason?: string;
 };
 
 /**
@@ -26,7 +28,7 @@ export function classifyOutcome(o: CodonOutcome): { success: boolean; failureRea
       failureReason: {
         type: 'unknown',
         retriable: true,
-        message: o.stoppedBy === 'skip' ? 'skipped by a client' : 'stopped by a client',
+        message: stoppedMessage(o.stoppedBy, o.stopReason),
       },
     };
   }
@@ -63,4 +65,10 @@ export function classifyOutcome(o: CodonOutcome): { success: boolean; failureRea
     };
   }
   return { success: true };
+}
+
+/** How a stopped codon's failureReason reads: who stopped it and why (`reason` says who, e.g. "by a client: stuck"). */
+export function stoppedMessage(by: 'forceStop' | 'skip', reason: string | undefined): string {
+  if (by === 'skip') return reason ? `skipped ${reason}` : 'skipped by a client';
+  return reason ? `stopped ${reason}` : 'stopped by a client';
 }

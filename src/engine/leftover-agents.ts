@@ -1,23 +1,24 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { isAlive, killTree } from '../agents/process-tree.ts';
-import { AgentPidsFile } from './agent-pids.ts';
+import { isAlive, killTree, startTicks } from '../agents/process-tree.ts';
+import { type AgentPid, AgentPidsFile } from './agent-pids.ts';
 
 /**
- * A server that was killed leaves its agents (and the agents' tools) running: ends each one the
- * pid file names, whole trees, before anything else starts. Returns the codons whose agent it ended.
+ * A server that was killed leaves its agents (and their tools) and rig setup commands running:
+ * ends each one the pid file names, whole trees, before anything else starts. Returns the codons
+ * whose agent it ended.
  */
 export async function endLeftoverAgents(stateDir: string, graceMs: number, log: Logger): Promise<string[]> {
   const file = new AgentPidsFile(stateDir);
   const ended: string[] = [];
   for (const entry of file.read()) {
-    if (isAlive(entry.pid) && looksLikeAgent(entry.pid)) {
+    if (isAlive(entry.pid) && isTheSameProcess(entry)) {
       log.warn(
-        { pid: entry.pid, codonId: entry.codonId },
-        'ending an agent left running by a server that stopped abruptly',
+        { pid: entry.pid, codonId: entry.codonId, kind: entry.kind ?? 'agent' },
+        'ending a process left running by a server that stopped abruptly',
       );
       await killTree(entry.pid, graceMs);
-      ended.push(entry.codonId);
+      if (entry.kind !== 'rig') ended.push(entry.codonId);
     }
     file.remove(entry.pid);
   }
@@ -25,6 +26,12 @@ export async function endLeftoverAgents(stateDir: string, graceMs: number, log: 
 }
 
 /** Guards against a pid reused by an unrelated process since the crash. */
+function isTheSameProcess(entry: AgentPid): boolean {
+  if (entry.startTicks !== undefined) return startTicks(entry.pid) === entry.startTicks;
+  return looksLikeAgent(entry.pid);
+}
+
+/** For entries written before start times were recorded. */
 function looksLikeAgent(pid: number): boolean {
   try {
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');

@@ -79,6 +79,8 @@ export class Orchestrator implements Engine {
   #queue: Promise<void> = Promise.resolve();
   #stopping = false;
   #rollingBack = false;
+  /** Rollback commands taken and not yet done: the server refuses state changes meanwhile. */
+  #rollbacksQueued = 0;
   /** Resolves once the running codon's end has been recorded. */
   #finished: Promise<void> = Promise.resolve();
   #resumed: ReadyInfo['resumed'];
@@ -101,7 +103,7 @@ export class Orchestrator implements Engine {
   }
 
   get rollingBack(): boolean {
-    return this.#rollingBack;
+    return this.#rollingBack || this.#rollbacksQueued > 0;
   }
 
   get #codons(): readonly RuntimeCodon[] {
@@ -189,18 +191,47 @@ export class Orchestrator implements Engine {
       });
       return;
     }
+    if (command.type === 'codon.skip' || command.type === 'codon.forceStop') {
+      // A stop is meant for the codon active when it arrives, never for one started after it.
+      const target = this.#lifecycle.active?.id;
+      // Rig setup runs inside the queue: a stop for it must not wait behind it.
+      if (this.#lifecycle.preparing) {
+        this.#stopCommand(command, context, target).catch((error: unknown) =>
+          context.fail('INTERNAL_ERROR', `the command failed: ${(error as Error).message}`),
+        );
+      } else this.#enqueue(() => this.#stopCommand(command, context, target), context);
+      return;
+    }
+    if (command.type.startsWith('rollback.')) {
+      // From now on the rollback is under way: commands that arrive after it are refused, not queued behind it.
+      this.#rollbacksQueued += 1;
+      this.#enqueue(async () => {
+        // Its turn: `#rollingBack` covers it until rollback.completed (or its refusal) is out.
+        this.#rollbacksQueued -= 1;
+        this.#rollingBack = true;
+        try {
+          await this.#handle(command, context);
+        } finally {
+          this.#rollingBack = false;
+        }
+      }, context);
+      return;
+    }
     this.#enqueue(() => this.#handle(command, context), context);
   }
 
   async stop(reason: string): Promise<void> {
     this.#stopping = true;
+    // A codon in rig setup holds the queue: stop its command first.
+    if (this.#lifecycle.preparing)
+      await this.#lifecycle.stopActive('forceStop', `by the server's shutdown (${reason})`);
     await this.#queue;
     // Sentinels first: the codon's end then does not wait for their pending calls.
     await this.#o.hooks?.shutdown();
     const active = this.#lifecycle.active;
     if (active) {
       this.#log.info({ codonId: active.id, reason }, 'stopping the running codon for shutdown');
-      await this.#lifecycle.stopActive('forceStop');
+      await this.#lifecycle.stopActive('forceStop', `by the server's shutdown (${reason})`);
       await this.#finished;
     }
     const run = this.#state.currentRunId ? this.#state.runs[this.#runId()] : undefined;
@@ -234,7 +265,8 @@ export class Orchestrator implements Engine {
 
   /** After a start, a codon's end or a rollback: start what the rules say, or idle. */
   async #proceed(trigger: Trigger): Promise<void> {
-    if (this.#stopping) return;
+    // A client may have started a codon before startup's turn came: the decision is then taken.
+    if (this.#stopping || this.#lifecycle.active) return;
     const decision = decide(trigger, this.#codons, lineageOf(this.#state));
     if ('start' in decision) await this.#startCodon(decision.start, false);
     else await this.#idle(decision.idle);
@@ -315,22 +347,8 @@ export class Orchestrator implements Engine {
         return this.#startCodon(codon, false);
       }
       case 'codon.skip':
-      case 'codon.forceStop': {
-        const active = this.#lifecycle.active;
-        if (!active) {
-          return ctx.fail(
-            'NO_CODON_RUNNING',
-            `no codon is running, so there is nothing to ${command.type === 'codon.skip' ? 'skip' : 'stop'}; codon.next starts the next one`,
-          );
-        }
-        const why =
-          command.type === 'codon.skip'
-            ? `skipping codon ${active.id}`
-            : `force-stopping codon ${active.id}: ${command.data.reason}`;
-        await this.#publish('info', { message: why });
-        // The codon's end (skipped / stopped) then decides what follows, through the queue.
-        return this.#lifecycle.stopActive(command.type === 'codon.skip' ? 'skip' : 'forceStop');
-      }
+      case 'codon.forceStop':
+        return; // Taken by handle(), with the codon it was meant for.
       case 'checkpoint.list':
         return;
       case 'rollback.toCheckpoint':
@@ -338,6 +356,48 @@ export class Orchestrator implements Engine {
       case 'rollback.toLastSuccess':
         return this.#rollbackCommand(command, ctx);
     }
+  }
+
+  /** codon.skip / codon.forceStop: ends the active codon; its end then decides what follows. */
+  async #stopCommand(
+    command: Extract<EngineCommand, { type: 'codon.skip' | 'codon.forceStop' }>,
+    ctx: CommandContext,
+    target: string | undefined,
+  ): Promise<void> {
+    if (this.#stopping) return ctx.fail('SHUTTING_DOWN', 'the server is shutting down; no new work is taken');
+    const skip = command.type === 'codon.skip';
+    const active = this.#lifecycle.active;
+    if (active && target !== active.id) {
+      return ctx.fail(
+        'NO_CODON_RUNNING',
+        target
+          ? `codon ${target} had ended when this ${command.type} was taken; ${active.id} runs now and is left alone`
+          : `no codon was running when this ${command.type} arrived; ${active.id} started since and is left alone`,
+      );
+    }
+    if (!active) {
+      return ctx.fail(
+        'NO_CODON_RUNNING',
+        `no codon is running, so there is nothing to ${skip ? 'skip' : 'stop'}; codon.next starts the next one`,
+      );
+    }
+    // Claimed before anything is awaited, so a second skip or stop sent meanwhile is refused.
+    const stopped = this.#lifecycle.stopActive(
+      skip ? 'skip' : 'forceStop',
+      skip ? undefined : `by a client: ${command.data.reason}`,
+    );
+    if (!stopped) {
+      return ctx.fail(
+        'CODON_STOPPING',
+        `codon ${active.id} is already being ${this.#lifecycle.stopping === 'skip' ? 'skipped' : 'stopped'}; wait for its codon.completed`,
+      );
+    }
+    await this.#publish('info', {
+      message: skip
+        ? `skipping codon ${active.id}`
+        : `force-stopping codon ${active.id}: ${command.data.reason}`,
+    });
+    await stopped;
   }
 
   #busy(ctx: CommandContext): boolean {
@@ -371,6 +431,7 @@ export class Orchestrator implements Engine {
     if (!resolved.ok) return ctx.fail(resolved.code, resolved.message);
     const { autoRestart } = command.data;
     const moved = await this.#rollBack(fromRun, lineage.value, resolved.value, command.type, autoRestart);
+    this.#rollingBack = false;
     if (!moved.ok) {
       const message = `rollback to ${resolved.value.target.sha.slice(0, 12)} failed: ${moved.message}`;
       await this.#recorder.reportError('CHECKPOINT_FAILED', message, 'operation');
@@ -512,7 +573,8 @@ export class Orchestrator implements Engine {
       };
     }
     await this.#snapshot();
-    await this.#proceed({ kind: 'startup', autostart });
+    // Its own task: the server announces it listens once the run has begun, not after rig setup.
+    this.#enqueue(() => this.#proceed({ kind: 'startup', autostart }));
   }
 
   // --- publishing ---------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import type { ResolvedRigStep } from '../plan/index.ts';
 
 export type RigSetupResult =
   | { ok: true; createdDirs: string[] }
-  | { ok: false; createdDirs: string[]; step: number; message: string };
+  | { ok: false; createdDirs: string[]; step: number; message: string; aborted: boolean };
 
 export type RigSetupOptions = {
   steps: readonly ResolvedRigStep[];
@@ -15,6 +15,10 @@ export type RigSetupOptions = {
   /** Progress and command output, for `info` events and the log. */
   onOutput: (message: string) => void;
   defaultTimeoutMs?: number;
+  /** Aborting ends the running command (its whole process tree) and stops the setup. */
+  signal?: AbortSignal;
+  /** Each command's process as it starts and ends, so a server restarted after a crash can end it. */
+  onProcess?: (pid: number, running: boolean) => void;
 };
 
 const OUTPUT_CAP = 64 * 1024;
@@ -34,10 +38,28 @@ export async function runRigSetup(options: RigSetupOptions): Promise<RigSetupRes
   };
   for (const [index, step] of options.steps.entries()) {
     const label = step.type === 'copy' ? `copy ${step.from} -> ${step.to}` : `$ ${step.command}`;
+    if (options.signal?.aborted) {
+      return {
+        ok: false,
+        createdDirs: await finish(),
+        step: index,
+        message: 'rig setup was stopped',
+        aborted: true,
+      };
+    }
     options.onOutput(`rig setup step ${index + 1}/${options.steps.length}: ${label}`);
     const outcome =
       step.type === 'copy' ? await copyStep(step, options.agentRoot, created) : await runStep(step, options);
     if (outcome.ok) continue;
+    if (options.signal?.aborted) {
+      return {
+        ok: false,
+        createdDirs: await finish(),
+        step: index,
+        message: `rig setup was stopped during step ${index + 1} (${label})`,
+        aborted: true,
+      };
+    }
     if (step.allowFailure) {
       options.onOutput(`rig setup step ${index + 1} failed (allowed): ${outcome.message}`);
       continue;
@@ -47,6 +69,7 @@ export async function runRigSetup(options: RigSetupOptions): Promise<RigSetupRes
       createdDirs: await finish(),
       step: index,
       message: `rig setup step ${index + 1} (${label}) failed: ${outcome.message}`,
+      aborted: false,
     };
   }
   return { ok: true, createdDirs: await finish() };
@@ -113,6 +136,21 @@ function runStep(
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    let timedOut = false;
+    let timer: NodeJS.Timeout | undefined;
+    const stop = () => {
+      if (child.pid) void killTree(child.pid, 1_000);
+    };
+    const settle = (result: { ok: true } | { ok: false; message: string }) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', stop);
+      if (child.pid) options.onProcess?.(child.pid, false);
+      resolve(result);
+    };
+    // Listened to before anything else: a spawn that fails (EMFILE, a missing cwd) is a failed step.
+    child.once('error', (error) => settle({ ok: false, message: error.message }));
+    if (child.pid === undefined) return;
+    options.onProcess?.(child.pid, true);
     let output = '';
     let pending = '';
     const onData = (chunk: Buffer) => {
@@ -123,23 +161,19 @@ function runStep(
       pending = lines.pop() ?? '';
       for (const line of lines) if (line.trim() !== '') options.onOutput(`  ${line}`);
     };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    let timedOut = false;
-    const timer = setTimeout(() => {
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    timer = setTimeout(() => {
       timedOut = true;
-      if (child.pid) void killTree(child.pid, 1_000);
+      stop();
     }, timeoutMs);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      resolve({ ok: false, message: error.message });
-    });
+    options.signal?.addEventListener('abort', stop, { once: true });
+    if (options.signal?.aborted) stop();
     child.once('close', (code, signal) => {
-      clearTimeout(timer);
       if (pending.trim() !== '') options.onOutput(`  ${pending}`);
-      if (timedOut) resolve({ ok: false, message: `timed out after ${timeoutMs} ms` });
-      else if (code === 0) resolve({ ok: true });
-      else resolve({ ok: false, message: signal ? `killed by ${signal}` : `exited with code ${code}` });
+      if (timedOut) settle({ ok: false, message: `timed out after ${timeoutMs} ms` });
+      else if (code === 0) settle({ ok: true });
+      else settle({ ok: false, message: signal ? `killed by ${signal}` : `exited with code ${code}` });
     });
   });
 }

@@ -18,6 +18,7 @@ export const ErrorCode = z.enum([
   'UNKNOWN_CODON',
   'CODON_RUNNING',
   'NO_CODON_RUNNING',
+  'CODON_STOPPING',
   'NOTHING_TO_REDO',
   'NO_NEXT_CODON',
   'SHUTTING_DOWN',

@@ -310,6 +310,10 @@ describe('rollback, then redo and next', () => {
     }
     const rolled = c.next('server.idle', () => true, 30_000);
     c.send('rollback.toCodon', { codonId: 'two', checkpointType: 'start' });
+    // Sent right behind the rollback, before it began: refused, not run after it.
+    const inProgress = c.next('error', (e) => e.data.code === 'ROLLBACK_IN_PROGRESS', 10_000);
+    c.send('codon.next');
+    await inProgress;
     expect((await rolled).data).toMatchObject({ reason: 'codon-completed', nextCodonId: 'two' });
 
     const redone = c.next('codon.started', () => true, 20_000);
@@ -363,6 +367,37 @@ describe('the start of a codon across restarts', () => {
     const started = c3.next('codon.started', () => true, 20_000);
     c3.send('codon.redo');
     expect((await started).data.codonId).toBe('two');
+  });
+});
+
+describe('two stops of one codon', () => {
+  it('the second skip is refused and never skips the codon that starts next', async () => {
+    const w = workspace();
+    const m = 16_000 + Math.floor(Math.random() * 2000);
+    const server = await startServer(
+      w.plan,
+      w.exec,
+      ['--scripted-provider', w.script({ one: { sleep: m }, two: 'ok', three: 'ok' })],
+      20_000,
+      NO_RETRIES,
+    );
+    const c = await connect(server.url);
+    const other = await connect(server.url);
+    await waitFor(() => pidsWith(`sleep ${m}`).length > 0, 'the command', 30_000);
+    const refused = other.next(
+      'error',
+      (e) => e.data.code === 'CODON_STOPPING' || e.data.code === 'NO_CODON_RUNNING',
+      20_000,
+    );
+    const done = c.next('server.idle', (e) => e.data.reason === 'all-codons-completed', 60_000);
+    c.send('codon.skip');
+    other.send('codon.skip');
+    await refused;
+    await done;
+    const ends = (await c.syncHistory()).flatMap((e) =>
+      e.type === 'codon.completed' ? [`${e.data.codonId}:${e.data.success}`] : [],
+    );
+    expect(ends).toEqual(['one:false', 'two:true', 'three:true']);
   });
 });
 

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { resolveProxyConfig } from '../config/proxy-config.ts';
@@ -229,14 +230,29 @@ export function chooseExecutionDir(
   return { ok: true, dir: resolve(`ribosome-runs/${planName}-${stamp}`), fresh: true };
 }
 
-const hasRuns = (dir: string) => existsSync(executionLayout(dir).database);
+/** A directory holds runs once its database has a transition (a start that failed early leaves none). */
+function hasRuns(dir: string): boolean {
+  const file = executionLayout(dir).database;
+  if (!existsSync(file)) return false;
+  try {
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      return db.prepare('SELECT 1 FROM transitions LIMIT 1').get() !== undefined;
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    if (/no such table/.test((error as Error).message)) return false;
+    return true; // Unreadable: better refused than written over.
+  }
+}
 
 /** The line a re-run prints: what it resumes and what comes next. */
 export function resumeNotice(dir: string, resumed: NonNullable<ReadyInfo['resumed']>): string {
   const how =
     resumed.previousRunStatus === 'completed'
       ? ''
-      : ` (the previous run ${resumed.previousRunStatus === 'crashed' ? 'crashed' : 'stopped after a failure'}${resumed.recovered ? '; back to its last clean checkpoint' : ''})`;
+      : ` (the previous run ${resumed.previousRunStatus === 'crashed' ? 'crashed' : 'ended with a codon failed or stopped'}${resumed.recovered ? '; back to its last clean checkpoint' : ''})`;
   const next = resumed.nextCodonId
     ? `next: ${resumed.nextCodonId}`
     : 'every codon is done, nothing left to run';

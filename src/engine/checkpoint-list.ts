@@ -1,7 +1,8 @@
 import type { CheckpointInfo } from '../protocol/index.ts';
 import type { EngineState } from '../state/reducer.ts';
 
-export type LineageEntry = { sha: string; info?: CheckpointInfo };
+/** One checkpoint of a lineage and the run that took it; `info` is absent for a run's initial checkpoint. */
+export type LineageEntry = { sha: string; runId: string; info?: CheckpointInfo };
 
 /** A run's checkpoints with those of the runs it grew from, oldest first, initial ones as markers. */
 export function lineageEntries(state: EngineState, runId: string, depth = 0): LineageEntry[] {
@@ -13,8 +14,8 @@ export function lineageEntries(state: EngineState, runId: string, depth = 0): Li
     const at = run.fromCheckpoint ? parent.findIndex((e) => e.sha === run.fromCheckpoint) : parent.length - 1;
     inherited = at >= 0 ? parent.slice(0, at + 1) : parent;
   }
-  const own: LineageEntry[] = run.checkpoints.map((c) => ({ sha: c.sha, info: c }));
-  return [...inherited, ...(run.initialCheckpoint ? [{ sha: run.initialCheckpoint }] : []), ...own];
+  const own: LineageEntry[] = run.checkpoints.map((c) => ({ sha: c.sha, runId, info: c }));
+  return [...inherited, ...(run.initialCheckpoint ? [{ sha: run.initialCheckpoint, runId }] : []), ...own];
 }
 
 /**

@@ -28,6 +28,7 @@ import {
   decide,
   type IdleReason,
   idleEvent,
+  lineageAt,
   lineageOf,
   nextCodon,
   progress,
@@ -451,6 +452,10 @@ export class Orchestrator implements Engine {
     requested: string,
     autoRestart: boolean,
   ): Promise<{ ok: true } | { ok: false; message: string }> {
+    // A run's initial checkpoint belongs to no codon: name the one whose start it is.
+    const toCodon = target.initial
+      ? (startOf ?? nextCodon(this.#codons, lineageAt(this.#state, target.runId, target.sha))?.id ?? '')
+      : target.codonId;
     this.#rollingBack = true;
     try {
       await this.#snapshot();
@@ -458,7 +463,11 @@ export class Orchestrator implements Engine {
         target,
         lineage,
         fromRun,
-        fromCodon: this.#state.runs[fromRun]?.order.at(-1) ?? '',
+        fromCodon:
+          this.#state.runs[fromRun]?.order.at(-1) ??
+          lineageOf(this.#state, fromRun).endings.at(-1)?.codonId ??
+          '',
+        toCodon,
         requested,
       });
       if (!done.ok) return done;
@@ -489,8 +498,10 @@ export class Orchestrator implements Engine {
         fromRun,
         toRun,
         checkpoint: target.sha,
-        codonId: target.codonId,
-        codonName: target.codonName,
+        codonId: toCodon,
+        codonName: target.initial
+          ? (this.#codons.find((c) => c.id === toCodon)?.name ?? toCodon)
+          : target.codonName,
         checkpointType: target.initial ? 'initial' : target.checkpointType,
         autoRestart,
       });

@@ -11,6 +11,8 @@ export type RollbackTarget = {
   lineage: readonly CheckpointRecord[];
   fromRun: string;
   fromCodon: string;
+  /** The codon the rollback goes to (for a run's initial checkpoint, the codon whose start it is). */
+  toCodon: string;
   /** What the client asked for (a type, `start`, `end`, `sha`, `last-success`). */
   requested: string;
 };
@@ -79,7 +81,7 @@ export async function performRollback(
   await deps.publish('rollback.started', {
     fromRun: plan.fromRun,
     fromCodon: plan.fromCodon,
-    toCodon: plan.target.codonId,
+    toCodon: plan.toCodon,
     toCheckpoint: plan.target.sha,
     checkpointType: plan.target.initial ? 'initial' : plan.target.checkpointType,
     codonsToProcess: codons.map((c) => c.codonId),

@@ -1,13 +1,39 @@
 import type { CodonExecution, EventInput, FileNode } from '../protocol/index.ts';
-import type { EngineState } from '../state/reducer.ts';
+import type { CodonRecord, EngineState } from '../state/reducer.ts';
+import { lineageEntries } from './checkpoint-list.ts';
+
+const ENDED = new Set(['completed', 'error', 'skipped']);
+
+/**
+ * The codon executions of the current lineage, oldest first: how each codon last ended in the
+ * checkpoints the run inherited (the record of the run that ended it), then the run's own codons,
+ * which replace inherited ones. A resumed or rolled-back run so shows what is already done.
+ */
+export function lineageExecutions(state: EngineState): CodonRecord[] {
+  const runId = state.currentRunId;
+  const run = runId ? state.runs[runId] : undefined;
+  if (!run || !runId) return [];
+  const inherited = new Map<string, CodonRecord>();
+  for (const entry of lineageEntries(state, runId)) {
+    const info = entry.info;
+    if (!info || entry.runId === runId || !ENDED.has(info.checkpointType)) continue;
+    const record = state.runs[entry.runId]?.codons[info.codonId];
+    if (!record) continue;
+    inherited.delete(info.codonId);
+    // The run may have run the codon again after this checkpoint: the status is the checkpoint's.
+    inherited.set(info.codonId, { ...record, status: info.status });
+  }
+  for (const id of run.order) inherited.delete(id);
+  const own = run.order.map((id) => run.codons[id]).filter((c) => c !== undefined);
+  return [...inherited.values(), ...own];
+}
 
 /** Builds a state.snapshot (spec 6.1) from the state. Pure. */
 export function buildSnapshot(
   state: EngineState,
   options: { fileTree: FileNode[]; isRollingBack: boolean; now: number },
 ): EventInput<'state.snapshot'> {
-  const run = state.currentRunId ? state.runs[state.currentRunId] : undefined;
-  const executions = run ? run.order.map((id) => run.codons[id]).filter((c) => c !== undefined) : [];
+  const executions = lineageExecutions(state);
   const toExecution = ({
     codonIndex: _i,
     attempt: _a,
@@ -15,7 +41,7 @@ export function buildSnapshot(
     agentCost: _ac,
     sentinelCost: _sc,
     ...c
-  }: (typeof executions)[number]): CodonExecution => c;
+  }: CodonRecord): CodonExecution => c;
   const current = executions.find((c) => c.status === 'preparing' || c.status === 'running');
   const totalTime = executions.reduce((sum, c) => {
     if (c.duration !== undefined) return sum + c.duration;

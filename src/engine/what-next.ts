@@ -1,7 +1,7 @@
 import type { CheckpointRecord } from '../checkpoints/index.ts';
 import type { CheckpointInfo, EventInput } from '../protocol/index.ts';
 import type { EngineState } from '../state/reducer.ts';
-import { lineageEntries } from './checkpoint-list.ts';
+import { type LineageEntry, lineageEntries } from './checkpoint-list.ts';
 
 /**
  * What runs next: the one place for the rules of codon.next, codon.redo, autostart and resuming
@@ -37,18 +37,27 @@ function endingOf(info: CheckpointInfo): Ending | undefined {
   return { codonId: info.codonId, status: info.checkpointType === 'skipped' ? 'skipped' : 'failed' };
 }
 
+const endingsOf = (entries: readonly LineageEntry[]): Ending[] =>
+  entries.flatMap((e) => {
+    const ending = e.info && endingOf(e.info);
+    return ending ? [ending] : [];
+  });
+
 /** The lineage of a run as the recorded state has it (its checkpoints, with those it inherited). */
 export function lineageOf(state: EngineState, runId: string | null = state.currentRunId): Lineage {
   const run = runId ? state.runs[runId] : undefined;
   if (!run || !runId) return { endings: [] };
-  const endings = lineageEntries(state, runId).flatMap((e) => {
-    const ending = e.info && endingOf(e.info);
-    return ending ? [ending] : [];
-  });
   return {
-    endings,
+    endings: endingsOf(lineageEntries(state, runId)),
     ...(run.startOf && run.order.length === 0 ? { atStartOf: run.startOf } : {}),
   };
+}
+
+/** The lineage as it stood at one checkpoint of a run's history (where a rollback to it goes back to). */
+export function lineageAt(state: EngineState, runId: string, sha: string): Lineage {
+  const entries = lineageEntries(state, runId);
+  const at = entries.findIndex((e) => e.sha === sha);
+  return { endings: endingsOf(at >= 0 ? entries.slice(0, at + 1) : entries) };
 }
 
 /** A codon is done when it last ended completed or skipped in the lineage. */
@@ -118,10 +127,11 @@ export function idleEvent(
 ): EventInput<'server.idle'> {
   const p = progress(plan.codons, lineage);
   const redo = redoCodon(lineage);
+  const redoable = redo !== undefined && redo !== p.next && plan.codons.some((c) => c.id === redo);
   const after = p.lastEnded ? `${p.lastEnded.codonId} ${p.lastEnded.status}; ` : '';
   const message = !p.next
     ? `all ${p.total} codons of plan "${plan.name}" are done`
-    : `idle; ${after}${p.done} of ${p.total} codons done; codon.next starts ${p.next}${redo && redo !== p.next ? `, codon.redo runs ${redo}` : ''}`;
+    : `idle; ${after}${p.done} of ${p.total} codons done; codon.next starts ${p.next}${redoable ? `, codon.redo runs ${redo}` : ''}`;
   return {
     reason,
     message,

@@ -95,7 +95,7 @@ describe('re-running a plan on an execution directory with runs', () => {
 
     const second = await runToEnd(w.plan, w.exec, w.script({ one: 'ok', two: 'ok', three: 'ok' }));
     expect(second.stderr).toMatch(
-      /resuming .*exec: run 2 \(the previous run stopped after a failure; back to its last clean checkpoint\), 1 of 3 codons done, next: two/,
+      /resuming .*exec: run 2 \(the previous run ended with a codon failed or stopped; back to its last clean checkpoint\), 1 of 3 codons done, next: two/,
     );
     expect(second.code).toBe(0);
 

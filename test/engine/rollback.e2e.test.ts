@@ -163,6 +163,14 @@ describe('checkpoints and rollback', () => {
     );
     const done = first.at(-1);
     expect(done?.type === 'rollback.completed' && done.data.checkpointType).toBe('initial');
+    // A run's initial checkpoint belongs to no codon: the events name the codon whose start it is.
+    expect(done?.type === 'rollback.completed' && done.data).toMatchObject({
+      codonId: 'one',
+      codonName: 'Codon one',
+    });
+    const began = first.find((e) => e.type === 'rollback.started');
+    expect(began?.type === 'rollback.started' && began.data.toCodon).toBe('one');
+    expect(began?.type === 'rollback.started' && began.data.fromCodon).not.toBe('');
     expect(existsSync(join(root, 'a.txt'))).toBe(false);
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckpointRecord } from '../../src/checkpoints/index.ts';
+import { buildSnapshot } from '../../src/engine/snapshot.ts';
 import {
   decide,
   type EndStatus,
@@ -292,5 +293,30 @@ describe('recovery of a crashed or failed run', () => {
     expect(
       recoveryCodon(lineage(['one completed', 'two completed', 'rollback r1:one:completed two']), undefined),
     ).toBe('two');
+  });
+});
+
+describe('state.snapshot over the lineage', () => {
+  const statuses = (steps: string[]) =>
+    buildSnapshot(history(steps), { fileTree: [], isRollingBack: false, now: 0 }).completedCodons.map(
+      (c) => `${c.codonId}:${c.status}`,
+    );
+
+  it('shows what a resumed or rolled-back run inherited, then its own codons', () => {
+    expect(statuses(['one completed', 'two failed'])).toEqual(['one:completed', 'two:failed']);
+    expect(
+      statuses(['one completed', 'two completed', 'three completed', 'rollback r1:one:completed two']),
+    ).toEqual(['one:completed']);
+    expect(
+      statuses([
+        'one completed',
+        'two completed',
+        'rollback r1:one:completed two',
+        'two failed',
+        'three completed',
+      ]),
+    ).toEqual(['one:completed', 'two:failed', 'three:completed']);
+    // A codon run again after the checkpoint the lineage forked at shows as it ended there.
+    expect(statuses(['one completed', 'one failed', 'rollback r1:one:completed'])).toEqual(['one:completed']);
   });
 });

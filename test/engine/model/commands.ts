@@ -1,0 +1,144 @@
+/**
+ * fast-check commands over the model and the harness: each command is one action (or a kill or
+ * shutdown with the restart after it); `check` is the model's precondition, `run` steps the model,
+ * performs the action on the real server and checks what the model expects.
+ */
+import fc from 'fast-check';
+import { Harness, type HarnessOptions } from './harness.ts';
+import {
+  type Action,
+  applicable,
+  type Behaviour,
+  describe,
+  initialModel,
+  type ModelState,
+  PLAN,
+  type RollbackType,
+  step,
+} from './model.ts';
+
+export type ModelBox = { state: ModelState };
+
+/** One command: an action, or a kill / shutdown and the restart that follows it. */
+export class StepCommand implements fc.AsyncCommand<ModelBox, Harness> {
+  readonly actions: Action[];
+  constructor(...actions: Action[]) {
+    this.actions = actions;
+  }
+  check(m: Readonly<ModelBox>): boolean {
+    return this.actions[0] !== undefined && applicable(m.state, this.actions[0]);
+  }
+  async run(m: ModelBox, h: Harness): Promise<void> {
+    for (const action of this.actions) {
+      const { state, expect } = step(m.state, action);
+      await h.perform(action, m.state, state, expect);
+      m.state = state;
+    }
+  }
+  toString(): string {
+    return this.actions.map(describe).join(' + ');
+  }
+}
+
+const codon = fc.constantFrom(...PLAN);
+const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
+  { arbitrary: fc.constant('stuck' as const), weight: 4 },
+  { arbitrary: fc.constant('500' as const), weight: 1 },
+  { arbitrary: fc.constant('429' as const), weight: 1 },
+  { arbitrary: fc.constant('ok' as const), weight: 1 },
+);
+const rollbackType: fc.Arbitrary<RollbackType> = fc.oneof(
+  { arbitrary: fc.constant('start' as const), weight: 4 },
+  { arbitrary: fc.constant('end' as const), weight: 3 },
+  { arbitrary: fc.constantFrom('completed' as const, 'error' as const, 'skipped' as const), weight: 2 },
+  { arbitrary: fc.constant('rig-setup' as const), weight: 1 },
+);
+
+const restart = (autostart: boolean): Action => ({ type: 'restart', autostart });
+
+/** What one command does: mostly one action; a kill or a shutdown comes with its restart. */
+export const stepArb: fc.Arbitrary<Action[]> = fc
+  .oneof(
+    {
+      arbitrary: fc.record({ type: fc.constant('behaviour' as const), codonId: codon, behaviour }),
+      weight: 5,
+    },
+    { arbitrary: fc.record({ type: fc.constant('codon.start' as const), codonId: codon }), weight: 2 },
+    { arbitrary: fc.constant({ type: 'codon.next' as const }), weight: 2 },
+    { arbitrary: fc.constant({ type: 'codon.redo' as const }), weight: 2 },
+    { arbitrary: fc.constant({ type: 'codon.skip' as const }), weight: 2 },
+    { arbitrary: fc.constant({ type: 'codon.forceStop' as const }), weight: 1 },
+    {
+      arbitrary: fc.record({
+        type: fc.constant('rollback.toCodon' as const),
+        codonId: codon,
+        checkpointType: rollbackType,
+        autoRestart: fc.boolean(),
+      }),
+      weight: 3,
+    },
+    {
+      arbitrary: fc.record({
+        type: fc.constant('rollback.toLastSuccess' as const),
+        autoRestart: fc.boolean(),
+      }),
+      weight: 1,
+    },
+    {
+      arbitrary: fc.record({
+        type: fc.constant('rollback.toCheckpoint' as const),
+        index: fc.nat({ max: 20 }),
+        autoRestart: fc.boolean(),
+      }),
+      weight: 1,
+    },
+    { arbitrary: fc.boolean().map((a): Action[] => [{ type: 'kill' }, restart(a)]), weight: 2 },
+    { arbitrary: fc.boolean().map((a): Action[] => [{ type: 'shutdown' }, restart(a)]), weight: 1 },
+  )
+  .map((a) => (Array.isArray(a) ? a : [a as Action]));
+
+export type Initial = {
+  autostart: boolean;
+  behaviours: Array<{ codonId: string; behaviour: Behaviour }>;
+};
+
+export const initialArb: fc.Arbitrary<Initial> = fc.record({
+  autostart: fc.boolean(),
+  behaviours: fc.array(fc.record({ codonId: codon, behaviour }), { maxLength: 2 }),
+});
+
+export function commandsArb(maxCommands: number) {
+  return fc.commands([stepArb.map((actions) => new StepCommand(...actions))], {
+    maxCommands,
+  });
+}
+
+/**
+ * One sequence: a fresh execution directory, the server started (with the initial behaviours
+ * queued), then the commands; everything is ended afterwards, whatever happened.
+ */
+export async function runSequence(
+  initial: Initial,
+  cmds: Iterable<fc.AsyncCommand<ModelBox, Harness>>,
+  options: HarnessOptions = {},
+): Promise<void> {
+  const h = await Harness.create(options);
+  try {
+    await fc.asyncModelRun(async () => {
+      const box: ModelBox = { state: initialModel() };
+      for (const b of initial.behaviours) {
+        await new StepCommand({ type: 'behaviour', ...b }).run(box, h);
+      }
+      await new StepCommand({ type: 'restart', autostart: initial.autostart }).run(box, h);
+      return { model: box, real: h };
+    }, cmds);
+  } finally {
+    await h.dispose();
+  }
+}
+
+export function sequenceProperty(maxCommands: number, options: HarnessOptions = {}) {
+  return fc.asyncProperty(initialArb, commandsArb(maxCommands), (initial, cmds) =>
+    runSequence(initial, cmds, options),
+  );
+}

@@ -69,11 +69,15 @@ async function journalOf(plan: string, exec: string, script: string): Promise<Se
   return history;
 }
 
-/** Never two codons at once: every codon.started is followed by its codon.completed before the next start. */
+/**
+ * Never two codons at once: every codon.started is followed by its codon.completed before the next
+ * start, and the server never says it idles while a codon is open.
+ */
 function expectOneAtATime(history: readonly ServerEvent[]): string[] {
   const order: string[] = [];
   let open: string | undefined;
   for (const e of history) {
+    if (e.type === 'server.idle') expect(open, `server.idle while ${open} ran`).toBeUndefined();
     if (e.type === 'codon.started') {
       expect(open, `codon ${e.data.codonId} started while ${open} ran`).toBeUndefined();
       open = e.data.codonId;
@@ -330,6 +334,40 @@ describe('rollback, then redo and next', () => {
     const refused = c.next('error', (e) => e.data.code === 'NO_NEXT_CODON', 10_000);
     c.send('codon.next');
     await refused;
+  });
+});
+
+describe('a crash while idle', () => {
+  it('the restarted server idles exactly once, and says what runs next', async () => {
+    const w = workspace();
+    const script = w.script({ one: 'ok', two: 'ok', three: 'ok' });
+    const first = await startServer(w.plan, w.exec, ['--no-autostart', '--scripted-provider', script]);
+    const c = await connect(first.url);
+    const idle = c.next('server.idle', () => true, 30_000);
+    c.send('codon.next');
+    await idle;
+    first.kill('SIGKILL');
+    await first.exited;
+    const second = await startServer(w.plan, w.exec, ['--no-autostart', '--scripted-provider', script]);
+    const c2 = await connect(second.url);
+    if (!c2.handshake.eventHistory.some((e) => e.type === 'server.idle')) {
+      await c2.next('server.idle', () => true, 10_000);
+    }
+    // A second idle would follow the first at once: a ping answered after it bounds the wait.
+    await c2.request('ping', {}, 'pong');
+    const history = await c2.syncHistory();
+    const runStarts = history.flatMap((e, i) =>
+      e.type === 'state.transition' && e.data.transitionType === 'RunStarted' ? [i] : [],
+    );
+    const sinceRestart = history.slice(runStarts.at(-1));
+    const idles = sinceRestart.flatMap((e) => (e.type === 'server.idle' ? [e.data] : []));
+    expect(idles).toHaveLength(1);
+    expect(idles[0]).toMatchObject({
+      reason: 'startup',
+      nextCodonId: 'two',
+      lastEnded: { codonId: 'one', status: 'completed' },
+    });
+    expectOneAtATime(history);
   });
 });
 

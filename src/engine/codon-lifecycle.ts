@@ -239,14 +239,12 @@ export class CodonLifecycle {
       ...(failureReason ? { failureReason } : {}),
     });
     if (!success && to !== 'skipped') {
-      await recorder.publish('error', {
-        message: `codon ${codon.id} ${to === 'stopped' ? 'was stopped' : 'failed'}: ${failureReason?.message ?? 'no reason given'}`,
-        codon: codon.id,
-        fatal: false,
-        severity: 'codon',
-        code: failureReason?.type === 'timeout' ? 'CODON_TIMEOUT' : 'CODON_FAILED',
-        context: failureReason?.type,
-      });
+      await this.#codonError(
+        codon,
+        `${to === 'stopped' ? 'was stopped' : 'failed'}: ${failureReason?.message ?? 'no reason given'}`,
+        failureReason?.type === 'timeout' ? 'CODON_TIMEOUT' : 'CODON_FAILED',
+        failureReason?.type,
+      );
     }
     if (active) {
       this.#active = undefined;
@@ -254,6 +252,23 @@ export class CodonLifecycle {
     }
     await this.#o.snapshot();
     return to;
+  }
+
+  /** The journaled `error` (severity codon) that goes with a codon that did not end well. */
+  #codonError(
+    codon: RuntimeCodon,
+    what: string,
+    code: ErrorCode,
+    context: string | undefined,
+  ): Promise<unknown> {
+    return this.#o.recorder.publish('error', {
+      message: `codon ${codon.id} ${what}`,
+      codon: codon.id,
+      fatal: false,
+      severity: 'codon',
+      code,
+      ...(context ? { context } : {}),
+    });
   }
 
   #record(runId: string, codonId: string): CodonRecord | undefined {
@@ -291,14 +306,12 @@ export class CodonLifecycle {
       failureReason,
     });
     if (to !== 'skipped')
-      await recorder.publish('error', {
-        message: `codon ${codon.id} ${to === 'stopped' ? 'was stopped' : 'failed'} before its agent started: ${failureReason.message ?? failureReason.type}`,
-        codon: codon.id,
-        fatal: false,
-        severity: 'codon',
+      await this.#codonError(
+        codon,
+        `${to === 'stopped' ? 'was stopped' : 'failed'} before its agent started: ${failureReason.message ?? failureReason.type}`,
         code,
-        context: failureReason.type,
-      });
+        failureReason.type,
+      );
     await this.#o.snapshot();
     return to;
   }

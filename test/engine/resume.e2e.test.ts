@@ -69,6 +69,20 @@ async function journalOf(plan: string, exec: string, script: string): Promise<Se
   return history;
 }
 
+/** Runs `count` codons one codon.next at a time (without autostart), each to its idle. */
+async function runNext(
+  c: RibosomeClient,
+  count: number,
+): Promise<Array<{ codonId: string; status: string } | undefined>> {
+  const ended = [];
+  for (let i = 0; i < count; i++) {
+    const idle = c.next('server.idle', () => true, 30_000);
+    c.send('codon.next');
+    ended.push((await idle).data.lastEnded);
+  }
+  return ended;
+}
+
 /**
  * Never two codons at once: every codon.started is followed by its codon.completed before the next
  * start, and the server never says it idles while a codon is open.
@@ -262,11 +276,7 @@ describe('a crash right after a rollback began its run', () => {
     const script = w.script({ one: 'ok', two: 'ok', three: 'ok' });
     const first = await startServer(w.plan, w.exec, ['--no-autostart', '--scripted-provider', script]);
     const c = await connect(first.url);
-    for (let i = 0; i < 2; i++) {
-      const idle = c.next('server.idle', () => true, 30_000);
-      c.send('codon.next');
-      await idle;
-    }
+    await runNext(c, 2);
     const rolled = c.next('rollback.completed', () => true, 30_000);
     c.send('rollback.toCodon', { codonId: 'two', checkpointType: 'start' });
     const { toRun } = (await rolled).data;
@@ -307,11 +317,9 @@ describe('rollback, then redo and next', () => {
       w.script({ one: 'ok', two: 'ok', three: 'ok' }),
     ]);
     const c = await connect(server.url);
-    for (const id of ['one', 'two', 'three']) {
-      const idle = c.next('server.idle', () => true, 30_000);
-      c.send('codon.next');
-      expect((await idle).data.lastEnded).toEqual({ codonId: id, status: 'completed' });
-    }
+    expect(await runNext(c, 3)).toEqual(
+      ['one', 'two', 'three'].map((codonId) => ({ codonId, status: 'completed' })),
+    );
     const rolled = c.next('server.idle', () => true, 30_000);
     c.send('rollback.toCodon', { codonId: 'two', checkpointType: 'start' });
     // Sent right behind the rollback, before it began: refused, not run after it.
@@ -343,9 +351,7 @@ describe('a crash while idle', () => {
     const script = w.script({ one: 'ok', two: 'ok', three: 'ok' });
     const first = await startServer(w.plan, w.exec, ['--no-autostart', '--scripted-provider', script]);
     const c = await connect(first.url);
-    const idle = c.next('server.idle', () => true, 30_000);
-    c.send('codon.next');
-    await idle;
+    await runNext(c, 1);
     first.kill('SIGKILL');
     await first.exited;
     const second = await startServer(w.plan, w.exec, ['--no-autostart', '--scripted-provider', script]);
@@ -377,11 +383,7 @@ describe('the start of a codon across restarts', () => {
     const script = w.script({ one: 'ok', two: 'ok', three: 'ok' });
     const first = await startServer(w.plan, w.exec, ['--no-autostart', '--scripted-provider', script]);
     const c = await connect(first.url);
-    for (let i = 0; i < 3; i++) {
-      const idle = c.next('server.idle', () => true, 30_000);
-      c.send('codon.next');
-      await idle;
-    }
+    await runNext(c, 3);
     const rolled = c.next('server.idle', () => true, 30_000);
     c.send('rollback.toCodon', { codonId: 'two', checkpointType: 'start' });
     await rolled;

@@ -224,7 +224,8 @@ export async function startMockProvider(options: MockProviderOptions): Promise<M
   return { url: `http://${urlHost}:${port}`, host, port, requests, stop };
 }
 
-function sendJson(
+/** A JSON reply with its length (also used by the tests' own providers). */
+export function sendJson(
   res: ServerResponse,
   status: number,
   body: ApiErrorBody | object,

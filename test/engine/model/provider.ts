@@ -16,6 +16,7 @@ import {
   streamEventsOf,
 } from '../../../src/llm/mock-provider/response-builder.ts';
 import type { ReplyTurn } from '../../../src/llm/mock-provider/script-schema.ts';
+import { sendJson } from '../../../src/llm/mock-provider/server.ts';
 import type { Behaviour } from './model.ts';
 
 export type Attempt = {
@@ -185,14 +186,4 @@ export async function startModelProvider(options: { markerBase?: number } = {}):
         server.closeAllConnections();
       }),
   };
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
 }

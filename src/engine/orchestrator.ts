@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { AgentAdapter } from '../agents/agent-adapter.ts';
-import { runBranchName } from '../checkpoints/index.ts';
+import { type CheckpointRecord, runBranchName } from '../checkpoints/index.ts';
 import type { EventBus } from '../journal/event-bus.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
@@ -21,14 +21,13 @@ import { endLeftoverAgents } from './leftover-agents.ts';
 import { Recorder } from './recorder.ts';
 import { markCrashed, recoveryPoint } from './recovery.ts';
 import type { RigDirsLog } from './rig-dirs.ts';
-import { performRollback } from './rollback.ts';
 import { type RollbackCommand, type RollbackTarget, resolveRollbackTarget } from './rollback-target.ts';
+import { switchRun } from './run-switch.ts';
 import { buildSnapshot } from './snapshot.ts';
 import {
   decide,
   type IdleReason,
   idleEvent,
-  lineageAt,
   lineageOf,
   nextCodon,
   progress,
@@ -441,85 +440,39 @@ export class Orchestrator implements Engine {
     await this.#proceed({ kind: 'rollback', autoRestart });
   }
 
-  /**
-   * Brings the agent root back to a checkpoint and goes on in a new run from it (the old run ends
-   * `completed` and stays listable), or, for a recovery, in the run this server began.
-   */
+  /** A rollback (or recovery) into a new run, with the rollback flag up and snapshots around it. */
   async #rollBack(
     fromRun: string,
-    lineage: Parameters<typeof performRollback>[1]['lineage'],
-    { target, startOf }: RollbackTarget,
+    lineage: readonly CheckpointRecord[],
+    target: RollbackTarget,
     requested: string,
     autoRestart: boolean,
   ): Promise<{ ok: true } | { ok: false; message: string }> {
-    // A run's initial checkpoint belongs to no codon: name the one whose start it is.
-    const toCodon = target.initial
-      ? (startOf ?? nextCodon(this.#codons, lineageAt(this.#state, target.runId, target.sha))?.id ?? '')
-      : target.codonId;
     this.#rollingBack = true;
     try {
       await this.#snapshot();
-      const done = await performRollback(this.#rollbackDeps(), {
-        target,
-        lineage,
-        fromRun,
-        fromCodon:
-          this.#state.runs[fromRun]?.order.at(-1) ??
-          lineageOf(this.#state, fromRun).endings.at(-1)?.codonId ??
-          '',
-        toCodon,
-        requested,
-      });
-      if (!done.ok) return done;
-      const at = new Date().toISOString();
-      const recovery = requested === 'recovery';
-      const toRun = recovery ? this.#o.bus.runId : this.#o.newRunId();
-      if (!recovery) this.#o.bus.setRunId(toRun);
-      // One step: a crash never finds the old run ended without the new one begun.
-      await this.#recorder.applyAll([
-        ...(this.#state.runs[fromRun]?.status === 'running'
-          ? [{ type: 'RunCompleted' as const, data: { runId: fromRun, endedAt: at } }]
-          : []),
+      return await switchRun(
         {
-          type: 'RunStarted',
-          data: {
-            runId: toRun,
-            startedAt: at,
-            reason: recovery ? 'recovery' : 'rollback',
-            // The lineage goes on from the run that holds the checkpoint (an ancestor for inherited ones).
-            fromRunId: target.runId,
-            fromCheckpoint: target.sha,
-            ...(startOf ? { startOf } : {}),
+          state: () => this.#state,
+          codons: this.#codons,
+          recorder: this.#recorder,
+          steps: this.#steps,
+          bus: this.#o.bus,
+          newRunId: this.#o.newRunId,
+          rollback: {
+            store: this.#o.checkpoints.store,
+            archive: this.#o.archive,
+            rigDirs: this.#o.rigDirs,
+            agentRoot: this.#o.agentRoot,
+            publish: <T extends EventType>(type: T, data: EventInput<T>) => this.#publish(type, data),
           },
         },
-      ]);
-      await this.#steps.startCheckpointRun(toRun, target.sha);
-      await this.#publish('rollback.completed', {
-        fromRun,
-        toRun,
-        checkpoint: target.sha,
-        codonId: toCodon,
-        codonName: target.initial
-          ? (this.#codons.find((c) => c.id === toCodon)?.name ?? toCodon)
-          : target.codonName,
-        checkpointType: target.initial ? 'initial' : target.checkpointType,
-        autoRestart,
-      });
-      return { ok: true };
+        { fromRun, lineage, target, requested, autoRestart },
+      );
     } finally {
       this.#rollingBack = false;
       await this.#snapshot();
     }
-  }
-
-  #rollbackDeps() {
-    return {
-      store: this.#o.checkpoints.store,
-      archive: this.#o.archive,
-      rigDirs: this.#o.rigDirs,
-      agentRoot: this.#o.agentRoot,
-      publish: <T extends EventType>(type: T, data: EventInput<T>) => this.#publish(type, data),
-    };
   }
 
   // --- server start: recovery -----------------------------------------------------------------------

@@ -53,6 +53,26 @@ export function startTicks(pid: number): number | undefined {
   }
 }
 
+/**
+ * Processes (other than this one) whose environment holds `name=value`: what a command started,
+ * even what detached into a session of its own (`setsid server &`) and left the parent-child
+ * tree, since the environment is inherited. Processes that cleared their environment are not found.
+ */
+export function processesWithEnv(name: string, value: string): number[] {
+  const wanted = `${name}=${value}`;
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(wanted)) found.push(pid);
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return found;
+}
+
 /** True while the process exists and is not a zombie (a zombie has ended; only its entry waits). */
 export function isAlive(pid: number): boolean {
   try {

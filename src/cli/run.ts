@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import { DatabaseSync } from 'node:sqlite';
 import { dirname, join, relative, resolve } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import type { Command } from 'commander';
 import { resolveProxyConfig } from '../config/proxy-config.ts';
 import { readConfigFile, resolveServerSettings } from '../config/server-config.ts';
@@ -193,6 +193,9 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
       void runtime.stop('the terminal UI quit');
     });
   } else if (!flags.headless || flags.exitWhenDone) {
+    // --exit-when-done promises 0 only for a plan that has run: stopped before that (a shutdown,
+    // a signal) it is 1, unless the plan turns out done.
+    if (flags.exitWhenDone) code = EXIT.failure;
     void watchUntilDone(runtime.url, {
       print: !flags.headless,
       onDone: (ok) => {
@@ -205,6 +208,9 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     );
   }
   const stopped = await runtime.stopped;
+  if (stopped === EXIT.ok && flags.exitWhenDone && code !== EXIT.ok) {
+    process.stderr.write('ribosome: stopped before every codon was done (--exit-when-done exits 1)\n');
+  }
   return stopped === EXIT.ok ? code : stopped;
 }
 

@@ -11,6 +11,8 @@ const AgentPid = z.object({
   kind: z.enum(['agent', 'rig']).optional(),
   /** The process's start time (process-tree startTicks), to tell it from a later process with its pid. */
   startTicks: z.number().optional(),
+  /** A rig step's mark (rig-setup STEP_MARK): its processes that left the tree carry it. */
+  mark: z.string().optional(),
 });
 export type AgentPid = z.infer<typeof AgentPid>;
 /** Earlier versions kept one object; a list now, read either way. */

@@ -106,9 +106,9 @@ export class CodonSteps {
       agentRoot: this.#o.agentRoot,
       executionDir: this.#o.executionDir,
       ...(signal ? { signal } : {}),
-      onProcess: (pid, running) =>
+      onProcess: (pid, running, mark) =>
         running
-          ? pids.add({ pid, codonId: codon.id, startedAt: new Date().toISOString(), kind: 'rig' })
+          ? pids.add({ pid, codonId: codon.id, startedAt: new Date().toISOString(), kind: 'rig', mark })
           : pids.remove(pid),
       onOutput: (message) => {
         this.#o.logger.info({ codonId: codon.id, rig: message }, 'rig setup');

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { isAlive, killTree, startTicks } from '../agents/process-tree.ts';
+import { isAlive, killTree, processesWithEnv, startTicks } from '../agents/process-tree.ts';
 import { type AgentPid, AgentPidsFile } from './agent-pids.ts';
+import { STEP_MARK } from './rig-setup.ts';
 
 /**
  * A server that was killed leaves its agents (and their tools) and rig setup commands running:
@@ -20,6 +21,8 @@ export async function endLeftoverAgents(stateDir: string, graceMs: number, log: 
       await killTree(entry.pid, graceMs);
       if (entry.kind !== 'rig') ended.push(entry.codonId);
     }
+    // A rig step's processes that detached from its tree still carry its mark.
+    if (entry.mark) for (const pid of processesWithEnv(STEP_MARK, entry.mark)) await killTree(pid, graceMs);
     file.remove(entry.pid);
   }
   return ended;

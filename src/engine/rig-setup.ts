@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { cp, mkdir, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
-import { killTree } from '../agents/process-tree.ts';
+import { killTree, processesWithEnv } from '../agents/process-tree.ts';
 import type { ResolvedRigStep } from '../plan/index.ts';
 
 export type RigSetupResult =
@@ -17,11 +18,16 @@ export type RigSetupOptions = {
   defaultTimeoutMs?: number;
   /** Aborting ends the running command (its whole process tree) and stops the setup. */
   signal?: AbortSignal;
-  /** Each command's process as it starts and ends, so a server restarted after a crash can end it. */
-  onProcess?: (pid: number, running: boolean) => void;
+  /**
+   * Each command's process as it starts and ends, with the mark its processes carry, so a server
+   * restarted after a crash can end them all.
+   */
+  onProcess?: (pid: number, running: boolean, mark: string) => void;
 };
 
 const OUTPUT_CAP = 64 * 1024;
+/** The environment variable that marks a rig step's processes (see processesWithEnv). */
+export const STEP_MARK = 'RIBOSOME_RIG_STEP';
 
 /**
  * Prepares the agent root before a codon's agent starts: copy steps (from the plan's folder into
@@ -131,26 +137,34 @@ function runStep(
   const cwd = join(base, step.cwd.path);
   const timeoutMs = step.timeoutMs ?? options.defaultTimeoutMs ?? 600_000;
   return new Promise((resolve) => {
+    const mark = randomUUID();
     const child = spawn('bash', ['-c', step.command], {
       cwd,
+      env: { ...process.env, [STEP_MARK]: mark },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
+    // Every process of the step carries its mark in the environment, even one that detached into a
+    // session of its own (`setsid server &`) and left the parent-child tree.
+    const endLeftBehind = () =>
+      Promise.all(processesWithEnv(STEP_MARK, mark).map((pid) => killTree(pid, 1_000))).then(
+        (ended) => ended.length,
+      );
     const stop = () => {
-      if (child.pid) void killTree(child.pid, 1_000);
+      if (child.pid) void killTree(child.pid, 1_000).then(endLeftBehind);
     };
     const settle = (result: { ok: true } | { ok: false; message: string }) => {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', stop);
-      if (child.pid) options.onProcess?.(child.pid, false);
+      if (child.pid) options.onProcess?.(child.pid, false, mark);
       resolve(result);
     };
     // Listened to before anything else: a spawn that fails (EMFILE, a missing cwd) is a failed step.
     child.once('error', (error) => settle({ ok: false, message: error.message }));
     if (child.pid === undefined) return;
-    options.onProcess?.(child.pid, true);
+    options.onProcess?.(child.pid, true, mark);
     let output = '';
     let pending = '';
     const onData = (chunk: Buffer) => {
@@ -169,6 +183,15 @@ function runStep(
     }, timeoutMs);
     options.signal?.addEventListener('abort', stop, { once: true });
     if (options.signal?.aborted) stop();
+    // The shell is done: a process it left running would hold the pipes open (and the step) for
+    // good. The step's processes end with it; a service the agent needs is the agent's to start.
+    child.once('exit', () => {
+      setTimeout(() => {
+        void endLeftBehind().then((ended) => {
+          if (ended > 0) options.onOutput(`  ended ${ended} process(es) the step left running`);
+        });
+      }, 50);
+    });
     child.once('close', (code, signal) => {
       if (pending.trim() !== '') options.onOutput(`  ${pending}`);
       if (timedOut) settle({ ok: false, message: `timed out after ${timeoutMs} ms` });

@@ -458,4 +458,20 @@ describe('honest exits', () => {
     expect((await server.exited).code).toBe(1);
     expect(pidsWith(`sleep ${m}`)).toEqual([]);
   });
+
+  it('--exit-when-done exits 1 when shut down before every codon is done', async () => {
+    const w = workspace();
+    const m = 18_000 + Math.floor(Math.random() * 2000);
+    const server = await startServer(
+      w.plan,
+      w.exec,
+      ['--exit-when-done', '--scripted-provider', w.script({ one: 'ok', two: { sleep: m } })],
+      20_000,
+      NO_RETRIES,
+    );
+    await waitFor(() => pidsWith(`sleep ${m}`).length > 0, 'the command', 30_000);
+    server.kill('SIGTERM');
+    expect((await server.exited).code).toBe(1);
+    expect(server.stderr()).toContain('stopped before every codon was done');
+  });
 });

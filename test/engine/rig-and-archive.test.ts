@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ArchiveManifest, archiveFiles, restoreArchive } from '../../src/engine/archive.ts';
 import { runRigSetup } from '../../src/engine/rig-setup.ts';
+import { pidsWith, waitFor } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/server-process.ts';
 
 const temps: Array<{ remove(): void }> = [];
@@ -88,6 +89,43 @@ describe('rig setup', () => {
       ],
     });
     expect(slow).toMatchObject({ ok: false, message: expect.stringMatching(/timed out/) });
+  });
+
+  it('ends with its shell: a process the step left running, even detached with setsid, is ended', async () => {
+    const { dir, root } = layout();
+    const marker = 30_000 + Math.floor(Math.random() * 5000);
+    const output: string[] = [];
+    const step = (command: string) => ({
+      type: 'run' as const,
+      command,
+      cwd: { base: 'agentRoot' as const, path: '.' },
+      allowFailure: false,
+    });
+    const result = await runRigSetup({
+      agentRoot: root,
+      executionDir: dir,
+      onOutput: (line) => output.push(line),
+      steps: [step(`(setsid sleep ${marker} &); echo started`)],
+    });
+    expect(result.ok).toBe(true);
+    expect(output).toContain('  started');
+    expect(output).toContain('  ended 1 process(es) the step left running');
+    expect(pidsWith(`sleep ${marker}`)).toEqual([]);
+
+    // Stopped half way: the detached process goes with the shell.
+    const abort = new AbortController();
+    const stopped = runRigSetup({
+      agentRoot: root,
+      executionDir: dir,
+      onOutput: () => {},
+      signal: abort.signal,
+      steps: [step(`(setsid sleep ${marker + 1} &); sleep ${marker + 2}`)],
+    });
+    await waitFor(() => pidsWith(`sleep ${marker + 2}`).length > 0, 'the step to run');
+    abort.abort();
+    expect(await stopped).toMatchObject({ ok: false, aborted: true });
+    await waitFor(() => pidsWith(`sleep ${marker + 1}`).length === 0, 'the detached process to end', 5_000);
+    expect(pidsWith(`sleep ${marker + 2}`)).toEqual([]);
   });
 });
 

@@ -22,7 +22,7 @@ codons:
   - id: one
     prompt: Do one.
     rigSetup:
-      - run: "sleep ${marker}; echo late > late.txt"
+      - run: "(setsid sleep ${marker + 1} &); sleep ${marker}; echo late > late.txt"
   - id: two
     prompt: Do two.
 `,
@@ -60,6 +60,7 @@ describe('a codon in rig setup', () => {
     });
     await next;
     expect(pidsWith(`sleep ${m}`)).toEqual([]);
+    await waitFor(() => pidsWith(`sleep ${m + 1}`).length === 0, 'the detached child to be ended', 5_000);
     expect(existsSync(join(exec, 'agentRoot/late.txt'))).toBe(false);
   });
 
@@ -95,6 +96,8 @@ describe('a codon in rig setup', () => {
     const c = await RibosomeClient.connect(second.url, { mode: 'readonly' });
     clients.push(c);
     await waitFor(() => pidsWith(`sleep ${m}`).length === 0, 'the left rig command to be ended', 10_000);
+    // Its detached child (setsid) too: it carries the step's mark in its environment.
+    expect(pidsWith(`sleep ${m + 1}`)).toEqual([]);
     expect(existsSync(join(exec, 'agentRoot/late.txt'))).toBe(false);
   });
 });

@@ -185,15 +185,15 @@ function runStep(
     if (options.signal?.aborted) stop();
     // The shell is done: a process it left running would hold the pipes open (and the step) for
     // good. The step's processes end with it; a service the agent needs is the agent's to start.
+    let leftBehind: Promise<number> = Promise.resolve(0);
     child.once('exit', () => {
-      setTimeout(() => {
-        void endLeftBehind().then((ended) => {
-          if (ended > 0) options.onOutput(`  ended ${ended} process(es) the step left running`);
-        });
-      }, 50);
+      leftBehind = new Promise((done) => setTimeout(() => void endLeftBehind().then(done), 50));
     });
-    child.once('close', (code, signal) => {
+    // The step is over once its output is read to the end and what it left running is gone.
+    child.once('close', async (code, signal) => {
+      const ended = await leftBehind;
       if (pending.trim() !== '') options.onOutput(`  ${pending}`);
+      if (ended > 0) options.onOutput(`  ended ${ended} process(es) the step left running`);
       if (timedOut) settle({ ok: false, message: `timed out after ${timeoutMs} ms` });
       else if (code === 0) settle({ ok: true });
       else settle({ ok: false, message: signal ? `killed by ${signal}` : `exited with code ${code}` });

@@ -105,7 +105,8 @@ describe('rig setup', () => {
       agentRoot: root,
       executionDir: dir,
       onOutput: (line) => output.push(line),
-      steps: [step(`(setsid sleep ${marker} &); echo started`)],
+      // The detached process is up before the shell exits, as a server started by a step would be.
+      steps: [step(`(setsid sleep ${marker} &); sleep 0.3; echo started`)],
     });
     expect(result.ok).toBe(true);
     expect(output).toContain('  started');

@@ -1,8 +1,7 @@
 import type { CodonExecution, EventInput, FileNode } from '../protocol/index.ts';
 import type { CodonRecord, EngineState } from '../state/reducer.ts';
 import { lineageEntries } from './checkpoint-list.ts';
-
-const ENDED = new Set(['completed', 'error', 'skipped']);
+import { ENDING_TYPES } from './what-next.ts';
 
 /**
  * The codon executions of the current lineage, oldest first: how each codon last ended in the
@@ -16,7 +15,7 @@ export function lineageExecutions(state: EngineState): CodonRecord[] {
   const inherited = new Map<string, CodonRecord>();
   for (const entry of lineageEntries(state, runId)) {
     const info = entry.info;
-    if (!info || entry.runId === runId || !ENDED.has(info.checkpointType)) continue;
+    if (!info || entry.runId === runId || !ENDING_TYPES.has(info.checkpointType)) continue;
     const record = state.runs[entry.runId]?.codons[info.codonId];
     if (!record) continue;
     inherited.delete(info.codonId);

@@ -22,7 +22,8 @@ export type Lineage = {
 type PlanCodon = { id: string };
 export type IdleReason = EventInput<'server.idle'>['reason'];
 
-const ENDING_TYPES: ReadonlySet<CheckpointInfo['checkpointType']> = new Set([
+/** Checkpoint types that record how a codon ended. */
+export const ENDING_TYPES: ReadonlySet<CheckpointInfo['checkpointType']> = new Set([
   'completed',
   'error',
   'skipped',

@@ -1,7 +1,7 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isInside, resolveInside } from '../../../src/agents/builtin/tools/path-guard.ts';
+import { resolveInside } from '../../../src/agents/builtin/tools/path-guard.ts';
 import { makeTempRoot, type TempRoot } from '../helpers/temp-root.ts';
 
 let temp: TempRoot;
@@ -10,27 +10,12 @@ beforeEach(async () => {
 });
 afterEach(() => temp.cleanup());
 
-describe('isInside', () => {
-  it('compares paths, not prefixes', () => {
-    expect(isInside('/a/root', '/a/root')).toBe(true);
-    expect(isInside('/a/root', '/a/root/x/y')).toBe(true);
-    expect(isInside('/a/root', '/a/root/..foo')).toBe(true);
-    expect(isInside('/a/root', '/a/rootother')).toBe(false);
-    expect(isInside('/a/root', '/a')).toBe(false);
-  });
-});
-
 describe('resolveInside', () => {
   it('accepts relative and absolute paths inside the root, existing or not', async () => {
-    expect(await resolveInside(temp.root, 'a/b.txt')).toEqual({ ok: true, path: join(temp.root, 'a/b.txt') });
-    expect(await resolveInside(temp.root, join(temp.root, 'c.txt'))).toEqual({
-      ok: true,
-      path: join(temp.root, 'c.txt'),
-    });
-    expect(await resolveInside(temp.root, 'x/../y.txt')).toEqual({
-      ok: true,
-      path: join(temp.root, 'y.txt'),
-    });
+    const inside = (rel: string) => ({ ok: true, path: join(temp.root, rel), real: join(temp.root, rel) });
+    expect(await resolveInside(temp.root, 'a/b.txt')).toEqual(inside('a/b.txt'));
+    expect(await resolveInside(temp.root, join(temp.root, 'c.txt'))).toEqual(inside('c.txt'));
+    expect(await resolveInside(temp.root, 'x/../y.txt')).toEqual(inside('y.txt'));
   });
 
   it('refuses paths that climb out or are absolute elsewhere', async () => {
@@ -50,9 +35,21 @@ describe('resolveInside', () => {
     expect((await resolveInside(temp.root, 'up/new/file.txt')).ok).toBe(false);
   });
 
-  it('allows symlinks that stay inside', async () => {
+  it('refuses a dangling symlink out, naming the link and where it leads', async () => {
+    await symlink('../not-yet.txt', join(temp.root, 'danglink'));
+    expect(await resolveInside(temp.root, 'danglink')).toEqual({
+      ok: false,
+      message: `refused: danglink is a symlink to ${join(temp.dir, 'not-yet.txt')}, outside the agent root ${temp.root}. Tools may only touch files inside it.`,
+    });
+  });
+
+  it('allows symlinks that stay inside, and gives where they lead', async () => {
     await mkdir(join(temp.root, 'real'));
     await symlink(join(temp.root, 'real'), join(temp.root, 'alias'));
-    expect((await resolveInside(temp.root, 'alias/file.txt')).ok).toBe(true);
+    expect(await resolveInside(temp.root, 'alias/file.txt')).toEqual({
+      ok: true,
+      path: join(temp.root, 'alias/file.txt'),
+      real: join(temp.root, 'real/file.txt'),
+    });
   });
 });

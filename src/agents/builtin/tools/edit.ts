@@ -1,6 +1,6 @@
 /** Edit: replace an exact string in a file; it must match once unless replace_all is set. */
-import { readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { readText, writeText } from './file-io.ts';
 import { resolveInside } from './path-guard.ts';
 import { defineTool, failure, ok } from './tool.ts';
 
@@ -43,11 +43,12 @@ export const editTool = defineTool({
   async run(input, { root }) {
     const target = await resolveInside(root, input.file_path);
     if (!target.ok) return failure(target.message);
-    const content = await readFile(target.path, 'utf8').catch(() => undefined);
-    if (content === undefined) return failure(`File does not exist or is not readable: ${input.file_path}`);
-    const edited = applyEdit(content, input.old_string, input.new_string, input.replace_all);
+    const read = await readText(target.real, input.file_path);
+    if (!read.ok) return failure(read.message);
+    const edited = applyEdit(read.text, input.old_string, input.new_string, input.replace_all);
     if (!edited.ok) return failure(edited.message);
-    await writeFile(target.path, edited.content, 'utf8');
+    const written = await writeText(target.real, input.file_path, edited.content, { create: false });
+    if (!written.ok) return failure(written.message);
     const times = edited.count === 1 ? '' : ` (${edited.count} replacements)`;
     return ok(`The file ${input.file_path} has been updated successfully${times}.`);
   },

@@ -73,7 +73,8 @@ export const grepTool = defineTool({
     for await (const file of files) {
       if (info.isDirectory() && !passesGlob(relative(base.path, file), input.glob)) continue;
       const fileInfo = await stat(file).catch(() => undefined);
-      if (!fileInfo || fileInfo.size > MAX_FILE_BYTES) continue;
+      // Regular files only: reading a FIFO would block the agent.
+      if (!fileInfo?.isFile() || fileInfo.size > MAX_FILE_BYTES) continue;
       const text = await readFile(file, 'utf8').catch(() => undefined);
       if (text === undefined || text.includes('\0')) continue;
       const shownPath = relative(root, file);

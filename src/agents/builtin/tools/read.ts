@@ -1,6 +1,6 @@
 /** Read: a text file's lines, numbered like `cat -n`, optionally a window of them. */
-import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
+import { readText } from './file-io.ts';
 import { resolveInside } from './path-guard.ts';
 import { defineTool, failure, ok } from './tool.ts';
 
@@ -40,11 +40,9 @@ export const readTool = defineTool({
   async run(input, { root }) {
     const target = await resolveInside(root, input.file_path);
     if (!target.ok) return failure(target.message);
-    const info = await stat(target.path).catch(() => undefined);
-    if (!info) return failure(`File does not exist: ${input.file_path}`);
-    if (info.isDirectory())
-      return failure(`${input.file_path} is a directory; use Glob or Bash ls to list it.`);
-    const text = await readFile(target.path, 'utf8');
+    const read = await readText(target.real, input.file_path);
+    if (!read.ok) return failure(read.message);
+    const { text } = read;
     if (text === '') return ok('(the file is empty)');
     const window = numberLines(text, input.offset, input.limit);
     return ok(window === '' ? `(no lines at offset ${input.offset}; the file is shorter)` : window);

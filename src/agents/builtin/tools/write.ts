@@ -1,7 +1,8 @@
 /** Write: create or overwrite a file, making parent directories as needed. */
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
+import { writeText } from './file-io.ts';
 import { resolveInside } from './path-guard.ts';
 import { defineTool, failure, ok } from './tool.ts';
 
@@ -18,14 +19,13 @@ export const writeTool = defineTool({
   async run(input, { root }) {
     const target = await resolveInside(root, input.file_path);
     if (!target.ok) return failure(target.message);
-    const existing = await stat(target.path).catch(() => undefined);
-    if (existing?.isDirectory()) return failure(`${input.file_path} is a directory.`);
-    await mkdir(dirname(target.path), { recursive: true });
-    await writeFile(target.path, input.content, 'utf8');
+    await mkdir(dirname(target.real), { recursive: true });
+    const written = await writeText(target.real, input.file_path, input.content);
+    if (!written.ok) return failure(written.message);
     return ok(
-      existing
-        ? `The file ${input.file_path} has been updated successfully.`
-        : `File created successfully at: ${input.file_path}`,
+      written.created
+        ? `File created successfully at: ${input.file_path}`
+        : `The file ${input.file_path} has been updated successfully.`,
     );
   },
 });

@@ -149,6 +149,10 @@ export class CodonSteps {
       codonId: codon.id,
       globs,
     });
+    for (const { file, reason } of result.refused)
+      await this.#o.recorder.publish('info', {
+        message: `[${codon.id}] archive: ${file} not moved: ${reason}`,
+      });
     if (result.failed.length > 0) {
       await this.#o.recorder.publish('archive.partial', {
         codonId: codon.id,

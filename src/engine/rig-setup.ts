@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cp, mkdir, readdir, stat } from 'node:fs/promises';
-import { basename, dirname, join, relative } from 'node:path';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { killTree, processesWithEnv } from '../agents/process-tree.ts';
 import type { ResolvedRigStep } from '../plan/index.ts';
+import { copyStep } from './rig-copy.ts';
 
 export type RigSetupResult =
   | { ok: true; createdDirs: string[] }
@@ -86,46 +87,6 @@ async function topLevelDirs(root: string): Promise<string[]> {
     return (await readdir(root, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
   } catch {
     return [];
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
-}
-
-async function copyStep(
-  step: Extract<ResolvedRigStep, { type: 'copy' }>,
-  agentRoot: string,
-  created: Set<string>,
-): Promise<{ ok: true } | { ok: false; message: string }> {
-  try {
-    const source = await stat(step.from);
-    let target = join(agentRoot, step.to);
-    // Into a directory (the root, or one that exists) the source keeps its name.
-    if (
-      step.to === '.' ||
-      ((await exists(target)) && (await stat(target)).isDirectory() && !source.isDirectory())
-    ) {
-      target = join(target, basename(step.from));
-    }
-    // Record the outermost directory this copy creates.
-    let outer: string | undefined;
-    for (
-      let dir = source.isDirectory() ? target : dirname(target);
-      dir.startsWith(agentRoot) && dir !== agentRoot;
-      dir = dirname(dir)
-    ) {
-      if (!(await exists(dir))) outer = dir;
-    }
-    await mkdir(dirname(target), { recursive: true });
-    await cp(step.from, target, { recursive: true, force: true });
-    if (outer) created.add(relative(agentRoot, outer));
-    return { ok: true };
-  } catch (error) {
-    return { ok: false, message: (error as Error).message };
   }
 }
 

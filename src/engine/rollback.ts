@@ -1,9 +1,7 @@
-import { rm } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
 import type { CheckpointRecord, CheckpointStore } from '../checkpoints/index.ts';
 import type { EventInput, EventType } from '../protocol/index.ts';
 import { type ArchiveManifest, restoreArchive } from './archive.ts';
-import type { RigDirsLog } from './rig-dirs.ts';
+import { type RigDirsLog, removeRigDirs } from './rig-dirs.ts';
 
 export type RollbackTarget = {
   target: CheckpointRecord;
@@ -124,21 +122,7 @@ export async function performRollback(
       directories: entry.directories,
       status: 'started',
     });
-    const successfulCleanups: string[] = [];
-    const failedCleanups: Array<{ directory: string; error: string }> = [];
-    for (const dir of entry.directories) {
-      const abs = resolve(deps.agentRoot, dir);
-      if (!abs.startsWith(deps.agentRoot + sep)) {
-        failedCleanups.push({ directory: dir, error: 'outside the agent root; left alone' });
-        continue;
-      }
-      try {
-        await rm(join(deps.agentRoot, dir), { recursive: true, force: true });
-        successfulCleanups.push(dir);
-      } catch (error) {
-        failedCleanups.push({ directory: dir, error: (error as Error).message });
-      }
-    }
+    const { successfulCleanups, failedCleanups } = await removeRigDirs(deps.agentRoot, entry.directories);
     const status =
       failedCleanups.length === 0 ? 'completed' : successfulCleanups.length === 0 ? 'failed' : 'partial';
     await deps.publish('rollback.rigCleanup', {

@@ -146,6 +146,7 @@ describe('archive', () => {
     expect(result).toEqual({
       archived: ['logs/a.log', 'logs/deep/b.log'],
       failed: [],
+      refused: [],
       archiveDir: join(dir, 'rigArchive/c1'),
     });
     expect(existsSync(join(root, 'logs/a.log'))).toBe(false);

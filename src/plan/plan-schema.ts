@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { insideGlob } from './glob-escape.ts';
 import {
   AGENT_ROOT_PATTERN,
   Agent,
   Env,
   Id,
-  insideGlob,
   insidePath,
   issueParams,
   MAX_TIMEOUT_MS,

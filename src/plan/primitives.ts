@@ -111,17 +111,3 @@ export function insidePath(base: string) {
       ...issueParams('PATH_ESCAPES', `Write a relative path inside ${base}, without a leading "/" or "..".`),
     });
 }
-
-/** A relative glob that must not escape its base directory: no absolute path and no `..` segment. */
-export function insideGlob(base: string) {
-  return z
-    .string()
-    .min(1)
-    .refine((g) => normalizeInside(g) !== undefined && !g.replaceAll('\\', '/').split('/').includes('..'), {
-      message: `Glob must match only inside ${base}.`,
-      ...issueParams(
-        'PATH_ESCAPES',
-        `Write a relative glob such as "build/**" or "*.log", without "/" or ".." at its start.`,
-      ),
-    });
-}

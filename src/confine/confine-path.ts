@@ -1,6 +1,6 @@
 /** The real file system behind `confine`: lstat and readlink, nothing followed. */
 import { lstat, readlink, realpath } from 'node:fs/promises';
-import { type Confined, type ConfineOptions, confine, type Entry } from './resolve.ts';
+import { type Confined, type ConfineOptions, confine, type Entry, type Lookup } from './resolve.ts';
 
 export async function lookupEntry(path: string): Promise<Entry> {
   try {
@@ -14,9 +14,31 @@ export async function lookupEntry(path: string): Promise<Entry> {
   }
 }
 
+/**
+ * `lookupEntry` remembering its answers: for many paths checked at once (Glob's hits) that share
+ * their directories. Only for one short pass over a tree that is not being changed meanwhile.
+ */
+export function cachedLookup(): Lookup {
+  const seen = new Map<string, Promise<Entry>>();
+  return (path) => {
+    let entry = seen.get(path);
+    if (entry === undefined) {
+      entry = lookupEntry(path);
+      seen.set(path, entry);
+    }
+    return entry;
+  };
+}
+
+export type ConfinePathOptions = ConfineOptions & {
+  /** [lookup=lookupEntry] How the file system is asked; `cachedLookup()` for many paths at once. */
+  lookup?: Lookup;
+};
+
 /** `confine` on the real file system. `root` must be a real path (see `realRoot`). */
-export function confinePath(root: string, path: string, options: ConfineOptions = {}): Promise<Confined> {
-  return confine(root, path, lookupEntry, options);
+export function confinePath(root: string, path: string, options: ConfinePathOptions = {}): Promise<Confined> {
+  const { lookup = lookupEntry, ...rest } = options;
+  return confine(root, path, lookup, rest);
 }
 
 /** The real path of a root directory, or the path as given when it does not exist yet. */

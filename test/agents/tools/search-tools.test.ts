@@ -42,6 +42,10 @@ describe('Glob', () => {
   it('never returns files outside the root, whatever the pattern', async () => {
     expect((await globTool.execute({ pattern: '../*' }, ctx())).content).toBe('No files found');
     expect((await globTool.execute({ pattern: 'up/*.ts' }, ctx())).content).toBe('No files found');
+    // Node's glob reads `[.][.]` as `..`; a symlinked file out is not listed either.
+    expect((await globTool.execute({ pattern: '[.][.]/*.ts' }, ctx())).content).toBe('No files found');
+    await symlink(join(temp.dir, 'outside.ts'), join(temp.root, 'link.ts'));
+    expect((await globTool.execute({ pattern: '*.ts' }, ctx())).content).toBe('No files found');
     expect(await globTool.execute({ pattern: '*', path: '..' }, ctx())).toMatchObject({ isError: true });
   });
 });

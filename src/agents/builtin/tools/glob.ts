@@ -2,6 +2,7 @@
 import { glob, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
+import { cachedLookup } from '../../../confine/index.ts';
 import { resolveInside } from './path-guard.ts';
 import { defineTool, failure, ok } from './tool.ts';
 
@@ -23,9 +24,11 @@ export const globTool = defineTool({
     if (!info?.isDirectory()) return failure(`${input.path} is not a directory.`);
 
     const found: { path: string; mtime: number }[] = [];
+    // Hits share their directories: each is looked at once per call.
+    const lookup = cachedLookup();
     for await (const entry of glob(input.pattern, { cwd: base.path, exclude: (name) => name === '.git' })) {
       // Patterns may climb out (`../*`) or pass through links: every hit goes through the guard.
-      const hit = await resolveInside(root, join(base.path, entry));
+      const hit = await resolveInside(root, join(base.path, entry), { lookup });
       if (!hit.ok) continue;
       const hitInfo = await stat(hit.path).catch(() => undefined);
       if (hitInfo?.isFile()) found.push({ path: relative(root, hit.path), mtime: hitInfo.mtimeMs });

@@ -3,7 +3,7 @@
  * written (`../x`) or when any symlink on its way leads out, a dangling one too (writing through
  * it would create its target outside). Tools act on `real`, where the path leads.
  */
-import { type ConfineOptions, confinePath, describeRefusal, isInside } from '../../../confine/index.ts';
+import { type ConfinePathOptions, confinePath, describeRefusal, isInside } from '../../../confine/index.ts';
 
 export { isInside };
 
@@ -15,7 +15,7 @@ export type GuardedPath =
 export async function resolveInside(
   root: string,
   filePath: string,
-  options: ConfineOptions = {},
+  options: ConfinePathOptions = {},
 ): Promise<GuardedPath> {
   const confined = await confinePath(root, filePath, options);
   if (confined.ok) return confined;

@@ -89,9 +89,9 @@ export async function writeText(
   }
 }
 
-export function hardLinkRefusal(shown: string, links: number): string {
+function hardLinkRefusal(shown: string, links: number): string {
   return (
-    `refused: ${shown} has ${links} hard links; writing it would change the other ${links - 1} too, ` +
-    'and one may be outside the agent root. Files with other hard links are not written.'
+    `refused: ${shown} has ${links} hard links; a write would change every one of them, and one may be ` +
+    'outside the agent root. Files with other hard links are not written.'
   );
 }

@@ -17,7 +17,8 @@ const now = () => performance.timeOrigin + performance.now();
 type Publisher = { port: number; publish(batch: string[]): Promise<void>; stop(): Promise<void> };
 
 async function ribosome(): Promise<Publisher> {
-  const rt = await startInProcess({ limits: { maxBufferedBytes: 16 * 1024 * 1024 } });
+  // Up to 1 000 clients: far past the default client limit.
+  const rt = await startInProcess({ limits: { maxBufferedBytes: 16 * 1024 * 1024, maxClients: 2_000 } });
   return {
     port: rt.port,
     publish: async (batch) => {

@@ -22,6 +22,7 @@ export type RunFlags = {
   headless?: boolean;
   autostart: boolean;
   allowOrigin?: string[];
+  maxClients?: string;
   proxy?: boolean;
   providerBaseUrl?: string;
   scriptedProvider?: string;
@@ -43,6 +44,7 @@ export function registerRun(program: Command): void {
     .option('--headless', 'no terminal UI; print "listening ws://HOST:PORT" once ready')
     .option('--no-autostart', 'idle after each codon instead of starting the next one')
     .option('--allow-origin <origins...>', 'browser origins allowed to connect besides loopback')
+    .option('--max-clients <n>', 'WebSocket clients at once; one more gets HTTP 503 (default 64)')
     .option('--proxy', 'run the LLM proxy on port + 1 (env SERVICE_RUNTIME_WITHOUT_PROXY=false)')
     .option('--provider-base-url <url>', 'LLM API base URL (env SERVICE_RUNTIME_PROVIDER_BASE_URL)')
     .option(
@@ -79,11 +81,19 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
     return fail(`--port must be an integer from 0 to 65535, got "${flags.port}"`, EXIT.invalidInput);
   }
+  const maxClients = flags.maxClients === undefined ? undefined : Number(flags.maxClients);
+  if (maxClients !== undefined && !(Number.isInteger(maxClients) && maxClients >= 1)) {
+    return fail(
+      `--max-clients must be a whole number of at least 1, got "${flags.maxClients}"`,
+      EXIT.invalidInput,
+    );
+  }
   const settings = resolveServerSettings(file.value, {
     port,
     host: flags.host,
     allowOrigins: flags.allowOrigin,
     autostart: flags.autostart === false ? false : undefined,
+    ...(maxClients === undefined ? {} : { limits: { maxClients } }),
   });
   if (!settings.ok) return fail(settings.message, EXIT.invalidInput);
   const proxy = resolveProxyConfig({

@@ -220,17 +220,29 @@ export class RibosomeClient {
 
   /**
    * Fetches the whole journal with history.sync, collecting every batch until `hasMore` is false;
-   * events delivered twice (live and in a batch) are dropped by id.
+   * events delivered twice (live and in a batch) are dropped by id. A refusal (one sync at a time
+   * per client: HISTORY_SYNC_IN_PROGRESS) rejects with a CommandError.
    */
   async syncHistory(timeoutMs = 60_000): Promise<ServerEvent[]> {
     const events: ServerEvent[] = [];
     const seen = new Set<string>();
+    let commandId = '';
     const done = new Promise<void>((resolve, reject) => {
+      const off = () => {
+        offBatch();
+        offError();
+      };
       const timer = setTimeout(() => {
         off();
         reject(new Error(`history.sync did not finish within ${timeoutMs} ms`));
       }, timeoutMs);
-      const off = this.on('history.batch', (batch) => {
+      const offError = this.on('error', (error) => {
+        if (error.data.commandId !== commandId) return;
+        clearTimeout(timer);
+        off();
+        reject(new CommandError(error));
+      });
+      const offBatch = this.on('history.batch', (batch) => {
         for (const raw of batch.data.events) {
           if (seen.has(raw.id)) continue;
           seen.add(raw.id);
@@ -245,7 +257,7 @@ export class RibosomeClient {
         }
       });
     });
-    this.send('history.sync');
+    commandId = this.send('history.sync');
     await done;
     return events;
   }

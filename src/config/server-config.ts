@@ -23,21 +23,27 @@ export const ServerSettings = z.object({
   logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
   limits: z
     .object({
+      /** A command frame over this gets MESSAGE_TOO_LARGE (real commands are a few hundred bytes). */
       maxFrameBytes: z
         .number()
         .int()
         .positive()
-        .default(10 * MiB),
+        .default(1 * MiB),
+      /** A frame over this closes the connection (1009) before it is buffered whole. */
       hardMaxFrameBytes: z
         .number()
         .int()
         .positive()
-        .default(64 * MiB),
+        .default(4 * MiB),
       maxBufferedBytes: z
         .number()
         .int()
         .positive()
         .default(8 * MiB),
+      /** WebSocket clients at once (`--max-clients`); one more gets HTTP 503. */
+      maxClients: z.number().int().positive().default(64),
+      /** A connection must complete its upgrade, then send its handshake, each within this. */
+      handshakeTimeoutMs: z.number().int().positive().default(10_000),
       heartbeatMs: z.number().int().positive().default(30_000),
       closeGraceMs: z.number().int().positive().default(5_000),
       historyBatchEvents: z.number().int().positive().default(1_000),

@@ -1,12 +1,12 @@
 import type { CheckpointInfo } from '../protocol/index.ts';
-import type { EngineState } from '../state/reducer.ts';
+import { type EngineState, runOf } from '../state/reducer.ts';
 
 /** One checkpoint of a lineage and the run that took it; `info` is absent for a run's initial checkpoint. */
 export type LineageEntry = { sha: string; runId: string; info?: CheckpointInfo };
 
 /** A run's checkpoints with those of the runs it grew from, oldest first, initial ones as markers. */
 export function lineageEntries(state: EngineState, runId: string, depth = 0): LineageEntry[] {
-  const run = state.runs[runId];
+  const run = runOf(state, runId);
   if (!run || depth > 10_000) return [];
   let inherited: LineageEntry[] = [];
   if (run.fromRunId) {
@@ -24,5 +24,5 @@ export function lineageEntries(state: EngineState, runId: string, depth = 0): Li
  */
 export function listCheckpoints(state: EngineState, runId: string, current: boolean): CheckpointInfo[] {
   if (current) return lineageEntries(state, runId).flatMap((e) => (e.info ? [e.info] : []));
-  return state.runs[runId]?.checkpoints ?? [];
+  return runOf(state, runId)?.checkpoints ?? [];
 }

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { AgentAdapter } from '../agents/agent-adapter.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { CheckpointType, ErrorCode, FailureReason } from '../protocol/index.ts';
-import type { CodonRecord, EngineState } from '../state/reducer.ts';
+import { type CodonRecord, codonOf, type EngineState, runOf } from '../state/reducer.ts';
 import type { ArchiveManifest } from './archive.ts';
 import type { CodonHooks } from './codon-hooks.ts';
 import { CodonRun } from './codon-run.ts';
@@ -272,7 +272,7 @@ export class CodonLifecycle {
   }
 
   #record(runId: string, codonId: string): CodonRecord | undefined {
-    return this.#o.state().runs[runId]?.codons[codonId];
+    return codonOf(runOf(this.#o.state(), runId), codonId);
   }
 
   /** Fails a codon whose agent never started (a sentinel or rig setup refused it). */
@@ -348,7 +348,7 @@ export class CodonLifecycle {
     const before = codon.index > 0 ? codon.index - 1 : -1;
     if (before < 0) return undefined;
     for (const runId of [...state.runOrder].reverse()) {
-      const found = Object.values(state.runs[runId]?.codons ?? {}).find((c) => c.codonIndex === before);
+      const found = Object.values(runOf(state, runId)?.codons ?? {}).find((c) => c.codonIndex === before);
       if (found) return found;
     }
     return undefined;

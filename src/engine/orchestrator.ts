@@ -5,8 +5,16 @@ import { type CheckpointRecord, runBranchName } from '../checkpoints/index.ts';
 import type { EventBus } from '../journal/event-bus.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
-import type { EventInput, EventType, FileNode, StateTransitionType } from '../protocol/index.ts';
+import {
+  type EventInput,
+  type EventType,
+  echo,
+  type FileNode,
+  REASON_MAX_CHARS,
+  type StateTransitionType,
+} from '../protocol/index.ts';
 import { isActive } from '../state/codon-status.ts';
+import { codonOf, runOf } from '../state/reducer.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { TransitionData } from '../state/transitions.ts';
 import type { ArchiveManifest } from './archive.ts';
@@ -134,7 +142,7 @@ export class Orchestrator implements Engine {
 
   greet(send: SendToClient): void {
     // A crash left a codon unfinished and this server has not run one since: tell each new client.
-    const run = this.#state.currentRunId ? this.#state.runs[this.#state.currentRunId] : undefined;
+    const run = this.#state.currentRunId ? runOf(this.#state, this.#state.currentRunId) : undefined;
     if (run?.reason !== 'recovery' || !this.#crashedBefore(run.runId)) return;
     const codonId = lineageOf(this.#state).atStartOf;
     const codon = codonId === undefined ? undefined : this.#codons.find((c) => c.id === codonId);
@@ -149,14 +157,14 @@ export class Orchestrator implements Engine {
   /** The run before `runId` in the journal when it crashed. */
   #crashedBefore(runId: string) {
     const at = this.#state.runOrder.indexOf(runId);
-    const before = at > 0 ? this.#state.runs[this.#state.runOrder[at - 1] ?? ''] : undefined;
+    const before = at > 0 ? runOf(this.#state, this.#state.runOrder[at - 1] ?? '') : undefined;
     return before?.status === 'crashed' ? before : undefined;
   }
 
   /** A sentinel's LLM cost: part of the codon's and the run's totals. */
   recordSentinelCost(codonId: string, usd: number): void {
     const runId = this.#state.currentRunId;
-    if (!runId || usd <= 0 || !this.#state.runs[runId]?.codons[codonId]) return;
+    if (!runId || usd <= 0 || !codonOf(runOf(this.#state, runId), codonId)) return;
     this.#recorder
       .apply('CostsIncremented', { runId, codonId, amount: usd, source: 'sentinel' })
       .catch((error: unknown) => this.#log.error({ err: error }, 'recording a sentinel cost failed'));
@@ -168,7 +176,7 @@ export class Orchestrator implements Engine {
     sentinels: TransitionData<'SentinelStatesUpdated'>['sentinels'],
   ): void {
     const runId = this.#state.currentRunId;
-    if (!runId || !this.#state.runs[runId]?.codons[codonId]) return;
+    if (!runId || !codonOf(runOf(this.#state, runId), codonId)) return;
     this.#recorder
       .apply('SentinelStatesUpdated', { runId, codonId, sentinels })
       .catch((error: unknown) => this.#log.error({ err: error }, 'recording sentinel states failed'));
@@ -179,8 +187,11 @@ export class Orchestrator implements Engine {
     if (command.type === 'checkpoint.list') {
       const state = this.#state;
       const runId = command.data.runId ?? state.currentRunId ?? '';
-      if (!state.runs[runId]) {
-        context.fail('UNKNOWN_RUN', `no run "${runId}"; runs: ${state.runOrder.join(', ') || '(none)'}`);
+      if (!runOf(state, runId)) {
+        context.fail(
+          'UNKNOWN_RUN',
+          `no run "${echo(runId)}"; runs: ${state.runOrder.join(', ') || '(none)'}`,
+        );
         return;
       }
       const branch = runBranchName(state.currentRunId ?? '');
@@ -234,7 +245,7 @@ export class Orchestrator implements Engine {
       await this.#lifecycle.stopActive('forceStop', `by the server's shutdown (${reason})`);
       await this.#finished;
     }
-    const run = this.#state.currentRunId ? this.#state.runs[this.#runId()] : undefined;
+    const run = this.#state.currentRunId ? runOf(this.#state, this.#runId()) : undefined;
     if (run?.status === 'running') {
       const last = lineageOf(this.#state).endings.at(-1);
       const endedAt = new Date().toISOString();
@@ -275,7 +286,7 @@ export class Orchestrator implements Engine {
   /** Starts a codon, unless one is active: that would be two at once, which never happens. */
   async #startCodon(codon: RuntimeCodon, skipPreCommands: boolean): Promise<void> {
     const runId = this.#runId();
-    const run = this.#state.runs[runId];
+    const run = runOf(this.#state, runId);
     const busy =
       this.#lifecycle.active?.id ?? Object.values(run?.codons ?? {}).find((c) => isActive(c.status))?.codonId;
     if (busy) {
@@ -316,7 +327,7 @@ export class Orchestrator implements Engine {
           const ids = this.#codons.map((c) => c.id).join(', ') || '(none)';
           return ctx.fail(
             'UNKNOWN_CODON',
-            `no codon "${command.data.codonId}" in plan "${this.#o.plan.name}"; its codons: ${ids}`,
+            `no codon "${echo(command.data.codonId)}" in plan "${this.#o.plan.name}"; its codons: ${ids}`,
           );
         }
         if (this.#busy(ctx)) return;
@@ -381,10 +392,11 @@ export class Orchestrator implements Engine {
         `no codon is running, so there is nothing to ${skip ? 'skip' : 'stop'}; codon.next starts the next one`,
       );
     }
+    const reason = skip ? '' : echo(command.data.reason, REASON_MAX_CHARS);
     // Claimed before anything is awaited, so a second skip or stop sent meanwhile is refused.
     const stopped = this.#lifecycle.stopActive(
       skip ? 'skip' : 'forceStop',
-      skip ? undefined : `by a client: ${command.data.reason}`,
+      skip ? undefined : `by a client: ${reason}`,
     );
     if (!stopped) {
       return ctx.fail(
@@ -393,9 +405,7 @@ export class Orchestrator implements Engine {
       );
     }
     await this.#publish('info', {
-      message: skip
-        ? `skipping codon ${active.id}`
-        : `force-stopping codon ${active.id}: ${command.data.reason}`,
+      message: skip ? `skipping codon ${active.id}` : `force-stopping codon ${active.id}: ${reason}`,
     });
     await stopped;
   }
@@ -480,9 +490,9 @@ export class Orchestrator implements Engine {
   async #startup(): Promise<void> {
     const endedAgents = await endLeftoverAgents(this.#o.agentStateDir, this.#o.stopGraceMs, this.#log);
     const previousId = this.#state.runOrder.at(-1);
-    if (previousId && this.#state.runs[previousId]?.status === 'running')
+    if (previousId && runOf(this.#state, previousId)?.status === 'running')
       await markCrashed(this.#recorder, this.#state, previousId, endedAgents);
-    const previous = previousId ? this.#state.runs[previousId] : undefined;
+    const previous = previousId ? runOf(this.#state, previousId) : undefined;
     const runId = this.#o.bus.runId;
     const autostart = this.#o.autostart;
     let recovered = false;

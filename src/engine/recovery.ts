@@ -1,6 +1,6 @@
 import type { CheckpointRecord } from '../checkpoints/index.ts';
 import { isActive } from '../state/codon-status.ts';
-import type { EngineState } from '../state/reducer.ts';
+import { codonOf, type EngineState, runOf } from '../state/reducer.ts';
 import type { Checkpointing, Outcome } from './checkpointing.ts';
 import type { Recorder } from './recorder.ts';
 import { recoveryTarget } from './what-next.ts';
@@ -21,9 +21,9 @@ export async function markCrashed(
   runId: string,
   endedAgents: readonly string[],
 ): Promise<void> {
-  const run = state.runs[runId];
+  const run = runOf(state, runId);
   const interrupted = run
-    ? run.order.map((id) => run.codons[id]).find((c) => c && isActive(c.status))
+    ? run.order.map((id) => codonOf(run, id)).find((c) => c && isActive(c.status))
     : undefined;
   const now = new Date().toISOString();
   await recorder.apply('RunCrashed', {

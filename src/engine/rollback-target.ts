@@ -1,4 +1,5 @@
 import type { CheckpointRecord } from '../checkpoints/index.ts';
+import { echo } from '../protocol/index.ts';
 import type { Checkpointing, Outcome } from './checkpointing.ts';
 import type { EngineCommand } from './engine.ts';
 
@@ -28,7 +29,11 @@ export async function resolveRollbackTarget(
   } else if (command.type === 'rollback.toCodon') {
     const { codonId, checkpointType } = command.data;
     if (!planCodonIds.includes(codonId) && !lineage.some((c) => c.codonId === codonId)) {
-      return { ok: false, code: 'UNKNOWN_CODON', message: `no codon "${codonId}" in plan "${planName}"` };
+      return {
+        ok: false,
+        code: 'UNKNOWN_CODON',
+        message: `no codon "${echo(codonId)}" in plan "${planName}"`,
+      };
     }
     found = checkpoints.byCodon(lineage, codonId, checkpointType);
     if (checkpointType === 'start') startOf = codonId;

@@ -1,7 +1,7 @@
 import type { CheckpointRecord } from '../checkpoints/index.ts';
 import type { EventBus } from '../journal/event-bus.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
-import type { EngineState } from '../state/reducer.ts';
+import { type EngineState, runOf } from '../state/reducer.ts';
 import type { CodonSteps } from './codon-steps.ts';
 import type { Recorder } from './recorder.ts';
 import { performRollback, type RollbackDeps } from './rollback.ts';
@@ -46,7 +46,7 @@ export async function switchRun(
     target,
     lineage,
     fromRun,
-    fromCodon: state.runs[fromRun]?.order.at(-1) ?? lineageOf(state, fromRun).endings.at(-1)?.codonId ?? '',
+    fromCodon: runOf(state, fromRun)?.order.at(-1) ?? lineageOf(state, fromRun).endings.at(-1)?.codonId ?? '',
     toCodon,
     requested,
   });
@@ -56,7 +56,7 @@ export async function switchRun(
   const toRun = recovery ? deps.bus.runId : deps.newRunId();
   if (!recovery) deps.bus.setRunId(toRun);
   await deps.recorder.applyAll([
-    ...(deps.state().runs[fromRun]?.status === 'running'
+    ...(runOf(deps.state(), fromRun)?.status === 'running'
       ? [{ type: 'RunCompleted' as const, data: { runId: fromRun, endedAt: at } }]
       : []),
     {

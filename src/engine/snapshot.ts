@@ -1,5 +1,5 @@
 import type { CodonExecution, EventInput, FileNode } from '../protocol/index.ts';
-import type { CodonRecord, EngineState } from '../state/reducer.ts';
+import { type CodonRecord, codonOf, type EngineState, runOf } from '../state/reducer.ts';
 import { lineageEntries } from './checkpoint-list.ts';
 import { ENDING_TYPES } from './what-next.ts';
 
@@ -10,20 +10,20 @@ import { ENDING_TYPES } from './what-next.ts';
  */
 export function lineageExecutions(state: EngineState): CodonRecord[] {
   const runId = state.currentRunId;
-  const run = runId ? state.runs[runId] : undefined;
+  const run = runId ? runOf(state, runId) : undefined;
   if (!run || !runId) return [];
   const inherited = new Map<string, CodonRecord>();
   for (const entry of lineageEntries(state, runId)) {
     const info = entry.info;
     if (!info || entry.runId === runId || !ENDING_TYPES.has(info.checkpointType)) continue;
-    const record = state.runs[entry.runId]?.codons[info.codonId];
+    const record = codonOf(runOf(state, entry.runId), info.codonId);
     if (!record) continue;
     inherited.delete(info.codonId);
     // The run may have run the codon again after this checkpoint: the status is the checkpoint's.
     inherited.set(info.codonId, { ...record, status: info.status });
   }
   for (const id of run.order) inherited.delete(id);
-  const own = run.order.map((id) => run.codons[id]).filter((c) => c !== undefined);
+  const own = run.order.map((id) => codonOf(run, id)).filter((c) => c !== undefined);
   return [...inherited.values(), ...own];
 }
 

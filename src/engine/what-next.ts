@@ -1,6 +1,6 @@
 import type { CheckpointRecord } from '../checkpoints/index.ts';
 import type { CheckpointInfo, EventInput } from '../protocol/index.ts';
-import type { EngineState } from '../state/reducer.ts';
+import { type EngineState, runOf } from '../state/reducer.ts';
 import { type LineageEntry, lineageEntries } from './checkpoint-list.ts';
 
 /**
@@ -46,7 +46,7 @@ const endingsOf = (entries: readonly LineageEntry[]): Ending[] =>
 
 /** The lineage of a run as the recorded state has it (its checkpoints, with those it inherited). */
 export function lineageOf(state: EngineState, runId: string | null = state.currentRunId): Lineage {
-  const run = runId ? state.runs[runId] : undefined;
+  const run = runId ? runOf(state, runId) : undefined;
   if (!run || !runId) return { endings: [] };
   return {
     endings: endingsOf(lineageEntries(state, runId)),

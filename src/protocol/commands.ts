@@ -3,7 +3,12 @@ import { ClientMode } from './shared.ts';
 
 /** Client commands (spec 2.1, 2.2, 4.2). Every inbound frame is parsed with these before anything acts. */
 
-const CommandId = z.string().min(1, 'id must be a non-empty string');
+/** Longer ids are refused: every answer repeats the id, so it must stay small. */
+export const MAX_COMMAND_ID_LENGTH = 256;
+const CommandId = z
+  .string()
+  .min(1, 'id must be a non-empty string')
+  .max(MAX_COMMAND_ID_LENGTH, `id must be at most ${MAX_COMMAND_ID_LENGTH} characters`);
 const NoData = z.object({}).optional();
 
 function command<T extends string, D extends z.ZodType>(type: T, data: D) {

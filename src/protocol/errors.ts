@@ -14,6 +14,8 @@ export const ErrorCode = z.enum([
   'UNKNOWN_COMMAND',
   'INVALID_COMMAND',
   'HANDSHAKE_ALREADY_DONE',
+  // A history.sync while this client's previous one is still streaming.
+  'HISTORY_SYNC_IN_PROGRESS',
   // Command-level problems answered by the engine.
   'UNKNOWN_CODON',
   'CODON_RUNNING',

@@ -4,10 +4,12 @@ import type { ClientMode } from '../protocol/index.ts';
 
 const TEXT = { binary: false } as const;
 
-/** Close codes the server uses. */
+/** Close codes the server uses (README "The control protocol in practice"). */
 export const CLOSE = {
   shutdown: 1001,
   slowConsumer: 1008,
+  /** No `handshake` message within the handshake timeout (4000-4999: private use, RFC 6455). */
+  handshakeTimeout: 4408,
 } as const;
 
 /** One connected client: its socket, granted mode and liveness, and a bounded send path. */
@@ -17,6 +19,8 @@ export class ClientSession {
   readonly #socket: Socket;
   mode: ClientMode | undefined;
   alive = true;
+  /** Set while a history.sync streams to this client: one at a time. */
+  historySyncing = false;
   #closing = false;
   readonly #maxBuffered: number;
   readonly #onOverflow: (session: ClientSession) => void;
@@ -58,6 +62,25 @@ export class ClientSession {
       return;
     }
     this.ws.send(payload, TEXT, callback);
+  }
+
+  /**
+   * Resolves once at most `bytes` are still unsent to this client (its socket has taken the rest),
+   * or once the connection is closing: a producer awaits it before making more.
+   */
+  async drained(bytes: number): Promise<void> {
+    while (!this.closing && this.ws.bufferedAmount > bytes) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.#socket.off('drain', done);
+          this.ws.off('close', done);
+          resolve();
+        };
+        // Above the socket's high-water mark a write has returned false, so 'drain' will come.
+        this.#socket.on('drain', done);
+        this.ws.on('close', done);
+      });
+    }
   }
 
   /** Sends several frames with one write to the socket (a corked burst). */

@@ -11,15 +11,17 @@ import {
   type ErrorCode,
   type EventInput,
   type EventType,
+  echo,
   eventDataSchemas,
   type HandshakeRequest,
   makeEvent,
+  REASON_MAX_CHARS,
 } from '../protocol/index.ts';
 import { CLOSE, ClientSession } from './client-session.ts';
 import { parseFrame } from './frame.ts';
 import { gateCommand } from './gate.ts';
 import { frameWithEvents, type HistoryLimits, streamHistory } from './history-stream.ts';
-import { createHttpRejecter } from './http-reject.ts';
+import { createHttpRejecter, refuseUpgrade } from './http-reject.ts';
 import { isOriginAllowed } from './origin.ts';
 
 export type ServerLimits = {
@@ -29,6 +31,10 @@ export type ServerLimits = {
   hardMaxFrameBytes: number;
   /** A client whose unsent data passes this is disconnected (1008). */
   maxBufferedBytes: number;
+  /** WebSocket clients at once; further upgrades get HTTP 503. */
+  maxClients: number;
+  /** A connection must upgrade, then send its handshake, each within this (else closed). */
+  handshakeTimeoutMs: number;
   heartbeatMs: number;
   closeGraceMs: number;
   historyBatch: HistoryLimits;
@@ -68,6 +74,8 @@ export class ControlServer {
   readonly #http: Server;
   readonly #wss: WebSocketServer;
   readonly #sessions = new Map<string, ClientSession>();
+  /** TCP connections not yet upgraded, with the timer that closes them if they never are. */
+  readonly #pendingUpgrades = new Map<Socket, NodeJS.Timeout>();
   readonly #log: Logger;
   #heartbeat: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
@@ -80,6 +88,10 @@ export class ControlServer {
     this.#http = createServer(createHttpRejecter(() => this.#url));
     this.#http.on('upgrade', (req, socket: Socket, head) => this.#onUpgrade(req, socket, head));
     this.#http.on('clientError', (_error, socket) => socket.destroy());
+    this.#http.on('connection', (socket: Socket) => this.#onTcpConnection(socket));
+    // The clients, plus as many again still upgrading (to be told 503 or timed out); beyond that,
+    // new TCP connections are closed at once, before any parsing.
+    this.#http.maxConnections = options.limits.maxClients * 2;
     this.#wss = new WebSocketServer({
       noServer: true,
       maxPayload: options.limits.hardMaxFrameBytes,
@@ -139,17 +151,41 @@ export class ControlServer {
     this.#wss.close();
   }
 
+  /** A connection that has not asked for its upgrade within the handshake timeout is closed. */
+  #onTcpConnection(socket: Socket): void {
+    const timer = setTimeout(() => {
+      this.#log.info({ remote: socket.remoteAddress }, 'closing a connection that did not upgrade in time');
+      socket.destroy();
+    }, this.#options.limits.handshakeTimeoutMs);
+    timer.unref();
+    this.#pendingUpgrades.set(socket, timer);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      this.#pendingUpgrades.delete(socket);
+    });
+  }
+
   #onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+    clearTimeout(this.#pendingUpgrades.get(socket));
+    this.#pendingUpgrades.delete(socket);
     const origin = req.headers.origin;
     if (!isOriginAllowed(origin, this.#options.allowOrigins)) {
-      this.#log.warn({ origin }, 'refused WebSocket upgrade from a non-allowed origin');
-      const body = JSON.stringify({
+      const shown = echo(origin ?? '');
+      this.#log.warn({ origin: shown }, 'refused WebSocket upgrade from a non-allowed origin');
+      refuseUpgrade(socket, '403 Forbidden', {
         error: 'origin_not_allowed',
-        message: `Origin ${origin} is not allowed; start the server with --allow-origin ${origin} to permit it`,
+        message: `Origin ${shown} is not allowed; start the server with --allow-origin ${shown} to permit it`,
       });
-      socket.end(
-        `HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      );
+      return;
+    }
+    const { maxClients } = this.#options.limits;
+    if (this.#sessions.size >= maxClients) {
+      this.#log.warn({ clients: this.#sessions.size }, 'refused WebSocket upgrade: too many clients');
+      refuseUpgrade(socket, '503 Service Unavailable', {
+        error: 'too_many_clients',
+        message: `this server already has ${maxClients} clients, its limit (--max-clients, limits.maxClients in the config file); try again once one has disconnected`,
+        maxClients,
+      });
       return;
     }
     this.#wss.handleUpgrade(req, socket, head, (ws) => this.#onConnection(ws, socket));
@@ -165,19 +201,33 @@ export class ControlServer {
     });
     this.#sessions.set(session.id, session);
     this.#log.debug({ clientId: session.id }, 'client connected');
+    const { handshakeTimeoutMs, closeGraceMs } = this.#options.limits;
+    const handshakeTimer = setTimeout(() => {
+      if (session.handshaken) return;
+      this.#log.info({ clientId: session.id }, 'closing a client that sent no handshake in time');
+      session.close(
+        CLOSE.handshakeTimeout,
+        `no handshake within ${handshakeTimeoutMs} ms; send {"type":"handshake","data":{"mode":"readonly"}} first`,
+        closeGraceMs,
+      );
+    }, handshakeTimeoutMs);
+    handshakeTimer.unref();
     ws.on('pong', () => {
       session.alive = true;
     });
     ws.on('message', (data, isBinary) => this.#onFrame(session, data, isBinary));
     ws.on('error', (error) => this.#log.warn({ clientId: session.id, err: error }, 'client socket error'));
     ws.on('close', (code) => {
+      clearTimeout(handshakeTimer);
       this.#sessions.delete(session.id);
       this.#log.debug({ clientId: session.id, code }, 'client disconnected');
     });
   }
 
   #onFrame(session: ClientSession, data: RawData, isBinary: boolean): void {
-    const raw = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    // A client being dropped gets no more work done for it, whatever it still sends.
+    if (session.closing) return;
+    const raw = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
     const parsed = parseFrame(raw, isBinary, this.#options.limits.maxFrameBytes);
     if (!parsed.ok) {
       const { code, message, commandId } = parsed.problem;
@@ -218,17 +268,38 @@ export class ControlServer {
         return;
       }
       case 'history.sync':
-        streamHistory(this.#options.journal, session, this.#options.limits.historyBatch).catch((error) =>
-          this.#log.warn({ clientId: session.id, err: error }, 'history sync interrupted'),
-        );
+        this.#historySync(session, command.id);
         return;
-      case 'server.shutdown':
-        this.#log.info({ clientId: session.id, reason: command.data.reason }, 'shutdown requested');
-        this.#options.onShutdownRequested(command.data.reason, session.id);
+      case 'server.shutdown': {
+        const reason = echo(command.data.reason, REASON_MAX_CHARS);
+        this.#log.info({ clientId: session.id, reason }, 'shutdown requested');
+        this.#options.onShutdownRequested(reason, session.id);
         return;
+      }
       default:
         this.#options.engine.handle(command, this.#contextFor(session, command.id));
     }
+  }
+
+  /** One history.sync per client at a time: each one holds a batch in memory while it streams. */
+  #historySync(session: ClientSession, commandId: string): void {
+    if (session.historySyncing) {
+      this.#sendError(
+        session,
+        'HISTORY_SYNC_IN_PROGRESS',
+        'this client already has a history.sync streaming; send another after its last history.batch (hasMore: false)',
+        commandId,
+      );
+      return;
+    }
+    session.historySyncing = true;
+    streamHistory(this.#options.journal, session, this.#options.limits.historyBatch)
+      .catch((error: unknown) =>
+        this.#log.warn({ clientId: session.id, err: error }, 'history sync interrupted'),
+      )
+      .finally(() => {
+        session.historySyncing = false;
+      });
   }
 
   #contextFor(session: ClientSession, commandId: string): CommandContext {

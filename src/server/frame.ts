@@ -5,7 +5,9 @@ import {
   COMMAND_TYPES,
   commandSchemas,
   type ErrorCode,
+  echo,
   HandshakeRequest,
+  MAX_COMMAND_ID_LENGTH,
 } from '../protocol/index.ts';
 
 export type FrameProblem = { code: ErrorCode; message: string; commandId?: string };
@@ -42,7 +44,14 @@ export function parseFrame(raw: Buffer | string, isBinary: boolean, maxBytes: nu
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return problem('INVALID_MESSAGE', 'a command is a JSON object with "id", "type" and optional "data"');
   }
-  const id = 'id' in value && typeof value.id === 'string' && value.id !== '' ? value.id : undefined;
+  // An id too long to be valid is not repeated in the answer either.
+  const id =
+    'id' in value &&
+    typeof value.id === 'string' &&
+    value.id !== '' &&
+    value.id.length <= MAX_COMMAND_ID_LENGTH
+      ? value.id
+      : undefined;
   const type = 'type' in value ? value.type : undefined;
   if (typeof type !== 'string') {
     return problem('INVALID_MESSAGE', 'the command has no string "type"', id);
@@ -55,7 +64,7 @@ export function parseFrame(raw: Buffer | string, isBinary: boolean, maxBytes: nu
   if (!isCommandType(type)) {
     return problem(
       'UNKNOWN_COMMAND',
-      `unknown command "${type}"; known: handshake, ${COMMAND_TYPES.join(', ')}`,
+      `unknown command "${echo(type)}"; known: handshake, ${COMMAND_TYPES.join(', ')}`,
       id,
     );
   }

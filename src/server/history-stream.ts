@@ -1,8 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Journal, JournalRow } from '../journal/journal.ts';
-import type { ClientSession } from './client-session.ts';
 
 export type HistoryLimits = { maxEvents: number; maxBytes: number };
+
+/** Where a history stream goes: a client's send path, with its backpressure. */
+export type HistorySink = {
+  /** True once the connection is closing: nothing more is read or sent for it. */
+  readonly closing: boolean;
+  /** Resolves once at most `bytes` are still unsent to the client, or once it is closing. */
+  drained(bytes: number): Promise<void>;
+  send(payload: string): void;
+};
 
 /** Builds a ServerEvent frame around already-serialized events, without parsing them again. */
 export function frameWithEvents(
@@ -18,32 +27,30 @@ export function frameWithEvents(
 
 /**
  * Streams the journal up to its current end as `history.batch` events (spec 4.3). Each batch is
- * bounded by count and bytes, and the next one is read only once the previous one has left the
- * process, so a million-event journal never sits in memory. Events published meanwhile reach the
- * client live; the client may see those twice and can drop repeats by id.
+ * bounded by count and bytes, and the next one is read only once the client has taken all but one
+ * batch's worth of what it was sent, so a slow reader holds at most about two batches here and a
+ * million-event journal never sits in memory. A closing client gets nothing more, not even a read.
+ * Each batch waits for a turn of the event loop, so a sync never holds up other clients or the engine.
+ * Events published meanwhile reach the client live; the client may see those twice and can drop
+ * repeats by id.
  */
 export async function streamHistory(
   journal: Journal,
-  session: ClientSession,
+  sink: HistorySink,
   limits: HistoryLimits,
 ): Promise<void> {
   const end = journal.lastSeq();
   let after = 0;
   for (;;) {
+    await sink.drained(limits.maxBytes);
+    // One batch per turn of the event loop: other clients' frames and the engine go in between.
+    await nextTurn();
+    if (sink.closing) return;
     const rows = after < end ? journal.readAfter(after, limits).filter((r) => r.seq <= end) : [];
     const last = rows.at(-1);
     if (last) after = last.seq;
     const hasMore = after < end && rows.length > 0;
-    await sendAsync(
-      session,
-      frameWithEvents('history.batch', 'events', rows, { after: `,"hasMore":${hasMore}` }),
-    );
+    sink.send(frameWithEvents('history.batch', 'events', rows, { after: `,"hasMore":${hasMore}` }));
     if (!hasMore) return;
   }
-}
-
-function sendAsync(session: ClientSession, payload: string): Promise<void> {
-  return new Promise((resolve, reject) =>
-    session.send(payload, (error) => (error ? reject(error) : resolve())),
-  );
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 const CORS_HEADERS = {
   'access-control-allow-origin': '*',
@@ -29,4 +30,14 @@ export function createHttpRejecter(websocketUrl: () => string) {
     });
     res.end(req.method === 'HEAD' ? undefined : body);
   };
+}
+
+/** Answers a refused WebSocket upgrade with an HTTP status and a JSON body, then closes the socket. */
+export function refuseUpgrade(socket: Socket, status: string, body: Record<string, unknown>): void {
+  const text = JSON.stringify(body);
+  // Once the answer is out the socket goes, whether or not the peer ever closes its side.
+  socket.once('finish', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
 }

@@ -121,6 +121,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       maxFrameBytes: settings.limits.maxFrameBytes,
       hardMaxFrameBytes: settings.limits.hardMaxFrameBytes,
       maxBufferedBytes: settings.limits.maxBufferedBytes,
+      maxClients: settings.limits.maxClients,
+      handshakeTimeoutMs: settings.limits.handshakeTimeoutMs,
       heartbeatMs: settings.limits.heartbeatMs,
       closeGraceMs: settings.limits.closeGraceMs,
       historyBatch: {

@@ -1,4 +1,4 @@
-import type { CheckpointInfo, CodonExecution } from '../protocol/index.ts';
+import { type CheckpointInfo, type CodonExecution, own } from '../protocol/index.ts';
 import { canTransition } from './codon-status.ts';
 import type { Transition } from './transitions.ts';
 
@@ -54,7 +54,7 @@ export function reduce(state: EngineState, t: Transition): EngineState {
   switch (t.type) {
     case 'RunStarted': {
       const { runId, startedAt, reason, fromRunId, fromCheckpoint, branch, startOf } = t.data;
-      if (state.runs[runId]) throw new TransitionError(`run ${runId} already exists`);
+      if (own(state.runs, runId)) throw new TransitionError(`run ${runId} already exists`);
       const run: RunState = {
         runId,
         status: 'running',
@@ -108,7 +108,7 @@ export function reduce(state: EngineState, t: Transition): EngineState {
     }
     case 'CodonStarted': {
       const run = requireRun(state, t.data.runId);
-      const previous = run.codons[t.data.codonId];
+      const previous = own(run.codons, t.data.codonId);
       if (previous && !canTransition(previous.status, 'preparing')) {
         throw new TransitionError(`codon ${t.data.codonId} is ${previous.status}; it cannot start again yet`);
       }
@@ -197,7 +197,7 @@ export function reduceAll(transitions: Iterable<Transition>, state = initialStat
 
 /** The `resultingState` of a state.transition event (spec 6.1). */
 export function summary(state: EngineState) {
-  const current = state.currentRunId ? state.runs[state.currentRunId] : undefined;
+  const current = state.currentRunId ? own(state.runs, state.currentRunId) : undefined;
   return {
     currentRunId: state.currentRunId,
     runCount: state.runOrder.length,
@@ -206,14 +206,21 @@ export function summary(state: EngineState) {
   };
 }
 
+/** A run by id (own keys only: see `own`). */
+export const runOf = (state: EngineState, runId: string): RunState | undefined => own(state.runs, runId);
+
+/** A codon's latest attempt in a run, by id (own keys only). */
+export const codonOf = (run: RunState | undefined, codonId: string): CodonRecord | undefined =>
+  run ? own(run.codons, codonId) : undefined;
+
 function requireRun(state: EngineState, runId: string): RunState {
-  const run = state.runs[runId];
+  const run = runOf(state, runId);
   if (!run) throw new TransitionError(`unknown run ${runId}`);
   return run;
 }
 
 function requireCodon(run: RunState, codonId: string) {
-  const codon = run.codons[codonId];
+  const codon = codonOf(run, codonId);
   if (!codon) throw new TransitionError(`codon ${codonId} has not started in run ${run.runId}`);
   return codon;
 }

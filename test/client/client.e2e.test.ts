@@ -53,6 +53,22 @@ describe('typed client', () => {
     expect(client.invalidFrames).toEqual([]);
   });
 
+  it('syncHistory rejects with HISTORY_SYNC_IN_PROGRESS when its client already has a sync streaming', async () => {
+    const s = await startInProcess({ limits: { historyBatchEvents: 10 } });
+    cleanups.push(() => s.cleanup());
+    await Promise.all(Array.from({ length: 100 }, (_, i) => s.bus.publish('info', { message: `m${i}` })));
+    const client = await RibosomeClient.connect(s.url, { mode: 'readonly' });
+    cleanups.push(() => client.close());
+    const [first, second] = await Promise.allSettled([client.syncHistory(), client.syncHistory()]);
+    expect(first.status === 'fulfilled' && first.value.length).toBe(client.handshake.totalEvents);
+    expect(second.status === 'rejected' && second.reason).toBeInstanceOf(CommandError);
+    expect(second.status === 'rejected' && (second.reason as CommandError).code).toBe(
+      'HISTORY_SYNC_IN_PROGRESS',
+    );
+    // Once the first is done, the next one is taken.
+    expect((await client.syncHistory()).length).toBeGreaterThanOrEqual(client.handshake.totalEvents);
+  });
+
   it('reconnects and handshakes again when the server comes back on the same port', async () => {
     const t = tempDir();
     temps.push(t);

@@ -62,4 +62,34 @@ describe('parseFrame', () => {
       handshake: { type: 'handshake', data: { mode: 'readonly', sendPreviousEvents: false } },
     });
   });
+
+  it('never repeats a huge client value whole: long values are cut, long ids are not echoed', () => {
+    const huge = 'A'.repeat(200_000);
+    const frames = [
+      { id: 'e1', type: huge },
+      { id: huge, type: huge },
+      { id: huge, type: 'ping' },
+      { id: 'e2', type: 'codon.start', data: { codonId: 7, [huge]: huge } },
+      { id: 'e3', type: 'rollback.toCheckpoint', data: { checkpointSha: huge } },
+      { id: 'e4', type: 'rollback.toCodon', data: { codonId: 'a', checkpointType: huge } },
+      { type: 'handshake', data: { mode: huge } },
+      { id: huge, type: 'handshake', data: { mode: 'readonly' } },
+    ];
+    for (const frame of frames) {
+      const parsed = parseFrame(JSON.stringify(frame), false, 10 * 1024 * 1024);
+      expect(parsed.ok).toBe(false);
+      if (parsed.ok) continue;
+      expect(parsed.problem.message.length).toBeLessThan(600);
+      expect(parsed.problem.commandId === undefined || parsed.problem.commandId.length <= 256).toBe(true);
+    }
+    const unknown = parseFrame(JSON.stringify({ id: 'e1', type: huge }), false, 10 * 1024 * 1024);
+    expect(unknown.ok || unknown.problem.message).toContain(`"${'A'.repeat(100)}… (199900 more characters)"`);
+    const longId = parseFrame(JSON.stringify({ id: 'i'.repeat(257), type: 'ping' }), false, LIMIT);
+    expect(longId.ok || [longId.problem.code, longId.problem.commandId]).toEqual([
+      'INVALID_COMMAND',
+      undefined,
+    ]);
+    const maxId = parseFrame(JSON.stringify({ id: 'i'.repeat(256), type: 'ping' }), false, LIMIT);
+    expect(maxId.ok).toBe(true);
+  });
 });

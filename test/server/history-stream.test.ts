@@ -1,17 +1,19 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MemoryJournal } from '../../src/journal/memory-journal.ts';
-import type { ClientSession } from '../../src/server/client-session.ts';
-import { streamHistory } from '../../src/server/history-stream.ts';
+import { type HistorySink, streamHistory } from '../../src/server/history-stream.ts';
 
-/** A session that records what it was sent and acknowledges each frame at once. */
+type Frame = { type: string; data: { events: Array<{ id: string }>; hasMore: boolean } };
+
+/** A sink that records what it was sent and is always drained. */
 function recordingSession() {
-  const frames: Array<{ type: string; data: { events: Array<{ id: string }>; hasMore: boolean } }> = [];
-  const session = {
-    send(payload: string, callback?: (error?: Error) => void) {
+  const frames: Frame[] = [];
+  const session: HistorySink = {
+    closing: false,
+    drained: async () => {},
+    send(payload: string) {
       frames.push(JSON.parse(payload));
-      callback?.();
     },
-  } as unknown as ClientSession;
+  };
   return { session, frames };
 }
 
@@ -51,5 +53,37 @@ describe('streamHistory', () => {
     await streamHistory(journal, small.session, { maxEvents: 100, maxBytes: size * 4 });
     expect(small.frames.every((f) => f.data.events.length <= 4)).toBe(true);
     expect(small.frames.at(-1)?.data.hasMore).toBe(false);
+  });
+
+  it('reads the next batch only once the client has drained, and nothing at all for a closing one', async () => {
+    let reads = 0;
+    const counting = new (class extends MemoryJournal {
+      override readAfter(...args: Parameters<MemoryJournal['readAfter']>) {
+        reads += 1;
+        return super.readAfter(...args);
+      }
+    })();
+    counting.append(Array.from({ length: 30 }, (_, i) => entry(i)));
+    const frames: Frame[] = [];
+    const waits: Array<{ bytes: number; release: () => void }> = [];
+    let closing = false;
+    const sink: HistorySink = {
+      get closing() {
+        return closing;
+      },
+      drained: (bytes) => new Promise<void>((release) => waits.push({ bytes, release })),
+      send: (payload) => frames.push(JSON.parse(payload)),
+    };
+    const sending = streamHistory(counting, sink, { maxEvents: 10, maxBytes: 5_000 });
+    await Promise.resolve();
+    // Waiting for the client: nothing read yet; the low-water mark is one batch.
+    expect([reads, frames.length, waits.map((w) => w.bytes)]).toEqual([0, 0, [5_000]]);
+    waits.shift()?.release();
+    await vi.waitFor(() => expect([reads, frames.length, waits.length]).toEqual([1, 1, 1]));
+    // The client goes away while the stream waits: no further read, no further send.
+    closing = true;
+    waits.shift()?.release();
+    await sending;
+    expect([reads, frames.length]).toEqual([1, 1]);
   });
 });

@@ -54,6 +54,26 @@ describe('reducer', () => {
     expect(summary(s)).toEqual({ currentRunId: null, runCount: 1, totalCost: 1, currentRunCost: 0 });
   });
 
+  it.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf'])(
+    'a codon or run id named like an Object.prototype key (%s) is an ordinary id',
+    (id) => {
+      const s = reduceAll([
+        run(id),
+        started(id, id),
+        moved(id, id, 'preparing', 'running'),
+        moved(id, id, 'running', 'completed'),
+        { type: 'RunCompleted', data: { runId: id, endedAt: at } },
+      ]);
+      expect(s.runs[id]).toMatchObject({ status: 'completed', order: [id] });
+      expect(s.runs[id]?.codons[id]).toMatchObject({ status: 'completed', attempt: 1 });
+      // A run that never started is unknown, not found on the prototype.
+      expect(() =>
+        reduceAll([run('r1'), { type: 'RunCompleted', data: { runId: id, endedAt: at } }]),
+      ).toThrow(TransitionError);
+      expect(() => reduceAll([run('r1'), moved('r1', id, 'preparing', 'running')])).toThrow(TransitionError);
+    },
+  );
+
   it('marks the running codon failed when a crash is detected', () => {
     const s = reduceAll([
       run('r1'),

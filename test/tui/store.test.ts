@@ -48,6 +48,16 @@ describe('codon list', () => {
     expect(s.codons.two).toMatchObject({ cost: 0.5, duration: 1_000, attempts: 1, codonName: 'Codon two' });
   });
 
+  it.each(['constructor', 'toString', 'valueOf'])(
+    'shows a codon named like an Object.prototype key (%s) as any other',
+    (id) => {
+      const s = fold([...runStarted(), ...codonStart(id, 0), ...codonEnd(id, 'completed', 0.5, 1_000)]);
+      expect(orderedCodons(s.codons).map((c) => [c.codonId, c.status, c.attempts])).toEqual([
+        [id, 'completed', 1],
+      ]);
+    },
+  );
+
   it('keeps skipped and stopped though codon.completed says success is false', () => {
     const s = fold([
       ...codonStart('a', 0),

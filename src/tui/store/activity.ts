@@ -1,4 +1,4 @@
-import type { ServerEventOf } from '../../protocol/index.ts';
+import { own, type ServerEventOf } from '../../protocol/index.ts';
 import { formatCost, formatDuration } from '../format.ts';
 import type { Tone } from '../theme.ts';
 import { type ActivityEntry, MAX_ACTIVITY, type RunState } from './run-state.ts';
@@ -98,7 +98,7 @@ export function codonStartedLine(state: RunState, e: ServerEventOf<'codon.starte
 
 export function codonCompletedLine(state: RunState, e: ServerEventOf<'codon.completed'>): RunState {
   const d = e.data;
-  const status = state.codons[d.codonId]?.status;
+  const status = own(state.codons, d.codonId)?.status;
   const word = status === 'skipped' || status === 'stopped' ? status : d.success ? 'completed' : 'failed';
   const reason = d.failureReason
     ? `: ${d.failureReason.type}${d.failureReason.message ? ` ${d.failureReason.message}` : ''}`

@@ -1,4 +1,4 @@
-import type { CheckpointInfo, CodonExecution, CodonStatus } from '../../protocol/index.ts';
+import { type CheckpointInfo, type CodonExecution, type CodonStatus, own } from '../../protocol/index.ts';
 import type { CodonRow, RunState } from './run-state.ts';
 
 /** The plan as far as events have shown it: codon rows by id. */
@@ -17,7 +17,7 @@ export function upsertCodon(
   change: (row: CodonRow) => CodonRow,
   codonName?: string,
 ): RunState {
-  const existing = state.codons[codonId];
+  const existing = own(state.codons, codonId);
   const base: CodonRow = existing ?? {
     codonId,
     codonName: codonName ?? codonId,
@@ -122,7 +122,7 @@ export function learnCodonsFromCheckpoints(
 ): RunState {
   let next = state;
   for (const c of checkpoints) {
-    if (!next.codons[c.codonId]) {
+    if (!own(next.codons, c.codonId)) {
       next = upsertCodon(next, c.codonId, (row) => ({ ...row, status: c.status }), c.codonName);
     }
   }
@@ -146,7 +146,7 @@ export function failActiveCodons(state: RunState, note: string): RunState {
 export function markUndone(state: RunState, codonIds: readonly string[]): RunState {
   let next = state;
   for (const id of codonIds) {
-    if (!next.codons[id]) continue;
+    if (!own(next.codons, id)) continue;
     next = upsertCodon(next, id, ({ duration: _d, startTime: _s, failureReason: _f, ...row }) => ({
       ...row,
       status: 'pending',

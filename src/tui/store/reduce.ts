@@ -1,4 +1,4 @@
-import type { ServerEvent, ServerEventOf } from '../../protocol/index.ts';
+import { own, type ServerEvent, type ServerEventOf } from '../../protocol/index.ts';
 import { formatCost, oneLine } from '../format.ts';
 import {
   assistantAction,
@@ -265,7 +265,7 @@ function transition(state: RunState, e: ServerEventOf<'state.transition'>): RunS
       );
     case 'CodonStarted': {
       // A new attempt: its tokens start from zero, the old attempt's are kept in the total.
-      const previous = run.codonTokens[t.data.codonId];
+      const previous = own(run.codonTokens, t.data.codonId);
       const { [t.data.codonId]: _old, ...codonTokens } = run.codonTokens;
       const settled = previous ? addTokens(run.settledTokens, previous) : run.settledTokens;
       return codonStarted(
@@ -277,13 +277,14 @@ function transition(state: RunState, e: ServerEventOf<'state.transition'>): RunS
     }
     case 'CodonTransitioned': {
       const d = t.data;
+      const row = own(withTotals.codons, d.codonId);
       const next = {
         ...withTotals,
-        codons: withTotals.codons[d.codonId]
+        codons: row
           ? {
               ...withTotals.codons,
               [d.codonId]: {
-                ...withTotals.codons[d.codonId]!,
+                ...row,
                 status: d.to,
                 ...(d.duration === undefined ? {} : { duration: d.duration }),
                 ...(d.failureReason ? { failureReason: d.failureReason } : {}),

@@ -1,4 +1,4 @@
-import type { ServerEventOf } from '../../protocol/index.ts';
+import { own, type ServerEventOf } from '../../protocol/index.ts';
 import { oneLine } from '../format.ts';
 import { MAX_SENTINEL_OUTPUTS, type RunState, type SentinelView } from './run-state.ts';
 
@@ -10,7 +10,7 @@ function upsert(
   codonId: string,
   change: (s: SentinelView) => SentinelView,
 ): RunState {
-  const existing = state.sentinels[sentinelId];
+  const existing = own(state.sentinels, sentinelId);
   const base: SentinelView = existing ?? {
     sentinelId,
     codonId,

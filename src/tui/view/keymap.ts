@@ -1,3 +1,4 @@
+import { own } from '../../protocol/index.ts';
 import { oneLine } from '../format.ts';
 import type { RollbackTarget } from '../store/selectors.ts';
 import {
@@ -183,7 +184,7 @@ export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: Key
   }
   if (input === 'c')
     return to({ ...showPane(view, 'checkpoints'), focus: 'checkpoints' }, [{ kind: 'checkpoints' }]);
-  const pane = PANE_KEYS[input];
+  const pane = own(PANE_KEYS, input);
   if (pane) return to(togglePane(view, pane));
   if (key.tab) return to(cycleFocus(view, key.shift ? -1 : 1));
 

@@ -1,3 +1,4 @@
+import { own } from '../../../protocol/index.ts';
 import { formatCost, formatTime } from '../../format.ts';
 import type { RunState } from '../../store/run-state.ts';
 import { type Line, wrapLine } from '../lines.ts';
@@ -9,7 +10,7 @@ export function sentinelLines(state: Pick<RunState, 'sentinels' | 'sentinelOrder
   if (state.sentinelOrder.length === 0) return [{ text: 'No sentinel has loaded.', tone: 'muted' }];
   const lines: Line[] = [];
   for (const id of state.sentinelOrder) {
-    const s = state.sentinels[id];
+    const s = own(state.sentinels, id);
     if (!s) continue;
     const what = [s.model, s.strategy].filter(Boolean).join(', ');
     const status = s.status === 'loaded' ? 'watching' : `unloaded (${s.unloadReason ?? 'done'})`;

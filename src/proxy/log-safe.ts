@@ -83,14 +83,17 @@ export function redactUrl(url: string): string {
   return out;
 }
 
-/** An error as a log field: its name, code, message and stack, never its other properties. */
-export function errorForLog(error: unknown): {
-  type: string;
-  message: string;
-  code?: string;
-  stack?: string;
-} {
-  if (!(error instanceof Error)) return { type: typeof error, message: String(error) };
-  const code = 'code' in error && typeof error.code === 'string' ? error.code : undefined;
-  return { type: error.name, message: error.message, code, stack: error.stack };
+/**
+ * An error as a log field: an error of the same class with only its message, stack and code, so
+ * pino's serializer still names the class but finds no other property to copy.
+ */
+export function errorForLog(error: unknown): Error {
+  if (!(error instanceof Error)) return new Error(String(error));
+  const safe: Error & { code?: string } = Object.create(Object.getPrototypeOf(error));
+  Object.defineProperties(safe, {
+    message: { value: error.message, writable: true, configurable: true },
+    stack: { value: error.stack, writable: true, configurable: true },
+  });
+  if ('code' in error && typeof error.code === 'string') safe.code = error.code;
+  return safe;
 }

@@ -129,7 +129,11 @@ describe('the size of one request body', () => {
     const { socket } = connection;
     socket.write('POST /v1/messages HTTP/1.1\r\nhost: proxy.test\r\ntransfer-encoding: chunked\r\n\r\n');
     const chunk = Buffer.alloc(64 * KiB, 'a');
-    const frame = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]);
+    const frame = Buffer.concat([
+      Buffer.from(`${chunk.length.toString(16)}\r\n`),
+      chunk,
+      Buffer.from('\r\n'),
+    ]);
     // Had the proxy kept reading, this would go on to 64 MiB; it answers after about 1 MiB
     // (plus what socket buffers hold) and closes.
     let sent = 0;
@@ -251,9 +255,9 @@ describe('memory after the exchange', () => {
     };
     const upstreamSawClose = signal();
     upstream.handle((received, res, req) => {
-      if (received.url === '/v1/messages?reset') return req.socket.destroy();
-      if (received.url === '/v1/messages?hold') return void res.on('close', upstreamSawClose.resolve);
-      echo(received, res, req);
+      if (received.url === '/v1/messages?reset') req.socket.destroy();
+      else if (received.url === '/v1/messages?hold') res.on('close', upstreamSawClose.resolve);
+      else echo(received, res, req);
     });
     const { logger } = captureLogger();
     proxy = await startProxy(upstream.url, { middleware: [createLoggingMiddleware(logger), spy] });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { errorForLog, isCredentialName, REDACTED, redactUrl } from '../../src/proxy/log-safe.ts';
+import { captureLogger } from './helpers/logs.ts';
 
 describe('isCredentialName', () => {
   it.each([
@@ -61,22 +62,23 @@ describe('redactUrl', () => {
 });
 
 describe('errorForLog', () => {
-  it("keeps name, code, message and stack, and drops the rest (Node's rawPacket)", () => {
-    const error = Object.assign(new Error('Parse Error: Invalid header value char'), {
+  it("keeps class, code, message and stack, and drops the rest (Node's rawPacket)", () => {
+    const error = Object.assign(new TypeError('Parse Error: Invalid header value char'), {
       code: 'HPE_INVALID_HEADER_TOKEN',
       rawPacket: Buffer.from('x-api-key: sk-ant-secret\r\n'),
     });
-    const logged = errorForLog(error);
-    expect(logged).toMatchObject({
-      type: 'Error',
+    const { logger, lines } = captureLogger();
+    logger.warn({ err: errorForLog(error) }, 'malformed');
+    expect(lines[0]?.err).toEqual({
+      type: 'TypeError',
       code: 'HPE_INVALID_HEADER_TOKEN',
       message: 'Parse Error: Invalid header value char',
+      stack: error.stack,
     });
-    expect(Object.keys(logged).sort()).toEqual(['code', 'message', 'stack', 'type']);
-    expect(JSON.stringify(logged)).not.toContain('sk-ant-secret');
+    expect(JSON.stringify(lines)).not.toContain('sk-ant-secret');
   });
 
   it('describes non-errors', () => {
-    expect(errorForLog('boom')).toEqual({ type: 'string', message: 'boom' });
+    expect(errorForLog('boom').message).toBe('boom');
   });
 });

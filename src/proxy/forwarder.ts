@@ -44,6 +44,8 @@ type Exchange = {
   hold: BodyHold;
   upstream?: ClientRequest;
   agentGone: boolean;
+  /** Set when the idle timeout ended the exchange: the body's own error then only says "aborted". */
+  stalled?: Error;
 };
 
 const RETRIABLE_ON_REUSED_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
@@ -224,6 +226,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         const error = Object.assign(new Error(`no data for ${idleTimeoutMs} ms`), {
           code: IDLE_TIMEOUT_CODE,
         });
+        exchange.stalled = error;
         upstream.destroy(error);
       });
     }
@@ -247,7 +250,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   /** A relayed body failed: before the headers went out the agent gets an error answer, after it a cut stream. */
   function onBodyError(exchange: Exchange, error: unknown) {
     if (exchange.agentGone) return;
-    const failure = classifyUpstreamError(error, targetLabel);
+    const failure = classifyUpstreamError(exchange.stalled ?? error, targetLabel);
     const midStream = exchange.response.headersSent;
     fail(exchange, midStream ? { ...failure, message: `${failure.message} Stream cut.` } : failure, error);
   }

@@ -1,7 +1,7 @@
 // Proxy memory under large bodies, with the proxy (LoggingMiddleware on, as `--proxy` runs it) in a
 // child process so its RSS is its own:
 // 1. N parallel requests of M MiB each (Claude Code-like JSON with one big base64 image): the status
-//    of each, the proxy's RSS before, at the peak, after, after 30 s idle and after a forced GC;
+//    of each, the proxy's RSS before, at the peak, after, after 10 s idle and after a forced GC;
 // 2. one 512 MiB non-streaming answer relayed to the agent: the proxy's peak RSS (it must stream).
 // `node_modules/.bin/node bench/proxy-memory.ts [N] [M]` (default 10 x 30 MiB, as the probe of
 // issue 11); writes bench/results/proxy-memory.json.
@@ -158,7 +158,7 @@ export async function run(count = 10, mib = 30): Promise<unknown> {
     Promise.all(Array.from({ length: count }, () => send(`${first.url}/v1/messages`, body))),
   );
   const after = await stats();
-  await new Promise((r) => setTimeout(r, 30_000));
+  await new Promise((r) => setTimeout(r, 10_000));
   const idle = await stats();
   const afterGc = await stats('gc');
   const beforeAnswer = afterGc.rss;
@@ -179,7 +179,7 @@ export async function run(count = 10, mib = 30): Promise<unknown> {
         before: mb(before.rss),
         peak: mb(requests.peak),
         after: mb(after.rss),
-        after30sIdle: mb(idle.rss),
+        after10sIdle: mb(idle.rss),
         afterGc: mb(afterGc.rss),
       },
       heapUsedMiB: { after: mb(after.heapUsed), afterGc: mb(afterGc.heapUsed) },

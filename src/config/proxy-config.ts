@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from '../proxy/defaults.ts';
+import {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_IN_FLIGHT_BYTES,
+} from '../proxy/defaults.ts';
 import { MiddlewareSpecSchema } from '../proxy/middleware/load-user-middleware.ts';
 import { parseTarget } from '../proxy/target.ts';
 
@@ -22,6 +26,8 @@ const FileSchema = z.object({
   proxyDoubleMaxTokens: z.boolean().optional(),
   proxyIdleTimeoutMs: z.number().int().nonnegative().optional(),
   proxyMaxBodyBytes: z.number().int().positive().optional(),
+  proxyMaxInFlightBytes: z.number().int().positive().optional(),
+  proxyLogBodies: z.boolean().optional(),
 });
 
 export const ProxyConfigSchema = z.object({
@@ -31,6 +37,10 @@ export const ProxyConfigSchema = z.object({
   doubleMaxTokens: z.boolean(),
   idleTimeoutMs: z.number().int().nonnegative(),
   maxBodyBytes: z.number().int().positive(),
+  /** Request bytes held across all exchanges at once; never below maxBodyBytes. */
+  maxInFlightBytes: z.number().int().positive(),
+  /** LoggingMiddleware also logs a preview of non-Messages bodies (prompt text: debugging only). */
+  logBodies: z.boolean(),
 });
 
 export type ProxyConfig = z.infer<typeof ProxyConfigSchema>;
@@ -96,6 +106,16 @@ export function resolveProxyConfig(sources: ProxyConfigSources): ProxyConfigResu
     if (!target.ok) return invalid(`${source} must be an http(s) base URL: ${target.message}.`);
   }
 
+  const maxBodyBytes = file.data.proxyMaxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxInFlightBytes =
+    file.data.proxyMaxInFlightBytes ?? Math.max(DEFAULT_MAX_IN_FLIGHT_BYTES, maxBodyBytes);
+  if (maxInFlightBytes < maxBodyBytes) {
+    return invalid(
+      `Config file key proxyMaxInFlightBytes (${maxInFlightBytes}) must be at least proxyMaxBodyBytes ` +
+        `(${maxBodyBytes}), or a body of the allowed size could never be taken.`,
+    );
+  }
+
   const withoutProxy =
     sources.cli.proxy !== undefined
       ? !sources.cli.proxy
@@ -108,7 +128,9 @@ export function resolveProxyConfig(sources: ProxyConfigSources): ProxyConfigResu
       middleware: file.data.proxyMiddleware ?? [],
       doubleMaxTokens: file.data.proxyDoubleMaxTokens ?? false,
       idleTimeoutMs: file.data.proxyIdleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
-      maxBodyBytes: file.data.proxyMaxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      maxBodyBytes,
+      maxInFlightBytes,
+      logBodies: file.data.proxyLogBodies ?? false,
     },
   };
 }

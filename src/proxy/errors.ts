@@ -10,10 +10,17 @@ export type ExchangeFailureCode =
   | 'UPSTREAM_FAILED'
   | 'MIDDLEWARE_FAILED'
   | 'BODY_TOO_LARGE'
+  | 'PROXY_BUSY'
   | 'PROXY_STOPPING'
   | 'PROXY_INTERNAL';
 
-export type ExchangeFailure = { code: ExchangeFailureCode; status: number; message: string };
+export type ExchangeFailure = {
+  code: ExchangeFailureCode;
+  status: number;
+  message: string;
+  /** Sent as `retry-after` when the agent should come back (a full in-flight budget). */
+  retryAfterSeconds?: number;
+};
 
 /** Codes of errors thrown while setting the proxy up (never during an exchange). */
 export type ProxyErrorCode =

@@ -1,10 +1,13 @@
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
+import type { BodyBudget, BodyHold } from './body-budget.ts';
 import { classifyUpstreamError, IDLE_TIMEOUT_CODE } from './classify-error.ts';
 import type { MiddlewareFailure, Pipeline } from './compose.ts';
+import { BUSY_RETRY_AFTER_SECONDS } from './defaults.ts';
 import { anthropicErrorBody, type ExchangeFailure } from './errors.ts';
 import { clientResponseHeaders, hasBodyFraming, toHeaderMap, upstreamRequestHeaders } from './headers.ts';
+import { errorForLog, redactUrl } from './log-safe.ts';
 import { readBody } from './read-body.ts';
 import { type Target, targetPath } from './target.ts';
 import { isCopyOfBody } from './tee.ts';
@@ -20,6 +23,8 @@ export type ForwarderOptions = {
   logger: Logger;
   idleTimeoutMs: number;
   maxBodyBytes: number;
+  /** Request bytes held across all exchanges. */
+  budget: BodyBudget;
 };
 
 export type Forwarder = {
@@ -31,10 +36,16 @@ export type Forwarder = {
 type Exchange = {
   id: number;
   response: ServerResponse;
+  /** The request line, for error logs before the body is read. */
+  incoming: { method?: string; url?: string };
   /** The request as received, then as forwarded; for error logs. */
   request?: ProxyRequest;
+  /** Its body's share of the in-flight budget, given back when the exchange ends. */
+  hold: BodyHold;
   upstream?: ClientRequest;
   agentGone: boolean;
+  /** Set when the idle timeout ended the exchange: the body's own error then only says "aborted". */
+  stalled?: Error;
 };
 
 const RETRIABLE_ON_REUSED_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
@@ -81,6 +92,7 @@ function answerFailure(response: ServerResponse, failure: ExchangeFailure, close
     'content-length',
     String(Buffer.byteLength(body)),
   ];
+  if (failure.retryAfterSeconds !== undefined) headers.push('retry-after', String(failure.retryAfterSeconds));
   if (closeConnection) headers.push('connection', 'close');
   response.writeHead(failure.status, headers);
   response.end(body);
@@ -96,15 +108,22 @@ function replacedBytes(body: ProxyResponse['body']): Uint8Array | undefined {
 
 /** The I/O shell of the pipeline: reads the agent's request, runs middleware, relays the target's answer. */
 export function createForwarder(options: ForwarderOptions): Forwarder {
-  const { target, send, agent, pipeline, logger, idleTimeoutMs, maxBodyBytes } = options;
+  const { target, send, agent, pipeline, logger, idleTimeoutMs, maxBodyBytes, budget } = options;
   const targetLabel = `${target.protocol}//${target.host}`;
   const active = new Set<Exchange>();
   let sequence = 0;
 
   function fail(exchange: Exchange, failure: ExchangeFailure, cause?: unknown, closeConnection = false) {
-    const { method, url } = exchange.request ?? {};
+    const { method, url } = exchange.request ?? exchange.incoming;
     logger.error(
-      { exchange: exchange.id, code: failure.code, status: failure.status, method, url, err: cause },
+      {
+        exchange: exchange.id,
+        code: failure.code,
+        status: failure.status,
+        method,
+        url: url === undefined ? undefined : redactUrl(url),
+        err: cause === undefined ? undefined : errorForLog(cause),
+      },
       `[PROXY-ERROR] ${failure.message}`,
     );
     answerFailure(exchange.response, failure, closeConnection);
@@ -120,6 +139,22 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     );
   }
 
+  /** Why a body was not taken: past the size of one request, or past what all requests may hold. */
+  function refusal(reason: 'too-large' | 'over-budget'): ExchangeFailure {
+    if (reason === 'too-large') {
+      const message = `Proxy: the request body is larger than the limit of ${maxBodyBytes} bytes.`;
+      return { code: 'BODY_TOO_LARGE', status: 413, message };
+    }
+    return {
+      code: 'PROXY_BUSY',
+      status: 503,
+      message:
+        `Proxy: request bodies in flight would pass the limit of ${budget.limit} bytes; ` +
+        `retry in ${BUSY_RETRY_AFTER_SECONDS} s.`,
+      retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
+    };
+  }
+
   function middlewareFailure(error: MiddlewareFailure): ExchangeFailure {
     const reason = error.cause instanceof Error ? error.cause.message : String(error.cause);
     return {
@@ -130,12 +165,11 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   }
 
   async function forward(exchange: Exchange, incoming: IncomingMessage) {
-    const read = await readBody(incoming, maxBodyBytes);
+    const read = await readBody(incoming, { limit: maxBodyBytes, hold: exchange.hold });
     if (!read.ok) {
       if (read.reason === 'aborted') return;
-      const message = `Proxy: the request body is larger than the limit of ${maxBodyBytes} bytes.`;
       // The rest of the body stays unread, so this connection cannot carry another request.
-      fail(exchange, { code: 'BODY_TOO_LARGE', status: 413, message }, undefined, true);
+      fail(exchange, refusal(read.reason), undefined, true);
       return;
     }
     const raw = read.body;
@@ -192,6 +226,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         const error = Object.assign(new Error(`no data for ${idleTimeoutMs} ms`), {
           code: IDLE_TIMEOUT_CODE,
         });
+        exchange.stalled = error;
         upstream.destroy(error);
       });
     }
@@ -215,7 +250,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   /** A relayed body failed: before the headers went out the agent gets an error answer, after it a cut stream. */
   function onBodyError(exchange: Exchange, error: unknown) {
     if (exchange.agentGone) return;
-    const failure = classifyUpstreamError(error, targetLabel);
+    const failure = classifyUpstreamError(exchange.stalled ?? error, targetLabel);
     const midStream = exchange.response.headersSent;
     fail(exchange, midStream ? { ...failure, message: `${failure.message} Stream cut.` } : failure, error);
   }
@@ -270,10 +305,18 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
 
   return {
     handle(incoming, response) {
-      const exchange: Exchange = { id: ++sequence, response, agentGone: false };
+      const exchange: Exchange = {
+        id: ++sequence,
+        response,
+        incoming: { method: incoming.method, url: incoming.url },
+        hold: budget.open(),
+        agentGone: false,
+      };
       active.add(exchange);
       response.once('close', () => {
         active.delete(exchange);
+        // The exchange is over and with it the need for its body.
+        exchange.hold.release();
         if (response.writableFinished) return;
         // The agent went away before the answer was complete: stop the target's work too.
         exchange.agentGone = true;

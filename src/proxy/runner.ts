@@ -4,10 +4,12 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { createBodyBudget } from './body-budget.ts';
 import { compose, middlewareName } from './compose.ts';
-import { DEFAULT_MAX_BODY_BYTES } from './defaults.ts';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES } from './defaults.ts';
 import { ProxyError } from './errors.ts';
 import { createForwarder, type Forwarder } from './forwarder.ts';
+import { errorForLog } from './log-safe.ts';
 import { parseTarget, type Target } from './target.ts';
 import { type Middleware, MiddlewareSchema } from './types.ts';
 
@@ -27,6 +29,8 @@ const RunnerOptionsSchema = z.object({
   middleware: z.array(z.custom<Middleware>((value) => MiddlewareSchema.safeParse(value).success)).default([]),
   /** [maxBodyBytes=32 MiB] Larger request bodies get 413. */
   maxBodyBytes: z.number().int().positive().default(DEFAULT_MAX_BODY_BYTES),
+  /** [maxInFlightBytes=256 MiB] Request bytes held across exchanges; past it 503 + retry-after. */
+  maxInFlightBytes: z.number().int().positive().default(DEFAULT_MAX_IN_FLIGHT_BYTES),
   /** [name='Ribosome'] Shown by the health answer: "<name> Proxy OK". */
   name: z.string().min(1).default('Ribosome'),
   /** Resolver for the target's host name (tests inject a failing one; default: the OS resolver). */
@@ -34,6 +38,13 @@ const RunnerOptionsSchema = z.object({
 });
 
 export type ProxyRunnerOptions = z.input<typeof RunnerOptionsSchema>;
+
+// Node's default answers to requests it cannot parse: headers too large, request too slow.
+const CLIENT_ERROR_STATUS = new Map([
+  ['HPE_HEADER_OVERFLOW', '431 Request Header Fields Too Large'],
+  ['HPE_CHUNK_EXTENSIONS_OVERFLOW', '413 Payload Too Large'],
+  ['ERR_HTTP_REQUEST_TIMEOUT', '408 Request Timeout'],
+]);
 
 type State = { kind: 'idle' } | { kind: 'listening'; url: string } | { kind: 'stopped' };
 
@@ -66,6 +77,13 @@ export class ProxyRunner {
       );
     }
     const o = parsed.data;
+    if (o.maxInFlightBytes < o.maxBodyBytes) {
+      throw new ProxyError(
+        'PROXY_INVALID_OPTIONS',
+        `maxInFlightBytes (${o.maxInFlightBytes}) is below maxBodyBytes (${o.maxBodyBytes}): ` +
+          'a body of the allowed size could never be taken.',
+      );
+    }
     if (o.mode !== 'passthrough') {
       throw new ProxyError(
         'PROXY_MODE_UNSUPPORTED',
@@ -94,6 +112,7 @@ export class ProxyRunner {
       logger: o.logger,
       idleTimeoutMs: o.idleTimeoutMs,
       maxBodyBytes: o.maxBodyBytes,
+      budget: createBodyBudget(o.maxInFlightBytes),
     });
     const healthBody = Buffer.from(`${o.name} Proxy OK`);
     const healthHeaders = [
@@ -113,8 +132,11 @@ export class ProxyRunner {
     this.#server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
       // As Node's default handler, plus a log line: a reset is the agent leaving, not a bad request.
       if (error.code !== 'ECONNRESET' && socket.writable) {
-        this.#logger.warn({ err: error }, '[PROXY] malformed request from agent');
-        socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+        // Not the error itself: Node puts the raw request bytes (credentials too) in its rawPacket.
+        this.#logger.warn({ err: errorForLog(error) }, '[PROXY] malformed request from agent');
+        socket.end(
+          `HTTP/1.1 ${CLIENT_ERROR_STATUS.get(error.code ?? '') ?? '400 Bad Request'}\r\nconnection: close\r\n\r\n`,
+        );
         return;
       }
       socket.destroy();
@@ -164,7 +186,9 @@ export class ProxyRunner {
       );
     }
     // After listening, a server error (say, out of file descriptors on accept) is logged, not thrown.
-    server.on('error', (error) => this.#logger.error({ err: error }, '[PROXY-ERROR] server error'));
+    server.on('error', (error) =>
+      this.#logger.error({ err: errorForLog(error) }, '[PROXY-ERROR] server error'),
+    );
     const address = server.address();
     const port = typeof address === 'object' && address !== null ? address.port : this.#port;
     const host = this.#host.includes(':') ? `[${this.#host}]` : this.#host;

@@ -39,7 +39,7 @@ export async function startProxyForServer(args: StartProxyArgs): Promise<ProxyHa
   const user = await loadUserMiddleware(config.middleware, configDir, { logger });
   if (!user.ok) throw new ProxyError(user.error.code, user.error.message);
   const middleware: Middleware[] = [
-    createLoggingMiddleware(logger),
+    createLoggingMiddleware(logger, { logBodies: config.logBodies }),
     ...(config.doubleMaxTokens ? [createDoubleMaxTokensMiddleware()] : []),
     ...user.value,
   ];
@@ -51,6 +51,7 @@ export async function startProxyForServer(args: StartProxyArgs): Promise<ProxyHa
     logger,
     idleTimeoutMs: config.idleTimeoutMs,
     maxBodyBytes: config.maxBodyBytes,
+    maxInFlightBytes: config.maxInFlightBytes,
     middleware,
   });
   const url = await runner.start();

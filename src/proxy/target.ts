@@ -1,3 +1,5 @@
+import { redactUrl } from './log-safe.ts';
+
 /** The provider base URL, taken apart once so no request parses it again. */
 export type Target = {
   protocol: 'http:' | 'https:';
@@ -17,7 +19,7 @@ export function parseTarget(baseUrl: string): TargetResult {
   try {
     url = new URL(baseUrl);
   } catch {
-    return { ok: false, message: `not a URL: ${JSON.stringify(baseUrl)}` };
+    return { ok: false, message: `not a URL: ${JSON.stringify(redactUrl(baseUrl))}` };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return { ok: false, message: `must use http or https, got ${url.protocol.slice(0, -1)}` };

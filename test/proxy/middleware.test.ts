@@ -56,9 +56,20 @@ describe('LoggingMiddleware', () => {
     ]);
   });
 
-  it('logs other requests with a truncated body, never the whole of a long one', async () => {
+  it('logs other requests with their size and no body text by default', async () => {
     const { logger, lines } = captureLogger();
-    const logging = createLoggingMiddleware(logger, { previewBytes: 16 });
+    const logging = createLoggingMiddleware(logger);
+    const raw = Buffer.from('{"messages":[{"role":"user","content":"my private prompt"}]}');
+    const request: ProxyRequest = { method: 'POST', url: '/v1/messages/count_tokens', headers: {} };
+    await logging.request?.(request, contextFor(request, raw));
+    expect(lines[0]).toMatchObject({ method: 'POST', url: '/v1/messages/count_tokens', bytes: raw.length });
+    expect(lines[0]).not.toHaveProperty('body');
+    expect(JSON.stringify(lines)).not.toContain('private prompt');
+  });
+
+  it('with logBodies, logs a truncated body, never the whole of a long one', async () => {
+    const { logger, lines } = captureLogger();
+    const logging = createLoggingMiddleware(logger, { logBodies: true, previewBytes: 16 });
     const raw = Buffer.from('x'.repeat(1000));
     const request: ProxyRequest = { method: 'PUT', url: '/v1/files?x=1', headers: {} };
     await logging.request?.(request, contextFor(request, raw));
@@ -68,6 +79,17 @@ describe('LoggingMiddleware', () => {
       body: `${'x'.repeat(16)}... (1000 bytes)`,
     });
     expect(lines[0]).not.toHaveProperty('model');
+  });
+
+  it('redacts credential-like query values in the URLs it logs, on request and response', async () => {
+    const { logger, lines } = captureLogger();
+    const logging = createLoggingMiddleware(logger);
+    const request = { ...vendorRequest(8), url: '/v1/messages?beta=true&api_key=sk-ant-123&Token=t0k' };
+    await logging.request?.(request, contextFor(request));
+    await logging.response?.({ status: 200, headers: {} }, contextFor(request));
+    for (const line of lines) {
+      expect(line.url).toBe('/v1/messages?beta=true&api_key=[REDACTED]&Token=[REDACTED]');
+    }
   });
 
   it('previews short bodies whole and empty bodies not at all', () => {

@@ -25,6 +25,8 @@ describe('resolveProxyConfig: enabling', () => {
       doubleMaxTokens: false,
       idleTimeoutMs: 600_000,
       maxBodyBytes: 32 * 1024 * 1024,
+      maxInFlightBytes: 256 * 1024 * 1024,
+      logBodies: false,
     });
     expect(DEFAULT_PROVIDER_BASE_URL).toBe('https://api.anthropic.com');
   });
@@ -133,6 +135,14 @@ describe('resolveProxyConfig: refusals', () => {
     expect(refused({ file: { proxyIdleTimeoutMs: -1 } })).toContain('proxyIdleTimeoutMs');
     expect(refused({ file: { proxyMaxBodyBytes: 0 } })).toContain('proxyMaxBodyBytes');
     expect(refused({ file: { proxyDoubleMaxTokens: 'yes' } })).toContain('proxyDoubleMaxTokens');
+    expect(refused({ file: { proxyMaxInFlightBytes: 0 } })).toContain('proxyMaxInFlightBytes');
+    expect(refused({ file: { proxyLogBodies: 'no' } })).toContain('proxyLogBodies');
+  });
+
+  it('refuses an in-flight limit below the body limit: an allowed body could never be taken', () => {
+    expect(refused({ file: { proxyMaxBodyBytes: 2048, proxyMaxInFlightBytes: 1024 } })).toMatch(
+      /proxyMaxInFlightBytes \(1024\) must be at least proxyMaxBodyBytes \(2048\)/,
+    );
   });
 });
 
@@ -144,6 +154,8 @@ describe('resolveProxyConfig: file-only proxy keys', () => {
         proxyDoubleMaxTokens: true,
         proxyIdleTimeoutMs: 0,
         proxyMaxBodyBytes: 1024,
+        proxyMaxInFlightBytes: 4096,
+        proxyLogBodies: true,
         port: 4000, // another part's key: ignored here
       },
     });
@@ -151,5 +163,12 @@ describe('resolveProxyConfig: file-only proxy keys', () => {
     expect(value.doubleMaxTokens).toBe(true);
     expect(value.idleTimeoutMs).toBe(0);
     expect(value.maxBodyBytes).toBe(1024);
+    expect(value.maxInFlightBytes).toBe(4096);
+    expect(value.logBodies).toBe(true);
+  });
+
+  it('raises the default in-flight limit to a body limit set above it', () => {
+    const value = resolved({ file: { proxyMaxBodyBytes: 512 * 1024 * 1024 } });
+    expect(value.maxInFlightBytes).toBe(512 * 1024 * 1024);
   });
 });

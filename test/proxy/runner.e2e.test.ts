@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resolveProxyConfig } from '../../src/config/proxy-config.ts';
@@ -72,6 +72,39 @@ describe('ProxyRunner construction', () => {
     expect(thrown(() => new ProxyRunner({ ...base, mode: 'passthrough', idleTimeoutMs: -1 }))).toMatchObject({
       code: 'PROXY_INVALID_OPTIONS',
     });
+  });
+
+  it('refuses an in-flight limit below the body limit', () => {
+    const error = thrown(
+      () => new ProxyRunner({ ...base, mode: 'passthrough', maxBodyBytes: 2048, maxInFlightBytes: 1024 }),
+    );
+    expect(error).toMatchObject({ code: 'PROXY_INVALID_OPTIONS' });
+    expect(String((error as Error).message)).toMatch(/maxInFlightBytes \(1024\) is below maxBodyBytes/);
+  });
+});
+
+describe('requests Node cannot parse', () => {
+  async function rawAnswer(url: string, bytes: string): Promise<string> {
+    const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
+    socket.on('error', () => {});
+    let answer = '';
+    socket.on('data', (data: Buffer) => {
+      answer += data.toString('latin1');
+    });
+    await once(socket, 'connect');
+    socket.write(bytes);
+    await new Promise((resolve) => socket.once('close', resolve));
+    return answer;
+  }
+
+  it('headers past 16 KiB get 431, a malformed head 400; the proxy goes on', async () => {
+    const proxy = await startProxy(upstream.url);
+    cleanups.push(() => proxy.stop());
+    const huge = `GET /v1/models HTTP/1.1\r\nhost: x\r\nx-filler: ${'a'.repeat(20 * 1024)}\r\n\r\n`;
+    expect(await rawAnswer(proxy.url, huge)).toMatch(/^HTTP\/1\.1 431 /);
+    expect(await rawAnswer(proxy.url, 'GET / HTTP/1.1\r\nbad header\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
+    expect(linesTagged(proxy.lines, '[PROXY] malformed request')).toHaveLength(2);
+    expect((await request(`${proxy.url}/health`)).status).toBe(200);
   });
 });
 

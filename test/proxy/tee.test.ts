@@ -1,7 +1,8 @@
+import { once } from 'node:events';
 import { PassThrough, Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { describe, expect, it } from 'vitest';
-import { duplicateBody } from '../../src/proxy/tee.ts';
+import { COPY_OVERFLOW_CODE, duplicateBody } from '../../src/proxy/tee.ts';
 
 describe('duplicateBody', () => {
   it('gives the same bytes to the agent and the inspector', async () => {
@@ -17,6 +18,32 @@ describe('duplicateBody', () => {
     const { response } = duplicateBody({ status: 200, headers: {}, body: Readable.from([big, big]) });
     const forAgent = await text(response.body as Readable);
     expect(forAgent.length).toBe(512 * 1024);
+  });
+
+  it("drops an inspector's copy that falls too far behind; the agent still gets every byte", async () => {
+    const chunk = Buffer.alloc(64 * 1024, 2);
+    const source = Readable.from(Array.from({ length: 8 }, () => chunk));
+    const { response, copy } = duplicateBody(
+      { status: 200, headers: {}, body: source },
+      { maxBufferedBytes: 100 * 1024 },
+    );
+    const dropped = once(copy, 'error');
+    const forAgent = await text(response.body as Readable);
+    expect(forAgent.length).toBe(8 * 64 * 1024);
+    const [error] = (await dropped) as [NodeJS.ErrnoException];
+    expect(error.code).toBe(COPY_OVERFLOW_CODE);
+  });
+
+  it('a source failure does not crash the proxy when the inspector never listens to its copy', async () => {
+    const source = new PassThrough();
+    const { response, copy } = duplicateBody({ status: 200, headers: {}, body: source });
+    const agentDone = text(response.body as Readable);
+    source.write('partial');
+    source.destroy(new Error('reset'));
+    await expect(agentDone).rejects.toThrow('reset');
+    // The copy's error was emitted before this line: unheard, it would have been thrown as uncaught.
+    expect(copy.destroyed).toBe(true);
+    expect(copy.errored?.message).toBe('reset');
   });
 
   it('passes a failure of the source to both copies', async () => {

@@ -1,9 +1,20 @@
 import type { Logger } from 'pino';
+import { redactUrl } from '../log-safe.ts';
 import type { Middleware } from '../types.ts';
 
 export const LOGGING_TAG = '[LOGGING-MIDDLEWARE]';
 const REQUEST_MSG = `${LOGGING_TAG} request`;
 const RESPONSE_MSG = `${LOGGING_TAG} response`;
+
+export type LoggingOptions = {
+  /**
+   * [logBodies=false] Also log the first `previewBytes` of bodies that are not Messages requests
+   * (count_tokens, malformed ones). They hold prompt text, so this is for debugging only.
+   */
+  logBodies?: boolean;
+  /** [previewBytes=200] */
+  previewBytes?: number;
+};
 
 /** A bounded, readable glimpse of a body: raw bodies never go to the log whole. */
 export function bodyPreview(body: Buffer, limit: number): string | undefined {
@@ -14,22 +25,24 @@ export function bodyPreview(body: Buffer, limit: number): string | undefined {
 
 /**
  * Logs each request on arrival and its response status, tagged [LOGGING-MIDDLEWARE]. Provider-format
- * requests log what was asked (model, message count, max_tokens, stream); others a truncated body.
- * It only reads, so it is marked read-only and the agent's bytes are forwarded untouched.
+ * requests log what was asked (model, message count, max_tokens, stream); others their size, and a
+ * preview of their body only with `logBodies`. URLs are logged with credential-like query values
+ * redacted; headers never. It only reads, so it is marked read-only and the agent's bytes are
+ * forwarded untouched.
  */
-export function createLoggingMiddleware(logger: Logger, options: { previewBytes?: number } = {}): Middleware {
+export function createLoggingMiddleware(logger: Logger, options: LoggingOptions = {}): Middleware {
   const previewBytes = options.previewBytes ?? 200;
+  const logBodies = options.logBodies ?? false;
   return {
     name: 'LoggingMiddleware',
     readOnly: true,
     request: async (request, context) => {
       const vendor = request.vendorRequestData;
+      const line = { exchange: context.id, method: request.method, url: redactUrl(request.url) };
       if (vendor) {
         logger.info(
           {
-            exchange: context.id,
-            method: request.method,
-            url: request.url,
+            ...line,
             model: vendor.model,
             messages: vendor.messages.length,
             max_tokens: vendor.max_tokens,
@@ -38,15 +51,8 @@ export function createLoggingMiddleware(logger: Logger, options: { previewBytes?
           REQUEST_MSG,
         );
       } else {
-        logger.info(
-          {
-            exchange: context.id,
-            method: request.method,
-            url: request.url,
-            body: bodyPreview(context.rawBody, previewBytes),
-          },
-          REQUEST_MSG,
-        );
+        const body = logBodies ? bodyPreview(context.rawBody, previewBytes) : undefined;
+        logger.info({ ...line, bytes: context.rawBody.length, body }, REQUEST_MSG);
       }
       return request;
     },
@@ -55,7 +61,7 @@ export function createLoggingMiddleware(logger: Logger, options: { previewBytes?
         {
           exchange: context.id,
           method: context.request.method,
-          url: context.request.url,
+          url: redactUrl(context.request.url),
           status: response.status,
         },
         RESPONSE_MSG,

@@ -14,10 +14,13 @@ afterEach(() => {
     }
 });
 
-/** Starts `script` under bash with MARK=mark, detached, and returns the shell's pid. */
-function startMarked(mark: string, script: string): number {
+/**
+ * Starts `script` under bash with the mark, detached, and returns the shell's pid. The script reads
+ * its sleep durations from $B, so only the sleeps themselves hold them in their command lines.
+ */
+function startMarked(mark: string, base: number, script: string): number {
   const child = spawn('bash', ['-c', script], {
-    env: { ...process.env, PROCESS_TREE_TEST_MARK: mark },
+    env: { ...process.env, PROCESS_TREE_TEST_MARK: mark, B: String(base) },
     detached: true,
     stdio: 'ignore',
   });
@@ -34,16 +37,16 @@ describe('endMarked', () => {
     // Out of the tree every way a shell allows: a new session, a double fork, nohup, disown.
     startMarked(
       mine,
-      `setsid sleep ${m} & ( (sleep ${m + 1} &) & ); nohup sleep ${m + 2} >/dev/null 2>&1 & sleep ${m + 3} & disown; wait`,
+      m,
+      'setsid sleep $B & ( (sleep $((B+1)) &) & ); nohup sleep $((B+2)) >/dev/null 2>&1 & sleep $((B+3)) & disown; wait',
     );
-    const bystander = startMarked(other, `exec sleep ${m + 4}`);
+    const bystander = startMarked(other, m + 4, 'exec sleep $B');
     await waitFor(
       () => [0, 1, 2, 3, 4].every((i) => pidsWith(`sleep ${m + i}`).length > 0),
       'the sleeps to start',
       10_000,
     );
-    for (const pid of pidsWith(`sleep ${m + 1}`)) started.push(pid);
-    for (const pid of pidsWith(`sleep ${m}`)) started.push(pid);
+    for (const i of [0, 1, 2, 3]) started.push(...pidsWith(`sleep ${m + i}`)); // for cleanup on failure
 
     expect(await endMarked('PROCESS_TREE_TEST_MARK', mine, 1_000)).toBeGreaterThanOrEqual(5);
     for (const i of [0, 1, 2, 3]) expect(pidsWith(`sleep ${m + i}`)).toEqual([]);

@@ -24,7 +24,9 @@ function markers() {
 
 function backgroundCommand(base: number): string {
   return [
-    `setsid sleep ${base} >/dev/null 2>&1 </dev/null & echo $! > setsid.pid`,
+    // It writes its pid once in its own session: the tool's end of its group must not race setsid.
+    `setsid sh -c 'echo $$ > setsid.pid; exec sleep ${base}' >/dev/null 2>&1 </dev/null &`,
+    'while [ ! -s setsid.pid ]; do sleep 0.05; done',
     `nohup sleep ${base + 1} >/dev/null 2>&1 &`,
     `( (sleep ${base + 2} >/dev/null 2>&1 &) & )`,
     `sleep ${base + 3} >/dev/null 2>&1 & disown`,

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { RibosomeClient } from '../../src/client/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { simplePlan } from '../helpers/plans.ts';
@@ -19,8 +19,21 @@ const STYLES = ['setsid', 'nohup', 'double fork', 'disown'] as const;
 /** Sleep durations as markers: background jobs base+0..3, the agent's stuck command base+4. */
 function markers() {
   const base = 50_000 + Math.floor(Math.random() * 9000) * 5;
-  return { base, jobs: STYLES.map((_, i) => `sleep ${base + i}`), stuck: `sleep ${base + 4}` };
+  const m = { base, jobs: STYLES.map((_, i) => `sleep ${base + i}`), stuck: `sleep ${base + 4}` };
+  used.push(m.stuck, ...m.jobs);
+  return m;
 }
+
+// A failed test may leave them (the agent outlives a SIGKILLed server): never beyond the test.
+const used: string[] = [];
+afterEach(() => {
+  for (const pid of used.splice(0).flatMap(pidsWith))
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+});
 
 function backgroundCommand(base: number): string {
   return [

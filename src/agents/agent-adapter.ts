@@ -15,6 +15,8 @@ export type AgentStart = {
   resumeSessionId?: string;
   /** Where the engine keeps per-execution agent files (sessions, temp, config). */
   stateDir: string;
+  /** Unique to this run: its processes carry it in their environment (spawn-agent AGENT_MARK). */
+  mark: string;
 };
 
 /** A running agent process. */
@@ -25,7 +27,12 @@ export type AgentRun = {
   /** Lines that were not stream-json (kept for the log). */
   onStderr(listener: (text: string) => void): void;
   exited: Promise<ProcessExit>;
-  /** Ends the agent's whole process tree: SIGTERM, then SIGKILL after the grace period. */
+  /** Why the agent could not be started (EMFILE, a missing binary); read once `exited` resolved. */
+  readonly startFailure: string | undefined;
+  /**
+   * Ends the agent's whole process tree and every process carrying its mark: SIGTERM, then SIGKILL
+   * after the grace period.
+   */
   stop(graceMs: number): Promise<void>;
 };
 

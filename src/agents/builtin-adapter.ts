@@ -19,6 +19,7 @@ export class BuiltinAdapter implements AgentAdapter {
       cwd: options.cwd,
       env: { ...providerEnv(options), ...options.env },
       stdin: options.prompt,
+      mark: options.mark,
     });
   }
 }

@@ -47,6 +47,7 @@ export class ClaudeCodeAdapter implements AgentAdapter {
         ...options.env,
       },
       stdin: options.prompt,
+      mark: options.mark,
     });
   }
 }

@@ -1,9 +1,21 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
+/**
+ * The pids in /proc (Linux). Empty when /proc cannot be listed (out of file descriptors): callers
+ * then still signal what they know (a pid, its group), and the next look finds the rest.
+ */
+function allPids(): string[] {
+  try {
+    return readdirSync('/proc');
+  } catch {
+    return [];
+  }
+}
+
 /** Parent pid of every process, read from /proc (Linux). */
 function parentMap(): Map<number, number[]> {
   const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
+  for (const entry of allPids()) {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
     let stat: string;
@@ -61,7 +73,7 @@ export function startTicks(pid: number): number | undefined {
 export function processesWithEnv(name: string, value: string): number[] {
   const wanted = `${name}=${value}`;
   const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
+  for (const entry of allPids()) {
     const pid = Number(entry);
     if (!Number.isInteger(pid) || pid === process.pid) continue;
     try {
@@ -71,6 +83,21 @@ export function processesWithEnv(name: string, value: string): number[] {
     }
   }
   return found;
+}
+
+/**
+ * Ends every process whose environment holds `name=value` (processesWithEnv), whole trees, and
+ * looks again until none is left, for processes forked meanwhile. Returns how many it found.
+ */
+export async function endMarked(name: string, value: string, graceMs: number): Promise<number> {
+  const ended = new Set<number>();
+  for (let round = 0; round < 5; round++) {
+    const found = processesWithEnv(name, value);
+    if (found.length === 0) break;
+    for (const pid of found) ended.add(pid);
+    await Promise.all(found.map((pid) => killTree(pid, graceMs)));
+  }
+  return ended.size;
 }
 
 /** True while the process exists and is not a zombie (a zombie has ended; only its entry waits). */
@@ -99,7 +126,7 @@ function signal(pid: number, sig: NodeJS.Signals): void {
 /**
  * Ends a process, its group and all its descendants: SIGTERM to all, then SIGKILL to whatever is
  * still alive after `graceMs`. Descendants are collected again before SIGKILL, for processes that
- * were forked during the grace period.
+ * were forked during the grace period. Resolves once they are gone.
  */
 export async function killTree(pid: number, graceMs: number): Promise<void> {
   const tree = [pid, ...descendants(pid)];
@@ -110,4 +137,9 @@ export async function killTree(pid: number, graceMs: number): Promise<void> {
   const remaining = new Set([...tree, ...tree.filter(isAlive).flatMap(descendants)]);
   signal(-pid, 'SIGKILL');
   for (const p of remaining) signal(p, 'SIGKILL');
+  // SIGKILL takes a moment to land: done means gone (bounded, for a process stuck in the kernel).
+  const killed = Date.now() + KILL_WAIT_MS;
+  while (Date.now() < killed && [...remaining].some(isAlive)) await new Promise((r) => setTimeout(r, 10));
 }
+
+const KILL_WAIT_MS = 2_000;

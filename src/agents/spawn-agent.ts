@@ -1,9 +1,16 @@
-import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { spawnSafely } from '../processes/spawn-safely.ts';
 import type { ProcessExit } from '../protocol/index.ts';
 import type { AgentRun } from './agent-adapter.ts';
-import { killTree } from './process-tree.ts';
+import { endMarked, killTree } from './process-tree.ts';
 import { parseStreamLine, type StreamLine } from './stream-line.ts';
+
+/**
+ * The environment variable that marks every process of one agent run (the agent, its tools, what
+ * they start): a process that left the agent's tree (`setsid ... &`, a double fork) still carries
+ * it, so it is found and ended with the run (see process-tree `endMarked`).
+ */
+export const AGENT_MARK = 'RIBOSOME_AGENT_RUN';
 
 export type SpawnSpec = {
   command: string;
@@ -12,35 +19,40 @@ export type SpawnSpec = {
   env: NodeJS.ProcessEnv;
   /** Written to stdin, which is then closed. */
   stdin: string;
+  /** This run's value of AGENT_MARK, unique to it: only its processes carry it. */
+  mark: string;
 };
+
+/** A process exit code for "could not be started" (as a shell reports a missing command). */
+const NOT_STARTED = 127;
 
 /**
  * Starts an agent process in its own process group and reads its stream-json stdout line by line.
- * Non-JSON stdout lines and stderr go to the stderr listeners (for the log).
+ * Non-JSON stdout lines and stderr go to the stderr listeners (for the log). An agent that cannot be
+ * started (EMFILE, a missing binary) is a run that ends at once with `startFailure` saying why.
  */
 export function spawnAgent(spec: SpawnSpec): AgentRun {
-  const child = spawn(spec.command, spec.args, {
+  const started = spawnSafely(spec.command, spec.args, {
     cwd: spec.cwd,
-    env: spec.env,
+    // Set last: a codon's `env` cannot unmark its agent.
+    env: { ...spec.env, [AGENT_MARK]: spec.mark },
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  if (!started.ok) return notStarted(started.why, spec.mark);
+  const { child } = started;
   const stderrListeners: Array<(text: string) => void> = [];
   const emitStderr = (text: string) => {
     for (const l of stderrListeners) l(text);
   };
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', emitStderr);
-  child.stdin.on('error', () => {
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', emitStderr);
+  child.stdin?.on('error', () => {
     // The agent may exit before reading its prompt; its exit status tells the story.
   });
-  child.stdin.end(spec.stdin);
+  child.stdin?.end(spec.stdin);
 
   const exited = new Promise<ProcessExit>((resolve) => {
-    child.once('error', (error) => {
-      emitStderr(`could not start ${spec.command}: ${error.message}`);
-      resolve({ type: 'error', code: 127 });
-    });
     child.once('close', (code, signal) => {
       if (signal) resolve({ type: 'killed', signal });
       else resolve(code === 0 ? { type: 'success' } : { type: 'error', code: code ?? 1 });
@@ -48,6 +60,7 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
   });
 
   async function* lines(): AsyncGenerator<StreamLine> {
+    if (!child.stdout) return;
     const reader = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY });
     for await (const text of reader) {
       if (text.trim() === '') continue;
@@ -57,18 +70,46 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
     }
   }
 
+  const pid = child.pid ?? -1;
   let stopping: Promise<void> | undefined;
   return {
-    pid: child.pid ?? -1,
+    pid,
     lines: lines(),
     onStderr: (listener) => {
       stderrListeners.push(listener);
     },
     exited,
+    startFailure: undefined,
     stop(graceMs) {
-      if (child.pid === undefined) return Promise.resolve();
-      stopping ??= killTree(child.pid, graceMs);
-      return stopping;
+      stopping ??= killTree(pid, graceMs);
+      // What left the tree still carries the run's mark; looked for at every stop, the last one
+      // (after the agent exited) included.
+      return Promise.all([stopping, endMarked(AGENT_MARK, spec.mark, graceMs)]).then(() => {});
     },
+  };
+}
+
+/** A run whose agent never started: no output, exit code 127, and why in `startFailure`. */
+export function notStarted(why: Promise<string> | string, mark?: string): AgentRun {
+  let reason: string | undefined;
+  const exited = Promise.resolve(why).then((text): ProcessExit => {
+    reason = text;
+    return { type: 'error', code: NOT_STARTED };
+  });
+  const stderrListeners: Array<(text: string) => void> = [];
+  void exited.then(() => {
+    for (const l of stderrListeners) l(`could not start the agent: ${reason}`);
+  });
+  return {
+    pid: -1,
+    lines: (async function* () {})(),
+    onStderr: (listener) => {
+      stderrListeners.push(listener);
+    },
+    exited,
+    get startFailure() {
+      return reason;
+    },
+    stop: (graceMs) => (mark ? endMarked(AGENT_MARK, mark, graceMs).then(() => {}) : Promise.resolve()),
   };
 }

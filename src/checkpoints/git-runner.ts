@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawnSafely } from '../processes/spawn-safely.ts';
 import { type CheckpointErrorCode, fail } from './errors.ts';
 
 export type GitOutput = {
@@ -6,7 +6,7 @@ export type GitOutput = {
   code: number;
   stdout: Buffer;
   stderr: string;
-  /** Why git did not run (ENOENT, a timeout); absent when it ran. */
+  /** Why git did not run (ENOENT, EMFILE, a timeout); absent when it ran. */
   spawnError?: string;
 };
 
@@ -24,25 +24,33 @@ export function gitRunner(options: {
 }): GitRun {
   return (args, { input } = {}) =>
     new Promise((resolve) => {
-      const child = spawn(options.gitBinary ?? 'git', args, {
+      const started = spawnSafely(options.gitBinary ?? 'git', args, {
         cwd: options.cwd,
         env: options.env,
         stdio: ['pipe', 'pipe', 'pipe'],
         timeout: options.timeoutMs,
       });
+      if (!started.ok) {
+        // Out of file descriptors, git missing: a failed command with the reason, never a crash.
+        void started.why.then((why) =>
+          resolve({ code: -1, stdout: Buffer.alloc(0), stderr: '', spawnError: why }),
+        );
+        return;
+      }
+      const { child } = started;
       const out: Buffer[] = [];
       let stderr = '';
       let spawnError: string | undefined;
-      child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-      child.stderr.on('data', (chunk: Buffer) => {
-        if (stderr.length < STDERR_LIMIT) stderr += chunk.toString('utf8');
-      });
       child.on('error', (error: NodeJS.ErrnoException) => {
         spawnError = error.code ?? error.message;
       });
+      child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
+      child.stderr?.on('data', (chunk: Buffer) => {
+        if (stderr.length < STDERR_LIMIT) stderr += chunk.toString('utf8');
+      });
       // git may exit before reading all its input (e.g. on a fatal error): that is not our failure.
-      child.stdin.on('error', () => {});
-      child.stdin.end(input);
+      child.stdin?.on('error', () => {});
+      child.stdin?.end(input);
       child.on('close', (code, signal) => {
         if (signal && !spawnError)
           spawnError = signal === 'SIGTERM' ? `timed out after ${options.timeoutMs} ms` : signal;

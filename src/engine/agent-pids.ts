@@ -11,7 +11,10 @@ const AgentPid = z.object({
   kind: z.enum(['agent', 'rig']).optional(),
   /** The process's start time (process-tree startTicks), to tell it from a later process with its pid. */
   startTicks: z.number().optional(),
-  /** A rig step's mark (rig-setup STEP_MARK): its processes that left the tree carry it. */
+  /**
+   * The mark its processes carry in their environment, even those that left its tree: a rig step's
+   * (rig-setup STEP_MARK) or an agent run's (spawn-agent AGENT_MARK), by `kind`.
+   */
   mark: z.string().optional(),
 });
 export type AgentPid = z.infer<typeof AgentPid>;
@@ -22,40 +25,63 @@ const Stored = z.union([z.array(AgentPid), AgentPid.transform((one) => [one])]);
  * `.ribosome/agents/active-agent.json`: every process a server has started for a codon (its agent,
  * a rig setup command) and not yet seen end, so a server restarted after a crash can end each one
  * with its whole tree. Written synchronously,
- * right after the spawn, so the record is on disk before anything else happens.
+ * right after the spawn, so the record is on disk before anything else happens. A write that fails
+ * (no file descriptor left) goes to `onError` and never stops the codon: only a crash's cleanup
+ * would miss the process then.
  */
 export class AgentPidsFile {
   readonly #file: string;
+  readonly #onError: (error: unknown) => void;
 
-  constructor(stateDir: string) {
+  constructor(stateDir: string, onError: (error: unknown) => void = () => {}) {
     this.#file = join(stateDir, 'active-agent.json');
+    this.#onError = onError;
   }
 
   read(): AgentPid[] {
-    try {
-      return Stored.parse(JSON.parse(readFileSync(this.#file, 'utf8')));
-    } catch {
-      return []; // Absent, or torn by a crash mid-write (the rename makes that unlikely).
-    }
+    return this.#load() ?? [];
   }
 
   add(entry: AgentPid): void {
     const ticks = entry.startTicks ?? startTicks(entry.pid);
     const full = ticks === undefined ? entry : { ...entry, startTicks: ticks };
-    this.#write([...this.read().filter((e) => e.pid !== entry.pid), full]);
+    const entries = this.#load();
+    if (entries) this.#write([...entries.filter((e) => e.pid !== entry.pid), full]);
   }
 
   remove(pid: number): void {
-    this.#write(this.read().filter((e) => e.pid !== pid));
+    const entries = this.#load();
+    if (entries) this.#write(entries.filter((e) => e.pid !== pid));
+  }
+
+  /** The entries; undefined (and reported) when the file is there but cannot be read now. */
+  #load(): AgentPid[] | undefined {
+    let text: string;
+    try {
+      text = readFileSync(this.#file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      this.#onError(error); // Rewriting it now would drop the entries it holds.
+      return undefined;
+    }
+    try {
+      return Stored.parse(JSON.parse(text));
+    } catch {
+      return []; // Torn by a crash mid-write (the rename makes that unlikely).
+    }
   }
 
   #write(entries: AgentPid[]): void {
-    if (entries.length === 0) {
-      rmSync(this.#file, { force: true });
-      return;
+    try {
+      if (entries.length === 0) {
+        rmSync(this.#file, { force: true });
+        return;
+      }
+      const tmp = `${this.#file}.tmp`;
+      writeFileSync(tmp, JSON.stringify(entries));
+      renameSync(tmp, this.#file);
+    } catch (error) {
+      this.#onError(error);
     }
-    const tmp = `${this.#file}.tmp`;
-    writeFileSync(tmp, JSON.stringify(entries));
-    renameSync(tmp, this.#file);
   }
 }

@@ -200,17 +200,18 @@ export class CodonLifecycle {
     const checkpointType: CheckpointType =
       to === 'completed' ? 'completed' : to === 'skipped' ? 'skipped' : 'error';
     const checkpoint = await steps.checkpoint(codon, runId, checkpointType, to);
-    if (!checkpoint && success) {
+    if (!checkpoint.ok && success) {
       // A step that cannot be undone is not a clean success.
       success = false;
       to = 'failed';
       failureReason = {
         type: 'unknown',
         retriable: true,
-        message: 'the completed checkpoint could not be written',
+        message: `the completed checkpoint could not be written: ${checkpoint.message}`,
       };
     }
-    if (archived && checkpoint) await this.#o.archive.add({ ...archived, checkpointSha: checkpoint.sha });
+    if (archived && checkpoint.ok)
+      await this.#o.archive.add({ ...archived, checkpointSha: checkpoint.value.sha });
     await recorder.apply('CodonTransitioned', {
       runId,
       codonId: codon.id,

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { AgentAdapter, AgentStart } from '../agents/agent-adapter.ts';
+import type { AgentAdapter, AgentRun, AgentStart } from '../agents/agent-adapter.ts';
+import { notStarted } from '../agents/spawn-agent.ts';
 import { AgentPidsFile } from './agent-pids.ts';
 import type { CodonOutcome } from './failure.ts';
 import { type MappedOutput, StreamMapper } from './stream-mapper.ts';
@@ -7,7 +9,8 @@ import { type MappedOutput, StreamMapper } from './stream-mapper.ts';
 export type CodonRunOptions = {
   codonId: string;
   adapter: AgentAdapter;
-  start: AgentStart;
+  /** How to start the agent; the run adds its own mark. */
+  start: Omit<AgentStart, 'mark'>;
   timeoutMs: number;
   stopGraceMs: number;
   maxResultChars: number;
@@ -18,8 +21,10 @@ export type CodonRunOptions = {
 
 /**
  * One agent process working on one codon: starts it, maps its stream as it arrives, enforces the
- * timeout, and ends it (with its whole process tree) when asked. `outcome` resolves once the
- * process has exited and its output has been read to the end.
+ * timeout, and ends it (with its whole process tree, and whatever carries the run's mark) when
+ * asked, and when it exits. `outcome` resolves once the process has exited, its output has been
+ * read to the end and what it left running is gone. An agent that cannot be started is an outcome
+ * too (`startFailure`), never an exception.
  */
 export class CodonRun {
   readonly outcome: Promise<CodonOutcome>;
@@ -33,19 +38,31 @@ export class CodonRun {
 
   constructor(options: CodonRunOptions) {
     const log = options.logger.child({ codonId: options.codonId });
-    const agent = options.adapter.start(options.start);
+    // Unique to this run, so ending what carries it never touches another codon's or server's processes.
+    const mark = randomUUID();
+    let agent: AgentRun;
+    try {
+      agent = options.adapter.start({ ...options.start, mark });
+    } catch (error) {
+      agent = notStarted((error as Error).message ?? String(error), mark);
+    }
     this.pid = agent.pid;
     this.#stop = (g) => agent.stop(g);
     this.#graceMs = options.stopGraceMs;
-    log.info({ pid: agent.pid, agent: options.adapter.kind }, 'agent started');
     // Remembered on disk so a server restarted after a crash can end an agent it left behind.
-    const pids = new AgentPidsFile(options.start.stateDir);
-    pids.add({
-      pid: agent.pid,
-      codonId: options.codonId,
-      startedAt: new Date().toISOString(),
-      kind: 'agent',
-    });
+    const pids = new AgentPidsFile(options.start.stateDir, (error) =>
+      log.warn({ err: error }, 'could not record the agent pid; a crash now would leave it running'),
+    );
+    if (agent.pid > 0) {
+      log.info({ pid: agent.pid, agent: options.adapter.kind }, 'agent started');
+      pids.add({
+        pid: agent.pid,
+        codonId: options.codonId,
+        startedAt: new Date().toISOString(),
+        kind: 'agent',
+        mark,
+      });
+    }
     agent.onStderr((text) => log.info({ stderr: text.slice(0, 2000) }, 'agent stderr'));
     const mapper = new StreamMapper({ codonId: options.codonId, maxResultChars: options.maxResultChars });
     let result: CodonOutcome['result'];
@@ -70,13 +87,18 @@ export class CodonRun {
       const exit = await agent.exited;
       await read.catch((error: unknown) => log.error({ err: error }, 'reading agent output failed'));
       clearTimeout(timer);
-      // Whatever the agent left behind (background jobs) goes with it.
-      await agent.stop(0);
-      pids.remove(agent.pid);
-      log.info({ exit }, 'agent exited');
+      // Whatever the agent left behind (background jobs, detached or not) goes with it.
+      await agent
+        .stop(0)
+        .catch((error: unknown) => log.error({ err: error }, 'ending what the agent left failed'));
+      if (agent.pid > 0) pids.remove(agent.pid);
+      const startFailure = agent.startFailure;
+      if (startFailure) log.error({ why: startFailure }, 'the agent could not be started');
+      else log.info({ exit }, 'agent exited');
       return {
         exit,
         timedOut: this.#timedOut,
+        ...(startFailure ? { startFailure } : {}),
         ...(result
           ? {
               result: {

@@ -4,7 +4,7 @@ import type { RuntimeCodon } from '../plan/index.ts';
 import type { CheckpointType, CodonStatus, FailureReason } from '../protocol/index.ts';
 import { AgentPidsFile } from './agent-pids.ts';
 import { type ArchiveEntry, type ArchiveManifest, archiveFiles } from './archive.ts';
-import { type Checkpointing, toInfo } from './checkpointing.ts';
+import { type Checkpointing, type Outcome, toInfo } from './checkpointing.ts';
 import type { Recorder } from './recorder.ts';
 import type { RigDirsLog } from './rig-dirs.ts';
 import { runRigSetup } from './rig-setup.ts';
@@ -33,13 +33,13 @@ export class CodonSteps {
     this.#o = options;
   }
 
-  /** Takes a checkpoint and records it; a failure is reported loudly and returns undefined. */
+  /** Takes a checkpoint and records it; a failure is reported loudly and returned with its reason. */
   async checkpoint(
     codon: RuntimeCodon,
     runId: string,
     checkpointType: CheckpointType,
     status: CodonStatus,
-  ): Promise<CheckpointRecord | undefined> {
+  ): Promise<Outcome<CheckpointRecord>> {
     const taken = await this.#o.checkpoints.take({
       runId,
       codonId: codon.id,
@@ -54,7 +54,7 @@ export class CodonSteps {
         'codon',
         codon.id,
       );
-      return undefined;
+      return taken;
     }
     const { warnings, ...record } = taken.value;
     for (const warning of warnings)
@@ -65,7 +65,7 @@ export class CodonSteps {
         codon.id,
       );
     await this.#o.recorder.apply('CheckpointCreated', { runId, checkpoint: toInfo(record) });
-    return record;
+    return { ok: true, value: record };
   }
 
   /**
@@ -123,13 +123,17 @@ export class CodonSteps {
       return { type: 'unknown', retriable: false, message: result.message };
     }
     const checkpoint = await this.checkpoint(codon, runId, 'rig-setup', 'preparing');
-    if (!checkpoint)
-      return { type: 'unknown', retriable: true, message: 'the rig-setup checkpoint could not be written' };
+    if (!checkpoint.ok)
+      return {
+        type: 'unknown',
+        retriable: true,
+        message: `the rig-setup checkpoint could not be written: ${checkpoint.message}`,
+      };
     if (result.createdDirs.length > 0) {
       await this.#o.rigDirs.add({
         runId,
         codonId: codon.id,
-        sha: checkpoint.sha,
+        sha: checkpoint.value.sha,
         directories: result.createdDirs,
       });
     }

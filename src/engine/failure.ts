@@ -5,6 +5,8 @@ export type CodonOutcome = {
   /** The agent's final `result` line, if it printed one. */
   result?: { isError: boolean; apiErrorStatus: number | null; message: string };
   timedOut: boolean;
+  /** Why the agent could not be started at all (spawn failed: EMFILE, a missing binary). */
+  startFailure?: string;
   /** Set when a client stopped the codon (forceStop / skip). */
   stoppedBy?: 'forceStop' | 'skip';
   /** What the client (or the shutdown) gave as the reason for stopping. */
@@ -16,6 +18,16 @@ export type CodonOutcome = {
  * same reason, so clients can decide on codon.redo from `type` and `retriable`.
  */
 export function classifyOutcome(o: CodonOutcome): { success: boolean; failureReason?: FailureReason } {
+  if (o.startFailure !== undefined) {
+    return {
+      success: false,
+      failureReason: {
+        type: 'unknown',
+        retriable: true,
+        message: `the agent could not be started: ${o.startFailure}`,
+      },
+    };
+  }
   if (o.timedOut) {
     return {
       success: false,

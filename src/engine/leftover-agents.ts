@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { isAlive, killTree, processesWithEnv, startTicks } from '../agents/process-tree.ts';
+import { endMarked, isAlive, killTree, startTicks } from '../agents/process-tree.ts';
+import { AGENT_MARK } from '../agents/spawn-agent.ts';
 import { type AgentPid, AgentPidsFile } from './agent-pids.ts';
 import { STEP_MARK } from './rig-setup.ts';
 
 /**
  * A server that was killed leaves its agents (and their tools) and rig setup commands running:
- * ends each one the pid file names, whole trees, before anything else starts. Returns the codons
- * whose agent it ended.
+ * ends each one the pid file names, whole trees, and every process carrying its mark (those that
+ * left the tree), before anything else starts. Returns the codons whose agent it ended.
  */
 export async function endLeftoverAgents(stateDir: string, graceMs: number, log: Logger): Promise<string[]> {
   const file = new AgentPidsFile(stateDir);
@@ -21,8 +22,12 @@ export async function endLeftoverAgents(stateDir: string, graceMs: number, log: 
       await killTree(entry.pid, graceMs);
       if (entry.kind !== 'rig') ended.push(entry.codonId);
     }
-    // A rig step's processes that detached from its tree still carry its mark.
-    if (entry.mark) for (const pid of processesWithEnv(STEP_MARK, entry.mark)) await killTree(pid, graceMs);
+    // Processes that detached from its tree still carry its mark.
+    if (entry.mark) {
+      const escaped = await endMarked(entry.kind === 'rig' ? STEP_MARK : AGENT_MARK, entry.mark, graceMs);
+      if (escaped > 0)
+        log.warn({ codonId: entry.codonId, processes: escaped }, 'ended processes that had left its tree');
+    }
     file.remove(entry.pid);
   }
   return ended;

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { killTree, processesWithEnv } from '../agents/process-tree.ts';
+import { endMarked, killTree } from '../agents/process-tree.ts';
 import type { ResolvedRigStep } from '../plan/index.ts';
+import { spawnSafely } from '../processes/spawn-safely.ts';
 import { copyStep } from './rig-copy.ts';
 
 export type RigSetupResult =
@@ -99,33 +99,32 @@ function runStep(
   const timeoutMs = step.timeoutMs ?? options.defaultTimeoutMs ?? 600_000;
   return new Promise((resolve) => {
     const mark = randomUUID();
-    const child = spawn('bash', ['-c', step.command], {
+    const started = spawnSafely('bash', ['-c', step.command], {
       cwd,
       env: { ...process.env, [STEP_MARK]: mark },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    // Out of file descriptors, a missing cwd: a failed step that says why.
+    if (!started.ok) {
+      void started.why.then((why) => resolve({ ok: false, message: `could not be started: ${why}` }));
+      return;
+    }
+    const { child } = started;
+    const pid = child.pid ?? -1;
     let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
     // Every process of the step carries its mark in the environment, even one that detached into a
     // session of its own (`setsid server &`) and left the parent-child tree.
-    const endLeftBehind = () =>
-      Promise.all(processesWithEnv(STEP_MARK, mark).map((pid) => killTree(pid, 1_000))).then(
-        (ended) => ended.length,
-      );
-    const stop = () => {
-      if (child.pid) void killTree(child.pid, 1_000).then(endLeftBehind);
-    };
+    const endLeftBehind = () => endMarked(STEP_MARK, mark, 1_000);
+    const stop = () => void killTree(pid, 1_000).then(endLeftBehind);
     const settle = (result: { ok: true } | { ok: false; message: string }) => {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', stop);
-      if (child.pid) options.onProcess?.(child.pid, false, mark);
+      options.onProcess?.(pid, false, mark);
       resolve(result);
     };
-    // Listened to before anything else: a spawn that fails (EMFILE, a missing cwd) is a failed step.
-    child.once('error', (error) => settle({ ok: false, message: error.message }));
-    if (child.pid === undefined) return;
-    options.onProcess?.(child.pid, true, mark);
+    options.onProcess?.(pid, true, mark);
     let output = '';
     let pending = '';
     const onData = (chunk: Buffer) => {

@@ -56,7 +56,13 @@ function holdLock(file: string, info: LockInfo, heartbeatMs: number): RuntimeLoc
     writeFileSync(tmp, JSON.stringify(info));
     renameSync(tmp, file);
   };
-  const timer = setInterval(write, heartbeatMs);
+  const timer = setInterval(() => {
+    try {
+      write();
+    } catch {
+      // Out of file descriptors for a moment: the next beat writes it (a missed beat is harmless).
+    }
+  }, heartbeatMs);
   timer.unref();
   let released = false;
   return {

@@ -20,8 +20,16 @@ export type ServerProcess = {
 /** Runs the real CLI in its own process group; every process started here is killed by `killAll`. */
 const started = new Set<ChildProcess>();
 
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}) {
-  const child = spawn(BIN, args, {
+/** `fdLimit` runs it under `ulimit -n N` (same pid: the shell execs it). */
+export function runCli(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; fdLimit?: number } = {},
+) {
+  const [command, argv] =
+    options.fdLimit === undefined
+      ? [BIN, args]
+      : ['bash', ['-c', `ulimit -n ${options.fdLimit} && exec "$0" "$@"`, BIN, ...args]];
+  const child = spawn(command, argv, {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...options.env },
     detached: true,
@@ -58,8 +66,12 @@ export async function startServer(
   extra: string[] = [],
   timeoutMs = 20_000,
   env: NodeJS.ProcessEnv = {},
+  options: { fdLimit?: number } = {},
 ): Promise<ServerProcess> {
-  const proc = runCli(['run', plan, '--headless', '--execution', executionDir, ...extra], { env });
+  const proc = runCli(['run', plan, '--headless', '--execution', executionDir, ...extra], {
+    env,
+    ...options,
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`server did not listen in time: ${proc.stderr()}`)),

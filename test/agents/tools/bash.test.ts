@@ -71,6 +71,18 @@ describe('Bash', () => {
     expect(alive()).toBe(false);
   });
 
+  it("passes the agent's environment to the command (the engine's mark of the run included)", async () => {
+    process.env.RIBOSOME_BASH_ENV_TEST = 'marked';
+    try {
+      expect(await bashTool.execute({ command: 'printf %s "$RIBOSOME_BASH_ENV_TEST"' }, ctx())).toEqual({
+        content: 'marked',
+        isError: false,
+      });
+    } finally {
+      delete process.env.RIBOSOME_BASH_ENV_TEST;
+    }
+  });
+
   it('validates its input', async () => {
     expect(await bashTool.execute({ command: '' }, ctx())).toMatchObject({ isError: true });
     expect(await bashTool.execute({ command: 'ls', timeout: 10_000_000 }, ctx())).toMatchObject({

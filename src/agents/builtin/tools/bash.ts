@@ -1,10 +1,12 @@
 /**
- * Bash: run `bash -c COMMAND` in the agent root. The shell leads a process group of its own, which is
- * killed on timeout, on abort, and once the shell exits: a command's background children do not
- * outlive it (they would escape the engine's cleanup of the agent's process tree).
+ * Bash: run `bash -c COMMAND` in the agent root, with the agent's environment (as Claude Code's Bash
+ * tool does: the engine's mark of the agent run reaches every command, so what a command leaves
+ * running is found and ended with the run, even if it left the group). The shell leads a process
+ * group of its own, which is killed on timeout, on abort, and once the shell exits: a command's
+ * background children in the group do not outlive it.
  */
-import { spawn } from 'node:child_process';
 import { z } from 'zod';
+import { spawnSafely } from '../../../processes/spawn-safely.ts';
 import { createOutputCap } from './output-cap.ts';
 import { defineTool, failure, ok, type ToolOutcome } from './tool.ts';
 
@@ -44,7 +46,18 @@ export function runCommand(
 ): Promise<ToolOutcome> {
   return new Promise((resolveOutcome) => {
     const output = createOutputCap(OUTPUT_LIMIT);
-    const child = spawn('bash', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const started = spawnSafely('bash', ['-c', command], {
+      cwd,
+      env: process.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    if (!started.ok) {
+      // Out of file descriptors, a missing root: an error result the model can read, not a crash.
+      void started.why.then((why) => resolveOutcome(failure(`Cannot run bash: ${why}`)));
+      return;
+    }
+    const { child } = started;
     let ending: 'timeout' | 'aborted' | null = null;
     const killGroup = () => {
       try {
@@ -62,8 +75,8 @@ export function runCommand(
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) onAbort();
 
-    child.stdout.setEncoding('utf8').on('data', (text: string) => output.add(text));
-    child.stderr.setEncoding('utf8').on('data', (text: string) => output.add(text));
+    child.stdout?.setEncoding('utf8').on('data', (text: string) => output.add(text));
+    child.stderr?.setEncoding('utf8').on('data', (text: string) => output.add(text));
 
     let settled = false;
     const finish = (outcome: ToolOutcome) => {
@@ -71,8 +84,8 @@ export function runCommand(
       settled = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
-      child.stdout.destroy();
-      child.stderr.destroy();
+      child.stdout?.destroy();
+      child.stderr?.destroy();
       resolveOutcome(outcome);
     };
     const report = (code: number | null, sig: NodeJS.Signals | null) => {
@@ -85,7 +98,6 @@ export function runCommand(
       return finish(failure(`${status}\n${text}`.trimEnd()));
     };
 
-    child.on('error', (err) => finish(failure(`Cannot run bash: ${err.message}`)));
     child.on('close', report);
     child.on('exit', (code, sig) => {
       killGroup();

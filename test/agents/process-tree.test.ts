@@ -1,0 +1,59 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { endMarked, isAlive, processesWithEnv } from '../../src/agents/process-tree.ts';
+import { pidsWith, waitFor } from '../helpers/processes.ts';
+
+const started: number[] = [];
+afterEach(() => {
+  for (const pid of started.splice(0))
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+});
+
+/**
+ * Starts `script` under bash with the mark, detached, and returns the shell's pid. The script reads
+ * its sleep durations from $B, so only the sleeps themselves hold them in their command lines.
+ */
+function startMarked(mark: string, base: number, script: string): number {
+  const child = spawn('bash', ['-c', script], {
+    env: { ...process.env, PROCESS_TREE_TEST_MARK: mark, B: String(base) },
+    detached: true,
+    stdio: 'ignore',
+  });
+  child.unref();
+  if (child.pid) started.push(child.pid);
+  return child.pid ?? -1;
+}
+
+describe('endMarked', () => {
+  it('ends every process carrying the mark, even detached ones, and none carrying another', async () => {
+    const m = 40_000 + Math.floor(Math.random() * 5000);
+    const mine = randomUUID();
+    const other = randomUUID();
+    // Out of the tree every way a shell allows: a new session, a double fork, nohup, disown.
+    startMarked(
+      mine,
+      m,
+      'setsid sleep $B & ( (sleep $((B+1)) &) & ); nohup sleep $((B+2)) >/dev/null 2>&1 & sleep $((B+3)) & disown; wait',
+    );
+    const bystander = startMarked(other, m + 4, 'exec sleep $B');
+    await waitFor(
+      () => [0, 1, 2, 3, 4].every((i) => pidsWith(`sleep ${m + i}`).length > 0),
+      'the sleeps to start',
+      10_000,
+    );
+    for (const i of [0, 1, 2, 3]) started.push(...pidsWith(`sleep ${m + i}`)); // for cleanup on failure
+
+    expect(await endMarked('PROCESS_TREE_TEST_MARK', mine, 1_000)).toBeGreaterThanOrEqual(5);
+    for (const i of [0, 1, 2, 3]) expect(pidsWith(`sleep ${m + i}`)).toEqual([]);
+    expect(processesWithEnv('PROCESS_TREE_TEST_MARK', mine)).toEqual([]);
+    // Another run's process is left alone.
+    expect(isAlive(bystander)).toBe(true);
+    expect(processesWithEnv('PROCESS_TREE_TEST_MARK', other)).toEqual([bystander]);
+    expect(await endMarked('PROCESS_TREE_TEST_MARK', 'nobody-has-this', 100)).toBe(0);
+  });
+});

@@ -74,7 +74,7 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
   const orchestrator = new Orchestrator({
     plan: settings.plan,
     bus,
-    state: new StateStore(new SqliteTransitionLog(db)),
+    state: new StateStore(new SqliteTransitionLog(db, deps.storage)),
     logger,
     autostart: settings.autostart,
     providerBaseUrl: settings.providerBaseUrl,
@@ -111,8 +111,11 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
     greet: (send) => orchestrator.greet(send),
     readyInfo: () => orchestrator.readyInfo(),
     stop: async (reason) => {
-      await orchestrator.stop(reason);
-      await watcher?.close();
+      try {
+        await orchestrator.stop(reason);
+      } finally {
+        await watcher?.close();
+      }
     },
   };
 }

@@ -26,9 +26,15 @@ const Stored = z.union([z.array(AgentPid), AgentPid.transform((one) => [one])]);
  */
 export class AgentPidsFile {
   readonly #file: string;
+  readonly #onError: ((error: unknown, file: string) => void) | undefined;
 
-  constructor(stateDir: string) {
+  /**
+   * `onError`: a write that failed (a full disk). Never thrown: the process runs and is ended by
+   * this server all the same; only a server killed meanwhile would not find it.
+   */
+  constructor(stateDir: string, onError?: (error: unknown, file: string) => void) {
     this.#file = join(stateDir, 'active-agent.json');
+    this.#onError = onError;
   }
 
   read(): AgentPid[] {
@@ -50,12 +56,21 @@ export class AgentPidsFile {
   }
 
   #write(entries: AgentPid[]): void {
-    if (entries.length === 0) {
-      rmSync(this.#file, { force: true });
-      return;
-    }
     const tmp = `${this.#file}.tmp`;
-    writeFileSync(tmp, JSON.stringify(entries));
-    renameSync(tmp, this.#file);
+    try {
+      if (entries.length === 0) {
+        rmSync(this.#file, { force: true });
+        return;
+      }
+      writeFileSync(tmp, JSON.stringify(entries));
+      renameSync(tmp, this.#file);
+    } catch (error) {
+      try {
+        rmSync(tmp, { force: true });
+      } catch {
+        // A read-only disk: nothing to remove it with.
+      }
+      this.#onError?.(error, this.#file);
+    }
   }
 }

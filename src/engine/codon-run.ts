@@ -39,7 +39,12 @@ export class CodonRun {
     this.#graceMs = options.stopGraceMs;
     log.info({ pid: agent.pid, agent: options.adapter.kind }, 'agent started');
     // Remembered on disk so a server restarted after a crash can end an agent it left behind.
-    const pids = new AgentPidsFile(options.start.stateDir);
+    const pids = new AgentPidsFile(options.start.stateDir, (error, file) =>
+      log.warn(
+        { err: error, pid: agent.pid },
+        `could not record the agent's pid in ${file}; a server killed now would leave it running`,
+      ),
+    );
     pids.add({
       pid: agent.pid,
       codonId: options.codonId,

@@ -186,7 +186,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     });
   } catch (error) {
     if (error instanceof LockHeldError) return fail(error.message, EXIT.locked);
-    if (error instanceof StorageFault) return fail(storageNotice(error), EXIT.storageFailed);
+    if (error instanceof StorageFault) return fail(storageNotice(error, 'cannot start'), EXIT.storageFailed);
     return fail((error as Error).message, EXIT.failure);
   }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -222,7 +222,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     );
   }
   const stopped = await runtime.stopped;
-  if (runtime.fault) process.stderr.write(`ribosome: ${storageNotice(runtime.fault)}\n`);
+  if (runtime.fault) process.stderr.write(`ribosome: ${storageNotice(runtime.fault, 'stopped')}\n`);
   if (stopped === EXIT.ok && flags.exitWhenDone && code !== EXIT.ok) {
     process.stderr.write('ribosome: stopped before every codon was done (--exit-when-done exits 1)\n');
   }
@@ -281,8 +281,8 @@ export function resumeNotice(dir: string, resumed: NonNullable<ReadyInfo['resume
 }
 
 /** What a storage failure means for the person at the terminal. */
-function storageNotice(fault: StorageFault): string {
-  return `stopped: ${fault.message} (exit ${EXIT.storageFailed}). Nothing recorded was lost: free space (or repair the disk), then run the plan again to resume.`;
+function storageNotice(fault: StorageFault, what: 'stopped' | 'cannot start'): string {
+  return `${what}: ${fault.message} (exit ${EXIT.storageFailed}). Nothing recorded was lost: free space (or repair the disk), then run the plan again to resume.`;
 }
 
 /**

@@ -108,15 +108,19 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     throw asStorageFault('execution directory', layout.executionDir, error);
   }
   let log: ServerLog | undefined;
-  const lock = acquireRuntimeLock(layout.lockFile, {
-    onHeartbeatError: (error) => {
-      const why = diagnose(error, layout.lockFile)?.message ?? (error as Error).message;
-      log?.logger.warn({ err: error }, `runtime lock heartbeat failed (${why}); retrying`);
-      process.stderr.write(
-        `ribosome: warning: the runtime lock heartbeat cannot be written (${why}); retrying\n`,
-      );
-    },
-  });
+  const onHeartbeatError = (error: unknown) => {
+    const why = diagnose(error, layout.lockFile)?.message ?? (error as Error).message;
+    log?.logger.warn({ err: error }, `runtime lock heartbeat failed (${why}); retrying`);
+    process.stderr.write(
+      `ribosome: warning: the runtime lock heartbeat cannot be written (${why}); retrying\n`,
+    );
+  };
+  let lock: ReturnType<typeof acquireRuntimeLock>;
+  try {
+    lock = acquireRuntimeLock(layout.lockFile, { onHeartbeatError });
+  } catch (error) {
+    throw asStorageFault('runtime lock', layout.lockFile, error);
+  }
   if (!lock.ok) throw new LockHeldError(layout.lockFile, lock.holder);
 
   const { settings } = options;

@@ -31,11 +31,17 @@ export async function commitCheckpoint(
   const reflog = `ribosome: ${args.meta.checkpointType} ${args.meta.codonId}`;
   const moved = await git(['update-ref', '-m', reflog, args.ref, sha, expected]);
   if (moved.code !== 0) {
+    const detail = moved.stderr || moved.spawnError || `exit code ${moved.code}`;
     return fail(
       'CHECKPOINT_FAILED',
-      `Checkpoint commit ${sha} was written but ${args.ref} could not be moved to it ` +
-        `(another writer?): ${moved.stderr || moved.spawnError}`,
+      `Checkpoint commit ${sha} was written but ${args.ref} could not be moved to it` +
+        `${refMovedMeanwhile(detail) ? ' (it moved meanwhile: another writer?)' : ''}: ${detail}`,
     );
   }
   return ok(sha);
+}
+
+/** git's words when the compare-and-swap lost: the ref is not where we expected (not a failed write). */
+export function refMovedMeanwhile(stderr: string): boolean {
+  return /but expected|reference already exists/.test(stderr);
 }

@@ -8,10 +8,23 @@ import { createOrchestrator } from '../engine/create-orchestrator.ts';
 import type { Engine, ReadyInfo } from '../engine/engine.ts';
 import { formatProblems, loadPlan } from '../plan/index.ts';
 import { createSentinelHooks } from '../sentinels/sentinel-hooks.ts';
-import { executionLayout, LockHeldError, type Runtime, startRuntime } from '../server/runtime.ts';
+import {
+  executionLayout,
+  LockHeldError,
+  RUNTIME_EXIT,
+  type Runtime,
+  startRuntime,
+} from '../server/runtime.ts';
+import { StorageFault } from '../storage/guard.ts';
 import { watchUntilDone } from './console-view.ts';
 
-export const EXIT = { ok: 0, failure: 1, invalidInput: 2, locked: 3 } as const;
+export const EXIT = {
+  ok: RUNTIME_EXIT.ok,
+  failure: RUNTIME_EXIT.failure,
+  invalidInput: 2,
+  locked: 3,
+  storageFailed: RUNTIME_EXIT.storageFailed,
+} as const;
 
 export type RunFlags = {
   port?: string;
@@ -183,6 +196,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     });
   } catch (error) {
     if (error instanceof LockHeldError) return fail(error.message, EXIT.locked);
+    if (error instanceof StorageFault) return fail(storageNotice(error, 'cannot start'), EXIT.storageFailed);
     return fail((error as Error).message, EXIT.failure);
   }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -218,6 +232,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     );
   }
   const stopped = await runtime.stopped;
+  if (runtime.fault) process.stderr.write(`ribosome: ${storageNotice(runtime.fault, 'stopped')}\n`);
   if (stopped === EXIT.ok && flags.exitWhenDone && code !== EXIT.ok) {
     process.stderr.write('ribosome: stopped before every codon was done (--exit-when-done exits 1)\n');
   }
@@ -275,14 +290,21 @@ export function resumeNotice(dir: string, resumed: NonNullable<ReadyInfo['resume
   return `ribosome: resuming ${dir}: run ${resumed.runCount}${how}, ${resumed.done} of ${resumed.total} codons done, ${next} (--fresh starts anew)`;
 }
 
+/** What a storage failure means for the person at the terminal. */
+function storageNotice(fault: StorageFault, what: 'stopped' | 'cannot start'): string {
+  return `${what}: ${fault.message} (exit ${EXIT.storageFailed}). Nothing recorded was lost: free space (or repair the disk), then run the plan again to resume.`;
+}
+
 /**
  * A failure that escapes every handler must not take the server (and the work it holds) down: it
- * is logged and reported to clients as an error event, and the server keeps serving.
+ * is logged (with its stack) and reported to clients as an error event, and the server keeps serving.
  */
 function keepServingOnStrayErrors(runtime: Runtime): void {
   const report = (error: unknown, what: string) => {
     runtime.logger.error({ err: error }, `${what}; the server keeps running`);
-    process.stderr.write(`ribosome: ${what}: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.stderr.write(
+      `ribosome: ${what} (see the server log): ${(error as Error)?.message ?? String(error)}\n`,
+    );
     runtime.bus
       .publish('error', {
         message: `internal error (${what}): ${(error as Error)?.message ?? String(error)}`,

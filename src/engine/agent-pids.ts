@@ -31,9 +31,14 @@ const Stored = z.union([z.array(AgentPid), AgentPid.transform((one) => [one])]);
  */
 export class AgentPidsFile {
   readonly #file: string;
-  readonly #onError: (error: unknown) => void;
+  readonly #onError: (error: unknown, file: string) => void;
 
-  constructor(stateDir: string, onError: (error: unknown) => void = () => {}) {
+  /**
+   * `onError`: a write or read that failed (a full disk, no file descriptor left). Never thrown: the
+   * process runs and is ended by this server all the same; only a server killed meanwhile would not
+   * find it.
+   */
+  constructor(stateDir: string, onError: (error: unknown, file: string) => void = () => {}) {
     this.#file = join(stateDir, 'active-agent.json');
     this.#onError = onError;
   }
@@ -61,7 +66,7 @@ export class AgentPidsFile {
       text = readFileSync(this.#file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      this.#onError(error); // Rewriting it now would drop the entries it holds.
+      this.#onError(error, this.#file); // Rewriting it now would drop the entries it holds.
       return undefined;
     }
     try {
@@ -72,16 +77,21 @@ export class AgentPidsFile {
   }
 
   #write(entries: AgentPid[]): void {
+    const tmp = `${this.#file}.tmp`;
     try {
       if (entries.length === 0) {
         rmSync(this.#file, { force: true });
         return;
       }
-      const tmp = `${this.#file}.tmp`;
       writeFileSync(tmp, JSON.stringify(entries));
       renameSync(tmp, this.#file);
     } catch (error) {
-      this.#onError(error);
+      try {
+        rmSync(tmp, { force: true });
+      } catch {
+        // A read-only disk: nothing to remove it with.
+      }
+      this.#onError(error, this.#file);
     }
   }
 }

@@ -1,6 +1,7 @@
-import type { CheckpointRecord, CheckpointStore } from '../checkpoints/index.ts';
+import type { CheckpointError, CheckpointRecord, CheckpointStore } from '../checkpoints/index.ts';
 import { resolveCodonCheckpoint } from '../checkpoints/index.ts';
 import { CheckpointInfo, type CheckpointType, type CodonStatus, type ErrorCode } from '../protocol/index.ts';
+import { diagnose } from '../storage/probe.ts';
 
 export type Failure = { ok: false; code: ErrorCode; message: string };
 export type Outcome<T> = { ok: true; value: T } | Failure;
@@ -26,7 +27,14 @@ export class Checkpointing {
     const created = await this.store.startRun(runId, fromSha ? { fromSha } : {});
     return created.ok
       ? { ok: true, value: created.value }
-      : { ok: false, code: 'CHECKPOINT_FAILED', message: created.error.message };
+      : { ok: false, code: 'CHECKPOINT_FAILED', message: this.#explain(created.error) };
+  }
+
+  /** A failed write says its real cause first: "disk full at <store>: No space left on device (git's words)". */
+  #explain(error: CheckpointError): string {
+    if (error.code !== 'CHECKPOINT_FAILED' && error.code !== 'STORE_FAILED') return error.message;
+    const cause = diagnose(error.message, this.store.gitDir);
+    return cause ? `${cause.message} (${error.message})` : error.message;
   }
 
   async take(input: {
@@ -37,7 +45,7 @@ export class Checkpointing {
     status: CodonStatus;
   }): Promise<Outcome<CheckpointRecord & { warnings: string[] }>> {
     const created = await this.store.create(input);
-    if (!created.ok) return { ok: false, code: 'CHECKPOINT_FAILED', message: created.error.message };
+    if (!created.ok) return { ok: false, code: 'CHECKPOINT_FAILED', message: this.#explain(created.error) };
     const warnings = [
       ...created.value.skippedLargeFiles.map(
         (f) => `${f.path} (${f.bytes} bytes) is over the checkpoint size cap and was left out`,

@@ -4,6 +4,7 @@ import type { AgentAdapter } from '../agents/agent-adapter.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { CheckpointType, ErrorCode, FailureReason } from '../protocol/index.ts';
 import { type CodonRecord, codonOf, type EngineState, runOf } from '../state/reducer.ts';
+import { describeError } from '../storage/probe.ts';
 import type { ArchiveManifest } from './archive.ts';
 import type { CodonHooks } from './codon-hooks.ts';
 import { CodonRun } from './codon-run.ts';
@@ -18,7 +19,6 @@ export type LifecycleOptions = {
   recorder: Recorder;
   steps: CodonSteps;
   hooks: CodonHooks;
-  archive: ArchiveManifest;
   logger: Logger;
   adapters: Record<'builtin' | 'claude-code', AgentAdapter>;
   agentRoot: string;
@@ -131,7 +131,32 @@ export class CodonLifecycle {
       to: 'running',
       at: new Date().toISOString(),
     });
-    const run = new CodonRun({
+    let run: CodonRun;
+    try {
+      run = this.#startAgent(codon, runId, previous?.agentSessionId);
+    } catch (error) {
+      // The agent could not be started (its state directory cannot be made on a full disk, ...).
+      const message = `the agent could not be started: ${describeError(error, this.#o.agentStateDir)}`;
+      this.#o.logger.error({ err: error, codonId: codon.id }, message);
+      return this.#endWithoutAgent(
+        codon,
+        runId,
+        { type: 'unknown', retriable: true, message },
+        'CODON_FAILED',
+        'failed',
+        'running',
+      );
+    }
+    const snapshotTimer = setInterval(() => void this.#o.snapshot(), this.#o.snapshotIntervalMs);
+    snapshotTimer.unref();
+    this.#active = { codon, run, snapshotTimer };
+    await this.#o.snapshot();
+    void run.outcome.then(onExit);
+    return 'running';
+  }
+
+  #startAgent(codon: RuntimeCodon, runId: string, resumeSessionId: string | undefined): CodonRun {
+    return new CodonRun({
       codonId: codon.id,
       adapter: this.#o.adapters[codon.agent],
       start: {
@@ -141,7 +166,7 @@ export class CodonLifecycle {
         env: codon.env,
         providerBaseUrl: this.#o.providerBaseUrl(),
         stateDir: this.#o.agentStateDir,
-        ...(previous?.agentSessionId ? { resumeSessionId: previous.agentSessionId } : {}),
+        ...(resumeSessionId ? { resumeSessionId } : {}),
       },
       timeoutMs: codon.timeoutMs,
       stopGraceMs: this.#o.stopGraceMs,
@@ -149,12 +174,6 @@ export class CodonLifecycle {
       logger: this.#o.logger,
       onOutput: (output) => this.#onOutput(runId, codon.id, output),
     });
-    const snapshotTimer = setInterval(() => void this.#o.snapshot(), this.#o.snapshotIntervalMs);
-    snapshotTimer.unref();
-    this.#active = { codon, run, snapshotTimer };
-    await this.#o.snapshot();
-    void run.outcome.then(onExit);
-    return 'running';
   }
 
   /**
@@ -185,6 +204,15 @@ export class CodonLifecycle {
     const active = this.#active?.codon.id === codon.id ? this.#active : undefined;
     if (active) clearInterval(active.snapshotTimer);
     const { recorder, steps } = this.#o;
+    if (recorder.halted) {
+      // The storage failed and the server is stopping: nothing of the end can be recorded (not even
+      // a checkpoint worth its git work); the next server finds the codon interrupted and recovers.
+      if (active) {
+        this.#active = undefined;
+        this.#stopping = undefined;
+      }
+      return 'stopped';
+    }
     const duration = active ? Date.now() - active.run.startedAt : 0;
     const classified = classifyOutcome(outcome);
     let { success, failureReason } = classified;
@@ -211,7 +239,7 @@ export class CodonLifecycle {
       };
     }
     if (archived && checkpoint.ok)
-      await this.#o.archive.add({ ...archived, checkpointSha: checkpoint.value.sha });
+      await steps.recordArchive({ ...archived, checkpointSha: checkpoint.value.sha });
     await recorder.apply('CodonTransitioned', {
       runId,
       codonId: codon.id,
@@ -283,6 +311,7 @@ export class CodonLifecycle {
     failureReason: FailureReason,
     code: ErrorCode,
     to: 'failed' | 'skipped' | 'stopped' = 'failed',
+    from: 'preparing' | 'running' = 'preparing',
   ): Promise<EndStatus> {
     const { recorder } = this.#o;
     // No agent ran: exit status `error` with code 1, by convention.
@@ -291,7 +320,7 @@ export class CodonLifecycle {
     await recorder.apply('CodonTransitioned', {
       runId,
       codonId: codon.id,
-      from: 'preparing',
+      from,
       to,
       at: new Date().toISOString(),
       exitStatus,

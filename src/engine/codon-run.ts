@@ -50,8 +50,11 @@ export class CodonRun {
     this.#stop = (g) => agent.stop(g);
     this.#graceMs = options.stopGraceMs;
     // Remembered on disk so a server restarted after a crash can end an agent it left behind.
-    const pids = new AgentPidsFile(options.start.stateDir, (error) =>
-      log.warn({ err: error }, 'could not record the agent pid; a crash now would leave it running'),
+    const pids = new AgentPidsFile(options.start.stateDir, (error, file) =>
+      log.warn(
+        { err: error, pid: agent.pid },
+        `could not record the agent's pid in ${file}; a server killed now would leave it running`,
+      ),
     );
     if (agent.pid > 0) {
       log.info({ pid: agent.pid, agent: options.adapter.kind }, 'agent started');

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { CheckpointRecord } from '../checkpoints/index.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { CheckpointType, CodonStatus, FailureReason } from '../protocol/index.ts';
+import { describeError } from '../storage/probe.ts';
 import { AgentPidsFile } from './agent-pids.ts';
 import { type ArchiveEntry, type ArchiveManifest, archiveFiles } from './archive.ts';
 import { type Checkpointing, type Outcome, toInfo } from './checkpointing.ts';
@@ -33,7 +34,7 @@ export class CodonSteps {
     this.#o = options;
   }
 
-  /** Takes a checkpoint and records it; a failure is reported loudly and returned with its reason. */
+  /** Takes a checkpoint and records it; a failure is reported loudly and returned with its cause. */
   async checkpoint(
     codon: RuntimeCodon,
     runId: string,
@@ -100,7 +101,9 @@ export class CodonSteps {
         return undefined;
       }
     }
-    const pids = new AgentPidsFile(this.#o.agentStateDir);
+    const pids = new AgentPidsFile(this.#o.agentStateDir, (error, file) =>
+      this.#o.logger.warn({ err: error, codonId: codon.id }, `could not record a rig setup pid in ${file}`),
+    );
     const result = await runRigSetup({
       steps: codon.rigSetup,
       agentRoot: this.#o.agentRoot,
@@ -122,22 +125,46 @@ export class CodonSteps {
       }
       return { type: 'unknown', retriable: false, message: result.message };
     }
-    const checkpoint = await this.checkpoint(codon, runId, 'rig-setup', 'preparing');
-    if (!checkpoint.ok)
+    const taken = await this.checkpoint(codon, runId, 'rig-setup', 'preparing');
+    if (!taken.ok)
       return {
         type: 'unknown',
         retriable: true,
-        message: `the rig-setup checkpoint could not be written: ${checkpoint.message}`,
+        message: `the rig-setup checkpoint could not be written: ${taken.message}`,
       };
+    const checkpoint = taken.value;
     if (result.createdDirs.length > 0) {
-      await this.#o.rigDirs.add({
-        runId,
-        codonId: codon.id,
-        sha: checkpoint.value.sha,
-        directories: result.createdDirs,
-      });
+      await this.#o.rigDirs
+        .add({ runId, codonId: codon.id, sha: checkpoint.sha, directories: result.createdDirs })
+        .catch((error: unknown) =>
+          this.#sideFileFailed(
+            codon.id,
+            error,
+            `the directories rig setup of ${codon.id} made (${result.createdDirs.join(', ')}) could not be noted; a rollback before it will not remove them`,
+          ),
+        );
     }
     return undefined;
+  }
+
+  /** Notes what a successful codon archived, for rollbacks; a failure to is a warning, not the codon's. */
+  async recordArchive(entry: ArchiveEntry): Promise<void> {
+    await this.#o.archive
+      .add(entry)
+      .catch((error: unknown) =>
+        this.#sideFileFailed(
+          entry.codonId,
+          error,
+          `the files ${entry.codonId} archived could not be noted; a rollback before it will not bring them back from ${entry.archiveDir}`,
+        ),
+      );
+  }
+
+  #sideFileFailed(codonId: string, error: unknown, what: string): Promise<void> {
+    const why = describeError(error, this.#o.executionDir);
+    return this.#o.recorder
+      .reportError('STORAGE_WARNING', `${what}: ${why}`, 'warning', codonId)
+      .catch(() => {});
   }
 
   /** archiveOnSuccess of the codon, and of its loop after the iteration's last codon. */

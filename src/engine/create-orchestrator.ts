@@ -9,6 +9,8 @@ import type { FileNode } from '../protocol/index.ts';
 import type { RuntimeDeps } from '../server/runtime.ts';
 import { newRunId } from '../state/run-id.ts';
 import { SqliteTransitionLog, StateStore } from '../state/state-store.ts';
+import { StorageFault } from '../storage/guard.ts';
+import { diagnose } from '../storage/probe.ts';
 import { ArchiveManifest } from './archive.ts';
 import { Checkpointing } from './checkpointing.ts';
 import type { CodonHooks } from './codon-hooks.ts';
@@ -51,7 +53,13 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
       : {}),
     logger: logger.child({ component: 'checkpoints' }),
   });
-  if (!store.ok) throw new Error(`checkpoints unavailable (${store.error.code}): ${store.error.message}`);
+  if (!store.ok) {
+    const message = `checkpoints unavailable (${store.error.code}): ${store.error.message}`;
+    // A store that cannot be made for lack of space is the storage's fault (exit 4), said as such.
+    const gitDir = join(layout.internal, 'checkpoints.git');
+    const full = store.error.code === 'STORE_UNAVAILABLE' && diagnose(message, gitDir);
+    throw full ? new StorageFault('checkpoint store', gitDir, new Error(message)) : new Error(message);
+  }
 
   let tree: FileNode[] = [];
   const watcher =
@@ -74,7 +82,7 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
   const orchestrator = new Orchestrator({
     plan: settings.plan,
     bus,
-    state: new StateStore(new SqliteTransitionLog(db)),
+    state: new StateStore(new SqliteTransitionLog(db, deps.storage)),
     logger,
     autostart: settings.autostart,
     providerBaseUrl: settings.providerBaseUrl,
@@ -111,8 +119,11 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
     greet: (send) => orchestrator.greet(send),
     readyInfo: () => orchestrator.readyInfo(),
     stop: async (reason) => {
-      await orchestrator.stop(reason);
-      await watcher?.close();
+      try {
+        await orchestrator.stop(reason);
+      } finally {
+        await watcher?.close();
+      }
     },
   };
 }

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 
@@ -24,11 +24,17 @@ export class JsonListFile<T> {
     }
   }
 
+  /** Replaces the list; on failure (a full disk) the file is as it was and no temp file is left. */
   async write(entries: T[]): Promise<void> {
     const tmp = `${this.#file}.tmp`;
     await mkdir(dirname(this.#file), { recursive: true });
-    await writeFile(tmp, JSON.stringify(entries, null, 2));
-    await rename(tmp, this.#file);
+    try {
+      await writeFile(tmp, JSON.stringify(entries, null, 2));
+      await rename(tmp, this.#file);
+    } catch (error) {
+      await rm(tmp, { force: true }).catch(() => {});
+      throw error;
+    }
   }
 
   async add(entry: T): Promise<void> {

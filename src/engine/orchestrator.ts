@@ -246,7 +246,8 @@ export class Orchestrator implements Engine {
       await this.#finished;
     }
     const run = this.#state.currentRunId ? runOf(this.#state, this.#runId()) : undefined;
-    if (run?.status === 'running') {
+    // After a storage failure nothing more is written: the next server marks the run crashed.
+    if (run?.status === 'running' && !this.#recorder.halted) {
       const last = lineageOf(this.#state).endings.at(-1);
       const endedAt = new Date().toISOString();
       const broke = run.order.length > 0 && last && last.status !== 'completed' && last.status !== 'skipped';

@@ -26,6 +26,11 @@ export class Recorder {
     this.#closed = true;
   }
 
+  /** Nothing can be recorded any more: the engine stopped, or the storage failed (the bus says so). */
+  get halted(): boolean {
+    return this.#closed || this.#bus.failure !== undefined;
+  }
+
   publish<T extends EventType>(type: T, data: EventInput<T>): Promise<unknown> {
     if (this.#closed) return Promise.reject(new Error(`${type} after the engine stopped; not recorded`));
     return this.#bus.publish(type, data);

@@ -32,6 +32,7 @@ export class EventBus {
   #pending: Pending[] = [];
   #scheduled = false;
   #runId: string;
+  #failure: unknown;
 
   constructor(options: { journal: Journal; runId: string; logger?: Logger }) {
     this.#journal = options.journal;
@@ -49,6 +50,32 @@ export class EventBus {
     this.#runId = runId;
   }
 
+  /** Set once journaling has failed for good (fail()): every publish is refused with it. */
+  get failure(): unknown {
+    return this.#failure;
+  }
+
+  /**
+   * Journaling is over (the storage failed): what is pending and everything published from now on
+   * is refused with `error`, never announced, since it could not be made durable.
+   */
+  fail(error: unknown): void {
+    this.#failure ??= error;
+    const pending = this.#pending;
+    this.#pending = [];
+    for (const p of pending) p.reject(this.#failure);
+  }
+
+  /**
+   * Hands an event to the listeners without journaling it: only for what cannot be journaled (the
+   * fatal error that says journaling failed). Validated like any other.
+   */
+  announceUnjournaled<T extends EventType>(type: T, data: EventInput<T>): ServerEventOf<T> {
+    const event = makeEvent(type, eventDataSchemas[type].parse(data) as ServerEventOf<T>['data']);
+    this.#deliver([{ event: event as ServerEvent, json: JSON.stringify(event) }]);
+    return event;
+  }
+
   subscribe(listener: BusListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
@@ -60,6 +87,7 @@ export class EventBus {
   }
 
   publish<T extends EventType>(type: T, data: EventInput<T>): Promise<ServerEventOf<T>> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
     if (!isJournaled(type)) {
       return Promise.reject(
         new Error(`${type} is a connection event: send it to one client, never journal it`),
@@ -105,6 +133,11 @@ export class EventBus {
       for (const p of batch) p.reject(error);
       return;
     }
+    this.#deliver(batch);
+    for (const p of batch) p.resolve();
+  }
+
+  #deliver(batch: ReadonlyArray<{ event: ServerEvent; json: string }>): void {
     for (const listener of this.#batchListeners) {
       try {
         listener(batch);
@@ -120,7 +153,6 @@ export class EventBus {
           this.#logger?.error({ err: error, type: p.event.type }, 'event listener failed');
         }
       }
-      p.resolve();
     }
   }
 }

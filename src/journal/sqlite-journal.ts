@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { StorageGuard } from '../storage/guard.ts';
 import { inTransaction } from './database.ts';
 import {
   type BatchLimits,
@@ -23,17 +24,22 @@ CREATE INDEX IF NOT EXISTS events_run ON events(run_id, seq);
 type Row = { seq: number; run_id: string; type: string; json: string };
 const toRow = (r: Row): JournalRow => ({ seq: r.seq, runId: r.run_id, type: r.type, json: r.json });
 
-/** The journal in SQLite (WAL): one row per event, its JSON stored exactly as it was sent. */
+/**
+ * The journal in SQLite (WAL): one row per event, its JSON stored exactly as it was sent. Appends go
+ * through the execution's storage guard, when given: a failed one is the server's storage fault.
+ */
 export class SqliteJournal implements Journal {
   readonly #db: DatabaseSync;
+  readonly #guard: StorageGuard | undefined;
   readonly #insert: StatementSync;
   readonly #after: StatementSync;
   readonly #recent: StatementSync;
   #count: number;
   #lastSeq: number;
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, guard?: StorageGuard) {
     this.#db = db;
+    this.#guard = guard;
     db.exec(SCHEMA);
     this.#insert = db.prepare(
       'INSERT INTO events (id, run_id, type, timestamp, json) VALUES (?, ?, ?, ?, ?)',
@@ -52,11 +58,13 @@ export class SqliteJournal implements Journal {
 
   append(entries: readonly JournalEntry[]): number[] {
     if (entries.length === 0) return [];
-    const seqs = inTransaction(this.#db, () =>
-      entries.map((e) =>
-        Number(this.#insert.run(e.id, e.runId, e.type, e.timestamp, e.json).lastInsertRowid),
-      ),
-    );
+    const insert = () =>
+      inTransaction(this.#db, () =>
+        entries.map((e) =>
+          Number(this.#insert.run(e.id, e.runId, e.type, e.timestamp, e.json).lastInsertRowid),
+        ),
+      );
+    const seqs = this.#guard ? this.#guard.write('journal append', insert) : insert();
     this.#count += entries.length;
     this.#lastSeq = seqs.at(-1) ?? this.#lastSeq;
     return seqs;
@@ -83,8 +91,13 @@ export class SqliteJournal implements Journal {
     return newestFirst.reverse();
   }
 
+  /** Closes the database; never throws (a close after a storage fault may fail, the WAL is kept). */
   close(): void {
-    if (this.#db.isOpen) this.#db.close();
+    try {
+      if (this.#db.isOpen) this.#db.close();
+    } catch {
+      // SQLite keeps the WAL: what it holds is replayed at the next open.
+    }
   }
 }
 

@@ -37,6 +37,11 @@ export const ErrorCode = z.enum([
   'CODON_TIMEOUT',
   'RUN_CRASHED',
   'INTERNAL_ERROR',
+  // The execution directory's storage (README "Faults").
+  /** Fatal: a journal or state write failed (disk full, read-only or failing disk); the server stops. */
+  'STORAGE_FAILED',
+  /** A side file (archive manifest, rig directories) could not be written; the run goes on without it. */
+  'STORAGE_WARNING',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

@@ -1,17 +1,19 @@
-import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { ServerSettings } from '../config/server-config.ts';
 import type { Engine } from '../engine/engine.ts';
 import { openDatabase } from '../journal/database.ts';
 import { EventBus } from '../journal/event-bus.ts';
 import { SqliteJournal } from '../journal/sqlite-journal.ts';
 import { newRunId } from '../state/run-id.ts';
+import { asStorageFault, type StorageFault, StorageGuard } from '../storage/guard.ts';
+import { diagnose } from '../storage/probe.ts';
 import { SERVER_VERSION } from '../version.ts';
 import { ControlServer, type ServerInfo } from './control-server.ts';
 import { acquireRuntimeLock, type LockInfo } from './runtime-lock.ts';
+import { openServerLog, type ServerLog } from './server-log.ts';
 
 /** Where an execution keeps its things (DESIGN.md "Execution directory"). */
 export function executionLayout(executionDir: string, agentRootName = 'agentRoot') {
@@ -37,6 +39,8 @@ export type RuntimeDeps = {
   logger: Logger;
   settings: ServerSettings;
   dataDir: string;
+  /** Every durable write (journal, state) goes through it; its first failure stops the server. */
+  storage: StorageGuard;
 };
 
 export type RuntimeOptions = {
@@ -69,42 +73,78 @@ export type Runtime = {
   port: number;
   layout: ExecutionLayout;
   logger: Logger;
-  /** Resolves with the exit code once the runtime has stopped. */
+  /** Resolves with the exit code once the runtime has stopped (RUNTIME_EXIT). */
   stopped: Promise<number>;
   stop(reason: string): Promise<void>;
+  /** The storage fault that stopped the server, once one has. */
+  readonly fault: StorageFault | undefined;
 };
+
+/** How a runtime ends; the CLI's exit codes. */
+export const RUNTIME_EXIT = {
+  ok: 0,
+  /** Something failed while stopping. */
+  failure: 1,
+  /** A journal or state write failed (disk full, read-only or failing disk): the server stopped. */
+  storageFailed: 4,
+} as const;
 
 /**
  * Assembles one server on an execution directory: lock, logs, journal, bus, engine, WebSocket
  * server and companions; and takes them down in the reverse order on stop.
+ *
+ * A write to the journal or the state that fails is fatal (the server could no longer promise that
+ * nothing is lost): every client gets an `error` (severity fatal, code STORAGE_FAILED) sent directly,
+ * since it cannot be journaled; the running codon is stopped with its process tree; nothing more is
+ * written; the lock and temp files go; `stopped` resolves with RUNTIME_EXIT.storageFailed.
  */
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const layout = executionLayout(options.executionDir, options.agentRootName);
-  for (const dir of [layout.agentRoot, layout.rigArchive, options.dataDir, join(layout.internal, 'logs')]) {
-    mkdirSync(dir, { recursive: true });
+  try {
+    for (const dir of [layout.agentRoot, layout.rigArchive, options.dataDir, join(layout.internal, 'logs')]) {
+      mkdirSync(dir, { recursive: true });
+    }
+  } catch (error) {
+    throw asStorageFault('execution directory', layout.executionDir, error);
   }
-  const lock = acquireRuntimeLock(layout.lockFile);
+  let log: ServerLog | undefined;
+  const onHeartbeatError = (error: unknown) => {
+    const why = diagnose(error, layout.lockFile)?.message ?? (error as Error).message;
+    log?.logger.warn({ err: error }, `runtime lock heartbeat failed (${why}); retrying`);
+    process.stderr.write(
+      `ribosome: warning: the runtime lock heartbeat cannot be written (${why}); retrying\n`,
+    );
+  };
+  let lock: ReturnType<typeof acquireRuntimeLock>;
+  try {
+    lock = acquireRuntimeLock(layout.lockFile, { onHeartbeatError });
+  } catch (error) {
+    throw asStorageFault('runtime lock', layout.lockFile, error);
+  }
   if (!lock.ok) throw new LockHeldError(layout.lockFile, lock.holder);
 
-  const destination = pino.destination({ dest: layout.logFile, sync: false, mkdir: true });
-  await once(destination, 'ready');
-  const logger = pino({ level: options.settings.logLevel, base: { pid: process.pid } }, destination);
-  if (lock.tookOverFrom) logger.warn({ stale: lock.tookOverFrom }, 'took over a stale runtime lock');
-
   const { settings } = options;
-  const db = openDatabase(layout.database, settings.journalSync);
-  const journal = new SqliteJournal(db);
-  const bus = new EventBus({ journal, runId: newRunId(), logger });
-  const deps: RuntimeDeps = { layout, db, bus, journal, logger, settings, dataDir: options.dataDir };
+  const storage = new StorageGuard(layout.database);
+  let db: DatabaseSync | undefined;
+  let journal: SqliteJournal | undefined;
+  let deps: RuntimeDeps;
   let engine: Engine;
   try {
+    log = await openServerLog(layout.logFile, settings.logLevel);
+    if (lock.tookOverFrom) log.logger.warn({ stale: lock.tookOverFrom }, 'took over a stale runtime lock');
+    db = openDatabase(layout.database, settings.journalSync);
+    journal = new SqliteJournal(db, storage);
+    const bus = new EventBus({ journal, runId: newRunId(), logger: log.logger });
+    deps = { layout, db, bus, journal, logger: log.logger, settings, dataDir: options.dataDir, storage };
     engine = await options.createEngine(deps);
   } catch (error) {
-    journal.close();
+    if (journal) journal.close();
+    else if (db?.isOpen) db.close();
     lock.lock.release();
-    destination.flushSync();
-    throw error;
+    await log?.close();
+    throw asStorageFault('startup', layout.database, error);
   }
+  const { bus, logger } = deps;
 
   let resolveStopped: (code: number) => void = () => {};
   const stopped = new Promise<number>((resolve) => {
@@ -150,36 +190,73 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     },
   });
 
+  // Each step of the way down is tried even when one before it failed.
   const stop = (reason: string): Promise<void> => {
     stopping ??= (async () => {
       logger.info({ reason }, 'stopping');
-      let code = 0;
-      try {
-        await engine.stop(reason);
-        for (const companion of companions.reverse()) await companion.stop();
-        bus.flush();
-        await server.close();
-      } catch (error) {
-        logger.error({ err: error }, 'error while stopping');
-        code = 1;
-      } finally {
-        bus.flush();
-        journal.close();
-        lock.lock.release();
-        logger.info({ code }, 'stopped');
-        destination.flushSync();
-        resolveStopped(code);
-      }
+      let failed = false;
+      const attempt = async (what: string, step: () => unknown) => {
+        try {
+          await step();
+        } catch (error) {
+          // After a storage fault the engine cannot record its end: expected, not a second failure.
+          if (storage.fault && error === storage.fault) return;
+          logger.error({ err: error }, `error while stopping (${what})`);
+          failed = true;
+        }
+      };
+      await attempt('engine', () => engine.stop(reason));
+      for (const companion of companions.reverse()) await attempt('companion', () => companion.stop());
+      await attempt('flush', () => bus.flush());
+      await attempt('server', () => server.close(storage.fault ? 'storage failure' : undefined));
+      await attempt('flush', () => bus.flush());
+      journal?.close();
+      lock.lock.release();
+      const code = storage.fault
+        ? RUNTIME_EXIT.storageFailed
+        : failed
+          ? RUNTIME_EXIT.failure
+          : RUNTIME_EXIT.ok;
+      logger.info({ code }, 'stopped');
+      await log?.close();
+      resolveStopped(code);
     })();
     return stopping;
   };
+
+  storage.onFault((fault) => {
+    logger.fatal(
+      { err: fault.cause, what: fault.what, path: fault.path },
+      `storage failure: ${fault.message}`,
+    );
+    bus.fail(fault);
+    bus.announceUnjournaled('error', {
+      message: `${fault.message}. The server stops: it can no longer record what happens. Nothing recorded is lost; free space (or repair the disk) and run the plan again to resume.`,
+      fatal: true,
+      severity: 'fatal',
+      code: 'STORAGE_FAILED',
+      context: fault.kind,
+    });
+    void stop(`storage failure: ${fault.message}`);
+  });
 
   try {
     const { url, port } = await server.listen();
     lock.lock.setAddress(settings.host, port);
     for (const start of options.companions ?? []) companions.push(await start({ ...deps, port }));
     await engine.start();
-    return { url, bus, port, layout, logger, stopped, stop };
+    return {
+      url,
+      bus,
+      port,
+      layout,
+      logger,
+      stopped,
+      stop,
+      get fault() {
+        return storage.fault;
+      },
+    };
   } catch (error) {
     await stop(`startup failed: ${(error as Error).message}`);
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
@@ -187,6 +264,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         `port ${settings.port} on ${settings.host} is already in use; choose another --port, or leave it out for a dynamic port`,
       );
     }
-    throw error;
+    throw storage.fault ?? error;
   }
 }

@@ -1,6 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { inTransaction } from '../journal/database.ts';
 import type { StateTransitionType } from '../protocol/index.ts';
+import type { StorageGuard } from '../storage/guard.ts';
 import { type EngineState, initialState, reduce } from './reducer.ts';
 import {
   parseTransition,
@@ -26,13 +27,16 @@ export interface TransitionLog {
   append(...t: Transition[]): void;
 }
 
+/** Transitions in SQLite; appends go through the execution's storage guard, when given. */
 export class SqliteTransitionLog implements TransitionLog {
   readonly #db: DatabaseSync;
+  readonly #guard: StorageGuard | undefined;
   readonly #insert: StatementSync;
   readonly #all: StatementSync;
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, guard?: StorageGuard) {
     this.#db = db;
+    this.#guard = guard;
     db.exec(SCHEMA);
     this.#insert = db.prepare('INSERT INTO transitions (type, run_id, data, at) VALUES (?, ?, ?, ?)');
     this.#all = db.prepare('SELECT type, data FROM transitions ORDER BY seq');
@@ -48,8 +52,12 @@ export class SqliteTransitionLog implements TransitionLog {
     const at = new Date().toISOString();
     const insert = (t: Transition) =>
       this.#insert.run(t.type, 'runId' in t.data ? t.data.runId : null, JSON.stringify(t.data), at);
-    if (transitions.length === 1 && transitions[0]) insert(transitions[0]);
-    else inTransaction(this.#db, () => transitions.forEach(insert));
+    const write = () => {
+      if (transitions.length === 1 && transitions[0]) insert(transitions[0]);
+      else inTransaction(this.#db, () => transitions.forEach(insert));
+    };
+    if (this.#guard) this.#guard.write('state transition', write);
+    else write();
   }
 }
 

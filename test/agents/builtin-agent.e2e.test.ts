@@ -2,7 +2,7 @@
  * The built-in agent as a real process (`bin/ribosome agent`) against the scripted provider on
  * loopback: files, stream-json lines, retries, failures, confinement and resumed sessions.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -241,6 +241,20 @@ describe('ribosome agent (e2e)', () => {
       }),
     ]);
     expect(p.requests).toHaveLength(0);
+  });
+
+  it('ends with an error_during_execution result, not a stack trace, when its session cannot be saved', async () => {
+    await serve({ turns: [{ content: [{ text: 'Hello.' }] }] });
+    // A file where the session directory should be: every save fails, as on a full disk.
+    const blocked = join(temp.dir, 'blocked');
+    writeFileSync(blocked, '');
+    const { code, lines, stderr } = await runAgent('x', ['--session-dir', join(blocked, 's')]);
+    expect(code).toBe(1);
+    expect(lines.at(-1)).toMatchObject({ type: 'result', subtype: 'error_during_execution', is_error: true });
+    expect(String((lines.at(-1) as { errors?: string[] }).errors?.[0])).toMatch(
+      /^The agent stopped: ENOTDIR/,
+    );
+    expect(stderr).not.toMatch(/^\s+at /m);
   });
 
   it('ends with an error_during_execution result on SIGTERM, its Bash command killed', async () => {

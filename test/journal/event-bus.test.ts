@@ -62,4 +62,41 @@ describe('EventBus', () => {
       'second',
     ]);
   });
+
+  it('once failed, refuses what is pending and everything after, without journaling it', async () => {
+    const journal = new MemoryJournal();
+    const bus = new EventBus({ journal, runId: 'r' });
+    const seen: ServerEvent[] = [];
+    bus.subscribe((e) => seen.push(e));
+    const pending = bus.publish('info', { message: 'pending' });
+    const fault = new Error('disk full at /x: No space left on device');
+    bus.fail(fault);
+    await expect(pending).rejects.toBe(fault);
+    await expect(bus.publish('info', { message: 'later' })).rejects.toBe(fault);
+    expect(bus.failure).toBe(fault);
+    expect(journal.count()).toBe(0);
+    expect(seen).toEqual([]);
+  });
+
+  it('announces an unjournaled event to every listener at once (the fatal error that journaling failed)', () => {
+    const journal = new MemoryJournal();
+    const bus = new EventBus({ journal, runId: 'r' });
+    const batches: string[][] = [];
+    const seen: string[] = [];
+    bus.subscribeBatch((batch) => batches.push(batch.map((b) => b.event.type)));
+    bus.subscribe((_e, json) => seen.push(JSON.parse(json).data.message));
+    bus.fail(new Error('gone'));
+    const event = bus.announceUnjournaled('error', {
+      message: 'disk full',
+      fatal: true,
+      severity: 'fatal',
+      code: 'STORAGE_FAILED',
+    });
+    expect(event.type).toBe('error');
+    expect(batches).toEqual([['error']]);
+    expect(seen).toEqual(['disk full']);
+    expect(journal.count()).toBe(0);
+    // @ts-expect-error a wrong payload is refused at run time too
+    expect(() => bus.announceUnjournaled('error', { text: 'wrong' })).toThrow();
+  });
 });

@@ -7,6 +7,7 @@ import { realpath } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createMessagesClient } from '../../llm/messages-client.ts';
 import type { MessageParam } from '../../llm/schemas.ts';
+import { describeError } from '../../storage/probe.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import { resultLine } from './result-line.ts';
 import { createFileSessionStore, type Session } from './session-store.ts';
@@ -94,24 +95,30 @@ export async function runBuiltinAgent(options: BuiltinAgentOptions): Promise<num
     ...(options.apiKey ? { apiKey: options.apiKey } : {}),
     ...(options.authToken ? { authToken: options.authToken } : {}),
   });
-  const result = await runAgentLoop({
-    client,
-    model: options.model,
-    systemPrompt: options.systemPrompt ?? defaultSystemPrompt(root),
-    maxTokens: options.maxTokens,
-    maxTurns: options.maxTurns,
-    maxRetries: options.maxRetries,
-    sessionId: session.sessionId,
-    history: session.messages,
-    prompt: options.prompt,
-    tools: BUILTIN_TOOLS.map((tool) => tool.definition),
-    runTool: (name, input, signal) => runTool(name, input, { root, signal }),
-    emit: options.write,
-    saveMessages: (messages: MessageParam[]) =>
-      store.save({ ...session, messages, updatedAt: new Date().toISOString() }),
-    signal: options.signal,
-    sleep: (ms, signal) => sleep(ms, undefined, { signal }),
-  });
+  let result: Awaited<ReturnType<typeof runAgentLoop>>;
+  try {
+    result = await runAgentLoop({
+      client,
+      model: options.model,
+      systemPrompt: options.systemPrompt ?? defaultSystemPrompt(root),
+      maxTokens: options.maxTokens,
+      maxTurns: options.maxTurns,
+      maxRetries: options.maxRetries,
+      sessionId: session.sessionId,
+      history: session.messages,
+      prompt: options.prompt,
+      tools: BUILTIN_TOOLS.map((tool) => tool.definition),
+      runTool: (name, input, signal) => runTool(name, input, { root, signal }),
+      emit: options.write,
+      saveMessages: (messages: MessageParam[]) =>
+        store.save({ ...session, messages, updatedAt: new Date().toISOString() }),
+      signal: options.signal,
+      sleep: (ms, signal) => sleep(ms, undefined, { signal }),
+    });
+  } catch (error) {
+    // The session file could not be saved (a full disk): a result line that says so, not a stack.
+    return fail(session.sessionId, `The agent stopped: ${describeError(error, options.sessionDir)}`);
+  }
   options.write(result);
   return result.is_error ? 1 : 0;
 }

@@ -2,7 +2,7 @@
  * Persisted conversations, so `--resume <sessionId>` can continue one. A small interface with a file
  * version (one JSON file per session, replaced atomically) and an in-memory one for unit tests.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { MessageParamSchema } from '../../llm/schemas.ts';
@@ -70,8 +70,13 @@ export function createFileSessionStore(dir: string): SessionStore {
       await mkdir(dir, { recursive: true });
       const target = fileOf(session.sessionId);
       const temp = `${target}.${process.pid}.tmp`;
-      await writeFile(temp, `${JSON.stringify(session)}\n`, 'utf8');
-      await rename(temp, target);
+      try {
+        await writeFile(temp, `${JSON.stringify(session)}\n`, 'utf8');
+        await rename(temp, target);
+      } catch (error) {
+        await rm(temp, { force: true }).catch(() => {});
+        throw error;
+      }
     },
   };
 }

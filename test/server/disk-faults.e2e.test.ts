@@ -1,0 +1,325 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { RibosomeClient } from '../../src/client/index.ts';
+import { isJournaled, type ServerEvent } from '../../src/protocol/index.ts';
+import { e2eResources } from '../helpers/e2e-resources.ts';
+import {
+  ext4Support,
+  mountExt4,
+  mountTmpfs,
+  processesIn,
+  remountExt4,
+  tmpfsSupport,
+  triggerExt4Error,
+  unmountAll,
+} from '../helpers/mounts.ts';
+import { simplePlan, writePlanAndScript } from '../helpers/plans.ts';
+import { pidsWith, waitFor } from '../helpers/processes.ts';
+import { killAll, runCli, type ServerProcess, startServer, tempDir } from '../helpers/server-process.ts';
+
+// README "Faults": a failed journal or state write stops the server with this code.
+const STORAGE_FAILED_EXIT = 4;
+
+const { temps, clients } = e2eResources();
+const tmpfs = tmpfsSupport();
+const ext4 = tmpfs.ok ? ext4Support() : tmpfs;
+const prlimit = hasPrlimit();
+
+afterEach(() => {
+  // Before the file systems go: nothing may hold them.
+  killAll();
+  unmountAll();
+});
+
+const skipped = (support: { ok: true } | { ok: false; why: string }) =>
+  support.ok ? '' : ` (skipped: ${support.why})`;
+
+/** A provider script: each codon of `simplePlan` runs one Bash command, then says it is done. */
+function bashScript(commands: Record<string, string>): string {
+  const tracks = Object.entries(commands).map(
+    ([id, command]) => `  - name: ${id}
+    match: { firstUser: "Do ${id}." }
+    loop: true
+    turns:
+      - content:
+          - tool_use: { name: Bash, input: { command: ${JSON.stringify(command)}, timeout: 600000 } }
+      - content:
+          - text: Done with ${id}.
+`,
+  );
+  return `tracks:\n${tracks.join('')}turns: []\n`;
+}
+
+const marker = () => 9000 + Math.floor(Math.random() * 900);
+
+function within<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`timed out waiting for ${what()}`)), ms),
+    ),
+  ]);
+}
+
+/** A bare WebSocket client: how its connection was closed (1006 would be a crash). */
+async function closeCodeOf(url: string): Promise<Promise<number>> {
+  const ws = new WebSocket(url);
+  const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  ws.send(JSON.stringify({ type: 'handshake', data: { mode: 'readonly' } }));
+  return closed;
+}
+
+async function connect(url: string, mode: 'readonly' | 'readandwrite' = 'readonly') {
+  const client = await RibosomeClient.connect(url, { mode, sendPreviousEvents: true });
+  clients.push(client);
+  return client;
+}
+
+/** The first event of a type that matches, however early it came (the codon starts with the server). */
+async function seen<T extends ServerEvent['type']>(
+  client: RibosomeClient,
+  type: T,
+  match: (e: Extract<ServerEvent, { type: T }>) => boolean,
+): Promise<Extract<ServerEvent, { type: T }>> {
+  const matches = (e: ServerEvent): e is Extract<ServerEvent, { type: T }> =>
+    e.type === type && match(e as Extract<ServerEvent, { type: T }>);
+  const early = client.received.find(matches);
+  if (early) return early;
+  return (await client.waitFor(matches, 60_000, type)) as Extract<ServerEvent, { type: T }>;
+}
+
+const fatalError = (client: RibosomeClient) => seen(client, 'error', (e) => e.data.fatal);
+
+/** What a stopped server must leave: exit 4, no lock or temp files, no process of its codon. */
+async function expectCleanStorageExit(server: ServerProcess, exec: string, sleepMarker: number) {
+  const exit = await within(
+    server.exited,
+    30_000,
+    () => `the server to exit; its stderr: ${server.stderr()}`,
+  );
+  expect(exit).toEqual({ code: STORAGE_FAILED_EXIT, signal: null });
+  expect(pidsWith(`sleep ${sleepMarker}`)).toEqual([]);
+  expect(processesIn(exec)).toEqual([]);
+  expect(server.stderr()).not.toMatch(/^\s+at /m); // no stack trace
+  expect(server.stderr()).not.toMatch(/uncaught|unhandled/i);
+  const internal = join(exec, '.ribosome');
+  expect(readdirSync(internal).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  return readdirSync(internal);
+}
+
+/** The journal survived: every journaled event the client saw is in the restarted server's history. */
+async function expectResumable(
+  plan: string,
+  script: string,
+  exec: string,
+  seen: readonly ServerEvent[],
+  fatalId: string,
+) {
+  const ids = seen.filter((e) => isJournaled(e.type) && e.id !== fatalId).map((e) => e.id);
+  expect(ids.length).toBeGreaterThan(0);
+  const again = await startServer(plan, exec, ['--scripted-provider', script, '--no-autostart']);
+  const client = await connect(again.url, 'readandwrite');
+  const history = new Set((await client.syncHistory()).map((e) => e.id));
+  expect(ids.filter((id) => !history.has(id))).toEqual([]);
+  expect(again.stderr()).toContain('the previous run crashed');
+  // And the interrupted codon runs again.
+  const done = client.next('codon.completed', (e) => e.data.codonId === 'filler', 60_000);
+  client.send('codon.next');
+  expect((await done).data.success).toBe(true);
+  again.kill();
+  await again.exited;
+}
+
+describe.skipIf(!tmpfs.ok)(`a full execution directory${skipped(tmpfs)}`, () => {
+  it('stops the codon, tells every client, exits 4 with nothing left behind; freed, a restart resumes', async () => {
+    const t = tempDir();
+    temps.push(t);
+    const mnt = join(t.path, 'mnt');
+    mountTmpfs(mnt, '5m');
+    const exec = join(mnt, 'exec');
+    const m = marker();
+    // The agent fills the disk once (the flag lives outside it), then waits.
+    const flag = join(t.path, 'filled');
+    const files = writePlanAndScript(
+      t.path,
+      simplePlan(['filler', 'after']),
+      bashScript({
+        filler: `if [ ! -e ${flag} ]; then touch ${flag}; dd if=/dev/zero of=big bs=1M count=20; sleep ${m}; fi`,
+      }),
+    );
+    const server = await startServer(files.plan, exec, ['--scripted-provider', files.script]);
+    const client = await connect(server.url);
+    const closeCode = await closeCodeOf(server.url);
+
+    const fatal = await fatalError(client);
+    expect(fatal.data).toMatchObject({ fatal: true, severity: 'fatal', code: 'STORAGE_FAILED' });
+    expect(fatal.data.message).toContain(`disk full at ${exec}/.ribosome/ribosome.db`);
+    const left = await expectCleanStorageExit(server, exec, m);
+    expect(left.filter((name) => name.startsWith('runtime.lock'))).toEqual([]);
+    expect(await closeCode).toBe(1001);
+    expect(server.stderr()).toContain(`disk full at ${exec}/.ribosome/ribosome.db`);
+
+    rmSync(join(exec, 'agentRoot', 'big'));
+    await expectResumable(files.plan, files.script, exec, client.received, fatal.id);
+  }, 180_000);
+});
+
+describe.skipIf(!tmpfs.ok)(`a disk full before the server starts${skipped(tmpfs)}`, () => {
+  it('exits 4 at once with the cause, leaving no lock', async () => {
+    const t = tempDir();
+    temps.push(t);
+    const mnt = join(t.path, 'mnt');
+    mountTmpfs(mnt, '1m');
+    execFileSync('sh', ['-c', `dd if=/dev/zero of=${mnt}/fill bs=64k 2>/dev/null || true`]);
+    const exec = join(mnt, 'exec');
+    const plan = writePlanAndScript(t.path, simplePlan(['one']), 'turns: []\n').plan;
+    const proc = runCli(['run', plan, '--headless', '--execution', exec]);
+    const exit = await within(proc.exited, 30_000, () => `the server to exit; its stderr: ${proc.stderr()}`);
+    expect(exit.code).toBe(STORAGE_FAILED_EXIT);
+    expect(proc.stderr()).toContain(`cannot start: disk full at ${exec}/.ribosome/`);
+    expect(proc.stderr()).not.toMatch(/^\s+at /m);
+    expect(readdirSync(join(exec, '.ribosome')).filter((n) => n.startsWith('runtime.lock'))).toEqual([]);
+  });
+});
+
+describe.skipIf(!tmpfs.ok)(`a full log disk${skipped(tmpfs)}`, () => {
+  it('is a warning: the plan runs, and the server still stops cleanly', async () => {
+    const t = tempDir();
+    temps.push(t);
+    const exec = join(t.path, 'exec');
+    const logs = join(exec, '.ribosome', 'logs');
+    mountTmpfs(logs, '64k');
+    execFileSync('sh', ['-c', `dd if=/dev/zero of=${logs}/fill bs=4k 2>/dev/null || true`]);
+    const files = writePlanAndScript(t.path, simplePlan(['one']), bashScript({ one: 'echo one > one.txt' }));
+    const server = await startServer(files.plan, exec, ['--scripted-provider', files.script]);
+    const client = await connect(server.url);
+    const done = await seen(client, 'codon.completed', (e) => e.data.codonId === 'one');
+    expect(done.data.success).toBe(true);
+    await waitFor(() => server.stderr().includes('the server log cannot be written'), 'the log warning');
+    expect(server.stderr()).toContain(`disk full at ${logs}/server.log`);
+    server.kill('SIGTERM');
+    // Buffered log lines that cannot be written must not hold the exit.
+    const exit = await within(
+      server.exited,
+      30_000,
+      () => `the server to exit; its stderr: ${server.stderr()}`,
+    );
+    expect(exit).toEqual({ code: 0, signal: null });
+  });
+});
+
+describe.skipIf(!prlimit.ok)(`a database write that fails mid-run${skipped(prlimit)}`, () => {
+  it('(SQLite: disk I/O error) stops the server the same way, and a restart resumes', async () => {
+    const t = tempDir();
+    temps.push(t);
+    const exec = join(t.path, 'exec');
+    const m = marker();
+    const flag = join(t.path, 'started');
+    const files = writePlanAndScript(
+      t.path,
+      simplePlan(['filler']),
+      bashScript({ filler: `if [ ! -e ${flag} ]; then touch ${flag}; sleep ${m}; fi` }),
+    );
+    const server = await startServer(files.plan, exec, ['--scripted-provider', files.script]);
+    const client = await connect(server.url);
+    await waitFor(() => pidsWith(`sleep ${m}`).length > 0, 'the codon to run its command', 30_000);
+    // A real write failure: the server may not grow any file past its size now (RLIMIT_FSIZE), so
+    // its next journal write (the codon's periodic snapshot) fails with EFBIG.
+    const wal = statSync(join(exec, '.ribosome', 'ribosome.db-wal')).size;
+    execFileSync('prlimit', ['--pid', String(server.child.pid), `--fsize=${wal}`]);
+
+    const fatal = await fatalError(client);
+    expect(fatal.data).toMatchObject({ fatal: true, severity: 'fatal', code: 'STORAGE_FAILED' });
+    expect(fatal.data.message).toContain(`I/O error at ${exec}/.ribosome/ribosome.db: disk I/O error`);
+    const left = await expectCleanStorageExit(server, exec, m);
+    expect(left.filter((name) => name.startsWith('runtime.lock'))).toEqual([]);
+
+    await expectResumable(files.plan, files.script, exec, client.received, fatal.id);
+  }, 180_000);
+});
+
+describe.skipIf(!ext4.ok)(`a file system that turns read-only mid-run${skipped(ext4)}`, () => {
+  it('stops the server the same way; repaired and remounted, a restart takes the lock over and resumes', async () => {
+    const t = tempDir();
+    temps.push(t);
+    const mnt = join(t.path, 'mnt');
+    const { device } = mountExt4(join(t.path, 'disk.img'), mnt, 32);
+    const exec = join(mnt, 'exec');
+    const m = marker();
+    const flag = join(t.path, 'started');
+    const files = writePlanAndScript(
+      t.path,
+      simplePlan(['filler']),
+      bashScript({ filler: `if [ ! -e ${flag} ]; then touch ${flag}; sleep ${m}; fi` }),
+    );
+    const server = await startServer(files.plan, exec, ['--scripted-provider', files.script]);
+    const client = await connect(server.url);
+    await waitFor(() => pidsWith(`sleep ${m}`).length > 0, 'the codon to run its command', 30_000);
+    triggerExt4Error(device);
+
+    const fatal = await fatalError(client);
+    expect(fatal.data).toMatchObject({ fatal: true, severity: 'fatal', code: 'STORAGE_FAILED' });
+    expect(fatal.data.message).toContain(`read-only file system at ${exec}/.ribosome/ribosome.db`);
+    // Nothing can be removed from a read-only file system: the lock stays for the next server to take over.
+    await expectCleanStorageExit(server, exec, m);
+
+    remountExt4(device, mnt);
+    expect(existsSync(join(exec, '.ribosome', 'ribosome.db'))).toBe(true);
+    await expectResumable(files.plan, files.script, exec, client.received, fatal.id);
+  }, 180_000);
+});
+
+describe.skipIf(!tmpfs.ok)(`a full checkpoint store while the journal works${skipped(tmpfs)}`, () => {
+  it('fails the codon with the cause and keeps serving; freed, the codon runs again', async () => {
+    const t = tempDir();
+    temps.push(t);
+    const exec = join(t.path, 'exec');
+    // The checkpoints alone on a small disk: the journal beside them has room.
+    const store = join(exec, '.ribosome', 'checkpoints.git');
+    mountTmpfs(store, '1m');
+    const flag = join(t.path, 'written');
+    const files = writePlanAndScript(
+      t.path,
+      simplePlan(['filler']),
+      bashScript({
+        filler: `if [ ! -e ${flag} ]; then touch ${flag}; head -c 3000000 /dev/urandom > blob.bin; fi`,
+      }),
+    );
+    const server = await startServer(files.plan, exec, ['--scripted-provider', files.script]);
+    const client = await connect(server.url, 'readandwrite');
+    const failed = await seen(client, 'codon.completed', (e) => e.data.codonId === 'filler');
+    expect(failed.data.success).toBe(false);
+    const cause = `disk full at ${store}: No space left on device`;
+    expect(failed.data.failureReason?.message).toContain(cause);
+    const reported = client.received.find((e) => e.type === 'error' && e.data.code === 'CHECKPOINT_FAILED');
+    expect(reported?.type === 'error' && reported.data).toMatchObject({ fatal: false, severity: 'codon' });
+    expect(reported?.type === 'error' && reported.data.message).toContain(cause);
+    expect(reported?.type === 'error' && reported.data.message).not.toContain('another writer');
+
+    // Still serving.
+    await client.request('ping', undefined, 'pong');
+    expect(client.received.some((e) => e.type === 'error' && e.data.fatal)).toBe(false);
+    rmSync(join(exec, 'agentRoot', 'blob.bin'));
+    const done = client.next('codon.completed', (e) => e.data.codonId === 'filler', 60_000);
+    // codon.next: with no checkpoint, the failed codon has no ending in the lineage for codon.redo.
+    client.send('codon.next');
+    expect((await done).data.success).toBe(true);
+    expect(server.child.exitCode).toBeNull();
+  }, 120_000);
+});
+
+function hasPrlimit(): { ok: true } | { ok: false; why: string } {
+  try {
+    execFileSync('prlimit', ['--version'], { stdio: 'ignore' });
+    return { ok: true };
+  } catch {
+    return { ok: false, why: 'prlimit (util-linux) is not installed' };
+  }
+}

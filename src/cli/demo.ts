@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { run } from './run.ts';
+import { exitOnceStopped, run } from './run.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -18,11 +18,13 @@ export function registerDemo(program: Command): void {
       const execution =
         flags.execution ?? `ribosome-runs/demo-${new Date().toISOString().replace(/[:.]/g, '-')}`;
       process.stderr.write(`Ribosome demo: execution directory ${resolve(execution)}\n`);
-      process.exitCode = await run(resolve(ROOT, 'examples/demo/plan.yaml'), {
-        execution,
-        autostart: true,
-        scriptedProvider: resolve(ROOT, 'examples/scripts/demo.yaml'),
-        exitWhenDone: !flags.keepServing,
-      });
+      exitOnceStopped(
+        await run(resolve(ROOT, 'examples/demo/plan.yaml'), {
+          execution,
+          autostart: true,
+          scriptedProvider: resolve(ROOT, 'examples/scripts/demo.yaml'),
+          exitWhenDone: !flags.keepServing,
+        }),
+      );
     });
 }

@@ -70,8 +70,18 @@ export function registerRun(program: Command): void {
     )
     .option('--fresh', 'start a new execution directory instead of resuming the one the plan already has')
     .action(async (planFile: string, flags: RunFlags) => {
-      process.exitCode = await run(planFile, flags);
+      exitOnceStopped(await run(planFile, flags));
     });
+}
+
+/**
+ * The server has stopped: exit with `code` as soon as nothing is left to do, and at the latest after
+ * a grace period, so a handle someone forgot (a pipe of a failed spawn, a socket) never keeps a
+ * stopped server's process alive.
+ */
+export function exitOnceStopped(code: number, graceMs = 3_000): void {
+  process.exitCode = code;
+  setTimeout(() => process.exit(code), graceMs).unref();
 }
 
 function fail(message: string, code: number): number {

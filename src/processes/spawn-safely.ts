@@ -18,6 +18,7 @@ export type Spawned =
  */
 export function spawnSafely(command: string, args: readonly string[], options: SpawnOptions): Spawned {
   let child: ChildProcess;
+  const before = new Set(activeHandles());
   try {
     child = spawn(command, args, options);
   } catch (error) {
@@ -27,8 +28,36 @@ export function spawnSafely(command: string, args: readonly string[], options: S
     child.on('error', (error) => resolve(startFailure(command, error))),
   );
   // No pid: the spawn failed; the reason arrives as the `error` event, on the next tick.
-  if (child.pid === undefined) return { ok: false, why: failed };
+  if (child.pid === undefined) {
+    closeLeftPipes(before);
+    return { ok: false, why: failed };
+  }
   return { ok: true, child };
+}
+
+type Handle = { constructor?: { name?: string }; close?: () => void };
+
+/** Node's list of the handles that keep the process alive (undocumented; empty where it is missing). */
+function activeHandles(): Handle[] {
+  const list = (process as unknown as { _getActiveHandles?: () => Handle[] })._getActiveHandles;
+  return typeof list === 'function' ? list.call(process) : [];
+}
+
+/**
+ * On EMFILE/ENFILE Node gives up before it wraps the stdio pipes it made for the child, and never
+ * closes them: each failed spawn leaked up to three descriptors, and the pipes kept the process
+ * from exiting after a clean stop. They are the Pipe handles that appeared during the failed spawn
+ * (nothing else runs in between); closing them gives the descriptors back.
+ */
+function closeLeftPipes(before: ReadonlySet<Handle>): void {
+  for (const handle of activeHandles()) {
+    if (before.has(handle) || handle.constructor?.name !== 'Pipe') continue;
+    try {
+      handle.close?.();
+    } catch {
+      // Already closing: nothing held.
+    }
+  }
 }
 
 const HINTS: Record<string, string> = {

@@ -97,5 +97,9 @@ describe('a server out of file descriptors', () => {
       expect((await ended).data).toMatchObject({ success: true });
     }
     expect(server.child.exitCode).toBeNull();
+    // And it still stops when asked: the failed spawns left no pipe behind to keep it alive (found
+    // by a trial: a server that had met EMFILE logged 'stopped' and lived on for minutes).
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
   });
 });

@@ -141,4 +141,23 @@ describe('spawn failures are values', () => {
       again: { isError: false, content: 'again' },
     });
   });
+
+  it('a spawn that fails for want of descriptors gives back the pipes Node made for it, and lets the process exit', () => {
+    const fixture = resolve(import.meta.dirname, 'fixtures/spawn-leak.ts');
+    const ran = spawnSync('bash', ['-c', 'ulimit -n 64 && exec "$0" "$1"', process.execPath, fixture], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    // Killed by the timeout (status null) when a leftover pipe keeps it alive.
+    expect(ran.status).toBe(0);
+    const { base, rounds } = JSON.parse(ran.stdout) as {
+      base: number;
+      rounds: { spare: number; failed: boolean; open: number }[];
+    };
+    const failed = rounds.filter((r) => r.failed);
+    expect(failed.length).toBeGreaterThan(3);
+    // The first spawn may open one descriptor of Node's own for good; failures after it add none.
+    expect(failed[0]?.open).toBeLessThanOrEqual(base + 1);
+    for (const round of failed) expect(round).toMatchObject({ open: failed[0]?.open });
+  });
 });

@@ -27,7 +27,7 @@ const CREDENTIAL_WORDS = new Set([
   'token',
 ]);
 // ...or ends like one of these (apikey, accesstoken, clientsecret, x-amz-security-token).
-const CREDENTIAL_ENDINGS = ['key', 'token', 'secret', 'password', 'signature'];
+const CREDENTIAL_ENDINGS = ['key', 'token', 'secret', 'password', 'signature', 'sessionid'];
 
 /** camelCase and separators split into lower-case words: `X-Amz-Signature` -> x, amz, signature. */
 function words(name: string): string[] {
@@ -66,6 +66,22 @@ function redactParams(params: string): string {
 }
 
 /**
+ * The path part: credential-like `name=value` pairs in it (matrix parameters `;jsessionid=x`, or a
+ * query hidden by percent-encoding `/%3Fapi_key=x`) are redacted, in the decoded form when that is
+ * where they show.
+ */
+function redactPath(path: string): string {
+  const pairs = /([A-Za-z0-9_.-]+)=([^&;/?#\s]*)/g;
+  const redact = (text: string) =>
+    text.replace(pairs, (pair, name: string) => (isCredentialName(name) ? `${name}=${REDACTED}` : pair));
+  const raw = redact(path);
+  if (raw !== path) return raw;
+  const decoded = decodedName(path);
+  const redacted = redact(decoded);
+  return redacted === decoded ? path : redacted;
+}
+
+/**
  * A URL or request-target as it may be logged or echoed: the values of credential-like query (and
  * fragment) parameters and any user-info (`scheme://user:pass@host`) replaced by [REDACTED].
  * Works on strings that are not valid URLs too.
@@ -77,7 +93,7 @@ export function redactUrl(url: string): string {
   const queryAt = beforeHash.indexOf('?');
   const base = queryAt === -1 ? beforeHash : beforeHash.slice(0, queryAt);
   const query = queryAt === -1 ? undefined : beforeHash.slice(queryAt + 1);
-  let out = base.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, `$1${REDACTED}@`);
+  let out = redactPath(base.replace(/^((?:[a-z][a-z0-9+.-]*:)?\/\/)[^/?#@]*@/i, `$1${REDACTED}@`));
   if (query !== undefined) out += `?${redactParams(query)}`;
   if (fragment !== undefined) out += `#${redactParams(fragment)}`;
   return out;

@@ -56,6 +56,13 @@ describe('redactUrl', () => {
     ['http://user:pw@host.test/p?q=1', `http://${REDACTED}@host.test/p?q=1`],
     ['HTTPS://tok@host.test/', `HTTPS://${REDACTED}@host.test/`],
     ['not a url?secret=s3', `not a url?secret=${REDACTED}`],
+    // Found by a trial: a scheme-relative target, matrix parameters, a percent-encoded query.
+    ['//user:PWLEAK13@evil/v1/messages', `//${REDACTED}@evil/v1/messages`],
+    ['/v1/messages;jsessionid=LEAK9?q=1', `/v1/messages;jsessionid=${REDACTED}?q=1`],
+    ['/v1/%3Fapi_key=LEAK17', `/v1/%3Fapi_key=${REDACTED}`],
+    ['/v1/%3Fx%3D1%26token%3DLEAK', `/v1/?x=1&token=${REDACTED}`],
+    ['/v1/%3Fmode=fast', '/v1/%3Fmode=fast'],
+    ['/v1/a=b;c=d', '/v1/a=b;c=d'],
   ])('%s -> %s', (url, expected) => {
     expect(redactUrl(url)).toBe(expected);
   });

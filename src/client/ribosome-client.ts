@@ -313,9 +313,29 @@ export class RibosomeClient {
       ws.once('error', onError);
       ws.once('unexpected-response', (_req, res) => {
         clearTimeout(timer);
-        reject(new Error(`server refused the WebSocket upgrade with HTTP ${res.statusCode}`));
-        res.resume();
-        ws.terminate();
+        // The server says why in a short body (503: too many clients); at most 4 KiB of it is read.
+        let body = '';
+        let refused = false;
+        const refuse = () => {
+          if (refused) return;
+          refused = true;
+          const why = refusalReason(body);
+          reject(
+            new RefusedUpgradeError(
+              `server refused the WebSocket upgrade with HTTP ${res.statusCode}${why ? `: ${why}` : ''}`,
+              res.statusCode ?? 0,
+            ),
+          );
+          ws.terminate();
+        };
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+          if (body.length > 4_096) res.destroy();
+        });
+        res.once('end', refuse);
+        res.once('close', refuse);
+        res.once('error', refuse);
       });
       ws.once('open', () => {
         const handshaken = Promise.all([
@@ -397,4 +417,26 @@ export class RibosomeClient {
     for (const waiter of this.#waiters) if (waiter.match(event)) waiter.resolve(event);
     for (const listener of this.#listeners) listener(event);
   }
+}
+
+/** A server answered the upgrade with an HTTP status instead (`status`: 503 when it is full). */
+export class RefusedUpgradeError extends Error {
+  readonly status: number;
+  constructor(message: string, status: number) {
+    super(message);
+    this.name = 'RefusedUpgradeError';
+    this.status = status;
+  }
+}
+
+/** The `message` of a JSON refusal body, else its first line of text (cut to 200 characters). */
+function refusalReason(body: string): string {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (parsed && typeof parsed === 'object' && 'message' in parsed && typeof parsed.message === 'string')
+      return parsed.message.slice(0, 200);
+  } catch {
+    // Not JSON: plain text.
+  }
+  return (body.split('\n')[0] ?? '').trim().slice(0, 200);
 }

@@ -1,6 +1,6 @@
 import { render } from 'ink';
 import React from 'react';
-import { RibosomeClient } from '../client/index.ts';
+import { RefusedUpgradeError, RibosomeClient } from '../client/index.ts';
 import type { TuiClient } from './client-port.ts';
 import { App } from './components/app.ts';
 import { colorAllowed } from './theme.ts';
@@ -43,9 +43,9 @@ export async function startTui(options: StartTuiOptions): Promise<number> {
       connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
     });
   } catch (error) {
-    stderr.write(
-      `ribosome tui: could not attach to ${options.url}: ${(error as Error).message}. Is \`ribosome run\` serving there?\n`,
-    );
+    // A server that answered with a status is there: it refused (full, or an Origin it does not allow).
+    const hint = error instanceof RefusedUpgradeError ? '' : ' Is `ribosome run` serving there?';
+    stderr.write(`ribosome tui: could not attach to ${options.url}: ${(error as Error).message}.${hint}\n`);
     return TUI_EXIT.cannotConnect;
   }
   return runApp(client, { ...options, stdout, readonly });

@@ -181,6 +181,15 @@ describe('connection limits', () => {
     const body = 'body' in refused ? JSON.parse(refused.body) : {};
     expect(body).toMatchObject({ error: 'too_many_clients', maxClients: 2 });
     expect(body.message).toContain('--max-clients');
+    // The typed client and the terminal UI say why (found by a trial: the TUI asked whether
+    // `ribosome run` was serving there).
+    await expect(RibosomeClient.connect(server.url, { mode: 'readonly' })).rejects.toThrow(
+      /HTTP 503: .*--max-clients/,
+    );
+    const tui = runCli(['tui', server.url, '--readonly']);
+    expect((await tui.exited).code).not.toBe(0);
+    expect(tui.stderr()).toMatch(/refused the WebSocket upgrade with HTTP 503: .*--max-clients/);
+    expect(tui.stderr()).not.toContain('serving there');
     // The connected clients are not disturbed.
     second.send('ping');
     await second.next('pong');

@@ -32,6 +32,7 @@ import type { RigDirsLog } from './rig-dirs.ts';
 import { type RollbackCommand, type RollbackTarget, resolveRollbackTarget } from './rollback-target.ts';
 import { switchRun } from './run-switch.ts';
 import { buildSnapshot } from './snapshot.ts';
+import { unknownCodonMessage } from './unknown-codon.ts';
 import {
   decide,
   type IdleReason,
@@ -325,11 +326,8 @@ export class Orchestrator implements Engine {
       case 'codon.start': {
         const codon = this.#codons.find((c) => c.id === command.data.codonId);
         if (!codon) {
-          const ids = this.#codons.map((c) => c.id).join(', ') || '(none)';
-          return ctx.fail(
-            'UNKNOWN_CODON',
-            `no codon "${echo(command.data.codonId)}" in plan "${this.#o.plan.name}"; its codons: ${ids}`,
-          );
+          const ids = this.#codons.map((c) => c.id);
+          return ctx.fail('UNKNOWN_CODON', unknownCodonMessage(command.data.codonId, this.#o.plan.name, ids));
         }
         if (this.#busy(ctx)) return;
         return this.#startCodon(codon, command.data.skipPreCommands);

@@ -2,6 +2,7 @@ import type { CheckpointRecord } from '../checkpoints/index.ts';
 import { echo } from '../protocol/index.ts';
 import type { Checkpointing, Outcome } from './checkpointing.ts';
 import type { EngineCommand } from './engine.ts';
+import { unknownCodonMessage } from './unknown-codon.ts';
 
 export type RollbackCommand = Extract<
   EngineCommand,
@@ -32,7 +33,7 @@ export async function resolveRollbackTarget(
       return {
         ok: false,
         code: 'UNKNOWN_CODON',
-        message: `no codon "${echo(codonId)}" in plan "${planName}"`,
+        message: unknownCodonMessage(codonId, planName, planCodonIds),
       };
     }
     found = checkpoints.byCodon(lineage, codonId, checkpointType);

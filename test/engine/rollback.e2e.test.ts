@@ -104,7 +104,11 @@ describe('checkpoints and rollback', () => {
     });
     await expect(
       rollback(client, () => client.send('rollback.toCodon', { codonId: 'nope', checkpointType: 'end' })),
-    ).rejects.toMatchObject({ code: 'UNKNOWN_CODON' });
+    ).rejects.toMatchObject({
+      code: 'UNKNOWN_CODON',
+      // Like codon.start's: what the plan has instead (a trial missed it).
+      message: expect.stringMatching(/^no codon "nope" in plan ".*"; its codons: one, /),
+    });
     const done = client.next('codon.completed', () => true, 30_000);
     client.send('codon.start', { codonId: 'one' });
     await done;

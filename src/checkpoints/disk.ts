@@ -19,13 +19,42 @@ export function childPath(dir: Buffer, name: Buffer): Buffer {
     : Buffer.concat([dir, SLASH, name]);
 }
 
-/** Adds what is on disk now (kind, size) to each path. */
+/**
+ * Adds what is on disk now (kind, size) to each path. A tracked path whose directory became a symlink
+ * (or a file) is `beyondLink`, never followed. Untracked paths come from git's walk or ours, which do not
+ * enter links, so only tracked ones are checked (each directory once).
+ */
 export async function observe(workTree: string, paths: readonly ChangedPath[]): Promise<ObservedPath[]> {
   const root = rootPrefix(workTree);
+  const dirs = new Map<string, Promise<boolean>>();
+  const isRealDir = (dir: string): Promise<boolean> => {
+    let known = dirs.get(dir);
+    if (!known) {
+      known = lstat(Buffer.concat([root, Buffer.from(dir, 'latin1')])).then(
+        (stats) => stats.isDirectory(),
+        () => false,
+      );
+      dirs.set(dir, known);
+    }
+    return known;
+  };
   return mapLimit(paths, async (entry) => {
+    if (entry.tracked && !(await allRealDirs(entry.path, isRealDir))) {
+      return { path: entry.path, tracked: true, kind: 'unreachable', bytes: 0 };
+    }
     const { kind, bytes } = await statOf(Buffer.concat([root, entry.path]));
     return { path: entry.path, tracked: entry.tracked, kind, bytes };
   });
+}
+
+/** Whether every directory on the way to `path` (relative) is a real directory, not a link or a file. */
+async function allRealDirs(path: Buffer, isRealDir: (dir: string) => Promise<boolean>): Promise<boolean> {
+  // latin1: one char per byte, so slicing at '/' is slicing bytes.
+  const text = path.toString('latin1');
+  for (let slash = text.indexOf('/'); slash > 0; slash = text.indexOf('/', slash + 1)) {
+    if (!(await isRealDir(text.slice(0, slash)))) return false;
+  }
+  return true;
 }
 
 /** Deletes the files, then the directories that deleting them left empty (never the work tree itself). */

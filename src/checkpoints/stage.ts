@@ -30,18 +30,20 @@ export async function stageWorkTree(
     return fail('CHECKPOINT_FAILED', `Could not read the agent root: ${(error as Error).message}`);
   }
 
-  if (plan.update.length > 0) {
-    const updated = await git(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], {
-      input: joinNul(plan.update),
-    });
-    if (updated.code !== 0) return gitFailure('record changed files (git update-index)', updated);
-  }
+  // Removals first: an entry beyond a path that became a symlink or a file must be gone before that
+  // path is added.
   if (plan.forceRemove.length > 0) {
     const removed = await git(['update-index', '--force-remove', '-z', '--stdin'], {
       input: joinNul(plan.forceRemove),
     });
     if (removed.code !== 0)
-      return gitFailure('leave out files over the size cap (git update-index)', removed);
+      return gitFailure('drop files over the size cap or beyond a symlink (git update-index)', removed);
+  }
+  if (plan.update.length > 0) {
+    const updated = await git(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], {
+      input: joinNul(plan.update),
+    });
+    if (updated.code !== 0) return gitFailure('record changed files (git update-index)', updated);
   }
   const tree = await git(['write-tree']);
   if (tree.code !== 0) return gitFailure('write the tree (git write-tree)', tree);

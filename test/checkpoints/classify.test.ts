@@ -16,7 +16,8 @@ describe('planStage', () => {
     ['a new symlink', entry('link', false, 'symlink'), { update: ['link'] }],
     ['a modified file', entry('mod', true, 'file'), { update: ['mod'] }],
     ['a deleted file', entry('gone', true, 'missing'), { update: ['gone'] }],
-    ['a file turned directory', entry('dir', true, 'directory'), { update: ['dir'] }],
+    ['a file turned directory', entry('dir', true, 'directory'), { forceRemove: ['dir'] }],
+    ['a file beyond a new symlink', entry('a/f', true, 'unreachable'), { forceRemove: ['a/f'] }],
     ['a file at exactly the cap', entry('edge', false, 'file', CAP), { update: ['edge'] }],
     ['a new file over the cap', entry('big', false, 'file', CAP + 1), { skipped: ['big'] }],
     [

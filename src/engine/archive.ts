@@ -1,4 +1,4 @@
-import { copyFile, glob, lstat, mkdir, readlink, rename, rm, stat, symlink, unlink } from 'node:fs/promises';
+import { copyFile, glob, lstat, mkdir, readlink, rename, stat, symlink, unlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { confinePath, describeRefusal, realRoot } from '../confine/index.ts';
@@ -10,7 +10,7 @@ export const ArchiveEntry = z.object({
   archiveDir: z.string(),
   files: z.array(z.string()),
   at: z.string(),
-  /** The checkpoint taken right after the archive: a rollback to before it brings the files back. */
+  /** The codon's completed checkpoint, taken right before the archive (so it holds the files). */
   checkpointSha: z.string().optional(),
 });
 export type ArchiveEntry = z.infer<typeof ArchiveEntry>;
@@ -114,31 +114,85 @@ export async function archiveFiles(options: {
   return result;
 }
 
-/** Moves archived files back into the agent root (a rollback undoing the archiving codon). */
+/** Copies, a symlink as a symlink (never what it points to). */
+async function copy(from: string, to: string): Promise<void> {
+  await mkdir(dirname(to), { recursive: true });
+  const info = await lstat(from);
+  if (info.isSymbolicLink()) await symlink(await readlink(from), to);
+  else await copyFile(from, to);
+}
+
+/** Each file of `entry` with where it sits in the agent root and in the archive, or undefined if refused. */
+async function pairs(
+  entry: ArchiveEntry,
+  agentRoot: string,
+): Promise<Array<{ rel: string; root?: string; archived?: string }>> {
+  const out: Array<{ rel: string; root?: string; archived?: string }> = [];
+  for (const rel of entry.files) {
+    const target = inside(agentRoot, rel) ? await place(agentRoot, rel, 'the agent root') : undefined;
+    const source = inside(entry.archiveDir, rel)
+      ? await place(entry.archiveDir, rel, 'the archive')
+      : undefined;
+    out.push({
+      rel,
+      ...(target?.ok ? { root: target.path } : {}),
+      ...(source?.ok ? { archived: source.path } : {}),
+    });
+  }
+  return out;
+}
+
+/**
+ * Copies archived files back into the agent root where it has none at their path (a rollback undoing
+ * the archiving codon; the checkpoint restore after it decides what stays). The archive keeps its
+ * copies: a rollback never deletes one, so a crash at any point of it loses nothing.
+ */
 export async function restoreArchive(
   entry: ArchiveEntry,
   agentRoot: string,
 ): Promise<{ restored: string[]; failed: string[] }> {
   const restored: string[] = [];
   const failed: string[] = [];
-  for (const rel of entry.files) {
-    const target = inside(agentRoot, rel) ? await place(agentRoot, rel, 'the agent root') : undefined;
-    const source = inside(entry.archiveDir, rel)
-      ? await place(entry.archiveDir, rel, 'the archive')
-      : undefined;
-    if (!target?.ok || !source?.ok) {
+  for (const { rel, root, archived } of await pairs(entry, agentRoot)) {
+    if (!root || !archived) {
       failed.push(rel);
       continue;
     }
+    if (await lstat(root).catch(() => undefined)) continue;
     try {
-      await move(source.path, target.path);
+      await copy(archived, root);
       restored.push(rel);
     } catch {
       failed.push(rel);
     }
   }
-  await rm(entry.archiveDir, { recursive: true, force: true }).catch(() => {});
   return { restored, failed };
+}
+
+/**
+ * Moves the files of `entry` from the agent root into its archive again: a rollback (or roll-forward)
+ * to the archiving codon's completed checkpoint, which holds them, leaves the tree as the codon left it.
+ */
+export async function reArchive(entry: ArchiveEntry, agentRoot: string): Promise<string[]> {
+  const moved: string[] = [];
+  for (const { rel, root, archived } of await pairs(entry, agentRoot)) {
+    if (!root || !archived || !(await archivable(root))) continue;
+    try {
+      await move(root, archived);
+      moved.push(rel);
+    } catch {
+      // Left in the agent root: nothing is lost, the checkpoint holds it too.
+    }
+  }
+  return moved;
+}
+
+/** Which files of `entry` are in the agent root now. */
+export async function presentIn(entry: ArchiveEntry, agentRoot: string): Promise<string[]> {
+  const present: string[] = [];
+  for (const { rel, root } of await pairs(entry, agentRoot))
+    if (root && (await lstat(root).catch(() => undefined))) present.push(rel);
+  return present;
 }
 
 /** `.ribosome/archive-manifest.json`: what moved where, so a rollback can bring it back. */

@@ -5,7 +5,6 @@ import type { RuntimeCodon } from '../plan/index.ts';
 import type { CheckpointType, ErrorCode, FailureReason } from '../protocol/index.ts';
 import { type CodonRecord, codonOf, type EngineState, runOf } from '../state/reducer.ts';
 import { describeError } from '../storage/probe.ts';
-import type { ArchiveManifest } from './archive.ts';
 import type { CodonHooks } from './codon-hooks.ts';
 import { CodonRun } from './codon-run.ts';
 import type { CodonSteps } from './codon-steps.ts';
@@ -42,8 +41,8 @@ type Preparing = {
 
 /**
  * One codon from its start to its end, recorded: codon.started, rig setup, the sentinels' go-ahead,
- * the agent, then the archive, the end checkpoint, the final cost and codon.completed. It holds the
- * one running agent; what runs after a codon is the orchestrator's decision, not this class's.
+ * the agent, then the end checkpoint, the archive (after a success), the final cost and
+ * codon.completed. It holds the one running agent; what runs after a codon is the orchestrator's decision, not this class's.
  */
 export class CodonLifecycle {
   readonly #o: LifecycleOptions;
@@ -224,7 +223,6 @@ export class CodonLifecycle {
           : success
             ? 'completed'
             : 'failed';
-    const archived = success ? await steps.archive(codon, runId) : undefined;
     const checkpointType: CheckpointType =
       to === 'completed' ? 'completed' : to === 'skipped' ? 'skipped' : 'error';
     const checkpoint = await steps.checkpoint(codon, runId, checkpointType, to);
@@ -238,8 +236,11 @@ export class CodonLifecycle {
         message: `the completed checkpoint could not be written: ${checkpoint.message}`,
       };
     }
-    if (archived && checkpoint.ok)
-      await steps.recordArchive({ ...archived, checkpointSha: checkpoint.value.sha });
+    // The completed checkpoint holds what the archive then moves: a rollback never loses it.
+    if (success && checkpoint.ok) {
+      const archived = await steps.archive(codon, runId);
+      if (archived) await steps.recordArchive({ ...archived, checkpointSha: checkpoint.value.sha });
+    }
     await recorder.apply('CodonTransitioned', {
       runId,
       codonId: codon.id,

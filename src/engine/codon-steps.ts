@@ -155,7 +155,7 @@ export class CodonSteps {
         this.#sideFileFailed(
           entry.codonId,
           error,
-          `the files ${entry.codonId} archived could not be noted; a rollback before it will not bring them back from ${entry.archiveDir}`,
+          `the files ${entry.codonId} archived could not be noted; a rollback before it will not copy them back from ${entry.archiveDir} (they stay there)`,
         ),
       );
   }

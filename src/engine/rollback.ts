@@ -1,6 +1,6 @@
 import type { CheckpointRecord, CheckpointStore } from '../checkpoints/index.ts';
 import type { EventInput, EventType } from '../protocol/index.ts';
-import { type ArchiveManifest, restoreArchive } from './archive.ts';
+import { type ArchiveManifest, presentIn, reArchive, restoreArchive } from './archive.ts';
 import { type RigDirsLog, removeRigDirs } from './rig-dirs.ts';
 
 export type RollbackTarget = {
@@ -54,8 +54,10 @@ export function undoneCodons(
 
 /**
  * Brings the agent root back to a checkpoint, with the events of spec 3.2 in order: started,
- * progress, one codonCheckpoint per codon undone, rigCleanup, archiveRestore, progress. Archived
- * files are moved back before the work tree is restored, so the restore decides their final state.
+ * progress, one codonCheckpoint per codon undone, rigCleanup, progress, archiveRestore. Archived
+ * files are copied back before the work tree is restored, so the restore decides their final state;
+ * archiveRestore then names those the agent root has. A rollback never deletes from rigArchive/ nor
+ * the manifest: an undone codon's archived copies stay until its redo archives again.
  * The caller switches runs and announces rollback.completed.
  */
 export async function performRollback(
@@ -67,9 +69,9 @@ export async function performRollback(
   const undone = undonePart(plan.lineage, plan.target, targetHistory?.ok ? targetHistory.value : []);
   const undoneShas = new Set(undone.map((c) => c.sha));
   const codons = undoneCodons(undone);
-  const archives = (await deps.archive.read()).filter(
-    (e) => e.checkpointSha && undoneShas.has(e.checkpointSha),
-  );
+  const manifest = await deps.archive.read();
+  const archives = manifest.filter((e) => e.checkpointSha && undoneShas.has(e.checkpointSha));
+  const archivedAtTarget = manifest.filter((e) => e.checkpointSha === plan.target.sha);
   const rigDirs = (await deps.rigDirs.read()).filter((e) => undoneShas.has(e.sha));
   const totalSteps = codons.length + 3;
   let step = 0;
@@ -97,22 +99,9 @@ export async function performRollback(
     await progress(`undid ${codon.codonId}`);
   }
 
-  // Archived files go back first; the restore below then leaves each file as the target has it.
-  const restoredArchives: Array<{ codonId: string; restoredFiles: string[]; sourceDir: string }> = [];
-  for (const entry of archives) {
-    const result = await restoreArchive(entry, deps.agentRoot);
-    restoredArchives.push({
-      codonId: entry.codonId,
-      restoredFiles: result.restored,
-      sourceDir: entry.archiveDir,
-    });
-  }
-  if (archives.length > 0) {
-    const remaining = (await deps.archive.read()).filter(
-      (e) => !archives.includes(e) && !(e.checkpointSha && undoneShas.has(e.checkpointSha)),
-    );
-    await deps.archive.write(remaining);
-  }
+  // Archived files are copied back first (where the agent root has none); the restore below then
+  // leaves each file as the target has it. The archive keeps its copies whatever happens.
+  for (const entry of archives) await restoreArchive(entry, deps.agentRoot);
 
   for (const entry of rigDirs) {
     const codonName = codons.find((c) => c.codonId === entry.codonId)?.codonName ?? entry.codonId;
@@ -140,12 +129,24 @@ export async function performRollback(
   }
   await progress('cleaned up rig setup directories');
 
-  for (const restored of restoredArchives) await deps.publish('rollback.archiveRestore', restored);
-
   const restored = await deps.store.restore(plan.target.sha);
   if (!restored.ok) return { ok: false, message: restored.error.message };
+  // The target is an archiving codon's completed checkpoint (taken before its archive): archive again.
+  for (const entry of archivedAtTarget) {
+    const moved = await reArchive(entry, deps.agentRoot);
+    if (moved.length > 0)
+      await deps.publish('info', {
+        message: `[${entry.codonId}] archive: ${moved.join(', ')} moved to ${entry.archiveDir} again`,
+      });
+  }
   await progress(
     `agent root restored to ${plan.target.sha.slice(0, 12)} (${restored.value.removedFiles} files removed)`,
   );
+  for (const entry of archives)
+    await deps.publish('rollback.archiveRestore', {
+      codonId: entry.codonId,
+      restoredFiles: await presentIn(entry, deps.agentRoot),
+      sourceDir: entry.archiveDir,
+    });
   return { ok: true };
 }

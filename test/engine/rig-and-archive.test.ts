@@ -131,7 +131,7 @@ describe('rig setup', () => {
 });
 
 describe('archive', () => {
-  it('moves matching files to rigArchive/<codon>, records them, and restores them', async () => {
+  it('moves matching files to rigArchive/<codon>, records them, and copies them back', async () => {
     const { dir, root } = layout();
     mkdirSync(join(root, 'logs/deep'), { recursive: true });
     writeFileSync(join(root, 'logs/a.log'), 'a');
@@ -165,6 +165,12 @@ describe('archive', () => {
     const restored = await restoreArchive(entry, root);
     expect(restored).toEqual({ restored: ['logs/a.log', 'logs/deep/b.log'], failed: [] });
     expect(readFileSync(join(root, 'logs/deep/b.log'), 'utf8')).toBe('b');
+    // Copied back: the archive keeps its copies.
+    expect(readFileSync(join(dir, 'rigArchive/c1/logs/a.log'), 'utf8')).toBe('a');
+    // A file the agent root has again is left as it is.
+    writeFileSync(join(root, 'logs/a.log'), 'newer');
+    expect(await restoreArchive(entry, root)).toEqual({ restored: [], failed: [] });
+    expect(readFileSync(join(root, 'logs/a.log'), 'utf8')).toBe('newer');
   });
 
   it('never archives outside the agent root', async () => {

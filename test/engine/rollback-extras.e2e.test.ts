@@ -157,7 +157,8 @@ codons:
     expect(existsSync(join(w.root, 'cache'))).toBe(false);
     expect(existsSync(join(w.root, 'docs'))).toBe(false);
     expect(readFileSync(join(w.root, 'notes.log'), 'utf8')).toBe('log from one');
-    expect(existsSync(join(w.exec, 'rigArchive/two'))).toBe(false);
+    // The archived copy stays: a rollback never deletes from rigArchive/.
+    expect(readFileSync(join(w.exec, 'rigArchive/two/notes.log'), 'utf8')).toBe('log from one');
   });
 
   it('refuses state-modifying commands with ROLLBACK_IN_PROGRESS during a slow rollback; reads keep working', async () => {

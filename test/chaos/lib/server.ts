@@ -113,6 +113,36 @@ export async function startRibosome(args: string[], options: StartOptions = {}):
   return life;
 }
 
+/**
+ * The memory bound the campaign holds a server to under client floods (README "Reliability"): a
+ * server idles at about 125 MiB; whatever clients send, it must stay under this.
+ */
+export const RSS_BOUND_MIB = 400;
+
+/** Samples a process's memory; `peakKiB()` is the highest RSS it reached (VmHWM, which misses nothing). */
+export function watchMemory(pid: number, everyMs = 100) {
+  let peak = 0;
+  let last = 0;
+  const sample = () => {
+    const m = memoryOf(pid);
+    if (m) {
+      last = m.rssKiB;
+      peak = Math.max(peak, m.hwmKiB, m.rssKiB);
+    }
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  return {
+    peakKiB: () => {
+      sample();
+      return peak;
+    },
+    lastKiB: () => last,
+    overBound: () => peak > RSS_BOUND_MIB * 1024,
+    stop: () => clearInterval(timer),
+  };
+}
+
 /** VmRSS and VmHWM of a live process, in KiB. */
 export function memoryOf(pid: number): { rssKiB: number; hwmKiB: number } | undefined {
   try {

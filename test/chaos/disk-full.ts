@@ -20,8 +20,9 @@ export const diskFull: Scenario = {
     let round = 0;
     do {
       const mnt = join(scratchDir(ctx.defer, 'ribosome-chaos-disk-'), 'mnt');
+      let unmount: () => void = () => {};
       try {
-        mountTmpfs(mnt, 16, ctx.defer);
+        unmount = mountTmpfs(mnt, 16, ctx.defer);
       } catch (error) {
         ctx.skip(`cannot mount a tmpfs: ${(error as Error).message.split('\n')[0]}`);
       }
@@ -46,6 +47,7 @@ export const diskFull: Scenario = {
         ctx.short || ctx.random() < 0.5 ? 'while a codon runs' : 'before a codon starts',
       );
       await x.dispose();
+      unmount();
       round += 1;
     } while (!ctx.short && Date.now() < ctx.deadline);
     ctx.log(`${round} round(s)`);

@@ -63,8 +63,11 @@ async function cycle(ctx: ChaosContext, x: Execution, killCount: number): Promis
     ctx.tally.fault(`SIGKILL ${how.startsWith('after') ? 'after an event' : 'at a random time'}`);
   }
   if (!(await x.start({ autostart: false }))) return;
+  ctx.log(`life ${x.lives}: the last`);
   if (await x.settle()) await x.quietChecks('after the last restart');
+  ctx.log('settled and checked');
   if (await x.shutdown()) x.storeChecks('after the last shutdown');
+  ctx.log('shut down and checked');
 }
 
 /** Sends one random command (or none); the kill may land while it is being carried out. */

@@ -39,7 +39,8 @@ export const readonlyDb: Scenario = {
           },
           release: async () => injection?.stop(),
         },
-        ctx.short || ctx.random() < 0.5 ? 'before a codon starts' : 'while a codon runs',
+        // The short version: a codon at work when the database stops taking writes.
+        ctx.short || ctx.random() < 0.5 ? 'while a codon runs' : 'before a codon starts',
       );
       await x.dispose();
       round += 1;

@@ -37,6 +37,7 @@ process.stdout.write(
     `replay: npm run chaos -- --seed ${seed}${only ? ` --only ${only.join(',')}` : ''}${values.short ? ' --short' : ''}\n`,
 );
 const results: ScenarioResult[] = [];
+const started = Date.now();
 for (const [i, scenario] of chosen.entries()) {
   process.stdout.write(`\n== ${scenario.name}: ${scenario.summary}\n`);
   const result = await runScenario(scenario, {
@@ -44,7 +45,8 @@ for (const [i, scenario] of chosen.entries()) {
     short: values.short,
     minutes: share,
     log: (line) => {
-      if (values.verbose) process.stdout.write(`  ${line}\n`);
+      if (values.verbose)
+        process.stdout.write(`  ${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s ${line}\n`);
     },
   });
   results.push(result);

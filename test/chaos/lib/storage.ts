@@ -24,15 +24,18 @@ export function cannotMount(): string | undefined {
 }
 
 /** Mounts a tmpfs of `sizeMiB` at `dir`; the returned function unmounts it (also deferred). */
-export function mountTmpfs(dir: string, sizeMiB: number, defer: (fn: () => unknown) => void): void {
+export function mountTmpfs(dir: string, sizeMiB: number, defer: (fn: () => unknown) => void): () => void {
   mkdirSync(dir, { recursive: true });
   execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMiB}m`, 'tmpfs', dir], { stdio: 'pipe' });
   mounted.add(dir);
-  defer(() => {
+  const unmount = () => {
+    if (!mounted.has(dir)) return;
     const result = spawnSync('umount', [dir]);
     if (result.status !== 0) spawnSync('umount', ['-l', dir]);
     mounted.delete(dir);
-  });
+  };
+  defer(unmount);
+  return unmount;
 }
 
 /** Writes zeros to `file` until the file system is full; returns the bytes written. */

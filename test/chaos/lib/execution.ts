@@ -86,6 +86,8 @@ export class Execution {
   #log: ServerEvent[] = [];
   #ids = new Set<string>();
   #lives = 0;
+  /** The life whose stack trace was reported (once is enough). */
+  #stderrChecked = 0;
   #disposed = false;
 
   private constructor(dir: string, exec: string, provider: ModelProvider, tally: Tally, config?: string) {
@@ -297,11 +299,14 @@ export class Execution {
   /** No stack trace on the current life's stderr (recorded as a failure). */
   checkStderr(): void {
     const life = this.life;
-    if (!life) return;
+    if (!life || this.#stderrChecked === this.#lives) return;
     const stack = downVerdict({ code: 1, signal: null }, [], life.stderr()).find((p) =>
       p.startsWith('stack trace'),
     );
-    if (stack) this.#tally.fail(`life ${this.#lives}: ${stack}`);
+    if (stack) {
+      this.#stderrChecked = this.#lives;
+      this.#tally.fail(`life ${this.#lives}: ${stack}`);
+    }
   }
 
   // --- settling and checks -----------------------------------------------------------------------------

@@ -74,7 +74,6 @@ function wrongValues(field: Field | undefined): Array<[string, () => string]> {
     ['number', () => '42'],
     ['negative number', () => '-1'],
     ['huge number', () => '1e308'],
-    ['boolean', () => 'true'],
     ['null', () => 'null'],
     ['empty array', () => '[]'],
     ['empty object', () => '{}'],
@@ -89,6 +88,7 @@ function wrongValues(field: Field | undefined): Array<[string, () => string]> {
     ['empty string', () => '""'],
   ];
   if (field?.kind !== 'string') choices.push(['string', () => '"one"']);
+  if (field?.kind !== 'boolean') choices.push(['boolean', () => 'true']);
   if (field?.kind === 'enum')
     choices.push(['value outside the enum', () => '"START"'], ['enum value with spaces', () => '" start "']);
   return choices;
@@ -143,7 +143,8 @@ export function commandFrame(random: () => number, n: number): FuzzFrame {
     const value = hostileString(random);
     data.set(field.name, value.json);
     label = `${type}: ${field.name} = ${value.label}`;
-    hostile = true;
+    // An id that names nothing must be refused; other text (a reason) may be taken as it is.
+    hostile = /Id$/.test(field.name);
   } else if (r < 0.72) {
     const wrong = wrongValue(random, undefined);
     dataJson = wrong.json;

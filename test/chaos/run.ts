@@ -56,11 +56,24 @@ for (const [i, scenario] of chosen.entries()) {
       ? 'ok'
       : `${result.tally.failures.length} problem(s)`;
   process.stdout.write(`   ${verdict} (${result.seconds.toFixed(1)} s)\n`);
-  for (const failure of result.tally.failures)
-    process.stdout.write(`   ✗ ${failure.replaceAll('\n', '\n     ')}\n`);
+  for (const [failure, count] of grouped(result.tally.failures))
+    process.stdout.write(`   ✗ ${count > 1 ? `(${count}×) ` : ''}${failure.replaceAll('\n', '\n     ')}\n`);
 }
 process.stdout.write(`\n${table(results)}\n`);
 process.exit(results.some((r) => r.tally.failures.length > 0) ? 1 : 0);
+
+/** Failures of the same kind (numbers, ids and times blurred) once each, with their count. */
+function grouped(failures: readonly string[]): Map<string, number> {
+  const kinds = new Map<string, { first: string; count: number }>();
+  for (const f of failures) {
+    const line = f.split('\n')[0] ?? '';
+    const kind = line.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, 'ID').replace(/\d+/g, 'N');
+    const k = kinds.get(kind);
+    if (k) k.count += 1;
+    else kinds.set(kind, { first: f, count: 1 });
+  }
+  return new Map([...kinds.values()].map((k) => [k.first, k.count]));
+}
 
 function table(rows: ScenarioResult[]): string {
   const header = [

@@ -7,8 +7,11 @@
 import type { Socket } from 'node:net';
 import { RibosomeClient } from '../../src/client/index.ts';
 import { Execution } from './lib/execution.ts';
-import { type Upgraded, upgrade } from './lib/raw-ws.ts';
+import { CLOSED_BEFORE_ANSWER, type Upgraded, upgrade } from './lib/raw-ws.ts';
 import type { Scenario } from './lib/scenario.ts';
+import { DEFAULTS } from './lib/server.ts';
+
+const CUT = 'closed unanswered';
 
 export const connections: Scenario = {
   name: 'connections',
@@ -36,23 +39,37 @@ export const connections: Scenario = {
       const statuses = new Map<string, number>();
       for (const r of results) {
         const key =
-          r.status === 'fulfilled' ? String(r.value.status) : `error (${(r.reason as Error).message})`;
+          r.status === 'fulfilled'
+            ? String(r.value.status)
+            : (r.reason as Error).message === CLOSED_BEFORE_ANSWER
+              ? CUT
+              : `error (${(r.reason as Error).message})`;
         statuses.set(key, (statuses.get(key) ?? 0) + 1);
       }
       const summary = [...statuses].map(([k, n]) => `${n}× ${k}`).join(', ');
       ctx.log(`${count} upgrades: ${summary}`);
+      // Beyond the cap: 503; beyond as many again still upgrading, closed at once (README).
       const refused = statuses.get('503') ?? 0;
-      const odd = [...statuses.keys()].filter((k) => k !== '101' && k !== '503');
+      const cut = statuses.get(CUT) ?? 0;
+      const accepted = statuses.get('101') ?? 0;
+      const odd = [...statuses.keys()].filter((k) => k !== '101' && k !== '503' && k !== CUT);
+      const cap = DEFAULTS.limits.maxClients;
       if (refused === 0)
         ctx.tally.fail(
-          `connections: ${count} WebSocket upgrades at once were all accepted (${summary}): no cap`,
+          `connections: ${count} WebSocket upgrades at once, none refused with 503 (${summary})`,
+        );
+      if (cap !== undefined && accepted + 1 > cap)
+        ctx.tally.fail(
+          `connections: ${accepted} upgrades accepted besides the client there was, over the cap of ${cap}`,
         );
       if (odd.length > 0)
         ctx.tally.fail(
-          `connections: upgrades answered other than 101 or 503: ${odd.join(', ')} (${summary})`,
+          `connections: upgrades answered other than 101, 503 or a close: ${odd.join(', ')} (${summary})`,
         );
       ctx.tally.fault(
-        refused > 0 ? 'connection flood: refused with 503 beyond the cap' : 'connection flood: all accepted',
+        refused === 0
+          ? 'connection flood: all accepted'
+          : `connection flood: 503 beyond the cap${cut > 0 ? ', closed unanswered beyond twice the cap' : ''}`,
       );
       // The clients the server had are still served while the flood holds.
       const pong = await x

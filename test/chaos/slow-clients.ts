@@ -48,7 +48,13 @@ export const slowClients: Scenario = {
         slowClosed = code;
       });
       slow.on('message', (data: Buffer) => {
+        // One sync at a time per client: the others may be refused (HISTORY_SYNC_IN_PROGRESS).
         if (
+          data.subarray(0, 200).toString().includes('"type":"error"') &&
+          /"commandId":"w\d"/.test(data.toString())
+        )
+          slowDone += 1;
+        else if (
           data.subarray(0, 200).toString().includes('"history.batch"') &&
           data.subarray(-40).toString().includes('"hasMore":false')
         )
@@ -104,7 +110,8 @@ export const slowClients: Scenario = {
       await until(() => ended || reader.closeCode !== undefined, 5_000);
       const fate =
         reader.closeCode !== undefined ? `closed ${reader.closeCode}` : ended ? 'cut off' : 'still connected';
-      const slowFate = slowClosed !== undefined ? `closed ${slowClosed}` : `${slowDone}/5 syncs done`;
+      const slowFate =
+        slowClosed !== undefined ? `closed ${slowClosed}` : `${slowDone}/5 syncs answered or refused`;
       ctx.log(`stalled client: ${fate}; slow client: ${slowFate}; peak RSS ${(peak / 1024).toFixed(0)} MiB`);
       ctx.tally.fault(`stalled client: ${fate}`);
       ctx.tally.fault(
@@ -120,7 +127,7 @@ export const slowClients: Scenario = {
         );
       if (slowClosed === undefined && slowDone < 5 && !memory.overBound())
         ctx.tally.fail(
-          `slow-clients: the slow reader got ${slowDone} of its 5 history.sync answers in 60 s, and was not closed`,
+          `slow-clients: ${slowDone} of the slow reader's 5 history.sync were answered or refused in 60 s, and it was not closed`,
         );
       stalled.destroy();
       slow.terminate();

@@ -14,6 +14,8 @@ export function tcp(port: number): Promise<Socket> {
   });
 }
 
+export const CLOSED_BEFORE_ANSWER = 'closed before answering the upgrade';
+
 export type Upgraded = { socket: Socket; status: number; head: string; rest: Buffer };
 
 /** Sends a WebSocket upgrade request; resolves with the response status and the socket. */
@@ -44,7 +46,7 @@ export async function upgrade(port: number): Promise<Upgraded> {
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
       resolve({ socket, status, head, rest: buffer.subarray(end + 4) });
     };
-    const onClose = () => reject(new Error('closed before answering the upgrade'));
+    const onClose = () => reject(new Error(CLOSED_BEFORE_ANSWER));
     socket.on('data', onData);
     socket.once('close', onClose);
   });

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EXIT } from '../../../src/cli/run.ts';
+import { resolveServerSettings, type ServerSettings } from '../../../src/config/server-config.ts';
 import type { ServerEvent } from '../../../src/protocol/index.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../../..');
@@ -167,6 +168,13 @@ export function stackTraceIn(text: string): string | undefined {
   if (at < 0) return undefined;
   return lines.slice(Math.max(0, at - 2), at + 4).join('\n');
 }
+
+/** The server's settings with nothing configured: the limits a scenario holds it to. */
+export const DEFAULTS: ServerSettings = (() => {
+  const resolved = resolveServerSettings({});
+  if (!resolved.ok) throw new Error(resolved.message);
+  return resolved.value;
+})();
 
 /** Exit codes `ribosome run` documents for a failure (README "Exit codes"; src/cli/run.ts EXIT). */
 export const FAILURE_EXIT_CODES: ReadonlySet<number> = new Set(

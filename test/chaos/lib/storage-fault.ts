@@ -7,6 +7,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { EXIT } from '../../../src/cli/run.ts';
 import type { Execution } from './execution.ts';
 import type { ChaosContext } from './scenario.ts';
 import { bounded, indent } from './server.ts';
@@ -92,6 +93,17 @@ export async function storageFault(
   } else {
     const exit = life.exit!;
     tally.fault(`${fault.name} ${when}: exited ${exit.code ?? exit.signal}`);
+    // The exit code documented for a storage fault, once there is one; the fatal event names the cause.
+    const documented = (EXIT as Record<string, number>).storageFailed;
+    if (documented !== undefined && exit.code !== documented)
+      tally.fail(
+        `${fault.name}: exited with ${exit.code ?? exit.signal}, not the storage fault's code ${documented}`,
+      );
+    const fatal = x.received.find((e) => e.type === 'error' && e.data.severity === 'fatal');
+    if (fatal?.type === 'error' && !fault.cause.test(fatal.data.message))
+      tally.fail(
+        `${fault.name}: the fatal event does not name the cause (${fault.cause}): ${fatal.data.message}`,
+      );
     const left = readdirSync(join(x.exec, '.ribosome')).filter((f) => /^runtime\.lock/.test(f));
     if (left.length > 0) tally.fail(`${fault.name}: the server went down and left ${left.join(', ')}`);
   }

@@ -11,7 +11,15 @@
  * - no orphans: no agent or tool process of this execution outlives its codon or its server.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -131,6 +139,32 @@ export class Execution {
         return `${e.timestamp.slice(11, 23)} ${e.type} ${String(what).slice(0, 200)}`;
       })
       .join('\n');
+  }
+
+  /** The last lines of the server log (level, message), for reports. */
+  logTail(n = 8): string {
+    try {
+      return readFileSync(join(this.exec, '.ribosome/logs/server.log'), 'utf8')
+        .trim()
+        .split('\n')
+        .slice(-n)
+        .map((line) => {
+          try {
+            const l = JSON.parse(line) as {
+              level: number;
+              msg: string;
+              time: number;
+              err?: { message?: string };
+            };
+            return `${new Date(l.time).toISOString().slice(11, 23)} ${l.level} ${l.msg}${l.err?.message ? `: ${l.err.message}` : ''}`;
+          } catch {
+            return line.slice(0, 300);
+          }
+        })
+        .join('\n');
+    } catch {
+      return '(no server log)';
+    }
   }
 
   get lives(): number {
@@ -266,7 +300,9 @@ export class Execution {
     this.client = undefined;
     this.checkStderr();
     if (!exit) {
-      this.#tally.fail(`life ${this.#lives}: the server did not exit within 30 s of server.shutdown`);
+      this.#tally.fail(
+        `life ${this.#lives}: the server did not exit within 30 s of server.shutdown; its log ends:\n${indent(this.logTail())}`,
+      );
       life.kill();
       return false;
     }

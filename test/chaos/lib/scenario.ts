@@ -6,6 +6,8 @@
  * problem is a failure line, and the scenario goes on where it can.
  */
 
+import { RSS_BOUND_MIB } from './server.ts';
+
 export type ChaosContext = {
   seed: number;
   /** The short version (the one `npm test` runs). */
@@ -117,6 +119,11 @@ export async function runScenario(
       }
     }
   }
+  // Every scenario holds the server under the same memory bound (those that push it say more).
+  if (tally.peakRssKiB > RSS_BOUND_MIB * 1024 && !tally.failures.some((f) => f.includes('RSS')))
+    tally.fail(
+      `the server's RSS reached ${(tally.peakRssKiB / 1024).toFixed(0)} MiB, over ${RSS_BOUND_MIB} MiB`,
+    );
   return { name: scenario.name, skipped, tally, seconds: (Date.now() - started) / 1000 };
 }
 

@@ -11,15 +11,7 @@
  * - no orphans: no agent or tool process of this execution outlives its codon or its server.
  */
 import { execFileSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -602,6 +594,5 @@ function canonical(value: unknown): string {
 export function scratchDir(defer: (fn: () => unknown) => void, prefix = 'ribosome-chaos-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   defer(() => rmSync(dir, { recursive: true, force: true }));
-  mkdirSync(dir, { recursive: true });
   return dir;
 }

@@ -7,14 +7,25 @@
  * fixed time. Everything started here is ended by `dispose` (and, as a last resort, when the test
  * process exits).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { RibosomeClient } from '../../../src/client/index.ts';
 import { isJournaled, type ServerEvent, type ServerEventOf } from '../../../src/protocol/index.ts';
-import { reduceAll } from '../../../src/state/reducer.ts';
-import type { Transition } from '../../../src/state/transitions.ts';
+import {
+  agentProcs,
+  agentTrees,
+  codonLifecycle,
+  filesText,
+  gitTree,
+  hasMarker,
+  lostEvents,
+  type Proc,
+  processes,
+  readTree,
+  snapshotProblems,
+} from './invariants.ts';
 import {
   type Action,
   checkpointKind,
@@ -82,30 +93,6 @@ process.once('exit', () => {
   }
   Harness.abandonAll();
 });
-
-type Proc = { pid: number; ppid: number; args: string[]; line: string };
-
-/** Live (non-zombie) processes and their command lines, from /proc. */
-function processes(): Proc[] {
-  const out: Proc[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const raw = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (raw === '') continue; // kernel thread or zombie
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // Field 4 is the ppid; the command name (field 2) may hold spaces and parentheses.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const args = raw.split('\0').filter((a, i, all) => a !== '' || i < all.length - 1);
-      out.push({ pid: Number(entry), ppid, args, line: args.join(' ') });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
-
-const hasMarker = (p: Proc, marker: number) => new RegExp(`(^| )sleep ${marker}( |$)`).test(p.line);
 
 export class Harness {
   readonly dir: string;
@@ -225,10 +212,7 @@ export class Harness {
   // --- processes ------------------------------------------------------------------------------------------
 
   #agents(procs = processes()): Proc[] {
-    // The node process of `ribosome agent` (bin/ribosome's shell forks briefly before it execs node).
-    return procs.filter(
-      (p) => / \S*main\.ts agent /.test(p.line) && p.line.includes(`--cwd ${this.agentRoot}`),
-    );
+    return agentProcs(this.agentRoot, procs);
   }
 
   #markerProcs(procs = processes()): Array<Proc & { marker: number }> {
@@ -244,14 +228,8 @@ export class Harness {
     return [...this.#agents(procs), ...this.#markerProcs(procs)].filter((p) => p.pid !== process.pid);
   }
 
-  /**
-   * Agent process trees: agents whose parent is not an agent (a child the agent forks carries the
-   * agent's command line until it execs).
-   */
   #agentTrees(procs = processes()): Proc[] {
-    const agents = this.#agents(procs);
-    const pids = new Set(agents.map((a) => a.pid));
-    return agents.filter((a) => !pids.has(a.ppid));
+    return agentTrees(this.agentRoot, procs);
   }
 
   /** Rule (a) from /proc: at most one agent process tree of this execution at any time. */
@@ -506,8 +484,7 @@ export class Harness {
 
     // Rule (f): nothing a client received from the previous server is lost.
     if (this.#beforeDown) {
-      const ids = new Set(history.map((e) => e.id));
-      const lost = this.#beforeDown.filter((id) => !ids.has(id));
+      const lost = lostEvents(this.#beforeDown, history);
       if (lost.length > 0)
         throw this.#failure(
           `${lost.length} journaled event(s) received before the server went down are not in history.sync after the restart`,
@@ -716,27 +693,8 @@ export class Harness {
 
   /** (a) and (c): codon.started / codon.completed alternate, and match the model's sequence. */
   #checkLifecycle(history: ServerEvent[], m: ModelState): void {
-    const seen: string[] = [];
-    let open: string | undefined;
-    for (const e of history) {
-      if (e.type === 'codon.started') {
-        if (open)
-          throw this.#failure(
-            `two codons at once: codon.started ${e.data.codonId} while ${open} had not completed`,
-          );
-        open = e.data.codonId;
-        seen.push(`+${e.data.codonId}`);
-      } else if (e.type === 'codon.completed') {
-        if (open !== e.data.codonId)
-          throw this.#failure(
-            open
-              ? `codon.completed ${e.data.codonId} while ${open} ran`
-              : `codon.completed ${e.data.codonId} without a codon.started (a codon completed twice?)`,
-          );
-        open = undefined;
-        seen.push(`-${e.data.codonId}${e.data.success ? '' : '!'}`);
-      }
-    }
+    const { seen, open, problem } = codonLifecycle(history);
+    if (problem) throw this.#failure(problem);
     const want = m.lifecycle.map((l) =>
       l.kind === 'started'
         ? `+${l.codonId}`
@@ -773,58 +731,8 @@ export class Harness {
 
   /** (d) the latest state.snapshot agrees with the fold of the state.transition events before it. */
   #checkSnapshot(history: ServerEvent[]): void {
-    const at = history.findLastIndex((e) => e.type === 'state.snapshot');
-    if (at < 0) return;
-    const snapshot = history[at] as ServerEventOf<'state.snapshot'>;
-    const transitions = history
-      .slice(0, at)
-      .flatMap((e) => (e.type === 'state.transition' ? [e.data.transition as unknown as Transition] : []));
-    let folded: ReturnType<typeof reduceAll>;
-    try {
-      folded = reduceAll(transitions);
-    } catch (error) {
-      throw this.#failure(`the journaled state.transition events do not fold: ${(error as Error).message}`);
-    }
-    const problems: string[] = [];
-    const executions = [
-      ...(snapshot.data.currentCodon ? [snapshot.data.currentCodon] : []),
-      ...snapshot.data.completedCodons,
-    ];
-    for (const x of executions) {
-      const owner = x.runId ? folded.runs[x.runId] : undefined;
-      const record = owner?.codons[x.codonId];
-      // A codon inherited from an earlier run may be shown as one of its checkpoints has it (that run
-      // may have run it again afterwards); the current run's own codons are as the fold has them.
-      const statuses = new Set([
-        record?.status,
-        ...(x.runId !== folded.currentRunId
-          ? (owner?.checkpoints.filter((c) => c.codonId === x.codonId).map((c) => c.status) ?? [])
-          : []),
-      ]);
-      if (!record) problems.push(`${x.codonId} of run ${x.runId} is not in the folded state`);
-      else if (!statuses.has(x.status) || record.sessionId !== x.sessionId)
-        problems.push(
-          `${x.codonId} of run ${x.runId}: snapshot ${x.status}/${x.sessionId}, fold ${record.status}/${record.sessionId}`,
-        );
-    }
-    const run = folded.currentRunId ? folded.runs[folded.currentRunId] : undefined;
-    if (run) {
-      for (const id of run.order) {
-        if (!executions.some((x) => x.runId === run.runId && x.codonId === id))
-          problems.push(`${id} of the current run is missing from the snapshot`);
-      }
-      const active = run.order.find((id) => ['preparing', 'running'].includes(run.codons[id]?.status ?? ''));
-      if (active !== snapshot.data.currentCodon?.codonId)
-        problems.push(
-          `current codon: snapshot ${snapshot.data.currentCodon?.codonId ?? '(none)'}, fold ${active ?? '(none)'}`,
-        );
-    }
-    if (Math.abs(snapshot.data.totalCost - folded.totalCost) > 1e-6)
-      problems.push(`totalCost: snapshot ${snapshot.data.totalCost}, fold ${folded.totalCost}`);
-    if (problems.length > 0)
-      throw this.#failure(
-        `the latest state.snapshot disagrees with the journaled transitions: ${problems.join('; ')}`,
-      );
+    const [problem] = snapshotProblems(history);
+    if (problem) throw this.#failure(problem);
   }
 
   async #checkpointList() {
@@ -871,11 +779,7 @@ export class Harness {
   #checkFiles(list: Array<{ sha: string }>, m: ModelState): void {
     const actual = readTree(this.agentRoot);
     const want = expectedFiles(m, fileContent);
-    const fmt = (files: Record<string, string>) =>
-      Object.entries(files)
-        .sort()
-        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
-        .join(' ') || '(empty)';
+    const fmt = filesText;
     if (fmt(actual) !== fmt(want))
       throw this.#failure(`agent root files: ${fmt(actual)}; the model expects ${fmt(want)}`);
     const latest = list.at(-1);
@@ -969,29 +873,6 @@ async function bounded<T>(promise: Promise<T>, ms: number): Promise<T | undefine
 
 function fmtExit(exit: Exit): string {
   return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
-}
-
-function readTree(root: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else files[relative(root, path)] = readFileSync(path, 'utf8');
-    }
-  };
-  if (existsSync(root)) walk(root);
-  return files;
-}
-
-function gitTree(gitDir: string, sha: string): Record<string, string> {
-  const git = (...args: string[]) =>
-    execFileSync('git', ['--git-dir', gitDir, ...args], { encoding: 'utf8' });
-  const files: Record<string, string> = {};
-  for (const path of git('ls-tree', '-r', '--name-only', sha).split('\n').filter(Boolean)) {
-    files[path] = git('show', `${sha}:${path}`);
-  }
-  return files;
 }
 
 function expectText(expect: Expectation): string {

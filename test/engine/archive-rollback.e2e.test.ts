@@ -6,6 +6,7 @@ import { RibosomeClient } from '../../src/client/index.ts';
 import type { ServerEvent } from '../../src/protocol/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { writePlanAndScript, writeTurns } from '../helpers/plans.ts';
+import { waitFor } from '../helpers/processes.ts';
 import { startServer, tempDir } from '../helpers/server-process.ts';
 
 const { temps, clients } = e2eResources();
@@ -54,11 +55,25 @@ function collect(client: RibosomeClient): ServerEvent[] {
   client.onEvent((e) => events.push(e));
   return events;
 }
+const codonsOf = (snap: ServerEvent | undefined): string[] =>
+  snap?.type === 'state.snapshot' ? snap.data.completedCodons.map((x) => `${x.codonId}:${x.status}`) : [];
+
+/** The codons as the latest snapshot in the journal has them. */
 async function statuses(c: RibosomeClient): Promise<string[]> {
-  const snap = (await c.syncHistory()).findLast((e) => e.type === 'state.snapshot');
-  return snap?.type === 'state.snapshot'
-    ? snap.data.completedCodons.map((x) => `${x.codonId}:${x.status}`)
-    : [];
+  return codonsOf((await c.syncHistory()).findLast((e) => e.type === 'state.snapshot'));
+}
+
+/**
+ * The codons as the snapshot sent once the last rollback is over has them: it follows
+ * `rollback.completed`, so reading the journal right at that event may find the one before.
+ */
+async function statusesAfterRollback(events: readonly ServerEvent[]): Promise<string[]> {
+  const settled = () => {
+    const from = events.findLastIndex((e) => e.type === 'rollback.completed');
+    return events.slice(from + 1).find((e) => e.type === 'state.snapshot' && !e.data.isRollingBack);
+  };
+  await waitFor(() => settled() !== undefined, 'the snapshot after the rollback', 30_000);
+  return codonsOf(settled());
 }
 
 describe('archived files and rollback', () => {
@@ -93,7 +108,7 @@ describe('archived files and rollback', () => {
     done = c.next('rollback.completed', () => true, 60_000);
     c.send('rollback.toCheckpoint', { checkpointSha: twoDone?.sha ?? '' });
     await done;
-    expect(await statuses(c)).toEqual(['one:completed', 'two:completed']);
+    expect(await statusesAfterRollback(events)).toEqual(['one:completed', 'two:completed']);
     // As two left it: the log archived, not in the agent root.
     expect(existsSync(join(w.root, 'two.log'))).toBe(false);
     expect(readFileSync(w.archived, 'utf8')).toBe('log of two');

@@ -53,7 +53,7 @@ export class Recorder {
     } catch (error) {
       return Promise.reject(error);
     }
-    return Promise.all(
+    const announced = Promise.all(
       applied.map(({ transition, state }) => {
         const d = transition.data as { runId?: string; codonId?: string };
         return this.publish('state.transition', {
@@ -65,6 +65,10 @@ export class Recorder {
         });
       }),
     );
+    // Journaled now, in the same synchronous step as the state store's write, not at the bus's next
+    // group commit: a SIGKILL in between left the state with a transition the journal never got.
+    this.#bus.flush();
+    return announced;
   }
 
   async reportError(code: string, message: string, severity: ErrorSeverity, codon?: string): Promise<void> {

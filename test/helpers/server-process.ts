@@ -72,24 +72,11 @@ export async function startServer(
     env,
     ...options,
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`server did not listen in time: ${proc.stderr()}`)),
-      timeoutMs,
-    );
-    const check = () => {
-      const match = /^listening (ws:\/\/\S+)$/m.exec(proc.stdout());
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    proc.child.stdout?.on('data', check);
-    proc.exited.then(({ code }) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code} before listening: ${proc.stderr()}`));
-    });
-  });
+  const listened = await firstListening(proc.child, proc.stdout, proc.exited, timeoutMs);
+  if ('timedOut' in listened) throw new Error(`server did not listen in time: ${proc.stderr()}`);
+  if ('exited' in listened)
+    throw new Error(`server exited with ${listened.exited.code} before listening: ${proc.stderr()}`);
+  const { url } = listened;
   return { ...proc, url, port: Number(new URL(url).port) };
 }
 
@@ -113,3 +100,33 @@ export function tempDir(prefix = 'ribosome-test-'): { path: string; remove(): vo
 }
 
 export const EMPTY_PLAN = join(ROOT, 'examples/empty/plan.yaml');
+
+export type ProcessExit = { code: number | null; signal: NodeJS.Signals | null };
+export type Listening = { url: string } | { timedOut: true } | { exited: ProcessExit };
+
+/**
+ * What a starting `ribosome run --headless` does first: print its listening line (`url`), exit, or
+ * neither within `timeoutMs`. `stdout` is everything it printed so far.
+ */
+export function firstListening(
+  child: ChildProcess,
+  stdout: () => string,
+  exited: Promise<ProcessExit>,
+  timeoutMs: number,
+): Promise<Listening> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve({ timedOut: true }), timeoutMs);
+    const check = () => {
+      const match = /^listening (ws:\/\/\S+)$/m.exec(stdout());
+      if (!match?.[1]) return;
+      clearTimeout(timer);
+      child.stdout?.off('data', check);
+      resolve({ url: match[1] });
+    };
+    child.stdout?.on('data', check);
+    void exited.then((exit) => {
+      clearTimeout(timer);
+      resolve({ exited: exit });
+    });
+  });
+}

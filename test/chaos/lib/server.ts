@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { EXIT } from '../../../src/cli/run.ts';
 import { resolveServerSettings, type ServerSettings } from '../../../src/config/server-config.ts';
 import type { ServerEvent } from '../../../src/protocol/index.ts';
+import { firstListening } from '../../helpers/server-process.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../../..');
 export const BIN = join(ROOT, 'bin/ribosome');
@@ -92,24 +93,16 @@ export async function startRibosome(args: string[], options: StartOptions = {}):
     memory: () => memoryOf(pid),
     kill: (signal = 'SIGKILL') => killGroup(pid, signal),
   };
-  life.url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => {
-      life.kill();
-      reject(new Error(`the server did not print its listening line in time:\n${err.slice(-4000)}`));
-    }, options.timeoutMs ?? 30_000);
-    const check = () => {
-      const match = /^listening (ws:\/\/\S+)$/m.exec(out);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolveUrl(match[1]);
-      }
-    };
-    child.stdout?.on('data', check);
-    life.exited.then((exit) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited (${exitText(exit)}) before listening:\n${err.slice(-4000)}`));
-    });
-  });
+  const listened = await firstListening(child, life.stdout, life.exited, options.timeoutMs ?? 30_000);
+  if ('timedOut' in listened) {
+    life.kill();
+    throw new Error(`the server did not print its listening line in time:\n${err.slice(-4000)}`);
+  }
+  if ('exited' in listened)
+    throw new Error(
+      `the server exited (${exitText(listened.exited)}) before listening:\n${err.slice(-4000)}`,
+    );
+  life.url = listened.url;
   life.port = Number(new URL(life.url).port);
   return life;
 }

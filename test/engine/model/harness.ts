@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { RibosomeClient } from '../../../src/client/index.ts';
 import { isJournaled, type ServerEvent, type ServerEventOf } from '../../../src/protocol/index.ts';
+import { firstListening } from '../../helpers/server-process.ts';
 import {
   agentProcs,
   agentTrees,
@@ -283,24 +284,14 @@ export class Harness {
         });
       }),
     };
-    proc.url = await new Promise<string>((resolveUrl, reject) => {
-      const timer = setTimeout(
-        () => reject(this.#failure(`the server did not print its listening line within 30 s:\n${err}`)),
-        30_000,
+    const listened = await firstListening(child, proc.stdout, proc.exited, 30_000);
+    if ('timedOut' in listened)
+      throw this.#failure(`the server did not print its listening line within 30 s:\n${err}`);
+    if ('exited' in listened)
+      throw this.#failure(
+        `the server exited (${fmtExit(listened.exited)}) before listening:\n${err.slice(-4000)}`,
       );
-      const check = () => {
-        const match = /^listening (ws:\/\/\S+)$/m.exec(out);
-        if (match?.[1]) {
-          clearTimeout(timer);
-          resolveUrl(match[1]);
-        }
-      };
-      child.stdout?.on('data', check);
-      proc.exited.then((exit) => {
-        clearTimeout(timer);
-        reject(this.#failure(`the server exited (${fmtExit(exit)}) before listening:\n${err.slice(-4000)}`));
-      });
-    });
+    proc.url = listened.url;
     return proc;
   }
 

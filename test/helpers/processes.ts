@@ -21,3 +21,19 @@ export async function waitFor(check: () => boolean, what: string, timeoutMs = 20
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** SIGKILLs each process `left()` lists until it lists none (at most 20 looks, 50 ms apart). */
+export async function killUntilNone(left: () => readonly { pid: number }[]): Promise<void> {
+  for (let round = 0; round < 20; round++) {
+    const found = left();
+    if (found.length === 0) return;
+    for (const p of found) {
+      try {
+        process.kill(p.pid, 'SIGKILL');
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

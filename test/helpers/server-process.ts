@@ -130,3 +130,21 @@ export function firstListening(
     });
   });
 }
+
+/** `exit code 1` or `signal SIGKILL`: how a process ended, for messages. */
+export function exitText(exit: ProcessExit): string {
+  return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+}
+
+/** A promise's value, or `undefined` once `ms` have passed. */
+export async function bounded<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((r) => {
+    timer = setTimeout(() => r(undefined), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

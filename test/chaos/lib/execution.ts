@@ -10,6 +10,7 @@
  *   the fold is a commit of its run's branch; an idle agent root is its latest checkpoint's tree;
  * - no orphans: no agent or tool process of this execution outlives its codon or its server.
  */
+
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +36,7 @@ import {
 } from '../../engine/model/invariants.ts';
 import type { Behaviour } from '../../engine/model/model.ts';
 import { type ModelProvider, startModelProvider } from '../../engine/model/provider.ts';
+import { killUntilNone } from '../../helpers/processes.ts';
 import type { Tally } from './scenario.ts';
 import {
   bounded,
@@ -536,16 +538,7 @@ export class Execution {
       this.life.kill();
       await bounded(this.life.exited, 10_000);
     }
-    for (let round = 0; round < 20; round++) {
-      const left = this.leftovers();
-      if (left.length === 0) break;
-      for (const p of left) {
-        try {
-          process.kill(p.pid, 'SIGKILL');
-        } catch {}
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await killUntilNone(() => this.leftovers());
     await this.provider.stop();
     if (!options.keepDir) rmSync(this.dir, { recursive: true, force: true });
   }

@@ -9,7 +9,9 @@ import { join, resolve } from 'node:path';
 import { EXIT } from '../../../src/cli/run.ts';
 import { resolveServerSettings, type ServerSettings } from '../../../src/config/server-config.ts';
 import type { ServerEvent } from '../../../src/protocol/index.ts';
-import { firstListening } from '../../helpers/server-process.ts';
+import { bounded, exitText, firstListening } from '../../helpers/server-process.ts';
+
+export { bounded, exitText };
 
 export const ROOT = resolve(import.meta.dirname, '../../..');
 export const BIN = join(ROOT, 'bin/ribosome');
@@ -148,10 +150,6 @@ export function memoryOf(pid: number): { rssKiB: number; hwmKiB: number } | unde
   }
 }
 
-export function exitText(exit: Exit): string {
-  return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
-}
-
 /** A JavaScript stack trace in `text` (the message line and the first frames), if it holds one. */
 export function stackTraceIn(text: string): string | undefined {
   const lines = text.split('\n');
@@ -211,17 +209,4 @@ export async function until(check: () => boolean, timeoutMs: number, everyMs = 5
     await new Promise((r) => setTimeout(r, everyMs));
   }
   return true;
-}
-
-/** A promise or `undefined` once `ms` have passed. */
-export async function bounded<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((r) => {
-    timer = setTimeout(() => r(undefined), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -7,13 +7,15 @@
  * fixed time. Everything started here is ended by `dispose` (and, as a last resort, when the test
  * process exits).
  */
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { RibosomeClient } from '../../../src/client/index.ts';
 import { isJournaled, type ServerEvent, type ServerEventOf } from '../../../src/protocol/index.ts';
-import { firstListening } from '../../helpers/server-process.ts';
+import { killUntilNone } from '../../helpers/processes.ts';
+import { bounded, exitText, firstListening } from '../../helpers/server-process.ts';
 import {
   agentProcs,
   agentTrees,
@@ -191,16 +193,7 @@ export class Harness {
     }
     if (server) liveGroups.delete(server.pid);
     // Agents and tools the server left (a kill leaves them on purpose).
-    for (let round = 0; round < 20; round++) {
-      const left = this.#leftovers();
-      if (left.length === 0) break;
-      for (const p of left) {
-        try {
-          process.kill(p.pid, 'SIGKILL');
-        } catch {}
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await killUntilNone(() => this.#leftovers());
     await this.provider.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }
@@ -289,7 +282,7 @@ export class Harness {
       throw this.#failure(`the server did not print its listening line within 30 s:\n${err}`);
     if ('exited' in listened)
       throw this.#failure(
-        `the server exited (${fmtExit(listened.exited)}) before listening:\n${err.slice(-4000)}`,
+        `the server exited (${exitText(listened.exited)}) before listening:\n${err.slice(-4000)}`,
       );
     proc.url = listened.url;
     return proc;
@@ -444,7 +437,7 @@ export class Harness {
     const exit = await bounded(server.exited, 30_000);
     if (!exit) throw this.#failure('the server did not exit within 30 s of server.shutdown');
     liveGroups.delete(server.pid);
-    if (exit.code !== 0) throw this.#failure(`server.shutdown: the server exited with ${fmtExit(exit)}`);
+    if (exit.code !== 0) throw this.#failure(`server.shutdown: the server exited with ${exitText(exit)}`);
     // The stopped codon's codon.completed is checked in the journal after the restart.
     const running = before.running?.codonId;
     const completed = this.#live
@@ -457,7 +450,7 @@ export class Harness {
     this.#client = undefined;
     // Rule (g): a server that shuts down ends its agent.
     await this.#expectNoAgents('after server.shutdown');
-    this.#note(`  shut down (${fmtExit(exit)})`);
+    this.#note(`  shut down (${exitText(exit)})`);
   }
 
   async #restart(autostart: boolean, after: ModelState, expect: Expectation): Promise<void> {
@@ -589,7 +582,7 @@ export class Harness {
     const seen = settledText(settled);
     this.#note(`  → saw ${seen}`);
     if (settled.kind === 'exited') {
-      throw this.#failure(`the server exited unexpectedly (${fmtExit(settled.exit)})`);
+      throw this.#failure(`the server exited unexpectedly (${exitText(settled.exit)})`);
     }
     if (expect.error) {
       if (settled.kind !== 'error' || settled.code !== expect.error)
@@ -650,7 +643,7 @@ export class Harness {
   async #quietChecks(m: ModelState): Promise<void> {
     const server = this.#requireServer();
     // (b) the server is up.
-    if (server.exit) throw this.#failure(`the server exited (${fmtExit(server.exit)})`);
+    if (server.exit) throw this.#failure(`the server exited (${exitText(server.exit)})`);
     const history = await this.#sync();
     this.#checkLifecycle(history, m);
     this.#checkIdles(history, m);
@@ -679,7 +672,7 @@ export class Harness {
       await this.#expectNoAgents('while the server is idle');
       this.#checkFiles(list, m);
     }
-    if (server.exit) throw this.#failure(`the server exited (${fmtExit(server.exit)})`);
+    if (server.exit) throw this.#failure(`the server exited (${exitText(server.exit)})`);
   }
 
   /** (a) and (c): codon.started / codon.completed alternate, and match the model's sequence. */
@@ -850,22 +843,6 @@ function killGroup(pid: number): void {
   }
 }
 
-async function bounded<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((r) => {
-    timer = setTimeout(() => r(undefined), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function fmtExit(exit: Exit): string {
-  return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
-}
-
 function expectText(expect: Expectation): string {
   if (expect.error) return `error ${expect.error}`;
   const starts = expect.starts.map((s) => `${s.codonId}(${s.behaviour})`).join(' ');
@@ -890,7 +867,7 @@ function settledText(s: Settled): string {
     case 'running':
       return `${s.codonId} running (sleep ${s.attempt.marker})`;
     case 'exited':
-      return `server exit (${fmtExit(s.exit)})`;
+      return `server exit (${exitText(s.exit)})`;
   }
 }
 

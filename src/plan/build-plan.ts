@@ -25,6 +25,7 @@ export function buildLoadedPlan(input: BuildInput): LoadedPlan {
     const files = input.files.get(formatPath(path));
     if (files === undefined) throw new Error(`internal: codon at ${formatPath(path)} was not resolved`);
     const model = codon.model ?? raw.model;
+    const fallbackModel = codon.fallbackModel ?? raw.fallbackModel;
     return {
       codonId: codon.id,
       name: codon.name ?? codon.id,
@@ -36,6 +37,17 @@ export function buildLoadedPlan(input: BuildInput): LoadedPlan {
       timeoutMs: codon.timeoutMs ?? raw.defaults.timeoutMs,
       env: { ...raw.defaults.env, ...codon.env },
       archiveOnSuccess: normalizeGlobs(codon.archiveOnSuccess),
+      ...(codon.budget === undefined ? {} : { budget: codon.budget }),
+      // biome-ignore lint/suspicious/noThenProperty: the plan field is named `then` (a string, never awaited).
+      onFailure: codon.onFailure ?? raw.onFailure ?? { then: 'idle' },
+      ...(fallbackModel === undefined ? {} : { fallbackModel }),
+      stallTimeoutMs: codon.stallTimeoutMs ?? raw.defaults.stallTimeoutMs,
+      verify: (codon.verify ?? []).map((gate) => ({
+        run: gate.run,
+        timeoutMs: gate.timeoutMs,
+        cwd: normalizeInside(gate.cwd) ?? '.',
+      })),
+      ...(codon.onVerifyFailure === undefined ? {} : { onVerifyFailure: codon.onVerifyFailure }),
     };
   };
 
@@ -49,6 +61,8 @@ export function buildLoadedPlan(input: BuildInput): LoadedPlan {
         name: loop.name ?? loop.id,
         iterations: loop.iterations,
         archiveOnSuccess: normalizeGlobs(loop.archiveOnSuccess),
+        ...(loop.until === undefined ? {} : { until: loop.until }),
+        ...(loop.budget === undefined ? {} : { budget: loop.budget }),
       },
       codons: loop.codons.map((codon, j) => declare(codon, ['codons', i, 'loop', 'codons', j])),
     };
@@ -72,6 +86,8 @@ export function buildLoadedPlan(input: BuildInput): LoadedPlan {
     dir: input.dir,
     agentRoot: raw.agentRoot,
     codons,
+    ...(raw.budget === undefined ? {} : { budget: raw.budget }),
+    notify: raw.notify ?? [],
     sentinels: Object.fromEntries(input.sentinels),
     raw,
   };

@@ -12,7 +12,7 @@ export type ExpandableItem<C> =
   | { kind: 'codon'; codon: C }
   | {
       kind: 'loop';
-      loop: { id: string; name: string; iterations: number; archiveOnSuccess: string[] };
+      loop: Omit<LoopPlacement, 'iteration' | 'lastInIteration'>;
       codons: readonly C[];
     };
 
@@ -43,14 +43,7 @@ export function expandLoops<C extends { codonId: string }>(
         out.push({
           id: runtimeCodonId(codon.codonId, iteration),
           codon,
-          loop: {
-            id: loop.id,
-            name: loop.name,
-            iteration,
-            iterations: loop.iterations,
-            lastInIteration: i === codons.length - 1,
-            archiveOnSuccess: loop.archiveOnSuccess,
-          },
+          loop: { ...loop, iteration, lastInIteration: i === codons.length - 1 },
         });
       }
     }

@@ -3,6 +3,7 @@ import { PromptMetadata } from './front-matter.ts';
 import { Continuation, Plan } from './plan-schema.ts';
 import { Agent, Id } from './primitives.ts';
 import { SentinelDefinition } from './sentinel-schema.ts';
+import { Budget, Notify, OnFailure, OnVerifyFailure } from './unattended-schema.ts';
 
 /**
  * What loadPlan hands the engine: codons in run order with loops expanded, prompts read, paths made
@@ -83,8 +84,20 @@ export const LoopPlacement = z.object({
   archiveOnSuccess: z
     .array(z.string())
     .describe('Normalized globs archived after each successful iteration.'),
+  until: z
+    .enum(['verify'])
+    .optional()
+    .describe("verify: the loop ends once an iteration's last codon passes its gates."),
+  budget: Budget.optional().describe("The loop's limits, every iteration together."),
 });
 export type LoopPlacement = z.infer<typeof LoopPlacement>;
+
+export const ResolvedGate = z.object({
+  run: z.string(),
+  timeoutMs: z.number().int(),
+  cwd: z.string().describe('Normalized relative path inside the agent root ("." for the root itself).'),
+});
+export type ResolvedGate = z.infer<typeof ResolvedGate>;
 
 export const RuntimeCodon = z.object({
   id: z.string().describe('Runtime id: the codon id, or <codonId>#<iteration> inside a loop.'),
@@ -107,6 +120,17 @@ export const RuntimeCodon = z.object({
   archiveOnSuccess: z.array(z.string()).describe('Normalized globs relative to the agent root.'),
   sentinels: z.array(CodonSentinel),
   loop: LoopPlacement.optional(),
+  budget: Budget.optional().describe("The codon's own limits (all attempts and feedback rounds together)."),
+  onFailure: OnFailure.describe(
+    'Effective: the codon onFailure, else the plan onFailure, else idle without retry.',
+  ),
+  fallbackModel: z.string().optional().describe('Effective: the codon fallbackModel, else the plan one.'),
+  stallTimeoutMs: z
+    .number()
+    .int()
+    .describe('Effective: the codon stallTimeoutMs, else defaults.stallTimeoutMs.'),
+  verify: z.array(ResolvedGate).describe('Verification gates, in order; empty when none.'),
+  onVerifyFailure: OnVerifyFailure.optional(),
 });
 export type RuntimeCodon = z.infer<typeof RuntimeCodon>;
 
@@ -118,6 +142,8 @@ export const LoadedPlan = z.object({
   agentRoot: z.string(),
   codons: z.array(RuntimeCodon),
   sentinels: z.record(z.string(), CodonSentinel).describe('The plan-level named sentinels, resolved.'),
+  budget: Budget.optional().describe("The plan's limits for the whole run (before command-line overrides)."),
+  notify: Notify.describe("The plan's webhooks; empty when none."),
   raw: Plan.describe('The plan file as parsed, defaults applied.'),
 });
 export type LoadedPlan = z.infer<typeof LoadedPlan>;

@@ -13,6 +13,16 @@ import {
   TimeoutMs,
 } from './primitives.ts';
 import { CodonSentinelRef, NamedSentinel } from './sentinel-schema.ts';
+import {
+  Budget,
+  DEFAULT_STALL_TIMEOUT_MS,
+  FallbackModel,
+  Notify,
+  OnFailure,
+  OnVerifyFailure,
+  StallTimeoutMs,
+  VerifyGate,
+} from './unattended-schema.ts';
 
 /** The plan file: what a user writes. Loading (src/plan/load-plan.ts) turns it into a LoadedPlan. */
 
@@ -109,6 +119,20 @@ export const Codon = z
     rigSetup: z.array(RigSetupStep).optional().describe('Steps run before the agent starts, in order.'),
     archiveOnSuccess: ArchiveOnSuccess.optional(),
     sentinels: z.array(CodonSentinelRef).optional().describe('Sentinels that watch this codon.'),
+    budget: Budget.optional().describe(
+      'Limits of this codon, all its attempts and feedback rounds together.',
+    ),
+    onFailure: OnFailure.optional().describe(
+      'What happens when this codon fails. Default: the plan onFailure.',
+    ),
+    fallbackModel: FallbackModel.optional(),
+    stallTimeoutMs: StallTimeoutMs.optional(),
+    verify: z
+      .array(VerifyGate)
+      .min(1)
+      .optional()
+      .describe('Checks run in order after the agent ends well; the codon succeeds only when all pass.'),
+    onVerifyFailure: OnVerifyFailure.optional(),
   })
   // Checked even when other fields are wrong, so every problem shows at once.
   .refine((c) => c.prompt === undefined || c.promptFile === undefined, {
@@ -126,28 +150,43 @@ export const Codon = z
   .meta({ id: 'Codon' });
 export type Codon = z.infer<typeof Codon>;
 
-export const Loop = z
-  .strictObject({
-    id: Id.describe('Loop id, unique in the plan (codon ids included).'),
-    name: z.string().min(1).optional().describe('Display name. Default: the id.'),
-    description: z.string().optional().describe('What the loop does, for people.'),
-    iterations: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_LOOP_ITERATIONS)
-      .describe(`How many times the codons run, 1 to ${MAX_LOOP_ITERATIONS}.`),
-    codons: z
-      .array(Codon)
-      .min(1)
-      .describe(
-        'Codons of one iteration, in order. Loops do not nest. Runtime ids are <codonId>#<iteration>.',
-      ),
-    archiveOnSuccess: ArchiveOnSuccess.optional().describe(
-      'Globs (relative to the agent root) of files moved to rigArchive/ after each successful iteration.',
+/** The loop's fields, before the checks across them (salvage.ts reads the header alone). */
+export const LoopFields = z.strictObject({
+  id: Id.describe('Loop id, unique in the plan (codon ids included).'),
+  name: z.string().min(1).optional().describe('Display name. Default: the id.'),
+  description: z.string().optional().describe('What the loop does, for people.'),
+  iterations: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_LOOP_ITERATIONS)
+    .describe(`How many times the codons run, 1 to ${MAX_LOOP_ITERATIONS}.`),
+  codons: z
+    .array(Codon)
+    .min(1)
+    .describe('Codons of one iteration, in order. Loops do not nest. Runtime ids are <codonId>#<iteration>.'),
+  archiveOnSuccess: ArchiveOnSuccess.optional().describe(
+    'Globs (relative to the agent root) of files moved to rigArchive/ after each successful iteration.',
+  ),
+  until: z
+    .enum(['verify'])
+    .optional()
+    .describe(
+      "verify: stop repeating as soon as an iteration's last codon passes its verify gates; iterations stays the cap.",
     ),
-  })
-  .describe('Codons repeated `iterations` times: a#0, b#0, a#1, b#1, ...');
+  budget: Budget.optional().describe('Limits of the whole loop, every iteration together.'),
+});
+
+export const Loop = LoopFields.refine(
+  (l) => l.until === undefined || (l.codons.at(-1)?.verify?.length ?? 0) > 0,
+  {
+    message: 'The loop runs until verify, but its last codon has no verify gates.',
+    path: ['until'],
+    when: (payload) =>
+      isObject(payload.value) && Array.isArray((payload.value as { codons?: unknown }).codons),
+    ...issueParams('UNTIL_WITHOUT_VERIFY', "Add `verify: [{ run: <command> }]` to the loop's last codon."),
+  },
+).describe('Codons repeated `iterations` times: a#0, b#0, a#1, b#1, ...');
 export type Loop = z.infer<typeof Loop>;
 
 export const LoopItem = z.strictObject({ loop: Loop }).describe('A loop block.');
@@ -165,6 +204,7 @@ export const PlanDefaults = z
     continuation: Continuation.default('fresh').describe(
       'Continuation of codons that set none. Default fresh. The first codon always starts fresh.',
     ),
+    stallTimeoutMs: StallTimeoutMs.default(DEFAULT_STALL_TIMEOUT_MS),
   })
   .prefault({})
   .describe('Defaults for every codon.');
@@ -192,6 +232,12 @@ export const Plan = z
       .default({})
       .describe('Named sentinels; codons attach them by id. The key is the sentinel id.'),
     codons: z.array(CodonItem).describe('The codons, in order; may be empty.'),
+    budget: Budget.optional().describe(
+      'Limits of the whole run (since the server started); --max-cost and --max-time override them.',
+    ),
+    onFailure: OnFailure.optional().describe('What happens when a codon fails. Default: wait for a person.'),
+    fallbackModel: FallbackModel.optional(),
+    notify: Notify.optional(),
   })
   .meta({ title: 'Ribosome plan' })
   .describe('A Ribosome plan: codons run in order by coding agents.');

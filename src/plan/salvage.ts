@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Codon, Loop, Plan } from './plan-schema.ts';
+import { Codon, LoopFields, Plan } from './plan-schema.ts';
 import { Id } from './primitives.ts';
 import type { PathSegment } from './problems.ts';
 import { type NamedSentinel, SentinelFileRef } from './sentinel-schema.ts';
@@ -10,7 +10,7 @@ import { type NamedSentinel, SentinelFileRef } from './sentinel-schema.ts';
  * with a bad field is kept without that field when what is left is still a codon.
  */
 
-const LoopHeader = Loop.omit({ codons: true });
+const LoopHeader = LoopFields.omit({ codons: true });
 export type LoopHeader = z.infer<typeof LoopHeader>;
 
 export type SalvagedCodon = {

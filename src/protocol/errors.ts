@@ -42,6 +42,17 @@ export const ErrorCode = z.enum([
   'STORAGE_FAILED',
   /** A side file (archive manifest, rig directories) could not be written; the run goes on without it. */
   'STORAGE_WARNING',
+  // Unattended runs (README "Unattended runs").
+  /** Codon severity: a budget was exceeded and the codon stopped; also a refused start past the run's budget. */
+  'BUDGET_EXCEEDED',
+  /** Warning: a budget reached 80 % of a limit (sent once per scope and limit). */
+  'BUDGET_WARNING',
+  /** Codon severity: the agent printed nothing for stallTimeoutMs and was stopped. */
+  'CODON_STALLED',
+  /** Codon severity: a verification gate failed (after its feedback rounds, if any). */
+  'VERIFY_FAILED',
+  /** Warning: a webhook notification could not be delivered. */
+  'NOTIFY_FAILED',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

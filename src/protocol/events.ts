@@ -51,6 +51,12 @@ const serverState = {
     sessionId: z.string(),
     previousSessionId: z.string().optional(),
     startTime: Iso,
+    /** Ours: which attempt this is (1 for the first; automatic retries count up). */
+    attempt: z.number().int().min(1).optional(),
+    /** Ours: the attempts the codon's retry policy allows in all. */
+    maxAttempts: z.number().int().min(1).optional(),
+    /** Ours: the model this attempt runs with (the fallback model once it took over). */
+    model: z.string().optional(),
     promptMetadata: z
       .object({
         name: z.string().optional(),

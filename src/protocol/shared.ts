@@ -15,6 +15,9 @@ export const FailureReasonType = z.enum([
   'api-error',
   'sentinel-load-failure',
   'unknown',
+  // Ours (README "Protocol extensions"): a budget stopped the codon; a verification gate failed.
+  'budget',
+  'verify',
 ]);
 export const FailureReason = z.object({
   type: FailureReasonType,

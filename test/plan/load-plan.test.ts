@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CODON_TIMEOUT_MS, LoadedPlan, loadPlan } from '../../src/plan/index.ts';
+import { DEFAULT_STALL_TIMEOUT_MS } from '../../src/plan/unattended-schema.ts';
 import { loadText, yaml } from './helpers.ts';
 
 const EXAMPLES = resolve('examples/plans');
@@ -34,6 +35,10 @@ describe('loadPlan on the examples', () => {
         rigSetup: [],
         archiveOnSuccess: [],
         sentinels: [],
+        // biome-ignore lint/suspicious/noThenProperty: the plan field is named `then`.
+        onFailure: { then: 'idle' },
+        stallTimeoutMs: DEFAULT_STALL_TIMEOUT_MS,
+        verify: [],
       },
     ]);
   });

@@ -30,7 +30,7 @@ describe('zod schemas', () => {
       name: 'x',
       agent: 'builtin',
       agentRoot: 'agentRoot',
-      defaults: { timeoutMs: 1_800_000, env: {}, continuation: 'fresh' },
+      defaults: { timeoutMs: 1_800_000, env: {}, continuation: 'fresh', stallTimeoutMs: 600_000 },
       sentinels: {},
       codons: [],
     });

@@ -25,6 +25,11 @@ export const PlanProblemCode = z.enum([
   'CONTINUATION_WITHOUT_PREVIOUS',
   'CONTINUATION_AGENT_MISMATCH',
   'NESTED_LOOP',
+  // Unattended runs.
+  'BUDGET_EMPTY',
+  'BACKOFF_RANGE',
+  'UNTIL_WITHOUT_VERIFY',
+  'INVALID_URL',
   // Sentinels.
   'UNKNOWN_SENTINEL',
   'DUPLICATE_SENTINEL',

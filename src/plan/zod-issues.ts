@@ -194,7 +194,10 @@ function subject(path: readonly PathSegment[], isKey: boolean): string {
   const last = path.at(-1);
   if (isKey) return `Key ${quote(last)}`;
   if (last === undefined) return 'The file';
-  if (typeof last === 'number') return `Item ${last}`;
+  if (typeof last === 'number') {
+    const list = path.at(-2);
+    return typeof list === 'string' ? `Item ${last} of ${quote(list)}` : `Item ${last}`;
+  }
   return quote(last);
 }
 

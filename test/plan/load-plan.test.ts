@@ -35,7 +35,6 @@ describe('loadPlan on the examples', () => {
         rigSetup: [],
         archiveOnSuccess: [],
         sentinels: [],
-        // biome-ignore lint/suspicious/noThenProperty: the plan field is named `then`.
         onFailure: { then: 'idle' },
         stallTimeoutMs: DEFAULT_STALL_TIMEOUT_MS,
         verify: [],

@@ -1,0 +1,204 @@
+import { describe, expect, it } from 'vitest';
+import { loadPlan } from '../../src/plan/index.ts';
+import type { PlanProblem } from '../../src/plan/problems.ts';
+import { problemsOf, tempFiles, yaml } from './helpers.ts';
+
+/** Validation of the fields for unattended runs: each mistake is reported at its path with a hint. */
+
+const codon = (...lines: string[]) => yaml('name: x', 'codons:', '  - id: a', '    prompt: go', ...lines);
+
+function only(problems: readonly PlanProblem[], code: string, path: string): PlanProblem {
+  const found = problems.filter((p) => p.code === code && p.path === path);
+  expect(found, JSON.stringify(problems, null, 2)).toHaveLength(1);
+  expect(found[0]!.severity).toBe('error');
+  expect(found[0]!.hint?.length ?? 0).toBeGreaterThan(0);
+  return found[0]!;
+}
+
+describe('budget', () => {
+  it('a negative cost, a fractional token count and an unknown limit, each at its path', async () => {
+    const problems = await problemsOf(
+      codon('    budget:', '      maxCostUsd: -1', '      maxOutputTokens: 1.5', '      maxTokens: 3'),
+    );
+    expect(only(problems, 'INVALID_VALUE', 'codons[0].budget.maxCostUsd').line).toBe(6);
+    only(problems, 'WRONG_TYPE', 'codons[0].budget.maxOutputTokens');
+    expect(only(problems, 'UNKNOWN_FIELD', 'codons[0].budget.maxTokens').hint).toContain('maxOutputTokens');
+  });
+
+  it('a budget that sets no limit', async () => {
+    const problems = await problemsOf(yaml('name: x', 'budget: {}', 'codons: []'));
+    expect(only(problems, 'BUDGET_EMPTY', 'budget').hint).toContain('maxCostUsd');
+  });
+
+  it('a loop budget is checked too', async () => {
+    const problems = await problemsOf(
+      yaml(
+        'name: x',
+        'codons:',
+        '  - loop:',
+        '      id: l',
+        '      iterations: 2',
+        '      budget: { maxDurationMs: 0 }',
+        '      codons: [{ id: a, prompt: go }]',
+      ),
+    );
+    only(problems, 'INVALID_VALUE', 'codons[0].loop.budget.maxDurationMs');
+  });
+});
+
+describe('onFailure and fallbackModel', () => {
+  it('an unknown `then`, zero attempts and a backoff range upside down', async () => {
+    const problems = await problemsOf(
+      yaml(
+        'name: x',
+        'onFailure:',
+        '  retry: { maxAttempts: 0, backoffMs: 5000, maxBackoffMs: 100 }',
+        '  then: retry',
+        'codons: []',
+      ),
+    );
+    only(problems, 'INVALID_VALUE', 'onFailure.retry.maxAttempts');
+    only(problems, 'INVALID_VALUE', 'onFailure.then');
+  });
+
+  it('maxBackoffMs below backoffMs alone', async () => {
+    const problems = await problemsOf(
+      codon('    onFailure:', '      retry: { maxAttempts: 3, backoffMs: 5000, maxBackoffMs: 100 }'),
+    );
+    only(problems, 'BACKOFF_RANGE', 'codons[0].onFailure.retry.maxBackoffMs');
+  });
+
+  it('an empty fallbackModel', async () => {
+    const problems = await problemsOf(codon('    fallbackModel: ""'));
+    expect(problems.some((p) => p.path === 'codons[0].fallbackModel')).toBe(true);
+  });
+
+  it('the effective policy: the codon over the plan, the default idle without retry', async () => {
+    const dir = await tempFiles({
+      'plan.yaml': yaml(
+        'name: x',
+        'fallbackModel: small',
+        'onFailure: { retry: { maxAttempts: 3 }, then: continue }',
+        'defaults: { stallTimeoutMs: 60000 }',
+        'codons:',
+        '  - { id: a, prompt: go }',
+        '  - { id: b, prompt: go, onFailure: { then: abort }, stallTimeoutMs: 5000, fallbackModel: tiny }',
+      ),
+    });
+    const result = await loadPlan(`${dir}/plan.yaml`);
+    if (!result.ok) throw new Error(JSON.stringify(result.problems));
+    const [a, b] = result.plan.codons;
+    expect(a).toMatchObject({
+      onFailure: { retry: { maxAttempts: 3, backoffMs: 5000, maxBackoffMs: 300_000 }, then: 'continue' },
+      fallbackModel: 'small',
+      stallTimeoutMs: 60_000,
+    });
+    expect(b).toMatchObject({ onFailure: { then: 'abort' }, fallbackModel: 'tiny', stallTimeoutMs: 5000 });
+    expect(b?.onFailure.retry).toBeUndefined();
+  });
+});
+
+describe('stallTimeoutMs', () => {
+  it('zero and text are refused', async () => {
+    const problems = await problemsOf(
+      yaml(
+        'name: x',
+        'defaults: { stallTimeoutMs: soon }',
+        'codons: [{ id: a, prompt: go, stallTimeoutMs: 0 }]',
+      ),
+    );
+    only(problems, 'WRONG_TYPE', 'defaults.stallTimeoutMs');
+    only(problems, 'INVALID_VALUE', 'codons[0].stallTimeoutMs');
+  });
+});
+
+describe('verify and onVerifyFailure', () => {
+  it('a gate without a command, a cwd out of the agent root, an empty list', async () => {
+    const problems = await problemsOf(
+      yaml(
+        'name: x',
+        'codons:',
+        '  - id: a',
+        '    prompt: go',
+        '    verify:',
+        '      - { timeoutMs: 1000 }',
+        '      - { run: npm test, cwd: ../elsewhere }',
+        '  - { id: b, prompt: go, verify: [] }',
+      ),
+    );
+    only(problems, 'MISSING_FIELD', 'codons[0].verify[0].run');
+    only(problems, 'PATH_ESCAPES', 'codons[0].verify[1].cwd');
+    expect(problems.some((p) => p.path === 'codons[1].verify')).toBe(true);
+  });
+
+  it('maxRounds out of range and feedback not a boolean', async () => {
+    const problems = await problemsOf(
+      codon('    verify: [{ run: "true" }]', '    onVerifyFailure: { feedback: yes please, maxRounds: 0 }'),
+    );
+    only(problems, 'WRONG_TYPE', 'codons[0].onVerifyFailure.feedback');
+    only(problems, 'INVALID_VALUE', 'codons[0].onVerifyFailure.maxRounds');
+  });
+
+  it('gates are loaded with their defaults and a normalized cwd', async () => {
+    const dir = await tempFiles({
+      'plan.yaml': codon(
+        '    verify: [{ run: npm test, cwd: ./pkg/ }]',
+        '    onVerifyFailure: { feedback: true }',
+      ),
+    });
+    const result = await loadPlan(`${dir}/plan.yaml`);
+    if (!result.ok) throw new Error(JSON.stringify(result.problems));
+    expect(result.plan.codons[0]).toMatchObject({
+      verify: [{ run: 'npm test', timeoutMs: 600_000, cwd: 'pkg' }],
+      onVerifyFailure: { feedback: true, maxRounds: 3 },
+    });
+  });
+});
+
+describe('loop until', () => {
+  it('until: verify needs gates on the loop’s last codon', async () => {
+    const problems = await problemsOf(
+      yaml(
+        'name: x',
+        'codons:',
+        '  - loop:',
+        '      id: l',
+        '      iterations: 5',
+        '      until: verify',
+        '      codons:',
+        '        - { id: a, prompt: go, verify: [{ run: "true" }] }',
+        '        - { id: b, prompt: go }',
+      ),
+    );
+    expect(only(problems, 'UNTIL_WITHOUT_VERIFY', 'codons[0].loop.until').hint).toContain('verify');
+  });
+
+  it('an unknown until value', async () => {
+    const problems = await problemsOf(
+      yaml(
+        'name: x',
+        'codons:',
+        '  - loop: { id: l, iterations: 2, until: green, codons: [{ id: a, prompt: go }] }',
+      ),
+    );
+    only(problems, 'INVALID_VALUE', 'codons[0].loop.until');
+  });
+});
+
+describe('notify', () => {
+  it('a URL that is not http(s), an unknown event, an empty event list', async () => {
+    const problems = await problemsOf(
+      yaml(
+        'name: x',
+        'notify:',
+        '  - { webhook: "ftp://example.com/x" }',
+        '  - { webhook: "http://127.0.0.1:9/x", on: [run-done] }',
+        '  - { webhook: "http://127.0.0.1:9/x", on: [] }',
+        'codons: []',
+      ),
+    );
+    only(problems, 'INVALID_URL', 'notify[0].webhook');
+    expect(only(problems, 'INVALID_VALUE', 'notify[1].on[0]').message).toContain('Item 0 of "on"');
+    expect(problems.some((p) => p.path === 'notify[2].on')).toBe(true);
+  });
+});

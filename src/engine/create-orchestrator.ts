@@ -4,6 +4,7 @@ import { BuiltinAdapter } from '../agents/builtin-adapter.ts';
 import { ClaudeCodeAdapter } from '../agents/claude-code-adapter.ts';
 import { CheckpointStore } from '../checkpoints/index.ts';
 import { createFileWatcher } from '../files/index.ts';
+import { guardedTransaction } from '../journal/database.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
 import type { FileNode } from '../protocol/index.ts';
 import type { RuntimeDeps } from '../server/runtime.ts';
@@ -100,6 +101,7 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
     executionDir: layout.executionDir,
     rigArchive: layout.rigArchive,
     newRunId,
+    atomically: (write) => guardedTransaction(db, deps.storage, 'state and journal', write),
     ...(settings.hooks
       ? {
           hooks: settings.hooks(deps, {

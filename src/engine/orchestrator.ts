@@ -26,7 +26,7 @@ import { CodonSteps } from './codon-steps.ts';
 import type { CommandContext, Engine, EngineCommand, ReadyInfo, SendToClient } from './engine.ts';
 import type { CodonOutcome } from './failure.ts';
 import { endLeftoverAgents } from './leftover-agents.ts';
-import { Recorder } from './recorder.ts';
+import { type Atomically, Recorder } from './recorder.ts';
 import { markCrashed, recoveryPoint } from './recovery.ts';
 import type { RigDirsLog } from './rig-dirs.ts';
 import { type RollbackCommand, type RollbackTarget, resolveRollbackTarget } from './rollback-target.ts';
@@ -71,6 +71,8 @@ export type OrchestratorOptions = {
   rigArchive: string;
   /** A fresh run id (a rollback continues in a new run). */
   newRunId: () => string;
+  /** One transaction over the state and the journal (the shared database). */
+  atomically?: Atomically;
 };
 
 /**
@@ -98,7 +100,12 @@ export class Orchestrator implements Engine {
     this.#o = options;
     mkdirSync(options.agentStateDir, { recursive: true });
     this.#log = options.logger.child({ component: 'engine' });
-    this.#recorder = new Recorder({ bus: options.bus, state: options.state, logger: this.#log });
+    this.#recorder = new Recorder({
+      bus: options.bus,
+      state: options.state,
+      logger: this.#log,
+      ...(options.atomically ? { atomically: options.atomically } : {}),
+    });
     this.#steps = new CodonSteps({ ...options, recorder: this.#recorder, logger: this.#log });
     this.#lifecycle = new CodonLifecycle({
       ...options,

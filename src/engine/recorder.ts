@@ -1,9 +1,15 @@
 import type { Logger } from 'pino';
-import type { EventBus } from '../journal/event-bus.ts';
+import type { EventBus, PendingCommit } from '../journal/event-bus.ts';
 import type { ErrorSeverity, EventInput, EventType, StateTransitionType } from '../protocol/index.ts';
 import { summary } from '../state/reducer.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { Transition, TransitionData } from '../state/transitions.ts';
+
+/** Runs a write in one transaction over the state and the journal (identity in memory-only tests). */
+export type Atomically = (write: () => void) => void;
+
+/** An event to journal along with transitions. */
+export type EventOf = { [T in EventType]: { type: T; data: EventInput<T> } }[EventType];
 
 /**
  * How the engine records what happens: transitions (durable, folded into the state, announced as
@@ -13,12 +19,14 @@ export class Recorder {
   readonly #bus: EventBus;
   readonly #state: StateStore;
   readonly #log: Logger;
+  readonly #atomically: Atomically;
   #closed = false;
 
-  constructor(options: { bus: EventBus; state: StateStore; logger: Logger }) {
+  constructor(options: { bus: EventBus; state: StateStore; logger: Logger; atomically?: Atomically }) {
     this.#bus = options.bus;
     this.#state = options.state;
     this.#log = options.logger;
+    this.#atomically = options.atomically ?? ((write) => write());
   }
 
   /** The engine has stopped: the database is about to close, so nothing more is recorded. */
@@ -44,30 +52,41 @@ export class Recorder {
     return this.applyAll([{ type, data } as Transition]);
   }
 
-  /** Records transitions as one step (all durable together, or none), then announces each. */
-  applyAll(transitions: readonly Transition[]): Promise<unknown> {
+  /**
+   * Records transitions as one step (all durable together, or none), with their state.transition
+   * announcements and the `events` that go with them (a crashed run's codon.completed): the state and
+   * the journal are written in one transaction, so a kill never leaves one ahead of the other, and
+   * clients get the events only once it has committed.
+   */
+  applyAll(transitions: readonly Transition[], events: readonly EventOf[] = []): Promise<unknown> {
     if (this.#closed) return Promise.reject(new Error('transition after the engine stopped; not recorded'));
-    let applied: ReturnType<StateStore['applyAll']>;
+    let announced: Promise<unknown> = Promise.resolve();
+    let commit: PendingCommit | undefined;
     try {
-      applied = this.#state.applyAll(transitions);
+      this.#atomically(() => {
+        const applied = this.#state.applyAll(transitions);
+        announced = Promise.all([
+          ...applied.map(({ transition, state }) => {
+            const d = transition.data as { runId?: string; codonId?: string };
+            return this.publish('state.transition', {
+              transitionType: transition.type,
+              ...(d.runId ? { runId: d.runId } : {}),
+              ...(d.codonId ? { codonId: d.codonId } : {}),
+              transition: { type: transition.type, data: transition.data as Record<string, unknown> },
+              resultingState: summary(state),
+            });
+          }),
+          ...events.map((e) => this.publish(e.type, e.data)),
+        ]);
+        commit = this.#bus.appendPending();
+      });
     } catch (error) {
+      commit?.reject(error);
+      // The publishers' promises are refused too; this one says why.
+      announced.catch(() => {});
       return Promise.reject(error);
     }
-    const announced = Promise.all(
-      applied.map(({ transition, state }) => {
-        const d = transition.data as { runId?: string; codonId?: string };
-        return this.publish('state.transition', {
-          transitionType: transition.type,
-          ...(d.runId ? { runId: d.runId } : {}),
-          ...(d.codonId ? { codonId: d.codonId } : {}),
-          transition: { type: transition.type, data: transition.data as Record<string, unknown> },
-          resultingState: summary(state),
-        });
-      }),
-    );
-    // Journaled now, in the same synchronous step as the state store's write, not at the bus's next
-    // group commit: a SIGKILL in between left the state with a transition the journal never got.
-    this.#bus.flush();
+    commit?.deliver();
     return announced;
   }
 

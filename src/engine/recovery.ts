@@ -26,35 +26,45 @@ export async function markCrashed(
     ? run.order.map((id) => codonOf(run, id)).find((c) => c && isActive(c.status))
     : undefined;
   const now = new Date().toISOString();
-  await recorder.apply('RunCrashed', {
-    runId,
-    detectedAt: now,
-    ...(interrupted ? { codonId: interrupted.codonId } : {}),
-  });
-  if (!interrupted) return;
+  const crashed = {
+    type: 'RunCrashed' as const,
+    data: { runId, detectedAt: now, ...(interrupted ? { codonId: interrupted.codonId } : {}) },
+  };
+  if (!interrupted) {
+    await recorder.apply(crashed.type, crashed.data);
+    return;
+  }
   const message = `the server stopped while codon ${interrupted.codonId} ran; it is marked failed`;
-  await recorder.publish('error', {
-    message,
-    codon: interrupted.codonId,
-    fatal: false,
-    severity: 'warning',
-    code: 'RUN_CRASHED',
-  });
   const endedHere = endedAgents.includes(interrupted.codonId);
-  await recorder.publish('codon.completed', {
-    codonId: interrupted.codonId,
-    success: false,
-    cost: interrupted.cost,
-    duration: interrupted.startTime ? Math.max(0, Date.parse(now) - Date.parse(interrupted.startTime)) : 0,
-    exitStatus: endedHere ? { type: 'killed', signal: 'SIGTERM' } : { type: 'error', code: -1 },
-    failureReason: {
-      type: 'unknown',
-      retriable: true,
-      message: endedHere
-        ? `${message}; its agent, left running, was ended when the server restarted`
-        : `${message}; its agent had already exited when the server restarted`,
-    },
-  });
+  // One step: a kill in between never leaves the run crashed without its codon's codon.completed.
+  await recorder.applyAll(
+    [crashed],
+    [
+      {
+        type: 'error',
+        data: { message, codon: interrupted.codonId, fatal: false, severity: 'warning', code: 'RUN_CRASHED' },
+      },
+      {
+        type: 'codon.completed',
+        data: {
+          codonId: interrupted.codonId,
+          success: false,
+          cost: interrupted.cost,
+          duration: interrupted.startTime
+            ? Math.max(0, Date.parse(now) - Date.parse(interrupted.startTime))
+            : 0,
+          exitStatus: endedHere ? { type: 'killed', signal: 'SIGTERM' } : { type: 'error', code: -1 },
+          failureReason: {
+            type: 'unknown',
+            retriable: true,
+            message: endedHere
+              ? `${message}; its agent, left running, was ended when the server restarted`
+              : `${message}; its agent had already exited when the server restarted`,
+          },
+        },
+      },
+    ],
+  );
 }
 
 /**

@@ -18,13 +18,41 @@ export function openDatabase(file: string, sync: SyncMode = 'full'): DatabaseSyn
   return db;
 }
 
-/** Runs `fn` in one transaction; rolls back and rethrows on error. */
+/**
+ * Runs `fn` in one transaction; rolls back and rethrows on error. Inside a transaction already open,
+ * `fn` joins it: the outer one commits or rolls back everything together.
+ */
 export function inTransaction<T>(db: DatabaseSync, fn: () => T): T {
+  if (db.isTransaction) return fn();
   db.exec('BEGIN IMMEDIATE');
   try {
     const result = fn();
     db.exec('COMMIT');
     return result;
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
+/** What may write the execution's storage: a StorageGuard (src/storage/guard.ts), or nothing in tests. */
+type Guard = { write<T>(what: string, write: () => T): T } | undefined;
+
+/**
+ * One transaction over several tables (the state's transitions and the journal's events), whose
+ * BEGIN and COMMIT go through the storage guard: a disk that refuses them is a storage fault, while
+ * an error of `fn` itself (a transition the state refuses) only rolls back and is rethrown as it is.
+ */
+export function guardedTransaction(db: DatabaseSync, guard: Guard, what: string, fn: () => void): void {
+  if (db.isTransaction) {
+    fn();
+    return;
+  }
+  const write = (step: () => void) => (guard ? guard.write(what, step) : step());
+  write(() => db.exec('BEGIN IMMEDIATE'));
+  try {
+    fn();
+    write(() => db.exec('COMMIT'));
   } catch (error) {
     if (db.isTransaction) db.exec('ROLLBACK');
     throw error;

@@ -17,6 +17,9 @@ export type BatchListener = (batch: ReadonlyArray<{ event: ServerEvent; json: st
 
 type Pending = { event: ServerEvent; json: string; resolve: () => void; reject: (error: unknown) => void };
 
+/** Events appended inside a caller's transaction: delivered once it commits, refused if it does not. */
+export type PendingCommit = { deliver: () => void; reject: (error: unknown) => void };
+
 /**
  * The one path every journaled event takes: validate, persist, then announce.
  *
@@ -114,10 +117,25 @@ export class EventBus {
 
   /** Commits everything pending now and delivers it; used by the scheduler and at shutdown. */
   flush(): void {
+    let commit: PendingCommit | undefined;
+    try {
+      commit = this.appendPending();
+    } catch {
+      return; // Already refused to their publishers.
+    }
+    commit.deliver();
+  }
+
+  /**
+   * Appends everything pending to the journal without delivering it: for a caller that writes the
+   * journal and other tables in one transaction, and must deliver only after it commits (a client
+   * never sees an event that is not durable). Throws when the append fails (the batch is refused).
+   */
+  appendPending(): PendingCommit {
     this.#scheduled = false;
     const batch = this.#pending;
-    if (batch.length === 0) return;
     this.#pending = [];
+    if (batch.length === 0) return { deliver: () => {}, reject: () => {} };
     const runId = this.#runId;
     const entries: JournalEntry[] = batch.map((p) => ({
       id: p.event.id,
@@ -131,10 +149,18 @@ export class EventBus {
     } catch (error) {
       this.#logger?.error({ err: error, events: batch.length }, 'journal append failed; events not sent');
       for (const p of batch) p.reject(error);
-      return;
+      throw error;
     }
-    this.#deliver(batch);
-    for (const p of batch) p.resolve();
+    return {
+      deliver: () => {
+        this.#deliver(batch);
+        for (const p of batch) p.resolve();
+      },
+      reject: (error) => {
+        this.#logger?.error({ err: error, events: batch.length }, 'commit failed; events not sent');
+        for (const p of batch) p.reject(error);
+      },
+    };
   }
 
   #deliver(batch: ReadonlyArray<{ event: ServerEvent; json: string }>): void {

@@ -51,6 +51,8 @@ export class StorageGuard {
     try {
       return write();
     } catch (error) {
+      // A guarded write inside another (one transaction over several tables) failed: reported once.
+      if (error instanceof StorageFault) throw error;
       const fault = new StorageFault(what, this.#path, error);
       this.#fault = fault;
       queueMicrotask(() => {

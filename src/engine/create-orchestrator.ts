@@ -102,6 +102,13 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
     rigArchive: layout.rigArchive,
     newRunId,
     atomically: (write) => guardedTransaction(db, deps.storage, 'state and journal', write),
+    lastCodonEvent: (runId) => {
+      const row = deps.journal.lastOfRun(runId, ['codon.started', 'codon.completed']);
+      const codonId = row
+        ? (JSON.parse(row.json) as { data?: { codonId?: unknown } }).data?.codonId
+        : undefined;
+      return row && typeof codonId === 'string' ? { type: row.type, codonId } : undefined;
+    },
     ...(settings.hooks
       ? {
           hooks: settings.hooks(deps, {

@@ -27,7 +27,7 @@ import type { CommandContext, Engine, EngineCommand, ReadyInfo, SendToClient } f
 import type { CodonOutcome } from './failure.ts';
 import { endLeftoverAgents } from './leftover-agents.ts';
 import { type Atomically, Recorder } from './recorder.ts';
-import { markCrashed, recoveryPoint } from './recovery.ts';
+import { completeUnended, type LastCodonEvent, markCrashed, recoveryPoint } from './recovery.ts';
 import type { RigDirsLog } from './rig-dirs.ts';
 import { type RollbackCommand, type RollbackTarget, resolveRollbackTarget } from './rollback-target.ts';
 import { switchRun } from './run-switch.ts';
@@ -73,6 +73,8 @@ export type OrchestratorOptions = {
   newRunId: () => string;
   /** One transaction over the state and the journal (the shared database). */
   atomically?: Atomically;
+  /** The journal's newest codon.started / codon.completed of a run (recovery completes a codon left without its end). */
+  lastCodonEvent?: LastCodonEvent;
 };
 
 /**
@@ -496,8 +498,11 @@ export class Orchestrator implements Engine {
   async #startup(): Promise<void> {
     const endedAgents = await endLeftoverAgents(this.#o.agentStateDir, this.#o.stopGraceMs, this.#log);
     const previousId = this.#state.runOrder.at(-1);
-    if (previousId && runOf(this.#state, previousId)?.status === 'running')
+    if (previousId && runOf(this.#state, previousId)?.status === 'running') {
+      if (this.#o.lastCodonEvent)
+        await completeUnended(this.#recorder, this.#state, previousId, this.#o.lastCodonEvent);
       await markCrashed(this.#recorder, this.#state, previousId, endedAgents);
+    }
     const previous = previousId ? runOf(this.#state, previousId) : undefined;
     const runId = this.#o.bus.runId;
     const autostart = this.#o.autostart;

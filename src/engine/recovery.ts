@@ -67,6 +67,33 @@ export async function markCrashed(
   );
 }
 
+/** The newest codon.started or codon.completed of a run in the journal. */
+export type LastCodonEvent = (runId: string) => { type: string; codonId: string } | undefined;
+
+/**
+ * A server killed between a codon's end transition and its codon.completed left the codon ended in
+ * the state but not in the journal: its codon.completed is sent now, from what the state recorded.
+ */
+export async function completeUnended(
+  recorder: Recorder,
+  state: EngineState,
+  runId: string,
+  lastCodonEvent: LastCodonEvent,
+): Promise<void> {
+  const last = lastCodonEvent(runId);
+  if (last?.type !== 'codon.started') return;
+  const codon = codonOf(runOf(state, runId), last.codonId);
+  if (!codon || isActive(codon.status) || codon.status === 'pending') return;
+  await recorder.publish('codon.completed', {
+    codonId: codon.codonId,
+    success: codon.status === 'completed',
+    cost: codon.cost,
+    duration: codon.duration ?? 0,
+    exitStatus: codon.exitStatus ?? { type: 'error', code: -1 },
+    ...(codon.failureReason ? { failureReason: codon.failureReason } : {}),
+  });
+}
+
 /**
  * Where a crashed or failed run goes back to, with its lineage: its last clean point; a run that
  * died before its first checkpoint (a rollback had just begun it) goes back to where it began.

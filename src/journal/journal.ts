@@ -20,6 +20,8 @@ export interface Journal {
   readAfter(afterSeq: number, limits: BatchLimits): JournalRow[];
   /** The newest events of a run, oldest first, bounded by the limits. */
   recentOfRun(runId: string, limits: BatchLimits): JournalRow[];
+  /** The newest event of a run whose type is one of `types`. */
+  lastOfRun(runId: string, types: readonly string[]): JournalRow | undefined;
   close(): void;
 }
 

@@ -35,5 +35,9 @@ export class MemoryJournal implements Journal {
     return takeWithinLimits(mine, limits).reverse();
   }
 
+  lastOfRun(runId: string, types: readonly string[]): JournalRow | undefined {
+    return this.#rows.findLast((r) => r.runId === runId && types.includes(r.type));
+  }
+
   close(): void {}
 }

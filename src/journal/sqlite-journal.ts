@@ -91,6 +91,17 @@ export class SqliteJournal implements Journal {
     return newestFirst.reverse();
   }
 
+  lastOfRun(runId: string, types: readonly string[]): JournalRow | undefined {
+    if (types.length === 0) return undefined;
+    // Newest first along the (run_id, seq) index; the event sought is near the end of its run.
+    const row = this.#db
+      .prepare(
+        `SELECT seq, run_id, type, json FROM events WHERE run_id = ? AND type IN (${types.map(() => '?').join(', ')}) ORDER BY seq DESC LIMIT 1`,
+      )
+      .get(runId, ...types) as Row | undefined;
+    return row ? toRow(row) : undefined;
+  }
+
   /** Closes the database; never throws (a close after a storage fault may fail, the WAL is kept). */
   close(): void {
     try {

@@ -61,6 +61,23 @@ describe.each([
     expect(j.recentOfRun('none', { maxEvents: 10, maxBytes: 1e6 })).toEqual([]);
     j.close();
   });
+
+  it('finds the newest event of a run among some types', () => {
+    const j = make();
+    const typed = (i: number, runId: string, type: string) => ({ ...entry(i, runId), type });
+    j.append([
+      typed(1, 'a', 'codon.started'),
+      typed(2, 'a', 'codon.completed'),
+      typed(3, 'b', 'codon.started'),
+      typed(4, 'a', 'codon.started'),
+      typed(5, 'a', 'info'),
+    ]);
+    expect(j.lastOfRun('a', ['codon.started', 'codon.completed'])?.seq).toBe(4);
+    expect(j.lastOfRun('a', ['codon.completed'])?.seq).toBe(2);
+    expect(j.lastOfRun('b', ['codon.completed'])).toBeUndefined();
+    expect(j.lastOfRun('a', [])).toBeUndefined();
+    j.close();
+  });
 });
 
 describe('sqlite journal durability', () => {

@@ -37,6 +37,8 @@ export function startNotifier(options: NotifierOptions): Notifier {
   const delivery = { ...DEFAULT_DELIVERY, ...options.delivery };
   const stopping = new AbortController();
   const classifier = new NoticeClassifier({ ...context, runId: bus.runId });
+  /** Warnings on their way into the journal: a stop waits for them. */
+  const reporting = new Set<Promise<unknown>>();
 
   const queues = options.targets.map((t) => {
     const target = prepareTarget(t);
@@ -47,7 +49,7 @@ export function startNotifier(options: NotifierOptions): Notifier {
         return;
       }
       log.warn({ ...fields, problem: result.problem }, 'notification not delivered');
-      bus
+      const published = bus
         .publish('error', {
           message: `notification ${payload.event} to ${target.display} not delivered after ${result.attempts} attempt${result.attempts === 1 ? '' : 's'}: ${result.problem}`,
           fatal: false,
@@ -56,7 +58,9 @@ export function startNotifier(options: NotifierOptions): Notifier {
           context: payload.event,
           ...(payload.codonId ? { codon: payload.codonId } : {}),
         })
-        .catch(() => {});
+        .catch(() => {})
+        .finally(() => reporting.delete(published));
+      reporting.add(published);
     };
     const queue = new DeliveryQueue({
       target,
@@ -86,6 +90,7 @@ export function startNotifier(options: NotifierOptions): Notifier {
       clearTimeout(timer);
       stopping.abort();
       await idle();
+      await Promise.all(reporting);
     },
   };
 }

@@ -12,7 +12,7 @@ export type PreparedTarget = {
   on: ReadonlySet<NotifyEvent>;
 };
 
-/** How a webhook URL may appear in a log line or an event: origin and path, nothing that could be a secret. */
+/** How a webhook URL may appear in a log line or an event: origin and path (no user-info, query or fragment). */
 export function displayUrl(webhook: string): string {
   try {
     const url = new URL(webhook);

@@ -6,6 +6,7 @@ import { resolveProxyConfig } from '../config/proxy-config.ts';
 import { readConfigFile, resolveServerSettings } from '../config/server-config.ts';
 import { createOrchestrator } from '../engine/create-orchestrator.ts';
 import type { Engine, ReadyInfo } from '../engine/engine.ts';
+import { notifierCompanion } from '../notify/companion.ts';
 import { formatProblems, loadPlan } from '../plan/index.ts';
 import { createSentinelHooks } from '../sentinels/sentinel-hooks.ts';
 import {
@@ -130,7 +131,10 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   if (!proxy.ok) return fail(proxy.error.message, EXIT.invalidInput);
 
   let providerUrl = proxy.value.providerBaseUrl;
-  const companions: Parameters<typeof startRuntime>[0]['companions'] = [];
+  // First in, last out: the notifier outlives the other companions, so the run's last notices go out.
+  const companions: Parameters<typeof startRuntime>[0]['companions'] = [
+    notifierCompanion({ plan, configTargets: settings.value.notify }),
+  ];
   if (flags.scriptedProvider) {
     const scriptPath = resolve(flags.scriptedProvider);
     companions.push(async ({ logger }) => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { Notify } from '../plan/unattended-schema.ts';
 
 const MiB = 1024 * 1024;
 
@@ -21,6 +22,8 @@ export const ServerSettings = z.object({
   /** full = fsync each commit (survives power loss); normal = survives a killed process only. */
   journalSync: z.enum(['full', 'normal']).default('full'),
   logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
+  /** Webhooks told about every run of this server, beside the plan's own `notify` (README "Notifications"). */
+  notify: Notify.default([]),
   limits: z
     .object({
       /** A command frame over this gets MESSAGE_TOO_LARGE (real commands are a few hundred bytes). */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { Budget } from '../plan/unattended-schema.ts';
 
 const MiB = 1024 * 1024;
 
@@ -21,6 +22,8 @@ export const ServerSettings = z.object({
   /** full = fsync each commit (survives power loss); normal = survives a killed process only. */
   journalSync: z.enum(['full', 'normal']).default('full'),
   logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
+  /** The run's budget over the plan's, limit by limit (`--max-cost`, `--max-time` over this). */
+  budget: Budget.optional(),
   limits: z
     .object({
       /** A command frame over this gets MESSAGE_TOO_LARGE (real commands are a few hundred bytes). */
@@ -86,7 +89,7 @@ export function readConfigFile(file: string): { ok: true; value: Record<string, 
   }
 }
 
-/** Merges layers (later wins, nested `limits` merged key by key) and validates the result. */
+/** Merges layers (later wins, nested `limits` and `budget` merged key by key) and validates the result. */
 export function resolveServerSettings(
   ...layers: Array<Record<string, unknown> | undefined>
 ): { ok: true; value: ServerSettings } | ConfigProblem {
@@ -95,8 +98,8 @@ export function resolveServerSettings(
     if (!layer) continue;
     for (const [key, value] of Object.entries(layer)) {
       if (value === undefined) continue;
-      if (key === 'limits' && typeof value === 'object' && value !== null) {
-        merged.limits = { ...(merged.limits as object | undefined), ...value };
+      if ((key === 'limits' || key === 'budget') && typeof value === 'object' && value !== null) {
+        merged[key] = { ...(merged[key] as object | undefined), ...value };
       } else {
         merged[key] = value;
       }

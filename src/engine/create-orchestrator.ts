@@ -5,7 +5,7 @@ import { ClaudeCodeAdapter } from '../agents/claude-code-adapter.ts';
 import { CheckpointStore } from '../checkpoints/index.ts';
 import { createFileWatcher } from '../files/index.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
-import type { FileNode } from '../protocol/index.ts';
+import type { BudgetLimits, FileNode } from '../protocol/index.ts';
 import type { RuntimeDeps } from '../server/runtime.ts';
 import { newRunId } from '../state/run-id.ts';
 import { SqliteTransitionLog, StateStore } from '../state/state-store.ts';
@@ -36,6 +36,8 @@ export type EngineSettings = {
   snapshotIntervalMs?: number;
   /** Watch the agent root for file.updated / filetree.updated (on by default). */
   watchFiles?: boolean;
+  /** The run's budget (README "Budgets"); codon and loop budgets come with the plan. */
+  budget?: BudgetLimits;
 };
 
 /**
@@ -100,6 +102,7 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
     executionDir: layout.executionDir,
     rigArchive: layout.rigArchive,
     newRunId,
+    ...(settings.budget ? { budget: settings.budget } : {}),
     ...(settings.hooks
       ? {
           hooks: settings.hooks(deps, {

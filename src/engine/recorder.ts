@@ -1,9 +1,18 @@
 import type { Logger } from 'pino';
 import type { EventBus } from '../journal/event-bus.ts';
 import type { ErrorSeverity, EventInput, EventType, StateTransitionType } from '../protocol/index.ts';
-import { summary } from '../state/reducer.ts';
+import { type EngineState, summary } from '../state/reducer.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { Transition, TransitionData } from '../state/transitions.ts';
+
+/**
+ * Told of what the recorder records, synchronously, right after it is recorded (budgets watch costs
+ * and token usage this way). A watcher must not throw; one that does is logged and skipped.
+ */
+export type RecorderWatcher = {
+  transition?(transition: Transition, before: EngineState, after: EngineState): void;
+  event?<T extends EventType>(type: T, data: EventInput<T>): void;
+};
 
 /**
  * How the engine records what happens: transitions (durable, folded into the state, announced as
@@ -14,6 +23,7 @@ export class Recorder {
   readonly #state: StateStore;
   readonly #log: Logger;
   #closed = false;
+  readonly #watchers: RecorderWatcher[] = [];
 
   constructor(options: { bus: EventBus; state: StateStore; logger: Logger }) {
     this.#bus = options.bus;
@@ -31,9 +41,26 @@ export class Recorder {
     return this.#closed || this.#bus.failure !== undefined;
   }
 
+  /** Adds a watcher of every transition applied and every event published from now on. */
+  watch(watcher: RecorderWatcher): void {
+    this.#watchers.push(watcher);
+  }
+
   publish<T extends EventType>(type: T, data: EventInput<T>): Promise<unknown> {
     if (this.#closed) return Promise.reject(new Error(`${type} after the engine stopped; not recorded`));
-    return this.#bus.publish(type, data);
+    const published = this.#bus.publish(type, data);
+    if (type !== 'state.transition') this.#tell((w) => w.event?.(type, data));
+    return published;
+  }
+
+  #tell(call: (watcher: RecorderWatcher) => void): void {
+    for (const watcher of this.#watchers) {
+      try {
+        call(watcher);
+      } catch (error) {
+        this.#log.error({ err: error }, 'a recorder watcher failed');
+      }
+    }
   }
 
   /**
@@ -48,6 +75,7 @@ export class Recorder {
   applyAll(transitions: readonly Transition[]): Promise<unknown> {
     if (this.#closed) return Promise.reject(new Error('transition after the engine stopped; not recorded'));
     let applied: ReturnType<StateStore['applyAll']>;
+    const before = this.#state.state;
     try {
       applied = this.#state.applyAll(transitions);
     } catch (error) {
@@ -68,6 +96,9 @@ export class Recorder {
     // Journaled now, in the same synchronous step as the state store's write, not at the bus's next
     // group commit: a SIGKILL in between left the state with a transition the journal never got.
     this.#bus.flush();
+    applied.forEach(({ transition, state }, i) =>
+      this.#tell((w) => w.transition?.(transition, applied[i - 1]?.state ?? before, state)),
+    );
     return announced;
   }
 

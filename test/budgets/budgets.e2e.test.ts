@@ -98,6 +98,27 @@ ${stuckTurns(m + 1)}`;
     ]);
   });
 
+  it("--max-time runs from the server's start: idle past it, the run says so once and refuses to start", async () => {
+    const { client } = await serve(simplePlan(['one']), 'turns: []\n', [
+      '--max-time',
+      '2s',
+      '--no-autostart',
+    ]);
+    const over = await seen(client, 'error', (e) => e.data.code === 'BUDGET_EXCEEDED');
+    expect(over.data).toMatchObject({ severity: 'warning', context: 'plan' });
+    expect(over.data.message).toMatch(
+      /^plan budget exceeded: maxDurationMs 2000, spent \d+; codons that count in it are refused/,
+    );
+    const refused = client.next('error', (e) => e.data.commandId !== undefined);
+    client.send('codon.next');
+    expect((await refused).data).toMatchObject({ code: 'BUDGET_EXCEEDED' });
+    const history = await client.syncHistory();
+    expect(history.some((e) => e.type === 'codon.started')).toBe(false);
+    expect(errorsWith(history, 'BUDGET_EXCEEDED').filter((e) => e.data.commandId === undefined)).toHaveLength(
+      1,
+    );
+  });
+
   it("a codon's own maxOutputTokens counts the agent's output tokens", async () => {
     const m = marker();
     const plan = `name: test

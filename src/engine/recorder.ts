@@ -96,9 +96,12 @@ export class Recorder {
     // Journaled now, in the same synchronous step as the state store's write, not at the bus's next
     // group commit: a SIGKILL in between left the state with a transition the journal never got.
     this.#bus.flush();
-    applied.forEach(({ transition, state }, i) =>
-      this.#tell((w) => w.transition?.(transition, applied[i - 1]?.state ?? before, state)),
-    );
+    let previous = before;
+    for (const { transition, state } of applied) {
+      const from = previous;
+      this.#tell((w) => w.transition?.(transition, from, state));
+      previous = state;
+    }
     return announced;
   }
 

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { Command } from 'commander';
+import { parseCost, parseDuration, runBudget } from '../budgets/limits.ts';
 import { resolveProxyConfig } from '../config/proxy-config.ts';
 import { readConfigFile, resolveServerSettings } from '../config/server-config.ts';
 import { createOrchestrator } from '../engine/create-orchestrator.ts';
@@ -43,6 +44,8 @@ export type RunFlags = {
   exitWhenDone?: boolean;
   fresh?: boolean;
   model?: string;
+  maxCost?: string;
+  maxTime?: string;
 };
 
 export function registerRun(program: Command): void {
@@ -70,6 +73,11 @@ export function registerRun(program: Command): void {
       'stop once the plan has run (exit 0) or a codon failed or was stopped (exit 1)',
     )
     .option('--fresh', 'start a new execution directory instead of resuming the one the plan already has')
+    .option('--max-cost <usd>', "the run's budget in US dollars, agents and sentinels together (e.g. 2.50)")
+    .option(
+      '--max-time <duration>',
+      "the run's wall-clock budget from the server's start: 90s, 30m, 2h or ms",
+    )
     .action(async (planFile: string, flags: RunFlags) => {
       exitOnceStopped(await run(planFile, flags));
     });
@@ -112,14 +120,30 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
       EXIT.invalidInput,
     );
   }
+  const maxCostUsd = flags.maxCost === undefined ? undefined : parseCost(flags.maxCost);
+  if (flags.maxCost !== undefined && maxCostUsd === undefined) {
+    return fail(
+      `--max-cost must be a positive number of US dollars (e.g. 2.50), got "${flags.maxCost}"`,
+      EXIT.invalidInput,
+    );
+  }
+  const maxDurationMs = flags.maxTime === undefined ? undefined : parseDuration(flags.maxTime);
+  if (flags.maxTime !== undefined && maxDurationMs === undefined) {
+    return fail(
+      `--max-time must be a duration such as 90s, 30m or 2h (or milliseconds), got "${flags.maxTime}"`,
+      EXIT.invalidInput,
+    );
+  }
   const settings = resolveServerSettings(file.value, {
     port,
     host: flags.host,
     allowOrigins: flags.allowOrigin,
     autostart: flags.autostart === false ? false : undefined,
     ...(maxClients === undefined ? {} : { limits: { maxClients } }),
+    budget: runBudget({ maxCostUsd, maxDurationMs }),
   });
   if (!settings.ok) return fail(settings.message, EXIT.invalidInput);
+  const budget = runBudget(plan.budget, settings.value.budget);
   const proxy = resolveProxyConfig({
     cli: {
       ...(flags.proxy ? { proxy: true } : {}),
@@ -186,6 +210,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
           })),
         },
         proxy: { enabled: proxy.value.enabled, ...(agentUrl ? { url: agentUrl } : {}) },
+        ...(budget ? { budget } : {}),
       }),
       settings: settings.value,
       companions,
@@ -193,6 +218,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
         engine = await createOrchestrator(deps, {
           plan,
           autostart: settings.value.autostart,
+          ...(budget ? { budget } : {}),
           providerBaseUrl: () => agentUrl ?? providerUrl,
           hooks: ({ bus, logger, layout }, record) =>
             createSentinelHooks({

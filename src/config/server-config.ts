@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { Notify } from '../plan/unattended-schema.ts';
+import { Budget, Notify } from '../plan/unattended-schema.ts';
 
 const MiB = 1024 * 1024;
 
@@ -24,6 +24,8 @@ export const ServerSettings = z.object({
   logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
   /** Webhooks told about every run of this server, beside the plan's own `notify` (README "Notifications"). */
   notify: Notify.default([]),
+  /** The run's budget over the plan's, limit by limit (`--max-cost`, `--max-time` over this). */
+  budget: Budget.optional(),
   limits: z
     .object({
       /** A command frame over this gets MESSAGE_TOO_LARGE (real commands are a few hundred bytes). */
@@ -89,7 +91,7 @@ export function readConfigFile(file: string): { ok: true; value: Record<string, 
   }
 }
 
-/** Merges layers (later wins, nested `limits` merged key by key) and validates the result. */
+/** Merges layers (later wins, nested `limits` and `budget` merged key by key) and validates the result. */
 export function resolveServerSettings(
   ...layers: Array<Record<string, unknown> | undefined>
 ): { ok: true; value: ServerSettings } | ConfigProblem {
@@ -98,8 +100,8 @@ export function resolveServerSettings(
     if (!layer) continue;
     for (const [key, value] of Object.entries(layer)) {
       if (value === undefined) continue;
-      if (key === 'limits' && typeof value === 'object' && value !== null) {
-        merged.limits = { ...(merged.limits as object | undefined), ...value };
+      if ((key === 'limits' || key === 'budget') && typeof value === 'object' && value !== null) {
+        merged[key] = { ...(merged[key] as object | undefined), ...value };
       } else {
         merged[key] = value;
       }

@@ -8,7 +8,7 @@ import { describeError } from '../storage/probe.ts';
 import type { CodonHooks } from './codon-hooks.ts';
 import { CodonRun } from './codon-run.ts';
 import type { CodonSteps } from './codon-steps.ts';
-import { type CodonOutcome, classifyOutcome, stoppedMessage } from './failure.ts';
+import { type CodonOutcome, classifyOutcome, type StopKind, stoppedMessage } from './failure.ts';
 import type { Recorder } from './recorder.ts';
 import type { MappedOutput } from './stream-mapper.ts';
 import type { EndStatus } from './what-next.ts';
@@ -36,7 +36,7 @@ type Active = { codon: RuntimeCodon; run: CodonRun; snapshotTimer: NodeJS.Timeou
 type Preparing = {
   codon: RuntimeCodon;
   abort: AbortController;
-  stop?: { by: 'skip' | 'forceStop'; reason?: string };
+  stop?: { by: StopKind; reason?: string };
 };
 
 /**
@@ -49,7 +49,7 @@ export class CodonLifecycle {
   #active: Active | undefined;
   #preparing: Preparing | undefined;
   /** Set once the running agent has been asked to stop (a second skip or stop is refused). */
-  #stopping: 'skip' | 'forceStop' | undefined;
+  #stopping: StopKind | undefined;
 
   constructor(options: LifecycleOptions) {
     this.#o = options;
@@ -107,6 +107,15 @@ export class CodonLifecycle {
       if (!preparing.stop) refused = await this.#o.hooks.beforeAgent(codon, runId);
     } finally {
       this.#preparing = undefined;
+    }
+    if (preparing.stop?.by === 'budget') {
+      const message = `${stoppedMessage('budget', preparing.stop.reason)} (before its agent started)`;
+      return this.#endWithoutAgent(
+        codon,
+        runId,
+        { type: 'budget', retriable: false, message },
+        'BUDGET_EXCEEDED',
+      );
     }
     if (preparing.stop) {
       const { by, reason } = preparing.stop;
@@ -176,11 +185,11 @@ export class CodonLifecycle {
   }
 
   /**
-   * Ends the active codon for a client (skip, forceStop) or for shutdown: its rig setup command or
-   * its agent, whole process trees. The stop is claimed at once (a second one is refused: undefined);
-   * the promise resolves once the processes are gone.
+   * Ends the active codon for a client (skip, forceStop), for shutdown or for its budget: its rig
+   * setup command or its agent, whole process trees. The stop is claimed at once (a second one is
+   * refused: undefined); the promise resolves once the processes are gone.
    */
-  stopActive(by: 'forceStop' | 'skip', reason?: string): Promise<void> | undefined {
+  stopActive(by: StopKind, reason?: string): Promise<void> | undefined {
     const preparing = this.#preparing;
     if (preparing) {
       if (preparing.stop) return undefined;
@@ -194,7 +203,7 @@ export class CodonLifecycle {
   }
 
   /** How the active codon is being stopped, if it is. */
-  get stopping(): 'skip' | 'forceStop' | undefined {
+  get stopping(): StopKind | undefined {
     return this.#preparing?.stop?.by ?? this.#stopping;
   }
 
@@ -272,7 +281,11 @@ export class CodonLifecycle {
       await this.#codonError(
         codon,
         `${to === 'stopped' ? 'was stopped' : 'failed'}: ${failureReason?.message ?? 'no reason given'}`,
-        failureReason?.type === 'timeout' ? 'CODON_TIMEOUT' : 'CODON_FAILED',
+        failureReason?.type === 'timeout'
+          ? 'CODON_TIMEOUT'
+          : failureReason?.type === 'budget'
+            ? 'BUDGET_EXCEEDED'
+            : 'CODON_FAILED',
         failureReason?.type,
       );
     }

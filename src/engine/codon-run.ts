@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { AgentAdapter, AgentRun, AgentStart } from '../agents/agent-adapter.ts';
 import { notStarted } from '../agents/spawn-agent.ts';
 import { AgentPidsFile } from './agent-pids.ts';
-import type { CodonOutcome } from './failure.ts';
+import type { CodonOutcome, StopKind } from './failure.ts';
 import { type MappedOutput, StreamMapper } from './stream-mapper.ts';
 
 export type CodonRunOptions = {
@@ -117,8 +117,8 @@ export class CodonRun {
     })();
   }
 
-  /** Ends the agent for a client command; the outcome records why. */
-  stop(by: 'forceStop' | 'skip', reason?: string): Promise<void> {
+  /** Ends the agent for a client command or its budget; the outcome records why. */
+  stop(by: StopKind, reason?: string): Promise<void> {
     if (!this.#stoppedBy) {
       this.#stoppedBy = by;
       this.#stopReason = reason;

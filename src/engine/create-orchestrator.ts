@@ -6,7 +6,7 @@ import { CheckpointStore } from '../checkpoints/index.ts';
 import { createFileWatcher } from '../files/index.ts';
 import { guardedTransaction } from '../journal/database.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
-import type { FileNode } from '../protocol/index.ts';
+import type { BudgetLimits, FileNode } from '../protocol/index.ts';
 import type { RuntimeDeps } from '../server/runtime.ts';
 import { newRunId } from '../state/run-id.ts';
 import { SqliteTransitionLog, StateStore } from '../state/state-store.ts';
@@ -37,6 +37,8 @@ export type EngineSettings = {
   snapshotIntervalMs?: number;
   /** Watch the agent root for file.updated / filetree.updated (on by default). */
   watchFiles?: boolean;
+  /** The run's budget (README "Budgets"); codon and loop budgets come with the plan. */
+  budget?: BudgetLimits;
 };
 
 /**
@@ -109,6 +111,7 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
         : undefined;
       return row && typeof codonId === 'string' ? { type: row.type, codonId } : undefined;
     },
+    ...(settings.budget ? { budget: settings.budget } : {}),
     ...(settings.hooks
       ? {
           hooks: settings.hooks(deps, {

@@ -1,5 +1,8 @@
 import type { FailureReason, ProcessExit } from '../protocol/index.ts';
 
+/** Who or what ended a codon early: a client (forceStop, skip) or its budget. */
+export type StopKind = 'forceStop' | 'skip' | 'budget';
+
 export type CodonOutcome = {
   exit: ProcessExit;
   /** The agent's final `result` line, if it printed one. */
@@ -7,9 +10,9 @@ export type CodonOutcome = {
   timedOut: boolean;
   /** Why the agent could not be started at all (spawn failed: EMFILE, a missing binary). */
   startFailure?: string;
-  /** Set when a client stopped the codon (forceStop / skip). */
-  stoppedBy?: 'forceStop' | 'skip';
-  /** What the client (or the shutdown) gave as the reason for stopping. */
+  /** Set when a client stopped the codon (forceStop / skip), or its budget ran out. */
+  stoppedBy?: StopKind;
+  /** What the client (or the shutdown) gave as the reason for stopping; for a budget, what ran out. */
   stopReason?: string;
 };
 
@@ -32,6 +35,13 @@ export function classifyOutcome(o: CodonOutcome): { success: boolean; failureRea
     return {
       success: false,
       failureReason: { type: 'timeout', retriable: true, message: 'the codon ran past its timeoutMs' },
+    };
+  }
+  if (o.stoppedBy === 'budget') {
+    // Never retried: the same work would spend past the same limit.
+    return {
+      success: false,
+      failureReason: { type: 'budget', retriable: false, message: stoppedMessage('budget', o.stopReason) },
     };
   }
   if (o.stoppedBy) {
@@ -80,7 +90,8 @@ export function classifyOutcome(o: CodonOutcome): { success: boolean; failureRea
 }
 
 /** How a stopped codon's failureReason reads: who stopped it and why (`reason` says who, e.g. "by a client: stuck"). */
-export function stoppedMessage(by: 'forceStop' | 'skip', reason: string | undefined): string {
+export function stoppedMessage(by: StopKind, reason: string | undefined): string {
+  if (by === 'budget') return reason ?? 'its budget ran out';
   if (by === 'skip') return reason ? `skipped ${reason}` : 'skipped by a client';
   return reason ? `stopped ${reason}` : 'stopped by a client';
 }

@@ -1,11 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { AgentAdapter } from '../agents/agent-adapter.ts';
+import { BudgetKeeper } from '../budgets/budget-keeper.ts';
 import { type CheckpointRecord, runBranchName } from '../checkpoints/index.ts';
 import type { EventBus } from '../journal/event-bus.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
 import {
+  type BudgetLimits,
   type EventInput,
   type EventType,
   echo,
@@ -75,6 +77,8 @@ export type OrchestratorOptions = {
   atomically?: Atomically;
   /** The journal's newest codon.started / codon.completed of a run (recovery completes a codon left without its end). */
   lastCodonEvent?: LastCodonEvent;
+  /** The run's budget: the plan's, under the config file and the command line (README "Budgets"). */
+  budget?: BudgetLimits;
 };
 
 /**
@@ -89,6 +93,7 @@ export class Orchestrator implements Engine {
   readonly #recorder: Recorder;
   readonly #steps: CodonSteps;
   readonly #lifecycle: CodonLifecycle;
+  readonly #budgets: BudgetKeeper;
   #queue: Promise<void> = Promise.resolve();
   #stopping = false;
   #rollingBack = false;
@@ -116,6 +121,15 @@ export class Orchestrator implements Engine {
       steps: this.#steps,
       hooks: options.hooks ?? noHooks,
       logger: this.#log,
+      snapshot: () => this.#snapshot(),
+    });
+    this.#budgets = new BudgetKeeper({
+      planName: options.plan.name,
+      limits: options.budget,
+      codons: options.plan.codons,
+      recorder: this.#recorder,
+      logger: this.#log,
+      stopActive: (message) => this.#lifecycle.stopActive('budget', message),
       snapshot: () => this.#snapshot(),
     });
   }
@@ -243,6 +257,7 @@ export class Orchestrator implements Engine {
 
   async stop(reason: string): Promise<void> {
     this.#stopping = true;
+    this.#budgets.close();
     // A codon in rig setup holds the queue: stop its command first.
     if (this.#lifecycle.preparing)
       await this.#lifecycle.stopActive('forceStop', `by the server's shutdown (${reason})`);
@@ -290,12 +305,24 @@ export class Orchestrator implements Engine {
     // A client may have started a codon before startup's turn came: the decision is then taken.
     if (this.#stopping || this.#lifecycle.active) return;
     const decision = decide(trigger, this.#codons, lineageOf(this.#state));
-    if ('start' in decision) await this.#startCodon(decision.start, false);
-    else await this.#idle(decision.idle);
+    if (!('start' in decision)) return void (await this.#idle(decision.idle));
+    // An exhausted budget holds the run: only a person (with a higher limit) moves it on.
+    const refused = this.#budgets.refusal(decision.start.id);
+    if (!refused) return this.#startCodon(decision.start, false);
+    const idle = idleEvent(
+      trigger.kind === 'startup' ? 'startup' : 'codon-completed',
+      this.#o.plan,
+      lineageOf(this.#state),
+    );
+    await this.#publish('server.idle', { ...idle, message: `${idle.message}; ${refused}` });
   }
 
-  /** Starts a codon, unless one is active: that would be two at once, which never happens. */
-  async #startCodon(codon: RuntimeCodon, skipPreCommands: boolean): Promise<void> {
+  /**
+   * Starts a codon, unless one is active: that would be two at once, which never happens.
+   * `freshBudget`: the codon's own budget starts afresh (false for an automatic attempt, which
+   * counts in the same budget).
+   */
+  async #startCodon(codon: RuntimeCodon, skipPreCommands: boolean, freshBudget = true): Promise<void> {
     const runId = this.#runId();
     const run = runOf(this.#state, runId);
     const busy =
@@ -312,7 +339,9 @@ export class Orchestrator implements Engine {
     this.#finished = new Promise((resolve) => {
       recorded = resolve;
     });
-    const onExit = (outcome: CodonOutcome) =>
+    this.#budgets.begin(codon.id, freshBudget);
+    const onExit = (outcome: CodonOutcome) => {
+      this.#budgets.end(codon.id);
       this.#enqueue(async () => {
         try {
           const status = await this.#lifecycle.finish(codon, runId, outcome);
@@ -321,8 +350,10 @@ export class Orchestrator implements Engine {
           recorded();
         }
       });
+    };
     const began = await this.#lifecycle.begin(codon, runId, skipPreCommands, onExit);
     if (began === 'running') return;
+    this.#budgets.end(codon.id);
     recorded();
     await this.#proceed({ kind: 'codon-ended', status: began, autostart: this.#o.autostart });
   }
@@ -338,7 +369,7 @@ export class Orchestrator implements Engine {
           const ids = this.#codons.map((c) => c.id);
           return ctx.fail('UNKNOWN_CODON', unknownCodonMessage(command.data.codonId, this.#o.plan.name, ids));
         }
-        if (this.#busy(ctx)) return;
+        if (this.#busy(ctx) || this.#overBudget(codon, ctx)) return;
         return this.#startCodon(codon, command.data.skipPreCommands);
       }
       case 'codon.next': {
@@ -350,6 +381,7 @@ export class Orchestrator implements Engine {
             `all ${this.#codons.length} codons are done; use codon.redo, or codon.start with a codon id, to run one again`,
           );
         }
+        if (this.#overBudget(next, ctx)) return;
         return this.#startCodon(next, false);
       }
       case 'codon.redo': {
@@ -363,6 +395,7 @@ export class Orchestrator implements Engine {
               ? 'no codon has ended in this run history yet; start one with codon.next or codon.start'
               : `codon ${target} is no longer in plan "${this.#o.plan.name}"; start one with codon.start`,
           );
+        if (this.#overBudget(codon, ctx)) return;
         return this.#startCodon(codon, false);
       }
       case 'codon.skip':
@@ -426,6 +459,13 @@ export class Orchestrator implements Engine {
       `codon ${active.id} is running; wait for codon.completed, or send codon.skip or codon.forceStop first`,
     );
     return true;
+  }
+
+  /** Refuses a start while the plan's budget (or the codon's loop's) is exhausted. */
+  #overBudget(codon: RuntimeCodon, ctx: CommandContext): boolean {
+    const refused = this.#budgets.refusal(codon.id);
+    if (refused) ctx.fail('BUDGET_EXCEEDED', refused);
+    return refused !== undefined;
   }
 
   async #rollbackCommand(command: RollbackCommand, ctx: CommandContext): Promise<void> {
@@ -575,6 +615,7 @@ export class Orchestrator implements Engine {
         fileTree: this.#o.fileTree(),
         isRollingBack: this.rollingBack,
         now: Date.now(),
+        budgets: this.#budgets.status(),
       }),
     ).catch((error: unknown) => this.#log.error({ err: error }, 'snapshot failed'));
   }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { EventBus, PendingCommit } from '../journal/event-bus.ts';
 import type { ErrorSeverity, EventInput, EventType, StateTransitionType } from '../protocol/index.ts';
-import { summary } from '../state/reducer.ts';
+import { type EngineState, summary } from '../state/reducer.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { Transition, TransitionData } from '../state/transitions.ts';
 
@@ -10,6 +10,15 @@ export type Atomically = (write: () => void) => void;
 
 /** An event to journal along with transitions. */
 export type EventOf = { [T in EventType]: { type: T; data: EventInput<T> } }[EventType];
+
+/**
+ * Told of what the recorder records, synchronously, right after it is recorded (budgets watch costs
+ * and token usage this way). A watcher must not throw; one that does is logged and skipped.
+ */
+export type RecorderWatcher = {
+  transition?(transition: Transition, before: EngineState, after: EngineState): void;
+  event?<T extends EventType>(type: T, data: EventInput<T>): void;
+};
 
 /**
  * How the engine records what happens: transitions (durable, folded into the state, announced as
@@ -21,6 +30,7 @@ export class Recorder {
   readonly #log: Logger;
   readonly #atomically: Atomically;
   #closed = false;
+  readonly #watchers: RecorderWatcher[] = [];
 
   constructor(options: { bus: EventBus; state: StateStore; logger: Logger; atomically?: Atomically }) {
     this.#bus = options.bus;
@@ -39,9 +49,26 @@ export class Recorder {
     return this.#closed || this.#bus.failure !== undefined;
   }
 
+  /** Adds a watcher of every transition applied and every event published from now on. */
+  watch(watcher: RecorderWatcher): void {
+    this.#watchers.push(watcher);
+  }
+
   publish<T extends EventType>(type: T, data: EventInput<T>): Promise<unknown> {
     if (this.#closed) return Promise.reject(new Error(`${type} after the engine stopped; not recorded`));
-    return this.#bus.publish(type, data);
+    const published = this.#bus.publish(type, data);
+    if (type !== 'state.transition') this.#tell((w) => w.event?.(type, data));
+    return published;
+  }
+
+  #tell(call: (watcher: RecorderWatcher) => void): void {
+    for (const watcher of this.#watchers) {
+      try {
+        call(watcher);
+      } catch (error) {
+        this.#log.error({ err: error }, 'a recorder watcher failed');
+      }
+    }
   }
 
   /**
@@ -62,9 +89,11 @@ export class Recorder {
     if (this.#closed) return Promise.reject(new Error('transition after the engine stopped; not recorded'));
     let announced: Promise<unknown> = Promise.resolve();
     let commit: PendingCommit | undefined;
+    let applied: ReturnType<StateStore['applyAll']> = [];
+    const before = this.#state.state;
     try {
       this.#atomically(() => {
-        const applied = this.#state.applyAll(transitions);
+        applied = this.#state.applyAll(transitions);
         announced = Promise.all([
           ...applied.map(({ transition, state }) => {
             const d = transition.data as { runId?: string; codonId?: string };
@@ -87,6 +116,12 @@ export class Recorder {
       return Promise.reject(error);
     }
     commit?.deliver();
+    let previous = before;
+    for (const { transition, state } of applied) {
+      const from = previous;
+      this.#tell((w) => w.transition?.(transition, from, state));
+      previous = state;
+    }
     return announced;
   }
 

@@ -1,4 +1,4 @@
-import type { CodonExecution, EventInput, FileNode } from '../protocol/index.ts';
+import type { BudgetStatus, CodonExecution, EventInput, FileNode } from '../protocol/index.ts';
 import { type CodonRecord, codonOf, type EngineState, runOf } from '../state/reducer.ts';
 import { lineageEntries } from './checkpoint-list.ts';
 import { ENDING_TYPES } from './what-next.ts';
@@ -30,7 +30,12 @@ export function lineageExecutions(state: EngineState): CodonRecord[] {
 /** Builds a state.snapshot (spec 6.1) from the state. Pure. */
 export function buildSnapshot(
   state: EngineState,
-  options: { fileTree: FileNode[]; isRollingBack: boolean; now: number },
+  options: {
+    fileTree: FileNode[];
+    isRollingBack: boolean;
+    now: number;
+    budgets?: BudgetStatus[] | undefined;
+  },
 ): EventInput<'state.snapshot'> {
   const executions = lineageExecutions(state);
   const toExecution = ({
@@ -53,5 +58,6 @@ export function buildSnapshot(
     totalCost: state.totalCost,
     totalTime,
     isRollingBack: options.isRollingBack,
+    ...(options.budgets ? { budgets: options.budgets } : {}),
   };
 }

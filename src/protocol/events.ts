@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BudgetLimits, BudgetStatus } from './budget.ts';
 import { ErrorCode, ErrorSeverity } from './errors.ts';
 import {
   CheckpointInfo,
@@ -82,6 +83,8 @@ const serverState = {
     totalCost: z.number(),
     totalTime: z.number(),
     isRollingBack: z.boolean(),
+    /** Ours: spend against each budget in force (the plan's, the active codon's loop and codon), when any is set. */
+    budgets: z.array(BudgetStatus).optional(),
   }),
   'token.usage': z.object({
     codonId: z.string(),
@@ -280,6 +283,8 @@ const connection = {
       .optional(),
     /** Ours: whether the LLM proxy runs, and where. */
     proxy: z.object({ enabled: z.boolean(), url: z.string().optional() }).optional(),
+    /** Ours: the run's budget (the plan's, under the config file and --max-cost/--max-time), when set. */
+    budget: BudgetLimits.optional(),
     /** Ours: what this server goes on with when the execution directory already had runs. */
     resumed: z
       .object({

@@ -1,3 +1,4 @@
+export * from './budget.ts';
 export * from './commands.ts';
 export * from './echo.ts';
 export * from './errors.ts';

@@ -84,6 +84,30 @@ describe('runAgentLoop', () => {
     expect(second.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
   });
 
+  it("gives each message's complete usage on its last line (the engine counts spend from it)", async () => {
+    // As printed: each line as it was when it went out.
+    const lines: StreamJsonLine[] = [];
+    await run(
+      {
+        turns: [
+          {
+            content: [{ text: 'Listing.' }, { tool_use: { name: 'Glob', input: { pattern: '*' } } }],
+            usage: { input_tokens: 100, output_tokens: 1500 },
+          },
+          { content: [{ text: 'Done.' }], usage: { input_tokens: 200, output_tokens: 700 } },
+        ],
+      },
+      { emit: (line) => lines.push(JSON.parse(JSON.stringify(line)) as StreamJsonLine) },
+    );
+    const usage = lines.flatMap((line) =>
+      line.type === 'assistant'
+        ? [`${line.message.content[0]?.type} ${line.message.usage.output_tokens}`]
+        : [],
+    );
+    // The first block went out before the message was complete; the last carries its final usage.
+    expect(usage).toEqual(['text 1', 'tool_use 1500', 'text 700']);
+  });
+
   it('retries with the provider-given delay and reports each retry', async () => {
     const { result, lines, sleeps } = await run({
       turns: [

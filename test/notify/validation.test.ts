@@ -28,7 +28,7 @@ describe('notify entries in the plan', () => {
       ),
     );
     expect(problems.map((p) => [p.code, p.path, p.line])).toEqual([
-      ['INVALID_VALUE', 'notify[0].webhook', 4],
+      ['INVALID_URL', 'notify[0].webhook', 4],
       ['INVALID_VALUE', 'notify[0].on[0]', 5],
       ['MISSING_FIELD', 'notify[1].webhook', 6],
       [expect.any(String), 'notify[2].on', 8],

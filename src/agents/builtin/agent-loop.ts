@@ -57,6 +57,10 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<ResultLin
   const ask = async (): Promise<{ ok: true; message: Message } | { ok: false; error: LlmError }> => {
     for (let attempt = 1; ; attempt++) {
       const callStarted = now();
+      // Each block goes out when the next one completes, the last once the message has: a message's
+      // usage is only complete after its last block (message_delta), and the engine counts spend
+      // from the usage of the last line of each message (budgets are checked as it arrives).
+      let held: { block: ContentBlock; message: Message; requestId: string | null } | undefined;
       const outcome = await options.client.stream(
         {
           model: options.model,
@@ -67,9 +71,16 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<ResultLin
         },
         {
           signal: options.signal,
-          onBlock: (block, { message, requestId }) => emitBlock(block, message, requestId),
+          onBlock: (block, { message, requestId }) => {
+            if (held) emitBlock(held.block, held.message, held.requestId);
+            held = { block, message, requestId };
+          },
         },
       );
+      if (held) {
+        const final = outcome.ok ? outcome.value.message : held.message;
+        emitBlock(held.block, { ...held.message, usage: final.usage }, held.requestId);
+      }
       apiMs += now() - callStarted;
       if (outcome.ok) return { ok: true, message: outcome.value.message };
       const decision = decideRetry(outcome.error, attempt, options.maxRetries);

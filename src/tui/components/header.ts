@@ -2,6 +2,7 @@ import { Box, Text } from 'ink';
 import React from 'react';
 import { formatClock, formatDuration, formatTime, formatTokens } from '../format.ts';
 import { useNow } from '../hooks/use-now.ts';
+import { budgetLine } from '../store/budget.ts';
 import { describeCost, totalTokens } from '../store/reduce.ts';
 import type { RunState } from '../store/run-state.ts';
 import { runWord } from '../store/selectors.ts';
@@ -44,10 +45,10 @@ export const Header = React.memo(function Header({
   const end = run.endedAt ? Date.parse(run.endedAt) : done && run.idle ? Date.parse(run.idle.at) : now;
   const elapsed = started === undefined ? '--:--' : formatClock(end - started);
   const cache = tokens.cacheRead + tokens.cacheCreation;
+  const budget = budgetLine(run, tokens.output, now);
   // What the run is doing (and what runs next) comes first: the line is cut at the right edge.
-  const second = [
-    runWord(run),
-    `cost ${describeCost(run)}`,
+  const before = `${runWord(run)}  cost ${describeCost(run)}  `;
+  const after = [
     `tokens ${formatTokens(tokens.input)} in · ${formatTokens(tokens.output)} out${cache > 0 ? ` · ${formatTokens(cache)} cache` : ''}`,
     `elapsed ${elapsed}`,
     `proxy ${proxy}`,
@@ -55,5 +56,14 @@ export const Header = React.memo(function Header({
   ]
     .filter(Boolean)
     .join('  ');
-  return h(Box, { flexDirection: 'column' }, first, h(Text, { wrap: 'truncate-end' }, second));
+  const second = budget
+    ? h(
+        Text,
+        { wrap: 'truncate-end' },
+        before,
+        h(Text, { color: theme.tone(budget.tone), bold: budget.tone !== undefined }, budget.text),
+        `  ${after}`,
+      )
+    : h(Text, { wrap: 'truncate-end' }, before, after);
+  return h(Box, { flexDirection: 'column' }, first, second);
 });

@@ -126,9 +126,24 @@ export function foldEvent(state: RunState, e: ServerEvent): RunState {
     case 'state.snapshot': {
       const d = e.data;
       const codons = d.currentCodon ? [...d.completedCodons, d.currentCodon] : d.completedCodons;
+      const { budgets: _b, ...run } = state.run;
+      const budgets = d.budgets
+        ? {
+            statuses: d.budgets,
+            at: e.timestamp,
+            totalCost: d.totalCost,
+            outputTokens: totalTokens(state.run).output,
+          }
+        : undefined;
       return {
         ...applySnapshotCodons(state, codons),
-        run: { ...state.run, totalCost: d.totalCost, workTime: d.totalTime, isRollingBack: d.isRollingBack },
+        run: {
+          ...run,
+          totalCost: d.totalCost,
+          workTime: d.totalTime,
+          isRollingBack: d.isRollingBack,
+          ...(budgets ? { budgets } : {}),
+        },
       };
     }
     case 'state.transition':

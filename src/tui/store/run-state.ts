@@ -9,6 +9,7 @@ import type {
   ServerEvent,
 } from '../../protocol/index.ts';
 import type { Tone } from '../theme.ts';
+import type { BudgetView } from './budget.ts';
 
 /** Everything the UI knows about the run, folded from protocol events. Plain data, never mutated. */
 
@@ -51,6 +52,8 @@ export type RunInfo = {
   /** Tokens of finished attempts, plus the running totals of each codon's latest attempt. */
   settledTokens: TokenTotals;
   codonTokens: Record<string, TokenTotals>;
+  /** Spend against the budgets in force, from the last state.snapshot that had any. */
+  budgets?: BudgetView;
 };
 
 export type ToolResult = {

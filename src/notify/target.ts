@@ -12,11 +12,27 @@ export type PreparedTarget = {
   on: ReadonlySet<NotifyEvent>;
 };
 
-/** How a webhook URL may appear in a log line or an event: origin and path (no user-info, query or fragment). */
+/**
+ * A path segment that looks like a key rather than a name: hook services put the secret in the path
+ * (`/services/T0123ABCD/B0456EFGH/x9Yz...`, `/api/webhooks/123456789012345678/<token>`).
+ */
+function looksSecret(segment: string): boolean {
+  if (segment.length >= 16) return true;
+  return segment.length >= 8 && /\d/.test(segment) && /[A-Za-z]/.test(segment);
+}
+
+/**
+ * How a webhook URL may appear in a log line or an event: origin and path, without user-info, query
+ * or fragment, and with key-like path segments replaced by `[redacted]`.
+ */
 export function displayUrl(webhook: string): string {
   try {
     const url = new URL(webhook);
-    return redactUrl(`${url.origin}${url.pathname}`);
+    const path = url.pathname
+      .split('/')
+      .map((segment) => (looksSecret(decodeURIComponent(segment)) ? '[redacted]' : segment))
+      .join('/');
+    return redactUrl(`${url.origin}${path}`);
   } catch {
     return '[not a URL]';
   }

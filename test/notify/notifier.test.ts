@@ -164,9 +164,17 @@ describe('targets', () => {
     expect(displayUrl(`https://u:${SECRET}@hooks.example.com/a/b?token=${SECRET}#k=${SECRET}`)).toBe(
       'https://hooks.example.com/a/b',
     );
-    expect(displayUrl(`https://h.example.com/x;api_key=${SECRET}`)).toBe(
-      'https://h.example.com/x;api_key=[REDACTED]',
+    expect(displayUrl(`https://h.example.com/x;api_key=${SECRET}`)).toBe('https://h.example.com/[redacted]');
+  });
+
+  it('hide path segments that look like keys (hook services put the secret in the path)', () => {
+    expect(displayUrl('https://hooks.slack.com/services/T0123ABCD/B0456EFGH/x9YzAbCdEfGhIjKlMnOpQrSt')).toBe(
+      'https://hooks.slack.com/services/[redacted]/[redacted]/[redacted]',
     );
+    expect(displayUrl('https://discord.com/api/webhooks/123456789012345678/tok')).toBe(
+      'https://discord.com/api/webhooks/[redacted]/tok',
+    );
+    expect(displayUrl('http://127.0.0.1:8099/ribosome/notify')).toBe('http://127.0.0.1:8099/ribosome/notify');
   });
 
   it('the plan and the config file both apply; the same URL twice is one target with both kinds', () => {

@@ -168,6 +168,7 @@ export class CodonLifecycle {
         ...(resumeSessionId ? { resumeSessionId } : {}),
       },
       timeoutMs: codon.timeoutMs,
+      stallTimeoutMs: codon.stallTimeoutMs,
       stopGraceMs: this.#o.stopGraceMs,
       maxResultChars: this.#o.maxResultChars,
       logger: this.#o.logger,
@@ -272,7 +273,11 @@ export class CodonLifecycle {
       await this.#codonError(
         codon,
         `${to === 'stopped' ? 'was stopped' : 'failed'}: ${failureReason?.message ?? 'no reason given'}`,
-        failureReason?.type === 'timeout' ? 'CODON_TIMEOUT' : 'CODON_FAILED',
+        outcome.stalledAfterMs !== undefined
+          ? 'CODON_STALLED'
+          : failureReason?.type === 'timeout'
+            ? 'CODON_TIMEOUT'
+            : 'CODON_FAILED',
         failureReason?.type,
       );
     }

@@ -3,8 +3,10 @@ import type { FailureReason, ProcessExit } from '../protocol/index.ts';
 export type CodonOutcome = {
   exit: ProcessExit;
   /** The agent's final `result` line, if it printed one. */
-  result?: { isError: boolean; apiErrorStatus: number | null; message: string };
+  result?: { isError: boolean; apiErrorStatus: number | null; message: string; retryAfterMs?: number };
   timedOut: boolean;
+  /** Set when the agent printed nothing for this many milliseconds and was stopped (a stall). */
+  stalledAfterMs?: number;
   /** Why the agent could not be started at all (spawn failed: EMFILE, a missing binary). */
   startFailure?: string;
   /** Set when a client stopped the codon (forceStop / skip). */
@@ -25,6 +27,16 @@ export function classifyOutcome(o: CodonOutcome): { success: boolean; failureRea
         type: 'unknown',
         retriable: true,
         message: `the agent could not be started: ${o.startFailure}`,
+      },
+    };
+  }
+  if (o.stalledAfterMs !== undefined) {
+    return {
+      success: false,
+      failureReason: {
+        type: 'timeout',
+        retriable: true,
+        message: `the agent stalled: no output for ${formatSeconds(o.stalledAfterMs)} s`,
       },
     };
   }
@@ -83,4 +95,9 @@ export function classifyOutcome(o: CodonOutcome): { success: boolean; failureRea
 export function stoppedMessage(by: 'forceStop' | 'skip', reason: string | undefined): string {
   if (by === 'skip') return reason ? `skipped ${reason}` : 'skipped by a client';
   return reason ? `stopped ${reason}` : 'stopped by a client';
+}
+
+/** 90000 -> "90", 1500 -> "1.5". */
+function formatSeconds(ms: number): string {
+  return String(Math.round(ms / 100) / 10);
 }

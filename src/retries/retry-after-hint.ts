@@ -4,13 +4,17 @@
  * Code prints no such field, so its error text is read for a "retry-after: N" / "retry after N
  * seconds" / "retry-after-ms: N" phrase. Undefined when neither says anything.
  */
-export function retryAfterHint(field: number | null | undefined, message: string | undefined): number | undefined {
+export function retryAfterHint(
+  field: number | null | undefined,
+  message: string | undefined,
+): number | undefined {
   if (typeof field === 'number' && Number.isFinite(field) && field >= 0) return Math.round(field);
   return message === undefined ? undefined : retryAfterFromText(message);
 }
 
 const MS = /retry[-_ ]after[-_ ]ms["']?\s*[:=]?\s*["']?(\d+(?:\.\d+)?)/i;
-const SECONDS = /retry[-_ ]after["']?\s*[:=]?\s*(?:in\s+)?["']?(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|sec|seconds?)?\b/i;
+const SECONDS =
+  /retry[-_ ]after["']?\s*[:=]?\s*(?:in\s+)?["']?(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|sec|seconds?)?\b/i;
 
 export function retryAfterFromText(message: string): number | undefined {
   const ms = MS.exec(message);

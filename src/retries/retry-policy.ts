@@ -53,7 +53,7 @@ export type AfterAttempt =
       switchedToFallback: boolean;
       why: string;
     }
-  | { kind: 'give-up'; then: AfterFailure; why: string; attempts: number };
+  | { kind: 'give-up'; afterwards: AfterFailure; why: string; attempts: number };
 
 /** The first attempt of a codon (a start by a client, autostart, `then: continue`). */
 export function firstAttempt(codon: CodonPolicy & { model?: string }, defaultModel: string): NextAttempt {
@@ -110,8 +110,8 @@ export function afterAttempt(codon: CodonPolicy, end: AttemptEnd): AfterAttempt 
       : load && reason?.type === 'api-error'
         ? 'overload'
         : (reason?.type ?? 'unknown');
-  const then: AfterFailure = reason?.type === 'budget' ? 'idle' : codon.onFailure.then;
-  const giveUp = (why: string): AfterAttempt => ({ kind: 'give-up', then, why, attempts: end.attempt });
+  const afterwards: AfterFailure = reason?.type === 'budget' ? 'idle' : codon.onFailure.then;
+  const giveUp = (why: string): AfterAttempt => ({ kind: 'give-up', afterwards, why, attempts: end.attempt });
   if (!isRetriable(end)) return giveUp(`${label} is not retried`);
   const retry = codon.onFailure.retry;
   const fallback = codon.fallbackModel;

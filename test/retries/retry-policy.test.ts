@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noThenProperty: onFailure's plan field is named `then`.
 import { describe, expect, it } from 'vitest';
 import type { FailureReason } from '../../src/protocol/index.ts';
 import {
@@ -77,17 +78,17 @@ describe('which failures are retried', () => {
     });
     expect(afterAttempt(c, failed(api500, { attempt: 3 }))).toEqual({
       kind: 'give-up',
-      then: 'continue',
+      afterwards: 'continue',
       attempts: 3,
       why: '3 attempts failed (api-error)',
     });
   });
   it('applies then without a retry policy, but never continues or aborts after a budget stop', () => {
     const c = codon({ onFailure: { then: 'abort' } });
-    expect(afterAttempt(c, failed(api500))).toMatchObject({ kind: 'give-up', then: 'abort' });
+    expect(afterAttempt(c, failed(api500))).toMatchObject({ kind: 'give-up', afterwards: 'abort' });
     expect(afterAttempt(c, failed({ type: 'budget', retriable: false }))).toMatchObject({
       kind: 'give-up',
-      then: 'idle',
+      afterwards: 'idle',
     });
   });
   it('waits the doubled backoff, or the retry-after when longer', () => {
@@ -134,7 +135,7 @@ describe('fallback model', () => {
     });
     expect(afterAttempt(c, failed(rate, { attempt: 2, model: 'small', onFallback: true }))).toMatchObject({
       kind: 'give-up',
-      then: 'idle',
+      afterwards: 'idle',
     });
     // Not for a failure that is not for load.
     expect(afterAttempt(c, failed(api500))).toMatchObject({ kind: 'give-up' });

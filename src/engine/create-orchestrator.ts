@@ -100,6 +100,7 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
     executionDir: layout.executionDir,
     rigArchive: layout.rigArchive,
     newRunId,
+    ...(deps.requestStop ? { requestStop: deps.requestStop } : {}),
     ...(settings.hooks
       ? {
           hooks: settings.hooks(deps, {

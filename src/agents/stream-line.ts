@@ -72,6 +72,8 @@ export const StreamLine = z.discriminatedUnion('type', [
     subtype: z.string(),
     is_error: z.boolean(),
     api_error_status: z.number().nullish(),
+    /** Ours (built-in agent): the provider's retry-after of the API error that ended the run. */
+    retry_after_ms: z.number().nullish(),
     result: z.string().optional(),
     session_id: z.string().optional(),
     total_cost_usd: z.number().optional(),

@@ -49,6 +49,8 @@ export function describeEvent(e: ServerEvent): string | undefined {
 export function doneVerdict(idle: EventData<'server.idle'>, lastFailed: boolean): boolean | undefined {
   if (idle.reason === 'all-codons-completed') return true;
   if (idle.reason === 'startup') return undefined;
+  // The plan ran to its end past codons that failed (onFailure then: continue): not every codon is done.
+  if (idle.passedOver && idle.passedOver.length > 0) return false;
   const failed = idle.lastEnded
     ? idle.lastEnded.status === 'failed' || idle.lastEnded.status === 'stopped'
     : lastFailed;

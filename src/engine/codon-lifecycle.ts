@@ -31,6 +31,9 @@ export type LifecycleOptions = {
   snapshot: () => Promise<unknown>;
 };
 
+/** Which attempt of a codon this start is (automatic retries), shown on codon.started. */
+export type AttemptInfo = { attempt: number; maxAttempts: number; model: string };
+
 type Active = { codon: RuntimeCodon; run: CodonRun; snapshotTimer: NodeJS.Timeout; agentSessionId?: string };
 /** A codon between codon.started and its agent (rig setup, the sentinels' go-ahead): stoppable too. */
 type Preparing = {
@@ -74,6 +77,7 @@ export class CodonLifecycle {
     runId: string,
     skipPreCommands: boolean,
     onExit: (outcome: CodonOutcome) => void,
+    attempt?: AttemptInfo,
   ): Promise<'running' | EndStatus> {
     const previous = codon.continuation === 'continue-previous' ? this.#previousCodonOf(codon) : undefined;
     const sessionId = randomUUID();
@@ -95,6 +99,7 @@ export class CodonLifecycle {
       sessionId,
       ...(previous?.sessionId ? { previousSessionId: previous.sessionId } : {}),
       startTime,
+      ...(attempt ?? {}),
       ...(codon.promptMetadata ? { promptMetadata: codon.promptMetadata } : {}),
     });
     const preparing: Preparing = { codon, abort: new AbortController() };
@@ -141,7 +146,7 @@ export class CodonLifecycle {
     });
     let run: CodonRun;
     try {
-      run = this.#startAgent(codon, runId, previous?.agentSessionId);
+      run = this.#startAgent(codon, runId, previous?.agentSessionId, attempt?.model);
     } catch (error) {
       // The agent could not be started (its state directory cannot be made on a full disk, ...).
       const message = `the agent could not be started: ${describeError(error, this.#o.agentStateDir)}`;
@@ -163,13 +168,18 @@ export class CodonLifecycle {
     return 'running';
   }
 
-  #startAgent(codon: RuntimeCodon, runId: string, resumeSessionId: string | undefined): CodonRun {
+  #startAgent(
+    codon: RuntimeCodon,
+    runId: string,
+    resumeSessionId: string | undefined,
+    model: string | undefined,
+  ): CodonRun {
     return new CodonRun({
       codonId: codon.id,
       adapter: this.#o.adapters[codon.agent],
       start: {
         prompt: codon.prompt,
-        model: codon.model ?? this.#o.defaultModel,
+        model: model ?? codon.model ?? this.#o.defaultModel,
         cwd: this.#o.agentRoot,
         env: codon.env,
         providerBaseUrl: this.#o.providerBaseUrl(),
@@ -177,6 +187,7 @@ export class CodonLifecycle {
         ...(resumeSessionId ? { resumeSessionId } : {}),
       },
       timeoutMs: codon.timeoutMs,
+      stallTimeoutMs: codon.stallTimeoutMs,
       stopGraceMs: this.#o.stopGraceMs,
       maxResultChars: this.#o.maxResultChars,
       logger: this.#o.logger,
@@ -281,11 +292,13 @@ export class CodonLifecycle {
       await this.#codonError(
         codon,
         `${to === 'stopped' ? 'was stopped' : 'failed'}: ${failureReason?.message ?? 'no reason given'}`,
-        failureReason?.type === 'timeout'
-          ? 'CODON_TIMEOUT'
-          : failureReason?.type === 'budget'
-            ? 'BUDGET_EXCEEDED'
-            : 'CODON_FAILED',
+        outcome.stalledAfterMs !== undefined
+          ? 'CODON_STALLED'
+          : failureReason?.type === 'timeout'
+            ? 'CODON_TIMEOUT'
+            : failureReason?.type === 'budget'
+              ? 'BUDGET_EXCEEDED'
+              : 'CODON_FAILED',
         failureReason?.type,
       );
     }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AgentAdapter, AgentRun, AgentStart } from '../agents/agent-adapter.ts';
 import { notStarted } from '../agents/spawn-agent.ts';
+import { StallWatch } from '../retries/stall-watch.ts';
 import { AgentPidsFile } from './agent-pids.ts';
 import type { CodonOutcome, StopKind } from './failure.ts';
 import { type MappedOutput, StreamMapper } from './stream-mapper.ts';
@@ -12,6 +13,8 @@ export type CodonRunOptions = {
   /** How to start the agent; the run adds its own mark. */
   start: Omit<AgentStart, 'mark'>;
   timeoutMs: number;
+  /** No output for this long stops the agent as stalled (README "Stall detection"). */
+  stallTimeoutMs: number;
   stopGraceMs: number;
   maxResultChars: number;
   logger: Logger;
@@ -33,6 +36,7 @@ export class CodonRun {
   #stoppedBy: CodonOutcome['stoppedBy'];
   #stopReason: string | undefined;
   #timedOut = false;
+  #stalled = false;
   readonly #stop: (graceMs: number) => Promise<void>;
   readonly #graceMs: number;
 
@@ -66,10 +70,20 @@ export class CodonRun {
         mark,
       });
     }
-    agent.onStderr((text) => log.info({ stderr: text.slice(0, 2000) }, 'agent stderr'));
+    const stall = new StallWatch(options.stallTimeoutMs, () => {
+      if (this.#timedOut || this.#stoppedBy) return;
+      this.#stalled = true;
+      log.warn({ stallTimeoutMs: options.stallTimeoutMs }, 'the agent stalled; stopping it');
+      void agent.stop(options.stopGraceMs);
+    });
+    agent.onStderr((text) => {
+      stall.seen();
+      log.info({ stderr: text.slice(0, 2000) }, 'agent stderr');
+    });
     const mapper = new StreamMapper({ codonId: options.codonId, maxResultChars: options.maxResultChars });
     let result: CodonOutcome['result'];
     const timer = setTimeout(() => {
+      if (this.#stalled) return;
       this.#timedOut = true;
       log.warn({ timeoutMs: options.timeoutMs }, 'codon timed out; stopping the agent');
       void agent.stop(options.stopGraceMs);
@@ -78,6 +92,7 @@ export class CodonRun {
 
     const read = (async () => {
       for await (const line of agent.lines) {
+        stall.seen(line);
         for (const output of mapper.map(line)) {
           if (output.kind === 'result') result = output;
           options.onOutput(output);
@@ -90,6 +105,7 @@ export class CodonRun {
       const exit = await agent.exited;
       await read.catch((error: unknown) => log.error({ err: error }, 'reading agent output failed'));
       clearTimeout(timer);
+      stall.stop();
       // Whatever the agent left behind (background jobs, detached or not) goes with it.
       await agent
         .stop(0)
@@ -101,6 +117,7 @@ export class CodonRun {
       return {
         exit,
         timedOut: this.#timedOut,
+        ...(this.#stalled ? { stalledAfterMs: options.stallTimeoutMs } : {}),
         ...(startFailure ? { startFailure } : {}),
         ...(result
           ? {
@@ -108,6 +125,7 @@ export class CodonRun {
                 isError: result.isError,
                 apiErrorStatus: result.apiErrorStatus,
                 message: result.message,
+                ...(result.retryAfterMs === undefined ? {} : { retryAfterMs: result.retryAfterMs }),
               },
             }
           : {}),

@@ -112,6 +112,7 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
       return row && typeof codonId === 'string' ? { type: row.type, codonId } : undefined;
     },
     ...(settings.budget ? { budget: settings.budget } : {}),
+    ...(deps.requestStop ? { requestStop: deps.requestStop } : {}),
     ...(settings.hooks
       ? {
           hooks: settings.hooks(deps, {

@@ -6,8 +6,10 @@ export type StopKind = 'forceStop' | 'skip' | 'budget';
 export type CodonOutcome = {
   exit: ProcessExit;
   /** The agent's final `result` line, if it printed one. */
-  result?: { isError: boolean; apiErrorStatus: number | null; message: string };
+  result?: { isError: boolean; apiErrorStatus: number | null; message: string; retryAfterMs?: number };
   timedOut: boolean;
+  /** Set when the agent printed nothing for this many milliseconds and was stopped (a stall). */
+  stalledAfterMs?: number;
   /** Why the agent could not be started at all (spawn failed: EMFILE, a missing binary). */
   startFailure?: string;
   /** Set when a client stopped the codon (forceStop / skip), or its budget ran out. */
@@ -28,6 +30,16 @@ export function classifyOutcome(o: CodonOutcome): { success: boolean; failureRea
         type: 'unknown',
         retriable: true,
         message: `the agent could not be started: ${o.startFailure}`,
+      },
+    };
+  }
+  if (o.stalledAfterMs !== undefined) {
+    return {
+      success: false,
+      failureReason: {
+        type: 'timeout',
+        retriable: true,
+        message: `the agent stalled: no output for ${formatSeconds(o.stalledAfterMs)} s`,
       },
     };
   }
@@ -94,4 +106,9 @@ export function stoppedMessage(by: StopKind, reason: string | undefined): string
   if (by === 'budget') return reason ?? 'its budget ran out';
   if (by === 'skip') return reason ? `skipped ${reason}` : 'skipped by a client';
   return reason ? `stopped ${reason}` : 'stopped by a client';
+}
+
+/** 90000 -> "90", 1500 -> "1.5". */
+function formatSeconds(ms: number): string {
+  return String(Math.round(ms / 100) / 10);
 }

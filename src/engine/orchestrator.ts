@@ -15,6 +15,16 @@ import {
   REASON_MAX_CHARS,
   type StateTransitionType,
 } from '../protocol/index.ts';
+import { type PendingRetry, RetryTimer } from '../retries/pending-retry.ts';
+import {
+  type AfterAttempt,
+  afterAttempt,
+  fallbackMessage,
+  firstAttempt,
+  type NextAttempt,
+  retryMessage,
+  showsAttempts,
+} from '../retries/retry-policy.ts';
 import { isActive } from '../state/codon-status.ts';
 import { codonOf, runOf } from '../state/reducer.ts';
 import type { StateStore } from '../state/state-store.ts';
@@ -37,6 +47,7 @@ import { buildSnapshot } from './snapshot.ts';
 import { unknownCodonMessage } from './unknown-codon.ts';
 import {
   decide,
+  type EndStatus,
   type IdleReason,
   idleEvent,
   lineageOf,
@@ -79,6 +90,8 @@ export type OrchestratorOptions = {
   lastCodonEvent?: LastCodonEvent;
   /** The run's budget: the plan's, under the config file and the command line (README "Budgets"). */
   budget?: BudgetLimits;
+  /** Stops the whole server (onFailure then: abort); without it an abort idles instead. */
+  requestStop?: (reason: string) => void;
 };
 
 /**
@@ -102,6 +115,8 @@ export class Orchestrator implements Engine {
   /** Resolves once the running codon's end has been recorded. */
   #finished: Promise<void> = Promise.resolve();
   #resumed: ReadyInfo['resumed'];
+  /** The automatic retry waiting for its time, if any (README "Automatic retries and the fallback model"). */
+  readonly #retry = new RetryTimer<RuntimeCodon>();
 
   constructor(options: OrchestratorOptions) {
     this.#o = options;
@@ -207,6 +222,8 @@ export class Orchestrator implements Engine {
   }
 
   handle(command: EngineCommand, context: CommandContext): void {
+    // A client acting while a retry waits takes over: the retry is cancelled, and said so.
+    if (command.type !== 'checkpoint.list' && this.#cancelRetry(command, context)) return;
     // A read of the state: answered at once, even while a rollback holds the queue.
     if (command.type === 'checkpoint.list') {
       const state = this.#state;
@@ -258,12 +275,17 @@ export class Orchestrator implements Engine {
   async stop(reason: string): Promise<void> {
     this.#stopping = true;
     this.#budgets.close();
+    const cancelled = this.#retry.cancel();
     // A codon in rig setup holds the queue: stop its command first.
     if (this.#lifecycle.preparing)
       await this.#lifecycle.stopActive('forceStop', `by the server's shutdown (${reason})`);
     await this.#queue;
     // Sentinels first: the codon's end then does not wait for their pending calls.
     await this.#o.hooks?.shutdown();
+    if (cancelled && !this.#recorder.halted)
+      await this.#publish('info', {
+        message: `the retry of codon ${cancelled.codon.id} (attempt ${cancelled.next.attempt} of ${cancelled.next.maxAttempts}) is cancelled by the server's shutdown (${reason})`,
+      });
     const active = this.#lifecycle.active;
     if (active) {
       this.#log.info({ codonId: active.id, reason }, 'stopping the running codon for shutdown');
@@ -303,7 +325,7 @@ export class Orchestrator implements Engine {
   /** After a start, a codon's end or a rollback: start what the rules say, or idle. */
   async #proceed(trigger: Trigger): Promise<void> {
     // A client may have started a codon before startup's turn came: the decision is then taken.
-    if (this.#stopping || this.#lifecycle.active) return;
+    if (this.#stopping || this.#lifecycle.active || this.#retry.pending) return;
     const decision = decide(trigger, this.#codons, lineageOf(this.#state));
     if (!('start' in decision)) return void (await this.#idle(decision.idle));
     // An exhausted budget holds the run: only a person (with a higher limit) moves it on.
@@ -319,10 +341,10 @@ export class Orchestrator implements Engine {
 
   /**
    * Starts a codon, unless one is active: that would be two at once, which never happens.
-   * `freshBudget`: the codon's own budget starts afresh (false for an automatic attempt, which
-   * counts in the same budget).
+   * `attempt`: set for an automatic attempt, which counts in the codon's own budget; a start by a
+   * person or by the rules begins that budget afresh.
    */
-  async #startCodon(codon: RuntimeCodon, skipPreCommands: boolean, freshBudget = true): Promise<void> {
+  async #startCodon(codon: RuntimeCodon, skipPreCommands: boolean, attempt?: NextAttempt): Promise<void> {
     const runId = this.#runId();
     const run = runOf(this.#state, runId);
     const busy =
@@ -339,23 +361,137 @@ export class Orchestrator implements Engine {
     this.#finished = new Promise((resolve) => {
       recorded = resolve;
     });
-    this.#budgets.begin(codon.id, freshBudget);
+    this.#budgets.begin(codon.id, attempt === undefined);
+    const next = attempt ?? firstAttempt(codon, this.#o.defaultModel);
     const onExit = (outcome: CodonOutcome) => {
       this.#budgets.end(codon.id);
       this.#enqueue(async () => {
         try {
           const status = await this.#lifecycle.finish(codon, runId, outcome);
-          await this.#proceed({ kind: 'codon-ended', status, autostart: this.#o.autostart });
+          await this.#afterCodon(codon, runId, status, next, outcome);
         } finally {
           recorded();
         }
       });
     };
-    const began = await this.#lifecycle.begin(codon, runId, skipPreCommands, onExit);
+    const shown = showsAttempts(codon, next)
+      ? { attempt: next.attempt, maxAttempts: next.maxAttempts, model: next.model }
+      : undefined;
+    const began = await this.#lifecycle.begin(codon, runId, skipPreCommands, onExit, shown);
     if (began === 'running') return;
     this.#budgets.end(codon.id);
     recorded();
-    await this.#proceed({ kind: 'codon-ended', status: began, autostart: this.#o.autostart });
+    await this.#afterCodon(codon, runId, began, next, undefined);
+  }
+
+  // --- after an attempt: retry, then (README "Automatic retries and the fallback model") --------------
+
+  /** After a codon's end: a retry due, or `then` after its last attempt, or the usual decision. */
+  async #afterCodon(
+    codon: RuntimeCodon,
+    runId: string,
+    status: EndStatus,
+    attempt: NextAttempt,
+    outcome: CodonOutcome | undefined,
+  ): Promise<void> {
+    const autostart = this.#o.autostart;
+    if (this.#stopping || this.#recorder.halted) return;
+    const decision = afterAttempt(codon, {
+      ...attempt,
+      status,
+      failureReason: codonOf(runOf(this.#state, runId), codon.id)?.failureReason,
+      stalled: outcome?.stalledAfterMs !== undefined,
+      ...(outcome?.result?.retryAfterMs === undefined ? {} : { retryAfterMs: outcome.result.retryAfterMs }),
+      apiErrorStatus: outcome?.result?.apiErrorStatus ?? null,
+    });
+    if (decision.kind === 'retry') return this.#scheduleRetry(codon, runId, decision);
+    const afterwards = decision.kind === 'give-up' ? decision.afterwards : 'idle';
+    if (decision.kind === 'give-up' && afterwards !== 'idle') {
+      const what = `codon ${codon.id} failed: ${decision.why}`;
+      if (afterwards === 'abort' && this.#o.requestStop) {
+        await this.#publish('info', { message: `${what}; onFailure then: abort ends the run` });
+        this.#stopping = true;
+        this.#o.requestStop(`onFailure then: abort after codon ${codon.id} failed`);
+        return;
+      }
+      if (afterwards === 'continue')
+        await this.#publish('info', { message: `${what}; onFailure then: continue goes on past it` });
+    }
+    await this.#proceed({
+      kind: 'codon-ended',
+      status,
+      autostart,
+      ...(afterwards === 'continue' ? { passOver: true } : {}),
+    });
+  }
+
+  /** Announces the retry, brings the agent root back to the codon's start, and sets the timer. */
+  async #scheduleRetry(
+    codon: RuntimeCodon,
+    runId: string,
+    decision: Extract<AfterAttempt, { kind: 'retry' }>,
+  ): Promise<void> {
+    // Pending at once: a command taken while it is announced and the tree restored cancels it.
+    const retry = this.#retry.reserve(codon, decision.next);
+    if (decision.switchedToFallback)
+      await this.#publish('info', { message: fallbackMessage(codon.id, decision) });
+    await this.#publish('info', { message: retryMessage(codon.id, decision) });
+    const restored = await this.#restoreStart(codon.id, runId);
+    if (!restored.ok) {
+      // Cancelled meanwhile: the command that did it has said so and decides what follows.
+      if (!this.#retry.take(retry)) return;
+      await this.#recorder.reportError(
+        'CHECKPOINT_FAILED',
+        `the retry of codon ${codon.id} is cancelled: its start checkpoint could not be restored: ${restored.message}`,
+        'codon',
+        codon.id,
+      );
+      return this.#proceed({ kind: 'codon-ended', status: 'failed', autostart: this.#o.autostart });
+    }
+    this.#retry.arm(retry, decision.waitMs, (due) => this.#enqueue(() => this.#runRetry(due)));
+  }
+
+  async #runRetry(retry: PendingRetry<RuntimeCodon>): Promise<void> {
+    if (this.#stopping || !this.#retry.take(retry)) return;
+    await this.#startCodon(retry.codon, false, retry.next);
+  }
+
+  /**
+   * The codon's start checkpoint (its latest rig-setup one, else the checkpoint before it) written
+   * back into the agent root, in the same run: the failed attempt stays in the run's history (its
+   * error checkpoint), and the lineage, costs and budgets go on.
+   */
+  async #restoreStart(
+    codonId: string,
+    runId: string,
+  ): Promise<{ ok: true } | { ok: false; message: string }> {
+    const lineage = await this.#o.checkpoints.lineage(runId);
+    if (!lineage.ok) return lineage;
+    const start = this.#o.checkpoints.byCodon(lineage.value, codonId, 'start');
+    if (!start.ok) return start;
+    const restored = await this.#o.checkpoints.store.restore(start.value.sha);
+    return restored.ok ? { ok: true } : { ok: false, message: restored.error.message };
+  }
+
+  /** A command taken while a retry waits cancels it; codon.skip/forceStop then only do that. */
+  #cancelRetry(command: EngineCommand, context: CommandContext): boolean {
+    const cancelled = this.#retry.cancel();
+    if (!cancelled) return false;
+    const { codon, next } = cancelled;
+    const what = `the retry of codon ${codon.id} (attempt ${next.attempt} of ${next.maxAttempts}) is cancelled by ${command.type}`;
+    if (command.type === 'codon.skip' || command.type === 'codon.forceStop') {
+      this.#enqueue(async () => {
+        await this.#publish('info', {
+          message: `${what}; ${codon.id} stays failed (codon.next or codon.redo runs it again)`,
+        });
+        await this.#proceed({ kind: 'codon-ended', status: 'failed', autostart: this.#o.autostart });
+      }, context);
+      return true;
+    }
+    this.#enqueue(async () => {
+      await this.#publish('info', { message: what });
+    }, context);
+    return false;
   }
 
   // --- commands ------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@ import type { StreamLine } from '../agents/stream-line.ts';
 import { costOf } from '../llm/pricing.ts';
 import type { Usage } from '../llm/schemas.ts';
 import type { EventInput } from '../protocol/index.ts';
+import { retryAfterHint } from '../retries/retry-after-hint.ts';
 
 /** What one stream-json line means for the engine. */
 export type MappedOutput =
@@ -20,6 +21,8 @@ export type MappedOutput =
       apiErrorStatus: number | null;
       message: string;
       finalCost: number | undefined;
+      /** How long the provider asked to wait, when the agent says (README "Automatic retries"). */
+      retryAfterMs?: number;
     };
 
 type Totals = { input: number; output: number; cacheCreation: number; cacheRead: number; cost: number };
@@ -170,6 +173,7 @@ export class StreamMapper {
           apiErrorStatus: line.api_error_status ?? null,
           message: line.result ?? line.subtype,
           finalCost: line.total_cost_usd,
+          ...retryAfterOf(line.retry_after_ms, line.result),
         });
         return out;
       }
@@ -220,6 +224,11 @@ export class StreamMapper {
       ...(modelUsage ? { modelUsage } : {}),
     };
   }
+}
+
+function retryAfterOf(field: number | null | undefined, message: string | undefined) {
+  const ms = retryAfterHint(field, message);
+  return ms === undefined ? {} : { retryAfterMs: ms };
 }
 
 function resultText(content: unknown): string {

@@ -19,7 +19,8 @@ export type Lineage = {
   atStartOf?: string;
 };
 
-type PlanCodon = { id: string };
+/** A plan codon as the rules see it: its id, and what its plan says after a last failed attempt. */
+type PlanCodon = { id: string; onFailure?: { then: 'idle' | 'continue' | 'abort' } };
 export type IdleReason = EventInput<'server.idle'>['reason'];
 
 /** Checkpoint types that record how a codon ended. */
@@ -72,6 +73,27 @@ export function nextCodon<C extends PlanCodon>(plan: readonly C[], lineage: Line
   return plan.find((c) => !isDone(lineage, c.id));
 }
 
+/**
+ * A codon passed over: it last ended failed and its plan says `onFailure.then: continue`. The engine
+ * goes on past it by itself; codon.next still names it (a person asking for the next codon gets the
+ * first one not done), and it is done once it runs again and completes, or is skipped.
+ */
+export function isPassedOver(lineage: Lineage, codon: PlanCodon): boolean {
+  if (codon.onFailure?.then !== 'continue') return false;
+  return lineage.endings.findLast((e) => e.codonId === codon.id)?.status === 'failed';
+}
+
+/** What the engine starts by itself (autostart, skip, then: continue): the first codon neither done nor passed over. */
+export function automaticNext<C extends PlanCodon>(plan: readonly C[], lineage: Lineage): C | undefined {
+  return plan.find((c) => !isDone(lineage, c.id) && !isPassedOver(lineage, c));
+}
+
+/** Codons passed over while nothing else is left to run by itself: the plan ran to its end without them. */
+export function passedOverAtEnd(plan: readonly PlanCodon[], lineage: Lineage): string[] {
+  if (automaticNext(plan, lineage)) return [];
+  return plan.filter((c) => !isDone(lineage, c.id) && isPassedOver(lineage, c)).map((c) => c.id);
+}
+
 /** codon.redo: right after a rollback to a codon's start, that codon; else the codon that ended last. */
 export function redoCodon(lineage: Lineage): string | undefined {
   return lineage.atStartOf ?? lineage.endings.at(-1)?.codonId;
@@ -93,15 +115,22 @@ export function progress(plan: readonly PlanCodon[], lineage: Lineage): Progress
 /** What the engine is deciding after: a server start, a codon's end, a rollback. */
 export type Trigger =
   | { kind: 'startup'; autostart: boolean }
-  | { kind: 'codon-ended'; status: EndStatus; autostart: boolean }
+  | {
+      kind: 'codon-ended';
+      status: EndStatus;
+      autostart: boolean;
+      /** The codon failed for the last time and its plan says `then: continue`: go on past it. */
+      passOver?: boolean;
+    }
   | { kind: 'rollback'; autoRestart: boolean };
 
 export type Decision<C> = { start: C } | { idle: IdleReason };
 
 /**
  * The one decision of what happens next. Starts a codon only when there is one left and the trigger
- * asks for it: autostart at startup or after a success, codon.skip (moves on whatever autostart
- * says), autoRestart after a rollback. Otherwise idles with the reason a client needs.
+ * asks for it: autostart at startup or after a success, codon.skip and a failure passed over
+ * (`then: continue`; both move on whatever autostart says), autoRestart after a rollback. What it
+ * starts is the first codon neither done nor passed over. Otherwise idles with the reason a client needs.
  */
 export function decide<C extends PlanCodon>(
   trigger: Trigger,
@@ -115,8 +144,11 @@ export function decide<C extends PlanCodon>(
       ? trigger.autostart
       : trigger.kind === 'rollback'
         ? trigger.autoRestart
-        : trigger.status === 'skipped' || (trigger.status === 'completed' && trigger.autostart);
-  if (go) return { start: next };
+        : trigger.status === 'skipped' ||
+          trigger.passOver === true ||
+          (trigger.status === 'completed' && trigger.autostart);
+  const auto = go ? automaticNext(plan, lineage) : undefined;
+  if (auto) return { start: auto };
   return { idle: trigger.kind === 'startup' ? 'startup' : 'codon-completed' };
 }
 
@@ -130,12 +162,15 @@ export function idleEvent(
   const redo = redoCodon(lineage);
   const redoable = redo !== undefined && redo !== p.next && plan.codons.some((c) => c.id === redo);
   const after = p.lastEnded ? `${p.lastEnded.codonId} ${p.lastEnded.status}; ` : '';
+  const passedOver = p.next ? passedOverAtEnd(plan.codons, lineage) : [];
+  const over = passedOver.length > 0 ? `${passedOver.join(', ')} failed and passed over; ` : '';
   const message = !p.next
     ? `all ${p.total} codons of plan "${plan.name}" are done`
-    : `idle; ${after}${p.done} of ${p.total} codons done; codon.next starts ${p.next}${redoable ? `, codon.redo runs ${redo}` : ''}`;
+    : `idle; ${after}${over}${p.done} of ${p.total} codons done; codon.next starts ${p.next}${redoable ? `, codon.redo runs ${redo}` : ''}`;
   return {
     reason,
     message,
+    ...(passedOver.length > 0 ? { passedOver } : {}),
     ...(p.next ? { nextCodonId: p.next } : {}),
     ...(p.lastEnded ? { lastEnded: p.lastEnded } : {}),
   };

@@ -44,6 +44,8 @@ const serverState = {
     nextCodonId: z.string().optional(),
     /** Ours: the codon that ended last in the current lineage, and how it ended. */
     lastEnded: z.object({ codonId: z.string(), status: CodonStatus }).optional(),
+    /** Ours: codons that failed and were passed over (onFailure then: continue) when the plan ran to its end without them. */
+    passedOver: z.array(z.string()).optional(),
   }),
   'codon.started': z.object({
     codonId: z.string(),

@@ -41,6 +41,8 @@ export type RuntimeDeps = {
   dataDir: string;
   /** Every durable write (journal, state) goes through it; its first failure stops the server. */
   storage: StorageGuard;
+  /** Stops the server as a shutdown would (the engine's onFailure then: abort). */
+  requestStop?: (reason: string) => void;
 };
 
 export type RuntimeOptions = {
@@ -135,7 +137,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     db = openDatabase(layout.database, settings.journalSync);
     journal = new SqliteJournal(db, storage);
     const bus = new EventBus({ journal, runId: newRunId(), logger: log.logger });
-    deps = { layout, db, bus, journal, logger: log.logger, settings, dataDir: options.dataDir, storage };
+    deps = {
+      layout,
+      db,
+      bus,
+      journal,
+      logger: log.logger,
+      settings,
+      dataDir: options.dataDir,
+      storage,
+      requestStop: (reason) => void stop(reason),
+    };
     engine = await options.createEngine(deps);
   } catch (error) {
     if (journal) journal.close();

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckpointRecord } from '../../src/checkpoints/index.ts';
+import { doneVerdict } from '../../src/cli/console-view.ts';
 import { buildSnapshot } from '../../src/engine/snapshot.ts';
 import {
+  automaticNext,
   decide,
   type EndStatus,
   idleEvent,
+  isPassedOver,
   lineageOf,
   nextCodon,
   progress,
@@ -222,6 +225,59 @@ describe('what runs next: the decision after a start, an end, a rollback', () =>
   it.each(cases)('$trigger -> $expected', ({ trigger, on, expected }) => {
     const decision = decide(trigger, PLAN, on);
     expect('start' in decision ? { start: decision.start.id } : decision).toEqual(expected);
+  });
+});
+
+describe('what runs next after a failure passed over (onFailure then: continue)', () => {
+  const CONTINUE = { onFailure: { then: 'continue' as const } };
+  const plan = [{ id: 'one' }, { id: 'two', ...CONTINUE }, { id: 'three' }];
+  const ended = (status: EndStatus, passOver = false): Trigger => ({
+    kind: 'codon-ended',
+    status,
+    autostart: false,
+    ...(passOver ? { passOver } : {}),
+  });
+
+  it('goes on past the failed codon, whatever autostart says', () => {
+    const on = lineage(['one completed', 'two failed']);
+    const decision = decide(ended('failed', true), plan, on);
+    expect('start' in decision && decision.start.id).toBe('three');
+    expect(decide(ended('failed'), plan, on)).toEqual({ idle: 'codon-completed' });
+  });
+
+  it('does not come back to it by itself, but codon.next names it', () => {
+    const on = lineage(['one completed', 'two failed', 'three completed']);
+    expect(isPassedOver(on, plan[1]!)).toBe(true);
+    expect(automaticNext(plan, on)).toBeUndefined();
+    expect(decide({ kind: 'codon-ended', status: 'completed', autostart: true }, plan, on)).toEqual({
+      idle: 'codon-completed',
+    });
+    expect(nextCodon(plan, on)?.id).toBe('two');
+    expect(redoCodon(on)).toBe('three');
+  });
+
+  it('says the plan ran to its end past it (so --exit-when-done exits 1)', () => {
+    const event = idleEvent(
+      'codon-completed',
+      { name: 'p', codons: plan },
+      lineage(['one completed', 'two failed', 'three completed']),
+    );
+    expect(event).toMatchObject({ nextCodonId: 'two', passedOver: ['two'] });
+    expect(event.message).toBe(
+      'idle; three completed; two failed and passed over; 2 of 3 codons done; codon.next starts two, codon.redo runs three',
+    );
+    expect(doneVerdict(event, false)).toBe(false);
+  });
+
+  it('is done once it runs again and completes; a codon without then: continue is never passed over', () => {
+    expect(isPassedOver(lineage(['one completed', 'two failed', 'two completed']), plan[1]!)).toBe(false);
+    expect(isPassedOver(lineage(['one failed']), plan[0]!)).toBe(false);
+    const mid = idleEvent(
+      'codon-completed',
+      { name: 'p', codons: plan },
+      lineage(['one completed', 'two failed']),
+    );
+    expect(mid.passedOver).toBeUndefined();
   });
 });
 

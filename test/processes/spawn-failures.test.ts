@@ -81,6 +81,7 @@ describe('spawn failures are values', () => {
         adapter,
         start,
         timeoutMs: 10_000,
+        stallTimeoutMs: 10_000,
         stopGraceMs: 100,
         maxResultChars: 1000,
         logger: silent,

@@ -82,6 +82,36 @@ describe('codon list pane', () => {
   });
 });
 
+describe('codon list pane: automatic retries', () => {
+  it('shows the attempt, and the model once the fallback runs it', async () => {
+    const client = new FakeClient();
+    const app = renderApp(client, { width: 140 });
+    await app.waitFor('No codon has started yet.');
+    client.emit(...codonStart('alpha', 0, 'Build', { attempt: 1, maxAttempts: 3, model: 'big' }));
+    let frame = await app.waitFor('attempt 1/3');
+    expect(frame).toMatch(/▶ alpha Build\s+attempt 1\/3/);
+    expect(frame).not.toContain('big');
+    client.emit(
+      ...codonEnd('alpha', 'failed'),
+      ...codonStart('alpha', 0, 'Build', { attempt: 2, maxAttempts: 3, model: 'small' }),
+    );
+    frame = await app.waitFor('attempt 2/3');
+    expect(frame).toMatch(/▶ alpha Build small\s+attempt 2\/3/);
+    client.emit(...codonEnd('alpha', 'completed'));
+    frame = await app.waitFor('completed');
+    expect(frame).toMatch(/✓ alpha Build small\s+completed/);
+  });
+
+  it('shows no attempt for a codon without retries, and the count of starts as before', async () => {
+    const client = new FakeClient();
+    const app = renderApp(client, { width: 140 });
+    await app.waitFor('No codon has started yet.');
+    client.emit(...codonStart('beta', 0), ...codonEnd('beta', 'failed'), ...codonStart('beta', 0));
+    const frame = await app.waitFor('×2');
+    expect(frame).not.toContain('attempt');
+  });
+});
+
 describe('activity pane', () => {
   it('shows messages, thinking, tool calls with results, and file changes', async () => {
     const app = renderApp(new FakeClient({ history: planRun() }));

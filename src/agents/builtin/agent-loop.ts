@@ -214,6 +214,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<ResultLin
         subtype: 'success',
         isError: true,
         apiErrorStatus: ending.error.status,
+        retryAfterMs: ending.error.retryAfterMs,
         result: text,
         stopReason: 'stop_sequence',
         terminalReason: 'completed',

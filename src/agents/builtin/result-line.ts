@@ -8,6 +8,8 @@ export type ResultFields = {
   isError: boolean;
   /** HTTP status of the API failure that ended the run, if one did. */
   apiErrorStatus?: number | null;
+  /** The provider's retry-after of that failure, in milliseconds. */
+  retryAfterMs?: number | null;
   result?: string;
   stopReason: string | null;
   terminalReason?: string;
@@ -27,6 +29,7 @@ export function resultLine(fields: ResultFields): ResultLine {
     subtype: fields.subtype,
     is_error: fields.isError,
     api_error_status: fields.apiErrorStatus ?? null,
+    ...(fields.retryAfterMs == null ? {} : { retry_after_ms: fields.retryAfterMs }),
     duration_ms: fields.durationMs,
     duration_api_ms: fields.durationApiMs ?? 0,
     num_turns: fields.numTurns ?? 0,

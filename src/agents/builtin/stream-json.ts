@@ -83,6 +83,8 @@ export const ResultLineSchema = z.object({
   subtype: z.enum(['success', 'error_max_turns', 'error_during_execution']),
   is_error: z.boolean(),
   api_error_status: z.number().int().nullable(),
+  /** Ours: the provider's retry-after (ms) of the API error that ended the run; the engine honours it. */
+  retry_after_ms: z.number().nonnegative().optional(),
   duration_ms: z.number(),
   duration_api_ms: z.number(),
   num_turns: z.number().int().nonnegative(),

@@ -71,6 +71,46 @@ export function codonStarted(
   );
 }
 
+/**
+ * codon.started's attempt fields: which automatic attempt runs, and with which model (the first
+ * attempt's model is kept, so a later one on another model shows as the fallback).
+ */
+export function noteAttempt(
+  state: RunState,
+  d: { codonId: string; attempt?: number; maxAttempts?: number; model?: string },
+): RunState {
+  if (d.attempt === undefined) {
+    if (!own(state.codons, d.codonId)?.retry) return state;
+    return upsertCodon(state, d.codonId, ({ retry: _r, ...row }) => row);
+  }
+  const { attempt } = d;
+  return upsertCodon(state, d.codonId, (row) => {
+    const firstModel = attempt === 1 ? d.model : (row.retry?.firstModel ?? undefined);
+    return {
+      ...row,
+      retry: {
+        attempt,
+        maxAttempts: d.maxAttempts ?? attempt,
+        ...(d.model ? { model: d.model } : {}),
+        ...(firstModel ? { firstModel } : {}),
+      },
+    };
+  });
+}
+
+/** "attempt 2/3" while an automatic attempt of a codon that may be retried runs. */
+export function attemptWord(row: CodonRow): string | undefined {
+  const r = row.retry;
+  if (!r || !isActiveStatus(row.status) || (r.attempt === 1 && r.maxAttempts === 1)) return undefined;
+  return `attempt ${r.attempt}/${r.maxAttempts}`;
+}
+
+/** The model of the latest attempt when it is not the first attempt's: the fallback. */
+export function fallbackModelOf(row: CodonRow): string | undefined {
+  const r = row.retry;
+  return r?.model && r.attempt > 1 && r.model !== r.firstModel ? r.model : undefined;
+}
+
 /** codon.completed: keeps skipped/stopped (a transition said so first); else completed or failed. */
 export function codonCompleted(
   state: RunState,

@@ -14,6 +14,7 @@ import {
   codonStarted,
   failActiveCodons,
   learnCodonsFromCheckpoints,
+  noteAttempt,
   setCodonCost,
   upsertCodon,
 } from './codons.ts';
@@ -113,7 +114,7 @@ export function foldEvent(state: RunState, e: ServerEvent): RunState {
     case 'codon.started': {
       const d = e.data;
       const { idle: _idle, ...run } = state.run;
-      const started = codonStarted({ ...state, run }, d, 'running', false);
+      const started = noteAttempt(codonStarted({ ...state, run }, d, 'running', false), d);
       return {
         ...codonStartedLine(started, e),
         notice: { text: `running ${d.codonId}: ${d.codonName}`, tone: 'accent' },

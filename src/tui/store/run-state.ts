@@ -28,6 +28,8 @@ export type CodonRow = {
   duration?: number;
   startTime?: string;
   attempts: number;
+  /** The automatic retry the latest start is (codon.started attempt, maxAttempts, model), when the server says. */
+  retry?: { attempt: number; maxAttempts: number; model?: string; firstModel?: string };
   failureReason?: FailureReason;
   /** Why the status is what it is when the events alone do not say (undone by a rollback, server crash). */
   note?: string;

@@ -38,7 +38,12 @@ export function runStarted(branch?: string): ServerEvent[] {
   ];
 }
 
-export function codonStart(codonId: string, index: number, name = `Codon ${codonId}`): ServerEvent[] {
+export function codonStart(
+  codonId: string,
+  index: number,
+  name = `Codon ${codonId}`,
+  attempt?: { attempt: number; maxAttempts: number; model: string },
+): ServerEvent[] {
   const startTime = new Date().toISOString();
   return [
     transition('CodonStarted', {
@@ -48,7 +53,7 @@ export function codonStart(codonId: string, index: number, name = `Codon ${codon
       sessionId: `s-${codonId}`,
       startTime,
     }),
-    ev('codon.started', { codonId, codonName: name, sessionId: `s-${codonId}`, startTime }),
+    ev('codon.started', { codonId, codonName: name, sessionId: `s-${codonId}`, startTime, ...attempt }),
     transition('CodonTransitioned', { codonId, from: 'preparing', to: 'running', at: startTime }),
   ];
 }

@@ -1,6 +1,6 @@
 import type { CodonStatus } from '../../../protocol/index.ts';
 import { formatCost, formatDuration, padTo } from '../../format.ts';
-import { isActiveStatus, orderedCodons, UNDONE } from '../../store/codons.ts';
+import { attemptWord, fallbackModelOf, isActiveStatus, orderedCodons, UNDONE } from '../../store/codons.ts';
 import type { CodonRow, RunState } from '../../store/run-state.ts';
 import type { Tone } from '../../theme.ts';
 import type { Line } from '../lines.ts';
@@ -79,10 +79,12 @@ export function codonLine(row: CodonRow, width: number, now: number, next = fals
     (isActiveStatus(row.status) && row.startTime ? now - Date.parse(row.startTime) : undefined);
   // A pending codon that is next says so; an ended one (a failed codon retried) keeps its status.
   const waiting = next && row.status === 'pending';
-  const word = waiting ? 'next' : (row.note ?? row.status);
+  const word = waiting ? 'next' : (attemptWord(row) ?? row.note ?? row.status);
   const cost = formatCost(row.cost).padStart(7);
   const time = (elapsed === undefined ? '' : formatDuration(elapsed)).padStart(6);
-  const attempts = row.attempts > 1 ? ` ×${row.attempts}` : '';
+  // Automatic attempts show in the status word; the model when the fallback runs the codon.
+  const fallback = fallbackModelOf(row);
+  const attempts = fallback ? ` ${fallback}` : row.attempts > 1 && !row.retry ? ` ×${row.attempts}` : '';
   const right = width >= 44 ? ` ${padTo(word, 11)}${cost} ${time}` : ` ${cost} ${time}`;
   const name =
     row.codonName && row.codonName !== row.codonId ? `${row.codonId} ${row.codonName}` : row.codonId;

@@ -453,6 +453,16 @@ export class Orchestrator implements Engine {
 
   async #runRetry(retry: PendingRetry<RuntimeCodon>): Promise<void> {
     if (this.#stopping || !this.#retry.take(retry)) return;
+    // A plan or loop budget that ran out during the wait (its clock ticks on) holds the retry too.
+    const refused = this.#budgets.refusal(retry.codon.id);
+    if (refused) {
+      const idle = idleEvent('codon-completed', this.#o.plan, lineageOf(this.#state));
+      await this.#publish('info', {
+        message: `the retry of codon ${retry.codon.id} (attempt ${retry.next.attempt} of ${retry.next.maxAttempts}) is not started: ${refused}`,
+      });
+      await this.#publish('server.idle', { ...idle, message: `${idle.message}; ${refused}` });
+      return;
+    }
     await this.#startCodon(retry.codon, false, retry.next);
   }
 

@@ -133,6 +133,27 @@ describe('automatic retries', () => {
   });
 });
 
+describe('retries and budgets', () => {
+  it('a retry whose wait outlasts the run time budget is not started; the run idles and says why', async () => {
+    const script = `tracks:\n${track('one', `  - error: { status: 500 }\n${writeTurns('one.txt', 'ok')}`)}turns: []\n`;
+    const { client, root } = await serve(
+      plan([{ id: 'one', extra: RETRY(2, 6000) }], 'budget: { maxDurationMs: 3000 }\n'),
+      script,
+      [],
+      NO_AGENT_RETRIES,
+    );
+    const idle = await client.next('server.idle', (e) => e.data.message.includes('budget'), 60_000);
+    expect(idle.data.message).toMatch(/plan budget exceeded: maxDurationMs/);
+    const history = await client.syncHistory();
+    expect(infos(history)).toContain('codon one failed (api-error); attempt 2 of 2 in 6 s');
+    expect(
+      infos(history).some((m) => /^the retry of codon one \(attempt 2 of 2\) is not started: /.test(m)),
+    ).toBe(true);
+    expect(starts(history, 'one')).toHaveLength(1);
+    expect(existsSync(join(root, 'one.txt'))).toBe(false);
+  });
+});
+
 describe('onFailure then', () => {
   it('continue: goes on past the failed codon, and the idle event names it', async () => {
     const script = `tracks:\n${track('one', '  - error: { status: 500 }\n', { loop: true })}${track('two', writeTurns('two.txt', 'ok'))}turns: []\n`;

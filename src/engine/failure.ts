@@ -1,4 +1,6 @@
 import type { FailureReason, ProcessExit } from '../protocol/index.ts';
+import { verifyFailureMessage } from '../verify/feedback.ts';
+import type { VerifyFailure } from '../verify/gate-result.ts';
 
 export type CodonOutcome = {
   exit: ProcessExit;
@@ -11,6 +13,8 @@ export type CodonOutcome = {
   stoppedBy?: 'forceStop' | 'skip';
   /** What the client (or the shutdown) gave as the reason for stopping. */
   stopReason?: string;
+  /** The agent ended well but a verification gate did not pass (README "Verification gates"). */
+  verifyFailure?: VerifyFailure;
 };
 
 /**
@@ -74,6 +78,12 @@ export function classifyOutcome(o: CodonOutcome): { success: boolean; failureRea
         retriable: true,
         message: 'the agent exited without reporting a result',
       },
+    };
+  }
+  if (o.verifyFailure) {
+    return {
+      success: false,
+      failureReason: { type: 'verify', retriable: false, message: verifyFailureMessage(o.verifyFailure) },
     };
   }
   return { success: true };

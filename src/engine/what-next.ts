@@ -19,7 +19,11 @@ export type Lineage = {
   atStartOf?: string;
 };
 
-type PlanCodon = { id: string };
+/** A plan codon as the rules see it: its runtime id, and its place in a loop if it is in one. */
+type PlanCodon = {
+  id: string;
+  loop?: { id: string; lastInIteration: boolean; until?: 'verify' | undefined } | undefined;
+};
 export type IdleReason = EventInput<'server.idle'>['reason'];
 
 /** Checkpoint types that record how a codon ended. */
@@ -67,9 +71,29 @@ export function isDone(lineage: Lineage, codonId: string): boolean {
   return last?.status === 'completed' || last?.status === 'skipped';
 }
 
-/** codon.next: the first codon of the plan not done in the lineage; undefined when the plan is done. */
+/**
+ * Loops `until: verify` that have ended: an iteration's last codon last ended completed in the
+ * lineage (its gates passed), so the loop's other iterations are passed over.
+ */
+export function endedLoops(plan: readonly PlanCodon[], lineage: Lineage): Set<string> {
+  const ended = new Set<string>();
+  for (const c of plan) {
+    if (c.loop?.until !== 'verify' || !c.loop.lastInIteration) continue;
+    if (lineage.endings.findLast((e) => e.codonId === c.id)?.status === 'completed') ended.add(c.loop.id);
+  }
+  return ended;
+}
+
+/** Codons settled in the lineage: done, or passed over in a loop `until: verify` that has ended. */
+function settledIn(plan: readonly PlanCodon[], lineage: Lineage): (c: PlanCodon) => boolean {
+  const ended = endedLoops(plan, lineage);
+  return (c) => isDone(lineage, c.id) || (c.loop !== undefined && ended.has(c.loop.id));
+}
+
+/** codon.next: the first codon of the plan not settled in the lineage; undefined when the plan is done. */
 export function nextCodon<C extends PlanCodon>(plan: readonly C[], lineage: Lineage): C | undefined {
-  return plan.find((c) => !isDone(lineage, c.id));
+  const settled = settledIn(plan, lineage);
+  return plan.find((c) => !settled(c));
 }
 
 /** codon.redo: right after a rollback to a codon's start, that codon; else the codon that ended last. */
@@ -77,13 +101,15 @@ export function redoCodon(lineage: Lineage): string | undefined {
   return lineage.atStartOf ?? lineage.endings.at(-1)?.codonId;
 }
 
+/** `done` counts the codons settled: done, or passed over by a loop `until: verify` that ended. */
 export type Progress = { done: number; total: number; next?: string; lastEnded?: Ending };
 
 export function progress(plan: readonly PlanCodon[], lineage: Lineage): Progress {
   const next = nextCodon(plan, lineage);
   const lastEnded = lineage.endings.at(-1);
+  const settled = settledIn(plan, lineage);
   return {
-    done: plan.filter((c) => isDone(lineage, c.id)).length,
+    done: plan.filter(settled).length,
     total: plan.length,
     ...(next ? { next: next.id } : {}),
     ...(lastEnded ? { lastEnded } : {}),

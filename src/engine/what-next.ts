@@ -22,7 +22,15 @@ export type Lineage = {
 /** A plan codon as the rules see it: its runtime id, and its place in a loop if it is in one. */
 type PlanCodon = {
   id: string;
-  loop?: { id: string; lastInIteration: boolean; until?: 'verify' | undefined } | undefined;
+  loop?:
+    | {
+        id: string;
+        iteration: number;
+        iterations: number;
+        lastInIteration: boolean;
+        until?: 'verify' | undefined;
+      }
+    | undefined;
 };
 export type IdleReason = EventInput<'server.idle'>['reason'];
 
@@ -72,22 +80,37 @@ export function isDone(lineage: Lineage, codonId: string): boolean {
 }
 
 /**
- * Loops `until: verify` that have ended: an iteration's last codon last ended completed in the
- * lineage (its gates passed), so the loop's other iterations are passed over.
+ * Codons settled in the lineage: done, or passed over in a loop `until: verify`, whose iterations
+ * are attempts at passing the gates of its last codon:
+ * - once an iteration's last codon last ended completed (its gates passed), the whole loop;
+ * - an iteration (not the loop's last) whose last codon failed: that attempt is over;
+ * - an iteration earlier than one with a codon that ended: the run has moved on past it.
  */
-export function endedLoops(plan: readonly PlanCodon[], lineage: Lineage): Set<string> {
-  const ended = new Set<string>();
-  for (const c of plan) {
-    if (c.loop?.until !== 'verify' || !c.loop.lastInIteration) continue;
-    if (lineage.endings.findLast((e) => e.codonId === c.id)?.status === 'completed') ended.add(c.loop.id);
-  }
-  return ended;
-}
-
-/** Codons settled in the lineage: done, or passed over in a loop `until: verify` that has ended. */
 function settledIn(plan: readonly PlanCodon[], lineage: Lineage): (c: PlanCodon) => boolean {
-  const ended = endedLoops(plan, lineage);
-  return (c) => isDone(lineage, c.id) || (c.loop !== undefined && ended.has(c.loop.id));
+  const lastStatus = (id: string) => lineage.endings.findLast((e) => e.codonId === id)?.status;
+  const passed = new Set<string>();
+  const over = new Set<string>();
+  const reached = new Map<string, number>();
+  for (const c of plan) {
+    const loop = c.loop;
+    if (loop?.until !== 'verify') continue;
+    const status = lastStatus(c.id);
+    if (status === undefined) continue;
+    reached.set(loop.id, Math.max(reached.get(loop.id) ?? -1, loop.iteration));
+    if (!loop.lastInIteration) continue;
+    if (status === 'completed') passed.add(loop.id);
+    if (status === 'failed' && loop.iteration < loop.iterations - 1) over.add(`${loop.id}#${loop.iteration}`);
+  }
+  return (c) => {
+    if (isDone(lineage, c.id)) return true;
+    const loop = c.loop;
+    if (loop?.until !== 'verify') return false;
+    return (
+      passed.has(loop.id) ||
+      over.has(`${loop.id}#${loop.iteration}`) ||
+      loop.iteration < (reached.get(loop.id) ?? -1)
+    );
+  };
 }
 
 /** codon.next: the first codon of the plan not settled in the lineage; undefined when the plan is done. */
@@ -101,7 +124,7 @@ export function redoCodon(lineage: Lineage): string | undefined {
   return lineage.atStartOf ?? lineage.endings.at(-1)?.codonId;
 }
 
-/** `done` counts the codons settled: done, or passed over by a loop `until: verify` that ended. */
+/** `done` counts the codons settled: done, or passed over in a loop `until: verify`. */
 export type Progress = { done: number; total: number; next?: string; lastEnded?: Ending };
 
 export function progress(plan: readonly PlanCodon[], lineage: Lineage): Progress {
@@ -126,8 +149,9 @@ export type Decision<C> = { start: C } | { idle: IdleReason };
 
 /**
  * The one decision of what happens next. Starts a codon only when there is one left and the trigger
- * asks for it: autostart at startup or after a success, codon.skip (moves on whatever autostart
- * says), autoRestart after a rollback. Otherwise idles with the reason a client needs.
+ * asks for it: autostart at startup or after a success (or after a failed iteration of a loop
+ * `until: verify`), codon.skip (moves on whatever autostart says), autoRestart after a rollback.
+ * Otherwise idles with the reason a client needs.
  */
 export function decide<C extends PlanCodon>(
   trigger: Trigger,
@@ -141,9 +165,20 @@ export function decide<C extends PlanCodon>(
       ? trigger.autostart
       : trigger.kind === 'rollback'
         ? trigger.autoRestart
-        : trigger.status === 'skipped' || (trigger.status === 'completed' && trigger.autostart);
+        : trigger.status === 'skipped' ||
+          (trigger.autostart && (trigger.status === 'completed' || failedAttempt(plan, lineage)));
   if (go) return { start: next };
   return { idle: trigger.kind === 'startup' ? 'startup' : 'codon-completed' };
+}
+
+/**
+ * The codon that ended last failed, and the rules pass over it: an iteration of a loop `until:
+ * verify` that did not pass, so autostart goes on with the next iteration.
+ */
+function failedAttempt(plan: readonly PlanCodon[], lineage: Lineage): boolean {
+  const last = lineage.endings.at(-1);
+  const codon = last?.status === 'failed' ? plan.find((c) => c.id === last.codonId) : undefined;
+  return codon !== undefined && settledIn(plan, lineage)(codon);
 }
 
 /** The server.idle event for a reason: the message and the optional fields say what the rules say. */

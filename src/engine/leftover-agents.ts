@@ -9,7 +9,7 @@ import { STEP_MARK } from './rig-setup.ts';
 const MARKS = { agent: AGENT_MARK, rig: STEP_MARK, gate: GATE_MARK } as const;
 
 /**
- * A server that was killed leaves its agents (and their tools) and rig setup commands running:
+ * A server that was killed leaves its agents (and their tools), rig setup and gate commands running:
  * ends each one the pid file names, whole trees, and every process carrying its mark (those that
  * left the tree), before anything else starts. Returns the codons whose agent it ended.
  */

@@ -164,6 +164,39 @@ codons:
     expect(pidsWith(`sleep ${marker}`)).toEqual([]);
   });
 
+  it('a SIGKILLed server leaves a gate running; the restarted server ends it before anything else', async () => {
+    const marker = 45_000 + Math.floor(Math.random() * 5_000);
+    const plan = `name: test
+agent: builtin
+codons:
+  - id: one
+    prompt: Do one.
+    verify:
+      - run: "(setsid sleep ${marker + 1} &); echo gate-running; sleep ${marker}"
+`;
+    const {
+      client: c,
+      server,
+      exec,
+    } = await serve(plan, `turns:\n  - content: [{ text: "Done." }]\n`, ['--no-autostart']);
+    const running = c.next('verify.output', (e) => e.data.text.includes('gate-running'), 60_000);
+    c.send('codon.next');
+    await running;
+    server.kill('SIGKILL');
+    await server.exited;
+    expect(pidsWith(`sleep ${marker}`).length).toBeGreaterThan(0);
+    const second = await startServer(join(exec, '..', 'plan.yaml'), exec, [
+      '--no-autostart',
+      '--scripted-provider',
+      join(exec, '..', 'script.yaml'),
+    ]);
+    const again = await RibosomeClient.connect(second.url, { mode: 'readonly' });
+    clients.push(again);
+    await waitFor(() => pidsWith(`sleep ${marker}`).length === 0, 'the left gate to be ended', 10_000);
+    // Its detached child too: it carries the gate's mark.
+    expect(pidsWith(`sleep ${marker + 1}`)).toEqual([]);
+  });
+
   it('a loop until verify stops once an iteration passes its gates; codon.next, progress and resumed agree', async () => {
     const plan = `name: test
 agent: builtin

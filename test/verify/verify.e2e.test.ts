@@ -267,7 +267,8 @@ turns: []
     expect(ready.serverInfo.resumed).toMatchObject({ done: 7, total: 7, previousRunStatus: 'completed' });
     expect(ready.serverInfo.resumed?.nextCodonId).toBeUndefined();
     expect(second.stderr()).toContain('7 of 7 codons done');
-  });
+    // Five codons and a restart: more than the default bound on a loaded machine.
+  }, 90_000);
 
   it('with autostart, a loop until verify goes on after a failed attempt and past the loop once the gates pass', async () => {
     const plan = `name: test
@@ -309,5 +310,5 @@ turns: []
       'b#1 true',
       'after true',
     ]);
-  });
+  }, 90_000);
 });

@@ -34,6 +34,10 @@ export function describeEvent(e: ServerEvent): string | undefined {
       return `  ${oneLine(e.data.message)}`;
     case 'sentinel.output':
       return `    [${e.data.sentinelId}] ${oneLine(typeof e.data.content === 'string' ? e.data.content : JSON.stringify(e.data.content))}`;
+    case 'verify.started':
+      return `    gate  ${e.data.gate + 1}/${e.data.gates} $ ${oneLine(e.data.command)}`;
+    case 'verify.completed':
+      return `    gate  ${e.data.gate + 1} ${e.data.passed ? 'passed' : `failed (exit code ${e.data.exitCode ?? 'none'}${e.data.timedOut ? ', timed out' : ''})`} in ${(e.data.durationMs / 1000).toFixed(1)}s`;
     case 'archive.completed':
       return `    archived ${e.data.archivedFiles.length} files to ${e.data.archiveDir}`;
     default:

@@ -7,13 +7,13 @@ const AgentPid = z.object({
   pid: z.number().int().positive(),
   codonId: z.string(),
   startedAt: z.string(),
-  /** What the process is: a codon's agent, or a rig setup command. */
-  kind: z.enum(['agent', 'rig']).optional(),
+  /** What the process is: a codon's agent, a rig setup command, or a verification gate's command. */
+  kind: z.enum(['agent', 'rig', 'gate']).optional(),
   /** The process's start time (process-tree startTicks), to tell it from a later process with its pid. */
   startTicks: z.number().optional(),
   /**
    * The mark its processes carry in their environment, even those that left its tree: a rig step's
-   * (rig-setup STEP_MARK) or an agent run's (spawn-agent AGENT_MARK), by `kind`.
+   * (rig-setup STEP_MARK), a gate's (run-gates GATE_MARK) or an agent run's (spawn-agent AGENT_MARK), by `kind`.
    */
   mark: z.string().optional(),
 });

@@ -5,6 +5,9 @@ import type { RuntimeCodon } from '../plan/index.ts';
 import type { CheckpointType, ErrorCode, FailureReason } from '../protocol/index.ts';
 import { type CodonRecord, codonOf, type EngineState, runOf } from '../state/reducer.ts';
 import { describeError } from '../storage/probe.ts';
+import { runGates } from '../verify/run-gates.ts';
+import { throughGates } from '../verify/verify-rounds.ts';
+import { AgentPidsFile } from './agent-pids.ts';
 import type { CodonHooks } from './codon-hooks.ts';
 import { CodonRun } from './codon-run.ts';
 import type { CodonSteps } from './codon-steps.ts';
@@ -34,7 +37,23 @@ export type LifecycleOptions = {
 /** Which attempt of a codon this start is (automatic retries), shown on codon.started. */
 export type AttemptInfo = { attempt: number; maxAttempts: number; model: string };
 
-type Active = { codon: RuntimeCodon; run: CodonRun; snapshotTimer: NodeJS.Timeout; agentSessionId?: string };
+/** A codon whose agent started: its agent (the latest round's), then its gates and feedback rounds. */
+type Active = {
+  codon: RuntimeCodon;
+  run: CodonRun;
+  /** Set once the latest agent run has exited (a stop then has no agent to end). */
+  agentEnded: boolean;
+  /** The verification gates running now: aborting ends the running command. */
+  gates?: { abort: AbortController; done: Promise<unknown> };
+  stop?: { by: StopKind; reason?: string };
+  startedAt: number;
+  snapshotTimer: NodeJS.Timeout;
+  agentSessionId?: string;
+  /** The model this attempt runs with when it is not the codon's own (the fallback): feedback rounds keep it. */
+  model?: string;
+  /** The codon's agent cost and message count before the running round: its agent counts from 0. */
+  base: { cost: number; messages: number };
+};
 /** A codon between codon.started and its agent (rig setup, the sentinels' go-ahead): stoppable too. */
 type Preparing = {
   codon: RuntimeCodon;
@@ -162,10 +181,81 @@ export class CodonLifecycle {
     }
     const snapshotTimer = setInterval(() => void this.#o.snapshot(), this.#o.snapshotIntervalMs);
     snapshotTimer.unref();
-    this.#active = { codon, run, snapshotTimer };
+    const active: Active = {
+      codon,
+      run,
+      agentEnded: false,
+      startedAt: run.startedAt,
+      snapshotTimer,
+      base: { cost: 0, messages: 0 },
+      ...(attempt?.model ? { model: attempt.model } : {}),
+    };
+    this.#active = active;
     await this.#o.snapshot();
-    void run.outcome.then(onExit);
+    void this.#agentThenGates(active, runId).then(onExit);
     return 'running';
+  }
+
+  /** The agent's outcome, through the codon's verification gates and feedback rounds (src/verify). */
+  #agentThenGates(active: Active, runId: string): Promise<CodonOutcome> {
+    const { codon } = active;
+    const agentOutcome = (run: CodonRun) =>
+      run.outcome.then((outcome) => {
+        active.agentEnded = true;
+        return outcome;
+      });
+    const pids = new AgentPidsFile(this.#o.agentStateDir, (error, file) =>
+      this.#o.logger.warn({ err: error, codonId: codon.id }, `could not record a gate's pid in ${file}`),
+    );
+    const fail = (error: unknown) => this.#o.logger.error({ err: error }, 'recording a gate event failed');
+    return throughGates(agentOutcome(active.run), {
+      codonId: codon.id,
+      gates: codon.verify.length,
+      onVerifyFailure: codon.onVerifyFailure,
+      stopped: () => active.stop,
+      runGates: (round) => {
+        const abort = new AbortController();
+        const done = runGates({
+          codonId: codon.id,
+          gates: codon.verify,
+          agentRoot: this.#o.agentRoot,
+          round,
+          signal: abort.signal,
+          publish: (type, data) => this.#o.recorder.publish(type, data).catch(fail),
+          onProcess: (pid, running, mark) =>
+            running
+              ? pids.add({ pid, codonId: codon.id, startedAt: new Date().toISOString(), kind: 'gate', mark })
+              : pids.remove(pid),
+        }).finally(() => {
+          active.gates = undefined;
+        });
+        active.gates = { abort, done };
+        return done;
+      },
+      resume: (prompt) => {
+        // The round's agent reports its own totals from 0: they add to what the codon spent so far.
+        const record = this.#record(runId, codon.id);
+        active.base = { cost: record?.agentCost ?? 0, messages: record?.assistantMessageCount ?? 0 };
+        active.agentEnded = false;
+        try {
+          active.run = this.#startAgent(codon, runId, active.agentSessionId, active.model, prompt);
+        } catch (error) {
+          active.agentEnded = true;
+          const why = describeError(error, this.#o.agentStateDir);
+          return Promise.resolve({ exit: { type: 'error', code: 1 }, timedOut: false, startFailure: why });
+        }
+        return agentOutcome(active.run);
+      },
+      announce: (message) => this.#o.recorder.publish('info', { message }).catch(fail),
+    }).catch((error: unknown) => {
+      // Never left hanging: the codon ends, failed, with why.
+      this.#o.logger.error({ err: error, codonId: codon.id }, 'verification failed unexpectedly');
+      return {
+        exit: { type: 'error', code: 1 },
+        timedOut: false,
+        startFailure: `verification failed unexpectedly: ${(error as Error).message}`,
+      };
+    });
   }
 
   #startAgent(
@@ -173,12 +263,13 @@ export class CodonLifecycle {
     runId: string,
     resumeSessionId: string | undefined,
     model: string | undefined,
+    prompt = codon.prompt,
   ): CodonRun {
     return new CodonRun({
       codonId: codon.id,
       adapter: this.#o.adapters[codon.agent],
       start: {
-        prompt: codon.prompt,
+        prompt,
         model: model ?? codon.model ?? this.#o.defaultModel,
         cwd: this.#o.agentRoot,
         env: codon.env,
@@ -208,9 +299,17 @@ export class CodonLifecycle {
       preparing.abort.abort();
       return Promise.resolve();
     }
-    if (!this.#active || this.#stopping) return undefined;
+    const active = this.#active;
+    if (!active || this.#stopping) return undefined;
     this.#stopping = by;
-    return this.#active.run.stop(by, reason);
+    active.stop = { by, ...(reason ? { reason } : {}) };
+    // A gate runs: its command ends (and no feedback round starts after it).
+    if (active.gates) {
+      active.gates.abort.abort();
+      return active.gates.done.then(() => {});
+    }
+    if (active.agentEnded) return Promise.resolve();
+    return active.run.stop(by, reason);
   }
 
   /** How the active codon is being stopped, if it is. */
@@ -232,7 +331,7 @@ export class CodonLifecycle {
       }
       return 'stopped';
     }
-    const duration = active ? Date.now() - active.run.startedAt : 0;
+    const duration = active ? Date.now() - active.startedAt : 0;
     const classified = classifyOutcome(outcome);
     let { success, failureReason } = classified;
     let to: EndStatus =
@@ -298,7 +397,9 @@ export class CodonLifecycle {
             ? 'CODON_TIMEOUT'
             : failureReason?.type === 'budget'
               ? 'BUDGET_EXCEEDED'
-              : 'CODON_FAILED',
+              : failureReason?.type === 'verify'
+                ? 'VERIFY_FAILED'
+                : 'CODON_FAILED',
         failureReason?.type,
       );
     }
@@ -387,16 +488,29 @@ export class CodonLifecycle {
             .catch(fail);
         return;
       case 'messageCount':
-        recorder.apply('AssistantMessageCountUpdated', { runId, codonId, count: output.count }).catch(fail);
+        recorder
+          .apply('AssistantMessageCountUpdated', {
+            runId,
+            codonId,
+            count: this.#base().messages + output.count,
+          })
+          .catch(fail);
         return;
       case 'session':
         if (this.#active?.codon.id === codonId) this.#active.agentSessionId = output.agentSessionId;
         return;
       case 'result':
         if (output.finalCost !== undefined)
-          recorder.apply('CostsUpdated', { runId, codonId, cost: output.finalCost }).catch(fail);
+          recorder
+            .apply('CostsUpdated', { runId, codonId, cost: this.#base().cost + output.finalCost })
+            .catch(fail);
         return;
     }
+  }
+
+  /** What the codon's earlier feedback rounds spent (zero for the agent's first run). */
+  #base(): Active['base'] {
+    return this.#active?.base ?? { cost: 0, messages: 0 };
   }
 
   /** For continue-previous: the latest record of the codon before this one in the plan, in any run. */

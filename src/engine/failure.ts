@@ -1,4 +1,6 @@
 import type { FailureReason, ProcessExit } from '../protocol/index.ts';
+import { verifyFailureMessage } from '../verify/feedback.ts';
+import type { VerifyFailure } from '../verify/gate-result.ts';
 
 /** Who or what ended a codon early: a client (forceStop, skip) or its budget. */
 export type StopKind = 'forceStop' | 'skip' | 'budget';
@@ -16,6 +18,8 @@ export type CodonOutcome = {
   stoppedBy?: StopKind;
   /** What the client (or the shutdown) gave as the reason for stopping; for a budget, what ran out. */
   stopReason?: string;
+  /** The agent ended well but a verification gate did not pass (README "Verification gates"). */
+  verifyFailure?: VerifyFailure;
 };
 
 /**
@@ -96,6 +100,12 @@ export function classifyOutcome(o: CodonOutcome): { success: boolean; failureRea
         retriable: true,
         message: 'the agent exited without reporting a result',
       },
+    };
+  }
+  if (o.verifyFailure) {
+    return {
+      success: false,
+      failureReason: { type: 'verify', retriable: false, message: verifyFailureMessage(o.verifyFailure) },
     };
   }
   return { success: true };

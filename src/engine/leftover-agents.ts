@@ -2,11 +2,14 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { endMarked, isAlive, killTree, startTicks } from '../agents/process-tree.ts';
 import { AGENT_MARK } from '../agents/spawn-agent.ts';
+import { GATE_MARK } from '../verify/run-gates.ts';
 import { type AgentPid, AgentPidsFile } from './agent-pids.ts';
 import { STEP_MARK } from './rig-setup.ts';
 
+const MARKS = { agent: AGENT_MARK, rig: STEP_MARK, gate: GATE_MARK } as const;
+
 /**
- * A server that was killed leaves its agents (and their tools) and rig setup commands running:
+ * A server that was killed leaves its agents (and their tools), rig setup and gate commands running:
  * ends each one the pid file names, whole trees, and every process carrying its mark (those that
  * left the tree), before anything else starts. Returns the codons whose agent it ended.
  */
@@ -20,11 +23,11 @@ export async function endLeftoverAgents(stateDir: string, graceMs: number, log: 
         'ending a process left running by a server that stopped abruptly',
       );
       await killTree(entry.pid, graceMs);
-      if (entry.kind !== 'rig') ended.push(entry.codonId);
+      if ((entry.kind ?? 'agent') === 'agent') ended.push(entry.codonId);
     }
     // Processes that detached from its tree still carry its mark.
     if (entry.mark) {
-      const escaped = await endMarked(entry.kind === 'rig' ? STEP_MARK : AGENT_MARK, entry.mark, graceMs);
+      const escaped = await endMarked(MARKS[entry.kind ?? 'agent'], entry.mark, graceMs);
       if (escaped > 0)
         log.warn({ codonId: entry.codonId, processes: escaped }, 'ended processes that had left its tree');
     }

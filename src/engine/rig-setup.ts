@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { endMarked, killTree } from '../agents/process-tree.ts';
 import type { ResolvedRigStep } from '../plan/index.ts';
-import { spawnSafely } from '../processes/spawn-safely.ts';
+import { runCommand } from '../processes/run-command.ts';
 import { copyStep } from './rig-copy.ts';
 
 export type RigSetupResult =
@@ -26,7 +24,6 @@ export type RigSetupOptions = {
   onProcess?: (pid: number, running: boolean, mark: string) => void;
 };
 
-const OUTPUT_CAP = 64 * 1024;
 /** The environment variable that marks a rig step's processes (see processesWithEnv). */
 export const STEP_MARK = 'RIBOSOME_RIG_STEP';
 
@@ -90,73 +87,37 @@ async function topLevelDirs(root: string): Promise<string[]> {
   }
 }
 
-function runStep(
+async function runStep(
   step: Extract<ResolvedRigStep, { type: 'run' }>,
   options: RigSetupOptions,
 ): Promise<{ ok: true } | { ok: false; message: string }> {
   const base = step.cwd.base === 'execution' ? options.executionDir : options.agentRoot;
-  const cwd = join(base, step.cwd.path);
   const timeoutMs = step.timeoutMs ?? options.defaultTimeoutMs ?? 600_000;
-  return new Promise((resolve) => {
-    const mark = randomUUID();
-    const started = spawnSafely('bash', ['-c', step.command], {
-      cwd,
-      env: { ...process.env, [STEP_MARK]: mark },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    // Out of file descriptors, a missing cwd: a failed step that says why.
-    if (!started.ok) {
-      void started.why.then((why) => resolve({ ok: false, message: `could not be started: ${why}` }));
-      return;
-    }
-    const { child } = started;
-    const pid = child.pid ?? -1;
-    let timedOut = false;
-    let timer: NodeJS.Timeout | undefined;
-    // Every process of the step carries its mark in the environment, even one that detached into a
-    // session of its own (`setsid server &`) and left the parent-child tree.
-    const endLeftBehind = () => endMarked(STEP_MARK, mark, 1_000);
-    const stop = () => void killTree(pid, 1_000).then(endLeftBehind);
-    const settle = (result: { ok: true } | { ok: false; message: string }) => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', stop);
-      options.onProcess?.(pid, false, mark);
-      resolve(result);
-    };
-    options.onProcess?.(pid, true, mark);
-    let output = '';
-    let pending = '';
-    const onData = (chunk: Buffer) => {
-      const text = chunk.toString();
-      if (output.length < OUTPUT_CAP) output += text;
+  let pending = '';
+  const result = await runCommand({
+    command: step.command,
+    cwd: join(base, step.cwd.path),
+    timeoutMs,
+    markName: STEP_MARK,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onProcess ? { onProcess: options.onProcess } : {}),
+    onData: (_stream, text) => {
       pending += text;
       const lines = pending.split('\n');
       pending = lines.pop() ?? '';
       for (const line of lines) if (line.trim() !== '') options.onOutput(`  ${line}`);
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    timer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, timeoutMs);
-    options.signal?.addEventListener('abort', stop, { once: true });
-    if (options.signal?.aborted) stop();
-    // The shell is done: a process it left running would hold the pipes open (and the step) for
-    // good. The step's processes end with it; a service the agent needs is the agent's to start.
-    let leftBehind: Promise<number> = Promise.resolve(0);
-    child.once('exit', () => {
-      leftBehind = new Promise((done) => setTimeout(() => void endLeftBehind().then(done), 50));
-    });
-    // The step is over once its output is read to the end and what it left running is gone.
-    child.once('close', async (code, signal) => {
-      const ended = await leftBehind;
-      if (pending.trim() !== '') options.onOutput(`  ${pending}`);
-      if (ended > 0) options.onOutput(`  ended ${ended} process(es) the step left running`);
-      if (timedOut) settle({ ok: false, message: `timed out after ${timeoutMs} ms` });
-      else if (code === 0) settle({ ok: true });
-      else settle({ ok: false, message: signal ? `killed by ${signal}` : `exited with code ${code}` });
-    });
+    },
   });
+  // Out of file descriptors, a missing cwd: a failed step that says why.
+  if (result.startFailure !== undefined)
+    return { ok: false, message: `could not be started: ${result.startFailure}` };
+  if (pending.trim() !== '') options.onOutput(`  ${pending}`);
+  if (result.leftBehind > 0)
+    options.onOutput(`  ended ${result.leftBehind} process(es) the step left running`);
+  if (result.timedOut) return { ok: false, message: `timed out after ${timeoutMs} ms` };
+  if (result.exitCode === 0) return { ok: true };
+  return {
+    ok: false,
+    message: result.signal ? `killed by ${result.signal}` : `exited with code ${result.exitCode}`,
+  };
 }

@@ -19,8 +19,23 @@ export type Lineage = {
   atStartOf?: string;
 };
 
-/** A plan codon as the rules see it: its id, and what its plan says after a last failed attempt. */
-type PlanCodon = { id: string; onFailure?: { then: 'idle' | 'continue' | 'abort' } };
+/**
+ * A plan codon as the rules see it: its runtime id, what its plan says after a last failed attempt,
+ * and its place in a loop if it is in one.
+ */
+type PlanCodon = {
+  id: string;
+  onFailure?: { then: 'idle' | 'continue' | 'abort' };
+  loop?:
+    | {
+        id: string;
+        iteration: number;
+        iterations: number;
+        lastInIteration: boolean;
+        until?: 'verify' | undefined;
+      }
+    | undefined;
+};
 export type IdleReason = EventInput<'server.idle'>['reason'];
 
 /** Checkpoint types that record how a codon ended. */
@@ -68,9 +83,44 @@ export function isDone(lineage: Lineage, codonId: string): boolean {
   return last?.status === 'completed' || last?.status === 'skipped';
 }
 
-/** codon.next: the first codon of the plan not done in the lineage; undefined when the plan is done. */
+/**
+ * Codons settled in the lineage: done, or passed over in a loop `until: verify`, whose iterations
+ * are attempts at passing the gates of its last codon:
+ * - once an iteration's last codon last ended completed (its gates passed), the whole loop;
+ * - an iteration (not the loop's last) whose last codon failed: that attempt is over;
+ * - an iteration earlier than one with a codon that ended: the run has moved on past it.
+ */
+function settledIn(plan: readonly PlanCodon[], lineage: Lineage): (c: PlanCodon) => boolean {
+  const lastStatus = (id: string) => lineage.endings.findLast((e) => e.codonId === id)?.status;
+  const passed = new Set<string>();
+  const over = new Set<string>();
+  const reached = new Map<string, number>();
+  for (const c of plan) {
+    const loop = c.loop;
+    if (loop?.until !== 'verify') continue;
+    const status = lastStatus(c.id);
+    if (status === undefined) continue;
+    reached.set(loop.id, Math.max(reached.get(loop.id) ?? -1, loop.iteration));
+    if (!loop.lastInIteration) continue;
+    if (status === 'completed') passed.add(loop.id);
+    if (status === 'failed' && loop.iteration < loop.iterations - 1) over.add(`${loop.id}#${loop.iteration}`);
+  }
+  return (c) => {
+    if (isDone(lineage, c.id)) return true;
+    const loop = c.loop;
+    if (loop?.until !== 'verify') return false;
+    return (
+      passed.has(loop.id) ||
+      over.has(`${loop.id}#${loop.iteration}`) ||
+      loop.iteration < (reached.get(loop.id) ?? -1)
+    );
+  };
+}
+
+/** codon.next: the first codon of the plan not settled in the lineage; undefined when the plan is done. */
 export function nextCodon<C extends PlanCodon>(plan: readonly C[], lineage: Lineage): C | undefined {
-  return plan.find((c) => !isDone(lineage, c.id));
+  const settled = settledIn(plan, lineage);
+  return plan.find((c) => !settled(c));
 }
 
 /**
@@ -85,13 +135,15 @@ export function isPassedOver(lineage: Lineage, codon: PlanCodon): boolean {
 
 /** What the engine starts by itself (autostart, skip, then: continue): the first codon neither done nor passed over. */
 export function automaticNext<C extends PlanCodon>(plan: readonly C[], lineage: Lineage): C | undefined {
-  return plan.find((c) => !isDone(lineage, c.id) && !isPassedOver(lineage, c));
+  const settled = settledIn(plan, lineage);
+  return plan.find((c) => !settled(c) && !isPassedOver(lineage, c));
 }
 
 /** Codons passed over while nothing else is left to run by itself: the plan ran to its end without them. */
 export function passedOverAtEnd(plan: readonly PlanCodon[], lineage: Lineage): string[] {
   if (automaticNext(plan, lineage)) return [];
-  return plan.filter((c) => !isDone(lineage, c.id) && isPassedOver(lineage, c)).map((c) => c.id);
+  const settled = settledIn(plan, lineage);
+  return plan.filter((c) => !settled(c) && isPassedOver(lineage, c)).map((c) => c.id);
 }
 
 /** codon.redo: right after a rollback to a codon's start, that codon; else the codon that ended last. */
@@ -99,13 +151,15 @@ export function redoCodon(lineage: Lineage): string | undefined {
   return lineage.atStartOf ?? lineage.endings.at(-1)?.codonId;
 }
 
+/** `done` counts the codons settled: done, or passed over in a loop `until: verify`. */
 export type Progress = { done: number; total: number; next?: string; lastEnded?: Ending };
 
 export function progress(plan: readonly PlanCodon[], lineage: Lineage): Progress {
   const next = nextCodon(plan, lineage);
   const lastEnded = lineage.endings.at(-1);
+  const settled = settledIn(plan, lineage);
   return {
-    done: plan.filter((c) => isDone(lineage, c.id)).length,
+    done: plan.filter(settled).length,
     total: plan.length,
     ...(next ? { next: next.id } : {}),
     ...(lastEnded ? { lastEnded } : {}),
@@ -128,9 +182,10 @@ export type Decision<C> = { start: C } | { idle: IdleReason };
 
 /**
  * The one decision of what happens next. Starts a codon only when there is one left and the trigger
- * asks for it: autostart at startup or after a success, codon.skip and a failure passed over
- * (`then: continue`; both move on whatever autostart says), autoRestart after a rollback. What it
- * starts is the first codon neither done nor passed over. Otherwise idles with the reason a client needs.
+ * asks for it: autostart at startup or after a success (or after a failed iteration of a loop
+ * `until: verify`), codon.skip and a failure passed over (`then: continue`; both move on whatever
+ * autostart says), autoRestart after a rollback. What it starts is the first codon neither settled
+ * nor passed over. Otherwise idles with the reason a client needs.
  */
 export function decide<C extends PlanCodon>(
   trigger: Trigger,
@@ -146,10 +201,20 @@ export function decide<C extends PlanCodon>(
         ? trigger.autoRestart
         : trigger.status === 'skipped' ||
           trigger.passOver === true ||
-          (trigger.status === 'completed' && trigger.autostart);
+          (trigger.autostart && (trigger.status === 'completed' || failedAttempt(plan, lineage)));
   const auto = go ? automaticNext(plan, lineage) : undefined;
   if (auto) return { start: auto };
   return { idle: trigger.kind === 'startup' ? 'startup' : 'codon-completed' };
+}
+
+/**
+ * The codon that ended last failed, and the rules pass over it: an iteration of a loop `until:
+ * verify` that did not pass, so autostart goes on with the next iteration.
+ */
+function failedAttempt(plan: readonly PlanCodon[], lineage: Lineage): boolean {
+  const last = lineage.endings.at(-1);
+  const codon = last?.status === 'failed' ? plan.find((c) => c.id === last.codonId) : undefined;
+  return codon !== undefined && settledIn(plan, lineage)(codon);
 }
 
 /** The server.idle event for a reason: the message and the optional fields say what the rules say. */

@@ -11,6 +11,7 @@ import {
   ProcessExit,
   StateTransitionType,
 } from './shared.ts';
+import { verifyEvents } from './verify-events.ts';
 
 /** Event payloads (spec section 6), keyed by event type. */
 
@@ -177,6 +178,8 @@ const serverState = {
     failedFiles: z.array(z.string()),
     archiveDir: z.string(),
   }),
+  // --- Ours: verification gates ----------------------------------------------------------------------
+  ...verifyEvents,
 };
 
 // --- 6.4 Agentic Backbone -----------------------------------------------------------------------------

@@ -60,7 +60,10 @@ function history(steps: string[]): EngineState {
         runId: run,
         codonId,
         codonName: codonId,
-        codonIndex: PLAN.findIndex((c) => c.id === codonId),
+        codonIndex: Math.max(
+          0,
+          PLAN.findIndex((c) => c.id === codonId),
+        ),
         sessionId: 's',
         startTime: at,
       },
@@ -278,6 +281,104 @@ describe('what runs next after a failure passed over (onFailure then: continue)'
       lineage(['one completed', 'two failed']),
     );
     expect(mid.passedOver).toBeUndefined();
+  });
+});
+
+describe('what runs next: a loop until verify', () => {
+  // A loop of a, b (b has the gates) with 3 iterations, then `after`.
+  const loop = (iteration: number, lastInIteration: boolean) => ({
+    id: 'fix',
+    iteration,
+    iterations: 3,
+    lastInIteration,
+    until: 'verify' as const,
+  });
+  const LOOP = [0, 1, 2].flatMap((i) => [
+    { id: `a#${i}`, loop: loop(i, false) },
+    { id: `b#${i}`, loop: loop(i, true) },
+  ]);
+  const PLAN_WITH_LOOP = [...LOOP, { id: 'after' }];
+  const CAPPED = PLAN_WITH_LOOP.map((c) =>
+    'loop' in c ? { ...c, loop: { ...c.loop, until: undefined } } : c,
+  );
+
+  it.each([
+    { steps: [], next: 'a#0', done: 0 },
+    { steps: ['a#0 completed'], next: 'b#0', done: 1 },
+    // Its gates passed: the loop ends, its later iterations are passed over.
+    { steps: ['a#0 completed', 'b#0 completed'], next: 'after', done: 6 },
+    // Its gates failed: that attempt is over, the next iteration is next.
+    { steps: ['a#0 completed', 'b#0 failed'], next: 'a#1', done: 2 },
+    { steps: ['a#0 completed', 'b#0 skipped'], next: 'a#1', done: 2 },
+    // Stopped by a person: not an attempt that ended, it runs again.
+    { steps: ['a#0 completed', 'b#0 stopped'], next: 'b#0', done: 1 },
+    { steps: ['a#0 completed', 'b#0 failed', 'a#1 completed', 'b#1 completed'], next: 'after', done: 6 },
+    // A later iteration ran: what an earlier one left is passed over.
+    { steps: ['a#0 failed', 'a#1 completed'], next: 'b#1', done: 3 },
+    // Any iteration's last codon completing ends the loop, earlier unfinished iterations included.
+    { steps: ['a#0 failed', 'a#1 completed', 'b#1 completed'], next: 'after', done: 6 },
+    { steps: ['a#0 completed', 'b#0 completed', 'after completed'], next: undefined, done: 7 },
+    // A redo of the last codon that then fails reopens the loop at the next iteration.
+    { steps: ['a#0 completed', 'b#0 completed', 'b#0 failed'], next: 'a#1', done: 2 },
+    // The last iteration failing its gates: the cap is reached without a pass; it stays next.
+    {
+      steps: ['a#0 completed', 'b#0 failed', 'a#1 completed', 'b#1 failed', 'a#2 completed', 'b#2 failed'],
+      next: 'b#2',
+      done: 5,
+    },
+    // An intermediate codon of the loop completing does not end it.
+    { steps: ['a#0 completed', 'b#0 skipped', 'a#1 completed'], next: 'b#1', done: 3 },
+  ])('after $steps: $next ($done of 7 settled)', ({ steps, next, done }) => {
+    const on = lineage(steps);
+    expect(nextCodon(PLAN_WITH_LOOP, on)?.id).toBe(next);
+    expect(progress(PLAN_WITH_LOOP, on)).toMatchObject({ done, total: 7, ...(next ? { next } : {}) });
+  });
+
+  it('a loop without until runs every iteration, and a failed codon stays next', () => {
+    expect(nextCodon(CAPPED, lineage(['a#0 completed', 'b#0 completed']))?.id).toBe('a#1');
+    expect(nextCodon(CAPPED, lineage(['a#0 completed', 'b#0 failed']))?.id).toBe('b#0');
+  });
+
+  it('autostart after the gates passed goes past the loop; the server says so when idle', () => {
+    const on = lineage(['a#0 completed', 'b#0 completed']);
+    expect(decide({ kind: 'codon-ended', status: 'completed', autostart: true }, PLAN_WITH_LOOP, on)).toEqual(
+      {
+        start: PLAN_WITH_LOOP.at(-1),
+      },
+    );
+    expect(idleEvent('codon-completed', { name: 'p', codons: PLAN_WITH_LOOP }, on)).toMatchObject({
+      nextCodonId: 'after',
+      message: expect.stringContaining('6 of 7 codons done; codon.next starts after'),
+    });
+    // A failed attempt that is not the last: autostart goes on with the next iteration.
+    const failed = (steps: string[]) =>
+      decide({ kind: 'codon-ended', status: 'failed', autostart: true }, PLAN_WITH_LOOP, lineage(steps));
+    expect(failed(['a#0 completed', 'b#0 failed'])).toEqual({ start: PLAN_WITH_LOOP[2] });
+    expect(
+      decide(
+        { kind: 'codon-ended', status: 'failed', autostart: false },
+        PLAN_WITH_LOOP,
+        lineage(['a#0 completed', 'b#0 failed']),
+      ),
+    ).toEqual({ idle: 'codon-completed' });
+    // Not inside an iteration, not after the last one, not in a loop without until.
+    expect(failed(['a#0 failed'])).toEqual({ idle: 'codon-completed' });
+    expect(
+      failed(['a#0 completed', 'b#0 failed', 'a#1 completed', 'b#1 failed', 'a#2 completed', 'b#2 failed']),
+    ).toEqual({ idle: 'codon-completed' });
+    expect(
+      decide(
+        { kind: 'codon-ended', status: 'failed', autostart: true },
+        CAPPED,
+        lineage(['a#0 completed', 'b#0 failed']),
+      ),
+    ).toEqual({ idle: 'codon-completed' });
+    const all = lineage(['a#0 completed', 'b#0 completed', 'after completed']);
+    expect(
+      decide({ kind: 'codon-ended', status: 'completed', autostart: true }, PLAN_WITH_LOOP, all),
+    ).toEqual({
+      idle: 'all-codons-completed',
+    });
   });
 });
 

@@ -218,7 +218,32 @@ export function foldEvent(state: RunState, e: ServerEvent): RunState {
       return sentinelOutput(state, e);
     case 'sentinel.error':
       return sentinelError(state, e);
-    // Not shown: the file tree (no pane asks for it), verbose sentinel triggers, connection plumbing.
+    case 'verify.started':
+      return note(
+        state,
+        e.id,
+        `▶ ${e.data.codonId} gate ${e.data.gate + 1}/${e.data.gates}: ${oneLine(e.data.command)}`,
+        'muted',
+      );
+    case 'verify.completed': {
+      const d = e.data;
+      const how = d.passed
+        ? 'passed'
+        : d.stopped
+          ? 'stopped'
+          : d.timedOut
+            ? 'timed out'
+            : `failed (exit code ${d.exitCode ?? 'none'})`;
+      return note(
+        state,
+        e.id,
+        `${d.passed ? '✓' : '✗'} ${d.codonId} gate ${d.gate + 1} ${how}`,
+        d.passed ? 'ok' : 'warn',
+      );
+    }
+    // Not shown: the file tree (no pane asks for it), verbose sentinel triggers, gate output (its
+    // tail comes with the failure), connection plumbing.
+    case 'verify.output':
     case 'filetree.updated':
     case 'sentinel.triggered':
     case 'handshake.response':

@@ -131,6 +131,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let journal: SqliteJournal | undefined;
   let deps: RuntimeDeps;
   let engine: Engine;
+  /** Set when the engine asked for the stop because the run gave up: the exit says failure. */
+  let aborted = false;
   try {
     log = await openServerLog(layout.logFile, settings.logLevel);
     if (lock.tookOverFrom) log.logger.warn({ stale: lock.tookOverFrom }, 'took over a stale runtime lock');
@@ -146,7 +148,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       settings,
       dataDir: options.dataDir,
       storage,
-      requestStop: (reason) => void stop(reason),
+      requestStop: (reason) => {
+        // The run gave up (onFailure then: abort): a failure, exit 1.
+        aborted = true;
+        void stop(reason);
+      },
     };
     engine = await options.createEngine(deps);
   } catch (error) {
@@ -226,7 +232,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       lock.lock.release();
       const code = storage.fault
         ? RUNTIME_EXIT.storageFailed
-        : failed
+        : failed || aborted
           ? RUNTIME_EXIT.failure
           : RUNTIME_EXIT.ok;
       logger.info({ code }, 'stopped');

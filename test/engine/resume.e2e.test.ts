@@ -7,7 +7,7 @@ import type { ServerEvent } from '../../src/protocol/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { type CodonBehaviour, codonScript, simplePlan } from '../helpers/plans.ts';
 import { pidsWith, waitFor } from '../helpers/processes.ts';
-import { runCli, startServer, tempDir } from '../helpers/server-process.ts';
+import { runCli, runToEnd as runPlanToEnd, startServer, tempDir } from '../helpers/server-process.ts';
 
 /**
  * Regressions of the orders a user hits between resume, redo, rollback and re-run: each test is
@@ -37,27 +37,9 @@ async function connect(url: string, mode: 'readonly' | 'readandwrite' = 'readand
   return c;
 }
 
-/** Runs `ribosome run --headless --exit-when-done` to its end; resolves with its exit code and output. */
-async function runToEnd(plan: string, exec: string, script: string, extra: string[] = [], cwd?: string) {
-  const proc = runCli(
-    [
-      'run',
-      plan,
-      '--headless',
-      '--exit-when-done',
-      '--execution',
-      exec,
-      '--scripted-provider',
-      script,
-      ...extra,
-    ],
-    { env: NO_RETRIES, ...(cwd ? { cwd } : {}) },
-  );
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
-  const { code } = await proc.exited;
-  clearTimeout(timer);
-  return { code, stdout: proc.stdout(), stderr: proc.stderr() };
-}
+/** Runs the plan to its end with --exit-when-done, the agent failing at once on a provider error. */
+const runToEnd = (plan: string, exec: string, script: string, extra: string[] = [], cwd?: string) =>
+  runPlanToEnd(plan, exec, script, extra, { env: NO_RETRIES, ...(cwd ? { cwd } : {}) });
 
 /** Reads the whole journal of an execution directory through a short-lived server. */
 async function journalOf(plan: string, exec: string, script: string): Promise<ServerEvent[]> {

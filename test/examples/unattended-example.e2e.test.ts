@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bounded, exitText, killAll, runCli, tempDir } from '../helpers/server-process.ts';
+import { journalRows, killAll, runToEnd, tempDir } from '../helpers/server-process.ts';
 
 /**
  * The example of README "Unattended runs" runs as it says, offline: a provider overload answered by
@@ -16,41 +15,23 @@ afterAll(() => {
   for (const dir of dirs) dir.remove();
 });
 
-type Row = { type: string; data: Record<string, unknown> };
-
-function journal(executionDir: string): Row[] {
-  const db = new DatabaseSync(join(executionDir, '.ribosome', 'ribosome.db'), { readOnly: true });
-  try {
-    return (db.prepare('SELECT json FROM events ORDER BY seq').all() as Array<{ json: string }>).map((r) => {
-      const event = JSON.parse(r.json) as Row;
-      return { type: event.type, data: event.data };
-    });
-  } finally {
-    db.close();
-  }
-}
-
 describe('examples/plans/unattended.yaml', () => {
   it('runs to its end with its script, exit 0, retrying, feeding back and stopping the loop early', async () => {
     const dir = tempDir('ribosome-unattended-');
     dirs.push(dir);
-    const run = runCli([
-      'run',
+    const run = await runToEnd(
       'examples/plans/unattended.yaml',
-      '--scripted-provider',
-      'examples/scripts/unattended.yaml',
-      '--headless',
-      '--exit-when-done',
-      '--execution',
       dir.path,
-    ]);
-    const exit = await bounded(run.exited, 90_000);
-    expect(exit && exitText(exit), run.stderr()).toBe('exit code 0');
+      'examples/scripts/unattended.yaml',
+      [],
+      { timeoutMs: 90_000 },
+    );
+    expect(run.code, run.stderr).toBe(0);
     expect(readFileSync(join(dir.path, 'agentRoot', 'greeting.txt'), 'utf8')).toBe(
       'hello, world\n-- ribosome\n',
     );
 
-    const events = journal(dir.path);
+    const events = journalRows(dir.path);
     const of = (type: string) => events.filter((e) => e.type === type).map((e) => e.data);
     expect(of('codon.started').map((d) => [d.codonId, d.attempt, d.model])).toEqual([
       ['write-greeting', 1, 'claude-sonnet-4-5'],

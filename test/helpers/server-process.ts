@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin/ribosome');
@@ -146,5 +147,51 @@ export async function bounded<T>(promise: Promise<T>, ms: number): Promise<T | u
     return await Promise.race([promise, timeout]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/**
+ * Runs `ribosome run --headless --exit-when-done` with the scripted provider to its end (killed after
+ * `timeoutMs`); resolves with its exit code and output.
+ */
+export async function runToEnd(
+  plan: string,
+  exec: string,
+  script: string,
+  extra: string[] = [],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+) {
+  const proc = runCli(
+    [
+      'run',
+      plan,
+      '--headless',
+      '--exit-when-done',
+      '--execution',
+      exec,
+      '--scripted-provider',
+      script,
+      ...extra,
+    ],
+    { ...(options.env ? { env: options.env } : {}), ...(options.cwd ? { cwd: options.cwd } : {}) },
+  );
+  const timer = setTimeout(() => proc.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+  const { code } = await proc.exited;
+  clearTimeout(timer);
+  return { code, stdout: proc.stdout(), stderr: proc.stderr() };
+}
+
+/** Every event of an execution directory's journal, read from its database (no server needed). */
+export function journalRows(
+  exec: string,
+): Array<{ type: string; data: Record<string, unknown>; json: string }> {
+  const db = new DatabaseSync(join(exec, '.ribosome', 'ribosome.db'), { readOnly: true });
+  try {
+    return (db.prepare('SELECT json FROM events ORDER BY seq').all() as Array<{ json: string }>).map((r) => {
+      const event = JSON.parse(r.json) as { type: string; data: Record<string, unknown> };
+      return { type: event.type, data: event.data, json: r.json };
+    });
+  } finally {
+    db.close();
   }
 }

@@ -1,11 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SERVER_VERSION } from '../../src/version.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { type CodonBehaviour, codonScript, simplePlan } from '../helpers/plans.ts';
-import { runCli, tempDir } from '../helpers/server-process.ts';
+import { journalRows, runToEnd as runPlanToEnd, tempDir } from '../helpers/server-process.ts';
 import { downUrl, startReceiver } from './receiver.ts';
 
 /** Webhooks told about a real run: a server process on the scripted provider, receivers on loopback. */
@@ -38,31 +37,12 @@ async function runToEnd(options: {
   const config = join(t.path, 'config.yaml');
   writeFileSync(config, options.configNotify ? `notify:\n${options.configNotify}` : '{}\n');
   const exec = join(t.path, 'exec');
-  const proc = runCli(
-    [
-      'run',
-      plan,
-      '--headless',
-      '--exit-when-done',
-      '--execution',
-      exec,
-      '--scripted-provider',
-      script,
-      '--config',
-      config,
-    ],
-    { env: NO_RETRIES },
-  );
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
-  const { code } = await proc.exited;
-  clearTimeout(timer);
-  const db = new DatabaseSync(join(exec, '.ribosome/ribosome.db'), { readOnly: true });
-  const journal = (db.prepare('SELECT json FROM events ORDER BY seq').all() as Array<{ json: string }>).map(
-    (r) => r.json,
-  );
-  db.close();
+  const { code, stdout, stderr } = await runPlanToEnd(plan, exec, script, ['--config', config], {
+    env: NO_RETRIES,
+  });
+  const journal = journalRows(exec).map((r) => r.json);
   const log = readFileSync(join(exec, '.ribosome/logs/server.log'), 'utf8');
-  return { code, exec, journal, log, stdout: proc.stdout(), stderr: proc.stderr() };
+  return { code, exec, journal, log, stdout, stderr };
 }
 
 describe('notifications from a real run', () => {

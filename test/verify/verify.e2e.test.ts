@@ -50,6 +50,18 @@ const FIXABLE = `tracks:
 turns: []
 `;
 
+/** Codon b's first run writes nothing; its second writes ok.txt (which its gate checks). */
+const SECOND_TIME_OK = `tracks:
+  - name: b
+    match: { firstUser: "Do b." }
+    turns:
+      - content: [{ text: "Not yet." }]
+      - content:
+          - tool_use: { name: Write, input: { file_path: ok.txt, content: "ok" } }
+      - content: [{ text: "Wrote ok.txt." }]
+turns: []
+`;
+
 describe('verification gates', () => {
   it('a failing gate feeds back into the same session, then passes: one codon, success, costs of both rounds', async () => {
     const { client: c, root } = await serve(
@@ -211,17 +223,7 @@ codons:
   - id: after
     prompt: Do after.
 `;
-    // b's first run writes nothing; its second writes ok.txt.
-    const script = `tracks:
-  - name: b
-    match: { firstUser: "Do b." }
-    turns:
-      - content: [{ text: "Not yet." }]
-      - content:
-          - tool_use: { name: Write, input: { file_path: ok.txt, content: "ok" } }
-      - content: [{ text: "Wrote ok.txt." }]
-turns: []
-`;
+    const script = SECOND_TIME_OK;
     const { client: c, server, exec } = await serve(plan, script, ['--no-autostart']);
     const step = async (expected: string, status: 'completed' | 'failed', send: () => void) => {
       const done = c.next('codon.completed', (e) => e.data.codonId === expected, 60_000);
@@ -286,16 +288,7 @@ codons:
   - id: after
     prompt: Do after.
 `;
-    const script = `tracks:
-  - name: b
-    match: { firstUser: "Do b." }
-    turns:
-      - content: [{ text: "Not yet." }]
-      - content:
-          - tool_use: { name: Write, input: { file_path: ok.txt, content: "ok" } }
-      - content: [{ text: "Wrote ok.txt." }]
-turns: []
-`;
+    const script = SECOND_TIME_OK;
     const { client: c } = await serve(plan, script);
     const over = (e: ServerEvent) => e.type === 'server.idle' && e.data.reason === 'all-codons-completed';
     if (

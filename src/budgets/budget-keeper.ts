@@ -75,6 +75,13 @@ export class BudgetKeeper {
     this.#arm();
   }
 
+  /** Every codon is done: the run's clock stops until a codon starts again. */
+  settle(): void {
+    if (!this.#limited) return;
+    this.#ledger.settle(this.#now());
+    this.#arm();
+  }
+
   /** Why a codon may not start now (an exhausted plan or loop budget), as a message saying how to raise it. */
   refusal(codonId: string): string | undefined {
     if (!this.#limited) return undefined;

@@ -19,7 +19,10 @@ type Scope = {
   cost: number;
   outputTokens: number;
   startedAt: number;
-  /** Set while none of the scope's codons is active: its shown duration stands still. */
+  /**
+   * Set while none of the scope's codons is active (the plan's: while every codon is done): its shown
+   * duration stands still.
+   */
   frozenAt?: number;
   warned: Set<LimitName>;
   exceeded: Map<LimitName, Breach>;
@@ -79,6 +82,7 @@ export class BudgetLedger {
    */
   begin(codonId: string, now: number, fresh = true): void {
     this.#active = codonId;
+    if (this.#plan) delete this.#plan.frozenAt;
     this.#tokensSeen.set(codonId, 0);
     const codon = this.#codons.get(codonId);
     const loop = codon?.loop;
@@ -98,6 +102,14 @@ export class BudgetLedger {
   end(codonId: string, now: number): void {
     if (this.#active === codonId) this.#active = undefined;
     for (const scope of this.#scopesOf(codonId)) if (scope.kind !== 'plan') scope.frozenAt = now;
+  }
+
+  /**
+   * Every codon of the plan is done: the run's clock stops (no warning or alert for a run that has
+   * nothing left to do) until a codon starts again, when it counts from the server's start as before.
+   */
+  settle(now: number): void {
+    if (this.#plan && this.#active === undefined) this.#plan.frozenAt ??= now;
   }
 
   get active(): string | undefined {
@@ -201,7 +213,8 @@ export class BudgetLedger {
   }
 
   #live(): Scope[] {
-    if (this.#active === undefined) return this.#plan ? [this.#plan] : [];
+    if (this.#active === undefined)
+      return this.#plan && this.#plan.frozenAt === undefined ? [this.#plan] : [];
     return this.#scopesOf(this.#active);
   }
 

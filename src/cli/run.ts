@@ -256,6 +256,11 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
       code = uiCode;
       void runtime.stop('the terminal UI quit');
     });
+    // The terminal went away (closed window, dropped SSH, killed tmux): like quitting the UI. Only
+    // here: a headless server under nohup must keep ignoring SIGHUP.
+    const terminalGone = () => void runtime.stop('the terminal closed');
+    process.once('SIGHUP', terminalGone);
+    process.stdout.once('error', terminalGone);
   } else if (!flags.headless || flags.exitWhenDone) {
     // --exit-when-done promises 0 only for a plan that has run: stopped before that (a shutdown,
     // a signal) it is 1, unless the plan turns out done.
@@ -340,11 +345,25 @@ function storageNotice(fault: StorageFault, what: 'stopped' | 'cannot start'): s
  * is logged (with its stack) and reported to clients as an error event, and the server keeps serving.
  */
 function keepServingOnStrayErrors(runtime: Runtime): void {
+  // A write to a terminal that is gone (EIO) or a closed pipe (EPIPE) is no stray error: reported
+  // on that same stream it would fail again, in a loop that fills the log and the journal.
+  const broken = new Set<NodeJS.WriteStream>();
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error) => {
+      if (broken.has(stream)) return;
+      broken.add(stream);
+      runtime.logger.warn(
+        { err: error },
+        `cannot write to ${stream === process.stdout ? 'stdout' : 'stderr'}`,
+      );
+    });
+  }
   const report = (error: unknown, what: string) => {
     runtime.logger.error({ err: error }, `${what}; the server keeps running`);
-    process.stderr.write(
-      `ribosome: ${what} (see the server log): ${(error as Error)?.message ?? String(error)}\n`,
-    );
+    if (!broken.has(process.stderr))
+      process.stderr.write(
+        `ribosome: ${what} (see the server log): ${(error as Error)?.message ?? String(error)}\n`,
+      );
     runtime.bus
       .publish('error', {
         message: `internal error (${what}): ${(error as Error)?.message ?? String(error)}`,

@@ -751,7 +751,11 @@ export class Orchestrator implements Engine {
   // --- publishing ---------------------------------------------------------------------------------------
 
   #idle(reason: IdleReason): Promise<unknown> {
-    return this.#publish('server.idle', idleEvent(reason, this.#o.plan, lineageOf(this.#state)));
+    const idle = idleEvent(reason, this.#o.plan, lineageOf(this.#state));
+    if (idle.nextCodonId === undefined) this.#budgets.settle();
+    // An exhausted budget refuses what codon.next would start: the message says so, not that it starts.
+    const refused = idle.nextCodonId === undefined ? undefined : this.#budgets.refusal(idle.nextCodonId);
+    return this.#publish('server.idle', refused ? { ...idle, message: `${idle.message}; ${refused}` } : idle);
   }
 
   #snapshot(): Promise<unknown> {

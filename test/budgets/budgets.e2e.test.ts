@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import type { RibosomeClient } from '../../src/client/index.ts';
 import type { EventType, ServerEvent, ServerEventOf } from '../../src/protocol/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
-import { simplePlan, stuckTurns } from '../helpers/plans.ts';
+import { simplePlan, stuckTurns, writeTurns } from '../helpers/plans.ts';
 import { pidsWith } from '../helpers/processes.ts';
 import { EMPTY_PLAN, runCli, tempDir } from '../helpers/server-process.ts';
+import { startReceiver } from '../notify/receiver.ts';
 
 const { serve, temps } = e2eResources();
 
@@ -52,6 +53,10 @@ ${stuckTurns(m + 1)}`;
     expect(pidsWith(`sleep ${m + 1}`)).toEqual([]);
     const idle = await seen(client, 'server.idle', (e) => e.data.lastEnded?.codonId === 'spend');
     expect(idle.data).toMatchObject({ reason: 'codon-completed', nextCodonId: 'spend' });
+    // It does not claim codon.next would start the codon: it says why it will not.
+    expect(idle.data.message).toMatch(
+      /codon\.next starts spend; not starting spend: the plan budget exceeded: maxCostUsd 1\.00/,
+    );
 
     const refused = client.next(
       'error',
@@ -118,6 +123,37 @@ ${stuckTurns(m + 1)}`;
       1,
     );
   });
+
+  it('--max-time: a run that finished in time is not reported over budget later, yet a redo past the time is refused', async () => {
+    const hook = await startReceiver();
+    try {
+      const plan = `${simplePlan(['one'])}notify:\n  - webhook: "${hook.url}/hook"\n`;
+      const { client } = await serve(plan, `turns:\n${writeTurns('one.txt', 'one')}`, ['--max-time', '8s']);
+      const done = await seen(client, 'server.idle', (e) => e.data.reason === 'all-codons-completed');
+      await hook.waitFor(1);
+      // The run's clock started with the server: a snapshot says how far it had run at its time.
+      const snapshot = await seen(client, 'state.snapshot', (e) => e.data.budgets !== undefined);
+      const serverStart =
+        Date.parse(snapshot.timestamp) - (snapshot.data.budgets?.[0]?.spent.durationMs ?? 0);
+      // Past the run's time (its timer would have fired by now), with nothing left to run.
+      await new Promise((r) => setTimeout(r, Math.max(0, serverStart + 9_000 - Date.now())));
+      const refused = client.next('error', (e) => e.data.commandId !== undefined);
+      client.send('codon.redo');
+      expect((await refused).data).toMatchObject({ code: 'BUDGET_EXCEEDED' });
+      const history = await client.syncHistory();
+      const after = history.slice(history.findIndex((e) => e.id === done.id));
+      const unasked = after.filter(
+        (e) =>
+          e.type === 'error' &&
+          (e.data.code === 'BUDGET_WARNING' || e.data.code === 'BUDGET_EXCEEDED') &&
+          e.data.commandId === undefined,
+      );
+      expect(unasked).toEqual([]);
+      expect(hook.received.map((r) => r.body.event)).toEqual(['run-completed']);
+    } finally {
+      await hook.close();
+    }
+  }, 60_000);
 
   it("a codon's own maxOutputTokens counts the agent's output tokens", async () => {
     const m = marker();

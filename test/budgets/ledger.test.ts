@@ -71,6 +71,24 @@ describe('budget ledger: the plan scope', () => {
     expect(l.refusal('plain', T0 + 61_000)).toMatchObject({ scope: 'plan', limit: 'maxDurationMs' });
   });
 
+  it("stops the plan's clock once every codon is done: no alert for a finished run, until a codon starts again", () => {
+    const l = ledger({ maxDurationMs: 60_000 });
+    l.begin('plain', T0);
+    l.end('plain', T0 + 10_000);
+    l.settle(T0 + 10_000);
+    expect(l.nextCheckAt()).toBeUndefined();
+    expect(l.tick(T0 + 120_000)).toEqual([]);
+    expect(l.status(T0 + 120_000)[0]).toMatchObject({
+      state: 'ok',
+      ticking: false,
+      spent: { durationMs: 10_000 },
+    });
+    // A start (a redo) counts from the server's start again: the run's time is spent.
+    expect(l.refusal('plain', T0 + 120_000)).toMatchObject({ scope: 'plan', limit: 'maxDurationMs' });
+    l.begin('plain', T0 + 120_000);
+    expect(l.status(T0 + 120_000)[0]).toMatchObject({ ticking: true, spent: { durationMs: 120_000 } });
+  });
+
   it('refuses no start while within every limit, and knows nothing to do without limits', () => {
     const l = ledger({ maxCostUsd: 1 });
     expect(l.refusal('plain', T0)).toBeUndefined();

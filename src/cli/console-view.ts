@@ -55,6 +55,8 @@ export function doneVerdict(idle: EventData<'server.idle'>, lastFailed: boolean)
   if (idle.reason === 'startup') return undefined;
   // The plan ran to its end past codons that failed (onFailure then: continue): not every codon is done.
   if (idle.passedOver && idle.passedOver.length > 0) return false;
+  // An exhausted budget holds the run: nothing more starts by itself.
+  if (idle.heldBy === 'budget') return false;
   const failed = idle.lastEnded
     ? idle.lastEnded.status === 'failed' || idle.lastEnded.status === 'stopped'
     : lastFailed;

@@ -331,12 +331,7 @@ export class Orchestrator implements Engine {
     // An exhausted budget holds the run: only a person (with a higher limit) moves it on.
     const refused = this.#budgets.refusal(decision.start.id);
     if (!refused) return this.#startCodon(decision.start, false);
-    const idle = idleEvent(
-      trigger.kind === 'startup' ? 'startup' : 'codon-completed',
-      this.#o.plan,
-      lineageOf(this.#state),
-    );
-    await this.#publish('server.idle', { ...idle, message: `${idle.message}; ${refused}` });
+    await this.#idle(trigger.kind === 'startup' ? 'startup' : 'codon-completed', refused);
   }
 
   /**
@@ -456,11 +451,10 @@ export class Orchestrator implements Engine {
     // A plan or loop budget that ran out during the wait (its clock ticks on) holds the retry too.
     const refused = this.#budgets.refusal(retry.codon.id);
     if (refused) {
-      const idle = idleEvent('codon-completed', this.#o.plan, lineageOf(this.#state));
       await this.#publish('info', {
         message: `the retry of codon ${retry.codon.id} (attempt ${retry.next.attempt} of ${retry.next.maxAttempts}) is not started: ${refused}`,
       });
-      await this.#publish('server.idle', { ...idle, message: `${idle.message}; ${refused}` });
+      await this.#idle('codon-completed', refused);
       return;
     }
     await this.#startCodon(retry.codon, false, retry.next);
@@ -750,12 +744,19 @@ export class Orchestrator implements Engine {
 
   // --- publishing ---------------------------------------------------------------------------------------
 
-  #idle(reason: IdleReason): Promise<unknown> {
+  /**
+   * Idles for `reason`. An exhausted budget that refuses what would start next (`refused`, else what
+   * codon.next names) is said in the message and in `heldBy`: the run cannot go on by itself.
+   */
+  #idle(reason: IdleReason, refused?: string): Promise<unknown> {
     const idle = idleEvent(reason, this.#o.plan, lineageOf(this.#state));
     if (idle.nextCodonId === undefined) this.#budgets.settle();
-    // An exhausted budget refuses what codon.next would start: the message says so, not that it starts.
-    const refused = idle.nextCodonId === undefined ? undefined : this.#budgets.refusal(idle.nextCodonId);
-    return this.#publish('server.idle', refused ? { ...idle, message: `${idle.message}; ${refused}` } : idle);
+    const held =
+      refused ?? (idle.nextCodonId === undefined ? undefined : this.#budgets.refusal(idle.nextCodonId));
+    return this.#publish(
+      'server.idle',
+      held ? { ...idle, message: `${idle.message}; ${held}`, heldBy: 'budget' } : idle,
+    );
   }
 
   #snapshot(): Promise<unknown> {

@@ -47,6 +47,8 @@ const serverState = {
     lastEnded: z.object({ codonId: z.string(), status: CodonStatus }).optional(),
     /** Ours: codons that failed and were passed over (onFailure then: continue) when the plan ran to its end without them. */
     passedOver: z.array(z.string()).optional(),
+    /** Ours: an exhausted budget refuses what would start next: the run cannot go on by itself. */
+    heldBy: z.enum(['budget']).optional(),
   }),
   'codon.started': z.object({
     codonId: z.string(),

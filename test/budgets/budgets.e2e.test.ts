@@ -52,7 +52,7 @@ ${stuckTurns(m + 1)}`;
     expect(pidsWith(`sleep ${m}`)).toEqual([]);
     expect(pidsWith(`sleep ${m + 1}`)).toEqual([]);
     const idle = await seen(client, 'server.idle', (e) => e.data.lastEnded?.codonId === 'spend');
-    expect(idle.data).toMatchObject({ reason: 'codon-completed', nextCodonId: 'spend' });
+    expect(idle.data).toMatchObject({ reason: 'codon-completed', nextCodonId: 'spend', heldBy: 'budget' });
     // It does not claim codon.next would start the codon: it says why it will not.
     expect(idle.data.message).toMatch(
       /codon\.next starts spend; not starting spend: the plan budget exceeded: maxCostUsd 1\.00/,

@@ -272,6 +272,13 @@ describe('what runs next after a failure passed over (onFailure then: continue)'
     expect(doneVerdict(event, false)).toBe(false);
   });
 
+  it('--exit-when-done stops (exit 1) when a budget holds the run after a success, not only after a failure', () => {
+    const held = { reason: 'codon-completed' as const, message: 'held', nextCodonId: 'three' };
+    const last = { codonId: 'two', status: 'completed' as const };
+    expect(doneVerdict({ ...held, lastEnded: last }, false)).toBeUndefined();
+    expect(doneVerdict({ ...held, lastEnded: last, heldBy: 'budget' }, false)).toBe(false);
+  });
+
   it('is done once it runs again and completes; a codon without then: continue is never passed over', () => {
     expect(isPassedOver(lineage(['one completed', 'two failed', 'two completed']), plan[1]!)).toBe(false);
     expect(isPassedOver(lineage(['one failed']), plan[0]!)).toBe(false);

@@ -678,13 +678,19 @@ export class Orchestrator implements Engine {
   async #startup(): Promise<void> {
     const endedAgents = await endLeftoverAgents(this.#o.agentStateDir, this.#o.stopGraceMs, this.#log);
     const previousId = this.#state.runOrder.at(-1);
+    const runId = this.#o.bus.runId;
     if (previousId && runOf(this.#state, previousId)?.status === 'running') {
-      if (this.#o.lastCodonEvent)
-        await completeUnended(this.#recorder, this.#state, previousId, this.#o.lastCodonEvent);
-      await markCrashed(this.#recorder, this.#state, previousId, endedAgents);
+      // The crashed run's own end (its codon's codon.completed) is journaled as part of that run.
+      this.#o.bus.setRunId(previousId);
+      try {
+        if (this.#o.lastCodonEvent)
+          await completeUnended(this.#recorder, this.#state, previousId, this.#o.lastCodonEvent);
+        await markCrashed(this.#recorder, this.#state, previousId, endedAgents);
+      } finally {
+        this.#o.bus.setRunId(runId);
+      }
     }
     const previous = previousId ? runOf(this.#state, previousId) : undefined;
-    const runId = this.#o.bus.runId;
     const autostart = this.#o.autostart;
     let recovered = false;
     if (previous && (previous.status === 'crashed' || previous.status === 'failed')) {

@@ -4,7 +4,7 @@ import { RibosomeClient } from '../../src/client/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { simplePlan, stuckTurns, writePlanAndScript, writeTurns } from '../helpers/plans.ts';
 import { pidsWith, waitFor } from '../helpers/processes.ts';
-import { startServer, tempDir } from '../helpers/server-process.ts';
+import { journalRows, startServer, tempDir } from '../helpers/server-process.ts';
 
 const { temps, clients } = e2eResources();
 
@@ -55,6 +55,12 @@ describe('a server killed mid-codon', () => {
         e.data.transition.data.reason === 'recovery',
     );
     expect(recovered).toBeDefined();
+    // The interrupted codon's end is journaled in the run it started in (a history of that run is whole).
+    const ofStuck = journalRows(exec).filter(
+      (r) => (r.type === 'codon.started' || r.type === 'codon.completed') && r.data.codonId === 'stuck',
+    );
+    expect(ofStuck.map((r) => r.type)).toEqual(['codon.started', 'codon.completed']);
+    expect(ofStuck[1]?.runId).toBe(ofStuck[0]?.runId);
     // The agent the dead server left behind, and its tool process, are gone.
     await waitFor(() => pidsWith(`sleep ${m}`).length === 0, 'the orphaned command to be ended');
     // codon.next retries the interrupted codon.

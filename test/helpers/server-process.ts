@@ -184,12 +184,16 @@ export async function runToEnd(
 /** Every event of an execution directory's journal, read from its database (no server needed). */
 export function journalRows(
   exec: string,
-): Array<{ type: string; data: Record<string, unknown>; json: string }> {
+): Array<{ type: string; runId: string; data: Record<string, unknown>; json: string }> {
   const db = new DatabaseSync(join(exec, '.ribosome', 'ribosome.db'), { readOnly: true });
   try {
-    return (db.prepare('SELECT json FROM events ORDER BY seq').all() as Array<{ json: string }>).map((r) => {
+    const rows = db.prepare('SELECT run_id, json FROM events ORDER BY seq').all() as Array<{
+      run_id: string;
+      json: string;
+    }>;
+    return rows.map((r) => {
       const event = JSON.parse(r.json) as { type: string; data: Record<string, unknown> };
-      return { type: event.type, data: event.data, json: r.json };
+      return { type: event.type, runId: r.run_id, data: event.data, json: r.json };
     });
   } finally {
     db.close();

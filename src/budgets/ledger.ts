@@ -192,7 +192,8 @@ export class BudgetLedger {
         id: scope.id,
         limits: scope.limits,
         spent: {
-          costUsd: scope.cost,
+          // Sums of float deltas: shown to the micro-dollar, without the noise of the last bits.
+          costUsd: Math.round(scope.cost * 1e6) / 1e6,
           durationMs: Math.max(0, (scope.frozenAt ?? now) - scope.startedAt),
           outputTokens: scope.outputTokens,
         },

@@ -51,3 +51,43 @@ codons:
     expect(zero).toHaveLength(1);
   });
 });
+
+describe('a refused command during the wait of a retry', () => {
+  it('changes nothing: the retry still runs, and says so', async () => {
+    const plan = `name: refused
+agent: builtin
+codons:
+  - id: one
+    prompt: Do one.
+    onFailure: { retry: { maxAttempts: 2, backoffMs: 4000, maxBackoffMs: 4000 } }
+`;
+    const script = `turns:
+  - error: { status: 500 }
+  - content:
+      - tool_use: { name: Write, input: { file_path: one.txt, content: "ok" } }
+  - content: [{ text: one done }]
+`;
+    const { client, root } = await serve(plan, script, [], { RIBOSOME_AGENT_MAX_RETRIES: '0' });
+    await client.next('info', (e) => e.data.message.includes('attempt 2 of 2 in'), 30_000);
+    // A mistyped codon id: refused, as it should be.
+    const refused = await client.request('codon.start', { codonId: 'nope' }, 'codon.started').then(
+      () => 'started',
+      (error: Error) => error.message,
+    );
+    expect(refused).toMatch(/^UNKNOWN_CODON/);
+    await client.next('server.idle', (e) => e.data.reason === 'all-codons-completed', 20_000);
+    const history = await client.syncHistory();
+    const attempts = history.flatMap((e) =>
+      e.type === 'codon.started' && e.data.codonId === 'one' ? [e.data.attempt] : [],
+    );
+    expect(attempts).toEqual([1, 2]);
+    expect(
+      history.some(
+        (e) =>
+          e.type === 'info' &&
+          /codon.start was refused; the retry of codon one \(attempt 2 of 2\) goes on/.test(e.data.message),
+      ),
+    ).toBe(true);
+    expect(readdirSync(root)).toEqual(['one.txt']);
+  });
+});

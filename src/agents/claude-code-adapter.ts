@@ -29,7 +29,9 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       '--permission-mode',
       'bypassPermissions',
     ];
-    if (options.resumeSessionId) args.push('--resume', options.resumeSessionId);
+    // Forked: the resumed session stays as it was, so an attempt that failed (and was rolled back)
+    // leaves no turns behind for a retry, a redo or a later codon that continues the same session.
+    if (options.resumeSessionId) args.push('--resume', options.resumeSessionId, '--fork-session');
     return spawnAgent({
       command: claudeBinary(),
       args,

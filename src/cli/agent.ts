@@ -10,6 +10,7 @@ type Options = {
   model: string;
   cwd: string;
   resume?: string;
+  forkSession?: boolean;
   sessionDir?: string;
   maxTurns: number;
   maxRetries?: number;
@@ -37,6 +38,7 @@ export function registerAgent(program: Command): void {
     .option('--model <model>', 'model id', DEFAULT_MODEL)
     .option('--cwd <dir>', 'agent root: working directory that every tool is confined to', process.cwd())
     .option('--resume <sessionId>', 'continue a previous session')
+    .option('--fork-session', 'with --resume: save the continued session under a new session ID')
     .option(
       '--session-dir <dir>',
       'where sessions are kept (env RIBOSOME_SESSION_DIR; default <cwd>/../.ribosome/sessions)',
@@ -83,6 +85,7 @@ export function registerAgent(program: Command): void {
         sessionDir:
           options.sessionDir ?? process.env.RIBOSOME_SESSION_DIR ?? join(cwd, '..', '.ribosome', 'sessions'),
         ...(options.resume ? { resume: options.resume } : {}),
+        ...(options.forkSession ? { forkSession: true } : {}),
         maxTurns: options.maxTurns,
         maxRetries,
         maxTokens: options.maxTokens,

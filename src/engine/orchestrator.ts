@@ -8,6 +8,7 @@ import type { RuntimeCodon } from '../plan/index.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
 import {
   type BudgetLimits,
+  type ErrorCode,
   type EventInput,
   type EventType,
   echo,
@@ -93,6 +94,19 @@ export type OrchestratorOptions = {
   /** Stops the whole server (onFailure then: abort); without it an abort idles instead. */
   requestStop?: (reason: string) => void;
 };
+
+/** Refusals a command meets before it does anything: a retry it cancelled goes on (README "The wait"). */
+const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'UNKNOWN_CODON',
+  'NO_NEXT_CODON',
+  'NOTHING_TO_REDO',
+  'NO_SUCCESSFUL_CODON',
+  'CHECKPOINT_NOT_FOUND',
+  'CHECKPOINT_AMBIGUOUS',
+  'UNKNOWN_RUN',
+  'BUDGET_EXCEEDED',
+  'INVALID_COMMAND',
+]);
 
 /**
  * The engine: one serialized queue takes the server's start, every command and every codon's end,
@@ -221,9 +235,14 @@ export class Orchestrator implements Engine {
       .catch((error: unknown) => this.#log.error({ err: error }, 'recording sentinel states failed'));
   }
 
-  handle(command: EngineCommand, context: CommandContext): void {
+  handle(command: EngineCommand, given: CommandContext): void {
     // A client acting while a retry waits takes over: the retry is cancelled, and said so.
-    if (command.type !== 'checkpoint.list' && this.#cancelRetry(command, context)) return;
+    let context = given;
+    if (command.type !== 'checkpoint.list') {
+      const cancelled = this.#cancelRetry(command, given);
+      if (cancelled === 'handled') return;
+      if (cancelled) context = this.#retryOnRefusal(command, given, cancelled);
+    }
     // A read of the state: answered at once, even while a rollback holds the queue.
     if (command.type === 'checkpoint.list') {
       const state = this.#state;
@@ -477,10 +496,16 @@ export class Orchestrator implements Engine {
     return restored.ok ? { ok: true } : { ok: false, message: restored.error.message };
   }
 
-  /** A command taken while a retry waits cancels it; codon.skip/forceStop then only do that. */
-  #cancelRetry(command: EngineCommand, context: CommandContext): boolean {
+  /**
+   * A command taken while a retry waits cancels it; codon.skip/forceStop then only do that
+   * (`handled`). Any other command goes on, and gets the cancelled retry back to undo it if refused.
+   */
+  #cancelRetry(
+    command: EngineCommand,
+    context: CommandContext,
+  ): PendingRetry<RuntimeCodon> | 'handled' | undefined {
     const cancelled = this.#retry.cancel();
-    if (!cancelled) return false;
+    if (!cancelled) return undefined;
     const { codon, next } = cancelled;
     const what = `the retry of codon ${codon.id} (attempt ${next.attempt} of ${next.maxAttempts}) is cancelled by ${command.type}`;
     if (command.type === 'codon.skip' || command.type === 'codon.forceStop') {
@@ -490,12 +515,46 @@ export class Orchestrator implements Engine {
         });
         await this.#proceed({ kind: 'codon-ended', status: 'failed', autostart: this.#o.autostart });
       }, context);
-      return true;
+      return 'handled';
     }
     this.#enqueue(async () => {
       await this.#publish('info', { message: what });
     }, context);
-    return false;
+    return cancelled;
+  }
+
+  /**
+   * The context of a command that cancelled a retry: refused before it did anything (a mistyped
+   * codon id, an unknown checkpoint, a budget), it leaves the retry as it was, due when it was due;
+   * any other failure hands the run back idle, never silent.
+   */
+  #retryOnRefusal(
+    command: EngineCommand,
+    context: CommandContext,
+    cancelled: PendingRetry<RuntimeCodon>,
+  ): CommandContext {
+    return {
+      ...context,
+      fail: (code, message) => {
+        context.fail(code, message);
+        if (this.#stopping || this.#lifecycle.active || this.#retry.pending) return;
+        const { codon, next } = cancelled;
+        if (!REFUSALS.has(code)) {
+          this.#enqueue(() =>
+            this.#proceed({ kind: 'codon-ended', status: 'failed', autostart: this.#o.autostart }),
+          );
+          return;
+        }
+        const retry = this.#retry.reserve(codon, next);
+        const waitMs = Math.max(0, (cancelled.dueAt ?? Date.now()) - Date.now());
+        this.#retry.arm(retry, waitMs, (due) => this.#enqueue(() => this.#runRetry(due)));
+        this.#enqueue(async () => {
+          await this.#publish('info', {
+            message: `${command.type} was refused; the retry of codon ${codon.id} (attempt ${next.attempt} of ${next.maxAttempts}) goes on in ${(waitMs / 1000).toFixed(1)} s`,
+          });
+        });
+      },
+    };
   }
 
   // --- commands ------------------------------------------------------------------------------------

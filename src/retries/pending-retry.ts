@@ -1,6 +1,11 @@
 import type { NextAttempt } from './retry-policy.ts';
 
-export type PendingRetry<C> = { codon: C; next: NextAttempt };
+export type PendingRetry<C> = {
+  codon: C;
+  next: NextAttempt;
+  /** When its timer is due (epoch ms), once armed. */
+  dueAt?: number;
+};
 
 /**
  * The one retry waiting for its time (README "Automatic retries and the fallback model"). It is
@@ -29,6 +34,7 @@ export class RetryTimer<C> {
     const pending = this.#pending;
     if (pending?.retry !== retry) return false;
     clearTimeout(pending.timer);
+    retry.dueAt = Date.now() + waitMs;
     pending.timer = setTimeout(() => due(retry), waitMs);
     return true;
   }

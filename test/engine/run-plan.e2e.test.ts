@@ -154,14 +154,21 @@ describe('running a plan', () => {
       author: 'Ada',
     });
     expect(started[1]?.previousSessionId).toBe(started[0]?.sessionId);
-    // The agent resumed its own session (--resume): both codons report the same agent session.
+    // The agent resumed the first codon's session forked (--resume --fork-session): the second codon
+    // reports a session of its own that carries the first conversation, and the first stays as it was.
     const agentSessions = history.flatMap((e) =>
       e.type === 'state.transition' && typeof e.data.transition.data.agentSessionId === 'string'
-        ? [`${e.data.codonId}:${e.data.transition.data.agentSessionId}`]
+        ? [e.data.transition.data.agentSessionId]
         : [],
     );
     expect(agentSessions).toHaveLength(2);
-    expect(agentSessions[1]?.split(':')[1]).toBe(agentSessions[0]?.split(':')[1]);
+    const [first, second] = agentSessions.map((id) =>
+      readFileSync(join(d, 'exec/.ribosome/agents/sessions', `${id}.json`), 'utf8'),
+    );
+    expect(second).toContain('Write a.txt please.');
+    expect(second).toContain('Go on.');
+    expect(first).toContain('Write a.txt please.');
+    expect(first).not.toContain('Go on.');
     const files2 = history.flatMap((e) =>
       e.type === 'file.updated' ? [`${e.data.action}:${e.data.path}:${e.data.content}`] : [],
     );

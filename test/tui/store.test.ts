@@ -616,3 +616,60 @@ describe('connection and history', () => {
     expect(s.notice).toEqual({ text: 'could not send codon.next: not connected', tone: 'bad' });
   });
 });
+
+describe('a loop until verify whose gates passed', () => {
+  // The plan: build, then polish (until: verify, 3 iterations), then ship.
+  const plan = {
+    name: 'p',
+    codons: ['build', 'sign#0', 'sign#1', 'sign#2', 'ship'].map((codonId, index) => ({
+      codonId,
+      codonName: codonId,
+      index,
+    })),
+  };
+  const seeded = () => {
+    const s = initialRunState('ws://x');
+    return { ...s, connection: { ...s.connection, plan } };
+  };
+  const history = (events: ServerEvent[]) => reduceRun(seeded(), { kind: 'history', events });
+  const sign0Passed = () => [
+    ...runStarted(),
+    ...codonStart('build', 0, 'build'),
+    ...codonEnd('build', 'completed'),
+    ...codonStart('sign#0', 1, 'sign#0'),
+    ...codonEnd('sign#0', 'completed'),
+  ];
+  const text = (s: RunState) =>
+    codonLines(s.codons, s.run.idle, 60, Date.now(), true).lines.map((l) =>
+      l.text.replace(/\s+/g, ' ').trim(),
+    );
+
+  it('shows the iterations passed over as such, not pending, when the next codon is past them', () => {
+    const s = history([
+      ...sign0Passed(),
+      ev('server.idle', {
+        reason: 'codon-completed',
+        message: 'idle; codon.next starts ship',
+        nextCodonId: 'ship',
+        lastEnded: { codonId: 'sign#0', status: 'completed' },
+      }),
+    ]);
+    const lines = codonLines(s.codons, s.run.idle, 60, Date.now(), true).lines;
+    expect(text(s).slice(2)).toEqual([
+      '· sign#1 passed over $0',
+      '· sign#2 passed over $0',
+      '▷ ship next $0',
+    ]);
+    expect(lines[2]?.dim && lines[3]?.dim).toBe(true);
+  });
+
+  it('and once every codon is done', () => {
+    const s = history([
+      ...sign0Passed(),
+      ...codonStart('ship', 4, 'ship'),
+      ...codonEnd('ship', 'completed'),
+      ev('server.idle', { reason: 'all-codons-completed', message: 'all 5 codons of plan "p" are done' }),
+    ]);
+    expect(text(s).slice(2, 4)).toEqual(['· sign#1 passed over $0', '· sign#2 passed over $0']);
+  });
+});

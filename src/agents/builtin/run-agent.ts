@@ -23,6 +23,8 @@ export type BuiltinAgentOptions = {
   sessionDir: string;
   /** Session id to continue. */
   resume?: string;
+  /** With `resume`: the continued session gets a new id, the resumed one stays as it was (Claude Code's --fork-session). */
+  forkSession?: boolean;
   maxTurns: number;
   maxRetries: number;
   maxTokens: number;
@@ -64,6 +66,10 @@ export async function runBuiltinAgent(options: BuiltinAgentOptions): Promise<num
     const loaded = await store.load(options.resume);
     if (!loaded.ok) return fail(options.resume, loaded.error.message);
     session = { ...loaded.session, model: options.model, cwd: root };
+    if (options.forkSession) {
+      const at = new Date().toISOString();
+      session = { ...session, sessionId: randomUUID(), createdAt: at, updatedAt: at };
+    }
   } else {
     const at = new Date().toISOString();
     session = {

@@ -54,22 +54,40 @@ export function codonLines(
     };
   }
   let running: number | undefined;
+  const passedOver = passedOverRows(rows, idle);
   const lines = rows.map((row, i): Line => {
     const active = isActiveStatus(row.status);
     if (active) running = i;
     const next = row.codonId === idle?.nextCodonId;
+    const passed = passedOver.has(row.codonId);
     return {
-      text: codonLine(row, width, now, next),
+      text: codonLine(passed ? { ...row, note: PASSED_OVER } : row, width, now, next),
       tone: next && row.status === 'pending' ? 'accent' : STATUS_TONE[row.status],
       bold: active || next,
       highlight: active,
-      ...(row.note === UNDONE && !next ? { dim: true } : {}),
+      ...((row.note === UNDONE || passed) && !next ? { dim: true } : {}),
     };
   });
   if (!planKnown && idle?.reason !== 'all-codons-completed') {
     lines.push({ text: '… later codons appear when they start', tone: 'muted', dim: true });
   }
   return { lines, ...(running === undefined ? {} : { running }) };
+}
+
+const PASSED_OVER = 'passed over';
+
+/**
+ * Codons that never ran yet will not run: the server idles with a later codon next (codon.next starts
+ * the first codon not done, so every codon before it is done) or with every codon done. Such a codon
+ * is an iteration of a loop `until: verify` whose gates passed (README "What runs next").
+ */
+function passedOverRows(rows: readonly CodonRow[], idle: RunState['run']['idle']): Set<string> {
+  if (!idle) return new Set();
+  const all = idle.reason === 'all-codons-completed';
+  const nextAt = rows.findIndex((r) => r.codonId === idle.nextCodonId);
+  return new Set(
+    rows.filter((row, i) => row.status === 'pending' && (all || i < nextAt)).map((row) => row.codonId),
+  );
 }
 
 /** One codon's line; `next` when the server named it as the codon codon.next starts. */

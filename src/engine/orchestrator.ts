@@ -8,7 +8,6 @@ import type { RuntimeCodon } from '../plan/index.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
 import {
   type BudgetLimits,
-  type ErrorCode,
   type EventInput,
   type EventType,
   echo,
@@ -16,16 +15,7 @@ import {
   REASON_MAX_CHARS,
   type StateTransitionType,
 } from '../protocol/index.ts';
-import { type PendingRetry, RetryTimer } from '../retries/pending-retry.ts';
-import {
-  type AfterAttempt,
-  afterAttempt,
-  fallbackMessage,
-  firstAttempt,
-  type NextAttempt,
-  retryMessage,
-  showsAttempts,
-} from '../retries/retry-policy.ts';
+import { firstAttempt, type NextAttempt, showsAttempts } from '../retries/retry-policy.ts';
 import { isActive } from '../state/codon-status.ts';
 import { codonOf, runOf } from '../state/reducer.ts';
 import type { StateStore } from '../state/state-store.ts';
@@ -41,6 +31,7 @@ import type { CodonOutcome } from './failure.ts';
 import { endLeftoverAgents } from './leftover-agents.ts';
 import { type Atomically, Recorder } from './recorder.ts';
 import { completeUnended, type LastCodonEvent, markCrashed, recoveryPoint } from './recovery.ts';
+import { Retrying } from './retrying.ts';
 import type { RigDirsLog } from './rig-dirs.ts';
 import { type RollbackCommand, type RollbackTarget, resolveRollbackTarget } from './rollback-target.ts';
 import { switchRun } from './run-switch.ts';
@@ -48,7 +39,6 @@ import { buildSnapshot } from './snapshot.ts';
 import { unknownCodonMessage } from './unknown-codon.ts';
 import {
   decide,
-  type EndStatus,
   type IdleReason,
   idleEvent,
   lineageOf,
@@ -95,19 +85,6 @@ export type OrchestratorOptions = {
   requestStop?: (reason: string) => void;
 };
 
-/** Refusals a command meets before it does anything: a retry it cancelled goes on (README "The wait"). */
-const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'UNKNOWN_CODON',
-  'NO_NEXT_CODON',
-  'NOTHING_TO_REDO',
-  'NO_SUCCESSFUL_CODON',
-  'CHECKPOINT_NOT_FOUND',
-  'CHECKPOINT_AMBIGUOUS',
-  'UNKNOWN_RUN',
-  'BUDGET_EXCEEDED',
-  'INVALID_COMMAND',
-]);
-
 /**
  * The engine: one serialized queue takes the server's start, every command and every codon's end,
  * one at a time. What runs next is always asked of the rules (what-next.ts) over the recorded
@@ -130,7 +107,7 @@ export class Orchestrator implements Engine {
   #finished: Promise<void> = Promise.resolve();
   #resumed: ReadyInfo['resumed'];
   /** The automatic retry waiting for its time, if any (README "Automatic retries and the fallback model"). */
-  readonly #retry = new RetryTimer<RuntimeCodon>();
+  readonly #retries: Retrying;
 
   constructor(options: OrchestratorOptions) {
     this.#o = options;
@@ -160,6 +137,28 @@ export class Orchestrator implements Engine {
       logger: this.#log,
       stopActive: (message) => this.#lifecycle.stopActive('budget', message),
       snapshot: () => this.#snapshot(),
+    });
+    const { requestStop } = options;
+    this.#retries = new Retrying({
+      autostart: options.autostart,
+      checkpoints: options.checkpoints,
+      recorder: this.#recorder,
+      state: () => this.#state,
+      stopping: () => this.#stopping,
+      active: () => this.#lifecycle.active !== undefined,
+      refusal: (codonId) => this.#budgets.refusal(codonId),
+      enqueue: (task, context) => this.#enqueue(task, context),
+      proceed: (trigger) => this.#proceed(trigger),
+      idle: (reason, refused) => this.#idle(reason, refused),
+      startCodon: (codon, skipPreCommands, attempt) => this.#startCodon(codon, skipPreCommands, attempt),
+      ...(requestStop
+        ? {
+            abort: (reason: string) => {
+              this.#stopping = true;
+              requestStop(reason);
+            },
+          }
+        : {}),
     });
   }
 
@@ -239,9 +238,9 @@ export class Orchestrator implements Engine {
     // A client acting while a retry waits takes over: the retry is cancelled, and said so.
     let context = given;
     if (command.type !== 'checkpoint.list') {
-      const cancelled = this.#cancelRetry(command, given);
-      if (cancelled === 'handled') return;
-      if (cancelled) context = this.#retryOnRefusal(command, given, cancelled);
+      const taken = this.#retries.takeOver(command, given);
+      if (taken === 'handled') return;
+      context = taken;
     }
     // A read of the state: answered at once, even while a rollback holds the queue.
     if (command.type === 'checkpoint.list') {
@@ -294,7 +293,7 @@ export class Orchestrator implements Engine {
   async stop(reason: string): Promise<void> {
     this.#stopping = true;
     this.#budgets.close();
-    const cancelled = this.#retry.cancel();
+    const cancelled = this.#retries.cancel();
     // A codon in rig setup holds the queue: stop its command first.
     if (this.#lifecycle.preparing)
       await this.#lifecycle.stopActive('forceStop', `by the server's shutdown (${reason})`);
@@ -344,7 +343,7 @@ export class Orchestrator implements Engine {
   /** After a start, a codon's end or a rollback: start what the rules say, or idle. */
   async #proceed(trigger: Trigger): Promise<void> {
     // A client may have started a codon before startup's turn came: the decision is then taken.
-    if (this.#stopping || this.#lifecycle.active || this.#retry.pending) return;
+    if (this.#stopping || this.#lifecycle.active || this.#retries.pending) return;
     const decision = decide(trigger, this.#codons, lineageOf(this.#state));
     if (!('start' in decision)) return void (await this.#idle(decision.idle));
     // An exhausted budget holds the run: only a person (with a higher limit) moves it on.
@@ -382,7 +381,7 @@ export class Orchestrator implements Engine {
       this.#enqueue(async () => {
         try {
           const status = await this.#lifecycle.finish(codon, runId, outcome);
-          await this.#afterCodon(codon, runId, status, next, outcome);
+          await this.#retries.afterCodon(codon, runId, status, next, outcome);
         } finally {
           recorded();
         }
@@ -395,168 +394,12 @@ export class Orchestrator implements Engine {
     if (began === 'running') return;
     this.#budgets.end(codon.id);
     recorded();
-    await this.#afterCodon(codon, runId, began, next, undefined);
+    await this.#retries.afterCodon(codon, runId, began, next, undefined);
   }
 
   // --- after an attempt: retry, then (README "Automatic retries and the fallback model") --------------
 
   /** After a codon's end: a retry due, or `then` after its last attempt, or the usual decision. */
-  async #afterCodon(
-    codon: RuntimeCodon,
-    runId: string,
-    status: EndStatus,
-    attempt: NextAttempt,
-    outcome: CodonOutcome | undefined,
-  ): Promise<void> {
-    const autostart = this.#o.autostart;
-    if (this.#stopping || this.#recorder.halted) return;
-    const decision = afterAttempt(codon, {
-      ...attempt,
-      status,
-      failureReason: codonOf(runOf(this.#state, runId), codon.id)?.failureReason,
-      stalled: outcome?.stalledAfterMs !== undefined,
-      ...(outcome?.result?.retryAfterMs === undefined ? {} : { retryAfterMs: outcome.result.retryAfterMs }),
-      apiErrorStatus: outcome?.result?.apiErrorStatus ?? null,
-    });
-    if (decision.kind === 'retry') return this.#scheduleRetry(codon, runId, decision);
-    const afterwards = decision.kind === 'give-up' ? decision.afterwards : 'idle';
-    if (decision.kind === 'give-up' && afterwards !== 'idle') {
-      const what = `codon ${codon.id} failed: ${decision.why}`;
-      if (afterwards === 'abort' && this.#o.requestStop) {
-        await this.#publish('info', { message: `${what}; onFailure then: abort ends the run` });
-        this.#stopping = true;
-        this.#o.requestStop(`onFailure then: abort after codon ${codon.id} failed`);
-        return;
-      }
-      if (afterwards === 'continue')
-        await this.#publish('info', { message: `${what}; onFailure then: continue goes on past it` });
-    }
-    await this.#proceed({
-      kind: 'codon-ended',
-      status,
-      autostart,
-      ...(afterwards === 'continue' ? { passOver: true } : {}),
-    });
-  }
-
-  /** Announces the retry, brings the agent root back to the codon's start, and sets the timer. */
-  async #scheduleRetry(
-    codon: RuntimeCodon,
-    runId: string,
-    decision: Extract<AfterAttempt, { kind: 'retry' }>,
-  ): Promise<void> {
-    // Pending at once: a command taken while it is announced and the tree restored cancels it.
-    const retry = this.#retry.reserve(codon, decision.next);
-    if (decision.switchedToFallback)
-      await this.#publish('info', { message: fallbackMessage(codon.id, decision) });
-    await this.#publish('info', { message: retryMessage(codon.id, decision) });
-    const restored = await this.#restoreStart(codon.id, runId);
-    if (!restored.ok) {
-      // Cancelled meanwhile: the command that did it has said so and decides what follows.
-      if (!this.#retry.take(retry)) return;
-      await this.#recorder.reportError(
-        'CHECKPOINT_FAILED',
-        `the retry of codon ${codon.id} is cancelled: its start checkpoint could not be restored: ${restored.message}`,
-        'codon',
-        codon.id,
-      );
-      return this.#proceed({ kind: 'codon-ended', status: 'failed', autostart: this.#o.autostart });
-    }
-    this.#retry.arm(retry, decision.waitMs, (due) => this.#enqueue(() => this.#runRetry(due)));
-  }
-
-  async #runRetry(retry: PendingRetry<RuntimeCodon>): Promise<void> {
-    if (this.#stopping || !this.#retry.take(retry)) return;
-    // A plan or loop budget that ran out during the wait (its clock ticks on) holds the retry too.
-    const refused = this.#budgets.refusal(retry.codon.id);
-    if (refused) {
-      await this.#publish('info', {
-        message: `the retry of codon ${retry.codon.id} (attempt ${retry.next.attempt} of ${retry.next.maxAttempts}) is not started: ${refused}`,
-      });
-      await this.#idle('codon-completed', refused);
-      return;
-    }
-    await this.#startCodon(retry.codon, false, retry.next);
-  }
-
-  /**
-   * The codon's start checkpoint (its latest rig-setup one, else the checkpoint before it) written
-   * back into the agent root, in the same run: the failed attempt stays in the run's history (its
-   * error checkpoint), and the lineage, costs and budgets go on.
-   */
-  async #restoreStart(
-    codonId: string,
-    runId: string,
-  ): Promise<{ ok: true } | { ok: false; message: string }> {
-    const lineage = await this.#o.checkpoints.lineage(runId);
-    if (!lineage.ok) return lineage;
-    const start = this.#o.checkpoints.byCodon(lineage.value, codonId, 'start');
-    if (!start.ok) return start;
-    const restored = await this.#o.checkpoints.store.restore(start.value.sha);
-    return restored.ok ? { ok: true } : { ok: false, message: restored.error.message };
-  }
-
-  /**
-   * A command taken while a retry waits cancels it; codon.skip/forceStop then only do that
-   * (`handled`). Any other command goes on, and gets the cancelled retry back to undo it if refused.
-   */
-  #cancelRetry(
-    command: EngineCommand,
-    context: CommandContext,
-  ): PendingRetry<RuntimeCodon> | 'handled' | undefined {
-    const cancelled = this.#retry.cancel();
-    if (!cancelled) return undefined;
-    const { codon, next } = cancelled;
-    const what = `the retry of codon ${codon.id} (attempt ${next.attempt} of ${next.maxAttempts}) is cancelled by ${command.type}`;
-    if (command.type === 'codon.skip' || command.type === 'codon.forceStop') {
-      this.#enqueue(async () => {
-        await this.#publish('info', {
-          message: `${what}; ${codon.id} stays failed (codon.next or codon.redo runs it again)`,
-        });
-        await this.#proceed({ kind: 'codon-ended', status: 'failed', autostart: this.#o.autostart });
-      }, context);
-      return 'handled';
-    }
-    this.#enqueue(async () => {
-      await this.#publish('info', { message: what });
-    }, context);
-    return cancelled;
-  }
-
-  /**
-   * The context of a command that cancelled a retry: refused before it did anything (a mistyped
-   * codon id, an unknown checkpoint, a budget), it leaves the retry as it was, due when it was due;
-   * any other failure hands the run back idle, never silent.
-   */
-  #retryOnRefusal(
-    command: EngineCommand,
-    context: CommandContext,
-    cancelled: PendingRetry<RuntimeCodon>,
-  ): CommandContext {
-    return {
-      ...context,
-      fail: (code, message) => {
-        context.fail(code, message);
-        if (this.#stopping || this.#lifecycle.active || this.#retry.pending) return;
-        const { codon, next } = cancelled;
-        if (!REFUSALS.has(code)) {
-          this.#enqueue(() =>
-            this.#proceed({ kind: 'codon-ended', status: 'failed', autostart: this.#o.autostart }),
-          );
-          return;
-        }
-        const retry = this.#retry.reserve(codon, next);
-        const waitMs = Math.max(0, (cancelled.dueAt ?? Date.now()) - Date.now());
-        this.#retry.arm(retry, waitMs, (due) => this.#enqueue(() => this.#runRetry(due)));
-        this.#enqueue(async () => {
-          await this.#publish('info', {
-            message: `${command.type} was refused; the retry of codon ${codon.id} (attempt ${next.attempt} of ${next.maxAttempts}) goes on in ${(waitMs / 1000).toFixed(1)} s`,
-          });
-        });
-      },
-    };
-  }
-
   // --- commands ------------------------------------------------------------------------------------
 
   async #handle(command: EngineCommand, ctx: CommandContext): Promise<void> {

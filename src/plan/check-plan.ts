@@ -16,7 +16,43 @@ export function checkPlan(plan: SalvagedPlan): ProblemDraft[] {
     ...checkContinuations(plan),
     ...checkSentinelRefs(plan),
     ...checkNamedSentinels(plan),
+    ...checkIneffective(plan),
   ];
+}
+
+/** Fields that are valid but do nothing as written: warnings (the plan runs), so a typo is not silent. */
+function checkIneffective(plan: SalvagedPlan): ProblemDraft[] {
+  const drafts: ProblemDraft[] = [];
+  for (const entry of declaredCodons(plan)) {
+    const found = valid(entry);
+    if (!found) continue;
+    const { codon, path } = found;
+    if (
+      codon.onVerifyFailure !== undefined &&
+      codon.verify === undefined &&
+      !found.dropped.includes('verify')
+    ) {
+      drafts.push({
+        code: 'FIELD_HAS_NO_EFFECT',
+        severity: 'warning',
+        path: [...path, 'onVerifyFailure'],
+        message: `Codon "${codon.id}" has onVerifyFailure but no verify gates: it never applies.`,
+        hint: 'Add `verify: [{ run: <command> }]`, or remove onVerifyFailure.',
+      });
+    }
+    const model = codon.model ?? plan.model;
+    const fallback = codon.fallbackModel ?? plan.fallbackModel;
+    if (fallback !== undefined && fallback === model) {
+      drafts.push({
+        code: 'FIELD_HAS_NO_EFFECT',
+        severity: 'warning',
+        path: [...path, codon.fallbackModel !== undefined ? 'fallbackModel' : 'id'],
+        message: `Codon "${codon.id}" falls back to the model it already uses (${model}).`,
+        hint: 'Name another model as fallbackModel (e.g. a smaller or another provider-side one).',
+      });
+    }
+  }
+  return drafts;
 }
 
 /** Every codon in declaration order (a loop's codons once); an invalid loop counts as one entry. */

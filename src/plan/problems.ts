@@ -30,6 +30,7 @@ export const PlanProblemCode = z.enum([
   'BACKOFF_RANGE',
   'UNTIL_WITHOUT_VERIFY',
   'INVALID_URL',
+  'FIELD_HAS_NO_EFFECT',
   // Sentinels.
   'UNKNOWN_SENTINEL',
   'DUPLICATE_SENTINEL',

@@ -40,6 +40,8 @@ export type SalvagedPlan = {
   /** Undefined when the field itself is invalid. */
   agent: z.infer<typeof Plan.shape.agent> | undefined;
   defaults: z.infer<typeof Plan.shape.defaults> | undefined;
+  model: string | undefined;
+  fallbackModel: string | undefined;
   /** Every key of the `sentinels` map, valid entry or not. */
   sentinelIds: string[];
   sentinels: Array<{ id: string; entry: NamedSentinel; path: PathSegment[] }>;
@@ -54,6 +56,8 @@ export function salvagePlan(data: unknown): SalvagedPlan {
   const plan: SalvagedPlan = {
     agent: undefined,
     defaults: undefined,
+    model: undefined,
+    fallbackModel: undefined,
     sentinelIds: [],
     sentinels: [],
     items: [],
@@ -62,6 +66,8 @@ export function salvagePlan(data: unknown): SalvagedPlan {
   if (!isRecord(data)) return plan;
   plan.agent = valid(Plan.shape.agent, data.agent);
   plan.defaults = valid(Plan.shape.defaults, data.defaults);
+  plan.model = valid(Plan.shape.model, data.model);
+  plan.fallbackModel = valid(Plan.shape.fallbackModel, data.fallbackModel);
 
   if (isRecord(data.sentinels)) {
     for (const [id, value] of Object.entries(data.sentinels)) {

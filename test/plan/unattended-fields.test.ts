@@ -155,6 +155,35 @@ describe('verify and onVerifyFailure', () => {
   });
 });
 
+describe('fields that do nothing as written (warnings: the plan still runs)', () => {
+  it('onVerifyFailure without verify gates', async () => {
+    const problems = await problemsOf(codon('    onVerifyFailure: { feedback: true }'));
+    const found = problems.filter((p) => p.code === 'FIELD_HAS_NO_EFFECT');
+    expect(found).toMatchObject([{ severity: 'warning', path: 'codons[0].onVerifyFailure', line: 5 }]);
+    expect(found[0]?.hint).toContain('verify');
+  });
+
+  it('a fallbackModel equal to the model the codon uses (its own, or the plan one)', async () => {
+    const problems = await problemsOf(
+      yaml(
+        'name: x',
+        'model: m1',
+        'fallbackModel: m1',
+        'codons:',
+        '  - { id: a, prompt: go }',
+        '  - { id: b, prompt: go, model: m2, fallbackModel: m2 }',
+        '  - { id: c, prompt: go, model: m3 }',
+      ),
+    );
+    expect(problems.filter((p) => p.code === 'FIELD_HAS_NO_EFFECT').map((p) => [p.severity, p.path])).toEqual(
+      [
+        ['warning', 'codons[0].id'],
+        ['warning', 'codons[1].fallbackModel'],
+      ],
+    );
+  });
+});
+
 describe('loop until', () => {
   it('until: verify needs gates on the loop’s last codon', async () => {
     const problems = await problemsOf(

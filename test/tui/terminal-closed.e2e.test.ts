@@ -1,11 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { simplePlan, writePlanAndScript } from '../helpers/plans.ts';
 import { BIN, tempDir } from '../helpers/server-process.ts';
+import { hasTmux, ownTmux } from '../helpers/tmux.ts';
 
 /**
  * `ribosome run` with its terminal UI, in a terminal that goes away (a closed window, a dropped SSH
@@ -13,18 +12,8 @@ import { BIN, tempDir } from '../helpers/server-process.ts';
  * terminal and filling its journal with errors about them.
  */
 
-const hasTmux = (() => {
-  try {
-    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 // A tmux server of our own (-L): kill-server closes only our terminal.
-const socket = `ribosome-hup-${process.pid}-${randomUUID().slice(0, 8)}`;
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+const tmux = ownTmux('ribosome-hup');
 const temp = tempDir('ribosome-hup-');
 let serverPid: number | undefined;
 

@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { simplePlan, stuckTurns, writePlanAndScript, writeTurns } from '../helpers/plans.ts';
 import { BIN, killAll, type ServerProcess, startServer, tempDir } from '../helpers/server-process.ts';
+import { hasTmux, ownTmux } from '../helpers/tmux.ts';
 import { hasColour } from './helpers/colour.ts';
 
 /**
@@ -13,19 +12,9 @@ import { hasColour } from './helpers/colour.ts';
  * TUI_SAVE_CAPTURES=1 writes the panes it sees to test/tui/captures/.
  */
 
-const hasTmux = (() => {
-  try {
-    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 // A tmux server of our own (-L): nothing else's sessions are touched, and kill-server ends only ours.
-const socket = `ribosome-tui-${process.pid}-${randomUUID().slice(0, 8)}`;
 const SESSION = 'tui';
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+const tmux = ownTmux('ribosome-tui');
 const capture = (escapes = false) => tmux('capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', SESSION);
 
 async function waitForPane(

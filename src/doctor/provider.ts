@@ -24,9 +24,10 @@ export async function checkProvider(baseUrl: string, timeoutMs = 2_500): Promise
       fix: 'give --provider-base-url (or ANTHROPIC_BASE_URL) as http(s)://host[:port]',
     };
   }
+  // Fetched without any user:password (fetch refuses them, echoing the whole URL in its error).
   const shown = shownUrl(url);
   try {
-    const response = await fetch(url, { method: 'HEAD', signal: AbortSignal.timeout(timeoutMs) });
+    const response = await fetch(shown, { method: 'HEAD', signal: AbortSignal.timeout(timeoutMs) });
     return { check: 'provider', status: 'ok', detail: `${shown} answered HTTP ${response.status}` };
   } catch (error) {
     const err = error as Error & { cause?: { code?: string; message?: string } };

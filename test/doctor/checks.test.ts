@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkCredentials } from '../../src/doctor/credentials.ts';
+import { providerBaseUrlOf } from '../../src/doctor/doctor.ts';
 import { checkExecutionDir } from '../../src/doctor/execution-dir.ts';
 import { checkNodeVersion } from '../../src/doctor/node-version.ts';
 import { checkPort } from '../../src/doctor/port.ts';
@@ -94,6 +95,12 @@ describe('credentials', () => {
 });
 
 describe('provider', () => {
+  it('the base URL: --provider-base-url, else ANTHROPIC_BASE_URL, else the Anthropic API', () => {
+    expect(providerBaseUrlOf('http://a', { ANTHROPIC_BASE_URL: 'http://b' })).toBe('http://a');
+    expect(providerBaseUrlOf(undefined, { ANTHROPIC_BASE_URL: 'http://b' })).toBe('http://b');
+    expect(providerBaseUrlOf(undefined, { ANTHROPIC_BASE_URL: '' })).toBe('https://api.anthropic.com');
+  });
+
   it('any HTTP answer is ok; a closed port and a silent server fail', async () => {
     const up = await localServer();
     expect(await checkProvider(up.url)).toMatchObject({

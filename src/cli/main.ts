@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerAgent } from './agent.ts';
 import { registerDemo } from './demo.ts';
+import { registerDoctor } from './doctor.ts';
 import { registerMockProvider } from './mock-provider.ts';
 import { registerRun } from './run.ts';
 import { registerTui } from './tui.ts';
@@ -20,6 +21,7 @@ const registrations: Array<(program: Command) => void> = [
   registerValidate,
   registerDemo,
   registerTui,
+  registerDoctor,
 ];
 for (const register of registrations) register(program);
 

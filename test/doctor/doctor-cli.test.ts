@@ -1,0 +1,116 @@
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { delimiter, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DoctorReport } from '../../src/doctor/check-result.ts';
+import { killAll, runCli, tempDir } from '../helpers/server-process.ts';
+
+/** `ribosome doctor` as a user runs it: the table or --json, exit 1 on a failure, no secret printed. */
+
+const MARKER = 'sk-ant-DOCTOR-MARKER-41c2e9';
+const cleanups: Array<() => void | Promise<void>> = [];
+afterEach(async () => {
+  killAll();
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function listening(): Promise<number> {
+  const server: Server = createServer((_req, res) => res.writeHead(404).end());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return (server.address() as AddressInfo).port;
+}
+
+/** Every credential variable unset (the test machine's own may be set), plus `extra`. */
+function env(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return {
+    ANTHROPIC_API_KEY: '',
+    ANTHROPIC_AUTH_TOKEN: '',
+    CLAUDE_CODE_OAUTH_TOKEN: '',
+    ANTHROPIC_BASE_URL: '',
+    // Claude Code missing: a warning, and no slow `claude --version` in every run.
+    RIBOSOME_CLAUDE_BIN: '/nonexistent/claude',
+    ...extra,
+  };
+}
+
+async function doctor(args: string[], extra: NodeJS.ProcessEnv) {
+  const proc = runCli(['doctor', ...args], { env: env(extra) });
+  const exit = await proc.exited;
+  return { code: exit.code, stdout: proc.stdout(), stderr: proc.stderr() };
+}
+
+describe('ribosome doctor', () => {
+  it('all well (Claude Code missing only warns): exit 0, a table with every check, no secret printed', async () => {
+    const t = tempDir();
+    cleanups.push(t.remove);
+    const provider = await listening();
+    const args = ['--execution', t.path, '--provider-base-url', `http://127.0.0.1:${provider}`];
+    const table = await doctor(args, { ANTHROPIC_API_KEY: MARKER });
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^check\s+status\s+detail\s+fix/);
+    for (const check of ['node', 'git', 'credentials', 'provider', 'execution dir', 'port'])
+      expect(table.stdout).toMatch(new RegExp(`^${check}\\s+ok\\s`, 'm'));
+    expect(table.stdout).toMatch(/^claude code\s+warn\s/m);
+    expect(table.stdout).toMatch(/present: ANTHROPIC_API_KEY/);
+    expect(table.stdout).toMatch(/all checks passed \(1 warning\)/);
+    expect(table.stdout + table.stderr).not.toContain('MARKER');
+
+    const json = await doctor([...args, '--json'], { CLAUDE_CODE_OAUTH_TOKEN: MARKER });
+    expect(json.code).toBe(0);
+    const report = DoctorReport.parse(JSON.parse(json.stdout));
+    expect(report.ok).toBe(true);
+    expect(json.stdout + json.stderr).not.toContain('MARKER');
+  });
+
+  it('each check failing: no git on PATH, no credentials, provider down, directory under a file, port held', async () => {
+    const t = tempDir();
+    cleanups.push(t.remove);
+    // A PATH with only what bin/ribosome's shell needs (dirname), and no git.
+    const bin = join(t.path, 'bin');
+    mkdirSync(bin);
+    const dirname = (process.env.PATH ?? '')
+      .split(delimiter)
+      .map((dir) => join(dir, 'dirname'))
+      .find((path) => existsSync(path));
+    symlinkSync(dirname!, join(bin, 'dirname'));
+    writeFileSync(join(t.path, 'file'), 'x');
+    const held = await listening();
+    const down = await listening();
+    await cleanups.pop()!();
+    const result = await doctor(
+      [
+        '--json',
+        '--execution',
+        join(t.path, 'file', 'exec'),
+        '--port',
+        String(held),
+        '--provider-base-url',
+        `http://user:${MARKER}@127.0.0.1:${down}`,
+      ],
+      { PATH: bin },
+    );
+    expect(result.code, result.stderr).toBe(1);
+    const report = DoctorReport.parse(JSON.parse(result.stdout));
+    expect(report.ok).toBe(false);
+    const status = Object.fromEntries(report.checks.map((c) => [c.check, c.status]));
+    expect(status).toEqual({
+      node: 'ok',
+      git: 'fail',
+      'claude code': 'warn',
+      credentials: 'fail',
+      provider: 'fail',
+      'execution dir': 'fail',
+      port: 'fail',
+    });
+    for (const c of report.checks.filter((c) => c.status !== 'ok')) expect(c.fix).toBeTruthy();
+    expect(result.stdout + result.stderr).not.toContain('MARKER');
+  });
+
+  it('a bad --port is refused with exit 2', async () => {
+    const result = await doctor(['--port', '70000'], {});
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--port must be an integer/);
+  });
+});

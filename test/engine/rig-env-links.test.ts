@@ -61,7 +61,7 @@ describe('rig setup env', () => {
       executionDir: dir,
       onOutput: () => {},
       env: { RIG_GREETING: 'hello from the plan', PATH: `/nonexistent:${process.env.PATH}` },
-      steps: [run('echo "$RIG_GREETING" > env.txt && echo "${PATH%%:*}" >> env.txt')],
+      steps: [run('echo "$RIG_GREETING" > env.txt && echo "$PATH" | cut -d: -f1 >> env.txt')],
     });
     expect(result.ok).toBe(true);
     expect(readFileSync(join(root, 'env.txt'), 'utf8')).toBe('hello from the plan\n/nonexistent\n');

@@ -72,6 +72,7 @@ export function registerRun(program: Command): void {
       '--exit-when-done',
       'stop once the plan has run (exit 0) or a codon failed or was stopped (exit 1)',
     )
+    .option('--model <id>', "the plan's model: every codon without a model of its own uses it")
     .option('--fresh', 'start a new execution directory instead of resuming the one the plan already has')
     .option('--max-cost <usd>', "the run's budget in US dollars, agents and sentinels together (e.g. 2.50)")
     .option(
@@ -93,13 +94,22 @@ export function exitOnceStopped(code: number, graceMs = 3_000): void {
   setTimeout(() => process.exit(code), graceMs).unref();
 }
 
+/** A model id as a provider takes it: printable, no spaces. */
+const MODEL_ID = /^[\x21-\x7e]+$/;
+
 function fail(message: string, code: number): number {
   process.stderr.write(`ribosome: ${message}\n`);
   return code;
 }
 
 export async function run(planFile: string, flags: RunFlags): Promise<number> {
-  const loaded = await loadPlan(planFile);
+  if (flags.model !== undefined && !MODEL_ID.test(flags.model)) {
+    return fail(
+      `--model must be a model id such as claude-sonnet-4-5 (no spaces), got "${flags.model}"`,
+      EXIT.invalidInput,
+    );
+  }
+  const loaded = await loadPlan(planFile, flags.model === undefined ? {} : { model: flags.model });
   if (!loaded.ok) {
     process.stderr.write(`${formatProblems(loaded.problems, resolve(planFile))}\n`);
     return EXIT.invalidInput;

@@ -108,6 +108,7 @@ export class CodonSteps {
       steps: codon.rigSetup,
       agentRoot: this.#o.agentRoot,
       executionDir: this.#o.executionDir,
+      env: codon.env,
       ...(signal ? { signal } : {}),
       onProcess: (pid, running, mark) =>
         running

@@ -3,8 +3,10 @@
  * destination is resolved first (src/confine): an earlier codon may have left a symlink where the
  * copy goes, and a copy through it must not write outside the agent root. Inside the copied tree
  * `cp` follows no destination links (it replaces files, and refuses to merge a directory into a link).
+ * A symlink in the source is copied as the link itself, its text verbatim (a relative link stays
+ * relative, so `node_modules/.bin` keeps working): it is never followed, wherever it leads.
  */
-import { cp, mkdir, stat } from 'node:fs/promises';
+import { cp, lstat, mkdir, readlink, stat, symlink, unlink } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { confinePath, describeRefusal, isInside, realRoot } from '../confine/index.ts';
 import type { ResolvedRigStep } from '../plan/index.ts';
@@ -36,6 +38,23 @@ async function destination(
     : { ok: false, message: describeRefusal(named.refusal, root) };
 }
 
+/**
+ * A `cp` filter: a symlink is placed here, as written, and skipped by `cp` (which would make a
+ * relative link absolute, and fails on a second copy over a dangling one). `dest` lies in a directory
+ * `cp` made or checked (a real directory, no link), so the link replaces only what stands there: a
+ * file or a link, never a directory.
+ */
+async function copyLinkItself(source: string, dest: string): Promise<boolean> {
+  if (!(await lstat(source)).isSymbolicLink()) return true;
+  const text = await readlink(source);
+  const there = await lstat(dest).catch(() => undefined);
+  if (there?.isDirectory())
+    throw new Error(`cannot replace the directory ${dest} with the symlink ${source}`);
+  if (there) await unlink(dest);
+  await symlink(text, dest);
+  return false;
+}
+
 /** Copies; the outermost directory it creates in the agent root goes into `created` (relative). */
 export async function copyStep(
   step: CopyStep,
@@ -58,7 +77,7 @@ export async function copyStep(
       if (!(await exists(dir))) outer = dir;
     }
     await mkdir(dirname(target), { recursive: true });
-    await cp(step.from, target, { recursive: true, force: true });
+    await cp(step.from, target, { recursive: true, force: true, filter: copyLinkItself });
     if (outer) created.add(relative(root, outer));
     return { ok: true };
   } catch (error) {

@@ -12,6 +12,8 @@ export type RigSetupOptions = {
   steps: readonly ResolvedRigStep[];
   agentRoot: string;
   executionDir: string;
+  /** The codon's `env` (defaults.env with the codon's over it): `run` commands see it. */
+  env?: Record<string, string>;
   /** Progress and command output, for `info` events and the log. */
   onOutput: (message: string) => void;
   defaultTimeoutMs?: number;
@@ -99,6 +101,7 @@ async function runStep(
     cwd: join(base, step.cwd.path),
     timeoutMs,
     markName: STEP_MARK,
+    ...(options.env ? { env: options.env } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProcess ? { onProcess: options.onProcess } : {}),
     onData: (_stream, text) => {

@@ -2,7 +2,7 @@
 export { parseRuntimeCodonId, runtimeCodonId } from './expand-loops.ts';
 export { formatProblems } from './format-problems.ts';
 export { PromptMetadata } from './front-matter.ts';
-export { type LoadPlanResult, loadPlan } from './load-plan.ts';
+export { type LoadPlanResult, loadPlan, type PlanOverrides } from './load-plan.ts';
 export { loadSentinelFile, type SentinelFileLoad } from './load-sentinel.ts';
 export {
   CodonSentinel,

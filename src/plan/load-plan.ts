@@ -21,12 +21,18 @@ export type LoadPlanResult =
   | { ok: true; plan: LoadedPlan; warnings: PlanProblem[] }
   | { ok: false; problems: PlanProblem[] };
 
+/** Settings from the command line over the plan file's. */
+export type PlanOverrides = {
+  /** The plan's `model` (`ribosome run --model`): every codon without a model of its own uses it. */
+  model?: string;
+};
+
 /**
  * Reads, validates and resolves a plan file. Every problem is reported in one pass: the schema's,
  * the cross-codon rules', and the files'. Errors make the result not ok; warnings (such as a sentinel
  * file that cannot be loaded) leave it ok and are returned beside the plan.
  */
-export async function loadPlan(planPath: string): Promise<LoadPlanResult> {
+export async function loadPlan(planPath: string, overrides: PlanOverrides = {}): Promise<LoadPlanResult> {
   const file = resolve(planPath);
   const dir = dirname(file);
   const read = await readSourceFile(file, 'plan file');
@@ -61,7 +67,8 @@ export async function loadPlan(planPath: string): Promise<LoadPlanResult> {
 
   const sorted = sortProblems(problems, [file]);
   if (!parsed.success || hasErrors(sorted)) return { ok: false, problems: sorted };
-  const plan = buildLoadedPlan({ raw: parsed.data, path: file, dir, files, sentinels: sentinels.named });
+  const raw = overrides.model === undefined ? parsed.data : { ...parsed.data, model: overrides.model };
+  const plan = buildLoadedPlan({ raw, path: file, dir, files, sentinels: sentinels.named });
   return { ok: true, plan, warnings: sorted };
 }
 

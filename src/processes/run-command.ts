@@ -13,6 +13,8 @@ export type CommandOptions = {
    * crash can find them.
    */
   markName: string;
+  /** Variables over the server's environment (a codon's `env`); the mark is set last. */
+  env?: Record<string, string>;
   /** Aborting ends the command (its whole process tree). */
   signal?: AbortSignal;
   /** The command's process as it starts and ends, with the mark its processes carry. */
@@ -44,7 +46,8 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
     const mark = randomUUID();
     const started = spawnSafely('bash', ['-c', options.command], {
       cwd: options.cwd,
-      env: { ...process.env, [options.markName]: mark },
+      // Set last: a codon's `env` cannot unmark the command.
+      env: { ...process.env, ...options.env, [options.markName]: mark },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

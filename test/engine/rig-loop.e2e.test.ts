@@ -76,4 +76,24 @@ codons:
       'completed',
     ]);
   });
+
+  it("gives rig setup commands the codon's env (defaults.env with the codon's over it)", async () => {
+    const plan = `name: t
+defaults:
+  env:
+    FROM_DEFAULTS: plan-wide
+    OVERRIDDEN: by-defaults
+codons:
+  - id: build
+    prompt: Build.
+    env:
+      OVERRIDDEN: by-codon
+    rigSetup:
+      - run: 'echo "$FROM_DEFAULTS $OVERRIDDEN" > rig-env.txt'
+`;
+    const { client, root } = await serve(plan, `turns:\n${writeTurns('out.txt', 'one')}`);
+    if (!client.handshake.eventHistory.some((e) => e.type === 'codon.completed'))
+      await client.next('codon.completed', () => true, 30_000);
+    expect(readFileSync(join(root, 'rig-env.txt'), 'utf8')).toBe('plan-wide by-codon\n');
+  });
 });

@@ -42,12 +42,9 @@ ${tool('Read', { file_path: 'ribosome-data/input.txt' })}${tool('Write', { file_
 ${writeTurns('b.txt', 'B').replace(/^/gm, '    ')}
 `;
     const { client, exec, root } = await serve(plan, script, ['--data', data.path]);
-    const history = (await client.syncHistory()).some(
-      (e) => e.type === 'server.idle' && e.data.reason === 'all-codons-completed',
-    )
-      ? await client.syncHistory()
-      : (await client.next('server.idle', (e) => e.data.reason === 'all-codons-completed', 60_000),
-        await client.syncHistory());
+    const idle = (e: ServerEvent) => e.type === 'server.idle' && e.data.reason === 'all-codons-completed';
+    if (!(await client.syncHistory()).some(idle)) await client.waitFor(idle, 60_000, 'all codons completed');
+    const history = await client.syncHistory();
 
     expect(client.serverInfo.dataPath).toBe(data.path);
     const link = join(root, 'ribosome-data');

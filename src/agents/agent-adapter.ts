@@ -7,6 +7,8 @@ export type AgentStart = {
   model: string;
   /** The agent root: the agent's working directory. */
   cwd: string;
+  /** The data directory's link in the agent root: for the agent to read, never to write. */
+  dataDir?: string;
   /** Extra environment of the codon (plan `env`), on top of the provider settings. */
   env: Record<string, string>;
   /** Base URL of the LLM API the agent talks to (the proxy when it is on). */

@@ -9,6 +9,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 type Options = {
   model: string;
   cwd: string;
+  dataDir?: string;
   resume?: string;
   forkSession?: boolean;
   sessionDir?: string;
@@ -37,6 +38,7 @@ export function registerAgent(program: Command): void {
     .description("Ribosome's built-in coding agent: prompt on stdin, Claude Code stream-json on stdout")
     .option('--model <model>', 'model id', DEFAULT_MODEL)
     .option('--cwd <dir>', 'agent root: working directory that every tool is confined to', process.cwd())
+    .option('--data-dir <dir>', 'a directory Read may read (through a link) but Write and Edit refuse')
     .option('--resume <sessionId>', 'continue a previous session')
     .option('--fork-session', 'with --resume: save the continued session under a new session ID')
     .option(
@@ -84,6 +86,7 @@ export function registerAgent(program: Command): void {
         cwd,
         sessionDir:
           options.sessionDir ?? process.env.RIBOSOME_SESSION_DIR ?? join(cwd, '..', '.ribosome', 'sessions'),
+        ...(options.dataDir ? { dataDir: resolve(options.dataDir) } : {}),
         ...(options.resume ? { resume: options.resume } : {}),
         ...(options.forkSession ? { forkSession: true } : {}),
         maxTurns: options.maxTurns,

@@ -6,6 +6,7 @@ import { parseCost, parseDuration, runBudget } from '../budgets/limits.ts';
 import { resolveProxyConfig } from '../config/proxy-config.ts';
 import { readConfigFile, resolveServerSettings } from '../config/server-config.ts';
 import { createOrchestrator } from '../engine/create-orchestrator.ts';
+import { dataLinkPath } from '../engine/data-link.ts';
 import type { Engine, ReadyInfo } from '../engine/engine.ts';
 import { notifierCompanion } from '../notify/companion.ts';
 import { formatProblems, loadPlan } from '../plan/index.ts';
@@ -236,6 +237,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
               logger,
               providerBaseUrl: () => agentUrl ?? providerUrl,
               outputDir: join(layout.internal, 'sentinels'),
+              paths: { agentRoot: layout.agentRoot, dataDir: dataLinkPath(layout.agentRoot) },
               emitTriggered: file.value.sentinelTriggeredEvents === true,
               onCost: record.cost,
               onStates: record.states,

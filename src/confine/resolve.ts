@@ -28,6 +28,11 @@ export type ConfineOptions = {
    * what is acted on (moved, removed): then only the directories leading to it are resolved.
    */
   followFinal?: boolean;
+  /**
+   * [alsoInside=[]] Real directories outside `root` a symlink in it may lead into (the data
+   * directory, which the agent reads through its link in the agent root).
+   */
+  alsoInside?: readonly string[];
 };
 
 /** Linux's limit on symlinks followed in one path resolution (MAXSYMLINKS). */
@@ -56,6 +61,7 @@ export async function confine(
     .filter((part) => part !== '');
   const last = options.followFinal === false ? parts.pop() : undefined;
   const budget = { links: MAX_LINKS };
+  const allowed = [root, ...(options.alsoInside ?? [])];
   let real = root;
   for (const [index, part] of parts.entries()) {
     const next = join(real, part);
@@ -72,7 +78,9 @@ export async function confine(
     const link = relative(root, next);
     const target = await follow(real, entry.target, lookup, budget);
     if (target === undefined) return { ok: false, refusal: { kind: 'link-loop', link } };
-    if (!isInside(root, target)) return { ok: false, refusal: { kind: 'link-out', link, target } };
+    if (!allowed.some((dir) => isInside(dir, target))) {
+      return { ok: false, refusal: { kind: 'link-out', link, target } };
+    }
     real = target;
   }
   return { ok: true, path: candidate, real: last === undefined ? real : join(real, last) };

@@ -12,6 +12,7 @@ import type { CodonHooks } from './codon-hooks.ts';
 import { CodonRun } from './codon-run.ts';
 import type { CodonSteps } from './codon-steps.ts';
 import { type CodonOutcome, classifyOutcome, type StopKind, stoppedMessage } from './failure.ts';
+import { renderPromptPaths } from './prompt-paths.ts';
 import type { Recorder } from './recorder.ts';
 import type { MappedOutput } from './stream-mapper.ts';
 import type { EndStatus } from './what-next.ts';
@@ -24,6 +25,8 @@ export type LifecycleOptions = {
   logger: Logger;
   adapters: Record<'builtin' | 'claude-code', AgentAdapter>;
   agentRoot: string;
+  /** The data directory's link in the agent root, for the agent and `{{dataDir}}`. */
+  dataDir?: string;
   agentStateDir: string;
   defaultModel: string;
   providerBaseUrl: () => string;
@@ -269,9 +272,10 @@ export class CodonLifecycle {
       codonId: codon.id,
       adapter: this.#o.adapters[codon.agent],
       start: {
-        prompt,
+        prompt: renderPromptPaths(prompt, { agentRoot: this.#o.agentRoot, dataDir: this.#o.dataDir }),
         model: model ?? codon.model ?? this.#o.defaultModel,
         cwd: this.#o.agentRoot,
+        ...(this.#o.dataDir ? { dataDir: this.#o.dataDir } : {}),
         env: codon.env,
         providerBaseUrl: this.#o.providerBaseUrl(),
         stateDir: this.#o.agentStateDir,

@@ -15,6 +15,7 @@ import { diagnose } from '../storage/probe.ts';
 import { ArchiveManifest } from './archive.ts';
 import { Checkpointing } from './checkpointing.ts';
 import type { CodonHooks } from './codon-hooks.ts';
+import { DATA_LINK_EXCLUDE, linkDataDir } from './data-link.ts';
 import type { Engine } from './engine.ts';
 import { Orchestrator } from './orchestrator.ts';
 import { RigDirsLog } from './rig-dirs.ts';
@@ -51,6 +52,7 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
   const store = await CheckpointStore.open({
     executionDir: layout.executionDir,
     workTree: layout.agentRoot,
+    excludes: [DATA_LINK_EXCLUDE],
     ...(settings.maxCheckpointFileBytes !== undefined
       ? { maxFileBytes: settings.maxCheckpointFileBytes }
       : {}),
@@ -63,6 +65,8 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
     const full = store.error.code === 'STORE_UNAVAILABLE' && diagnose(message, gitDir);
     throw full ? new StorageFault('checkpoint store', gitDir, new Error(message)) : new Error(message);
   }
+
+  const dataLink = await linkDataDir(layout.agentRoot, deps.dataDir);
 
   let tree: FileNode[] = [];
   const watcher =
@@ -91,6 +95,7 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
     providerBaseUrl: settings.providerBaseUrl,
     adapters: settings.adapters ?? { builtin: new BuiltinAdapter(), 'claude-code': new ClaudeCodeAdapter() },
     agentRoot: layout.agentRoot,
+    dataDir: dataLink,
     agentStateDir: layout.agentState,
     defaultModel: settings.plan.raw.model ?? 'claude-sonnet-4-5',
     stopGraceMs: settings.stopGraceMs ?? 3_000,

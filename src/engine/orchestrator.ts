@@ -59,6 +59,8 @@ export type OrchestratorOptions = {
   providerBaseUrl: () => string;
   adapters: Record<'builtin' | 'claude-code', AgentAdapter>;
   agentRoot: string;
+  /** The data directory's link in the agent root (README "The data directory"). */
+  dataDir?: string;
   /** Per-execution agent files (sessions, CLI home, the pids of running agents). */
   agentStateDir: string;
   defaultModel: string;

@@ -15,6 +15,8 @@ import type { CheckName, Lookup } from './template.ts';
  * | `codon.id`, `codon.name`, `codon.description`, `codon.prompt` | the codon watched (description: empty when none) |
  * | `sentinel.id`, `sentinel.model` | the sentinel itself                                            |
  * | `time`                   | now, ISO 8601                                                         |
+ * | `agentRoot`              | the agent root (absolute)                                             |
+ * | `dataDir`                | the data directory's link in the agent root (absolute)                |
  * | `outputSchema`           | the JSON Schema of a structured sentinel's answer (structured only)   |
  *
  * Objects and arrays render as compact JSON, other values as text. Long strings are shortened (to
@@ -33,11 +35,22 @@ export type PromptContext = {
   codon: { id: string; name: string; description?: string | undefined; prompt: string };
   sentinel: { id: string; model: string };
   time: string;
+  /** Where the agent works and where it reads the data directory (README "The data directory"). */
+  paths?: { agentRoot: string; dataDir?: string | undefined } | undefined;
   /** Present for structured sentinels. */
   outputSchema?: Record<string, unknown> | undefined;
 };
 
-const SCALARS = new Set(['events', 'eventCount', 'droppedCount', 'triggerNumber', 'time', 'outputSchema']);
+const SCALARS = new Set([
+  'events',
+  'eventCount',
+  'droppedCount',
+  'triggerNumber',
+  'time',
+  'agentRoot',
+  'dataDir',
+  'outputSchema',
+]);
 const CODON_FIELDS = ['id', 'name', 'description', 'prompt'] as const;
 const SENTINEL_FIELDS = ['id', 'model'] as const;
 const EVENT_INDEX = /^(?:first|last|\d+)$/;
@@ -52,6 +65,8 @@ export const VARIABLE_NAMES = [
   ...CODON_FIELDS.map((f) => `codon.${f}`),
   ...SENTINEL_FIELDS.map((f) => `sentinel.${f}`),
   'time',
+  'agentRoot',
+  'dataDir',
   'outputSchema',
 ];
 
@@ -106,6 +121,11 @@ export function promptLookup(context: PromptContext): Lookup {
         return text(String(context.triggerNumber));
       case 'time':
         return text(context.time);
+      case 'agentRoot':
+      case 'dataDir': {
+        const value = context.paths?.[root];
+        return value === undefined ? missing(`this server has no ${root}`) : text(value);
+      }
       case 'outputSchema':
         return context.outputSchema === undefined
           ? missing('this sentinel has no structured output')

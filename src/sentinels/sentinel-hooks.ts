@@ -25,6 +25,8 @@ export type SentinelHooksOptions = {
   onCost(codonId: string, usd: number): void;
   /** The codon's sentinel states, after they load and whenever one unloads. */
   onStates(codonId: string, states: SentinelState[]): void;
+  /** The agent root and the data directory's link in it: `{{agentRoot}}`, `{{dataDir}}` in templates. */
+  paths?: { agentRoot: string; dataDir?: string };
   /** [pendingWorkTimeoutMs=15000] Longest wait at codon end for queued sentinel work. */
   pendingWorkTimeoutMs?: number;
   /** [callTimeoutMs=120000] Longest a single sentinel LLM call may take. */
@@ -175,6 +177,7 @@ export function createSentinelHooks(options: SentinelHooksOptions): CodonHooks {
             emitTriggered: options.emitTriggered,
             timers,
             now,
+            ...(options.paths ? { paths: options.paths } : {}),
             onCost: (usd) => {
               try {
                 options.onCost(codon.id, usd);

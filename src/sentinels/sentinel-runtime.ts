@@ -35,6 +35,8 @@ export type SentinelRuntimeOptions = {
   emitTriggered: boolean;
   timers: Timers;
   now: () => Date;
+  /** `{{agentRoot}}` and `{{dataDir}}`. */
+  paths?: PromptContext['paths'];
   /** Money spent on a call, as soon as it is known. */
   onCost(usd: number): void;
   /** The sentinel unloaded itself (consecutive failures, fatal error). */
@@ -224,6 +226,7 @@ export class SentinelRuntime {
       codon: this.#o.codon,
       sentinel: { id: definition.id, model: definition.model },
       time: this.#o.now().toISOString(),
+      paths: this.#o.paths,
       outputSchema: output?.schema,
     });
     if (!prompts.ok) return this.#fail('template-render-failed', prompts.message, false);

@@ -25,6 +25,7 @@ const context: PromptContext = {
   codon: { id: 'c1', name: 'Codon one', prompt: 'Do it.' },
   sentinel: { id: 'watch', model: 'claude-haiku-4-5' },
   time: '2026-01-01T00:00:02.000Z',
+  paths: { agentRoot: '/x/agentRoot', dataDir: '/x/agentRoot/ribosome-data' },
 };
 
 function render(text: string, ctx: PromptContext = context, structured = false) {
@@ -48,6 +49,10 @@ describe('template rendering', () => {
     ['{{events.1.data.isError}}', 'false'],
     ['{{events.0.data.toolInput}}', '{"command":"ls"}'],
     ['literal \\{{eventCount}}', 'literal {{eventCount}}'],
+    [
+      'data in {{dataDir}}, work in {{agentRoot}}',
+      'data in /x/agentRoot/ribosome-data, work in /x/agentRoot',
+    ],
     ['JSON {"a": {"b": 1}} stays', 'JSON {"a": {"b": 1}} stays'],
   ];
   it.each(ok)('%s', (template, expected) => {

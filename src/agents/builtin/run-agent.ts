@@ -21,6 +21,8 @@ export type BuiltinAgentOptions = {
   /** The agent root; tools cannot leave it. */
   cwd: string;
   sessionDir: string;
+  /** The data directory (its link in the agent root): Read may read it, Write and Edit refuse it. */
+  dataDir?: string;
   /** Session id to continue. */
   resume?: string;
   /** With `resume`: the continued session gets a new id, the resumed one stays as it was (Claude Code's --fork-session). */
@@ -59,6 +61,14 @@ export async function runBuiltinAgent(options: BuiltinAgentOptions): Promise<num
   } catch {
     return fail(options.resume ?? randomUUID(), `The agent root ${options.cwd} does not exist`);
   }
+
+  // A data directory that is not there (yet) protects nothing and opens nothing: left out.
+  const readOnly = options.dataDir
+    ? await realpath(options.dataDir).then(
+        (real) => [real],
+        () => [],
+      )
+    : [];
 
   const store = createFileSessionStore(options.sessionDir);
   let session: Session;
@@ -114,7 +124,7 @@ export async function runBuiltinAgent(options: BuiltinAgentOptions): Promise<num
       history: session.messages,
       prompt: options.prompt,
       tools: BUILTIN_TOOLS.map((tool) => tool.definition),
-      runTool: (name, input, signal) => runTool(name, input, { root, signal }),
+      runTool: (name, input, signal) => runTool(name, input, { root, readOnly, signal }),
       emit: options.write,
       saveMessages: (messages: MessageParam[]) =>
         store.save({ ...session, messages, updatedAt: new Date().toISOString() }),

@@ -1,7 +1,7 @@
 /** Edit: replace an exact string in a file; it must match once unless replace_all is set. */
 import { z } from 'zod';
 import { readText, writeText } from './file-io.ts';
-import { resolveInside } from './path-guard.ts';
+import { refuseReadOnly, resolveInside } from './path-guard.ts';
 import { defineTool, failure, ok } from './tool.ts';
 
 export const EditInput = z.strictObject({
@@ -40,9 +40,11 @@ export const editTool = defineTool({
     'Replace old_string with new_string in a file inside the agent root. old_string must occur exactly ' +
     'once unless replace_all is true.',
   input: EditInput,
-  async run(input, { root }) {
-    const target = await resolveInside(root, input.file_path);
+  async run(input, { root, readOnly }) {
+    const target = await resolveInside(root, input.file_path, { readOnly });
     if (!target.ok) return failure(target.message);
+    const writable = refuseReadOnly(target, input.file_path, readOnly);
+    if (!writable.ok) return failure(writable.message);
     const read = await readText(target.real, input.file_path);
     if (!read.ok) return failure(read.message);
     const edited = applyEdit(read.text, input.old_string, input.new_string, input.replace_all);

@@ -37,8 +37,8 @@ export const readTool = defineTool({
     'Read a text file inside the agent root. Output lines are numbered (cat -n style). ' +
     `Use offset and limit for long files; at most ${DEFAULT_LIMIT} lines are returned by default.`,
   input: ReadInput,
-  async run(input, { root }) {
-    const target = await resolveInside(root, input.file_path);
+  async run(input, { root, readOnly }) {
+    const target = await resolveInside(root, input.file_path, { readOnly });
     if (!target.ok) return failure(target.message);
     const read = await readText(target.real, input.file_path);
     if (!read.ok) return failure(read.message);

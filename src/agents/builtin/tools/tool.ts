@@ -9,6 +9,11 @@ import type { ToolDefinition } from '../../../llm/schemas.ts';
 export type ToolContext = {
   /** The agent root, already resolved with realpath; every path a tool touches stays inside it. */
   root: string;
+  /**
+   * Real directories outside the root that Read may reach through a link in it and that Write and
+   * Edit refuse (the data directory).
+   */
+  readOnly?: readonly string[];
   signal?: AbortSignal;
 };
 

@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { writeText } from './file-io.ts';
-import { resolveInside } from './path-guard.ts';
+import { refuseReadOnly, resolveInside } from './path-guard.ts';
 import { defineTool, failure, ok } from './tool.ts';
 
 export const WriteInput = z.strictObject({
@@ -16,9 +16,11 @@ export const writeTool = defineTool({
   description:
     'Write a file inside the agent root, replacing it if it exists. Prefer Edit for small changes.',
   input: WriteInput,
-  async run(input, { root }) {
-    const target = await resolveInside(root, input.file_path);
+  async run(input, { root, readOnly }) {
+    const target = await resolveInside(root, input.file_path, { readOnly });
     if (!target.ok) return failure(target.message);
+    const writable = refuseReadOnly(target, input.file_path, readOnly);
+    if (!writable.ok) return failure(writable.message);
     await mkdir(dirname(target.real), { recursive: true });
     const written = await writeText(target.real, input.file_path, input.content);
     if (!written.ok) return failure(written.message);

@@ -222,6 +222,7 @@ export class CodonLifecycle {
           codonId: codon.id,
           gates: codon.verify,
           agentRoot: this.#o.agentRoot,
+          env: codon.env,
           round,
           signal: abort.signal,
           publish: (type, data) => this.#o.recorder.publish(type, data).catch(fail),

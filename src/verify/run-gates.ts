@@ -14,6 +14,8 @@ export type RunGatesOptions = {
   codonId: string;
   gates: readonly ResolvedGate[];
   agentRoot: string;
+  /** The codon's environment (defaults.env with the codon's over it), as its agent and rig steps get it. */
+  env?: Record<string, string>;
   round: number;
   /** Aborting ends the running gate (its whole process tree); no further gate runs. */
   signal: AbortSignal;
@@ -61,6 +63,7 @@ async function runGate(o: RunGatesOptions, index: number, gate: ResolvedGate): P
     cwd: join(o.agentRoot, gate.cwd),
     timeoutMs: gate.timeoutMs,
     markName: GATE_MARK,
+    ...(o.env ? { env: o.env } : {}),
     signal: o.signal,
     ...(o.onProcess ? { onProcess: o.onProcess } : {}),
     onData: (stream, text) => {

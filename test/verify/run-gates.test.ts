@@ -64,6 +64,23 @@ describe('verification gates', () => {
     expect(seen.at(-1)?.data).toMatchObject({ passed: true, exitCode: 0, timedOut: false });
   });
 
+  it("gates see the codon's env, as its agent and rig steps do", async () => {
+    const { root, publish } = setup();
+    const check = gate('test "$API_URL" = "http://127.0.0.1:9/api" && test -n "$PATH"');
+    const run = (env?: Record<string, string>) =>
+      runGates({
+        codonId: 'c',
+        gates: [check],
+        agentRoot: root,
+        ...(env ? { env } : {}),
+        round: 0,
+        signal: new AbortController().signal,
+        publish,
+      });
+    expect(await run({ API_URL: 'http://127.0.0.1:9/api' })).toEqual({ kind: 'passed' });
+    expect((await run()).kind).toBe('failed');
+  });
+
   it('a failing gate stops the rest and reports its command, exit code and output tail', async () => {
     const { root, seen, publish } = setup();
     const outcome = await runGates({

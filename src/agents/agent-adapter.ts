@@ -15,6 +15,10 @@ export type AgentStart = {
   providerBaseUrl: string;
   /** The agent session to continue (continue-previous), as the agent reported it. */
   resumeSessionId?: string;
+  /** Replaces the agent's own system prompt (plan or codon `systemPrompt`). */
+  systemPrompt?: string;
+  /** Added after the agent's system prompt (plan or codon `appendSystemPrompt`). */
+  appendSystemPrompt?: string;
   /** Where the engine keeps per-execution agent files (sessions, temp, config). */
   stateDir: string;
   /** Unique to this run: its processes carry it in their environment (spawn-agent AGENT_MARK). */

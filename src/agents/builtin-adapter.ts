@@ -13,6 +13,8 @@ export class BuiltinAdapter implements AgentAdapter {
     const args = ['agent', '--model', options.model, '--cwd', options.cwd];
     args.push('--session-dir', join(options.stateDir, 'sessions'));
     if (options.dataDir) args.push('--data-dir', options.dataDir);
+    if (options.systemPrompt) args.push('--system-prompt', options.systemPrompt);
+    if (options.appendSystemPrompt) args.push('--append-system-prompt', options.appendSystemPrompt);
     // Forked: the resumed session stays as it was, so an attempt that failed (and was rolled back)
     // leaves no turns behind for a retry, a redo or a later codon that continues the same session.
     if (options.resumeSessionId) args.push('--resume', options.resumeSessionId, '--fork-session');

@@ -31,6 +31,8 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     ];
     // Forked: the resumed session stays as it was, so an attempt that failed (and was rolled back)
     // leaves no turns behind for a retry, a redo or a later codon that continues the same session.
+    if (options.systemPrompt) args.push('--system-prompt', options.systemPrompt);
+    if (options.appendSystemPrompt) args.push('--append-system-prompt', options.appendSystemPrompt);
     if (options.resumeSessionId) args.push('--resume', options.resumeSessionId, '--fork-session');
     return spawnAgent({
       command: claudeBinary(),

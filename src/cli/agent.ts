@@ -17,6 +17,7 @@ type Options = {
   maxRetries?: number;
   maxTokens: number;
   systemPrompt?: string;
+  appendSystemPrompt?: string;
   outputFormat: string;
 };
 
@@ -53,6 +54,7 @@ export function registerAgent(program: Command): void {
     )
     .option('--max-tokens <n>', 'max_tokens of each model call', count('--max-tokens', 1), 8192)
     .option('--system-prompt <text>', 'replace the default system prompt')
+    .option('--append-system-prompt <text>', 'add text after the system prompt')
     // Accepted so one command line can drive either agent; stream-json is the only output.
     .option('-p, --print', 'accepted for Claude Code compatibility (always on)')
     .option('--verbose', 'accepted for Claude Code compatibility')
@@ -93,6 +95,7 @@ export function registerAgent(program: Command): void {
         maxRetries,
         maxTokens: options.maxTokens,
         ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
+        ...(options.appendSystemPrompt ? { appendSystemPrompt: options.appendSystemPrompt } : {}),
         baseUrl: process.env.ANTHROPIC_BASE_URL || DEFAULT_BASE_URL,
         ...(ANTHROPIC_API_KEY ? { apiKey: ANTHROPIC_API_KEY } : {}),
         ...(ANTHROPIC_AUTH_TOKEN ? { authToken: ANTHROPIC_AUTH_TOKEN } : {}),

@@ -281,6 +281,8 @@ export class CodonLifecycle {
         providerBaseUrl: this.#o.providerBaseUrl(),
         stateDir: this.#o.agentStateDir,
         ...(resumeSessionId ? { resumeSessionId } : {}),
+        ...(codon.systemPrompt ? { systemPrompt: codon.systemPrompt } : {}),
+        ...(codon.appendSystemPrompt ? { appendSystemPrompt: codon.appendSystemPrompt } : {}),
       },
       timeoutMs: codon.timeoutMs,
       stallTimeoutMs: codon.stallTimeoutMs,

@@ -26,6 +26,8 @@ export function buildLoadedPlan(input: BuildInput): LoadedPlan {
     if (files === undefined) throw new Error(`internal: codon at ${formatPath(path)} was not resolved`);
     const model = codon.model ?? raw.model;
     const fallbackModel = codon.fallbackModel ?? raw.fallbackModel;
+    const systemPrompt = codon.systemPrompt ?? raw.systemPrompt;
+    const appendSystemPrompt = codon.appendSystemPrompt ?? raw.appendSystemPrompt;
     return {
       codonId: codon.id,
       name: codon.name ?? codon.id,
@@ -48,6 +50,8 @@ export function buildLoadedPlan(input: BuildInput): LoadedPlan {
         cwd: normalizeInside(gate.cwd) ?? '.',
       })),
       ...(codon.onVerifyFailure === undefined ? {} : { onVerifyFailure: codon.onVerifyFailure }),
+      ...(systemPrompt === undefined ? {} : { systemPrompt }),
+      ...(appendSystemPrompt === undefined ? {} : { appendSystemPrompt }),
     };
   };
 

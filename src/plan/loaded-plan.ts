@@ -131,6 +131,11 @@ export const RuntimeCodon = z.object({
     .describe('Effective: the codon stallTimeoutMs, else defaults.stallTimeoutMs.'),
   verify: z.array(ResolvedGate).describe('Verification gates, in order; empty when none.'),
   onVerifyFailure: OnVerifyFailure.optional(),
+  systemPrompt: z.string().optional().describe('Effective: the codon systemPrompt, else the plan one.'),
+  appendSystemPrompt: z
+    .string()
+    .optional()
+    .describe('Effective: the codon appendSystemPrompt, else the plan one.'),
 });
 export type RuntimeCodon = z.infer<typeof RuntimeCodon>;
 

@@ -27,6 +27,9 @@ import {
 /** The plan file: what a user writes. Loading (src/plan/load-plan.ts) turns it into a LoadedPlan. */
 
 export const DEFAULT_AGENT_ROOT = 'agentRoot';
+
+const SystemPrompt = z.string().min(1).describe('A system prompt.');
+const AppendSystemPrompt = z.string().min(1).describe('Text added after the system prompt.');
 export const DEFAULT_CODON_TIMEOUT_MS = 30 * 60_000;
 /** Loops expand into one runtime codon per iteration, so bound them to keep a plan's memory bounded. */
 export const MAX_LOOP_ITERATIONS = 10_000;
@@ -133,6 +136,12 @@ export const Codon = z
       .optional()
       .describe('Checks run in order after the agent ends well; the codon succeeds only when all pass.'),
     onVerifyFailure: OnVerifyFailure.optional(),
+    systemPrompt: SystemPrompt.optional().describe(
+      "Replaces the agent's own system prompt for this codon. Default: the plan systemPrompt.",
+    ),
+    appendSystemPrompt: AppendSystemPrompt.optional().describe(
+      "Added after the agent's system prompt for this codon. Default: the plan appendSystemPrompt.",
+    ),
   })
   // Checked even when other fields are wrong, so every problem shows at once.
   .refine((c) => c.prompt === undefined || c.promptFile === undefined, {
@@ -238,6 +247,12 @@ export const Plan = z
     onFailure: OnFailure.optional().describe('What happens when a codon fails. Default: wait for a person.'),
     fallbackModel: FallbackModel.optional(),
     notify: Notify.optional(),
+    systemPrompt: SystemPrompt.optional().describe(
+      "Replaces the agents' own system prompt (both agents). Absent: each agent's default.",
+    ),
+    appendSystemPrompt: AppendSystemPrompt.optional().describe(
+      "Added after the agents' system prompt (both agents), e.g. the project's conventions.",
+    ),
   })
   .meta({ title: 'Ribosome plan' })
   .describe('A Ribosome plan: codons run in order by coding agents.');

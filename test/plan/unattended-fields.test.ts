@@ -184,6 +184,31 @@ describe('fields that do nothing as written (warnings: the plan still runs)', ()
   });
 });
 
+describe('system prompts', () => {
+  it('an empty systemPrompt or appendSystemPrompt is refused; the codon one wins over the plan one', async () => {
+    const problems = await problemsOf(
+      yaml('name: x', 'systemPrompt: ""', 'codons: [{ id: a, prompt: go, appendSystemPrompt: "" }]'),
+    );
+    expect(problems.some((p) => p.path === 'systemPrompt' && p.severity === 'error')).toBe(true);
+    expect(problems.some((p) => p.path === 'codons[0].appendSystemPrompt' && p.severity === 'error')).toBe(
+      true,
+    );
+    const dir = await tempFiles({
+      'plan.yaml': yaml(
+        'name: x',
+        'appendSystemPrompt: plan rules',
+        'codons: [{ id: a, prompt: go }, { id: b, prompt: go, appendSystemPrompt: codon rules, systemPrompt: own }]',
+      ),
+    });
+    const result = await loadPlan(`${dir}/plan.yaml`);
+    if (!result.ok) throw new Error(JSON.stringify(result.problems));
+    expect(result.plan.codons.map((c) => [c.systemPrompt, c.appendSystemPrompt])).toEqual([
+      [undefined, 'plan rules'],
+      ['own', 'codon rules'],
+    ]);
+  });
+});
+
 describe('loop until', () => {
   it('until: verify needs gates on the loop’s last codon', async () => {
     const problems = await problemsOf(

@@ -31,6 +31,8 @@ export type BuiltinAgentOptions = {
   maxRetries: number;
   maxTokens: number;
   systemPrompt?: string;
+  /** Added after the system prompt (the default one, or `systemPrompt`). */
+  appendSystemPrompt?: string;
   baseUrl: string;
   apiKey?: string;
   authToken?: string;
@@ -116,7 +118,9 @@ export async function runBuiltinAgent(options: BuiltinAgentOptions): Promise<num
     result = await runAgentLoop({
       client,
       model: options.model,
-      systemPrompt: options.systemPrompt ?? defaultSystemPrompt(root),
+      systemPrompt: [options.systemPrompt ?? defaultSystemPrompt(root), options.appendSystemPrompt]
+        .filter((part) => part !== undefined)
+        .join('\n\n'),
       maxTokens: options.maxTokens,
       maxTurns: options.maxTurns,
       maxRetries: options.maxRetries,

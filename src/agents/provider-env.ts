@@ -11,7 +11,7 @@ export function providerEnv(options: Pick<AgentStart, 'providerBaseUrl'>): NodeJ
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!NESTING.has(key)) env[key] = value;
   env.ANTHROPIC_BASE_URL = options.providerBaseUrl;
-  // Any value works against a scripted provider; a real one needs the user's key in the environment.
-  env.ANTHROPIC_API_KEY ??= 'ribosome-offline';
+  // The credentials (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN) come from the
+  // server's environment as they are; `ribosome run` sets a placeholder only for its scripted provider.
   return env;
 }

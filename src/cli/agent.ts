@@ -81,7 +81,8 @@ export function registerAgent(program: Command): void {
       // Loaded here, not at the top: other subcommands should not pay for the agent's modules.
       const { runBuiltinAgent } = await import('../agents/builtin/run-agent.ts');
       const { DEFAULT_BASE_URL } = await import('../llm/messages-client.ts');
-      const { ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN } = process.env;
+      const { requestAuth } = await import('../credentials/credentials.ts');
+      const auth = requestAuth(process.env);
       process.exitCode = await runBuiltinAgent({
         prompt,
         model: options.model,
@@ -97,8 +98,10 @@ export function registerAgent(program: Command): void {
         ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
         ...(options.appendSystemPrompt ? { appendSystemPrompt: options.appendSystemPrompt } : {}),
         baseUrl: process.env.ANTHROPIC_BASE_URL || DEFAULT_BASE_URL,
-        ...(ANTHROPIC_API_KEY ? { apiKey: ANTHROPIC_API_KEY } : {}),
-        ...(ANTHROPIC_AUTH_TOKEN ? { authToken: ANTHROPIC_AUTH_TOKEN } : {}),
+        ...(auth.apiKey ? { apiKey: auth.apiKey } : {}),
+        ...(auth.authToken ? { authToken: auth.authToken } : {}),
+        ...(auth.betas ? { betas: auth.betas } : {}),
+        credentialSource: auth.source,
         write: (line) => process.stdout.write(`${JSON.stringify(line)}\n`),
         signal: controller.signal,
       });

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { parseCost, parseDuration, runBudget } from '../budgets/limits.ts';
 import { resolveProxyConfig } from '../config/proxy-config.ts';
 import { readConfigFile, resolveServerSettings } from '../config/server-config.ts';
+import { credentialProblem, OFFLINE_KEY, presentCredentials } from '../credentials/credentials.ts';
 import { createOrchestrator } from '../engine/create-orchestrator.ts';
 import { dataLinkPath } from '../engine/data-link.ts';
 import type { Engine, ReadyInfo } from '../engine/engine.ts';
@@ -166,6 +167,13 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   if (!proxy.ok) return fail(proxy.error.message, EXIT.invalidInput);
 
   let providerUrl = proxy.value.providerBaseUrl;
+  if (flags.scriptedProvider) {
+    // The built-in scripted provider takes any key; Claude Code will not start without one.
+    if (presentCredentials(process.env).length === 0) process.env.ANTHROPIC_API_KEY = OFFLINE_KEY;
+  } else if (plan.codons.length > 0) {
+    const problem = credentialProblem({ providerUrl, scripted: false, env: process.env });
+    if (problem) return fail(problem, EXIT.invalidInput);
+  }
   // First in, last out: the notifier outlives the other companions, so the run's last notices go out.
   const companions: Parameters<typeof startRuntime>[0]['companions'] = [
     notifierCompanion({ plan, configTargets: settings.value.notify }),

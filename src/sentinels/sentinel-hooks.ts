@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { requestAuth } from '../credentials/credentials.ts';
 import type { CodonHooks } from '../engine/codon-hooks.ts';
 import type { EventBus } from '../journal/event-bus.ts';
 import type { CodonSentinel, RuntimeCodon } from '../plan/index.ts';
@@ -31,7 +32,7 @@ export type SentinelHooksOptions = {
   pendingWorkTimeoutMs?: number;
   /** [callTimeoutMs=120000] Longest a single sentinel LLM call may take. */
   callTimeoutMs?: number;
-  /** [apiKey=env ANTHROPIC_API_KEY, else a placeholder that scripted providers accept] */
+  /** [apiKey=env ANTHROPIC_API_KEY (README "What the agent may do")] */
   apiKey?: string;
   /** [authToken=env ANTHROPIC_AUTH_TOKEN] Sent as a bearer token (gateways). */
   authToken?: string;
@@ -61,8 +62,9 @@ export function createSentinelHooks(options: SentinelHooksOptions): CodonHooks {
   if (!(pendingWorkTimeoutMs >= 0)) throw new TypeError('pendingWorkTimeoutMs must be >= 0');
   const timers = options.timers ?? realTimers;
   const now = options.now ?? (() => new Date());
-  const apiKey = options.apiKey ?? process.env.ANTHROPIC_API_KEY ?? 'ribosome-offline';
-  const authToken = options.authToken ?? process.env.ANTHROPIC_AUTH_TOKEN;
+  const auth = requestAuth(process.env);
+  const apiKey = options.apiKey ?? auth.apiKey;
+  const authToken = options.authToken ?? auth.authToken;
   const groups = new Map<string, Group>();
   let closed = false;
 

@@ -36,6 +36,10 @@ export type BuiltinAgentOptions = {
   baseUrl: string;
   apiKey?: string;
   authToken?: string;
+  /** `anthropic-beta` values the credential needs (a Claude subscription token's). */
+  betas?: string[];
+  /** Where the credential came from, for the init line (a name, never the value). */
+  credentialSource?: string;
   write(line: StreamJsonLine): void;
   signal: AbortSignal;
 };
@@ -104,7 +108,9 @@ export async function runBuiltinAgent(options: BuiltinAgentOptions): Promise<num
     mcp_servers: [],
     model: options.model,
     permissionMode: 'bypassPermissions',
-    apiKeySource: options.apiKey ? 'ANTHROPIC_API_KEY' : options.authToken ? 'ANTHROPIC_AUTH_TOKEN' : 'none',
+    apiKeySource:
+      options.credentialSource ??
+      (options.apiKey ? 'ANTHROPIC_API_KEY' : options.authToken ? 'ANTHROPIC_AUTH_TOKEN' : 'none'),
     uuid: randomUUID(),
   });
 
@@ -112,6 +118,7 @@ export async function runBuiltinAgent(options: BuiltinAgentOptions): Promise<num
     baseUrl: options.baseUrl,
     ...(options.apiKey ? { apiKey: options.apiKey } : {}),
     ...(options.authToken ? { authToken: options.authToken } : {}),
+    ...(options.betas?.length ? { betas: options.betas } : {}),
   });
   let result: Awaited<ReturnType<typeof runAgentLoop>>;
   try {

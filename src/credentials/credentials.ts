@@ -1,0 +1,67 @@
+/**
+ * Which credential reaches the provider, read from the server's environment the same way by both
+ * agents and the sentinels (README "What the agent may do"). Pure: values never leave this module
+ * except to the request that needs them; callers report names only.
+ */
+
+/** The variables a credential may come from, in the order they are tried. */
+export const CREDENTIAL_VARS = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'CLAUDE_CODE_OAUTH_TOKEN',
+] as const;
+export type CredentialVar = (typeof CREDENTIAL_VARS)[number];
+
+/** What the built-in scripted provider accepts; sent only to it, never to a real provider. */
+export const OFFLINE_KEY = 'ribosome-offline';
+
+/** The beta a Claude subscription token (`claude setup-token`) needs on the Messages API. */
+export const OAUTH_BETA = 'oauth-2025-04-20';
+
+const set = (value: string | undefined): value is string => value !== undefined && value.trim() !== '';
+
+/** The credential variables that hold a value (names only). */
+export function presentCredentials(env: NodeJS.ProcessEnv): CredentialVar[] {
+  return CREDENTIAL_VARS.filter((name) => set(env[name]));
+}
+
+/**
+ * How a Messages API call authenticates: `x-api-key` from ANTHROPIC_API_KEY, else a bearer token from
+ * ANTHROPIC_AUTH_TOKEN (gateways) or CLAUDE_CODE_OAUTH_TOKEN (with its beta), else nothing.
+ */
+export function requestAuth(env: NodeJS.ProcessEnv): {
+  apiKey?: string;
+  authToken?: string;
+  betas?: string[];
+  source: CredentialVar | 'none';
+} {
+  const { ANTHROPIC_API_KEY: key, ANTHROPIC_AUTH_TOKEN: token, CLAUDE_CODE_OAUTH_TOKEN: oauth } = env;
+  if (set(key)) return { apiKey: key, source: 'ANTHROPIC_API_KEY' };
+  if (set(token)) return { authToken: token, source: 'ANTHROPIC_AUTH_TOKEN' };
+  if (set(oauth)) return { authToken: oauth, betas: [OAUTH_BETA], source: 'CLAUDE_CODE_OAUTH_TOKEN' };
+  return { source: 'none' };
+}
+
+/** A provider on this machine (a local gateway, a test double): it may hold the credentials itself. */
+export function isLoopbackUrl(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why a run cannot reach its provider, or undefined when it can: a provider off this machine with no
+ * credential in the environment (the built-in scripted provider needs none).
+ */
+export function credentialProblem(options: {
+  providerUrl: string;
+  scripted: boolean;
+  env: NodeJS.ProcessEnv;
+}): string | undefined {
+  if (options.scripted || isLoopbackUrl(options.providerUrl)) return undefined;
+  if (presentCredentials(options.env).length > 0) return undefined;
+  return `no credential for the provider ${new URL(options.providerUrl).origin}: set ANTHROPIC_API_KEY (an API key), ANTHROPIC_AUTH_TOKEN (a gateway's bearer token) or CLAUDE_CODE_OAUTH_TOKEN (from \`claude setup-token\`), or run offline with --scripted-provider`;
+}

@@ -179,7 +179,8 @@ describe('running a plan', () => {
       e?.type === 'filetree.updated' ? e.data.tree.map((n) => n.name).sort() : [];
     const complete = (e: ServerEvent | undefined) => names(e).includes('b.txt');
     const tree = history.findLast(complete) ?? (await c.next('filetree.updated', complete, 10_000));
-    expect(names(tree)).toEqual(['a.txt', 'b.txt']);
+    // The data directory's link is in the agent root (README "What stays inside the agent root").
+    expect(names(tree)).toEqual(['a.txt', 'b.txt', 'ribosome-data']);
   });
 
   it('without autostart idles after each codon and runs one per codon.next', async () => {

@@ -35,7 +35,7 @@ codons:
 `;
     const { client, exec, root } = await serve(plan, script, [], { RIBOSOME_AGENT_MAX_RETRIES: '0' });
     await client.next('server.idle', (e) => e.data.reason === 'all-codons-completed', 60_000);
-    expect(readdirSync(root).sort()).toEqual(['zero.txt']);
+    expect(readdirSync(root).sort()).toEqual(['ribosome-data', 'zero.txt']);
     // The conversation attempt 2 had: the session the agent reported last for codon one.
     const sessions = join(exec, '.ribosome/agents/sessions');
     const ended = readdirSync(sessions)
@@ -88,6 +88,6 @@ codons:
           /codon.start was refused; the retry of codon one \(attempt 2 of 2\) goes on/.test(e.data.message),
       ),
     ).toBe(true);
-    expect(readdirSync(root)).toEqual(['one.txt']);
+    expect(readdirSync(root).sort()).toEqual(['one.txt', 'ribosome-data']);
   });
 });

@@ -13,6 +13,12 @@ export function claudeBinary(): string {
 /** The real Claude Code CLI, headless: prompt on stdin, stream-json on stdout. */
 export class ClaudeCodeAdapter implements AgentAdapter {
   readonly kind = 'claude-code';
+  readonly #config: 'isolated' | 'user';
+
+  /** `config` user: the user's own HOME and ~/.claude (their login and settings); isolated: our own. */
+  constructor(options: { config?: 'isolated' | 'user' } = {}) {
+    this.#config = options.config ?? 'isolated';
+  }
 
   start(options: AgentStart): AgentRun {
     const home = join(options.stateDir, 'claude-home');
@@ -40,9 +46,9 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       cwd: options.cwd,
       env: {
         ...providerEnv(options),
-        // Its own config and home inside the execution, so runs never touch the user's ~/.claude.
-        HOME: home,
-        CLAUDE_CONFIG_DIR: home,
+        // Isolated: its own config and home inside the execution, so runs never touch the user's
+        // ~/.claude. User: the user's own, so their `claude login` authenticates it.
+        ...(this.#config === 'isolated' ? { HOME: home, CLAUDE_CONFIG_DIR: home } : {}),
         CLAUDE_CODE_TMPDIR: tmp,
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
         DISABLE_AUTOUPDATER: '1',

@@ -167,10 +167,12 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   if (!proxy.ok) return fail(proxy.error.message, EXIT.invalidInput);
 
   let providerUrl = proxy.value.providerBaseUrl;
+  const claudeConfig = plan.raw.claudeConfig ?? settings.value.claudeConfig ?? 'isolated';
   if (flags.scriptedProvider) {
     // The built-in scripted provider takes any key; Claude Code will not start without one.
     if (presentCredentials(process.env).length === 0) process.env.ANTHROPIC_API_KEY = OFFLINE_KEY;
-  } else if (plan.codons.length > 0) {
+  } else if (plan.codons.length > 0 && claudeConfig !== 'user') {
+    // With the user's own Claude Code configuration, its login may be what authenticates.
     const problem = credentialProblem({ providerUrl, scripted: false, env: process.env });
     if (problem) return fail(problem, EXIT.invalidInput);
   }
@@ -238,6 +240,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
           plan,
           autostart: settings.value.autostart,
           ...(budget ? { budget } : {}),
+          claudeConfig,
           providerBaseUrl: () => agentUrl ?? providerUrl,
           hooks: ({ bus, logger, layout }, record) =>
             createSentinelHooks({

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { ClaudeConfig } from '../plan/primitives.ts';
 import { Budget, Notify } from '../plan/unattended-schema.ts';
 
 const MiB = 1024 * 1024;
@@ -26,6 +27,8 @@ export const ServerSettings = z.object({
   notify: Notify.default([]),
   /** The run's budget over the plan's, limit by limit (`--max-cost`, `--max-time` over this). */
   budget: Budget.optional(),
+  /** Whose Claude Code configuration the claude-code agent uses; the plan's claudeConfig wins. */
+  claudeConfig: ClaudeConfig.optional(),
   limits: z
     .object({
       /** A command frame over this gets MESSAGE_TOO_LARGE (real commands are a few hundred bytes). */

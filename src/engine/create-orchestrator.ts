@@ -40,6 +40,8 @@ export type EngineSettings = {
   watchFiles?: boolean;
   /** The run's budget (README "Budgets"); codon and loop budgets come with the plan. */
   budget?: BudgetLimits;
+  /** Whose Claude Code configuration the claude-code agent runs with (default isolated). */
+  claudeConfig?: 'isolated' | 'user';
 };
 
 /**
@@ -93,7 +95,10 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
     logger,
     autostart: settings.autostart,
     providerBaseUrl: settings.providerBaseUrl,
-    adapters: settings.adapters ?? { builtin: new BuiltinAdapter(), 'claude-code': new ClaudeCodeAdapter() },
+    adapters: settings.adapters ?? {
+      builtin: new BuiltinAdapter(),
+      'claude-code': new ClaudeCodeAdapter({ config: settings.claudeConfig ?? 'isolated' }),
+    },
     agentRoot: layout.agentRoot,
     dataDir: dataLink,
     agentStateDir: layout.agentState,

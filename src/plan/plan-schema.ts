@@ -3,6 +3,7 @@ import { insideGlob } from './glob-escape.ts';
 import {
   AGENT_ROOT_PATTERN,
   Agent,
+  ClaudeConfig,
   Env,
   Id,
   insidePath,
@@ -247,6 +248,9 @@ export const Plan = z
     onFailure: OnFailure.optional().describe('What happens when a codon fails. Default: wait for a person.'),
     fallbackModel: FallbackModel.optional(),
     notify: Notify.optional(),
+    claudeConfig: ClaudeConfig.optional().describe(
+      "Whose Claude Code configuration the claude-code agent runs with: isolated (default) or user (the user's ~/.claude login and settings). Over the config file's claudeConfig.",
+    ),
     systemPrompt: SystemPrompt.optional().describe(
       "Replaces the agents' own system prompt (both agents). Absent: each agent's default.",
     ),

@@ -81,6 +81,13 @@ export const Agent = z
   );
 export type Agent = z.infer<typeof Agent>;
 
+export const ClaudeConfig = z
+  .enum(['isolated', 'user'])
+  .describe(
+    "isolated (default): Claude Code runs with a config directory of its own in the execution directory. user: with the user's own ~/.claude (their `claude login`, settings and hooks).",
+  );
+export type ClaudeConfig = z.infer<typeof ClaudeConfig>;
+
 export const Model = z.string().min(1).describe('Model id passed to the provider, e.g. claude-sonnet-4-5.');
 
 /** Marks a custom issue with the problem code and fix hint the loader reports. */

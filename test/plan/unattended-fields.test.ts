@@ -209,6 +209,14 @@ describe('system prompts', () => {
   });
 });
 
+describe('claudeConfig', () => {
+  it('isolated or user, nothing else', async () => {
+    const problems = await problemsOf(yaml('name: x', 'claudeConfig: mine', 'codons: []'));
+    expect(problems.filter((p) => p.path === 'claudeConfig').map((p) => p.code)).toEqual(['INVALID_VALUE']);
+    expect(await problemsOf(yaml('name: x', 'claudeConfig: user', 'codons: []'))).toEqual([]);
+  });
+});
+
 describe('loop until', () => {
   it('until: verify needs gates on the loop’s last codon', async () => {
     const problems = await problemsOf(

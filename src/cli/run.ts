@@ -168,14 +168,6 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
 
   let providerUrl = proxy.value.providerBaseUrl;
   const claudeConfig = plan.raw.claudeConfig ?? settings.value.claudeConfig ?? 'isolated';
-  if (flags.scriptedProvider) {
-    // The built-in scripted provider takes any key; Claude Code will not start without one.
-    if (presentCredentials(process.env).length === 0) process.env.ANTHROPIC_API_KEY = OFFLINE_KEY;
-  } else if (plan.codons.length > 0 && claudeConfig !== 'user') {
-    // With the user's own Claude Code configuration, its login may be what authenticates.
-    const problem = credentialProblem({ providerUrl, scripted: false, env: process.env });
-    if (problem) return fail(problem, EXIT.invalidInput);
-  }
   // First in, last out: the notifier outlives the other companions, so the run's last notices go out.
   const companions: Parameters<typeof startRuntime>[0]['companions'] = [
     notifierCompanion({ plan, configTargets: settings.value.notify }),
@@ -212,6 +204,14 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   const chosen = chooseExecutionDir(plan.name, flags);
   if (!chosen.ok) return fail(chosen.message, EXIT.invalidInput);
   const executionDir = chosen.dir;
+  if (flags.scriptedProvider) {
+    // The built-in scripted provider takes any key; Claude Code will not start without one.
+    if (presentCredentials(process.env).length === 0) process.env.ANTHROPIC_API_KEY = OFFLINE_KEY;
+  } else if (plan.codons.length > 0 && claudeConfig !== 'user') {
+    // With the user's own Claude Code configuration, its login may be what authenticates.
+    const problem = credentialProblem({ providerUrl, scripted: false, env: process.env });
+    if (problem) return fail(problem, EXIT.invalidInput);
+  }
   const dataDir = resolve(flags.data ?? `${executionDir}/data`);
   let runtime: Runtime;
   let engine: Engine | undefined;

@@ -179,8 +179,16 @@ describe.skipIf(!tmpfs.ok)(`a disk full before the server starts${skipped(tmpfs)
     mountTmpfs(mnt, '1m');
     execFileSync('sh', ['-c', `dd if=/dev/zero of=${mnt}/fill bs=64k 2>/dev/null || true`]);
     const exec = join(mnt, 'exec');
-    const plan = writePlanAndScript(t.path, simplePlan(['one']), 'turns: []\n').plan;
-    const proc = runCli(['run', plan, '--headless', '--execution', exec]);
+    const files = writePlanAndScript(t.path, simplePlan(['one']), 'turns: []\n');
+    const proc = runCli([
+      'run',
+      files.plan,
+      '--headless',
+      '--execution',
+      exec,
+      '--scripted-provider',
+      files.script,
+    ]);
     const exit = await within(proc.exited, 30_000, () => `the server to exit; its stderr: ${proc.stderr()}`);
     expect(exit.code).toBe(STORAGE_FAILED_EXIT);
     expect(proc.stderr()).toContain(`cannot start: disk full at ${exec}/.ribosome/`);

@@ -1,7 +1,7 @@
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClaudeCodeAdapter } from '../../src/agents/claude-code-adapter.ts';
+import { runFakeClaude } from '../helpers/fake-claude.ts';
 import { tempDir } from '../helpers/server-process.ts';
 
 /**
@@ -18,41 +18,12 @@ async function envSeen(config: 'isolated' | 'user', userHome: string): Promise<R
   const t = tempDir();
   temps.push(t);
   const out = join(t.path, 'env.txt');
-  const fake = join(t.path, 'claude');
-  writeFileSync(
-    fake,
-    `#!/bin/sh\nprintf 'HOME=%s\\nCLAUDE_CONFIG_DIR=%s\\n' "$HOME" "$CLAUDE_CONFIG_DIR" > '${out}'\n`,
-  );
-  chmodSync(fake, 0o755);
-  const saved = {
-    bin: process.env.RIBOSOME_CLAUDE_BIN,
-    home: process.env.HOME,
-    dir: process.env.CLAUDE_CONFIG_DIR,
-  };
-  process.env.RIBOSOME_CLAUDE_BIN = fake;
-  process.env.HOME = userHome;
-  delete process.env.CLAUDE_CONFIG_DIR;
-  try {
-    const run = new ClaudeCodeAdapter({ config }).start({
-      prompt: 'Do it.',
-      model: 'm',
-      cwd: t.path,
-      env: {},
-      providerBaseUrl: 'http://127.0.0.1:9',
-      stateDir: join(t.path, 'state'),
-      mark: 'test-mark',
-    });
-    await run.exited;
-  } finally {
-    for (const [key, value] of [
-      ['RIBOSOME_CLAUDE_BIN', saved.bin],
-      ['HOME', saved.home],
-      ['CLAUDE_CONFIG_DIR', saved.dir],
-    ] as const) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  }
+  await runFakeClaude({
+    dir: t.path,
+    config,
+    body: `printf 'HOME=%s\\nCLAUDE_CONFIG_DIR=%s\\n' "$HOME" "$CLAUDE_CONFIG_DIR" > '${out}'`,
+    env: { HOME: userHome, CLAUDE_CONFIG_DIR: undefined },
+  });
   return Object.fromEntries(
     readFileSync(out, 'utf8')
       .trimEnd()

@@ -1,8 +1,8 @@
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ClaudeCodeAdapter } from '../../src/agents/claude-code-adapter.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
+import { runFakeClaude } from '../helpers/fake-claude.ts';
 import { writeTurns } from '../helpers/plans.ts';
 import { tempDir } from '../helpers/server-process.ts';
 
@@ -50,28 +50,11 @@ turns:
     const t = tempDir();
     temps.push(t);
     const argsFile = join(t.path, 'args.txt');
-    const fake = join(t.path, 'claude');
-    writeFileSync(fake, `#!/bin/sh\nprintf '%s\\n' "$@" > '${argsFile}'\n`);
-    chmodSync(fake, 0o755);
-    const saved = process.env.RIBOSOME_CLAUDE_BIN;
-    process.env.RIBOSOME_CLAUDE_BIN = fake;
-    try {
-      const run = new ClaudeCodeAdapter().start({
-        prompt: 'Do it.',
-        model: 'm',
-        cwd: t.path,
-        env: {},
-        providerBaseUrl: 'http://127.0.0.1:9',
-        stateDir: join(t.path, 'state'),
-        mark: 'test-mark',
-        systemPrompt: 'Replace it.',
-        appendSystemPrompt: 'And add this.',
-      });
-      await run.exited;
-    } finally {
-      if (saved === undefined) delete process.env.RIBOSOME_CLAUDE_BIN;
-      else process.env.RIBOSOME_CLAUDE_BIN = saved;
-    }
+    await runFakeClaude({
+      dir: t.path,
+      body: `printf '%s\\n' "$@" > '${argsFile}'`,
+      start: { systemPrompt: 'Replace it.', appendSystemPrompt: 'And add this.' },
+    });
     const args = readFileSync(argsFile, 'utf8').trimEnd().split('\n');
     expect(args.slice(args.indexOf('--system-prompt'), args.indexOf('--system-prompt') + 2)).toEqual([
       '--system-prompt',

@@ -49,10 +49,20 @@ codons:
 turns:
 ${writeTurns('one.txt', 'ok')}`;
       const paths = writePlanAndScript(t.path, plan, script);
-      const exec = join(t.path, 'exec');
-      const run = await runToEnd(paths.plan, exec, paths.script, ['--proxy'], {
-        env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_AUTH_TOKEN: TOKEN, RIBOSOME_LOG_LEVEL: 'debug' },
-      });
+      // The proxy takes the main port + 1, which another test may hold by chance: then try again.
+      let exec = '';
+      let run: Awaited<ReturnType<typeof runToEnd>> | undefined;
+      for (
+        let attempt = 0;
+        attempt < 3 && (!run || /Proxy port \d+ .* already in use/.test(run.stderr));
+        attempt++
+      ) {
+        exec = join(t.path, `exec-${attempt}`);
+        run = await runToEnd(paths.plan, exec, paths.script, ['--proxy'], {
+          env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_AUTH_TOKEN: TOKEN, RIBOSOME_LOG_LEVEL: 'debug' },
+        });
+      }
+      if (!run) throw new Error('not run');
       expect(run.code, run.stderr).toBe(0);
       const leaks = (text: string) => text.includes(KEY) || text.includes(TOKEN);
 

@@ -11,7 +11,7 @@ import { AgentPidsFile } from './agent-pids.ts';
 import type { CodonHooks } from './codon-hooks.ts';
 import { CodonRun } from './codon-run.ts';
 import type { CodonSteps } from './codon-steps.ts';
-import { type CodonOutcome, classifyOutcome, type StopKind, stoppedMessage } from './failure.ts';
+import { type CodonOutcome, classifyOutcome, errorCodeOf, type StopKind, stoppedMessage } from './failure.ts';
 import { renderPromptPaths } from './prompt-paths.ts';
 import type { Recorder } from './recorder.ts';
 import type { MappedOutput } from './stream-mapper.ts';
@@ -398,15 +398,7 @@ export class CodonLifecycle {
       await this.#codonError(
         codon,
         `${to === 'stopped' ? 'was stopped' : 'failed'}: ${failureReason?.message ?? 'no reason given'}`,
-        outcome.stalledAfterMs !== undefined
-          ? 'CODON_STALLED'
-          : failureReason?.type === 'timeout'
-            ? 'CODON_TIMEOUT'
-            : failureReason?.type === 'budget'
-              ? 'BUDGET_EXCEEDED'
-              : failureReason?.type === 'verify'
-                ? 'VERIFY_FAILED'
-                : 'CODON_FAILED',
+        errorCodeOf(failureReason, outcome.stalledAfterMs !== undefined),
         failureReason?.type,
       );
     }

@@ -122,3 +122,21 @@ export function stoppedMessage(by: StopKind, reason: string | undefined): string
 function formatSeconds(ms: number): string {
   return String(Math.round(ms / 100) / 10);
 }
+
+/** The code of the `error` event that goes with a codon that did not end well. */
+export function errorCodeOf(
+  failureReason: FailureReason | undefined,
+  stalled: boolean,
+): 'CODON_STALLED' | 'CODON_TIMEOUT' | 'BUDGET_EXCEEDED' | 'VERIFY_FAILED' | 'CODON_FAILED' {
+  if (stalled) return 'CODON_STALLED';
+  switch (failureReason?.type) {
+    case 'timeout':
+      return 'CODON_TIMEOUT';
+    case 'budget':
+      return 'BUDGET_EXCEEDED';
+    case 'verify':
+      return 'VERIFY_FAILED';
+    default:
+      return 'CODON_FAILED';
+  }
+}

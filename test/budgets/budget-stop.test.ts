@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveServerSettings } from '../../src/config/server-config.ts';
-import { classifyOutcome } from '../../src/engine/failure.ts';
+import { classifyOutcome, errorCodeOf } from '../../src/engine/failure.ts';
 
 describe('a budget stop', () => {
   it('is a budget failure, never retried, whatever the agent printed last', () => {
@@ -36,5 +36,17 @@ describe('the config file budget', () => {
     expect(!bad.ok && bad.message).toContain('budget.maxCostUsd');
     const none = resolveServerSettings({});
     expect(none.ok && none.value.budget).toBeUndefined();
+  });
+});
+
+describe("the code of a codon's error event", () => {
+  it('says how the codon ended: stalled, timed out, over budget, a gate, or failed', () => {
+    const reason = (type: 'timeout' | 'budget' | 'verify' | 'api-error') => ({ type, retriable: false });
+    expect(errorCodeOf(reason('timeout'), true)).toBe('CODON_STALLED');
+    expect(errorCodeOf(reason('timeout'), false)).toBe('CODON_TIMEOUT');
+    expect(errorCodeOf(reason('budget'), false)).toBe('BUDGET_EXCEEDED');
+    expect(errorCodeOf(reason('verify'), false)).toBe('VERIFY_FAILED');
+    expect(errorCodeOf(reason('api-error'), false)).toBe('CODON_FAILED');
+    expect(errorCodeOf(undefined, false)).toBe('CODON_FAILED');
   });
 });

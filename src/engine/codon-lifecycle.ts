@@ -73,8 +73,6 @@ export class CodonLifecycle {
   readonly #o: LifecycleOptions;
   #active: Active | undefined;
   #preparing: Preparing | undefined;
-  /** Set once the running agent has been asked to stop (a second skip or stop is refused). */
-  #stopping: StopKind | undefined;
 
   constructor(options: LifecycleOptions) {
     this.#o = options;
@@ -126,7 +124,6 @@ export class CodonLifecycle {
     });
     const preparing: Preparing = { codon, abort: new AbortController() };
     this.#preparing = preparing;
-    this.#stopping = undefined;
     let refused: FailureReason | undefined;
     try {
       const rig = await this.#o.steps.prepareRig(codon, runId, skipPreCommands, preparing.abort.signal);
@@ -307,8 +304,8 @@ export class CodonLifecycle {
       return Promise.resolve();
     }
     const active = this.#active;
-    if (!active || this.#stopping) return undefined;
-    this.#stopping = by;
+    // Claimed once: a second skip or stop while the first ends the agent is refused.
+    if (!active || active.stop) return undefined;
     active.stop = { by, ...(reason ? { reason } : {}) };
     // A gate runs: its command ends (and no feedback round starts after it).
     if (active.gates) {
@@ -321,7 +318,7 @@ export class CodonLifecycle {
 
   /** How the active codon is being stopped, if it is. */
   get stopping(): StopKind | undefined {
-    return this.#preparing?.stop?.by ?? this.#stopping;
+    return this.#preparing?.stop?.by ?? this.#active?.stop?.by;
   }
 
   /** Records the end of the codon whose agent exited; returns how it ended. */
@@ -332,10 +329,7 @@ export class CodonLifecycle {
     if (recorder.halted) {
       // The storage failed and the server is stopping: nothing of the end can be recorded (not even
       // a checkpoint worth its git work); the next server finds the codon interrupted and recovers.
-      if (active) {
-        this.#active = undefined;
-        this.#stopping = undefined;
-      }
+      if (active) this.#active = undefined;
       return 'stopped';
     }
     const duration = active ? Date.now() - active.startedAt : 0;
@@ -402,10 +396,7 @@ export class CodonLifecycle {
         failureReason?.type,
       );
     }
-    if (active) {
-      this.#active = undefined;
-      this.#stopping = undefined;
-    }
+    if (active) this.#active = undefined;
     await this.#o.snapshot();
     return to;
   }

@@ -1,11 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { loadPlan } from '../../src/plan/index.ts';
 import type { PlanProblem } from '../../src/plan/problems.ts';
-import { problemsOf, tempFiles, yaml } from './helpers.ts';
+import { loadText, problemsOf, yaml } from './helpers.ts';
 
 /** Validation of the fields for unattended runs: each mistake is reported at its path with a hint. */
 
 const codon = (...lines: string[]) => yaml('name: x', 'codons:', '  - id: a', '    prompt: go', ...lines);
+
+/** The loaded plan of a valid plan text (its problems, when it has some, fail the test). */
+async function loadedPlan(text: string) {
+  const result = await loadText(text);
+  if (!result.ok) throw new Error(JSON.stringify(result.problems));
+  return result.plan;
+}
 
 function only(problems: readonly PlanProblem[], code: string, path: string): PlanProblem {
   const found = problems.filter((p) => p.code === code && p.path === path);
@@ -74,8 +80,8 @@ describe('onFailure and fallbackModel', () => {
   });
 
   it('the effective policy: the codon over the plan, the default idle without retry', async () => {
-    const dir = await tempFiles({
-      'plan.yaml': yaml(
+    const plan = await loadedPlan(
+      yaml(
         'name: x',
         'fallbackModel: small',
         'onFailure: { retry: { maxAttempts: 3 }, then: continue }',
@@ -84,10 +90,8 @@ describe('onFailure and fallbackModel', () => {
         '  - { id: a, prompt: go }',
         '  - { id: b, prompt: go, onFailure: { then: abort }, stallTimeoutMs: 5000, fallbackModel: tiny }',
       ),
-    });
-    const result = await loadPlan(`${dir}/plan.yaml`);
-    if (!result.ok) throw new Error(JSON.stringify(result.problems));
-    const [a, b] = result.plan.codons;
+    );
+    const [a, b] = plan.codons;
     expect(a).toMatchObject({
       onFailure: { retry: { maxAttempts: 3, backoffMs: 5000, maxBackoffMs: 300_000 }, then: 'continue' },
       fallbackModel: 'small',
@@ -140,15 +144,10 @@ describe('verify and onVerifyFailure', () => {
   });
 
   it('gates are loaded with their defaults and a normalized cwd', async () => {
-    const dir = await tempFiles({
-      'plan.yaml': codon(
-        '    verify: [{ run: npm test, cwd: ./pkg/ }]',
-        '    onVerifyFailure: { feedback: true }',
-      ),
-    });
-    const result = await loadPlan(`${dir}/plan.yaml`);
-    if (!result.ok) throw new Error(JSON.stringify(result.problems));
-    expect(result.plan.codons[0]).toMatchObject({
+    const plan = await loadedPlan(
+      codon('    verify: [{ run: npm test, cwd: ./pkg/ }]', '    onVerifyFailure: { feedback: true }'),
+    );
+    expect(plan.codons[0]).toMatchObject({
       verify: [{ run: 'npm test', timeoutMs: 600_000, cwd: 'pkg' }],
       onVerifyFailure: { feedback: true, maxRounds: 3 },
     });
@@ -193,16 +192,14 @@ describe('system prompts', () => {
     expect(problems.some((p) => p.path === 'codons[0].appendSystemPrompt' && p.severity === 'error')).toBe(
       true,
     );
-    const dir = await tempFiles({
-      'plan.yaml': yaml(
+    const plan = await loadedPlan(
+      yaml(
         'name: x',
         'appendSystemPrompt: plan rules',
         'codons: [{ id: a, prompt: go }, { id: b, prompt: go, appendSystemPrompt: codon rules, systemPrompt: own }]',
       ),
-    });
-    const result = await loadPlan(`${dir}/plan.yaml`);
-    if (!result.ok) throw new Error(JSON.stringify(result.problems));
-    expect(result.plan.codons.map((c) => [c.systemPrompt, c.appendSystemPrompt])).toEqual([
+    );
+    expect(plan.codons.map((c) => [c.systemPrompt, c.appendSystemPrompt])).toEqual([
       [undefined, 'plan rules'],
       ['own', 'codon rules'],
     ]);

@@ -9,7 +9,7 @@ import { gitWords, text } from '../workspace/user-git.ts';
 import type { ExportRequest, ExportTarget } from './args.ts';
 import { type ExportLineage, selectLineage } from './lineage.ts';
 import { codonCommitMessage, initialCommitMessage } from './message.ts';
-import { EMPTY_TREE, ExportError, openShadow, type Shadow } from './shadow.ts';
+import { ExportError, openShadow, ROOT, type Shadow } from './shadow.ts';
 
 /**
  * `ribosome export`: the latest run's completed codons, out of the shadow repository, as a branch
@@ -144,7 +144,7 @@ async function toBranch(
     parent = await commitStep(
       gitWith,
       shadow,
-      EMPTY_TREE,
+      ROOT,
       lineage.base,
       undefined,
       initialCommitMessage(lineage.base),
@@ -173,7 +173,7 @@ async function toBranch(
 async function commitStep(
   gitWith: (extra?: Record<string, string>) => GitRun,
   shadow: Shadow,
-  from: string,
+  from: string | typeof ROOT,
   to: CheckpointRecord,
   parent: string | undefined,
   message: string,

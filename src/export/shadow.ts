@@ -16,8 +16,8 @@ export class ExportError extends Error {
   }
 }
 
-/** The empty tree: the "before" of a branch that starts from nothing. */
-export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbd4904b';
+/** The "before" of a branch that starts from nothing. */
+export const ROOT = Symbol('root');
 
 /**
  * Reads an execution's shadow repository, never writing to it: the latest run's history and the
@@ -45,20 +45,21 @@ export function openShadow(executionDir: string, workTree: string, extraEnv: Rec
       if (log.code !== 0) throw new ExportError(`cannot read the checkpoints (git log): ${gitWords(log)}`);
       return parseLog(log.stdout);
     },
-    /** `git diff --binary` from one checkpoint (or the empty tree) to another. */
-    async diff(from: string, to: string): Promise<Buffer> {
-      const out = await git([
-        'diff',
-        '--binary',
-        '--full-index',
-        '--no-renames',
-        '--no-color',
-        from,
-        to,
-        '--',
-      ]);
-      if (out.code !== 0)
-        throw new ExportError(`cannot diff ${from.slice(0, 12)}..${to.slice(0, 12)}: ${gitWords(out)}`);
+    /**
+     * `git diff --binary` from one checkpoint to another; from ROOT: every file of `to`, a root commit
+     * (the empty tree is not an object of the store, and an export writes nothing to it).
+     */
+    async diff(from: string | typeof ROOT, to: string): Promise<Buffer> {
+      const flags = ['--binary', '--full-index', '--no-renames', '--no-color'];
+      const out = await git(
+        from === ROOT
+          ? ['diff-tree', '-p', '--root', ...flags, to, '--']
+          : ['diff', ...flags, from, to, '--'],
+      );
+      if (out.code !== 0) {
+        const span = `${from === ROOT ? 'the start' : from.slice(0, 12)}..${to.slice(0, 12)}`;
+        throw new ExportError(`cannot diff ${span}: ${gitWords(out)}`);
+      }
       return out.stdout;
     },
   };

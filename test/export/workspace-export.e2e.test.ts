@@ -205,4 +205,25 @@ ${writeTurns('two.txt', 'first try').replace(/^(?=.)/gm, '    ')}${writeTurns('t
     expect(ran.code).toBe(2);
     expect(ran.stderr).toContain('mine.txt');
   });
+
+  it('without a workspace: --repo is needed, and the branch starts with a root commit', async () => {
+    const w = setup();
+    const ran = await runToEnd(w.plan, w.exec, w.script);
+    expect(ran.code, ran.stderr).toBe(0);
+    const refused = await exportCli(['--execution', w.exec, '--to-branch', 'result']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--repo');
+    const other = join(w.dir, 'other');
+    mkdirSync(other);
+    git(other, 'init', '-q');
+    const exported = await exportCli(['--execution', w.exec, '--to-branch', 'result', '--repo', other]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(git(other, 'log', '--format=%s', 'result').split('\n')).toEqual([
+      'Codon two',
+      'Codon one',
+      'Starting point of the Ribosome run',
+    ]);
+    expect(git(other, 'rev-list', '--max-parents=0', 'result').split('\n')).toHaveLength(1);
+    expect(git(other, 'show', 'result:one.txt')).toBe('one done');
+  });
 });

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerAgent } from './agent.ts';
 import { registerDemo } from './demo.ts';
 import { registerDoctor } from './doctor.ts';
+import { registerExport } from './export.ts';
 import { registerMockProvider } from './mock-provider.ts';
 import { registerRun } from './run.ts';
 import { registerTui } from './tui.ts';
@@ -22,6 +23,7 @@ const registrations: Array<(program: Command) => void> = [
   registerDemo,
   registerTui,
   registerDoctor,
+  registerExport,
 ];
 for (const register of registrations) register(program);
 

@@ -13,6 +13,7 @@ import { notifierCompanion } from '../notify/companion.ts';
 import { formatProblems, loadPlan } from '../plan/index.ts';
 import { createSentinelHooks } from '../sentinels/sentinel-hooks.ts';
 import {
+  type ExecutionLayout,
   executionLayout,
   LockHeldError,
   RUNTIME_EXIT,
@@ -20,6 +21,16 @@ import {
   startRuntime,
 } from '../server/runtime.ts';
 import { StorageFault } from '../storage/guard.ts';
+import {
+  agentRootEntries,
+  cloneWorkspace,
+  decideWorkspace,
+  parseWorkspaceSpec,
+  type ResolvedWorkspace,
+  readWorkspaceRecord,
+  resolveWorkspace,
+  WorkspaceError,
+} from '../workspace/index.ts';
 import { watchUntilDone } from './console-view.ts';
 
 export const EXIT = {
@@ -48,6 +59,7 @@ export type RunFlags = {
   model?: string;
   maxCost?: string;
   maxTime?: string;
+  workspace?: string;
 };
 
 export function registerRun(program: Command): void {
@@ -80,6 +92,10 @@ export function registerRun(program: Command): void {
     .option(
       '--max-time <duration>',
       "the run's wall-clock budget from the server's start: 90s, 30m, 2h or ms",
+    )
+    .option(
+      '--workspace <path[@ref]>',
+      "a fresh execution's agent root starts as a clone of this git repository at ref (default HEAD)",
     )
     .action(async (planFile: string, flags: RunFlags) => {
       exitOnceStopped(await run(planFile, flags));
@@ -204,6 +220,8 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   const chosen = chooseExecutionDir(plan.name, flags);
   if (!chosen.ok) return fail(chosen.message, EXIT.invalidInput);
   const executionDir = chosen.dir;
+  const workspace = await chooseWorkspace(flags.workspace, plan, executionDir);
+  if (!workspace.ok) return fail(workspace.message, EXIT.invalidInput);
   if (flags.scriptedProvider) {
     // The built-in scripted provider takes any key; Claude Code will not start without one.
     if (presentCredentials(process.env).length === 0) process.env.ANTHROPIC_API_KEY = OFFLINE_KEY;
@@ -236,6 +254,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
       settings: settings.value,
       companions,
       createEngine: async (deps) => {
+        if (workspace.clone) await cloneInto(workspace.clone, deps.layout, deps.logger);
         engine = await createOrchestrator(deps, {
           plan,
           autostart: settings.value.autostart,
@@ -258,6 +277,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
       },
     });
   } catch (error) {
+    if (error instanceof WorkspaceError) return fail(error.message, EXIT.invalidInput);
     if (error instanceof LockHeldError) return fail(error.message, EXIT.locked);
     if (error instanceof StorageFault) return fail(storageNotice(error, 'cannot start'), EXIT.storageFailed);
     return fail((error as Error).message, EXIT.failure);
@@ -327,6 +347,58 @@ export function chooseExecutionDir(
   }
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   return { ok: true, dir: resolve(`ribosome-runs/${planName}-${stamp}`), fresh: true };
+}
+
+/**
+ * The workspace of this start (`--workspace` over the plan's `workspace:`): checked and resolved
+ * before anything starts when a fresh execution will be cloned from it; on an execution that has one
+ * already (or has runs), the notice that it is kept.
+ */
+async function chooseWorkspace(
+  option: string | undefined,
+  plan: { workspace?: string; dir: string; agentRoot: string },
+  executionDir: string,
+): Promise<{ ok: true; clone?: ResolvedWorkspace } | { ok: false; message: string }> {
+  const given = option ?? plan.workspace;
+  if (given === undefined) return { ok: true };
+  const spec = parseWorkspaceSpec(given, option === undefined ? plan.dir : process.cwd());
+  if (!spec.ok) return spec;
+  const agentRoot = executionLayout(executionDir, plan.agentRoot).agentRoot;
+  const decision = decideWorkspace({
+    spec: spec.value,
+    recorded: readWorkspaceRecord(executionDir),
+    hasRuns: hasRuns(executionDir),
+    agentRoot,
+    agentRootEntries: agentRootEntries(agentRoot),
+  });
+  if (decision.action === 'refuse') return { ok: false, message: decision.message };
+  if (decision.action === 'keep') process.stderr.write(`${decision.notice}\n`);
+  if (decision.action !== 'clone') return { ok: true };
+  try {
+    return { ok: true, clone: await resolveWorkspace(spec.value) };
+  } catch (error) {
+    if (error instanceof WorkspaceError) return { ok: false, message: error.message };
+    throw error;
+  }
+}
+
+/** Clones the workspace under the runtime lock, checking again that the agent root is still empty. */
+async function cloneInto(
+  workspace: ResolvedWorkspace,
+  layout: ExecutionLayout,
+  logger: { info(o: object, m: string): void },
+): Promise<void> {
+  const entries = agentRootEntries(layout.agentRoot);
+  if (entries.length > 0) {
+    throw new WorkspaceError(
+      `workspace: the agent root ${layout.agentRoot} already holds files (${entries.slice(0, 3).join(', ')}); a workspace is cloned only into an empty one`,
+    );
+  }
+  const record = await cloneWorkspace(workspace, layout);
+  logger.info({ workspace: record }, 'agent root cloned from the workspace');
+  process.stderr.write(
+    `ribosome: agent root cloned from ${record.repo} at ${record.ref ?? 'HEAD'} (${record.commit.slice(0, 12)})\n`,
+  );
 }
 
 /** A directory holds runs once its database has a transition (a start that failed early leaves none). */

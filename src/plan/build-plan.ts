@@ -89,6 +89,7 @@ export function buildLoadedPlan(input: BuildInput): LoadedPlan {
     path: input.path,
     dir: input.dir,
     agentRoot: raw.agentRoot,
+    ...(raw.workspace === undefined ? {} : { workspace: raw.workspace }),
     codons,
     ...(raw.budget === undefined ? {} : { budget: raw.budget }),
     notify: raw.notify ?? [],

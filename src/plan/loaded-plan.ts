@@ -145,6 +145,10 @@ export const LoadedPlan = z.object({
   path: z.string().describe('Absolute path of the plan file.'),
   dir: z.string().describe('Absolute directory of the plan file; relative paths in it start here.'),
   agentRoot: z.string(),
+  workspace: z
+    .string()
+    .optional()
+    .describe("The plan's workspace as written (PATH[@REF]); a relative PATH starts at dir."),
   codons: z.array(RuntimeCodon),
   sentinels: z.record(z.string(), CodonSentinel).describe('The plan-level named sentinels, resolved.'),
   budget: Budget.optional().describe("The plan's limits for the whole run (before command-line overrides)."),

@@ -257,6 +257,13 @@ export const Plan = z
     appendSystemPrompt: AppendSystemPrompt.optional().describe(
       "Added after the agents' system prompt (both agents), e.g. the project's conventions.",
     ),
+    workspace: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "PATH[@REF]: a fresh execution's agent root starts as a clone of this git repository at REF (default its HEAD; a branch, tag or commit). A relative PATH starts at the plan's folder; --workspace overrides it. The repository is never written.",
+      ),
   })
   .meta({ title: 'Ribosome plan' })
   .describe('A Ribosome plan: codons run in order by coding agents.');

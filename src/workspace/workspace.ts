@@ -1,0 +1,110 @@
+import { readdirSync, statSync } from 'node:fs';
+import { appendFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DATA_LINK_NAME } from '../engine/data-link.ts';
+import { type WorkspaceRecord, writeWorkspaceRecord } from './record.ts';
+import type { WorkspaceSpec } from './spec.ts';
+import { gitWords, text, userRepoGit } from './user-git.ts';
+
+/** A workspace checked and resolved: what will be cloned. */
+export type ResolvedWorkspace = { repo: string; ref: string | null; commit: string; branch: string | null };
+
+/** A mistake in what the user gave (exit 2), said so they can fix it. */
+export class WorkspaceError extends Error {}
+
+/**
+ * Checks that `spec.path` is a git repository and resolves the ref (default HEAD) to a commit.
+ * Only reads the repository.
+ */
+export async function resolveWorkspace(spec: WorkspaceSpec): Promise<ResolvedWorkspace> {
+  let isDir = false;
+  try {
+    isDir = statSync(spec.path).isDirectory();
+  } catch {}
+  if (!isDir) throw new WorkspaceError(`workspace: ${spec.path} is not a directory`);
+  const git = userRepoGit({ cwd: spec.path });
+  const found = await git(['rev-parse', '--absolute-git-dir']);
+  if (found.code !== 0) {
+    throw new WorkspaceError(
+      `workspace: ${spec.path} is not a git repository (git: ${gitWords(found)}); name the repository's top folder`,
+    );
+  }
+  const ref = spec.ref ?? 'HEAD';
+  const commit = await git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
+  if (commit.code !== 0) {
+    throw new WorkspaceError(
+      spec.ref === undefined
+        ? `workspace: ${spec.path} has no commit yet (HEAD is unborn); commit first, or name a ref with PATH@REF`
+        : `workspace: ${spec.path} has no branch, tag or commit "${spec.ref}"`,
+    );
+  }
+  let branch: string | null = null;
+  if (spec.ref === undefined) {
+    const head = await git(['symbolic-ref', '-q', '--short', 'HEAD']);
+    branch = head.code === 0 ? text(head) || null : null;
+  } else {
+    const local = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${spec.ref}`]);
+    branch = local.code === 0 ? spec.ref : null;
+  }
+  return { repo: spec.path, ref: spec.ref ?? null, commit: text(commit), branch };
+}
+
+/** What stands in the agent root besides the data link: a fresh workspace needs it empty. */
+export function agentRootEntries(agentRoot: string): string[] {
+  try {
+    return readdirSync(agentRoot).filter((name) => name !== DATA_LINK_NAME);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Makes the agent root a clone of the workspace at its commit and records it. The user's repository
+ * is only read: the clone copies its objects (--no-hardlinks, so no file is shared), and loses its
+ * `origin` remote so no push from the agent root reaches the user's repository. The clone is made
+ * beside the execution's internal files, then moved into the agent root, `.git` included.
+ */
+export async function cloneWorkspace(
+  workspace: ResolvedWorkspace,
+  layout: { executionDir: string; internal: string; agentRoot: string },
+  now = new Date(),
+): Promise<WorkspaceRecord> {
+  const tmp = join(layout.internal, 'workspace-clone');
+  await rm(tmp, { recursive: true, force: true });
+  await mkdir(layout.internal, { recursive: true });
+  const outer = userRepoGit({ cwd: layout.internal });
+  const cloned = await outer([
+    'clone',
+    '--no-hardlinks',
+    '--no-checkout',
+    '--template=',
+    '--quiet',
+    '--',
+    workspace.repo,
+    tmp,
+  ]);
+  if (cloned.code !== 0) throw new Error(`cannot clone the workspace ${workspace.repo}: ${gitWords(cloned)}`);
+  const git = userRepoGit({ cwd: tmp });
+  const steps: string[][] = [
+    ['remote', 'remove', 'origin'],
+    workspace.branch === null
+      ? ['checkout', '--quiet', '--detach', workspace.commit]
+      : ['checkout', '--quiet', '-B', workspace.branch, workspace.commit],
+  ];
+  for (const args of steps) {
+    const out = await git(args);
+    if (out.code !== 0) {
+      await rm(tmp, { recursive: true, force: true });
+      throw new Error(`cannot prepare the clone of ${workspace.repo} (git ${args[0]}): ${gitWords(out)}`);
+    }
+  }
+  // The data link is Ribosome's, not the project's: the agent's own `git add -A` leaves it out.
+  await mkdir(join(tmp, '.git', 'info'), { recursive: true });
+  await appendFile(join(tmp, '.git', 'info', 'exclude'), `/${DATA_LINK_NAME}\n`);
+  await mkdir(layout.agentRoot, { recursive: true });
+  for (const name of await readdir(tmp)) await rename(join(tmp, name), join(layout.agentRoot, name));
+  await rm(tmp, { recursive: true, force: true });
+  const record: WorkspaceRecord = { ...workspace, clonedAt: now.toISOString() };
+  await writeWorkspaceRecord(layout.executionDir, record);
+  return record;
+}

@@ -1,0 +1,229 @@
+/** `--workspace` starts the agent root from a user's repository; `ribosome export` hands the result back. */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RibosomeClient } from '../../src/client/index.ts';
+import { e2eResources } from '../helpers/e2e-resources.ts';
+import { codonScript, writeTurns } from '../helpers/plans.ts';
+import { runCli, runToEnd, startServer, tempDir } from '../helpers/server-process.ts';
+
+const { temps, clients } = e2eResources();
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
+  }).trim();
+
+const PLAN = (extra = '') => `name: ws
+agent: builtin
+${extra}codons:
+  - id: one
+    name: Codon one
+    prompt: Do one.
+    rigSetup:
+      - copy: { from: notes.md, to: docs }
+  - id: two
+    name: Codon two
+    prompt: Do two.
+`;
+
+/** A repository with two commits (a binary file in the first) and the tag v1 on the first. */
+function setup(plan = PLAN(), script = codonScript({ one: 'ok', two: 'ok' })) {
+  const t = tempDir();
+  temps.push(t);
+  const repo = join(t.path, 'repo');
+  mkdirSync(repo);
+  git(repo, 'init', '-q', '-b', 'main');
+  git(repo, 'config', 'user.name', 'User');
+  git(repo, 'config', 'user.email', 'user@example.invalid');
+  writeFileSync(join(repo, 'a.txt'), 'first\n');
+  writeFileSync(join(repo, 'b.bin'), Buffer.from([0, 1, 2, 255, 0]));
+  git(repo, 'add', '.');
+  git(repo, 'commit', '-qm', 'first');
+  git(repo, 'tag', 'v1');
+  writeFileSync(join(repo, 'a.txt'), 'second\n');
+  git(repo, 'commit', '-qam', 'second');
+  writeFileSync(join(repo, 'dirty.txt'), 'the user is working here\n');
+  const planFile = join(t.path, 'plan.yaml');
+  writeFileSync(planFile, plan);
+  writeFileSync(join(t.path, 'notes.md'), '# notes\n');
+  const scriptFile = join(t.path, 'script.yaml');
+  writeFileSync(scriptFile, script);
+  return { dir: t.path, repo, plan: planFile, script: scriptFile, exec: join(t.path, 'exec') };
+}
+
+/** Everything of the user's repository an export must leave alone. */
+const repoState = (repo: string) => ({
+  refs: git(repo, 'for-each-ref', '--format=%(refname) %(objectname)')
+    .split('\n')
+    .filter((l) => !l.startsWith('refs/heads/result ')),
+  head: readFileSync(join(repo, '.git/HEAD'), 'utf8'),
+  index: readFileSync(join(repo, '.git/index')).toString('base64'),
+  status: git(repo, 'status', '--porcelain'),
+});
+
+const exportCli = async (args: string[]) => {
+  const proc = runCli(['export', ...args]);
+  const { code } = await proc.exited;
+  return { code, stdout: proc.stdout(), stderr: proc.stderr() };
+};
+
+describe('--workspace, then ribosome export', () => {
+  it('clones the repository at a tag, and exports one commit per codon, a patch and the files', async () => {
+    const w = setup();
+    const before = repoState(w.repo);
+    const ran = await runToEnd(w.plan, w.exec, w.script, ['--workspace', `${w.repo}@v1`]);
+    expect(ran.code, ran.stderr).toBe(0);
+    const root = join(w.exec, 'agentRoot');
+    expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('first\n');
+    expect(existsSync(join(root, 'dirty.txt'))).toBe(false);
+    expect(git(root, 'remote')).toBe('');
+    const tagCommit = git(w.repo, 'rev-parse', 'v1^{commit}');
+    expect(JSON.parse(readFileSync(join(w.exec, '.ribosome/workspace.json'), 'utf8'))).toMatchObject({
+      repo: w.repo,
+      ref: 'v1',
+      commit: tagCommit,
+    });
+
+    const exported = await exportCli(['--execution', w.exec, '--to-branch', 'result']);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toContain('2 commit(s)');
+    expect(git(w.repo, 'log', '--format=%s', `${tagCommit}..result`).split('\n')).toEqual([
+      'Codon two',
+      'Codon one',
+    ]);
+    expect(git(w.repo, 'rev-parse', 'result~2')).toBe(tagCommit);
+    expect(git(w.repo, 'log', '-1', '--format=%b', 'result~1')).toContain('Ribosome-Codon-Id: one');
+    expect(git(w.repo, 'diff', '--name-only', 'result~2', 'result~1').split('\n').sort()).toEqual([
+      'docs',
+      'one.txt',
+    ]);
+    expect(git(w.repo, 'diff', '--name-only', 'result~1', 'result')).toBe('two.txt');
+    expect(git(w.repo, 'show', 'result:two.txt')).toBe('two done');
+    expect(git(w.repo, 'show', 'result:a.txt')).toBe('first');
+    expect(repoState(w.repo)).toEqual(before);
+
+    // An existing branch is refused without --force.
+    const again = await exportCli(['--execution', w.exec, '--to-branch', 'result']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('--force');
+
+    const patch = join(w.dir, 'out.patch');
+    expect((await exportCli(['--execution', w.exec, '--patch', patch])).code).toBe(0);
+    const fresh = join(w.dir, 'fresh');
+    execFileSync('git', ['clone', '-q', w.repo, fresh]);
+    git(fresh, 'checkout', '-q', 'v1');
+    git(fresh, 'apply', '--check', patch);
+    git(fresh, 'apply', patch);
+    expect(readFileSync(join(fresh, 'two.txt'), 'utf8')).toBe('two done');
+    expect(readFileSync(join(fresh, 'docs'), 'utf8')).toBe('# notes\n');
+
+    const out = join(w.dir, 'out');
+    const dir = await exportCli(['--execution', w.exec, '--dir', out]);
+    expect(dir.code, dir.stderr).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(['a.txt', 'b.bin', 'docs', 'one.txt', 'two.txt']);
+    expect(readFileSync(join(out, 'b.bin'))).toEqual(Buffer.from([0, 1, 2, 255, 0]));
+    expect((await exportCli(['--execution', w.exec, '--dir', out])).code).toBe(2);
+  });
+
+  it('a codon rolled back and run again is exported once, with its new content (export while the server runs)', async () => {
+    const script = `tracks:
+  - name: one
+    match: { firstUser: "Do one." }
+    loop: true
+    turns:
+${writeTurns('one.txt', 'one done').replace(/^(?=.)/gm, '    ')}  - name: two
+    match: { firstUser: "Do two." }
+    turns:
+${writeTurns('two.txt', 'first try').replace(/^(?=.)/gm, '    ')}${writeTurns('two.txt', 'second try').replace(/^(?=.)/gm, '    ')}turns: []
+`;
+    // The plan names the workspace, relative to the plan file, at the repository's HEAD.
+    const w = setup(PLAN('workspace: repo\n'), script);
+    const server = await startServer(w.plan, w.exec, ['--no-autostart', '--scripted-provider', w.script]);
+    const c = await RibosomeClient.connect(server.url, { mode: 'readandwrite' });
+    clients.push(c);
+    expect(readFileSync(join(w.exec, 'agentRoot/a.txt'), 'utf8')).toBe('second\n');
+    for (let i = 0; i < 2; i++) {
+      const idle = c.next('server.idle', () => true, 30_000);
+      c.send('codon.next');
+      await idle;
+    }
+    const rolled = c.next('server.idle', () => true, 30_000);
+    c.send('rollback.toCodon', { codonId: 'two', checkpointType: 'start' });
+    await rolled;
+    const redone = c.next('server.idle', () => true, 30_000);
+    c.send('codon.redo');
+    await redone;
+    expect(readFileSync(join(w.exec, 'agentRoot/two.txt'), 'utf8')).toBe('second try');
+
+    const exported = await exportCli(['--execution', w.exec, '--to-branch', 'result']);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(git(w.repo, 'log', '--format=%s', 'main..result').split('\n')).toEqual(['Codon two', 'Codon one']);
+    expect(git(w.repo, 'show', 'result:two.txt')).toBe('second try');
+  });
+
+  it('an unknown ref or a folder that is no repository: exit 2 before anything starts', async () => {
+    const w = setup();
+    const unknown = await runToEnd(w.plan, w.exec, w.script, ['--workspace', `${w.repo}@nope`]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('"nope"');
+    expect(existsSync(w.exec)).toBe(false);
+    const notRepo = await runToEnd(w.plan, w.exec, w.script, ['--workspace', w.dir]);
+    expect(notRepo.code).toBe(2);
+    expect(notRepo.stderr).toContain('is not a git repository');
+  });
+
+  it('nothing completed yet: export says so and exits 1; a resume keeps the recorded workspace', async () => {
+    const w = setup();
+    const server = await startServer(w.plan, w.exec, [
+      '--no-autostart',
+      '--scripted-provider',
+      w.script,
+      '--workspace',
+      `${w.repo}@v1`,
+    ]);
+    const early = await exportCli(['--execution', w.exec, '--patch', join(w.dir, 'p')]);
+    expect(early.code).toBe(1);
+    expect(early.stderr).toMatch(/nothing to export/);
+    server.kill('SIGTERM');
+    await server.exited;
+
+    const resumed = await runToEnd(w.plan, w.exec, w.script, ['--workspace', `${w.repo}@main`]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain('it is kept');
+    expect(readFileSync(join(w.exec, 'agentRoot/a.txt'), 'utf8')).toBe('first\n');
+  });
+
+  it('a non-empty agent root on a fresh execution is refused (exit 2)', async () => {
+    const w = setup();
+    mkdirSync(join(w.exec, 'agentRoot'), { recursive: true });
+    writeFileSync(join(w.exec, 'agentRoot/mine.txt'), 'x');
+    const ran = await runToEnd(w.plan, w.exec, w.script, ['--workspace', w.repo]);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain('mine.txt');
+  });
+
+  it('without a workspace: --repo is needed, and the branch starts with a root commit', async () => {
+    const w = setup();
+    const ran = await runToEnd(w.plan, w.exec, w.script);
+    expect(ran.code, ran.stderr).toBe(0);
+    const refused = await exportCli(['--execution', w.exec, '--to-branch', 'result']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--repo');
+    const other = join(w.dir, 'other');
+    mkdirSync(other);
+    git(other, 'init', '-q');
+    const exported = await exportCli(['--execution', w.exec, '--to-branch', 'result', '--repo', other]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(git(other, 'log', '--format=%s', 'result').split('\n')).toEqual([
+      'Codon two',
+      'Codon one',
+      'Starting point of the Ribosome run',
+    ]);
+    expect(git(other, 'rev-list', '--max-parents=0', 'result').split('\n')).toHaveLength(1);
+    expect(git(other, 'show', 'result:one.txt')).toBe('one done');
+  });
+});

@@ -1,14 +1,9 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { AgentAdapter, AgentRun, AgentStart } from './agent-adapter.ts';
+import { CLAUDE_CODE_INSTALL, claudeBinary } from './claude-binary.ts';
 import { providerEnv } from './provider-env.ts';
-import { spawnAgent } from './spawn-agent.ts';
-
-/** The CLI installed with the project (devDependency), else `claude` on PATH. */
-export function claudeBinary(): string {
-  const local = resolve(import.meta.dirname, '../../node_modules/.bin/claude');
-  return process.env.RIBOSOME_CLAUDE_BIN ?? (existsSync(local) ? local : 'claude');
-}
+import { notStarted, spawnAgent } from './spawn-agent.ts';
 
 /** The real Claude Code CLI, headless: prompt on stdin, stream-json on stdout. */
 export class ClaudeCodeAdapter implements AgentAdapter {
@@ -40,8 +35,9 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     if (options.systemPrompt) args.push('--system-prompt', options.systemPrompt);
     if (options.appendSystemPrompt) args.push('--append-system-prompt', options.appendSystemPrompt);
     if (options.resumeSessionId) args.push('--resume', options.resumeSessionId, '--fork-session');
-    return spawnAgent({
-      command: claudeBinary(),
+    const command = claudeBinary();
+    const run = spawnAgent({
+      command,
       args,
       cwd: options.cwd,
       env: {
@@ -59,5 +55,12 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       stdin: options.prompt,
       mark: options.mark,
     });
+    if (run.pid !== -1) return run;
+    // Not started: when the binary is missing, say how to get it (it is an optional peer dependency).
+    const why = run.exited.then(() => {
+      const text = run.startFailure ?? 'not started';
+      return text.includes('ENOENT') ? `${text}; Claude Code is not installed: ${CLAUDE_CODE_INSTALL}` : text;
+    });
+    return notStarted(why, options.mark);
   }
 }

@@ -14,7 +14,13 @@ export function registerDemo(program: Command): void {
     .description('Run the demo plan offline with the built-in agent and the scripted provider')
     .option('--execution <dir>', 'execution directory (default ./ribosome-runs/demo-<time>)')
     .option('--keep-serving', 'keep the server running after the plan has run')
-    .action(async (flags: { execution?: string; keepServing?: boolean }) => {
+    .option('--exit-when-done', 'exit once the plan has run (the default; as `run --exit-when-done`)')
+    .action(async (flags: { execution?: string; keepServing?: boolean; exitWhenDone?: boolean }) => {
+      if (flags.keepServing && flags.exitWhenDone) {
+        process.stderr.write('ribosome: --keep-serving and --exit-when-done contradict each other\n');
+        process.exitCode = 2;
+        return;
+      }
       const execution =
         flags.execution ?? `ribosome-runs/demo-${new Date().toISOString().replace(/[:.]/g, '-')}`;
       process.stderr.write(`Ribosome demo: execution directory ${resolve(execution)}\n`);

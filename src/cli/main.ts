@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { SERVER_VERSION } from '../version.ts';
 import { registerAgent } from './agent.ts';
 import { registerDemo } from './demo.ts';
 import { registerDoctor } from './doctor.ts';
@@ -12,6 +13,7 @@ const program = new Command();
 program
   .name('ribosome')
   .description('Run multi-step coding-agent plans you can watch, steer and undo.')
+  .version(SERVER_VERSION, '-V, --version', 'print the version (package.json) and exit')
   .showHelpAfterError();
 
 // Each subcommand lives in its own module and registers itself here.

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { claudeBinary } from '../agents/claude-code-adapter.ts';
+import { claudeBinary } from '../agents/claude-binary.ts';
 import { DEFAULT_PROVIDER_BASE_URL } from '../config/proxy-config.ts';
 import { type DoctorReport, report } from './check-result.ts';
 import { checkCredentials } from './credentials.ts';
@@ -37,7 +37,7 @@ export function providerBaseUrlOf(flag: string | undefined, env: NodeJS.ProcessE
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const [git, claude, provider, port] = await Promise.all([
     checkGit(options.env),
-    checkClaudeCode(claudeBinary(), options.env),
+    checkClaudeCode(claudeBinary(options.env), options.env),
     checkProvider(providerBaseUrlOf(options.providerBaseUrl, options.env), options.providerTimeoutMs),
     checkPort(options.host, options.port),
   ]);

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { CLAUDE_CODE_INSTALL } from '../agents/claude-binary.ts';
 import type { CheckResult } from './check-result.ts';
 
 type Ran = { ok: true; output: string } | { ok: false; error: string };
@@ -37,6 +38,6 @@ export async function checkClaudeCode(binary: string, env: NodeJS.ProcessEnv): P
     check: 'claude code',
     status: 'warn',
     detail: `${binary}: ${ran.error}`,
-    fix: 'npm install (it brings @anthropic-ai/claude-code), or set RIBOSOME_CLAUDE_BIN; not needed for the built-in agent',
+    fix: CLAUDE_CODE_INSTALL,
   };
 }

@@ -75,7 +75,8 @@ describe('git and Claude Code', () => {
   it('a missing Claude Code binary is a warning, not a failure', async () => {
     const result = await checkClaudeCode(join(temp(), 'no-claude'), process.env);
     expect(result.status).toBe('warn');
-    expect(result.fix).toMatch(/built-in agent/);
+    expect(result.fix).toMatch(/npm install @anthropic-ai\/claude-code/);
+    expect(result.fix).toMatch(/agent: builtin` need none/);
   });
 });
 

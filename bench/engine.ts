@@ -79,7 +79,7 @@ export async function run() {
         createOrchestrator(deps, {
           plan: loaded.plan,
           autostart: false,
-          providerBaseUrl: () => provider.url,
+          provider: () => ({ baseUrl: provider.url }),
           adapters: { builtin: timedAdapter, 'claude-code': timedAdapter },
           stopGraceMs: 1_000,
         }),

@@ -82,7 +82,7 @@ async function setup(
   const hooks = createSentinelHooks({
     bus,
     logger: pino({ level: 'silent' }),
-    providerBaseUrl: () => provider.url,
+    provider: () => ({ baseUrl: provider.url }),
     outputDir: join(dir, 'sentinels'),
     emitTriggered: false,
     onCost: () => {},

@@ -13,6 +13,8 @@ export type AgentStart = {
   env: Record<string, string>;
   /** Base URL of the LLM API the agent talks to (the proxy when it is on). */
   providerBaseUrl: string;
+  /** The provider's own key variable (plan `provider.apiKeyEnv`): its value alone authenticates. */
+  apiKeyEnv?: string;
   /** The agent session to continue (continue-previous), as the agent reported it. */
   resumeSessionId?: string;
   /** Replaces the agent's own system prompt (plan or codon `systemPrompt`). */

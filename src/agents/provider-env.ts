@@ -1,3 +1,4 @@
+import { withProviderKey } from '../credentials/credentials.ts';
 import type { AgentStart } from './agent-adapter.ts';
 
 /** Variables a parent coding session may set that would confuse an agent we start. */
@@ -5,13 +6,14 @@ const NESTING = new Set(['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SS
 
 /**
  * The agent's environment: the server's (so knobs like CLAUDE_CODE_MAX_RETRIES reach it), with the
- * provider set to the codon's (the proxy when it is on).
+ * provider set to the codon's (the proxy when it is on) and, when that provider names its key
+ * variable (apiKeyEnv), that key alone as ANTHROPIC_API_KEY.
  */
-export function providerEnv(options: Pick<AgentStart, 'providerBaseUrl'>): NodeJS.ProcessEnv {
+export function providerEnv(options: Pick<AgentStart, 'providerBaseUrl' | 'apiKeyEnv'>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!NESTING.has(key)) env[key] = value;
   env.ANTHROPIC_BASE_URL = options.providerBaseUrl;
   // The credentials (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN) come from the
   // server's environment as they are; `ribosome run` sets a placeholder only for its scripted provider.
-  return env;
+  return withProviderKey(env, options.apiKeyEnv);
 }

@@ -10,7 +10,15 @@ import { createOrchestrator } from '../engine/create-orchestrator.ts';
 import { dataLinkPath } from '../engine/data-link.ts';
 import type { Engine, ReadyInfo } from '../engine/engine.ts';
 import { notifierCompanion } from '../notify/companion.ts';
-import { formatProblems, loadPlan } from '../plan/index.ts';
+import { formatProblems, loadPlan, type Provider } from '../plan/index.ts';
+import {
+  missingProviderKeys,
+  type ProviderUse,
+  providerRoutes,
+  providerUses,
+  targetOf,
+  usualCredentialUsers,
+} from '../providers/providers.ts';
 import { createSentinelHooks } from '../sentinels/sentinel-hooks.ts';
 import {
   type ExecutionLayout,
@@ -127,7 +135,11 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
       EXIT.invalidInput,
     );
   }
-  const loaded = await loadPlan(planFile, flags.model === undefined ? {} : { model: flags.model });
+  const loaded = await loadPlan(planFile, {
+    ...(flags.model === undefined ? {} : { model: flags.model }),
+    // Like --model: the command line's provider replaces the plan's (not a codon's or sentinel's own).
+    ...(flags.providerBaseUrl === undefined ? {} : { serverProvider: true }),
+  });
   if (!loaded.ok) {
     process.stderr.write(`${formatProblems(loaded.problems, resolve(planFile))}\n`);
     return EXIT.invalidInput;
@@ -184,6 +196,15 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
 
   let providerUrl = proxy.value.providerBaseUrl;
   const claudeConfig = plan.raw.claudeConfig ?? settings.value.claudeConfig ?? 'isolated';
+  // Offline (--scripted-provider) every provider is the scripted one: nothing leaves the machine.
+  const uses = flags.scriptedProvider ? [] : providerUses(plan, claudeConfig);
+  const routes = providerRoutes(uses);
+  const targetFor = (provider: Provider | undefined) =>
+    targetOf(flags.scriptedProvider ? undefined : provider, {
+      serverUrl: providerUrl,
+      proxyUrl: agentUrl,
+      routes,
+    });
   // First in, last out: the notifier outlives the other companions, so the run's last notices go out.
   const companions: Parameters<typeof startRuntime>[0]['companions'] = [
     notifierCompanion({ plan, configTargets: settings.value.notify }),
@@ -212,6 +233,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
       mainPort,
       logger,
       configDir: flags.config ? dirname(resolve(flags.config)) : process.cwd(),
+      routes,
     });
     agentUrl = handle?.url;
     return handle ?? { stop: async () => {} };
@@ -225,9 +247,8 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   if (flags.scriptedProvider) {
     // The built-in scripted provider takes any key; Claude Code will not start without one.
     if (presentCredentials(process.env).length === 0) process.env.ANTHROPIC_API_KEY = OFFLINE_KEY;
-  } else if (plan.codons.length > 0 && claudeConfig !== 'user') {
-    // With the user's own Claude Code configuration, its login may be what authenticates.
-    const problem = credentialProblem({ providerUrl, scripted: false, env: process.env });
+  } else {
+    const problem = startCredentialProblem(uses, providerUrl);
     if (problem) return fail(problem, EXIT.invalidInput);
   }
   const dataDir = resolve(flags.data ?? `${executionDir}/data`);
@@ -260,12 +281,12 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
           autostart: settings.value.autostart,
           ...(budget ? { budget } : {}),
           claudeConfig,
-          providerBaseUrl: () => agentUrl ?? providerUrl,
+          provider: (codon) => targetFor(codon.provider),
           hooks: ({ bus, logger, layout }, record) =>
             createSentinelHooks({
               bus,
               logger,
-              providerBaseUrl: () => agentUrl ?? providerUrl,
+              provider: (sentinel) => targetFor(sentinel.provider),
               outputDir: join(layout.internal, 'sentinels'),
               paths: { agentRoot: layout.agentRoot, dataDir: dataLinkPath(layout.agentRoot) },
               emitTriggered: file.value.sentinelTriggeredEvents === true,
@@ -325,6 +346,23 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     process.stderr.write('ribosome: stopped before every codon was done (--exit-when-done exits 1)\n');
   }
   return stopped === EXIT.ok ? code : stopped;
+}
+
+/**
+ * Why the run cannot reach its providers, or undefined: a provider off this machine whose key
+ * variable (apiKeyEnv) is not set, or one without apiKeyEnv when no usual credential variable is
+ * (Claude Code with the user's own configuration may be authenticated by their login). Names only.
+ */
+function startCredentialProblem(uses: ProviderUse[], serverUrl: string): string | undefined {
+  const missing = missingProviderKeys(uses, process.env);
+  if (missing.length > 0) return missing.join('\n');
+  const users = usualCredentialUsers(uses, serverUrl);
+  const first = users[0];
+  if (!first) return undefined;
+  const problem = credentialProblem({ providerUrl: first.url, scripted: false, env: process.env });
+  if (!problem) return undefined;
+  const more = users.length > 1 ? ` (and ${users.length - 1} more)` : '';
+  return `${first.who}${more}: ${problem}`;
 }
 
 /**

@@ -42,6 +42,38 @@ export function requestAuth(env: NodeJS.ProcessEnv): {
   return { source: 'none' };
 }
 
+/** How a call authenticates: what requestAuth gives, or a provider's own key variable (apiKeyEnv). */
+export type RequestAuth = {
+  apiKey?: string;
+  authToken?: string;
+  betas?: string[];
+  /** The variable the credential came from (a name, never a value), or none. */
+  source: string;
+};
+
+/**
+ * How a call to one provider authenticates: with `apiKeyEnv`, that variable's value as `x-api-key`
+ * and nothing else (the usual variables belong to the other providers); without it, requestAuth.
+ */
+export function providerAuth(env: NodeJS.ProcessEnv, apiKeyEnv?: string): RequestAuth {
+  if (apiKeyEnv === undefined) return requestAuth(env);
+  const key = env[apiKeyEnv];
+  return set(key) ? { apiKey: key, source: apiKeyEnv } : { source: 'none' };
+}
+
+/**
+ * An agent's environment for a provider with its own key variable: ANTHROPIC_API_KEY holds that
+ * variable's value and the other credential variables are gone. Without `apiKeyEnv`, `env` as it is.
+ */
+export function withProviderKey(env: NodeJS.ProcessEnv, apiKeyEnv?: string): NodeJS.ProcessEnv {
+  if (apiKeyEnv === undefined) return env;
+  const out: NodeJS.ProcessEnv = { ...env };
+  for (const name of CREDENTIAL_VARS) delete out[name];
+  const key = env[apiKeyEnv];
+  if (set(key)) out.ANTHROPIC_API_KEY = key;
+  return out;
+}
+
 /** A provider on this machine (a local gateway, a test double): it may hold the credentials itself. */
 export function isLoopbackUrl(url: string): boolean {
   try {

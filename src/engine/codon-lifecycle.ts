@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AgentAdapter } from '../agents/agent-adapter.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { CheckpointType, ErrorCode, FailureReason } from '../protocol/index.ts';
+import { agentProvider, type ProviderTarget } from '../providers/providers.ts';
 import { type CodonRecord, codonOf, type EngineState, runOf } from '../state/reducer.ts';
 import { describeError } from '../storage/probe.ts';
 import { runGates } from '../verify/run-gates.ts';
@@ -29,7 +30,8 @@ export type LifecycleOptions = {
   dataDir?: string;
   agentStateDir: string;
   defaultModel: string;
-  providerBaseUrl: () => string;
+  /** Where the codon's agent calls (the proxy's route when it is on) and its key variable. */
+  provider: (codon: RuntimeCodon) => ProviderTarget;
   stopGraceMs: number;
   snapshotIntervalMs: number;
   maxResultChars: number;
@@ -275,7 +277,7 @@ export class CodonLifecycle {
         cwd: this.#o.agentRoot,
         ...(this.#o.dataDir ? { dataDir: this.#o.dataDir } : {}),
         env: codon.env,
-        providerBaseUrl: this.#o.providerBaseUrl(),
+        ...agentProvider(this.#o.provider(codon)),
         stateDir: this.#o.agentStateDir,
         ...(resumeSessionId ? { resumeSessionId } : {}),
         ...(codon.systemPrompt ? { systemPrompt: codon.systemPrompt } : {}),

@@ -5,8 +5,10 @@ import { ClaudeCodeAdapter } from '../agents/claude-code-adapter.ts';
 import { CheckpointStore } from '../checkpoints/index.ts';
 import { createFileWatcher } from '../files/index.ts';
 import { guardedTransaction } from '../journal/database.ts';
+import type { RuntimeCodon } from '../plan/index.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
 import type { BudgetLimits, FileNode } from '../protocol/index.ts';
+import type { ProviderTarget } from '../providers/providers.ts';
 import type { RuntimeDeps } from '../server/runtime.ts';
 import { newRunId } from '../state/run-id.ts';
 import { SqliteTransitionLog, StateStore } from '../state/state-store.ts';
@@ -28,7 +30,7 @@ export type SentinelRecorder = {
 export type EngineSettings = {
   plan: LoadedPlan;
   autostart: boolean;
-  providerBaseUrl: () => string;
+  provider: (codon: RuntimeCodon) => ProviderTarget;
   adapters?: Record<'builtin' | 'claude-code', AgentAdapter>;
   /** Work beside each codon (sentinels); `record` feeds their costs and states into the run's state. */
   hooks?: (deps: RuntimeDeps, record: SentinelRecorder) => CodonHooks;
@@ -94,7 +96,7 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
     state: new StateStore(new SqliteTransitionLog(db, deps.storage)),
     logger,
     autostart: settings.autostart,
-    providerBaseUrl: settings.providerBaseUrl,
+    provider: settings.provider,
     adapters: settings.adapters ?? {
       builtin: new BuiltinAdapter(),
       'claude-code': new ClaudeCodeAdapter({ config: settings.claudeConfig ?? 'isolated' }),

@@ -15,6 +15,7 @@ import {
   REASON_MAX_CHARS,
   type StateTransitionType,
 } from '../protocol/index.ts';
+import type { ProviderTarget } from '../providers/providers.ts';
 import { firstAttempt, type NextAttempt, showsAttempts } from '../retries/retry-policy.ts';
 import { isActive } from '../state/codon-status.ts';
 import { codonOf, runOf } from '../state/reducer.ts';
@@ -55,8 +56,8 @@ export type OrchestratorOptions = {
   state: StateStore;
   logger: Logger;
   autostart: boolean;
-  /** Base URL the agents call: the proxy when it is on, else the provider. */
-  providerBaseUrl: () => string;
+  /** Where a codon's agent calls (the proxy when it is on, else the provider) and its key variable. */
+  provider: (codon: RuntimeCodon) => ProviderTarget;
   adapters: Record<'builtin' | 'claude-code', AgentAdapter>;
   agentRoot: string;
   /** The data directory's link in the agent root (README "The data directory"). */

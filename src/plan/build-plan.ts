@@ -25,6 +25,7 @@ export function buildLoadedPlan(input: BuildInput): LoadedPlan {
     const files = input.files.get(formatPath(path));
     if (files === undefined) throw new Error(`internal: codon at ${formatPath(path)} was not resolved`);
     const model = codon.model ?? raw.model;
+    const provider = codon.provider ?? raw.provider;
     const fallbackModel = codon.fallbackModel ?? raw.fallbackModel;
     const systemPrompt = codon.systemPrompt ?? raw.systemPrompt;
     const appendSystemPrompt = codon.appendSystemPrompt ?? raw.appendSystemPrompt;
@@ -34,7 +35,9 @@ export function buildLoadedPlan(input: BuildInput): LoadedPlan {
       ...(codon.description === undefined ? {} : { description: codon.description }),
       agent: codon.agent ?? raw.agent,
       ...(model === undefined ? {} : { model }),
+      ...(provider === undefined ? {} : { provider }),
       ...files,
+      sentinels: files.sentinels.map(withPlanProvider),
       continuation: codon.continuation ?? raw.defaults.continuation,
       timeoutMs: codon.timeoutMs ?? raw.defaults.timeoutMs,
       env: { ...raw.defaults.env, ...codon.env },
@@ -54,6 +57,12 @@ export function buildLoadedPlan(input: BuildInput): LoadedPlan {
       ...(appendSystemPrompt === undefined ? {} : { appendSystemPrompt }),
     };
   };
+
+  // A sentinel without a provider of its own calls the plan's (not its codon's).
+  const withPlanProvider = (entry: CodonSentinel): CodonSentinel =>
+    entry.status === 'loaded' && entry.sentinel.provider === undefined && raw.provider !== undefined
+      ? { ...entry, sentinel: { ...entry.sentinel, provider: raw.provider } }
+      : entry;
 
   const items = raw.codons.map((item, i): ExpandableItem<DeclaredCodon> => {
     if (!('loop' in item)) return { kind: 'codon', codon: declare(item, ['codons', i]) };
@@ -93,7 +102,7 @@ export function buildLoadedPlan(input: BuildInput): LoadedPlan {
     codons,
     ...(raw.budget === undefined ? {} : { budget: raw.budget }),
     notify: raw.notify ?? [],
-    sentinels: Object.fromEntries(input.sentinels),
+    sentinels: Object.fromEntries([...input.sentinels].map(([id, entry]) => [id, withPlanProvider(entry)])),
     raw,
   };
 }

@@ -22,6 +22,7 @@ export {
   MAX_LOOP_ITERATIONS,
   Plan,
 } from './plan-schema.ts';
+export { Provider } from './primitives.ts';
 export { hasErrors, PlanProblem, PlanProblemCode, ProblemSeverity } from './problems.ts';
 export {
   ExecutionStrategy,

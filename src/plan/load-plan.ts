@@ -25,6 +25,11 @@ export type LoadPlanResult =
 export type PlanOverrides = {
   /** The plan's `model` (`ribosome run --model`): every codon without a model of its own uses it. */
   model?: string;
+  /**
+   * The command line named the server's provider (`ribosome run --provider-base-url`): it replaces the
+   * plan's `provider`; codons and sentinels with a provider of their own keep it.
+   */
+  serverProvider?: boolean;
 };
 
 /**
@@ -67,7 +72,11 @@ export async function loadPlan(planPath: string, overrides: PlanOverrides = {}):
 
   const sorted = sortProblems(problems, [file]);
   if (!parsed.success || hasErrors(sorted)) return { ok: false, problems: sorted };
-  const raw = overrides.model === undefined ? parsed.data : { ...parsed.data, model: overrides.model };
+  const { provider: _replaced, ...withoutProvider } = parsed.data;
+  const raw = {
+    ...(overrides.serverProvider ? withoutProvider : parsed.data),
+    ...(overrides.model === undefined ? {} : { model: overrides.model }),
+  };
   const plan = buildLoadedPlan({ raw, path: file, dir, files, sentinels: sentinels.named });
   return { ok: true, plan, warnings: sorted };
 }

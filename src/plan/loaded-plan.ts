@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PromptMetadata } from './front-matter.ts';
 import { Continuation, Plan } from './plan-schema.ts';
-import { Agent, Id } from './primitives.ts';
+import { Agent, Id, Provider } from './primitives.ts';
 import { SentinelDefinition } from './sentinel-schema.ts';
 import { Budget, Notify, OnFailure, OnVerifyFailure } from './unattended-schema.ts';
 
@@ -18,6 +18,9 @@ export const LoadedSentinel = SentinelDefinition.extend({
   userPrompt: z.string().describe('User prompt template text (read from its file if it had one).'),
   source: z.enum(['inline', 'file']).describe('Where the definition was written.'),
   sourcePath: z.string().optional().describe('Absolute path of the sentinel file, when source is file.'),
+  provider: Provider.optional().describe(
+    "Effective: the sentinel's own provider, else the plan one; absent: the server's provider.",
+  ),
 });
 export type LoadedSentinel = z.infer<typeof LoadedSentinel>;
 
@@ -107,6 +110,9 @@ export const RuntimeCodon = z.object({
   description: z.string().optional(),
   agent: Agent,
   model: z.string().optional().describe("Absent: the agent's own default."),
+  provider: Provider.optional().describe(
+    "Effective: the codon provider, else the plan one; absent: the server's provider.",
+  ),
   prompt: z.string(),
   promptFile: z
     .string()

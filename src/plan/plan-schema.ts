@@ -11,6 +11,7 @@ import {
   MAX_TIMEOUT_MS,
   Model,
   normalizeInside,
+  Provider,
   TimeoutMs,
 } from './primitives.ts';
 import { CodonSentinelRef, NamedSentinel } from './sentinel-schema.ts';
@@ -113,6 +114,9 @@ export const Codon = z
       ),
     agent: Agent.optional().describe('Agent for this codon. Default: the plan agent.'),
     model: Model.optional().describe('Model for this codon. Default: the plan model.'),
+    provider: Provider.optional().describe(
+      "The endpoint this codon's agent talks to. Default: the plan provider, else the server's (--provider-base-url).",
+    ),
     continuation: Continuation.optional().describe(
       "fresh: a new agent session. continue-previous: resume the previous codon's session (not on the first codon). Default: defaults.continuation.",
     ),
@@ -229,6 +233,9 @@ export const Plan = z
       'Default agent of every codon: builtin (default) or claude-code.',
     ),
     model: Model.optional().describe("Default model of every codon. Absent: the agent's own default."),
+    provider: Provider.optional().describe(
+      "Default endpoint of every codon and sentinel without one of its own. Absent: the server's (--provider-base-url, which also replaces this one).",
+    ),
     agentRoot: z
       .string()
       .regex(AGENT_ROOT_PATTERN)

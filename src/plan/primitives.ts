@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import { z } from 'zod';
+import { parseTarget } from '../proxy/target.ts';
 
 /**
  * Small shared building blocks of the plan and sentinel schemas. Each pattern carries its own
@@ -89,6 +90,36 @@ export const ClaudeConfig = z
 export type ClaudeConfig = z.infer<typeof ClaudeConfig>;
 
 export const Model = z.string().min(1).describe('Model id passed to the provider, e.g. claude-sonnet-4-5.');
+
+export const Provider = z
+  .strictObject({
+    baseUrl: z
+      .string()
+      .min(1)
+      .superRefine((url, ctx) => {
+        const target = parseTarget(url);
+        if (target.ok) return;
+        ctx.addIssue({
+          code: 'custom',
+          message: `The provider base URL ${target.message}.`,
+          ...issueParams(
+            'INVALID_VALUE',
+            'Write an http or https URL without a user, password, query or fragment, e.g. https://gateway.example.com; put the key in an environment variable named by apiKeyEnv.',
+          ),
+        });
+      })
+      .describe('Base URL of the Messages API, e.g. https://api.anthropic.com (`/v1/messages` is added).'),
+    apiKeyEnv: z
+      .string()
+      .regex(ENV_NAME_PATTERN)
+      .optional()
+      .describe(
+        "Name of the server's environment variable holding this provider's API key (sent as x-api-key, instead of the usual credential variables). Absent: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN or CLAUDE_CODE_OAUTH_TOKEN as usual.",
+      ),
+  })
+  .describe('An Anthropic Messages compatible endpoint and where its key comes from.')
+  .meta({ id: 'Provider' });
+export type Provider = z.infer<typeof Provider>;
 
 /** Marks a custom issue with the problem code and fix hint the loader reports. */
 export function issueParams(code: string, hint: string): { params: { code: string; hint: string } } {

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { EVENT_PATH_PATTERN, Id, insidePath, issueParams, MAX_TIMEOUT_MS, Model } from './primitives.ts';
+import {
+  EVENT_PATH_PATTERN,
+  Id,
+  insidePath,
+  issueParams,
+  MAX_TIMEOUT_MS,
+  Model,
+  Provider,
+} from './primitives.ts';
 
 /**
  * Sentinel definitions: an LLM monitor that watches a codon's events. Declared inline in a plan or in
@@ -193,6 +201,9 @@ const SENTINEL_DIR = 'the execution directory\'s ".ribosome/sentinels/"';
 const SentinelBodyShape = {
   description: z.string().optional().describe('What the sentinel watches for, for people reading the plan.'),
   model: Model.describe('Model the sentinel calls, e.g. claude-haiku-4-5.'),
+  provider: Provider.optional().describe(
+    "The endpoint the sentinel calls (e.g. a cheaper gateway). Default: the plan provider, else the server's.",
+  ),
   systemPrompt: TemplateSource.optional().describe('System prompt template.'),
   userPrompt: TemplateSource.describe('User prompt template, rendered with the queued events on each call.'),
   trigger: Trigger,

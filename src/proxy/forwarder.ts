@@ -14,11 +14,15 @@ import { isCopyOfBody } from './tee.ts';
 import type { ExchangeContext, ProxyHeaders, ProxyRequest, ProxyResponse } from './types.ts';
 import { isMessagesRequest, parseVendorRequest, type VendorApiRequest } from './vendor-request.ts';
 
-export type ForwarderOptions = {
+/** Where exchanges are forwarded: a provider and the sockets to reach it. */
+export type Upstream = {
   target: Target;
   /** `http.request` or `https.request`, matching the target. */
   send: (options: RequestOptions) => ClientRequest;
   agent: Agent;
+};
+
+export type ForwarderOptions = Upstream & {
   pipeline: Pipeline;
   logger: Logger;
   idleTimeoutMs: number;
@@ -28,7 +32,15 @@ export type ForwarderOptions = {
 };
 
 export type Forwarder = {
-  handle(request: IncomingMessage, response: ServerResponse): void;
+  /**
+   * Forwards one exchange to the default upstream, or to `route.upstream` with `route.url` (the
+   * request-target without its route prefix) as the path middleware sees and the target gets.
+   */
+  handle(
+    request: IncomingMessage,
+    response: ServerResponse,
+    route?: { upstream: Upstream; url: string },
+  ): void;
   /** Ends every exchange in flight: unsent answers get a 503 error, streams being relayed are cut. */
   abortAll(): void;
 };
@@ -36,6 +48,7 @@ export type Forwarder = {
 type Exchange = {
   id: number;
   response: ServerResponse;
+  upstreamTo: Upstream;
   /** The request line, for error logs before the body is read. */
   incoming: { method?: string; url?: string };
   /** The request as received, then as forwarded; for error logs. */
@@ -108,8 +121,10 @@ function replacedBytes(body: ProxyResponse['body']): Uint8Array | undefined {
 
 /** The I/O shell of the pipeline: reads the agent's request, runs middleware, relays the target's answer. */
 export function createForwarder(options: ForwarderOptions): Forwarder {
-  const { target, send, agent, pipeline, logger, idleTimeoutMs, maxBodyBytes, budget } = options;
-  const targetLabel = `${target.protocol}//${target.host}`;
+  const { pipeline, logger, idleTimeoutMs, maxBodyBytes, budget } = options;
+  const defaultUpstream: Upstream = { target: options.target, send: options.send, agent: options.agent };
+  const labelOf = (exchange: Exchange) =>
+    `${exchange.upstreamTo.target.protocol}//${exchange.upstreamTo.target.host}`;
   const active = new Set<Exchange>();
   let sequence = 0;
 
@@ -174,7 +189,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     }
     const raw = read.body;
     const method = incoming.method ?? 'GET';
-    const url = incoming.url ?? '/';
+    const url = exchange.incoming.url ?? '/';
+    const { target, agent } = exchange.upstreamTo;
     const headers = toHeaderMap(incoming.headers);
     const vendor = isMessagesRequest(method, url) ? parseVendorRequest(raw) : undefined;
     const received = requestObject(method, url, headers, raw, vendor);
@@ -218,7 +234,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     body: Buffer,
     isRetry: boolean,
   ) {
-    const upstream = send(requestOptions);
+    const upstream = exchange.upstreamTo.send(requestOptions);
     exchange.upstream = upstream;
     let answered = false;
     if (idleTimeoutMs > 0) {
@@ -238,7 +254,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         sendUpstream(exchange, context, requestOptions, body, true);
         return;
       }
-      fail(exchange, classifyUpstreamError(error, targetLabel), error);
+      fail(exchange, classifyUpstreamError(error, labelOf(exchange)), error);
     });
     upstream.on('response', (upstreamResponse) => {
       answered = true;
@@ -250,7 +266,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   /** A relayed body failed: before the headers went out the agent gets an error answer, after it a cut stream. */
   function onBodyError(exchange: Exchange, error: unknown) {
     if (exchange.agentGone) return;
-    const failure = classifyUpstreamError(exchange.stalled ?? error, targetLabel);
+    const failure = classifyUpstreamError(exchange.stalled ?? error, labelOf(exchange));
     const midStream = exchange.response.headersSent;
     fail(exchange, midStream ? { ...failure, message: `${failure.message} Stream cut.` } : failure, error);
   }
@@ -304,11 +320,12 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   }
 
   return {
-    handle(incoming, response) {
+    handle(incoming, response, route) {
       const exchange: Exchange = {
         id: ++sequence,
         response,
-        incoming: { method: incoming.method, url: incoming.url },
+        upstreamTo: route?.upstream ?? defaultUpstream,
+        incoming: { method: incoming.method, url: route ? route.url : incoming.url },
         hold: budget.open(),
         agentGone: false,
       };

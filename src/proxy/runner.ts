@@ -8,7 +8,7 @@ import { createBodyBudget } from './body-budget.ts';
 import { compose, middlewareName } from './compose.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES } from './defaults.ts';
 import { ProxyError } from './errors.ts';
-import { createForwarder, type Forwarder } from './forwarder.ts';
+import { createForwarder, type Forwarder, type Upstream } from './forwarder.ts';
 import { errorForLog } from './log-safe.ts';
 import { parseTarget, type Target } from './target.ts';
 import { type Middleware, MiddlewareSchema } from './types.ts';
@@ -22,6 +22,11 @@ const RunnerOptionsSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
   /** Provider base URL; a path prefix is kept. */
   targetUrl: z.string(),
+  /**
+   * [routes=[]] More providers (plan, codon or sentinel `provider`): a request to `/p/<n>/<path>`
+   * goes to routes[n] with `/<path>`; any other path to targetUrl. Without routes no path is special.
+   */
+  routes: z.array(z.string()).default([]),
   logger: z.custom<Logger>((value) => typeof value === 'object' && value !== null),
   /** Abort an exchange when the target sends nothing for this long; 0 = never. */
   idleTimeoutMs: z.number().int().nonnegative(),
@@ -48,6 +53,26 @@ const CLIENT_ERROR_STATUS = new Map([
 
 type State = { kind: 'idle' } | { kind: 'listening'; url: string } | { kind: 'stopped' };
 
+/** `/p/<n>` and what follows it (a path, a query, or nothing). */
+const ROUTE_PATH = /^\/p\/(\d{1,4})(?=[/?]|$)(.*)$/;
+
+/** The upstream connection of one provider URL, or a ProxyError for a URL that is not one. */
+function upstreamOf(url: string, lookup: LookupFunction | undefined, what: string): Upstream {
+  const target = parseTarget(url);
+  if (!target.ok) {
+    throw new ProxyError('PROXY_INVALID_OPTIONS', `Invalid proxy ${what} URL: ${target.message}.`);
+  }
+  const isHttps = target.value.protocol === 'https:';
+  // Kept-alive sockets; Node's agents and servers already turn Nagle off, so each SSE chunk
+  // leaves as soon as it arrives.
+  const agentOptions = { keepAlive: true, scheduling: 'lifo' as const, lookup };
+  return {
+    target: target.value,
+    send: isHttps ? https.request : http.request,
+    agent: isHttps ? new https.Agent(agentOptions) : new http.Agent(agentOptions),
+  };
+}
+
 /** Spec 4.4 health paths; any other path is forwarded. */
 function isHealthCheck(method: string | undefined, url: string | undefined): boolean {
   return (method === 'GET' || method === 'HEAD') && (url === '/' || url === '/health');
@@ -63,6 +88,7 @@ export class ProxyRunner {
   readonly #port: number;
   readonly #target: Target;
   readonly #agent: http.Agent;
+  readonly #routes: Upstream[];
   readonly #server: http.Server;
   readonly #forwarder: Forwarder;
   readonly #middlewareNames: string[];
@@ -90,24 +116,17 @@ export class ProxyRunner {
         `Proxy mode "${o.mode}" is not supported; use "passthrough".`,
       );
     }
-    const target = parseTarget(o.targetUrl);
-    if (!target.ok) {
-      throw new ProxyError('PROXY_INVALID_OPTIONS', `Invalid proxy target URL: ${target.message}.`);
-    }
+    const main = upstreamOf(o.targetUrl, o.lookup, 'target');
+    const routes = o.routes.map((url, n) => upstreamOf(url, o.lookup, `route ${n}`));
     this.#logger = o.logger;
     this.#host = o.host;
     this.#port = o.port;
-    this.#target = target.value;
+    this.#target = main.target;
+    this.#routes = routes;
     this.#middlewareNames = o.middleware.map(middlewareName);
-    const isHttps = target.value.protocol === 'https:';
-    // Kept-alive sockets; Node's agents and servers already turn Nagle off, so each SSE chunk
-    // leaves as soon as it arrives.
-    const agentOptions = { keepAlive: true, scheduling: 'lifo' as const, lookup: o.lookup };
-    this.#agent = isHttps ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+    this.#agent = main.agent;
     this.#forwarder = createForwarder({
-      target: target.value,
-      send: isHttps ? https.request : http.request,
-      agent: this.#agent,
+      ...main,
       pipeline: compose(o.middleware),
       logger: o.logger,
       idleTimeoutMs: o.idleTimeoutMs,
@@ -125,6 +144,16 @@ export class ProxyRunner {
       if (isHealthCheck(request.method, request.url)) {
         response.writeHead(200, healthHeaders);
         response.end(request.method === 'HEAD' ? undefined : healthBody);
+        return;
+      }
+      const route = routes.length > 0 ? ROUTE_PATH.exec(request.url ?? '') : null;
+      const upstream = route ? routes[Number(route[1])] : undefined;
+      if (route && upstream) {
+        const rest = route[2] ?? '';
+        this.#forwarder.handle(request, response, {
+          upstream,
+          url: rest.startsWith('/') ? rest : `/${rest}`,
+        });
         return;
       }
       this.#forwarder.handle(request, response);
@@ -167,7 +196,7 @@ export class ProxyRunner {
       });
     } catch (error) {
       this.#state = { kind: 'stopped' };
-      this.#agent.destroy();
+      this.#destroyAgents();
       const code = error instanceof Error && 'code' in error ? error.code : undefined;
       if (code === 'EADDRINUSE') {
         throw new ProxyError(
@@ -200,10 +229,18 @@ export class ProxyRunner {
         url,
         target: `${target.protocol}//${target.host}${target.pathPrefix}`,
         middleware: this.#middlewareNames,
+        ...(this.#routes.length > 0
+          ? { routes: this.#routes.map(({ target: t }) => `${t.protocol}//${t.host}${t.pathPrefix}`) }
+          : {}),
       },
       '[PROXY] listening',
     );
     return url;
+  }
+
+  #destroyAgents(): void {
+    this.#agent.destroy();
+    for (const route of this.#routes) route.agent.destroy();
   }
 
   async stop(): Promise<void> {
@@ -218,7 +255,7 @@ export class ProxyRunner {
     this.#server.closeIdleConnections();
     // Answers written by abortAll need a moment to flush; anything still open after it is cut.
     setImmediate(() => this.#server.closeAllConnections());
-    this.#agent.destroy();
+    this.#destroyAgents();
     await closed;
     this.#logger.info('[PROXY] stopped');
   }

@@ -18,6 +18,8 @@ export type StartProxyArgs = {
   logger: Logger;
   /** The config file's folder: user middleware paths are relative to it. */
   configDir: string;
+  /** [routes=[]] The plan's own providers: `<proxy>/p/<n>` reaches routes[n] (ProxyRunner). */
+  routes?: string[];
 };
 
 /**
@@ -27,7 +29,7 @@ export type StartProxyArgs = {
  * PROXY_MIDDLEWARE_LOAD_FAILED, PROXY_INVALID_OPTIONS or PROXY_LISTEN_FAILED.
  */
 export async function startProxyForServer(args: StartProxyArgs): Promise<ProxyHandle | undefined> {
-  const { config, host, mainPort, logger, configDir } = args;
+  const { config, host, mainPort, logger, configDir, routes = [] } = args;
   if (!config.enabled) return undefined;
   const port = mainPort + 1;
   if (!Number.isInteger(mainPort) || mainPort < 1 || port > 65535) {
@@ -48,6 +50,7 @@ export async function startProxyForServer(args: StartProxyArgs): Promise<ProxyHa
     port,
     host,
     targetUrl: config.providerBaseUrl,
+    routes,
     logger,
     idleTimeoutMs: config.idleTimeoutMs,
     maxBodyBytes: config.maxBodyBytes,

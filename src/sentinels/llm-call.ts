@@ -11,6 +11,8 @@ export type SentinelCall = {
   baseUrl: string;
   apiKey?: string | undefined;
   authToken?: string | undefined;
+  /** `anthropic-beta` values (a subscription token needs its oauth beta). */
+  betas?: string[] | undefined;
   sentinelId: string;
   model: string;
   maxTokens: number;
@@ -29,6 +31,7 @@ export async function callSentinelModel(call: SentinelCall): Promise<CallOutcome
     baseUrl: call.baseUrl,
     ...(call.apiKey ? { apiKey: call.apiKey } : {}),
     ...(call.authToken ? { authToken: call.authToken } : {}),
+    ...(call.betas?.length ? { betas: call.betas } : {}),
     // Lets a proxy middleware or a scripted provider tell sentinel calls apart.
     headers: { 'x-ribosome-sentinel': call.sentinelId },
     timeoutMs: call.timeoutMs,

@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
-import { requestAuth } from '../credentials/credentials.ts';
+import { providerAuth } from '../credentials/credentials.ts';
 import type { CodonHooks } from '../engine/codon-hooks.ts';
 import type { EventBus } from '../journal/event-bus.ts';
-import type { CodonSentinel, RuntimeCodon } from '../plan/index.ts';
+import type { CodonSentinel, LoadedSentinel, RuntimeCodon } from '../plan/index.ts';
 import type { EventInput, FailureReason, ServerEvent } from '../protocol/index.ts';
+import type { ProviderTarget } from '../providers/providers.ts';
 import type { TransitionData } from '../state/transitions.ts';
 import { type CompiledSentinel, compileSentinel } from './compile-sentinel.ts';
 import { seenBySentinels } from './seen-events.ts';
@@ -16,8 +17,11 @@ export type SentinelState = TransitionData<'SentinelStatesUpdated'>['sentinels']
 export type SentinelHooksOptions = {
   bus: EventBus;
   logger: Logger;
-  /** Base URL of the Messages API: the proxy when it is on, else the provider (asked at each call). */
-  providerBaseUrl: () => string;
+  /**
+   * Where a sentinel's calls go (the proxy when it is on, else its provider; asked at each call) and
+   * its provider's key variable.
+   */
+  provider: (sentinel: LoadedSentinel) => ProviderTarget;
   /** `<execution>/.ribosome/sentinels`: sentinel `outputFiles` are relative to it. */
   outputDir: string;
   /** Publish `sentinel.triggered` (config key `sentinelTriggeredEvents`). */
@@ -32,10 +36,11 @@ export type SentinelHooksOptions = {
   pendingWorkTimeoutMs?: number;
   /** [callTimeoutMs=120000] Longest a single sentinel LLM call may take. */
   callTimeoutMs?: number;
-  /** [apiKey=env ANTHROPIC_API_KEY (README "What the agent may do")] */
-  apiKey?: string;
-  /** [authToken=env ANTHROPIC_AUTH_TOKEN] Sent as a bearer token (gateways). */
-  authToken?: string;
+  /**
+   * [env=process.env] Where credentials are read (README "What the agent may do"): the provider's
+   * apiKeyEnv alone, else ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN (with its beta).
+   */
+  env?: NodeJS.ProcessEnv;
   /** [timers=real timers] Strategy timers (tests use fakes). */
   timers?: Timers;
   /** [now=() => new Date()] */
@@ -62,9 +67,7 @@ export function createSentinelHooks(options: SentinelHooksOptions): CodonHooks {
   if (!(pendingWorkTimeoutMs >= 0)) throw new TypeError('pendingWorkTimeoutMs must be >= 0');
   const timers = options.timers ?? realTimers;
   const now = options.now ?? (() => new Date());
-  const auth = requestAuth(process.env);
-  const apiKey = options.apiKey ?? auth.apiKey;
-  const authToken = options.authToken ?? auth.authToken;
+  const env = options.env ?? process.env;
   const groups = new Map<string, Group>();
   let closed = false;
 
@@ -172,9 +175,8 @@ export function createSentinelHooks(options: SentinelHooksOptions): CodonHooks {
             codon,
             publish,
             logger: log.child({ runId }),
-            providerBaseUrl: options.providerBaseUrl,
-            apiKey,
-            authToken,
+            providerBaseUrl: () => options.provider(sentinel.definition).baseUrl,
+            auth: providerAuth(env, options.provider(sentinel.definition).apiKeyEnv),
             callTimeoutMs: options.callTimeoutMs ?? 120_000,
             emitTriggered: options.emitTriggered,
             timers,

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { RequestAuth } from '../credentials/credentials.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { EventInput, ServerEvent } from '../protocol/index.ts';
 import type { CompiledSentinel, TriggerMatcher } from './compile-sentinel.ts';
@@ -28,9 +29,10 @@ export type SentinelRuntimeOptions = {
   codon: RuntimeCodon;
   publish: Publish;
   logger: Logger;
+  /** Base URL of the sentinel's provider (the proxy's route when it is on), asked at each call. */
   providerBaseUrl: () => string;
-  apiKey?: string | undefined;
-  authToken?: string | undefined;
+  /** How its calls authenticate (providerAuth). */
+  auth: RequestAuth;
   callTimeoutMs: number;
   emitTriggered: boolean;
   timers: Timers;
@@ -235,8 +237,9 @@ export class SentinelRuntime {
     this.#llmCallCount++;
     const result = await callSentinelModel({
       baseUrl: this.#o.providerBaseUrl(),
-      apiKey: this.#o.apiKey,
-      authToken: this.#o.authToken,
+      apiKey: this.#o.auth.apiKey,
+      authToken: this.#o.auth.authToken,
+      betas: this.#o.auth.betas,
       sentinelId: this.id,
       model: definition.model,
       maxTokens: definition.maxTokens,

@@ -57,7 +57,7 @@ export async function startHarness(options: {
   const hooks = createSentinelHooks({
     bus,
     logger: pino({ level: 'silent' }),
-    providerBaseUrl: () => provider.url,
+    provider: () => ({ baseUrl: provider.url }),
     outputDir,
     emitTriggered: true,
     onCost: (codonId, usd) => costs.push({ codonId, usd }),

@@ -1,8 +1,8 @@
+import { closest } from '../validation/suggest.ts';
 import { checkSentinelDefinition } from './check-sentinel.ts';
 import type { Codon } from './plan-schema.ts';
 import { formatPath, type PathSegment, type ProblemDraft } from './problems.ts';
 import type { SalvagedCodon, SalvagedEntry, SalvagedPlan } from './salvage.ts';
-import { closest } from './suggest.ts';
 
 /**
  * Rules that span several values of a plan: unique ids, continuation, sentinel references, nesting.

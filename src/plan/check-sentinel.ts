@@ -1,7 +1,7 @@
 import { EVENT_TYPES, isEventType } from '../protocol/events.ts';
+import { closest } from '../validation/suggest.ts';
 import type { PathSegment, ProblemDraft } from './problems.ts';
 import type { Trigger } from './sentinel-schema.ts';
-import { closest } from './suggest.ts';
 
 /**
  * Checks of a sentinel definition beyond its schema. An event type the protocol does not know is a

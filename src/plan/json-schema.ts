@@ -1,14 +1,11 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { Codon, Plan } from './plan-schema.ts';
 import { SentinelFile } from './sentinel-schema.ts';
 
 /**
  * JSON Schemas of plan and sentinel files, generated from the zod schemas (the one source of truth)
- * and shipped in schema/ for editors. `node src/plan/json-schema.ts` rewrites them; a test fails when
- * the shipped files differ from fresh output.
+ * and shipped in schema/ for editors. `npm run schema` (src/contract/generate.ts) rewrites them with
+ * the protocol's; a test fails when the shipped files differ from fresh output.
  */
 
 /** Draft-07: the draft editors' YAML and JSON language servers support best. */
@@ -23,19 +20,10 @@ const OPTIONS = {
   },
 } satisfies Parameters<typeof z.toJSONSchema>[1];
 
-export const SCHEMA_DIR = fileURLToPath(new URL('../../schema/', import.meta.url));
-
 export function schemaFiles(): Record<string, string> {
   const render = (schema: z.ZodType) => `${JSON.stringify(z.toJSONSchema(schema, OPTIONS), null, 2)}\n`;
   return {
     'plan.schema.json': render(Plan),
     'sentinel.schema.json': render(SentinelFile),
   };
-}
-
-if (import.meta.main) {
-  for (const [name, text] of Object.entries(schemaFiles())) {
-    await writeFile(join(SCHEMA_DIR, name), text);
-    console.log(`wrote schema/${name}`);
-  }
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { PathSegment } from '../validation/path.ts';
 
 /** Problems found while loading a plan: values with a stable code, a place in a file, and a fix hint. */
 
@@ -60,7 +61,8 @@ export const PlanProblem = z.object({
 });
 export type PlanProblem = z.infer<typeof PlanProblem>;
 
-export type PathSegment = string | number;
+// Paths are shared with the protocol's command checks.
+export { formatPath, type PathSegment } from '../validation/path.ts';
 
 /** A problem before it is placed in its file: the path is still segments, the position maybe unknown. */
 export type ProblemDraft = Pick<PlanProblem, 'code' | 'message' | 'hint' | 'line' | 'column'> & {
@@ -73,19 +75,6 @@ export type ProblemDraft = Pick<PlanProblem, 'code' | 'message' | 'hint' | 'line
 
 export function hasErrors(problems: readonly PlanProblem[]): boolean {
   return problems.some((p) => p.severity === 'error');
-}
-
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
-
-/** `['codons', 2, 'env', 'MY-KEY']` -> `codons[2].env["MY-KEY"]`. */
-export function formatPath(path: readonly PathSegment[]): string {
-  let out = '';
-  for (const segment of path) {
-    if (typeof segment === 'number') out += `[${segment}]`;
-    else if (IDENTIFIER.test(segment)) out += out === '' ? segment : `.${segment}`;
-    else out += `[${JSON.stringify(segment)}]`;
-  }
-  return out;
 }
 
 /** Files first in the order given, then by position; problems without a position lead their file. */

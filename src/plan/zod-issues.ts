@@ -1,15 +1,21 @@
-import { z } from 'zod';
+import { closest } from '../validation/suggest.ts';
+import {
+  describeAt,
+  type Issue,
+  keysAt,
+  pickBranch,
+  rootExpected,
+  type Schema,
+  toSegment,
+  valueAt,
+} from '../validation/zod-walk.ts';
 import { formatRules } from './primitives.ts';
 import { type PathSegment, PlanProblemCode, type ProblemDraft } from './problems.ts';
-import { closest } from './suggest.ts';
 
 /**
  * Turns zod issues into problems a person can act on: one problem per unknown key, the branch of a
  * union the user evidently meant, and hints drawn from the schema's own `.describe()` texts.
  */
-
-type Issue = z.core.$ZodIssue;
-type Schema = z.core.$ZodType;
 
 export function issuesToDrafts(issues: readonly Issue[], root: Schema, input: unknown): ProblemDraft[] {
   const drafts: ProblemDraft[] = [];
@@ -150,46 +156,6 @@ export function issuesToDrafts(issues: readonly Issue[], root: Schema, input: un
   }
 }
 
-/**
- * The union branch the input was meant for: every object in our unions is strict, so the branch that
- * recognizes most of the input's keys is the intended one; a branch that rejects the input's type
- * outright is never meant. Undefined when every branch rejects the type.
- */
-function pickBranch(branches: readonly Issue[][]): Issue[] | undefined {
-  let best: Issue[] | undefined;
-  let bestScore = Number.POSITIVE_INFINITY;
-  for (const issues of branches) {
-    if (issues.some((i) => i.code === 'invalid_type' && i.path.length === 0)) continue;
-    const unknownKeys = issues
-      .filter((i) => i.code === 'unrecognized_keys' && i.path.length === 0)
-      .reduce((n, i) => n + (i.code === 'unrecognized_keys' ? i.keys.length : 0), 0);
-    // Unknown keys weigh most; fewer issues break ties.
-    const score = unknownKeys * 1000 + issues.length;
-    if (score < bestScore) {
-      best = issues;
-      bestScore = score;
-    }
-  }
-  return best;
-}
-
-function rootExpected(issues: readonly Issue[]): string[] {
-  return issues.flatMap((i) => (i.code === 'invalid_type' && i.path.length === 0 ? [i.expected] : []));
-}
-
-function toSegment(key: PropertyKey): PathSegment {
-  return typeof key === 'number' ? key : String(key);
-}
-
-function valueAt(input: unknown, path: readonly PathSegment[]): unknown {
-  let value = input;
-  for (const segment of path) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = Reflect.get(value, segment);
-  }
-  return value;
-}
-
 function subject(path: readonly PathSegment[], isKey: boolean): string {
   const last = path.at(-1);
   if (isKey) return `Key ${quote(last)}`;
@@ -274,77 +240,4 @@ function addHint(field: PathSegment | undefined, description: string | undefined
 
 function describeHint(root: Schema, path: readonly PathSegment[]): string {
   return describeAt(root, path) ?? 'See the description of this field in schema/ for the allowed values.';
-}
-
-// --- Walking the schema along an issue's path (for allowed keys and descriptions) ---------------------
-
-/** Peels wrappers (optional, default, ...) and splits unions into the schemas a value may meet. */
-function alternatives(schema: Schema): Schema[] {
-  const out: Schema[] = [];
-  const seen = new Set<Schema>();
-  const stack = [schema];
-  while (stack.length > 0) {
-    const s = stack.pop()!;
-    if (seen.has(s)) continue;
-    seen.add(s);
-    const inner = unwrapOnce(s);
-    if (inner !== undefined) stack.push(inner);
-    else if (s instanceof z.ZodUnion) stack.push(...[...s.options].reverse());
-    else out.push(s);
-  }
-  return out;
-}
-
-function unwrapOnce(s: Schema): Schema | undefined {
-  if (
-    s instanceof z.ZodOptional ||
-    s instanceof z.ZodNullable ||
-    s instanceof z.ZodDefault ||
-    s instanceof z.ZodPrefault ||
-    s instanceof z.ZodReadonly ||
-    s instanceof z.ZodCatch ||
-    s instanceof z.ZodNonOptional
-  ) {
-    return s.def.innerType;
-  }
-  if (s instanceof z.ZodPipe) return s.def.in;
-  if (s instanceof z.ZodLazy) return s.def.getter();
-  return undefined;
-}
-
-function schemasAt(root: Schema, path: readonly PathSegment[]): Schema[] {
-  let current: Schema[] = [root];
-  for (const segment of path) {
-    const next: Schema[] = [];
-    for (const s of current.flatMap(alternatives)) {
-      if (s instanceof z.ZodObject && typeof segment === 'string' && segment in s.shape)
-        next.push(s.shape[segment]);
-      else if (s instanceof z.ZodArray && typeof segment === 'number') next.push(s.element);
-      else if (s instanceof z.ZodRecord && typeof segment === 'string') next.push(s.valueType);
-    }
-    current = next;
-  }
-  return current;
-}
-
-function keysAt(root: Schema, path: readonly PathSegment[]): string[] {
-  const keys = new Set<string>();
-  for (const s of schemasAt(root, path).flatMap(alternatives)) {
-    if (s instanceof z.ZodObject) for (const key of Object.keys(s.shape)) keys.add(key);
-  }
-  keys.delete('$schema');
-  return [...keys];
-}
-
-function describeAt(root: Schema, path: readonly PathSegment[]): string | undefined {
-  for (let s of schemasAt(root, path)) {
-    for (;;) {
-      const description = z.globalRegistry.get(s)?.description;
-      if (description !== undefined) return description;
-      const inner = unwrapOnce(s);
-      if (inner === undefined) break;
-      s = inner;
-    }
-  }
-  return undefined;
 }

@@ -2,58 +2,52 @@ import { z } from 'zod';
 
 /**
  * Error codes carried in `error` events (spec section 7). The first three are the spec's; the rest are
- * ours, each a condition a client can switch on.
+ * ours, each a condition a client can switch on (what each means: `errorCodeDescriptions` below).
  */
-export const ErrorCode = z.enum([
-  'HANDSHAKE_REQUIRED',
-  'INSUFFICIENT_PERMISSIONS',
-  'ROLLBACK_IN_PROGRESS',
-  // Frame-level problems.
-  'INVALID_MESSAGE',
-  'MESSAGE_TOO_LARGE',
-  'UNKNOWN_COMMAND',
-  'INVALID_COMMAND',
-  'HANDSHAKE_ALREADY_DONE',
-  // A history.sync while this client's previous one is still streaming.
-  'HISTORY_SYNC_IN_PROGRESS',
-  // Command-level problems answered by the engine.
-  'UNKNOWN_CODON',
-  'CODON_RUNNING',
-  'NO_CODON_RUNNING',
-  'CODON_STOPPING',
-  'NOTHING_TO_REDO',
-  'NO_NEXT_CODON',
-  'SHUTTING_DOWN',
-  'CHECKPOINT_NOT_FOUND',
-  'CHECKPOINT_AMBIGUOUS',
-  'CHECKPOINT_FAILED',
-  'NO_SUCCESSFUL_CODON',
-  'RIG_SETUP_FAILED',
-  'NOT_SUPPORTED',
-  'UNKNOWN_RUN',
-  'CHECKPOINT_WARNING',
-  // Execution errors (journaled, broadcast).
-  'CODON_FAILED',
-  'CODON_TIMEOUT',
-  'RUN_CRASHED',
-  'INTERNAL_ERROR',
-  // The execution directory's storage (README "Faults").
-  /** Fatal: a journal or state write failed (disk full, read-only or failing disk); the server stops. */
-  'STORAGE_FAILED',
-  /** A side file (archive manifest, rig directories) could not be written; the run goes on without it. */
-  'STORAGE_WARNING',
-  // Unattended runs (README "Unattended runs").
-  /** Codon severity: a budget was exceeded and the codon stopped; also a refused start past the run's budget. */
-  'BUDGET_EXCEEDED',
-  /** Warning: a budget reached 80 % of a limit (sent once per scope and limit). */
-  'BUDGET_WARNING',
-  /** Codon severity: the agent printed nothing for stallTimeoutMs and was stopped. */
-  'CODON_STALLED',
-  /** Codon severity: a verification gate failed (after its feedback rounds, if any). */
-  'VERIFY_FAILED',
-  /** Warning: a webhook notification could not be delivered. */
-  'NOTIFY_FAILED',
-]);
+export const ErrorCode = z
+  .enum([
+    'HANDSHAKE_REQUIRED',
+    'INSUFFICIENT_PERMISSIONS',
+    'ROLLBACK_IN_PROGRESS',
+    // Frame-level problems.
+    'INVALID_MESSAGE',
+    'MESSAGE_TOO_LARGE',
+    'UNKNOWN_COMMAND',
+    'INVALID_COMMAND',
+    'HANDSHAKE_ALREADY_DONE',
+    'HISTORY_SYNC_IN_PROGRESS',
+    // Command-level problems answered by the engine.
+    'UNKNOWN_CODON',
+    'CODON_RUNNING',
+    'NO_CODON_RUNNING',
+    'CODON_STOPPING',
+    'NOTHING_TO_REDO',
+    'NO_NEXT_CODON',
+    'SHUTTING_DOWN',
+    'CHECKPOINT_NOT_FOUND',
+    'CHECKPOINT_AMBIGUOUS',
+    'CHECKPOINT_FAILED',
+    'NO_SUCCESSFUL_CODON',
+    'RIG_SETUP_FAILED',
+    'NOT_SUPPORTED',
+    'UNKNOWN_RUN',
+    'CHECKPOINT_WARNING',
+    // Execution errors (journaled, broadcast).
+    'CODON_FAILED',
+    'CODON_TIMEOUT',
+    'RUN_CRASHED',
+    'INTERNAL_ERROR',
+    // The execution directory's storage (README "Faults").
+    'STORAGE_FAILED',
+    'STORAGE_WARNING',
+    // Unattended runs (README "Unattended runs").
+    'BUDGET_EXCEEDED',
+    'BUDGET_WARNING',
+    'CODON_STALLED',
+    'VERIFY_FAILED',
+    'NOTIFY_FAILED',
+  ])
+  .meta({ id: 'ErrorCode' });
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
 export const ErrorSeverity = z.enum(['fatal', 'codon', 'operation', 'warning']);
@@ -65,4 +59,56 @@ export const suggestedAction: Record<ErrorSeverity, string> = {
   codon: 'inspect failureReason; consider codon.redo',
   operation: 'read message; retry if suitable',
   warning: 'log and continue',
+};
+
+/** The codes the spec itself defines (section 7); every other code is ours (README "Protocol extensions"). */
+export const SPEC_ERROR_CODES: ReadonlySet<ErrorCode> = new Set([
+  'HANDSHAKE_REQUIRED',
+  'INSUFFICIENT_PERMISSIONS',
+  'ROLLBACK_IN_PROGRESS',
+]);
+
+/** When each code is sent: the descriptions of the published contract (schema/asyncapi.yaml). */
+export const errorCodeDescriptions: Record<ErrorCode, string> = {
+  HANDSHAKE_REQUIRED: 'A command was sent before the handshake completed.',
+  INSUFFICIENT_PERMISSIONS:
+    'A readonly client sent a state-modifying command (whatever its payload: permission is checked first).',
+  ROLLBACK_IN_PROGRESS: 'A state-modifying command was sent during a rollback.',
+  INVALID_MESSAGE:
+    'The frame is not a JSON object (not JSON, binary, invalid UTF-8) or has no string "type".',
+  MESSAGE_TOO_LARGE: 'The frame is over limits.maxFrameBytes (1 MiB by default); the connection stays open.',
+  UNKNOWN_COMMAND: 'The command "type" is not one the server knows; the message lists the known ones.',
+  INVALID_COMMAND:
+    'The command does not match its schema (a missing or over-long id, a field of the wrong type, ...); the message names each problem as `path: expected ..., got ...`.',
+  HANDSHAKE_ALREADY_DONE: 'A second handshake on a connection; reconnect to change mode.',
+  HISTORY_SYNC_IN_PROGRESS: "A history.sync while this client's previous one is still streaming.",
+  UNKNOWN_CODON: 'No codon of the plan has that id.',
+  CODON_RUNNING: 'The command needs no codon to be active, and one is.',
+  NO_CODON_RUNNING: 'codon.skip or codon.forceStop while no codon is active.',
+  CODON_STOPPING: 'codon.skip or codon.forceStop while the active codon is already being stopped.',
+  NOTHING_TO_REDO: 'codon.redo with no completed or failed codon to retry.',
+  NO_NEXT_CODON: 'codon.next when every codon of the plan is done.',
+  SHUTTING_DOWN: 'The server is shutting down and takes no new work.',
+  CHECKPOINT_NOT_FOUND: 'No checkpoint matches the SHA, codon or checkpoint type asked for.',
+  CHECKPOINT_AMBIGUOUS: 'The SHA prefix matches more than one checkpoint; give more digits.',
+  CHECKPOINT_FAILED: 'A checkpoint could not be created, listed or restored (git failed).',
+  NO_SUCCESSFUL_CODON: 'rollback.toLastSuccess with no successfully completed codon to go back to.',
+  RIG_SETUP_FAILED:
+    "A codon's rig setup (its pre-commands) failed; the codon failed before its agent started.",
+  NOT_SUPPORTED: 'The command is not available in this build or configuration.',
+  UNKNOWN_RUN: 'checkpoint.list of a run id the execution directory does not hold.',
+  CHECKPOINT_WARNING: "A codon's checkpoint was made, with a warning (e.g. files it could not add).",
+  CODON_FAILED: 'A codon failed (see codon.completed failureReason).',
+  CODON_TIMEOUT: 'A codon ran past its timeoutMs and was stopped.',
+  RUN_CRASHED: 'The previous server was killed while a codon ran; a restarted server reports it.',
+  INTERNAL_ERROR: 'A command failed unexpectedly; the message says how.',
+  STORAGE_FAILED:
+    'Fatal: a journal or state write failed (disk full, read-only or failing disk); sent to every client, not journaled, and the server stops.',
+  STORAGE_WARNING: 'A side file (archive manifest, rig directories) could not be written; the run goes on.',
+  BUDGET_EXCEEDED:
+    'A budget was exceeded: the codon stopped (severity codon), or a start past the budget was refused (operation).',
+  BUDGET_WARNING: 'A budget reached 80 % of a limit (sent once per scope and limit).',
+  CODON_STALLED: 'The agent printed nothing for stallTimeoutMs and was stopped.',
+  VERIFY_FAILED: "A codon's verification gate failed (after its feedback rounds, if any).",
+  NOTIFY_FAILED: 'A webhook notification could not be delivered.',
 };

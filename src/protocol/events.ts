@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BudgetLimits, BudgetStatus } from './budget.ts';
 import { ErrorCode, ErrorSeverity } from './errors.ts';
+import { ours, oursValues } from './extension.ts';
 import {
   CheckpointInfo,
   ClientMode,
@@ -18,6 +19,8 @@ import { verifyEvents } from './verify-events.ts';
 const Iso = z.string();
 const RollbackStatus = z.enum(['started', 'completed', 'failed', 'partial']);
 const SentinelStrategy = z.enum(['immediate', 'debounce', 'count', 'timeWindow']);
+/** A rollback's checkpoint type: the spec's, or `initial` (a run's initial checkpoint). */
+const InitialAllowed = oursValues(z.string(), ['initial']);
 
 /** One model's share of a codon's usage (token.usage modelUsage; Claude Code's result modelUsage too). */
 export const ModelUsageEntry = z.object({
@@ -41,14 +44,22 @@ const serverState = {
   'server.idle': z.object({
     reason: z.enum(['startup', 'codon-completed', 'all-codons-completed']),
     message: z.string(),
-    /** Ours: the codon codon.next would start (absent when every codon is done). */
-    nextCodonId: z.string().optional(),
-    /** Ours: the codon that ended last in the current lineage, and how it ended. */
-    lastEnded: z.object({ codonId: z.string(), status: CodonStatus }).optional(),
-    /** Ours: codons that failed and were passed over (onFailure then: continue) when the plan ran to its end without them. */
-    passedOver: z.array(z.string()).optional(),
-    /** Ours: an exhausted budget refuses what would start next: the run cannot go on by itself. */
-    heldBy: z.enum(['budget']).optional(),
+    nextCodonId: ours(
+      z.string().optional(),
+      'The codon codon.next would start (absent when every codon is done).',
+    ),
+    lastEnded: ours(
+      z.object({ codonId: z.string(), status: CodonStatus }).optional(),
+      'The codon that ended last in the current lineage, and how it ended.',
+    ),
+    passedOver: ours(
+      z.array(z.string()).optional(),
+      'Codons that failed and were passed over (onFailure then: continue) when the plan ran to its end without them.',
+    ),
+    heldBy: ours(
+      z.enum(['budget']).optional(),
+      'An exhausted budget refuses what would start next: the run cannot go on by itself.',
+    ),
   }),
   'codon.started': z.object({
     codonId: z.string(),
@@ -57,12 +68,18 @@ const serverState = {
     sessionId: z.string(),
     previousSessionId: z.string().optional(),
     startTime: Iso,
-    /** Ours: which attempt this is (1 for the first; automatic retries count up). */
-    attempt: z.number().int().min(1).optional(),
-    /** Ours: the attempts the codon's retry policy allows in all. */
-    maxAttempts: z.number().int().min(1).optional(),
-    /** Ours: the model this attempt runs with (the fallback model once it took over). */
-    model: z.string().optional(),
+    attempt: ours(
+      z.number().int().min(1).optional(),
+      'Which attempt this is (1 for the first; automatic retries count up).',
+    ),
+    maxAttempts: ours(
+      z.number().int().min(1).optional(),
+      "The attempts the codon's retry policy allows in all.",
+    ),
+    model: ours(
+      z.string().optional(),
+      'The model this attempt runs with (the fallback model once it took over).',
+    ),
     promptMetadata: z
       .object({
         name: z.string().optional(),
@@ -88,8 +105,10 @@ const serverState = {
     totalCost: z.number(),
     totalTime: z.number(),
     isRollingBack: z.boolean(),
-    /** Ours: spend against each budget in force (the plan's, the active codon's loop and codon), when any is set. */
-    budgets: z.array(BudgetStatus).optional(),
+    budgets: ours(
+      z.array(BudgetStatus).optional(),
+      "Spend against each budget in force (the plan's, the active codon's loop and codon), when any is set.",
+    ),
   }),
   'token.usage': z.object({
     codonId: z.string(),
@@ -109,8 +128,7 @@ const serverState = {
     severity: ErrorSeverity.optional(),
     context: z.string().optional(),
     code: z.union([ErrorCode, z.string()]).optional(),
-    /** Ours: the id of the command this error answers, when there was one. */
-    commandId: z.string().optional(),
+    commandId: ours(z.string().optional(), 'The id of the command this error answers, when there was one.'),
   }),
   'checkpoint.list': z.object({
     runId: z.string(),
@@ -135,7 +153,7 @@ const serverState = {
     fromCodon: z.string(),
     toCodon: z.string(),
     toCheckpoint: z.string(),
-    checkpointType: z.string(),
+    checkpointType: InitialAllowed,
     codonsToProcess: z.array(z.string()),
   }),
   'rollback.progress': z.object({ currentStep: z.number(), totalSteps: z.number(), message: z.string() }),
@@ -160,7 +178,7 @@ const serverState = {
     checkpoint: z.string(),
     codonId: z.string(),
     codonName: z.string(),
-    checkpointType: z.string(),
+    checkpointType: InitialAllowed,
     autoRestart: z.boolean(),
   }),
   'rollback.archiveRestore': z.object({
@@ -274,40 +292,48 @@ const connection = {
     agentRootPath: z.string(),
     dataPath: z.string(),
     port: z.number(),
-    /** Ours: the plan's codons in run order, so clients can show those not started yet. */
-    plan: z
-      .object({
-        name: z.string(),
-        codons: z.array(
-          z.object({
-            codonId: z.string(),
-            codonName: z.string(),
-            description: z.string().optional(),
-            index: z.number().int(),
-          }),
-        ),
-      })
-      .optional(),
-    /** Ours: whether the LLM proxy runs, and where. */
-    proxy: z.object({ enabled: z.boolean(), url: z.string().optional() }).optional(),
-    /** Ours: the run's budget (the plan's, under the config file and --max-cost/--max-time), when set. */
-    budget: BudgetLimits.optional(),
-    /** Ours: what this server goes on with when the execution directory already had runs. */
-    resumed: z
-      .object({
-        /** How many runs the execution directory holds, this one included. */
-        runCount: z.number().int(),
-        /** Codons completed or skipped in the current lineage, and the plan's count. */
-        done: z.number().int(),
-        total: z.number().int(),
-        /** What codon.next starts (absent when every codon is done). */
-        nextCodonId: z.string().optional(),
-        /** How the previous run ended (crashed: its server was killed; failed: it stopped after a failure). */
-        previousRunStatus: z.enum(['completed', 'failed', 'crashed']),
-        /** The previous run was brought back to its last clean point (a crash or a failure). */
-        recovered: z.boolean(),
-      })
-      .optional(),
+    plan: ours(
+      z
+        .object({
+          name: z.string(),
+          codons: z.array(
+            z.object({
+              codonId: z.string(),
+              codonName: z.string(),
+              description: z.string().optional(),
+              index: z.number().int(),
+            }),
+          ),
+        })
+        .optional(),
+      "The plan's codons in run order, so clients can show those not started yet.",
+    ),
+    proxy: ours(
+      z.object({ enabled: z.boolean(), url: z.string().optional() }).optional(),
+      'Whether the LLM proxy runs, and where.',
+    ),
+    budget: ours(
+      BudgetLimits.optional(),
+      "The run's budget (the plan's, under the config file and --max-cost/--max-time), when set.",
+    ),
+    resumed: ours(
+      z
+        .object({
+          /** How many runs the execution directory holds, this one included. */
+          runCount: z.number().int(),
+          /** Codons completed or skipped in the current lineage, and the plan's count. */
+          done: z.number().int(),
+          total: z.number().int(),
+          /** What codon.next starts (absent when every codon is done). */
+          nextCodonId: z.string().optional(),
+          /** How the previous run ended (crashed: its server was killed; failed: it stopped after a failure). */
+          previousRunStatus: z.enum(['completed', 'failed', 'crashed']),
+          /** The previous run was brought back to its last clean point (a crash or a failure). */
+          recovered: z.boolean(),
+        })
+        .optional(),
+      'What this server goes on with when the execution directory already had runs.',
+    ),
   }),
   pong: z.object({ message: z.literal('pong'), timestamp: Iso, clientId: z.string().optional() }),
   'history.batch': z.object({ events: z.array(ServerEventEnvelope), hasMore: z.boolean() }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { extendedEnum } from './extension.ts';
 
 /** Shared structures of spec section 2.4. */
 
@@ -9,16 +10,11 @@ export const ProcessExit = z.discriminatedUnion('type', [
 ]);
 export type ProcessExit = z.infer<typeof ProcessExit>;
 
-export const FailureReasonType = z.enum([
-  'timeout',
-  'rate-limit',
-  'api-error',
-  'sentinel-load-failure',
-  'unknown',
-  // Ours (README "Protocol extensions"): a budget stopped the codon; a verification gate failed.
-  'budget',
-  'verify',
-]);
+// Ours (README "Protocol extensions"): budget (a budget stopped the codon), verify (a gate failed).
+export const FailureReasonType = extendedEnum(
+  ['timeout', 'rate-limit', 'api-error', 'sentinel-load-failure', 'unknown'],
+  ['budget', 'verify'],
+);
 export const FailureReason = z.object({
   type: FailureReasonType,
   retriable: z.boolean(),

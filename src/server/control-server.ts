@@ -18,7 +18,7 @@ import {
   REASON_MAX_CHARS,
 } from '../protocol/index.ts';
 import { CLOSE, ClientSession } from './client-session.ts';
-import { parseFrame } from './frame.ts';
+import { parseCommand, parseFrame } from './frame.ts';
 import { gateCommand } from './gate.ts';
 import { frameWithEvents, type HistoryLimits, streamHistory } from './history-stream.ts';
 import { createHttpRejecter, refuseUpgrade } from './http-reject.ts';
@@ -238,15 +238,22 @@ export class ControlServer {
       this.#handshake(session, parsed.handshake);
       return;
     }
-    const command = parsed.command;
-    const refused = gateCommand(command.type, {
+    // The gate before the payload: a readonly client is refused whatever it sent (spec 3.1 "always").
+    const refused = gateCommand(parsed.type, {
       mode: session.mode,
       rollingBack: this.#options.engine.rollingBack,
     });
     if (refused) {
-      this.#sendError(session, refused.code, refused.message, command.id);
+      this.#sendError(session, refused.code, refused.message, parsed.commandId);
       return;
     }
+    const checked = parseCommand(parsed);
+    if (!checked.ok) {
+      const { code, message, commandId } = checked.problem;
+      this.#sendError(session, code, message, commandId);
+      return;
+    }
+    const command = checked.command;
     try {
       this.#dispatch(session, command);
     } catch (error) {

@@ -5,13 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ServerEvent } from '../../src/protocol/index.ts';
 import { COMMAND_TYPES } from '../../src/protocol/index.ts';
-import { parseFrame } from '../../src/server/frame.ts';
+import { acceptFrame } from '../../src/server/frame.ts';
 import { fieldsOf, fuzzFrame, PROTOTYPE_KEYS, systematicFrames } from './lib/fuzz-frames.ts';
 import { seededRandom } from './lib/scenario.ts';
 import { downVerdict, FAILURE_EXIT_CODES, stackTraceIn } from './lib/server.ts';
 
 const MAX = 10 * 1024 * 1024;
-const parse = (text = '') => parseFrame(Buffer.from(text), false, MAX);
+const parse = (text = '') => acceptFrame(Buffer.from(text), false, MAX);
 
 describe('the fuzzer frames', () => {
   const frames = systematicFrames();

@@ -9,7 +9,7 @@
  */
 import { WebSocket } from 'ws';
 import { commandSchemas, isStateModifying } from '../../src/protocol/index.ts';
-import { parseFrame } from '../../src/server/frame.ts';
+import { acceptFrame } from '../../src/server/frame.ts';
 import { Execution } from './lib/execution.ts';
 import { type FuzzFrame, fieldsOf, fuzzFrame, systematicFrames } from './lib/fuzz-frames.ts';
 import { FrameReader, frame, OPCODE, upgrade } from './lib/raw-ws.ts';
@@ -165,7 +165,7 @@ async function exchange(
   findings: Findings,
 ): Promise<'ok' | 'reconnect'> {
   const raw = f.bytes ?? Buffer.from(f.text ?? '');
-  const parsed = parseFrame(raw, f.binary === true, MAX_FRAME_BYTES);
+  const parsed = acceptFrame(raw, f.binary === true, MAX_FRAME_BYTES);
   const valid = parsed.ok && parsed.kind === 'command' ? parsed.command : undefined;
   // A valid command is sent only when it is harmless: a ping, or ids that must name nothing.
   if (valid && (valid.type === 'server.shutdown' || (!f.hostile && valid.type !== 'ping'))) return 'ok';

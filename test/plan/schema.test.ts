@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { SCHEMA_DIR, schemaFiles } from '../../src/plan/json-schema.ts';
+import { SCHEMA_DIR } from '../../src/contract/generate.ts';
+import { schemaFiles } from '../../src/plan/json-schema.ts';
 import { Plan } from '../../src/plan/plan-schema.ts';
 import { SentinelFile } from '../../src/plan/sentinel-schema.ts';
 
@@ -65,7 +66,7 @@ describe('zod schemas', () => {
 
 describe('shipped JSON Schema', () => {
   it.each(Object.keys(schemaFiles()))(
-    'schema/%s equals fresh output (run `node src/plan/json-schema.ts`)',
+    'schema/%s equals fresh output (run `npm run schema`)',
     async (name) => {
       const shipped = await readFile(join(SCHEMA_DIR, name), 'utf8');
       expect(shipped).toBe(schemaFiles()[name]);

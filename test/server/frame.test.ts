@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseFrame } from '../../src/server/frame.ts';
+import { acceptFrame, parseFrame } from '../../src/server/frame.ts';
 
 const LIMIT = 1024;
-const parse = (text: string) => parseFrame(Buffer.from(text), false, LIMIT);
+const parse = (text: string) => acceptFrame(Buffer.from(text), false, LIMIT);
 
 describe('parseFrame', () => {
   it.each([
@@ -33,12 +33,51 @@ describe('parseFrame', () => {
     expect(parsed.problem.message.length).toBeGreaterThan(10);
   });
 
+  it('words each problem as path: expected, got; several joined; no raw zod output', () => {
+    const message = (text: string) => {
+      const parsed = parse(text);
+      return parsed.ok ? undefined : parsed.problem.message;
+    };
+    expect(message('{"id":"a","type":"codon.start","data":{"codonId":42}}')).toBe(
+      'invalid codon.start: data.codonId: expected a string, got a number',
+    );
+    expect(message('{"id":"a","type":"codon.start"}')).toBe(
+      'invalid codon.start: data: expected an object, got nothing',
+    );
+    expect(message('{"id":"","type":"ping"}')).toBe('invalid ping: id: expected a non-empty string, got ""');
+    expect(message(JSON.stringify({ id: 'i'.repeat(300), type: 'ping' }))).toBe(
+      'invalid ping: id: expected at most 256 characters, got 300',
+    );
+    expect(message('{"id":"a","type":"codon.forceStop","data":{"reason":["x"]}}')).toBe(
+      'invalid codon.forceStop: data.reason: expected a string, got an array',
+    );
+    expect(message('{"type":"handshake"}')).toBe('invalid handshake: data: expected an object, got nothing');
+    const many = message(
+      JSON.stringify({ id: 'm', type: 'rollback.toCodon', data: { codonId: 1, autoRestart: 'yes' } }),
+    );
+    expect(many).toMatch(
+      /^invalid rollback\.toCodon \(3 problems\): data\.codonId: .*; data\.checkpointType: .*; data\.autoRestart: expected a boolean, got a string$/,
+    );
+    expect(many).not.toMatch(/✖|Invalid input/);
+  });
+
+  it('hands on a command of a known type with its payload unchecked: the gate comes first', () => {
+    const parsed = parseFrame('{"id":"x","type":"codon.start","data":{"codonId":5}}', false, LIMIT);
+    expect(parsed).toEqual({
+      ok: true,
+      kind: 'command',
+      type: 'codon.start',
+      commandId: 'x',
+      value: { id: 'x', type: 'codon.start', data: { codonId: 5 } },
+    });
+  });
+
   it('refuses binary frames, oversized frames and invalid UTF-8', () => {
-    const binary = parseFrame(Buffer.from('{"id":"1","type":"ping"}'), true, LIMIT);
+    const binary = acceptFrame(Buffer.from('{"id":"1","type":"ping"}'), true, LIMIT);
     expect(binary.ok || binary.problem.code).toBe('INVALID_MESSAGE');
-    const big = parseFrame(Buffer.alloc(LIMIT + 1, 32), false, LIMIT);
+    const big = acceptFrame(Buffer.alloc(LIMIT + 1, 32), false, LIMIT);
     expect(big.ok || big.problem.code).toBe('MESSAGE_TOO_LARGE');
-    const badUtf8 = parseFrame(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), false, LIMIT);
+    const badUtf8 = acceptFrame(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), false, LIMIT);
     expect(badUtf8.ok || badUtf8.problem.code).toBe('INVALID_MESSAGE');
   });
 
@@ -76,20 +115,30 @@ describe('parseFrame', () => {
       { id: huge, type: 'handshake', data: { mode: 'readonly' } },
     ];
     for (const frame of frames) {
-      const parsed = parseFrame(JSON.stringify(frame), false, 10 * 1024 * 1024);
+      const parsed = acceptFrame(JSON.stringify(frame), false, 10 * 1024 * 1024);
       expect(parsed.ok).toBe(false);
       if (parsed.ok) continue;
       expect(parsed.problem.message.length).toBeLessThan(600);
       expect(parsed.problem.commandId === undefined || parsed.problem.commandId.length <= 256).toBe(true);
     }
-    const unknown = parseFrame(JSON.stringify({ id: 'e1', type: huge }), false, 10 * 1024 * 1024);
+    const unknown = acceptFrame(JSON.stringify({ id: 'e1', type: huge }), false, 10 * 1024 * 1024);
     expect(unknown.ok || unknown.problem.message).toContain(`"${'A'.repeat(100)}… (199900 more characters)"`);
-    const longId = parseFrame(JSON.stringify({ id: 'i'.repeat(257), type: 'ping' }), false, LIMIT);
+    const longId = acceptFrame(JSON.stringify({ id: 'i'.repeat(257), type: 'ping' }), false, LIMIT);
     expect(longId.ok || [longId.problem.code, longId.problem.commandId]).toEqual([
       'INVALID_COMMAND',
       undefined,
     ]);
-    const maxId = parseFrame(JSON.stringify({ id: 'i'.repeat(256), type: 'ping' }), false, LIMIT);
+    // A deeply nested value is named by its kind, never serialized back (that overflowed the stack).
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const nested = acceptFrame(
+      `{"id":"d","type":"rollback.toCodon","data":{"codonId":"a","checkpointType":${deep}}}`,
+      false,
+      10 * 1024 * 1024,
+    );
+    expect(nested.ok || nested.problem.message).toBe(
+      'invalid rollback.toCodon: data.checkpointType: expected one of rig-setup, completed, error, skipped, start, end, got an array',
+    );
+    const maxId = acceptFrame(JSON.stringify({ id: 'i'.repeat(256), type: 'ping' }), false, LIMIT);
     expect(maxId.ok).toBe(true);
   });
 });

@@ -283,6 +283,91 @@ describe('bad input never kills a connection (spec 7)', () => {
   });
 });
 
+describe('INVALID_COMMAND says what is wrong, like the plan validator (path: expected, got)', () => {
+  it.each([
+    [
+      { id: 'v1', type: 'codon.start', data: { codonId: 7 } },
+      'invalid codon.start: data.codonId: expected a string, got a number',
+    ],
+    [
+      { id: 'v2', type: 'rollback.toCodon', data: { codonId: 'a', checkpointType: 'strat' } },
+      'invalid rollback.toCodon: data.checkpointType: expected one of rig-setup, completed, error, skipped, start, end, got "strat" (did you mean "start"?)',
+    ],
+    [
+      { id: 'v3', type: 'rollback.toCodon', data: { codonId: 1, autoRestart: 'yes' } },
+      'invalid rollback.toCodon (3 problems): data.codonId: expected a string, got a number; data.checkpointType: expected one of rig-setup, completed, error, skipped, start, end, got nothing; data.autoRestart: expected a boolean, got a string',
+    ],
+    [
+      { id: 'v4', type: 'rollback.toCheckpoint', data: { checkpointSha: 'zz' } },
+      'invalid rollback.toCheckpoint: data.checkpointSha: expected a git SHA (4-64 hex digits), got "zz"',
+    ],
+    [{ type: 'ping' }, 'invalid ping: id: expected a string, got nothing'],
+  ])('%j', async (frame, message) => {
+    const c = await connect('readandwrite');
+    const answer = c.next('error');
+    c.sendRaw(JSON.stringify(frame));
+    const error = await answer;
+    expect(error.data).toMatchObject({ code: 'INVALID_COMMAND', message, severity: 'operation' });
+    expect(error.data.commandId).toBe('id' in frame ? frame.id : undefined);
+  });
+
+  it('an invalid handshake is worded the same way', async () => {
+    const { ws, next } = await rawSocket();
+    ws.send(JSON.stringify({ type: 'handshake', data: { mode: 'admin' } }));
+    const answer = await next();
+    expect(answer.type === 'error' && answer.data).toMatchObject({
+      code: 'INVALID_COMMAND',
+      message: 'invalid handshake: data.mode: expected one of readonly, readandwrite, got "admin"',
+    });
+    ws.close();
+  });
+});
+
+describe('permission comes before the payload (spec 3.1 "always")', () => {
+  const modifying = COMMAND_TYPES.filter((t) => !READONLY_COMMANDS.has(t));
+  /** Payloads no command accepts: each would be INVALID_COMMAND from a readandwrite client. */
+  const invalidData = [
+    7,
+    'text',
+    [1],
+    { codonId: 5, checkpointSha: 'zz', checkpointType: 9, autoRestart: 'x' },
+  ];
+
+  it.each(modifying)(
+    'a readonly client sending %s with any payload is refused for permission',
+    async (type) => {
+      const c = await connect('readonly');
+      for (const [n, data] of invalidData.entries()) {
+        const id = `${type}-${n}`;
+        const answer = c.next('error', (e) => e.data.commandId === id);
+        c.sendRaw(JSON.stringify({ id, type, data }));
+        expect((await answer).data.code).toBe('INSUFFICIENT_PERMISSIONS');
+      }
+      // Even without a valid id: refused for permission, answered without a commandId.
+      const anonymous = c.next('error');
+      c.sendRaw(JSON.stringify({ id: '', type, data: 7 }));
+      const refused = (await anonymous).data;
+      expect([refused.code, refused.commandId]).toEqual(['INSUFFICIENT_PERMISSIONS', undefined]);
+      // The same payload from a readandwrite client is invalid, not refused.
+      const writer = await connect('readandwrite');
+      const invalid = writer.next('error', (e) => e.data.commandId === 'w');
+      writer.sendRaw(JSON.stringify({ id: 'w', type, data: 7 }));
+      expect((await invalid).data.code).toBe('INVALID_COMMAND');
+    },
+  );
+
+  it('before the handshake, any command with any payload gets HANDSHAKE_REQUIRED', async () => {
+    const { ws, next } = await rawSocket();
+    ws.send(JSON.stringify({ id: 'early', type: 'codon.start', data: { codonId: 7 } }));
+    const answer = await next();
+    expect(answer.type === 'error' && [answer.data.code, answer.data.commandId]).toEqual([
+      'HANDSHAKE_REQUIRED',
+      'early',
+    ]);
+    ws.close();
+  });
+});
+
 describe('history (spec 4.3)', () => {
   it('streams over 10 000 events in bounded batches, hasMore false only on the last', async () => {
     const before = server.bus.runId;

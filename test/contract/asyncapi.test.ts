@@ -1,0 +1,53 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Parser } from '@asyncapi/parser';
+import { describe, expect, it } from 'vitest';
+import { SCHEMA_DIR } from '../../src/contract/generate.ts';
+import { COMMAND_TYPES, ErrorCode, EVENT_TYPES } from '../../src/protocol/index.ts';
+
+describe('schema/asyncapi.yaml', () => {
+  it('is a valid AsyncAPI 3 document of every command and event, the handshake and the error codes', async () => {
+    const text = await readFile(join(SCHEMA_DIR, 'asyncapi.yaml'), 'utf8');
+    const { document, diagnostics } = await new Parser().parse(text);
+    // Severity 0 is an error, 1 a warning (2 and 3 are hints, such as "3.1.0 exists").
+    const problems = diagnostics
+      .filter((d) => d.severity <= 1)
+      .map((d) => `${d.path.join('.')}: ${d.message}`);
+    expect(problems).toEqual([]);
+    expect(document).toBeDefined();
+    if (document === undefined) return;
+    expect(document.version()).toBe('3.0.0');
+    expect(
+      document
+        .servers()
+        .all()
+        .map((s) => s.protocol()),
+    ).toEqual(['ws']);
+
+    const names = document
+      .messages()
+      .all()
+      .map((m) => m.name());
+    expect(names.sort()).toEqual(['handshake', ...COMMAND_TYPES, ...EVENT_TYPES].sort());
+
+    const handshake = document.operations().get('receive.handshake');
+    expect(handshake?.action()).toBe('receive');
+    const replies = handshake
+      ?.reply()
+      ?.messages()
+      .all()
+      .map((m) => m.name());
+    expect(replies).toEqual(['handshake.response', 'server.ready']);
+    expect(document.operations().get('send.verify.started')?.action()).toBe('send');
+
+    const raw = document.json() as unknown as {
+      components: {
+        messages: Record<string, Record<string, unknown>>;
+        schemas: { ErrorCode: { oneOf: Array<{ const: string; description: string }> } };
+      };
+    };
+    expect(raw.components.schemas.ErrorCode.oneOf.map((c) => c.const)).toEqual(ErrorCode.options);
+    expect(raw.components.messages['event.verify.started']?.['x-ribosome-extension']).toBe(true);
+    expect(raw.components.messages['event.codon.started']?.['x-ribosome-extension']).toBeUndefined();
+  }, 60_000);
+});

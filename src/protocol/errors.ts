@@ -53,6 +53,11 @@ export const ErrorCode = z.enum([
   'VERIFY_FAILED',
   /** Warning: a webhook notification could not be delivered. */
   'NOTIFY_FAILED',
+  // Running on the user's own work (README "Running on your own work").
+  /** Warning: an `outputFiles` glob matched no file, or a matching file could not be copied out. */
+  'OUTPUT_WARNING',
+  /** Warning: the data directory changed during a codon (a shell command wrote there). */
+  'DATA_DIR_CHANGED',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

@@ -180,6 +180,14 @@ const serverState = {
     failedFiles: z.array(z.string()),
     archiveDir: z.string(),
   }),
+  // --- Ours: a codon's outputFiles, copied out after it succeeded -----------------------------------
+  'outputs.copied': z.object({
+    codonId: z.string(),
+    /** The output directory (absolute). */
+    dir: z.string(),
+    /** Paths relative to the agent root (and to `dir`), sorted. */
+    files: z.array(z.string()),
+  }),
   // --- Ours: verification gates ----------------------------------------------------------------------
   ...verifyEvents,
 };

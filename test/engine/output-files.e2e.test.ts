@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ServerEvent } from '../../src/protocol/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
-import { writeTurns } from '../helpers/plans.ts';
-import { tempDir } from '../helpers/server-process.ts';
+import { writePlanAndScript, writeTurns } from '../helpers/plans.ts';
+import { runToEnd, tempDir } from '../helpers/server-process.ts';
 
 const { serve, temps } = e2eResources();
 
@@ -71,5 +71,20 @@ codons:
     expect(copied().map((c) => c.codonId)).toEqual(['one', 'one']);
     expect(readFileSync(join(output, 'dist/r.txt'), 'utf8')).toBe('v2');
     expect(existsSync(join(output, 'two.txt'))).toBe(false);
+  });
+
+  it('copies to <execution>/output by default; an --output inside the agent root exits 2', async () => {
+    const t = tempDir();
+    temps.push(t);
+    const plan =
+      'name: t\nagent: builtin\ncodons:\n  - id: one\n    prompt: Do one.\n    outputFiles: [r.txt]\n';
+    const files = writePlanAndScript(t.path, plan, `turns:\n${writeTurns('r.txt', 'R')}`);
+    const exec = join(t.path, 'exec');
+    const refused = await runToEnd(files.plan, exec, files.script, ['--output', join(exec, 'agentRoot/out')]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('is inside the agent root');
+    const result = await runToEnd(files.plan, exec, files.script);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(join(exec, 'output/r.txt'), 'utf8')).toBe('R');
   });
 });

@@ -1,6 +1,7 @@
 /** outputFiles: which files the globs name (pure) and the copy out of the agent root. */
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+
 import { existsSync } from 'node:fs';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { copyablePath, copyOutputs, selectOutputs } from '../../src/outputs/index.ts';

@@ -1,7 +1,8 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, realpathSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { AgentAdapter, AgentRun, AgentStart } from './agent-adapter.ts';
 import { CLAUDE_CODE_INSTALL, claudeBinary } from './claude-binary.ts';
+import { claudeSettings } from './claude-settings.ts';
 import { providerEnv } from './provider-env.ts';
 import { notStarted, spawnAgent } from './spawn-agent.ts';
 
@@ -35,6 +36,9 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     if (options.systemPrompt) args.push('--system-prompt', options.systemPrompt);
     if (options.appendSystemPrompt) args.push('--append-system-prompt', options.appendSystemPrompt);
     if (options.resumeSessionId) args.push('--resume', options.resumeSessionId, '--fork-session');
+    // The data directory is read-only for the agent: its file tools are denied it (Bash is not).
+    const settings = claudeSettings(options.dataDir ? readOnlyDirs(options.dataDir) : []);
+    if (settings) args.push('--settings', settings);
     const command = claudeBinary();
     const run = spawnAgent({
       command,
@@ -63,4 +67,15 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     });
     return notStarted(why, options.mark);
   }
+}
+
+/** The data directory's link and where it leads (when it exists), absolute. */
+function readOnlyDirs(link: string): string[] {
+  const dirs = [resolve(link)];
+  try {
+    dirs.push(realpathSync(link));
+  } catch {
+    // Not there: the link path alone is denied.
+  }
+  return dirs;
 }

@@ -38,6 +38,8 @@ export function describeEvent(e: ServerEvent): string | undefined {
       return `    gate  ${e.data.gate + 1}/${e.data.gates} $ ${oneLine(e.data.command)}`;
     case 'verify.completed':
       return `    gate  ${e.data.gate + 1} ${e.data.passed ? 'passed' : `failed (exit code ${e.data.exitCode ?? 'none'}${e.data.timedOut ? ', timed out' : ''})`} in ${(e.data.durationMs / 1000).toFixed(1)}s`;
+    case 'outputs.copied':
+      return `    copied ${e.data.files.length} output files to ${e.data.dir}`;
     case 'archive.completed':
       return `    archived ${e.data.archivedFiles.length} files to ${e.data.archiveDir}`;
     default:

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { parseCost, parseDuration, runBudget } from '../budgets/limits.ts';
 import { resolveProxyConfig } from '../config/proxy-config.ts';
 import { readConfigFile, resolveServerSettings } from '../config/server-config.ts';
+import { isInside } from '../confine/index.ts';
 import { credentialProblem, OFFLINE_KEY, presentCredentials } from '../credentials/credentials.ts';
 import { createOrchestrator } from '../engine/create-orchestrator.ts';
 import { dataLinkPath } from '../engine/data-link.ts';
@@ -54,6 +55,7 @@ export type RunFlags = {
   host?: string;
   execution?: string;
   data?: string;
+  output?: string;
   config?: string;
   headless?: boolean;
   autostart: boolean;
@@ -79,6 +81,10 @@ export function registerRun(program: Command): void {
     .option('--host <h>', 'address to bind (default 127.0.0.1)')
     .option('--execution <dir>', 'execution directory (default ./ribosome-runs/<plan name>)')
     .option('--data <dir>', "user's data directory, read-only for the agent (default <execution>/data)")
+    .option(
+      '--output <dir>',
+      "where codons' outputFiles are copied after they succeed (default <execution>/output)",
+    )
     .option('--config <file>', 'config file (YAML or JSON)')
     .option('--headless', 'no terminal UI; print "listening ws://HOST:PORT" once ready')
     .option('--no-autostart', 'idle after each codon instead of starting the next one')
@@ -252,6 +258,14 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     if (problem) return fail(problem, EXIT.invalidInput);
   }
   const dataDir = resolve(flags.data ?? `${executionDir}/data`);
+  const outputDir = resolve(flags.output ?? join(executionDir, 'output'));
+  const agentRoot = executionLayout(executionDir, plan.agentRoot).agentRoot;
+  if (isInside(resolve(agentRoot), outputDir)) {
+    return fail(
+      `--output ${outputDir} is inside the agent root ${agentRoot}: choose a directory outside it`,
+      EXIT.invalidInput,
+    );
+  }
   let runtime: Runtime;
   let engine: Engine | undefined;
   try {
@@ -282,6 +296,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
           ...(budget ? { budget } : {}),
           claudeConfig,
           provider: (codon) => targetFor(codon.provider),
+          outputDir,
           hooks: ({ bus, logger, layout }, record) =>
             createSentinelHooks({
               bus,

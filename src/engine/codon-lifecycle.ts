@@ -12,6 +12,7 @@ import { AgentPidsFile } from './agent-pids.ts';
 import type { CodonHooks } from './codon-hooks.ts';
 import { CodonRun } from './codon-run.ts';
 import type { CodonSteps } from './codon-steps.ts';
+import { changedPaths, describeChange, type Fingerprint, fingerprintDir } from './data-fingerprint.ts';
 import { type CodonOutcome, classifyOutcome, errorCodeOf, type StopKind, stoppedMessage } from './failure.ts';
 import { renderPromptPaths } from './prompt-paths.ts';
 import type { Recorder } from './recorder.ts';
@@ -75,6 +76,8 @@ export class CodonLifecycle {
   readonly #o: LifecycleOptions;
   #active: Active | undefined;
   #preparing: Preparing | undefined;
+  /** The data directory as the active codon found it (README "What the agent may do"). */
+  #dataBefore: Fingerprint | undefined;
 
   constructor(options: LifecycleOptions) {
     this.#o = options;
@@ -124,6 +127,7 @@ export class CodonLifecycle {
       ...(attempt ?? {}),
       ...(codon.promptMetadata ? { promptMetadata: codon.promptMetadata } : {}),
     });
+    this.#dataBefore = this.#o.dataDir === undefined ? undefined : await fingerprintDir(this.#o.dataDir);
     const preparing: Preparing = { codon, abort: new AbortController() };
     this.#preparing = preparing;
     let refused: FailureReason | undefined;
@@ -360,6 +364,8 @@ export class CodonLifecycle {
     }
     // The completed checkpoint holds what the archive then moves: a rollback never loses it.
     if (success && checkpoint.ok) {
+      // Before the archive, which may move the same files away.
+      await steps.copyOutputs(codon);
       const archived = await steps.archive(codon, runId);
       if (archived) await steps.recordArchive({ ...archived, checkpointSha: checkpoint.value.sha });
     }
@@ -375,6 +381,7 @@ export class CodonLifecycle {
       ...(active?.agentSessionId ? { agentSessionId: active.agentSessionId } : {}),
     });
     await this.#o.hooks.afterAgent(codon, runId);
+    await this.#checkDataDir(codon);
     const spent = this.#record(runId, codon.id);
     if (spent)
       await recorder.apply('CodonFinalCostSet', {
@@ -420,6 +427,24 @@ export class CodonLifecycle {
     });
   }
 
+  /** A warning when the data directory changed since the codon began (a shell command wrote there). */
+  async #checkDataDir(codon: RuntimeCodon): Promise<void> {
+    const before = this.#dataBefore;
+    this.#dataBefore = undefined;
+    const dir = this.#o.dataDir;
+    if (before === undefined || dir === undefined) return;
+    const after = await fingerprintDir(dir);
+    if (after === undefined) return;
+    const changed = changedPaths(before, after);
+    if (changed.length === 0) return;
+    await this.#o.recorder.reportError(
+      'DATA_DIR_CHANGED',
+      describeChange(dir, codon.id, changed),
+      'warning',
+      codon.id,
+    );
+  }
+
   #record(runId: string, codonId: string): CodonRecord | undefined {
     return codonOf(runOf(this.#o.state(), runId), codonId);
   }
@@ -434,6 +459,7 @@ export class CodonLifecycle {
     from: 'preparing' | 'running' = 'preparing',
   ): Promise<EndStatus> {
     const { recorder } = this.#o;
+    await this.#checkDataDir(codon);
     // No agent ran: exit status `error` with code 1, by convention.
     const exitStatus = { type: 'error' as const, code: 1 };
     await this.#o.steps.checkpoint(codon, runId, to === 'skipped' ? 'skipped' : 'error', to);

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { CheckpointRecord } from '../checkpoints/index.ts';
+import { copyOutputs } from '../outputs/index.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { CheckpointType, CodonStatus, FailureReason } from '../protocol/index.ts';
 import { describeError } from '../storage/probe.ts';
@@ -21,6 +22,8 @@ export type CodonStepsOptions = {
   logger: Logger;
   /** Where the pids of running codon processes are kept (rig commands, like agents). */
   agentStateDir: string;
+  /** Where a successful codon's outputFiles are copied (run --output; default <execution>/output). */
+  outputDir?: string;
 };
 
 /**
@@ -166,6 +169,36 @@ export class CodonSteps {
     return this.#o.recorder
       .reportError('STORAGE_WARNING', `${what}: ${why}`, 'warning', codonId)
       .catch(() => {});
+  }
+
+  /**
+   * outputFiles of a codon that succeeded, copied to the output directory: outputs.copied names what
+   * was; a glob that matched nothing, or a file that could not be copied, is a warning.
+   */
+  async copyOutputs(codon: RuntimeCodon): Promise<void> {
+    const { outputDir } = this.#o;
+    if (codon.outputFiles.length === 0 || outputDir === undefined) return;
+    const warn = (message: string) =>
+      this.#o.recorder.reportError(
+        'OUTPUT_WARNING',
+        `[${codon.id}] outputFiles: ${message}`,
+        'warning',
+        codon.id,
+      );
+    let result: Awaited<ReturnType<typeof copyOutputs>>;
+    try {
+      result = await copyOutputs({ agentRoot: this.#o.agentRoot, outputDir, globs: codon.outputFiles });
+    } catch (error) {
+      await warn(`nothing copied to ${outputDir}: ${describeError(error, outputDir)}`);
+      return;
+    }
+    for (const glob of result.unmatched) await warn(`${glob} matched no file`);
+    for (const { file, reason } of result.skipped) await warn(`${file} not copied: ${reason}`);
+    await this.#o.recorder.publish('outputs.copied', {
+      codonId: codon.id,
+      dir: outputDir,
+      files: result.copied,
+    });
   }
 
   /** archiveOnSuccess of the codon, and of its loop after the iteration's last codon. */

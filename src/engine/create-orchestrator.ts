@@ -42,6 +42,8 @@ export type EngineSettings = {
   watchFiles?: boolean;
   /** The run's budget (README "Budgets"); codon and loop budgets come with the plan. */
   budget?: BudgetLimits;
+  /** Where a successful codon's outputFiles are copied (default <execution>/output). */
+  outputDir?: string;
   /** Whose Claude Code configuration the claude-code agent runs with (default isolated). */
   claudeConfig?: 'isolated' | 'user';
 };
@@ -114,6 +116,7 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
     rigDirs: new RigDirsLog(join(layout.internal, 'rig-dirs.json')),
     executionDir: layout.executionDir,
     rigArchive: layout.rigArchive,
+    outputDir: settings.outputDir ?? join(layout.executionDir, 'output'),
     newRunId,
     atomically: (write) => guardedTransaction(db, deps.storage, 'state and journal', write),
     lastCodonEvent: (runId) => {

@@ -76,6 +76,8 @@ export type OrchestratorOptions = {
   rigDirs: RigDirsLog;
   executionDir: string;
   rigArchive: string;
+  /** Where a successful codon's outputFiles are copied (absent: they are not). */
+  outputDir?: string;
   /** A fresh run id (a rollback continues in a new run). */
   newRunId: () => string;
   /** One transaction over the state and the journal (the shared database). */

@@ -42,6 +42,7 @@ export function buildLoadedPlan(input: BuildInput): LoadedPlan {
       timeoutMs: codon.timeoutMs ?? raw.defaults.timeoutMs,
       env: { ...raw.defaults.env, ...codon.env },
       archiveOnSuccess: normalizeGlobs(codon.archiveOnSuccess),
+      outputFiles: normalizeGlobs(codon.outputFiles),
       ...(codon.budget === undefined ? {} : { budget: codon.budget }),
       // biome-ignore lint/suspicious/noThenProperty: the plan field is named `then` (a string, never awaited).
       onFailure: codon.onFailure ?? raw.onFailure ?? { then: 'idle' },

@@ -124,6 +124,9 @@ export const RuntimeCodon = z.object({
   env: z.record(z.string(), z.string()).describe('defaults.env with the codon env over it.'),
   rigSetup: z.array(ResolvedRigStep),
   archiveOnSuccess: z.array(z.string()).describe('Normalized globs relative to the agent root.'),
+  outputFiles: z
+    .array(z.string())
+    .describe('Normalized globs relative to the agent root, copied to the output directory after success.'),
   sentinels: z.array(CodonSentinel),
   loop: LoopPlacement.optional(),
   budget: Budget.optional().describe("The codon's own limits (all attempts and feedback rounds together)."),

@@ -95,6 +95,12 @@ const ArchiveOnSuccess = z
   .array(insideGlob(AGENT_ROOT_TEXT))
   .describe('Globs (relative to the agent root) of files moved to rigArchive/ after success.');
 
+const OutputFiles = z
+  .array(insideGlob(AGENT_ROOT_TEXT))
+  .describe(
+    'Globs (relative to the agent root) of files copied to the output directory (run --output, default <execution>/output) after the codon succeeds, keeping their paths. Never through a symlink out of the agent root, never from .git.',
+  );
+
 function isObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null;
 }
@@ -126,6 +132,7 @@ export const Codon = z
     env: Env.optional().describe('Environment variables for the agent, over defaults.env.'),
     rigSetup: z.array(RigSetupStep).optional().describe('Steps run before the agent starts, in order.'),
     archiveOnSuccess: ArchiveOnSuccess.optional(),
+    outputFiles: OutputFiles.optional(),
     sentinels: z.array(CodonSentinelRef).optional().describe('Sentinels that watch this codon.'),
     budget: Budget.optional().describe(
       'Limits of this codon, all its attempts and feedback rounds together.',

@@ -46,6 +46,9 @@ export const ErrorCode = z
     'CODON_STALLED',
     'VERIFY_FAILED',
     'NOTIFY_FAILED',
+    // Running on the user's own work (README "Running on your own work").
+    'OUTPUT_WARNING',
+    'DATA_DIR_CHANGED',
   ])
   .meta({ id: 'ErrorCode' });
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -111,4 +114,7 @@ export const errorCodeDescriptions: Record<ErrorCode, string> = {
   CODON_STALLED: 'The agent printed nothing for stallTimeoutMs and was stopped.',
   VERIFY_FAILED: "A codon's verification gate failed (after its feedback rounds, if any).",
   NOTIFY_FAILED: 'A webhook notification could not be delivered.',
+  OUTPUT_WARNING:
+    'An `outputFiles` glob matched no file, or a matching file could not be copied out (a warning).',
+  DATA_DIR_CHANGED: 'The data directory changed during a codon (a shell command wrote there; a warning).',
 };

@@ -198,6 +198,17 @@ const serverState = {
     failedFiles: z.array(z.string()),
     archiveDir: z.string(),
   }),
+  // --- Ours: a codon's outputFiles, copied out after it succeeded -----------------------------------
+  'outputs.copied': ours(
+    z.object({
+      codonId: z.string(),
+      /** The output directory (absolute). */
+      dir: z.string(),
+      /** Paths relative to the agent root (and to `dir`), sorted. */
+      files: z.array(z.string()),
+    }),
+    "A codon's outputFiles, copied to the output directory after it succeeded.",
+  ),
   // --- Ours: verification gates ----------------------------------------------------------------------
   ...verifyEvents,
 };

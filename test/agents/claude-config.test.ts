@@ -44,3 +44,27 @@ describe('claudeConfig', () => {
     expect(seen).toEqual({ HOME: '/home/someone', CLAUDE_CONFIG_DIR: '' });
   });
 });
+
+describe('the data directory', () => {
+  it.each(['isolated', 'user'] as const)(
+    '%s: --settings denies the file tools the data directory (added to the config, not replacing it)',
+    async (config) => {
+      const t = tempDir();
+      temps.push(t);
+      const out = join(t.path, 'args.txt');
+      const link = join(t.path, 'ribosome-data');
+      await runFakeClaude({
+        dir: t.path,
+        config,
+        body: `for a in "$@"; do printf '%s\\n' "$a"; done > '${out}'`,
+        start: { dataDir: link },
+      });
+      const args = readFileSync(out, 'utf8').trimEnd().split('\n');
+      const settings = JSON.parse(args[args.indexOf('--settings') + 1] ?? '{}');
+      expect(settings.permissions.deny).toEqual(
+        expect.arrayContaining([`Write(/${link}/**)`, `Edit(/${link}/**)`, `NotebookEdit(/${link}/**)`]),
+      );
+      expect(args).toContain('bypassPermissions');
+    },
+  );
+});

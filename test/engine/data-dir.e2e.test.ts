@@ -12,7 +12,7 @@ import { e2eResources } from '../helpers/e2e-resources.ts';
 import { writeTurns } from '../helpers/plans.ts';
 import { tempDir } from '../helpers/server-process.ts';
 
-const { serve } = e2eResources();
+const { serve, temps } = e2eResources();
 const data = tempDir();
 afterAll(() => data.remove());
 
@@ -83,5 +83,41 @@ ${writeTurns('b.txt', 'B').replace(/^/gm, '    ')}
     expect(existsSync(join(root, 'b.txt'))).toBe(false);
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(readFileSync(join(link, 'input.txt'), 'utf8')).toBe('the data\n');
+  });
+});
+
+describe('the data directory written by a shell command (e2e)', () => {
+  it('is reported as DATA_DIR_CHANGED, naming what changed; a codon that leaves it alone is not', async () => {
+    const plan = `name: t
+agent: builtin
+codons:
+  - id: one
+    prompt: Do one.
+  - id: two
+    prompt: Do two.
+`;
+    const bash = JSON.stringify({ name: 'Bash', input: { command: 'echo hi > ribosome-data/bash.txt' } });
+    const script = `turns:
+  - content:
+      - tool_use: ${bash}
+  - content: [{ text: "Done." }]
+${writeTurns('b.txt', 'B')}`;
+    const dir = tempDir();
+    temps.push(dir);
+    const { client } = await serve(plan, script, ['--data', dir.path]);
+    const idle = (e: ServerEvent) => e.type === 'server.idle' && e.data.reason === 'all-codons-completed';
+    if (!(await client.syncHistory()).some(idle)) await client.waitFor(idle, 60_000, 'all codons completed');
+    const history = await client.syncHistory();
+    expect(readFileSync(join(dir.path, 'bash.txt'), 'utf8')).toBe('hi\n');
+    const changed = history.flatMap((e) =>
+      e.type === 'error' && e.data.code === 'DATA_DIR_CHANGED' ? [e.data] : [],
+    );
+    expect(changed).toEqual([
+      expect.objectContaining({
+        severity: 'warning',
+        codon: 'one',
+        message: expect.stringContaining(': bash.txt'),
+      }),
+    ]);
   });
 });

@@ -34,6 +34,7 @@ describe('loadPlan on the examples', () => {
         env: {},
         rigSetup: [],
         archiveOnSuccess: [],
+        outputFiles: [],
         sentinels: [],
         onFailure: { then: 'idle' },
         stallTimeoutMs: DEFAULT_STALL_TIMEOUT_MS,

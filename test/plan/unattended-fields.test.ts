@@ -261,3 +261,28 @@ describe('notify', () => {
     expect(problems.some((p) => p.path === 'notify[2].on')).toBe(true);
   });
 });
+
+describe('outputFiles', () => {
+  it('a glob leaving the agent root, an absolute one and an empty one, each at its path', async () => {
+    const problems = await problemsOf(codon('    outputFiles: ["../x/*", "/etc/*", "", "{a,..}/y"]'));
+    expect(only(problems, 'PATH_ESCAPES', 'codons[0].outputFiles[0]').line).toBe(5);
+    only(problems, 'PATH_ESCAPES', 'codons[0].outputFiles[1]');
+    expect(problems.some((p) => p.path === 'codons[0].outputFiles[2]')).toBe(true);
+    only(problems, 'PATH_ESCAPES', 'codons[0].outputFiles[3]');
+  });
+
+  it('valid globs reach the runtime codon normalized; absent is none', async () => {
+    const plan = await loadedPlan(
+      yaml(
+        'name: x',
+        'codons:',
+        '  - id: a',
+        '    prompt: go',
+        '    outputFiles: ["./dist/**", "*.md"]',
+        '  - id: b',
+        '    prompt: go',
+      ),
+    );
+    expect(plan.codons.map((c) => c.outputFiles)).toEqual([['dist/**', '*.md'], []]);
+  });
+});

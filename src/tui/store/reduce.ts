@@ -210,6 +210,13 @@ export function foldEvent(state: RunState, e: ServerEvent): RunState {
         `archived ${e.data.archivedFiles.length} file(s); ${e.data.failedFiles.length} failed: ${e.data.failedFiles.join(', ')}`,
         'warn',
       );
+    case 'outputs.copied':
+      return note(
+        state,
+        e.id,
+        `copied ${e.data.files.length} output file(s) to ${e.data.dir}`,
+        e.data.files.length > 0 ? 'muted' : 'warn',
+      );
     case 'sentinel.loaded':
       return sentinelLoaded(state, e);
     case 'sentinel.unloaded':

@@ -92,3 +92,47 @@ describe('Grep', () => {
     expect(passesGlob('x.md', undefined)).toBe(true);
   });
 });
+
+describe('the data directory (read-only, linked into the root)', () => {
+  const withData = async () => {
+    const data = join(temp.dir, 'data');
+    await mkdir(join(data, 'sub'), { recursive: true });
+    await writeFile(join(data, 'input.txt'), 'TODO from the data\n');
+    await writeFile(join(data, 'sub/deep.md'), 'deep TODO\n');
+    await symlink(data, join(temp.root, 'ribosome-data'));
+    return { root: temp.root, readOnly: [data] };
+  };
+
+  it('Glob lists files through the link, from the root or from the link', async () => {
+    const context = await withData();
+    expect(
+      (await globTool.execute({ pattern: 'ribosome-data/**/*' }, context)).content.split('\n').sort(),
+    ).toEqual(['ribosome-data/input.txt', 'ribosome-data/sub/deep.md']);
+    expect((await globTool.execute({ pattern: '*.txt', path: 'ribosome-data' }, context)).content).toBe(
+      'ribosome-data/input.txt',
+    );
+    // Without the data directory given as read-only, the link is one out of the root like any other.
+    expect((await globTool.execute({ pattern: 'ribosome-data/*' }, ctx())).content).toBe('No files found');
+  });
+
+  it('Grep searches it through the link; other links out stay refused', async () => {
+    const context = await withData();
+    expect(await grepTool.execute({ pattern: 'TODO', path: 'ribosome-data' }, context)).toEqual({
+      content: 'ribosome-data/input.txt\nribosome-data/sub/deep.md',
+      isError: false,
+    });
+    expect(
+      (
+        await grepTool.execute(
+          { pattern: 'TODO', path: 'ribosome-data/input.txt', output_mode: 'content' },
+          context,
+        )
+      ).content,
+    ).toBe('ribosome-data/input.txt:1:TODO from the data');
+    expect(await grepTool.execute({ pattern: 'TODO', path: 'up' }, context)).toMatchObject({ isError: true });
+    expect((await globTool.execute({ pattern: 'up/*.ts' }, context)).content).toBe('No files found');
+    expect(await grepTool.execute({ pattern: 'TODO', path: 'ribosome-data' }, ctx())).toMatchObject({
+      isError: true,
+    });
+  });
+});

@@ -15,10 +15,11 @@ export const GlobInput = z.strictObject({
 
 export const globTool = defineTool({
   name: 'Glob',
-  description: `List files matching a glob pattern inside the agent root, newest first (at most ${MAX_RESULTS}).`,
+  description: `List files matching a glob pattern inside the agent root (and the read-only data directory linked in it), newest first (at most ${MAX_RESULTS}).`,
   input: GlobInput,
-  async run(input, { root }) {
-    const base = await resolveInside(root, input.path ?? '.');
+  async run(input, { root, readOnly }) {
+    // The data directory's link leads out of the root, into a directory the agent may read.
+    const base = await resolveInside(root, input.path ?? '.', { readOnly });
     if (!base.ok) return failure(base.message);
     const info = await stat(base.path).catch(() => undefined);
     if (!info?.isDirectory()) return failure(`${input.path} is not a directory.`);
@@ -28,7 +29,7 @@ export const globTool = defineTool({
     const lookup = cachedLookup();
     for await (const entry of glob(input.pattern, { cwd: base.path, exclude: (name) => name === '.git' })) {
       // Patterns may climb out (`../*`) or pass through links: every hit goes through the guard.
-      const hit = await resolveInside(root, join(base.path, entry), { lookup });
+      const hit = await resolveInside(root, join(base.path, entry), { lookup, readOnly });
       if (!hit.ok) continue;
       const hitInfo = await stat(hit.path).catch(() => undefined);
       if (hitInfo?.isFile()) found.push({ path: relative(root, hit.path), mtime: hitInfo.mtimeMs });

@@ -55,14 +55,15 @@ export const grepTool = defineTool({
     'Search file contents inside the agent root with a regular expression (JavaScript syntax). ' +
     'Skips .git, node_modules, binary files and files over 2 MB.',
   input: GrepInput,
-  async run(input, { root }) {
+  async run(input, { root, readOnly }) {
     let regex: RegExp;
     try {
       regex = new RegExp(input.pattern, input['-i'] ? 'i' : '');
     } catch (err) {
       return failure(`Invalid regular expression: ${err instanceof Error ? err.message : String(err)}`);
     }
-    const base = await resolveInside(root, input.path ?? '.');
+    // The data directory's link leads out of the root, into a directory the agent may read.
+    const base = await resolveInside(root, input.path ?? '.', { readOnly });
     if (!base.ok) return failure(base.message);
     const info = await stat(base.path).catch(() => undefined);
     if (!info) return failure(`Path does not exist: ${input.path}`);

@@ -114,6 +114,15 @@ async function expectCleanStorageExit(server: ServerProcess, exec: string, sleep
   return readdirSync(internal);
 }
 
+/**
+ * Every event a client saw: the history its handshake carried (the codon may have started before it
+ * connected, on a loaded machine) and what came after.
+ */
+const seenBy = (client: RibosomeClient): ServerEvent[] => [
+  ...(client.handshake.eventHistory as ServerEvent[]),
+  ...client.received,
+];
+
 /** The journal survived: every journaled event the client saw is in the restarted server's history. */
 async function expectResumable(
   plan: string,
@@ -167,7 +176,7 @@ describe.skipIf(!tmpfs.ok)(`a full execution directory${skipped(tmpfs)}`, () => 
     expect(server.stderr()).toContain(`disk full at ${exec}/.ribosome/ribosome.db`);
 
     rmSync(join(exec, 'agentRoot', 'big'));
-    await expectResumable(files.plan, files.script, exec, client.received, fatal.id);
+    await expectResumable(files.plan, files.script, exec, seenBy(client), fatal.id);
   }, 180_000);
 });
 
@@ -249,7 +258,7 @@ describe.skipIf(!prlimit.ok)(`a database write that fails mid-run${skipped(prlim
     const left = await expectCleanStorageExit(server, exec, m);
     expect(left.filter((name) => name.startsWith('runtime.lock'))).toEqual([]);
 
-    await expectResumable(files.plan, files.script, exec, client.received, fatal.id);
+    await expectResumable(files.plan, files.script, exec, seenBy(client), fatal.id);
   }, 180_000);
 });
 
@@ -280,7 +289,7 @@ describe.skipIf(!ext4.ok)(`a file system that turns read-only mid-run${skipped(e
 
     remountExt4(device, mnt);
     expect(existsSync(join(exec, '.ribosome', 'ribosome.db'))).toBe(true);
-    await expectResumable(files.plan, files.script, exec, client.received, fatal.id);
+    await expectResumable(files.plan, files.script, exec, seenBy(client), fatal.id);
   }, 180_000);
 });
 

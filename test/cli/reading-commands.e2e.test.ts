@@ -180,6 +180,11 @@ describe('reading an execution while its server runs', () => {
     expect(live.code, live.stderr).toBe(0);
     expect(JSON.parse(live.stdout)).toMatchObject([{ status: 'running', done: 0, total: 1, endedAt: null }]);
 
+    // --url without --follow: the journal so far, through the server, then it exits.
+    const once = await cli(['log', '--url', server.url]);
+    expect(once.code, once.stderr).toBe(0);
+    expect(once.stdout).toMatch(/^= idle; 0 of 1 codons done; codon.next starts one$/m);
+
     const follow = runCli(['log', '--follow', '--execution', exec]);
     await waitFor(() => follow.stdout().includes('= idle;'), 'log --follow to print the idle server');
 

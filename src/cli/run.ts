@@ -20,6 +20,15 @@ import {
   targetOf,
   usualCredentialUsers,
 } from '../providers/providers.ts';
+import {
+  exitSummaryLine,
+  lastEventTimes,
+  openExecutionDb,
+  planRecordOf,
+  readState,
+  runRows,
+  writePlanRecord,
+} from '../runs/index.ts';
 import { createSentinelHooks } from '../sentinels/sentinel-hooks.ts';
 import {
   type ExecutionLayout,
@@ -135,6 +144,7 @@ function fail(message: string, code: number): number {
 }
 
 export async function run(planFile: string, flags: RunFlags): Promise<number> {
+  const startedAt = new Date();
   if (flags.model !== undefined && !MODEL_ID.test(flags.model)) {
     return fail(
       `--model must be a model id such as claude-sonnet-4-5 (no spaces), got "${flags.model}"`,
@@ -290,6 +300,10 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
       companions,
       createEngine: async (deps) => {
         if (workspace.clone) await cloneInto(workspace.clone, deps.layout, deps.logger);
+        // What `ribosome runs` and the exit summary count codons against (the database lacks the plan).
+        deps.storage.write('plan record', () =>
+          writePlanRecord(deps.layout.executionDir, planRecordOf(plan)),
+        );
         engine = await createOrchestrator(deps, {
           plan,
           autostart: settings.value.autostart,
@@ -360,7 +374,50 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   if (stopped === EXIT.ok && flags.exitWhenDone && code !== EXIT.ok) {
     process.stderr.write('ribosome: stopped before every codon was done (--exit-when-done exits 1)\n');
   }
-  return stopped === EXIT.ok ? code : stopped;
+  const exitCode = stopped === EXIT.ok ? code : stopped;
+  if (flags.headless && flags.exitWhenDone) {
+    process.stderr.write(`${summaryLine(executionDir, plan, startedAt, exitCode, runtime.stopReason)}\n`);
+  }
+  return exitCode;
+}
+
+/**
+ * The line that ends a headless `--exit-when-done` run on stderr: codons done of total and those that
+ * failed, as the database recorded them (read back, read-only, now that the server has stopped), what
+ * this server's runs spent, how long it ran, and why it stopped.
+ */
+function summaryLine(
+  executionDir: string,
+  plan: Parameters<typeof planRecordOf>[0],
+  startedAt: Date,
+  code: number,
+  reason: string | undefined,
+): string {
+  const now = new Date();
+  let rows: ReturnType<typeof runRows> = [];
+  try {
+    const db = openExecutionDb(executionDir);
+    try {
+      rows = runRows(readState(db), {
+        plan: planRecordOf(plan),
+        serverAlive: false,
+        lastEventAt: lastEventTimes(db),
+        now,
+      });
+    } finally {
+      db.close();
+    }
+  } catch {
+    // An unreadable database (the storage fault that stopped the server): the line says less.
+  }
+  const ours = rows.filter((r) => Date.parse(r.startedAt) >= startedAt.getTime());
+  return exitSummaryLine({
+    latest: rows.at(-1),
+    cost: ours.reduce((sum, r) => sum + r.cost, 0),
+    durationMs: now.getTime() - startedAt.getTime(),
+    code,
+    reason,
+  });
 }
 
 /**

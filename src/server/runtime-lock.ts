@@ -131,7 +131,8 @@ export function readLock(file: string): LockInfo | null {
   }
 }
 
-function isHolderAlive(holder: LockInfo): boolean {
+/** Whether the process holding a lock is alive (and still a Ribosome server, when its heartbeat is old). */
+export function isHolderAlive(holder: LockInfo): boolean {
   if (holder.pid === process.pid) return false;
   try {
     process.kill(holder.pid, 0);

@@ -80,6 +80,8 @@ export type Runtime = {
   stop(reason: string): Promise<void>;
   /** The storage fault that stopped the server, once one has. */
   readonly fault: StorageFault | undefined;
+  /** Why the server stopped (the first reason given to stop), once it is stopping. */
+  readonly stopReason: string | undefined;
 };
 
 /** How a runtime ends; the CLI's exit codes. */
@@ -169,6 +171,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     resolveStopped = resolve;
   });
   let stopping: Promise<void> | undefined;
+  let stopReason: string | undefined;
   const companions: Array<{ stop(): Promise<void> }> = [];
 
   const server = new ControlServer({
@@ -210,6 +213,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 
   // Each step of the way down is tried even when one before it failed.
   const stop = (reason: string): Promise<void> => {
+    stopReason ??= reason;
     stopping ??= (async () => {
       logger.info({ reason }, 'stopping');
       let failed = false;
@@ -273,6 +277,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       stop,
       get fault() {
         return storage.fault;
+      },
+      get stopReason() {
+        return stopReason;
       },
     };
   } catch (error) {

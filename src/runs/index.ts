@@ -1,0 +1,15 @@
+/** Reading an execution without a server: its runs, its journal, the server that holds it. */
+export { findExecution } from './find-execution.ts';
+export { formatCodons, formatCost, formatDuration, formatRuns } from './format.ts';
+export { PlanRecord, planRecordOf, readPlanRecord, writePlanRecord } from './plan-record.ts';
+export {
+  ExecutionReadError,
+  journalEvents,
+  journalRunIds,
+  lastEventTimes,
+  liveServerUrl,
+  openExecutionDb,
+  readState,
+} from './read-execution.ts';
+export { type RunRow, runRows } from './run-rows.ts';
+export { type ExitSummary, exitSummaryLine } from './summary.ts';

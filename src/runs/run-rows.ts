@@ -1,0 +1,72 @@
+import { runBranchName } from '../checkpoints/index.ts';
+import { isDone, lineageOf, progress } from '../engine/what-next.ts';
+import type { EngineState, RunState } from '../state/reducer.ts';
+import type { PlanRecord } from './plan-record.ts';
+
+/**
+ * One run of an execution as `ribosome runs` shows it. `status` is the recorded one, except that a
+ * run still recorded as running while no server holds the execution is `crashed` (the next start
+ * records it so). `total` is null when the execution has no plan record (an older version made it).
+ */
+export type RunRow = {
+  id: string;
+  status: RunState['status'];
+  /** Why the run began: a server start, a rollback, or the recovery of a crashed run. */
+  reason: RunState['reason'];
+  /** Codons done in the run's lineage (those of the runs it grew from included), as the server counts them. */
+  done: number;
+  total: number | null;
+  /** Codons of the lineage whose latest ending is failed or stopped. */
+  failed: string[];
+  /** What this run spent (agents and sentinels), US dollars. */
+  cost: number;
+  startedAt: string;
+  endedAt: string | null;
+  /** To its end, else to now (a running run) or to its last journaled event (a crashed one). */
+  durationMs: number;
+  /** The shadow repository's branch of the run (`run/<id>`, encoded). */
+  branch: string | null;
+};
+
+export type RunContext = {
+  plan: PlanRecord | undefined;
+  /** Whether a live server holds the execution now. */
+  serverAlive: boolean;
+  /** The newest journaled event of each run, by run id (ISO time). */
+  lastEventAt: ReadonlyMap<string, string>;
+  now: Date;
+};
+
+/** The runs in the order they started. Pure. */
+export function runRows(state: EngineState, context: RunContext): RunRow[] {
+  return state.runOrder.flatMap((id) => {
+    const run = state.runs[id];
+    return run ? [runRow(state, run, context)] : [];
+  });
+}
+
+function runRow(state: EngineState, run: RunState, context: RunContext): RunRow {
+  const lineage = lineageOf(state, run.runId);
+  const counted = context.plan
+    ? progress(context.plan.codons, lineage)
+    : { done: new Set(lineage.endings.map((e) => e.codonId).filter((id) => isDone(lineage, id))).size };
+  const lastStatus = new Map(lineage.endings.map((e) => [e.codonId, e.status]));
+  const failed = [...lastStatus].filter(([, s]) => s === 'failed' || s === 'stopped').map(([id]) => id);
+  const lost = run.status === 'running' && !context.serverAlive;
+  const endedAt = run.endedAt ?? (lost ? (context.lastEventAt.get(run.runId) ?? run.startedAt) : null);
+  const end = endedAt ? Date.parse(endedAt) : context.now.getTime();
+  const named = runBranchName(run.runId);
+  return {
+    id: run.runId,
+    status: lost ? 'crashed' : run.status,
+    reason: run.reason,
+    done: counted.done,
+    total: context.plan ? context.plan.codons.length : null,
+    failed,
+    cost: run.cost,
+    startedAt: run.startedAt,
+    endedAt,
+    durationMs: Math.max(0, end - Date.parse(run.startedAt)),
+    branch: run.branch ?? (named.ok ? named.value : null),
+  };
+}

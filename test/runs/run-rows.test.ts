@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { exitSummaryLine, formatDuration, runRows } from '../../src/runs/index.ts';
+import { reduceAll } from '../../src/state/reducer.ts';
+import type { Transition } from '../../src/state/transitions.ts';
+
+const runId = 'run-1';
+const checkpoint = (codonId: string, status: 'completed' | 'failed', sha: string): Transition => ({
+  type: 'CheckpointCreated',
+  data: {
+    runId,
+    checkpoint: {
+      codonId,
+      codonName: codonId,
+      checkpointType: status === 'completed' ? 'completed' : 'error',
+      sha,
+      status,
+      timestamp: '2026-01-01T00:00:10.000Z',
+    },
+  },
+});
+const state = reduceAll([
+  { type: 'RunStarted', data: { runId, startedAt: '2026-01-01T00:00:00.000Z', reason: 'start' } },
+  { type: 'InitialCheckpointSet', data: { runId, sha: 'a'.repeat(40) } },
+  checkpoint('one', 'completed', 'b'.repeat(40)),
+  checkpoint('two', 'failed', 'c'.repeat(40)),
+]);
+const plan = {
+  name: 'p',
+  recordedAt: '2026-01-01T00:00:00.000Z',
+  codons: ['one', 'two', 'three'].map((id) => ({ id, name: id })),
+};
+const now = new Date('2026-01-01T00:01:00.000Z');
+const lastEventAt = new Map([[runId, '2026-01-01T00:00:42.000Z']]);
+
+describe('runRows', () => {
+  it('a running run with its server alive: to now, status running', () => {
+    expect(runRows(state, { plan, serverAlive: true, lastEventAt, now })).toEqual([
+      {
+        id: runId,
+        status: 'running',
+        reason: 'start',
+        done: 1,
+        total: 3,
+        failed: ['two'],
+        cost: 0,
+        startedAt: '2026-01-01T00:00:00.000Z',
+        endedAt: null,
+        durationMs: 60_000,
+        branch: 'run/run-1',
+      },
+    ]);
+  });
+
+  it('a running run no server holds: crashed, ended at its last journaled event', () => {
+    const [row] = runRows(state, { plan, serverAlive: false, lastEventAt, now });
+    expect(row).toMatchObject({ status: 'crashed', endedAt: '2026-01-01T00:00:42.000Z', durationMs: 42_000 });
+  });
+
+  it('without a plan record (an older execution) the total is unknown', () => {
+    const [row] = runRows(state, { plan: undefined, serverAlive: true, lastEventAt, now });
+    expect(row).toMatchObject({ done: 1, total: null });
+  });
+});
+
+describe('the exit summary', () => {
+  it('says codons, failures, cost, time and why', () => {
+    const [latest] = runRows(state, { plan, serverAlive: false, lastEventAt, now });
+    expect(
+      exitSummaryLine({ latest, cost: 0.01234, durationMs: 41_400, code: 1, reason: 'a codon failed' }),
+    ).toBe('ribosome: not done: 1/3 codons, failed or stopped: two, $0.0123, 41s, exit 1 (a codon failed)');
+    expect(exitSummaryLine({ latest: undefined, cost: 0, durationMs: 0, code: 4, reason: undefined })).toBe(
+      'ribosome: not done: $0.0000, 0s, exit 4',
+    );
+  });
+
+  it.each([
+    [0, '0s'],
+    [59_400, '59s'],
+    [61_000, '1m01s'],
+    [3_600_000 + 4 * 60_000, '1h04m'],
+  ])('%i ms is %s', (ms, text) => expect(formatDuration(ms)).toBe(text));
+});

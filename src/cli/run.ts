@@ -324,7 +324,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   if (!flags.headless && process.stdout.isTTY && process.stdin.isTTY) {
     // One command, server and UI: the terminal UI is a client like any other; quitting it stops the server.
     const { startTui } = await (await import('../tui/load.ts')).loadTui();
-    void startTui({ url: runtime.url }).then((uiCode) => {
+    void startTui({ url: runtime.url, quitStopsServer: true }).then((uiCode) => {
       code = uiCode;
       void runtime.stop('the terminal UI quit');
     });

@@ -36,6 +36,9 @@ export type ConfigFileLoad =
 export async function loadConfigFile(path: string): Promise<ConfigFileLoad> {
   const file = resolve(path);
   const read = await readSourceFile(file, 'config file');
+  // A file of comments only (a template with every key commented out) sets nothing.
+  if (!read.ok && read.problems.every((p) => p.code === 'EMPTY_FILE'))
+    return { ok: true, value: {}, warnings: [] };
   if (!read.ok) return { ok: false, problems: read.problems };
   const { source } = read;
   const parsed = ConfigFile.safeParse(source.data);

@@ -71,6 +71,13 @@ describe('the config file is checked as strictly as a plan', () => {
     expect(proxy.ok && proxy.value.enabled).toBe(true);
   });
 
+  it('a file of comments only sets nothing; a missing file is a problem', async () => {
+    const dir = await tempFiles({ 'c.yaml': '# port: 7700\n' });
+    expect(await loadConfigFile(join(dir, 'c.yaml'))).toEqual({ ok: true, value: {}, warnings: [] });
+    const missing = await loadConfigFile(join(dir, 'nope.yaml'));
+    expect(missing.ok ? [] : missing.problems.map((p) => p.code)).toEqual(['FILE_NOT_FOUND']);
+  });
+
   it('`ribosome run --config` with a problem exits 2, says where, and starts nothing', async () => {
     const t = tempDir();
     try {

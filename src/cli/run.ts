@@ -3,8 +3,9 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { Command } from 'commander';
 import { parseCost, parseDuration, runBudget } from '../budgets/limits.ts';
+import { loadConfigFile } from '../config/config-file.ts';
 import { resolveProxyConfig } from '../config/proxy-config.ts';
-import { readConfigFile, resolveServerSettings } from '../config/server-config.ts';
+import { resolveServerSettings } from '../config/server-config.ts';
 import { isInside } from '../confine/index.ts';
 import { credentialProblem, OFFLINE_KEY, presentCredentials } from '../credentials/credentials.ts';
 import { createOrchestrator } from '../engine/create-orchestrator.ts';
@@ -163,8 +164,15 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   const plan = loaded.plan;
   if (loaded.warnings.length > 0) process.stderr.write(`${formatProblems(loaded.warnings, plan.path)}\n`);
 
-  const file = flags.config ? readConfigFile(resolve(flags.config)) : { ok: true as const, value: {} };
-  if (!file.ok) return fail(file.message, EXIT.invalidInput);
+  const file = flags.config
+    ? await loadConfigFile(flags.config)
+    : { ok: true as const, value: {}, warnings: [] };
+  if (!file.ok) {
+    process.stderr.write(`${formatProblems(file.problems, flags.config ?? '')}\n`);
+    return EXIT.invalidInput;
+  }
+  if (file.warnings.length > 0)
+    process.stderr.write(`${formatProblems(file.warnings, flags.config ?? '')}\n`);
   const port = flags.port === undefined ? undefined : Number(flags.port);
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
     return fail(`--port must be an integer from 0 to 65535, got "${flags.port}"`, EXIT.invalidInput);
@@ -345,7 +353,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   if (!flags.headless && process.stdout.isTTY && process.stdin.isTTY) {
     // One command, server and UI: the terminal UI is a client like any other; quitting it stops the server.
     const { startTui } = await (await import('../tui/load.ts')).loadTui();
-    void startTui({ url: runtime.url }).then((uiCode) => {
+    void startTui({ url: runtime.url, quitStopsServer: true }).then((uiCode) => {
       code = uiCode;
       void runtime.stop('the terminal UI quit');
     });

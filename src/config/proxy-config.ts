@@ -10,24 +10,67 @@ import { parseTarget } from '../proxy/target.ts';
 export const DEFAULT_PROVIDER_BASE_URL = 'https://api.anthropic.com';
 
 /** A user middleware in the file: a module path (relative to the file) or `{ module, options }`. */
-const FileMiddlewareSchema = z.union([
-  z
-    .string()
-    .min(1)
-    .transform((module) => ({ module })),
-  MiddlewareSpecSchema,
-]);
+const FileMiddlewareSchema = z
+  .union([
+    z
+      .string()
+      .min(1)
+      .transform((module) => ({ module })),
+    MiddlewareSpecSchema,
+  ])
+  .describe('A middleware module path (relative to the config file), or { module, options }.');
 
-/** The proxy's keys of the config file; other keys belong to other parts and are ignored here. */
-const FileSchema = z.object({
-  withoutProxy: z.boolean().optional(),
-  providerBaseUrl: z.string().optional(),
-  proxyMiddleware: z.array(FileMiddlewareSchema).optional(),
-  proxyDoubleMaxTokens: z.boolean().optional(),
-  proxyIdleTimeoutMs: z.number().int().nonnegative().optional(),
-  proxyMaxBodyBytes: z.number().int().positive().optional(),
-  proxyMaxInFlightBytes: z.number().int().positive().optional(),
-  proxyLogBodies: z.boolean().optional(),
+/**
+ * The proxy's keys of the config file (part of the one config file schema, src/config/config-file.ts).
+ * Each description is what schema/config.schema.json and the config file's problems show.
+ */
+export const ProxyFileKeys = z.object({
+  withoutProxy: z
+    .boolean()
+    .optional()
+    .describe('false starts the LLM proxy on the main port + 1 (like --proxy). Default true: no proxy.'),
+  providerBaseUrl: z
+    .string()
+    .optional()
+    .describe(
+      `The server's LLM provider, an http(s) base URL (--provider-base-url over it). Default ${DEFAULT_PROVIDER_BASE_URL}.`,
+    ),
+  proxyMiddleware: z
+    .array(FileMiddlewareSchema)
+    .optional()
+    .describe("The user's proxy middleware, in order: module paths relative to the config file."),
+  proxyDoubleMaxTokens: z
+    .boolean()
+    .optional()
+    .describe("The proxy doubles each Messages request's max_tokens. Default false."),
+  proxyIdleTimeoutMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe(
+      `Milliseconds the proxy waits for a silent provider before a 504; 0 = no limit. Default ${DEFAULT_IDLE_TIMEOUT_MS}.`,
+    ),
+  proxyMaxBodyBytes: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      `Largest request body the proxy takes (413 above). Default ${DEFAULT_MAX_BODY_BYTES} (32 MiB).`,
+    ),
+  proxyMaxInFlightBytes: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      `Request bytes held across all exchanges at once (503 above), at least proxyMaxBodyBytes. Default ${DEFAULT_MAX_IN_FLIGHT_BYTES} (256 MiB).`,
+    ),
+  proxyLogBodies: z
+    .boolean()
+    .optional()
+    .describe('Log the first 200 bytes of non-Messages bodies (prompt text: debugging only). Default false.'),
 });
 
 export const ProxyConfigSchema = z.object({
@@ -81,7 +124,7 @@ function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
  * Every source is checked, even one a higher source overrides: a bad value is a mistake to report.
  */
 export function resolveProxyConfig(sources: ProxyConfigSources): ProxyConfigResult {
-  const file = FileSchema.safeParse(sources.file);
+  const file = ProxyFileKeys.safeParse(sources.file);
   if (!file.success) {
     const issue = file.error.issues[0];
     const key = issue?.path.join('.') ?? '?';

@@ -1,6 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ClaudeConfig } from '../plan/primitives.ts';
 import { Budget, Notify } from '../plan/unattended-schema.ts';
@@ -12,87 +9,127 @@ const MiB = 1024 * 1024;
  * Every field has its default here, beside its meaning.
  */
 export const ServerSettings = z.object({
-  /** Address to bind; loopback unless the user opts in to more. */
-  host: z.string().min(1).default('127.0.0.1'),
-  /** 0 = a dynamic port. */
-  port: z.number().int().min(0).max(65535).default(0),
-  /** Browser origins allowed to open a WebSocket besides loopback pages; '*' allows any. */
-  allowOrigins: z.array(z.string()).default([]),
-  /** Start the next codon by itself after each one. */
-  autostart: z.boolean().default(true),
-  /** full = fsync each commit (survives power loss); normal = survives a killed process only. */
-  journalSync: z.enum(['full', 'normal']).default('full'),
-  logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
-  /** Webhooks told about every run of this server, beside the plan's own `notify` (README "Notifications"). */
-  notify: Notify.default([]),
-  /** The run's budget over the plan's, limit by limit (`--max-cost`, `--max-time` over this). */
-  budget: Budget.optional(),
-  /** Whose Claude Code configuration the claude-code agent uses; the plan's claudeConfig wins. */
-  claudeConfig: ClaudeConfig.optional(),
+  host: z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .describe('Address to bind (--host over it); loopback unless you opt in to more. Default 127.0.0.1.'),
+  port: z
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(0)
+    .describe('WebSocket port, 0 to 65535 (--port over it); 0 = a dynamic port. Default 0.'),
+  allowOrigins: z
+    .array(z.string())
+    .default([])
+    .describe(
+      "Browser origins allowed to open a WebSocket besides loopback pages (--allow-origin); '*' allows any.",
+    ),
+  autostart: z
+    .boolean()
+    .default(true)
+    .describe('Start the next codon by itself after each one (--no-autostart: false). Default true.'),
+  journalSync: z
+    .enum(['full', 'normal'])
+    .default('full')
+    .describe(
+      'full (default): fsync each commit, survives power loss; normal: survives a killed process only.',
+    ),
+  logLevel: z
+    .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal'])
+    .default('info')
+    .describe('Least level written to the server log (.ribosome/logs/server.log). Default info.'),
+  notify: Notify.default([]).describe(
+    'Webhooks told about every run of this server, beside the plan\'s own notify (README "Notifications").',
+  ),
+  budget: Budget.optional().describe(
+    "The run's budget over the plan's, limit by limit (--max-cost, --max-time over this).",
+  ),
+  claudeConfig: ClaudeConfig.optional().describe(
+    "Whose Claude Code configuration the claude-code agent uses: isolated (default) or user; the plan's claudeConfig wins.",
+  ),
   limits: z
-    .object({
-      /** A command frame over this gets MESSAGE_TOO_LARGE (real commands are a few hundred bytes). */
+    .strictObject({
       maxFrameBytes: z
         .number()
         .int()
         .positive()
-        .default(1 * MiB),
-      /** A frame over this closes the connection (1009) before it is buffered whole. */
+        .default(1 * MiB)
+        .describe('A command frame over this gets MESSAGE_TOO_LARGE. Default 1048576 (1 MiB).'),
       hardMaxFrameBytes: z
         .number()
         .int()
         .positive()
-        .default(4 * MiB),
+        .default(4 * MiB)
+        .describe('A frame over this closes the connection (1009) before it is buffered. Default 4 MiB.'),
       maxBufferedBytes: z
         .number()
         .int()
         .positive()
-        .default(8 * MiB),
-      /** WebSocket clients at once (`--max-clients`); one more gets HTTP 503. */
-      maxClients: z.number().int().positive().default(64),
-      /** A connection must complete its upgrade, then send its handshake, each within this. */
-      handshakeTimeoutMs: z.number().int().positive().default(10_000),
-      heartbeatMs: z.number().int().positive().default(30_000),
-      closeGraceMs: z.number().int().positive().default(5_000),
-      historyBatchEvents: z.number().int().positive().default(1_000),
+        .default(8 * MiB)
+        .describe('A client this far behind is closed (1008, send buffer overflow). Default 8 MiB.'),
+      maxClients: z
+        .number()
+        .int()
+        .positive()
+        .default(64)
+        .describe('WebSocket clients at once (--max-clients over it); one more gets HTTP 503. Default 64.'),
+      handshakeTimeoutMs: z
+        .number()
+        .int()
+        .positive()
+        .default(10_000)
+        .describe(
+          'A connection must complete its upgrade, then its handshake, each within this. Default 10000.',
+        ),
+      heartbeatMs: z
+        .number()
+        .int()
+        .positive()
+        .default(30_000)
+        .describe('Ping interval; a peer that misses one is terminated. Default 30000.'),
+      closeGraceMs: z
+        .number()
+        .int()
+        .positive()
+        .default(5_000)
+        .describe('Time a client being closed gets to take the close frame. Default 5000.'),
+      historyBatchEvents: z
+        .number()
+        .int()
+        .positive()
+        .default(1_000)
+        .describe('Most events in one history.batch. Default 1000.'),
       historyBatchBytes: z
         .number()
         .int()
         .positive()
-        .default(1 * MiB),
-      handshakeHistoryEvents: z.number().int().nonnegative().default(1_000),
+        .default(1 * MiB)
+        .describe('Most bytes in one history.batch. Default 1 MiB.'),
+      handshakeHistoryEvents: z
+        .number()
+        .int()
+        .nonnegative()
+        .default(1_000)
+        .describe("Most events in the handshake's eventHistory. Default 1000."),
       handshakeHistoryBytes: z
         .number()
         .int()
         .positive()
-        .default(4 * MiB),
+        .default(4 * MiB)
+        .describe("Most bytes in the handshake's eventHistory. Default 4 MiB."),
     })
     // prefault: an absent `limits` is parsed as {}, so every inner default applies.
-    .prefault({}),
+    .prefault({})
+    .describe(
+      'Connection and memory limits of the control server (README "The control protocol in practice").',
+    ),
 });
 export type ServerSettings = z.infer<typeof ServerSettings>;
 
 export type ConfigProblem = { ok: false; message: string };
-
-/** Reads a YAML or JSON config file into a plain object (validated by each consumer's schema). */
-export function readConfigFile(file: string): { ok: true; value: Record<string, unknown> } | ConfigProblem {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    return { ok: false, message: `cannot read config file ${file}: ${(error as Error).message}` };
-  }
-  try {
-    const value: unknown = extname(file) === '.json' ? JSON.parse(text) : parseYaml(text);
-    if (value === null || value === undefined) return { ok: true, value: {} };
-    if (typeof value !== 'object' || Array.isArray(value)) {
-      return { ok: false, message: `config file ${file} must hold a mapping of settings` };
-    }
-    return { ok: true, value: value as Record<string, unknown> };
-  } catch (error) {
-    return { ok: false, message: `config file ${file} is not valid YAML/JSON: ${(error as Error).message}` };
-  }
-}
 
 /** Merges layers (later wins, nested `limits` and `budget` merged key by key) and validates the result. */
 export function resolveServerSettings(

@@ -20,8 +20,12 @@ const OPTIONS = {
   },
 } satisfies Parameters<typeof z.toJSONSchema>[1];
 
+/** A zod schema as the text of a shipped JSON Schema file (draft-07, input side). */
+export function render(schema: z.ZodType): string {
+  return `${JSON.stringify(z.toJSONSchema(schema, OPTIONS), null, 2)}\n`;
+}
+
 export function schemaFiles(): Record<string, string> {
-  const render = (schema: z.ZodType) => `${JSON.stringify(z.toJSONSchema(schema, OPTIONS), null, 2)}\n`;
   return {
     'plan.schema.json': render(Plan),
     'sentinel.schema.json': render(SentinelFile),

@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { checkSentinelDefinition } from './check-sentinel.ts';
 import type { LoadedSentinel, SentinelLoadError } from './loaded-plan.ts';
-import type { PathSegment, PlanProblem, ProblemDraft } from './problems.ts';
+import { type PathSegment, type PlanProblem, type ProblemDraft, sortProblems } from './problems.ts';
 import { type SentinelDefinition, SentinelFile, type TemplateSource } from './sentinel-schema.ts';
 import { readSourceFile, readText } from './source-file.ts';
 import { issuesToDrafts } from './zod-issues.ts';
@@ -59,48 +59,69 @@ export function toLoadedSentinel(
   };
 }
 
-/** Loads one sentinel file (YAML or JSON). Never throws; every problem comes back as a warning. */
-export async function loadSentinelFile(file: string): Promise<SentinelFileLoad> {
+export type SentinelFileCheck =
+  | { ok: true; sentinel: LoadedSentinel; problems: PlanProblem[] }
+  | { ok: false; problems: PlanProblem[] };
+
+/**
+ * Reads and checks one sentinel file (YAML or JSON) on its own (`ribosome validate`): problems keep
+ * their severity (errors: it cannot be loaded; warnings such as an unknown event type: it can).
+ */
+export async function checkSentinelFile(file: string): Promise<SentinelFileCheck> {
+  const checked = await checkUnsorted(file);
+  return { ...checked, problems: sortProblems(checked.problems, [file]) };
+}
+
+async function checkUnsorted(file: string): Promise<SentinelFileCheck> {
   const read = await readSourceFile(file, 'sentinel file');
-  if (!read.ok) {
-    const notFound = read.problems.some((p) => p.code === 'FILE_NOT_FOUND');
-    const unreadable = read.problems.some((p) => p.code === 'FILE_UNREADABLE');
-    const code = notFound
-      ? 'SENTINEL_FILE_NOT_FOUND'
-      : unreadable
-        ? 'SENTINEL_FILE_UNREADABLE'
-        : 'SENTINEL_FILE_INVALID';
-    // A missing or unreadable file is reported where the plan names it, not "in" the file.
-    const problems = notFound || unreadable ? [] : read.problems.map(asWarning);
-    return { ok: false, loadError: { code, message: read.problems[0]?.message ?? 'cannot read' }, problems };
-  }
+  if (!read.ok) return { ok: false, problems: read.problems };
   const { source } = read;
   const parsed = SentinelFile.safeParse(source.data);
   if (!parsed.success) {
-    const problems = issuesToDrafts(parsed.error.issues, SentinelFile, source.data).map((d) =>
-      asWarning(source.locate(d)),
-    );
-    return {
-      ok: false,
-      loadError: invalid(file, problems.length),
-      problems: [...read.warnings, ...problems],
-    };
+    const problems = issuesToDrafts(parsed.error.issues, SentinelFile, source.data).map(source.locate);
+    return { ok: false, problems: [...read.warnings, ...problems] };
   }
   const { $schema: _schema, ...definition } = parsed.data;
-  const notes = checkSentinelDefinition(definition, []).map((d) => asWarning(source.locate(d)));
+  const notes = checkSentinelDefinition(definition, []).map(source.locate);
   const templates = await readTemplates(definition, dirname(file), []);
   if (!templates.ok) {
-    const problems = templates.drafts.map((d) => asWarning(source.locate(d)));
-    return {
-      ok: false,
-      loadError: invalid(file, problems.length),
-      problems: [...read.warnings, ...notes, ...problems],
-    };
+    const problems = templates.drafts.map(source.locate);
+    return { ok: false, problems: [...read.warnings, ...notes, ...problems] };
   }
   return {
     ok: true,
     sentinel: toLoadedSentinel(definition, templates.templates, { source: 'file', sourcePath: file }),
     problems: [...read.warnings, ...notes],
+  };
+}
+
+/** Loads one sentinel file (YAML or JSON) a plan names. Never throws; every problem comes back as a warning. */
+export async function loadSentinelFile(file: string): Promise<SentinelFileLoad> {
+  const checked = await checkSentinelFile(file);
+  if (checked.ok) return { ...checked, problems: checked.problems.map(asWarning) };
+  const codes = new Set(checked.problems.map((p) => p.code));
+  const whole = checked.problems.length === 1 && checked.problems[0]?.path === '';
+  const notFound = whole && codes.has('FILE_NOT_FOUND');
+  const unreadable = whole && codes.has('FILE_UNREADABLE');
+  if (notFound || unreadable) {
+    // A missing or unreadable file is reported where the plan names it, not "in" the file.
+    const code = notFound ? 'SENTINEL_FILE_NOT_FOUND' : 'SENTINEL_FILE_UNREADABLE';
+    return {
+      ok: false,
+      loadError: { code, message: checked.problems[0]?.message ?? 'cannot read' },
+      problems: [],
+    };
+  }
+  const syntax = checked.problems.some(
+    (p) => p.code === 'YAML_SYNTAX' || p.code === 'JSON_SYNTAX' || p.code === 'EMPTY_FILE',
+  );
+  const errors = checked.problems.filter((p) => p.severity === 'error').length;
+  return {
+    ok: false,
+    loadError: syntax
+      ? { code: 'SENTINEL_FILE_INVALID', message: checked.problems[0]?.message ?? 'cannot read' }
+      : invalid(file, errors),
+    problems: checked.problems.map(asWarning),
   };
 }
 

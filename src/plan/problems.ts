@@ -8,6 +8,7 @@ export const PlanProblemCode = z.enum([
   'FILE_NOT_FOUND',
   'FILE_UNREADABLE',
   'YAML_SYNTAX',
+  'JSON_SYNTAX',
   'EMPTY_FILE',
   // Shape of a value (from the zod schemas).
   'MISSING_FIELD',

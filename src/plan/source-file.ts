@@ -1,6 +1,9 @@
 import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
 import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import { jsonSyntaxError } from './json-syntax.ts';
 import { formatPath, type PathSegment, type PlanProblem, type ProblemDraft } from './problems.ts';
+import { unclosedOpening } from './yaml-openings.ts';
 
 /**
  * A parsed YAML (or JSON, a subset of YAML) file that can place a problem at the line and column of
@@ -77,21 +80,42 @@ export function parseSource(
   const yamlProblem = (
     error: (typeof doc.errors)[number],
     severity: PlanProblem['severity'],
-  ): PlanProblem => ({
-    code: 'YAML_SYNTAX',
-    severity,
-    file,
-    path: '',
-    ...position(error.pos[0]),
+  ): PlanProblem => {
     // prettyErrors appends the position and a code excerpt; the position is in line/column already.
-    message: error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''),
-    hint: yamlHint(error.code),
-  });
-  const errors = doc.errors.map((e) => yamlProblem(e, 'error'));
-  const warnings = doc.warnings.map((w) => yamlProblem(w, 'warning'));
+    const message = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    const base = { code: 'YAML_SYNTAX' as const, severity, file, path: '' };
+    const opening = unclosed(text, error.pos[0], message);
+    if (opening !== undefined) return { ...base, ...position(opening.offset), ...opening.words };
+    return { ...base, ...position(error.pos[0]), message, hint: yamlHint(error.code) };
+  };
+  // A .json file is read as JSON (a trailing comma is an error, as in every other JSON reader); the
+  // YAML document of the same text only places problems (JSON is YAML), and refuses duplicate keys.
+  const json = isJsonFile(file) ? parseJson(text) : undefined;
+  if (json !== undefined && !json.ok) {
+    const problem: PlanProblem = {
+      code: 'JSON_SYNTAX',
+      severity: 'error',
+      file,
+      path: '',
+      ...(json.offset === undefined ? {} : position(json.offset)),
+      message: json.message,
+      hint: json.hint,
+    };
+    return { ok: false, problems: [problem] };
+  }
+  // After the first syntax error the parser's further ones are mostly its consequences: the first
+  // one is reported (repeated keys, independent of it, all are).
+  const duplicates = doc.errors.filter((e) => e.code === 'DUPLICATE_KEY');
+  const first = doc.errors.find((e) => e.code !== 'DUPLICATE_KEY');
+  const yamlErrors = json !== undefined || first === undefined ? duplicates : [first, ...duplicates];
+  const errors = yamlErrors.map((e) => ({
+    ...yamlProblem(e, 'error'),
+    ...(json === undefined ? {} : { code: 'JSON_SYNTAX' as const }),
+  }));
+  const warnings = json === undefined ? doc.warnings.map((w) => yamlProblem(w, 'warning')) : [];
   if (errors.length > 0) return { ok: false, problems: [...errors, ...warnings] };
 
-  const data = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  const data = json === undefined ? (doc.toJS({ maxAliasCount: 100 }) as unknown) : json.value;
   if (data === null || data === undefined) {
     return {
       ok: false,
@@ -115,6 +139,65 @@ export function parseSource(
     };
   };
   return { ok: true, source: { file, data, locate }, warnings };
+}
+
+/** An unclosed quote or flow bracket: placed where it opened, in words that say so. */
+function unclosed(
+  text: string,
+  offset: number,
+  message: string,
+): { offset: number; words: { message: string; hint: string } } | undefined {
+  if (/closing "?quote/.test(message)) {
+    const quote = unclosedOpening(text, offset, 'quote');
+    if (quote === undefined) return undefined;
+    const kind = quote.char === '"' ? 'double' : 'single';
+    return {
+      offset: quote.offset,
+      words: {
+        message: `This ${kind} quote is never closed.`,
+        hint:
+          kind === 'double'
+            ? 'Close it with " on the same value; write \\" for a quote inside.'
+            : "Close it with ' on the same value; write '' for a quote inside.",
+      },
+    };
+  }
+  if (/^Flow (sequence|map) .* end with a [\]}]/.test(message)) {
+    const bracket = unclosedOpening(text, offset, 'bracket');
+    if (bracket === undefined) return undefined;
+    const close = bracket.char === '[' ? ']' : '}';
+    return {
+      offset: bracket.offset,
+      words: {
+        message: `This "${bracket.char}" is never closed.`,
+        hint: `Close it with "${close}", or indent its continuation lines further than the key it belongs to.`,
+      },
+    };
+  }
+  return undefined;
+}
+
+function isJsonFile(file: string): boolean {
+  return extname(file).toLowerCase() === '.json';
+}
+
+type JsonParse = { ok: true; value: unknown } | { ok: false; offset?: number; message: string; hint: string };
+
+/** JSON.parse, with the place and words of the first syntax error; empty text reads as null. */
+function parseJson(text: string): JsonParse {
+  const body = text.replace(/^\uFEFF/, '');
+  if (body.trim() === '') return { ok: true, value: null };
+  try {
+    return { ok: true, value: JSON.parse(body) as unknown };
+  } catch (error) {
+    const found = jsonSyntaxError(text);
+    if (found !== undefined) return { ok: false, ...found };
+    return {
+      ok: false,
+      message: `Not valid JSON: ${(error as Error).message}.`,
+      hint: 'Fix the JSON syntax.',
+    };
+  }
 }
 
 export function wholeFile(

@@ -3,7 +3,10 @@ import {
   describeAt,
   type Issue,
   keysAt,
+  type NumberRange,
+  numberRangeAt,
   pickBranch,
+  rangeText,
   rootExpected,
   type Schema,
   toSegment,
@@ -50,7 +53,7 @@ export function issuesToDrafts(issues: readonly Issue[], root: Schema, input: un
           add(
             'WRONG_TYPE',
             `${name} must be ${expectedText(issue.expected)}, not ${kindOf(value)}.`,
-            typeHint(issue.expected, value),
+            typeHint(issue.expected, value, numberRangeAt(root, path)),
           );
         }
         return;
@@ -127,7 +130,10 @@ export function issuesToDrafts(issues: readonly Issue[], root: Schema, input: un
         } else {
           const relation = `${small ? 'greater than' : 'less than'}${exclusive ? '' : ' or equal to'} ${bound}`;
           const description = describeAt(root, path);
-          const hint = `Use a number ${relation}.${description === undefined ? '' : ` ${description}`}`;
+          // The field's whole range, so the hint never names a value the other bound refuses.
+          const range = numberRangeAt(root, path);
+          const use = range === undefined ? `a number ${relation}` : rangeText(range);
+          const hint = `Use ${use}.${description === undefined ? '' : ` ${description}`}`;
           add('INVALID_VALUE', `${name} must be ${relation}, not ${show(value)}.`, hint);
         }
         return;
@@ -209,12 +215,18 @@ function expectedText(expected: string): string {
   }
 }
 
-function typeHint(expected: string, value: unknown): string {
+function typeHint(expected: string, value: unknown, range: NumberRange | undefined): string {
   if (expected === 'string' && (typeof value === 'number' || typeof value === 'boolean')) {
     return `YAML read this as a ${typeof value}; quote it: "${String(value)}".`;
   }
+  if ((expected === 'number' || expected === 'int') && range !== undefined) {
+    const plain = typeof value === 'string' ? 'Write a plain number without quotes or units: ' : 'Write ';
+    // The default, if any: a value the field's bounds always admit.
+    const eg = range.default === undefined ? '' : `, e.g. ${range.default}`;
+    return `${plain}${rangeText(range)}${eg}.`;
+  }
   if ((expected === 'number' || expected === 'int') && typeof value === 'string') {
-    return 'Write a plain number without quotes or units, e.g. 600000.';
+    return 'Write a plain number without quotes or units.';
   }
   switch (expected) {
     case 'array':

@@ -8,6 +8,7 @@ export type TuiActions = {
   next(): void;
   skip(): void;
   redo(): void;
+  start(codonId: string): void;
   forceStop(reason: string): void;
   listCheckpoints(): void;
   rollback(target: RollbackTarget, autoRestart: boolean): void;
@@ -33,6 +34,7 @@ export function createActions(client: TuiClient, dispatch: (action: StoreAction)
     next: () => send('codon.next', undefined, 'start the next codon'),
     skip: () => send('codon.skip', undefined, 'skip the running codon'),
     redo: () => send('codon.redo', undefined, 'redo the last codon'),
+    start: (codonId) => send('codon.start', { codonId }, `start ${codonId}`),
     forceStop: (reason) => {
       const why = reason.trim() || DEFAULT_STOP_REASON;
       send('codon.forceStop', { reason: why }, `force stop (${why})`);

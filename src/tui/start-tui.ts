@@ -16,6 +16,8 @@ export type StartTuiOptions = {
   stderr?: NodeJS.WriteStream;
   /** Environment to read NO_COLOR from; default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** Quitting the UI stops the server too (`ribosome run`): the help says so. Default false. */
+  quitStopsServer?: boolean;
   /** Bound on connecting and handshaking, in ms. Default 10000. */
   connectTimeoutMs?: number;
 };
@@ -63,6 +65,7 @@ export async function runApp(
     React.createElement(App, {
       client,
       readonly: options.readonly,
+      quitStopsServer: options.quitStopsServer === true,
       color: colorAllowed(options.env ?? process.env),
     }),
     {

@@ -124,3 +124,65 @@ export function describeAt(root: Schema, path: readonly PathSegment[]): string |
   }
   return undefined;
 }
+
+/**
+ * The numbers a field takes: its bounds (an int field's exclusive bound is turned into the inclusive
+ * one next to it) and its default.
+ */
+export type NumberRange = {
+  int: boolean;
+  min?: number;
+  max?: number;
+  minExclusive?: boolean;
+  maxExclusive?: boolean;
+  default?: number;
+};
+
+/** The range of the number field at `path`, or undefined when no number schema is there. */
+export function numberRangeAt(root: Schema, path: readonly PathSegment[]): NumberRange | undefined {
+  for (let s of schemasAt(root, path)) {
+    let fallback: number | undefined;
+    for (;;) {
+      if (s instanceof z.ZodDefault && typeof s.def.defaultValue === 'number') fallback = s.def.defaultValue;
+      const inner = unwrapOnce(s);
+      if (inner === undefined) break;
+      s = inner;
+    }
+    if (!(s instanceof z.ZodNumber)) continue;
+    const range: NumberRange = { int: s.isInt, ...(fallback === undefined ? {} : { default: fallback }) };
+    for (const check of s.def.checks ?? []) {
+      const def = check._zod.def as { check: string; value?: unknown; inclusive?: boolean };
+      if (typeof def.value !== 'number') continue;
+      const exclusive = def.inclusive === false;
+      if (def.check === 'greater_than') {
+        const min = exclusive && range.int ? Math.floor(def.value) + 1 : def.value;
+        if (range.min === undefined || min >= range.min) {
+          range.min = min;
+          range.minExclusive = exclusive && !range.int;
+        }
+      }
+      if (def.check === 'less_than') {
+        const max = exclusive && range.int ? Math.ceil(def.value) - 1 : def.value;
+        if (range.max === undefined || max <= range.max) {
+          range.max = max;
+          range.maxExclusive = exclusive && !range.int;
+        }
+      }
+    }
+    return range;
+  }
+  return undefined;
+}
+
+/** The range in words: "a whole number from 1 to 100", "a number greater than 0". */
+export function rangeText(range: NumberRange): string {
+  const noun = range.int ? 'a whole number' : 'a number';
+  const { min, max } = range;
+  const low =
+    min === undefined ? undefined : range.minExclusive ? `greater than ${min}` : `of at least ${min}`;
+  const high = max === undefined ? undefined : range.maxExclusive ? `less than ${max}` : `of at most ${max}`;
+  if (min !== undefined && max !== undefined && !range.minExclusive && !range.maxExclusive)
+    return `${noun} from ${min} to ${max}`;
+  if (low !== undefined && high !== undefined) return `${noun} ${low} and ${high.replace(/^of /, '')}`;
+  return [noun, low ?? high].filter(Boolean).join(' ');
+}

@@ -81,6 +81,8 @@ describe('notify entries in the config file', () => {
       join(t.path, 'config.yaml'),
     ]);
     expect((await proc.exited).code).toBe(2);
-    expect(proc.stderr()).toMatch(/invalid settings:[\s\S]*at notify\[0\]\.on/);
+    expect(proc.stderr()).toContain(
+      `config.yaml:3:9 - error INVALID_VALUE at notify[0].on: "on" must have at least 1 item.`,
+    );
   });
 });

@@ -215,7 +215,7 @@ describe('shape problems', () => {
     expectProblem(problems, {
       code: 'INVALID_VALUE',
       path: 'defaults.timeoutMs',
-      hintHas: 'less than or equal to 2147483647',
+      hintHas: 'a whole number from 1 to 2147483647',
     });
   });
 });

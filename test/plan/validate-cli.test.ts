@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
-import { describe, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { PlanProblem } from '../../src/plan/problems.ts';
 
@@ -93,5 +95,85 @@ describe.concurrent('ribosome validate', () => {
     expect(stdout).toContain(
       'examples/plans/no-such-plan.yaml - error FILE_NOT_FOUND: Cannot read the plan file: not found.',
     );
+  });
+
+  it('a sentinel file is told apart from a plan and checked as one', async ({ expect }) => {
+    const { code, stdout } = await validate('examples/sentinels/narrator.yaml');
+    expect({ code, stdout }).toEqual({ code: 0, stdout: 'OK: sentinel narrator\n' });
+  });
+
+  it('several files of every kind: one OK line each, named', async ({ expect }) => {
+    const { code, stdout } = await validate(
+      'examples/plans/loop.yaml',
+      'examples/sentinels/cost-watcher.yaml',
+      'examples/ribosome.config.yaml',
+    );
+    expect(code).toBe(0);
+    expect(stdout).toBe(
+      [
+        'OK: examples/plans/loop.yaml: essay-loop (7 codons)',
+        'OK: examples/sentinels/cost-watcher.yaml: sentinel cost-watcher',
+        'OK: examples/ribosome.config.yaml: config file',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('a broken sentinel file: its problems are errors, exit 2; --json says its kind', async ({ expect }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'ribosome-validate-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'watch.yaml');
+    writeFileSync(
+      file,
+      'id: watch\nmodel: claude-haiku-4-5\nuserPrompt: hi\ntrigger: { type: event, eventTypes: [tool.reslt] }\nmaxTokns: 5\n',
+    );
+    const text = await validate(file);
+    expect(text.code).toBe(2);
+    expect(text.stdout).toContain(`${file}:5:1 - error UNKNOWN_FIELD at maxTokns: Unknown field "maxTokns".`);
+    expect(text.stdout).toContain('hint: Did you mean "maxTokens"?');
+    const json = await validate(file, '--json');
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({ kind: 'sentinel', ok: false });
+    // Without the unknown key it loads: the unknown event type is a warning, as in a plan.
+    writeFileSync(
+      file,
+      'id: watch\nmodel: claude-haiku-4-5\nuserPrompt: hi\ntrigger: { type: event, eventTypes: [tool.reslt] }\n',
+    );
+    const fixed = await validate(file);
+    expect(fixed.code).toBe(0);
+    expect(fixed.stdout).toContain(`${file}:4:38 - warning UNKNOWN_EVENT_TYPE at trigger.eventTypes[0]`);
+    expect(fixed.stdout).toContain('OK: sentinel watch');
+  });
+
+  it('a config file with problems, and --kind over what the content says', async ({ expect }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'ribosome-validate-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'settings.yaml');
+    writeFileSync(file, 'host: 127.0.0.1\nlimits: { maxClients: 0 }\n');
+    const found = await validate(file);
+    expect(found.code).toBe(2);
+    expect(found.stdout).toContain(`${file}:2:23 - error INVALID_VALUE at limits.maxClients`);
+    const asPlan = await validate(file, '--kind', 'plan', '--json');
+    expect(JSON.parse(asPlan.stdout)).toMatchObject({
+      kind: 'plan',
+      problems: expect.arrayContaining([expect.objectContaining({ code: 'MISSING_FIELD', path: 'name' })]),
+    });
+  });
+
+  it('--json with several files: every report and the overall result', async ({ expect }) => {
+    const { code, stdout } = await validate(
+      'examples/plans/minimal.yaml',
+      'examples/plans/invalid/nested-loop.yaml',
+      '--json',
+    );
+    expect(code).toBe(2);
+    const report = JSON.parse(stdout);
+    expect(report.ok).toBe(false);
+    expect(
+      report.files.map((f: { file: string; kind: string; ok: boolean }) => [f.file, f.kind, f.ok]),
+    ).toEqual([
+      ['examples/plans/minimal.yaml', 'plan', true],
+      ['examples/plans/invalid/nested-loop.yaml', 'plan', false],
+    ]);
   });
 });

@@ -31,6 +31,7 @@ const ctx = (over: Partial<KeyContext> = {}): KeyContext => ({
   readonly: false,
   targets,
   activityIds: ['e1', 'e2', 'e3'],
+  codonIds: ['a', 'b', 'c'],
   pageSize: 10,
   maxScroll: { codons: 5, activity: 0, sentinels: 5, errors: 5, checkpoints: 5 },
   ...over,

@@ -6,12 +6,13 @@ import { useCheckpointRefresh } from '../hooks/use-checkpoint-refresh.ts';
 import { useNow } from '../hooks/use-now.ts';
 import { useRunStore } from '../hooks/use-run-store.ts';
 import { type Size, useTerminalSize } from '../hooks/use-terminal-size.ts';
-import { runningCodon } from '../store/codons.ts';
+import { orderedCodons, runningCodon } from '../store/codons.ts';
 import type { RunState } from '../store/run-state.ts';
 import { nextCodonId, rollbackTargets, statusNotice } from '../store/selectors.ts';
 import { makeTheme, ThemeContext } from '../theme.ts';
 import { activityLines } from '../view/content/activity-lines.ts';
 import { checkpointLines } from '../view/content/checkpoint-lines.ts';
+import { codonDetailLines } from '../view/content/codon-detail-lines.ts';
 import { codonLines } from '../view/content/codon-lines.ts';
 import { errorLines } from '../view/content/error-lines.ts';
 import { helpLines } from '../view/content/help-lines.ts';
@@ -35,6 +36,8 @@ export type AppProps = {
   size?: Size;
   /** Colour on (default) or off (NO_COLOR). */
   color?: boolean;
+  /** Quitting also stops the server (`ribosome run` started both); the help says so. */
+  quitStopsServer?: boolean;
   onQuit?: () => void;
 };
 
@@ -84,10 +87,12 @@ export function App(props: AppProps): React.ReactElement {
   } = state;
   const { checkpoints: checkpointsView, rollback } = state;
   const { idle, runId, branch } = state.run;
+  const codonCursor = view.codonCursor;
   const codons = React.useMemo(
-    () => codonLines(codonMap, idle, codonsWidth, now, state.connection.plan !== undefined),
-    [codonMap, idle, codonsWidth, now, state.connection.plan],
+    () => codonLines(codonMap, idle, codonsWidth, now, state.connection.plan !== undefined, codonCursor),
+    [codonMap, idle, codonsWidth, now, state.connection.plan, codonCursor],
   );
+  const codonIds = React.useMemo(() => orderedCodons(codonMap).map((c) => c.codonId), [codonMap]);
   const activity = React.useMemo(
     () =>
       activityLines(entries, { width: activityWidth, expanded: view.expanded, cursor: view.activityCursor }),
@@ -111,8 +116,15 @@ export function App(props: AppProps): React.ReactElement {
     codons: {
       lines: codons.lines,
       anchor: 'top',
-      ...(codons.running === undefined ? {} : { keep: codons.running }),
-      info: running ? `running ${running.codonId}` : `${Object.keys(state.codons).length} known`,
+      ...((codons.selected ?? codons.running) === undefined
+        ? {}
+        : { keep: codons.selected ?? codons.running }),
+      info:
+        codons.selected !== undefined
+          ? `enter: details${readonly ? '' : ' · g: start'}`
+          : running
+            ? `running ${running.codonId}`
+            : `${Object.keys(state.codons).length} known`,
     },
     activity: {
       lines: activity.lines,
@@ -147,6 +159,8 @@ export function App(props: AppProps): React.ReactElement {
         return actions.skip();
       case 'redo':
         return actions.redo();
+      case 'start':
+        return actions.start(effect.codonId);
       case 'checkpoints':
         return actions.listCheckpoints();
       case 'forceStop':
@@ -163,7 +177,7 @@ export function App(props: AppProps): React.ReactElement {
   // Ink re-subscribes a changed input handler only after the frame is drawn: a key pressed in
   // between would meet the previous render's data. One stable handler reads the latest instead.
   const activityIds = React.useMemo(() => entries.map((e) => e.id), [entries]);
-  const context: KeyContext = { readonly, targets, activityIds, pageSize, maxScroll };
+  const context: KeyContext = { readonly, targets, activityIds, codonIds, pageSize, maxScroll };
   const latest = React.useRef({ run, context });
   latest.current = { run, context };
   const onKey = React.useCallback((input: string, key: KeyInfo) => {
@@ -176,15 +190,30 @@ export function App(props: AppProps): React.ReactElement {
 
   const modal = view.modal;
   let main: React.ReactElement;
-  if (modal?.kind === 'help' || modal?.kind === 'rollbackPicker') {
+  const quit = props.quitStopsServer ? 'server' : 'ui';
+  if (modal?.kind === 'help' || modal?.kind === 'rollbackPicker' || modal?.kind === 'codonDetails') {
     const picker = modal.kind === 'rollbackPicker';
+    const titles = {
+      help: 'Help',
+      rollbackPicker: 'Roll back to… (↑↓ choose · enter confirm · esc cancel)',
+      codonDetails: 'Codon',
+    };
     main = h(Pane, {
-      title: picker ? 'Roll back to… (↑↓ choose · enter confirm · esc cancel)' : 'Help',
+      title: titles[modal.kind],
       focused: true,
       width: size.width,
       height: layout.mainHeight,
       border: false,
-      lines: picker ? pickerLines(targets, modal.cursor) : helpLines(readonly, client.url),
+      lines: picker
+        ? pickerLines(targets, modal.cursor)
+        : modal.kind === 'codonDetails'
+          ? codonDetailLines(codonMap[modal.codonId], modal.codonId, {
+              plan: state.connection.plan,
+              readonly,
+              width: size.width,
+              now,
+            })
+          : helpLines(readonly, client.url, quit),
       anchor: 'top',
       scroll: 0,
       ...(picker ? { keep: modal.cursor } : {}),

@@ -48,6 +48,10 @@ export const Footer = React.memo(function Footer({
     Box,
     { flexDirection: 'column', width },
     status,
-    h(Text, { wrap: 'truncate-end', color: theme.tone('muted') }, helpLine(readonly, width, next)),
+    h(
+      Text,
+      { wrap: 'truncate-end', color: theme.tone('muted') },
+      helpLine(readonly, width, next, modal?.kind),
+    ),
   );
 });

@@ -3,7 +3,9 @@ import { oneLine } from '../format.ts';
 import type { RollbackTarget } from '../store/selectors.ts';
 import {
   cycleFocus,
+  type Modal,
   moveActivityCursor,
+  moveCodonCursor,
   PANES,
   type PaneId,
   scrollPane,
@@ -16,10 +18,24 @@ import {
 /** Every key of the UI, written down once: the help line, the help screen and `handleKey` use it. */
 export type Binding = { keys: string; label: string; description: string; control: boolean };
 
+/** What quitting the UI does: `ribosome tui` leaves the server running; `ribosome run` stops it too. */
+export type QuitMode = 'ui' | 'server';
+
+const QUIT: Record<QuitMode, string> = {
+  ui: 'quit the UI (the server keeps running)',
+  server: 'quit the UI and stop the server (ribosome run started them together)',
+};
+
 export const BINDINGS: readonly Binding[] = [
   { keys: 'n', label: 'next', description: 'start the next codon (codon.next)', control: true },
   { keys: 's', label: 'skip', description: 'skip the running codon (codon.skip)', control: true },
   { keys: 'r', label: 'redo', description: 'run the last codon again (codon.redo)', control: true },
+  {
+    keys: 'g',
+    label: 'start',
+    description: 'start the selected codon (codon.start); select one with ↑↓ in Codons',
+    control: true,
+  },
   { keys: 'x', label: 'stop', description: 'force stop the running codon; asks for a reason', control: true },
   {
     keys: 'b',
@@ -42,28 +58,33 @@ export const BINDINGS: readonly Binding[] = [
   { keys: 'tab', label: 'focus', description: 'focus the next pane (shift+tab: previous)', control: false },
   {
     keys: '↑↓',
-    label: 'scroll',
-    description: 'scroll the focused pane; in Activity, select an entry',
+    label: 'select',
+    description: 'in Codons and Activity, select; in the other panes, scroll',
     control: false,
   },
   {
     keys: 'enter',
-    label: 'expand',
-    description: 'expand or collapse the selected activity entry',
+    label: 'open',
+    description: "Codons: the selected codon's details; Activity: expand or collapse the selected entry",
     control: false,
   },
   { keys: '?', label: 'help', description: 'show or hide this help', control: false },
-  { keys: 'q', label: 'quit', description: 'quit the UI (the server keeps running)', control: false },
+  { keys: 'q', label: 'quit', description: QUIT.ui, control: false },
 ];
 
-export const bindingsFor = (readonly: boolean) => BINDINGS.filter((b) => !readonly || !b.control);
+export const bindingsFor = (readonly: boolean, quit: QuitMode = 'ui'): Binding[] =>
+  BINDINGS.filter((b) => !readonly || !b.control).map((b) =>
+    b.keys === 'q' ? { ...b, description: QUIT[quit] } : b,
+  );
 
 /**
  * The help line: mode first, then as many keys as fit, always ending with help and quit. `next` is the
  * codon the server said codon.next starts (server.idle nextCodonId): `n` names it, as the server does.
+ * While a force-stop reason is typed every key is text, q too: the line says how to leave instead.
  */
-export function helpLine(readonly: boolean, width: number, next?: string): string {
+export function helpLine(readonly: boolean, width: number, next?: string, modal?: Modal['kind']): string {
   const mode = readonly ? 'READ-ONLY' : 'READ-WRITE';
+  if (modal === 'forceStop') return `${mode}  enter stop  esc cancel`;
   const tail = ['? help', 'q quit'];
   const middle = bindingsFor(readonly)
     .filter((b) => b.keys !== '?' && b.keys !== 'q' && b.keys !== 'enter' && b.keys !== '↑↓')
@@ -81,6 +102,7 @@ export function helpLine(readonly: boolean, width: number, next?: string): strin
 export type Effect =
   | { kind: 'next' | 'skip' | 'redo' | 'checkpoints' | 'quit' }
   | { kind: 'forceStop'; reason: string }
+  | { kind: 'start'; codonId: string }
   | { kind: 'rollback'; target: RollbackTarget; autoRestart: boolean };
 
 /** The parts of Ink's Key the UI looks at. */
@@ -109,6 +131,8 @@ export type KeyContext = {
   targets: readonly RollbackTarget[];
   /** Activity entry ids, oldest first. */
   activityIds: readonly string[];
+  /** Codon ids in the order the Codons pane lists them. */
+  codonIds: readonly string[];
   /** Lines a page key moves. */
   pageSize: number;
   /** How far each pane can scroll (its lines minus its height). */
@@ -163,6 +187,11 @@ export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: Key
     if (key.return && target) return to({ ...view, modal: { kind: 'confirmRollback', target } });
     return same();
   }
+  if (modal?.kind === 'codonDetails') {
+    if (key.escape || key.return) return to(closed());
+    if (input === 'g' && !ctx.readonly) return to(closed(), [{ kind: 'start', codonId: modal.codonId }]);
+    return same();
+  }
   if (modal?.kind === 'confirmRollback') {
     if (input === 'y' || input === 'a') {
       return to({ ...showPane(closed(), 'checkpoints'), focus: 'checkpoints' }, [
@@ -178,6 +207,8 @@ export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: Key
     if (input === 'n') return same([{ kind: 'next' }]);
     if (input === 's') return same([{ kind: 'skip' }]);
     if (input === 'r') return same([{ kind: 'redo' }]);
+    if (input === 'g')
+      return view.codonCursor === undefined ? same() : same([{ kind: 'start', codonId: view.codonCursor }]);
     if (input === 'x') return to({ ...view, modal: { kind: 'forceStop', reason: '' } });
     if (input === 'b')
       return to({ ...view, modal: { kind: 'rollbackPicker', cursor: 0 } }, [{ kind: 'checkpoints' }]);
@@ -189,6 +220,26 @@ export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: Key
   if (key.tab) return to(cycleFocus(view, key.shift ? -1 : 1));
 
   const focus = view.focus;
+  if (focus === 'codons') {
+    const ids = ctx.codonIds;
+    const move = (delta: number) => to(moveCodonCursor(view, ids, delta));
+    if (key.upArrow || input === 'k') return move(-1);
+    if (key.downArrow || input === 'j') return move(1);
+    if (key.pageUp) return move(-ctx.pageSize);
+    if (key.pageDown) return move(ctx.pageSize);
+    if (key.home) return move(-ids.length);
+    if (key.end) return move(ids.length);
+    if (key.escape && view.codonCursor !== undefined) {
+      const { codonCursor: _c, ...rest } = view;
+      return to(rest);
+    }
+    if (key.return) {
+      const selected = moveCodonCursor(view, ids, 0);
+      const codonId = selected.codonCursor;
+      return codonId ? to({ ...selected, modal: { kind: 'codonDetails', codonId } }) : same();
+    }
+    return same();
+  }
   if (focus === 'activity') {
     if (key.upArrow || input === 'k') return to(moveActivityCursor(view, ctx.activityIds, -1));
     if (key.downArrow || input === 'j') return to(moveActivityCursor(view, ctx.activityIds, 1));

@@ -17,7 +17,8 @@ export type Modal =
   | { kind: 'help' }
   | { kind: 'forceStop'; reason: string }
   | { kind: 'rollbackPicker'; cursor: number }
-  | { kind: 'confirmRollback'; target: RollbackTarget };
+  | { kind: 'confirmRollback'; target: RollbackTarget }
+  | { kind: 'codonDetails'; codonId: string };
 
 export type ViewState = {
   visible: Record<PaneId, boolean>;
@@ -25,6 +26,8 @@ export type ViewState = {
   modal?: Modal;
   /** Lines scrolled back from the newest (activity, sentinels, errors) or from the top (codons, checkpoints). */
   scroll: Record<PaneId, number>;
+  /** The selected codon (↑↓ in the Codons pane): enter shows its details, g starts it. */
+  codonCursor?: string;
   /** The selected activity entry; none means the pane follows the newest lines. */
   activityCursor?: string;
   /** Activity entries shown in full. */
@@ -83,4 +86,13 @@ export function moveActivityCursor(view: ViewState, ids: readonly string[], delt
 export function toggleExpanded(view: ViewState, id: string): ViewState {
   const { [id]: was, ...rest } = view.expanded;
   return { ...view, expanded: was ? rest : { ...rest, [id]: true } };
+}
+
+/** Moves the codon selection through codon ids (plan order); the first move selects the first codon. */
+export function moveCodonCursor(view: ViewState, ids: readonly string[], delta: number): ViewState {
+  if (ids.length === 0) return view;
+  const at = view.codonCursor === undefined ? -1 : ids.indexOf(view.codonCursor);
+  const target = at === -1 ? (delta < 0 ? ids.length - 1 : 0) : at + delta;
+  const codonCursor = ids[Math.min(ids.length - 1, Math.max(0, target))]!;
+  return codonCursor === view.codonCursor ? view : { ...view, codonCursor };
 }

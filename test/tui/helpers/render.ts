@@ -20,7 +20,14 @@ export type Rendered = ReturnType<typeof render> & {
 
 export function renderApp(
   client: TuiClient,
-  options: { readonly?: boolean; width?: number; height?: number; color?: boolean; onQuit?: () => void } = {},
+  options: {
+    readonly?: boolean;
+    width?: number;
+    height?: number;
+    color?: boolean;
+    quitStopsServer?: boolean;
+    onQuit?: () => void;
+  } = {},
 ): Rendered {
   const instance = render(
     React.createElement(App, {
@@ -28,6 +35,7 @@ export function renderApp(
       readonly: options.readonly ?? false,
       size: { width: options.width ?? 100, height: options.height ?? 30 },
       color: options.color ?? true,
+      ...(options.quitStopsServer ? { quitStopsServer: true } : {}),
       ...(options.onQuit ? { onQuit: options.onQuit } : {}),
     }),
   );

@@ -34,7 +34,7 @@ const STATUS_TONE: Record<CodonStatus, Tone> = {
   stopped: 'warn',
 };
 
-export type CodonLines = { lines: Line[]; running?: number };
+export type CodonLines = { lines: Line[]; running?: number; selected?: number };
 
 export function codonLines(
   codons: RunState['codons'],
@@ -43,6 +43,8 @@ export function codonLines(
   now: number,
   /** The server told the whole plan (server.ready): no codon is missing from the list. */
   planKnown = false,
+  /** The selected codon: marked `›` and drawn inverse (every line then starts two columns in). */
+  selected?: string,
 ): CodonLines {
   const rows = orderedCodons(codons);
   if (rows.length === 0) {
@@ -55,23 +57,37 @@ export function codonLines(
   }
   let running: number | undefined;
   const passedOver = passedOverRows(rows, idle);
+  const selecting = selected !== undefined && rows.some((row) => row.codonId === selected);
   const lines = rows.map((row, i): Line => {
     const active = isActiveStatus(row.status);
     if (active) running = i;
     const next = row.codonId === idle?.nextCodonId;
     const passed = passedOver.has(row.codonId);
+    const chosen = selecting && row.codonId === selected;
+    const text = codonLine(
+      passed ? { ...row, note: PASSED_OVER } : row,
+      selecting ? width - 2 : width,
+      now,
+      next,
+    );
     return {
-      text: codonLine(passed ? { ...row, note: PASSED_OVER } : row, width, now, next),
+      text: selecting ? `${chosen ? '›' : ' '} ${text}` : text,
       tone: next && row.status === 'pending' ? 'accent' : STATUS_TONE[row.status],
-      bold: active || next,
-      highlight: active,
+      bold: active || next || chosen,
+      // While a codon is selected, the selection is the one inverse line.
+      highlight: selecting ? chosen : active,
       ...((row.note === UNDONE || passed) && !next ? { dim: true } : {}),
     };
   });
   if (!planKnown && idle?.reason !== 'all-codons-completed') {
     lines.push({ text: '… later codons appear when they start', tone: 'muted', dim: true });
   }
-  return { lines, ...(running === undefined ? {} : { running }) };
+  const at = selecting ? rows.findIndex((row) => row.codonId === selected) : -1;
+  return {
+    lines,
+    ...(running === undefined ? {} : { running }),
+    ...(at === -1 ? {} : { selected: at }),
+  };
 }
 
 const PASSED_OVER = 'passed over';

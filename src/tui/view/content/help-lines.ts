@@ -1,9 +1,9 @@
-import { bindingsFor } from '../keymap.ts';
+import { bindingsFor, type QuitMode } from '../keymap.ts';
 import type { Line } from '../lines.ts';
 import { STATUS_ICON } from './codon-lines.ts';
 
 /** The help screen: every key of the mode, and what the codon icons mean. */
-export function helpLines(readonly: boolean, url: string): Line[] {
+export function helpLines(readonly: boolean, url: string, quit: QuitMode = 'ui'): Line[] {
   const lines: Line[] = [
     {
       text: `Ribosome terminal UI · ${readonly ? 'read-only: no controls' : 'read-write'} · ${url}`,
@@ -11,7 +11,7 @@ export function helpLines(readonly: boolean, url: string): Line[] {
     },
     { text: '' },
   ];
-  for (const b of bindingsFor(readonly)) lines.push({ text: `  ${b.keys.padEnd(6)} ${b.description}` });
+  for (const b of bindingsFor(readonly, quit)) lines.push({ text: `  ${b.keys.padEnd(6)} ${b.description}` });
   lines.push({ text: '' });
   lines.push({
     text: `  codons: ${Object.entries(STATUS_ICON)

@@ -1,0 +1,52 @@
+import { formatCost, formatDuration, formatTime, oneLine, wrapText } from '../../format.ts';
+import { attemptWord, fallbackModelOf } from '../../store/codons.ts';
+import type { CodonRow, RunState } from '../../store/run-state.ts';
+import type { Line } from '../lines.ts';
+import { STATUS_ICON } from './codon-lines.ts';
+
+/** A codon's details (enter on a selected codon): what the UI knows of it, and what can be done. */
+export function codonDetailLines(
+  row: CodonRow | undefined,
+  codonId: string,
+  options: { plan: RunState['connection']['plan']; readonly: boolean; width: number; now: number },
+): Line[] {
+  if (row === undefined) return [{ text: `Codon ${codonId} is no longer listed.`, tone: 'muted' }];
+  const planned = options.plan?.codons.find((c) => c.codonId === codonId);
+  const lines: Line[] = [
+    {
+      text: `${STATUS_ICON[row.status]} ${row.codonId}${row.codonName && row.codonName !== row.codonId ? ` · ${oneLine(row.codonName, 80)}` : ''}`,
+      bold: true,
+    },
+    { text: '' },
+  ];
+  const field = (name: string, value: string | undefined) => {
+    if (value !== undefined && value !== '') lines.push({ text: `  ${name.padEnd(12)} ${value}` });
+  };
+  const total = options.plan?.codons.length;
+  const index = planned?.index ?? row.index;
+  field('status', [attemptWord(row) ?? row.status, row.note].filter(Boolean).join(' · '));
+  field('position', index === undefined ? undefined : `${index + 1}${total ? ` of ${total}` : ''}`);
+  field('started', row.startTime ? formatTime(row.startTime) : undefined);
+  const elapsed = row.duration ?? (row.startTime ? options.now - Date.parse(row.startTime) : undefined);
+  field('duration', elapsed === undefined || Number.isNaN(elapsed) ? undefined : formatDuration(elapsed));
+  field('cost', formatCost(row.cost));
+  field('attempts', row.attempts > 0 ? String(row.attempts) : undefined);
+  field('model', fallbackModelOf(row) ?? row.retry?.model);
+  const failure = row.failureReason;
+  if (failure) {
+    const text = `${failure.type}${failure.retriable ? ' (retriable)' : ''}${failure.message ? `: ${failure.message}` : ''}`;
+    for (const [i, part] of wrapText(oneLine(text, 2_000), Math.max(20, options.width - 16), 6).entries())
+      lines.push({ text: `  ${(i === 0 ? 'failure' : '').padEnd(12)} ${part}`, tone: 'bad' });
+  }
+  if (planned?.description) {
+    lines.push({ text: '' });
+    for (const part of wrapText(oneLine(planned.description, 2_000), Math.max(20, options.width - 4), 8))
+      lines.push({ text: `  ${part}`, tone: 'muted' });
+  }
+  lines.push({ text: '' });
+  const keys = options.readonly
+    ? '  esc or enter closes'
+    : '  g starts this codon (codon.start) · esc or enter closes';
+  lines.push({ text: keys, tone: 'muted' });
+  return lines;
+}

@@ -1,15 +1,17 @@
-import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GitRun } from '../checkpoints/git-runner.ts';
 import type { CheckpointRecord } from '../checkpoints/index.ts';
+import { confinePath, isInside } from '../confine/index.ts';
 import { readWorkspaceRecord, userRepoGit } from '../workspace/index.ts';
 import { gitWords, text } from '../workspace/user-git.ts';
 import type { ExportRequest, ExportTarget } from './args.ts';
 import { type ExportLineage, selectLineage } from './lineage.ts';
 import { codonCommitMessage, initialCommitMessage } from './message.ts';
 import { ExportError, openShadow, ROOT, type Shadow } from './shadow.ts';
+import { worktreeWithBranch } from './worktrees.ts';
 
 /**
  * `ribosome export`: the latest run's completed codons, out of the shadow repository, as a branch
@@ -63,6 +65,15 @@ async function toDir(
   executionDir: string,
   scratch: string,
 ): Promise<string> {
+  // Compared as real paths: a link on the way must not lead the files into the execution.
+  const real = await confinePath('/', dir);
+  if (!real.ok) throw new ExportError(`export: --dir ${dir}: too many levels of symbolic links`, 2);
+  if (isInside(realpathSync(executionDir), real.real)) {
+    throw new ExportError(
+      `export: --dir ${dir} is inside the execution directory ${executionDir} (its agent root, checkpoints and state): choose a directory outside it`,
+      2,
+    );
+  }
   if (existsSync(dir) && (!statSync(dir).isDirectory() || readdirSync(dir).length > 0)) {
     throw new ExportError(`export: --dir ${dir} is not an empty directory`, 2);
   }
@@ -113,18 +124,11 @@ async function toBranch(
   const git = gitWith();
   const ref = `refs/heads/${target.name}`;
   const existing = await git(['rev-parse', '--verify', '--quiet', ref]);
-  if (existing.code === 0) {
-    if (!target.force) {
-      throw new ExportError(`export: ${repo} already has a branch ${target.name}; --force replaces it`, 2);
-    }
-    const head = await git(['symbolic-ref', '-q', 'HEAD']);
-    if (head.code === 0 && text(head) === ref) {
-      throw new ExportError(
-        `export: ${target.name} is the branch checked out in ${repo}; it is not replaced, even with --force (choose another name)`,
-        2,
-      );
-    }
+  if (existing.code === 0 && !target.force) {
+    throw new ExportError(`export: ${repo} already has a branch ${target.name}; --force replaces it`, 2);
   }
+  // Also when the branch does not exist yet: an unborn branch checked out would be born under its worktree.
+  await refuseCheckedOut(git, repo, target.name);
 
   let parent: string | undefined;
   let commits = 0;
@@ -163,10 +167,32 @@ async function toBranch(
     'ribosome export',
     ref,
     parent as string,
-    ...(existing.code === 0 ? [] : ['']),
+    // The value checked above: a branch moved meanwhile is not overwritten.
+    existing.code === 0 ? text(existing) : '',
   ]);
   if (update.code !== 0) throw new ExportError(`export: cannot create ${target.name}: ${gitWords(update)}`);
   return `branch ${target.name} in ${repo}, ${commits} commit(s), tip ${(parent as string).slice(0, 12)}`;
+}
+
+/**
+ * A branch checked out in a worktree of the repository (the one given or any linked one) is not
+ * replaced, as git refuses `branch -f` on it: that worktree's files and index would no longer match.
+ */
+async function refuseCheckedOut(git: GitRun, repo: string, name: string): Promise<void> {
+  const ref = `refs/heads/${name}`;
+  const listed = await git(['worktree', 'list', '--porcelain']);
+  if (listed.code !== 0)
+    throw new ExportError(`export: cannot list the worktrees of ${repo}: ${gitWords(listed)}`);
+  const head = await git(['symbolic-ref', '-q', 'HEAD']);
+  const where =
+    worktreeWithBranch(listed.stdout.toString('utf8'), ref) ??
+    (head.code === 0 && text(head) === ref ? repo : undefined);
+  if (where !== undefined) {
+    throw new ExportError(
+      `export: ${name} is the branch checked out in ${where}; it is not replaced, even with --force (choose another name)`,
+      2,
+    );
+  }
 }
 
 /** Applies from..to of the shadow repository to the index and commits the result on `parent`. */

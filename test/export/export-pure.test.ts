@@ -3,6 +3,7 @@ import type { CheckpointRecord } from '../../src/checkpoints/index.ts';
 import { branchNameProblem, checkExportArgs } from '../../src/export/args.ts';
 import { selectLineage } from '../../src/export/lineage.ts';
 import { codonCommitMessage } from '../../src/export/message.ts';
+import { worktreeWithBranch } from '../../src/export/worktrees.ts';
 
 const cp = (sha: string, over: Partial<CheckpointRecord> = {}): CheckpointRecord => ({
   sha: sha.repeat(40).slice(0, 40),
@@ -81,5 +82,31 @@ describe('codonCommitMessage', () => {
 
   it('a codon without a name is named by its id', () => {
     expect(codonCommitMessage(cp('3', { codonName: '', codonId: 'x' })).split('\n')[0]).toBe('x');
+  });
+});
+
+describe('worktreeWithBranch', () => {
+  const listed = [
+    'worktree /r/main',
+    'HEAD 1111111111111111111111111111111111111111',
+    'branch refs/heads/main',
+    '',
+    'worktree /r/linked',
+    'HEAD 2222222222222222222222222222222222222222',
+    'branch refs/heads/feature',
+    'prunable gitdir file points to non-existent location',
+    '',
+    'worktree /r/detached',
+    'HEAD 3333333333333333333333333333333333333333',
+    'detached',
+    '',
+  ].join('\n');
+
+  it('names the worktree that has the branch checked out, whichever it is', () => {
+    expect(worktreeWithBranch(listed, 'refs/heads/main')).toBe('/r/main');
+    expect(worktreeWithBranch(listed, 'refs/heads/feature')).toBe('/r/linked');
+    expect(worktreeWithBranch(listed, 'refs/heads/feat')).toBeUndefined();
+    expect(worktreeWithBranch(listed, 'refs/heads/result')).toBeUndefined();
+    expect(worktreeWithBranch('worktree /r/bare.git\nbare\n\n', 'refs/heads/main')).toBeUndefined();
   });
 });

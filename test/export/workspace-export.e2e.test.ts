@@ -1,6 +1,14 @@
 /** `--workspace` starts the agent root from a user's repository; `ribosome export` hands the result back. */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RibosomeClient } from '../../src/client/index.ts';
@@ -225,5 +233,56 @@ ${writeTurns('two.txt', 'first try').replace(/^(?=.)/gm, '    ')}${writeTurns('t
     ]);
     expect(git(other, 'rev-list', '--max-parents=0', 'result').split('\n')).toHaveLength(1);
     expect(git(other, 'show', 'result:one.txt')).toBe('one done');
+  });
+});
+
+describe('export and workspace: what they refuse (issue 13 trial)', () => {
+  it('--force never replaces a branch checked out in a worktree of the repository, linked or main', async () => {
+    const w = setup();
+    git(w.repo, 'branch', 'feature', 'v1');
+    const wt = join(w.dir, 'wt');
+    git(w.repo, 'worktree', 'add', '-q', wt, 'feature');
+    const ran = await runToEnd(w.plan, w.exec, w.script, ['--workspace', wt]);
+    expect(ran.code, ran.stderr).toBe(0);
+    const before = { repo: repoState(w.repo), wt: git(wt, 'status', '--porcelain') };
+
+    // The workspace is the linked worktree; main is checked out in the main one.
+    const main = await exportCli(['--execution', w.exec, '--to-branch', 'main', '--force']);
+    expect(main.code).toBe(2);
+    expect(main.stderr).toContain(`main is the branch checked out in ${realpathSync(w.repo)}`);
+    const feature = await exportCli([
+      ...['--execution', w.exec, '--repo', w.repo, '--to-branch', 'feature', '--force'],
+    ]);
+    expect(feature.code).toBe(2);
+    expect(feature.stderr).toContain(`feature is the branch checked out in ${realpathSync(wt)}`);
+    expect({ repo: repoState(w.repo), wt: git(wt, 'status', '--porcelain') }).toEqual(before);
+
+    // An unborn branch checked out is not born under its worktree either.
+    const other = join(w.dir, 'other');
+    mkdirSync(other);
+    git(other, 'init', '-q', '-b', 'trunk');
+    const unborn = await exportCli(['--execution', w.exec, '--repo', other, '--to-branch', 'trunk']);
+    expect(unborn.code).toBe(2);
+    expect(unborn.stderr).toContain('checked out in');
+
+    const result = await exportCli(['--execution', w.exec, '--to-branch', 'result']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(git(w.repo, 'rev-parse', 'result~2')).toBe(git(w.repo, 'rev-parse', 'v1^{commit}'));
+  });
+
+  it('export --dir inside the execution directory (agent root included, through a link too): exit 2', async () => {
+    const w = setup();
+    const ran = await runToEnd(w.plan, w.exec, w.script);
+    expect(ran.code, ran.stderr).toBe(0);
+    const link = join(w.dir, 'link');
+    symlinkSync(join(w.exec, 'agentRoot'), link);
+    const entries = readdirSync(join(w.exec, 'agentRoot')).sort();
+    for (const dir of [join(w.exec, 'agentRoot/out'), join(w.exec, 'out'), join(link, 'out'), w.exec]) {
+      const refused = await exportCli(['--execution', w.exec, '--dir', dir]);
+      expect(refused.code, dir).toBe(2);
+      expect(refused.stderr).toContain('is inside the execution directory');
+    }
+    expect(existsSync(join(w.exec, 'out'))).toBe(false);
+    expect(readdirSync(join(w.exec, 'agentRoot')).sort()).toEqual(entries);
   });
 });

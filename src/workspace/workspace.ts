@@ -25,6 +25,14 @@ export async function resolveWorkspace(spec: WorkspaceSpec): Promise<ResolvedWor
   const git = userRepoGit({ cwd: spec.path });
   const found = await git(['rev-parse', '--absolute-git-dir']);
   if (found.code !== 0) {
+    // Only the folder itself is looked at (a ceiling above it); is it a folder inside a repository?
+    const around = userRepoGit({ cwd: spec.path, env: { GIT_CEILING_DIRECTORIES: '' } });
+    const top = await around(['rev-parse', '--show-toplevel']);
+    if (top.code === 0 && text(top) !== '') {
+      throw new WorkspaceError(
+        `workspace: ${spec.path} is a folder inside the git repository at ${text(top)}; name that top folder`,
+      );
+    }
     throw new WorkspaceError(
       `workspace: ${spec.path} is not a git repository (git: ${gitWords(found)}); name the repository's top folder`,
     );
@@ -36,6 +44,13 @@ export async function resolveWorkspace(spec: WorkspaceSpec): Promise<ResolvedWor
       spec.ref === undefined
         ? `workspace: ${spec.path} has no commit yet (HEAD is unborn); commit first, or name a ref with PATH@REF`
         : `workspace: ${spec.path} has no branch, tag or commit "${spec.ref}"`,
+    );
+  }
+  // The data directory's link takes that name in the agent root: a project path there would clash.
+  const clash = await git(['ls-tree', '--name-only', text(commit), '--', DATA_LINK_NAME]);
+  if (clash.code === 0 && text(clash) !== '') {
+    throw new WorkspaceError(
+      `workspace: ${spec.path} at ${spec.ref ?? 'HEAD'} has a path named ${DATA_LINK_NAME}, the name Ribosome gives the data directory's link in the agent root; rename it in the repository (or start from a commit without it)`,
     );
   }
   let branch: string | null = null;
@@ -72,7 +87,32 @@ export async function cloneWorkspace(
   const tmp = join(layout.internal, 'workspace-clone');
   await rm(tmp, { recursive: true, force: true });
   await mkdir(layout.internal, { recursive: true });
-  const outer = userRepoGit({ cwd: layout.internal });
+  try {
+    await prepareClone(workspace, layout.internal, tmp);
+    await mkdir(layout.agentRoot, { recursive: true });
+    // All or nothing: a failure half-way takes back what was moved, so the agent root is left as it
+    // was (empty) and the next start can clone again.
+    const moved: string[] = [];
+    try {
+      for (const name of await readdir(tmp)) {
+        await rename(join(tmp, name), join(layout.agentRoot, name));
+        moved.push(name);
+      }
+      const record: WorkspaceRecord = { ...workspace, clonedAt: now.toISOString() };
+      await writeWorkspaceRecord(layout.executionDir, record);
+      return record;
+    } catch (error) {
+      for (const name of moved) await rm(join(layout.agentRoot, name), { recursive: true, force: true });
+      throw error;
+    }
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Clones the workspace into `tmp` at its commit, without the `origin` remote; throws on failure. */
+async function prepareClone(workspace: ResolvedWorkspace, internal: string, tmp: string): Promise<void> {
+  const outer = userRepoGit({ cwd: internal });
   const cloned = await outer([
     'clone',
     '--no-hardlinks',
@@ -94,17 +134,10 @@ export async function cloneWorkspace(
   for (const args of steps) {
     const out = await git(args);
     if (out.code !== 0) {
-      await rm(tmp, { recursive: true, force: true });
       throw new Error(`cannot prepare the clone of ${workspace.repo} (git ${args[0]}): ${gitWords(out)}`);
     }
   }
   // The data link is Ribosome's, not the project's: the agent's own `git add -A` leaves it out.
   await mkdir(join(tmp, '.git', 'info'), { recursive: true });
   await appendFile(join(tmp, '.git', 'info', 'exclude'), `/${DATA_LINK_NAME}\n`);
-  await mkdir(layout.agentRoot, { recursive: true });
-  for (const name of await readdir(tmp)) await rename(join(tmp, name), join(layout.agentRoot, name));
-  await rm(tmp, { recursive: true, force: true });
-  const record: WorkspaceRecord = { ...workspace, clonedAt: now.toISOString() };
-  await writeWorkspaceRecord(layout.executionDir, record);
-  return record;
 }

@@ -285,4 +285,27 @@ describe('export and workspace: what they refuse (issue 13 trial)', () => {
     expect(existsSync(join(w.exec, 'out'))).toBe(false);
     expect(readdirSync(join(w.exec, 'agentRoot')).sort()).toEqual(entries);
   });
+
+  it('a folder inside a repository, or a repository tracking ribosome-data: exit 2, nothing cloned', async () => {
+    const w = setup();
+    mkdirSync(join(w.repo, 'src'));
+    const inside = await runToEnd(w.plan, w.exec, w.script, ['--workspace', join(w.repo, 'src')]);
+    expect(inside.code).toBe(2);
+    expect(inside.stderr).toContain(
+      `${join(w.repo, 'src')} is a folder inside the git repository at ${realpathSync(w.repo)}; name that top folder`,
+    );
+    expect(inside.stderr).not.toContain('fatal');
+
+    mkdirSync(join(w.repo, 'ribosome-data'));
+    writeFileSync(join(w.repo, 'ribosome-data/x.csv'), '1\n');
+    git(w.repo, 'add', 'ribosome-data');
+    git(w.repo, 'commit', '-qm', 'data');
+    const clash = await runToEnd(w.plan, w.exec, w.script, ['--workspace', w.repo]);
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toContain('has a path named ribosome-data');
+    expect(existsSync(w.exec)).toBe(false);
+    // A commit without it starts.
+    const older = await runToEnd(w.plan, w.exec, w.script, ['--workspace', `${w.repo}@v1`]);
+    expect(older.code, older.stderr).toBe(0);
+  });
 });

@@ -7,6 +7,17 @@ export type CheckpointLogger = Pick<Logger, 'debug' | 'warn'>;
 /** Where an execution directory keeps its shadow repository. */
 export const STORE_DIR_IN_EXECUTION_DIR = join('.ribosome', 'checkpoints.git');
 
+/** A path inside the work tree as git writes it: no leading `/`, no empty, `.`, `..` or `.git` part. */
+const IncludePath = z
+  .union([z.string(), z.instanceof(Buffer)])
+  .refine(
+    (path) =>
+      (typeof path === 'string' ? path : path.toString('latin1'))
+        .split('/')
+        .every((part) => part !== '' && part !== '.' && part !== '..' && part !== '.git'),
+    'a relative path inside the work tree, without empty, ".", ".." or ".git" parts',
+  );
+
 const Options = z
   .object({
     /** The execution directory: the store is `<executionDir>/.ribosome/checkpoints.git`. Or give gitDir. */
@@ -23,6 +34,12 @@ const Options = z
       .default(10 * 1024 * 1024),
     /** [excludes=[]] gitignore patterns applied beside the .gitignore files in the work tree. */
     excludes: z.array(z.string().regex(/^[^\n\r]*$/, 'one pattern per entry')).default([]),
+    /**
+     * [include=[]] Paths (relative to the work tree, `/`-separated) every checkpoint takes even when a
+     * .gitignore matches them: files a workspace repository tracks although ignored (`git add -f`).
+     * Each is taken as it is on disk when the checkpoint is made; a missing one is simply not there.
+     */
+    include: z.array(IncludePath).default([]),
     /** [durable=true] fsync objects and refs, so a checkpoint reported written survives a power cut. */
     durable: z.boolean().default(true),
     /** [gitTimeoutMs=300000] A git command running longer is killed and its operation fails. */
@@ -39,9 +56,13 @@ const Options = z
 
 export type CheckpointStoreOptions = z.input<typeof Options>;
 
-export type ResolvedOptions = Omit<z.output<typeof Options>, 'executionDir' | 'gitDir' | 'now'> & {
+export type ResolvedOptions = Omit<
+  z.output<typeof Options>,
+  'executionDir' | 'gitDir' | 'now' | 'include'
+> & {
   gitDir: string;
   now: () => Date;
+  include: Buffer[];
 };
 
 /** Validates and completes the options; throws a TypeError for options that cannot work. */
@@ -50,7 +71,7 @@ export function resolveOptions(options: CheckpointStoreOptions): ResolvedOptions
   if (!parsed.success) {
     throw new TypeError(`Invalid checkpoint store options: ${z.prettifyError(parsed.error)}`);
   }
-  const { executionDir, gitDir, now, ...rest } = parsed.data;
+  const { executionDir, gitDir, now, include, ...rest } = parsed.data;
   const workTree = resolve(rest.workTree);
   const store = gitDir ? resolve(gitDir) : resolve(executionDir!, STORE_DIR_IN_EXECUTION_DIR);
   if (basename(store) === '.git') {
@@ -61,5 +82,11 @@ export function resolveOptions(options: CheckpointStoreOptions): ResolvedOptions
   if (store === workTree || workTree.startsWith(`${store}/`)) {
     throw new TypeError(`The work tree ${workTree} cannot be inside the store ${store}.`);
   }
-  return { ...rest, workTree, gitDir: store, now: now ?? (() => new Date()) };
+  return {
+    ...rest,
+    workTree,
+    gitDir: store,
+    now: now ?? (() => new Date()),
+    include: include.map((path) => (typeof path === 'string' ? Buffer.from(path) : path)),
+  };
 }

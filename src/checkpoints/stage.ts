@@ -1,4 +1,4 @@
-import { joinNul, parseStatus } from './changed-paths.ts';
+import { type ChangedPath, joinNul, parseStatus } from './changed-paths.ts';
 import { planStage } from './classify.ts';
 import { observe } from './disk.ts';
 import { fail, ok, type Result } from './errors.ts';
@@ -15,7 +15,7 @@ export type Staged = { tree: string; skippedLargeFiles: SkippedFile[]; warnings:
  */
 export async function stageWorkTree(
   git: GitRun,
-  options: { workTree: string; maxFileBytes: number },
+  options: { workTree: string; maxFileBytes: number; include?: readonly Buffer[] },
 ): Promise<Result<Staged>> {
   const status = await git(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames']);
   if (status.code !== 0) return gitFailure('scan the agent root (git status)', status);
@@ -23,7 +23,10 @@ export async function stageWorkTree(
 
   let plan: ReturnType<typeof planStage>;
   try {
-    const changed = await expandOpaqueDirs(git, options.workTree, parseStatus(status.stdout));
+    const changed = withIncluded(
+      await expandOpaqueDirs(git, options.workTree, parseStatus(status.stdout)),
+      options.include ?? [],
+    );
     const observed = await observe(options.workTree, changed);
     plan = planStage(observed, options.maxFileBytes);
   } catch (error) {
@@ -48,4 +51,19 @@ export async function stageWorkTree(
   const tree = await git(['write-tree']);
   if (tree.code !== 0) return gitFailure('write the tree (git write-tree)', tree);
   return ok({ tree: tree.stdout.toString('utf8').trim(), skippedLargeFiles: plan.skipped, warnings });
+}
+
+/**
+ * The changed paths plus the paths to take even if ignored, which git's scan does not report. These
+ * count as tracked, so the directories on their way are checked (never followed through a link) and
+ * one gone (or replaced by a directory) leaves the index; one unchanged costs a stat, not a hash.
+ */
+function withIncluded(changed: ChangedPath[], include: readonly Buffer[]): ChangedPath[] {
+  if (include.length === 0) return changed;
+  // latin1: one char per byte, a lossless key for any file name.
+  const listed = new Set(changed.map((entry) => entry.path.toString('latin1')));
+  const extra = include
+    .filter((path) => !listed.has(path.toString('latin1')))
+    .map((path) => ({ path, tracked: true, opaqueDir: false }));
+  return [...changed, ...extra];
 }

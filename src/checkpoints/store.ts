@@ -42,6 +42,7 @@ export class CheckpointStore {
   readonly #queue = new SerialQueue();
   readonly #now: () => Date;
   readonly #log: CheckpointLogger | undefined;
+  readonly #include: readonly Buffer[];
 
   private constructor(
     options: ResolvedOptions,
@@ -54,6 +55,7 @@ export class CheckpointStore {
     this.#git = repo.git;
     this.#now = options.now;
     this.#log = options.logger;
+    this.#include = options.include;
   }
 
   /**
@@ -286,7 +288,11 @@ export class CheckpointStore {
   }
 
   #stage(): Promise<Result<Staged>> {
-    return stageWorkTree(this.#git, { workTree: this.workTree, maxFileBytes: this.maxFileBytes });
+    return stageWorkTree(this.#git, {
+      workTree: this.workTree,
+      maxFileBytes: this.maxFileBytes,
+      include: this.#include,
+    });
   }
 
   async #commit(

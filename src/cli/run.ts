@@ -48,6 +48,7 @@ import {
   type ResolvedWorkspace,
   readWorkspaceRecord,
   resolveWorkspace,
+  trackedIgnoredFiles,
   WorkspaceError,
 } from '../workspace/index.ts';
 import { watchUntilDone } from './console-view.ts';
@@ -308,6 +309,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
       companions,
       createEngine: async (deps) => {
         if (workspace.clone) await cloneInto(workspace.clone, deps.layout, deps.logger);
+        const checkpointInclude = await workspaceIncludes(deps.layout, deps.logger);
         // What `ribosome runs` and the exit summary count codons against (the database lacks the plan).
         deps.storage.write('plan record', () =>
           writePlanRecord(deps.layout.executionDir, planRecordOf(plan)),
@@ -317,6 +319,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
           autostart: settings.value.autostart,
           ...(budget ? { budget } : {}),
           claudeConfig,
+          checkpointInclude,
           provider: (codon) => targetFor(codon.provider),
           outputDir,
           hooks: ({ bus, logger, layout }, record) =>
@@ -517,6 +520,21 @@ async function cloneInto(
   process.stderr.write(
     `ribosome: agent root cloned from ${record.repo} at ${record.ref ?? 'HEAD'} (${record.commit.slice(0, 12)})\n`,
   );
+}
+
+/**
+ * A workspace's tracked files that its .gitignore matches: the checkpoints take them too, so the
+ * agent's changes to them reach export and rollback. Read from the clone at every start.
+ */
+async function workspaceIncludes(
+  layout: ExecutionLayout,
+  logger: { warn(o: object, m: string): void },
+): Promise<Buffer[]> {
+  if (readWorkspaceRecord(layout.executionDir) === undefined) return [];
+  const found = await trackedIgnoredFiles(layout.agentRoot);
+  if (found.ok) return found.value;
+  logger.warn({ reason: found.message }, 'tracked ignored files of the workspace not known');
+  return [];
 }
 
 /** A directory holds runs once its database has a transition (a start that failed early leaves none). */

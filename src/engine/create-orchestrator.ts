@@ -36,6 +36,8 @@ export type EngineSettings = {
   hooks?: (deps: RuntimeDeps, record: SentinelRecorder) => CodonHooks;
   /** Files over this are left out of checkpoints (and reported). */
   maxCheckpointFileBytes?: number;
+  /** Paths every checkpoint takes even when ignored (a workspace's tracked ignored files). */
+  checkpointInclude?: Buffer[];
   stopGraceMs?: number;
   snapshotIntervalMs?: number;
   /** Watch the agent root for file.updated / filetree.updated (on by default). */
@@ -59,6 +61,7 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
     executionDir: layout.executionDir,
     workTree: layout.agentRoot,
     excludes: [DATA_LINK_EXCLUDE],
+    include: settings.checkpointInclude ?? [],
     ...(settings.maxCheckpointFileBytes !== undefined
       ? { maxFileBytes: settings.maxCheckpointFileBytes }
       : {}),

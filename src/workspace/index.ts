@@ -2,6 +2,7 @@
 export { decideWorkspace, type WorkspaceDecision } from './decide.ts';
 export { readWorkspaceRecord, WorkspaceRecord, workspaceRecordPath } from './record.ts';
 export { parseWorkspaceSpec, type WorkspaceSpec } from './spec.ts';
+export { trackedIgnoredFiles } from './tracked-ignored.ts';
 export { userRepoGit } from './user-git.ts';
 export {
   agentRootEntries,

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readlinkSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CheckpointStore } from '../../src/checkpoints/index.ts';
 import {
   bash,
   checkpointOf,
@@ -114,6 +115,40 @@ describe('CheckpointStore: restore', () => {
       'sub/cache/blob',
       'token.secret',
     ]);
+  });
+
+  it('include: ignored paths every checkpoint takes, restored like any file; none beyond a link', async () => {
+    const { store, agentRoot } = await openStore({
+      include: ['keep.log', Buffer.from('logs/a.log'), 'gone.log', 'moved/b.log'],
+    });
+    for (const bad of ['../up', '/abs', 'a/.git/config', 'a//b']) {
+      await expect(
+        CheckpointStore.open({ executionDir: '/x', workTree: '/x/w', include: [bad] }),
+      ).rejects.toThrow(TypeError);
+    }
+    write(agentRoot, '.gitignore', '*.log\n');
+    write(agentRoot, 'keep.log', 'v1');
+    write(agentRoot, 'logs/a.log', 'a1');
+    write(agentRoot, 'other.log', 'not included');
+    write(agentRoot, 'moved/b.log', 'b1');
+    const initial = unwrap(await store.startRun('r'));
+    expect(treePaths(store, initial.sha)).toEqual(['.gitignore', 'keep.log', 'logs/a.log', 'moved/b.log']);
+
+    write(agentRoot, 'keep.log', 'v2');
+    bash('rm logs/a.log && rm -r moved && ln -s /etc moved', agentRoot);
+    const changed = unwrap(await checkpointOf(store, 'r', 'c1'));
+    expect(showFile(store, changed.sha, 'keep.log')).toBe('v2');
+    // Gone, and behind a link (never followed): out of the checkpoint.
+    expect(treePaths(store, changed.sha)).toEqual(['.gitignore', 'keep.log', 'moved']);
+    write(agentRoot, 'logs/a.log', 'a3');
+    const back = unwrap(await checkpointOf(store, 'r', 'c2'));
+    expect(showFile(store, back.sha, 'logs/a.log')).toBe('a3');
+
+    unwrap(await store.restore(initial.sha));
+    expect(read(agentRoot, 'keep.log')).toBe('v1');
+    expect(read(agentRoot, 'logs/a.log')).toBe('a1');
+    expect(read(agentRoot, 'moved/b.log')).toBe('b1');
+    expect(read(agentRoot, 'other.log')).toBe('not included');
   });
 
   it('leaves files over the size cap out of checkpoints, reports them, and leaves them in place on restore', async () => {

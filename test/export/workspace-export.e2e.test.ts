@@ -308,4 +308,63 @@ describe('export and workspace: what they refuse (issue 13 trial)', () => {
     const older = await runToEnd(w.plan, w.exec, w.script, ['--workspace', `${w.repo}@v1`]);
     expect(older.code, older.stderr).toBe(0);
   });
+
+  it('a file the repository tracks although ignored is checkpointed: rollback, resume and export keep it', async () => {
+    const script = `tracks:
+  - name: one
+    match: { firstUser: "Do one." }
+    loop: true
+    turns:
+${writeTurns('keep.log', 'one').replace(/^(?=.)/gm, '    ')}  - name: two
+    match: { firstUser: "Do two." }
+    loop: true
+    turns:
+${writeTurns('keep.log', 'two').replace(/^(?=.)/gm, '    ')}turns: []
+`;
+    const w = setup(PLAN(), script);
+    writeFileSync(join(w.repo, '.gitignore'), '*.log\n');
+    writeFileSync(join(w.repo, 'keep.log'), 'kept\n');
+    git(w.repo, 'add', '.gitignore');
+    git(w.repo, 'add', '-f', 'keep.log');
+    git(w.repo, 'commit', '-qm', 'a tracked ignored file');
+    const keepLog = () => readFileSync(join(w.exec, 'agentRoot/keep.log'), 'utf8');
+    const args = ['--no-autostart', '--scripted-provider', w.script, '--workspace', w.repo];
+    const step = async (c: RibosomeClient, command: string, data?: object) => {
+      const idle = c.next('server.idle', () => true, 30_000);
+      c.send(command as 'codon.next', data as never);
+      await idle;
+    };
+
+    let server = await startServer(w.plan, w.exec, args);
+    let c = await RibosomeClient.connect(server.url, { mode: 'readandwrite' });
+    clients.push(c);
+    await step(c, 'codon.next');
+    expect(keepLog()).toBe('one');
+    await step(c, 'rollback.toCodon', { codonId: 'one', checkpointType: 'start' });
+    expect(keepLog()).toBe('kept\n');
+    await step(c, 'codon.redo');
+    expect(keepLog()).toBe('one');
+    server.kill('SIGTERM');
+    await server.exited;
+
+    // Resumed: the next codon's checkpoints still take it.
+    server = await startServer(w.plan, w.exec, args);
+    c = await RibosomeClient.connect(server.url, { mode: 'readandwrite' });
+    clients.push(c);
+    await step(c, 'codon.next');
+    expect(keepLog()).toBe('two');
+    await step(c, 'rollback.toCodon', { codonId: 'two', checkpointType: 'start' });
+    expect(keepLog()).toBe('one');
+    await step(c, 'codon.redo');
+    expect(keepLog()).toBe('two');
+
+    const exported = await exportCli(['--execution', w.exec, '--to-branch', 'result']);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(git(w.repo, 'log', '--format=%s', 'main..result').split('\n')).toEqual(['Codon two', 'Codon one']);
+    expect(git(w.repo, 'show', 'result~1:keep.log')).toBe('one');
+    expect(git(w.repo, 'show', 'result:keep.log')).toBe('two');
+    const patch = join(w.dir, 'out.patch');
+    expect((await exportCli(['--execution', w.exec, '--patch', patch])).code).toBe(0);
+    expect(readFileSync(patch, 'utf8')).toContain('+++ b/keep.log');
+  });
 });

@@ -127,11 +127,12 @@ export class CodonLifecycle {
       ...(attempt ?? {}),
       ...(codon.promptMetadata ? { promptMetadata: codon.promptMetadata } : {}),
     });
-    this.#dataBefore = this.#o.dataDir === undefined ? undefined : await fingerprintDir(this.#o.dataDir);
     const preparing: Preparing = { codon, abort: new AbortController() };
+    // Preparing from the moment it started: a stop or a crash check in between must see the codon.
     this.#preparing = preparing;
     let refused: FailureReason | undefined;
     try {
+      this.#dataBefore = this.#o.dataDir === undefined ? undefined : await fingerprintDir(this.#o.dataDir);
       const rig = await this.#o.steps.prepareRig(codon, runId, skipPreCommands, preparing.abort.signal);
       if (rig && rig !== 'aborted') return await this.#endWithoutAgent(codon, runId, rig, 'RIG_SETUP_FAILED');
       if (!preparing.stop) refused = await this.#o.hooks.beforeAgent(codon, runId);

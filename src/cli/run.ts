@@ -101,7 +101,10 @@ export function registerRun(program: Command): void {
     .option('--allow-origin <origins...>', 'browser origins allowed to connect besides loopback')
     .option('--max-clients <n>', 'WebSocket clients at once; one more gets HTTP 503 (default 64)')
     .option('--proxy', 'run the LLM proxy on port + 1 (env SERVICE_RUNTIME_WITHOUT_PROXY=false)')
-    .option('--provider-base-url <url>', 'LLM API base URL (env SERVICE_RUNTIME_PROVIDER_BASE_URL)')
+    .option(
+      '--provider-base-url <url>',
+      'LLM API base URL (over env SERVICE_RUNTIME_PROVIDER_BASE_URL, ANTHROPIC_BASE_URL)',
+    )
     .option(
       '--scripted-provider <script>',
       'serve the built-in scripted provider with this script and use it',

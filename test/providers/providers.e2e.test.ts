@@ -190,3 +190,31 @@ codons:
     expect(readFileSync(join(offline.exec, 'agentRoot', 'one.txt'), 'utf8')).toBe('offline');
   });
 });
+
+describe("the server's provider from the environment", () => {
+  it('ANTHROPIC_BASE_URL names it (SERVICE_RUNTIME_PROVIDER_BASE_URL over it); a gateway on this machine needs no key', async () => {
+    const anthropic = await codonProvider('one');
+    const service = await codonProvider('one');
+    const { plan } = workDir('name: envurl\nagent: builtin\ncodons:\n  - id: one\n    prompt: Do one.\n');
+    const viaAnthropic = await runPlan(plan, 'anthropic', [], {
+      ...NONE,
+      ANTHROPIC_BASE_URL: anthropic.url,
+      ANTHROPIC_AUTH_TOKEN: 'gateway-token',
+    });
+    expect(viaAnthropic.code, viaAnthropic.stderr).toBe(0);
+    expect(anthropic.requests.length).toBeGreaterThan(0);
+    // The gateway's token went to the gateway named, nowhere else.
+    expect(new Set(anthropic.requests.map((r) => r.headers.authorization))).toEqual(
+      new Set(['Bearer gateway-token']),
+    );
+    const before = anthropic.requests.length;
+    const viaService = await runPlan(plan, 'service', [], {
+      ...NONE,
+      ANTHROPIC_BASE_URL: anthropic.url,
+      SERVICE_RUNTIME_PROVIDER_BASE_URL: service.url,
+    });
+    expect(viaService.code, viaService.stderr).toBe(0);
+    expect(service.requests.length).toBeGreaterThan(0);
+    expect(anthropic.requests.length).toBe(before);
+  });
+});

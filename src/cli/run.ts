@@ -14,6 +14,7 @@ import type { Engine, ReadyInfo } from '../engine/engine.ts';
 import { notifierCompanion } from '../notify/companion.ts';
 import { formatProblems, loadPlan, type Provider } from '../plan/index.ts';
 import {
+  keyVariables,
   missingProviderKeys,
   type ProviderUse,
   providerRoutes,
@@ -226,11 +227,14 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   // Offline (--scripted-provider) every provider is the scripted one: nothing leaves the machine.
   const uses = flags.scriptedProvider ? [] : providerUses(plan, claudeConfig);
   const routes = providerRoutes(uses);
+  // Offline too: no agent sees a key variable of the plan's providers.
+  const keyVars = keyVariables(providerUses(plan, claudeConfig));
   const targetFor = (provider: Provider | undefined) =>
     targetOf(flags.scriptedProvider ? undefined : provider, {
       serverUrl: providerUrl,
       proxyUrl: agentUrl,
       routes,
+      keyVars,
     });
   // First in, last out: the notifier outlives the other companions, so the run's last notices go out.
   const companions: Parameters<typeof startRuntime>[0]['companions'] = [

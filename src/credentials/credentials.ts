@@ -62,17 +62,30 @@ export function providerAuth(env: NodeJS.ProcessEnv, apiKeyEnv?: string): Reques
 }
 
 /**
- * An agent's environment for a provider with its own key variable: ANTHROPIC_API_KEY holds that
- * variable's value and the other credential variables are gone. Without `apiKeyEnv`, `env` as it is.
+ * An agent's environment for its provider: with `apiKeyEnv`, ANTHROPIC_API_KEY holds that variable's
+ * value and the other credential variables are gone. Every provider key variable of the plan
+ * (`keyVars`: each apiKeyEnv of its codons and sentinels, this one's own too) is gone as well, so no
+ * agent sees another endpoint's key. Without either, `env` as it is.
  */
-export function withProviderKey(env: NodeJS.ProcessEnv, apiKeyEnv?: string): NodeJS.ProcessEnv {
-  if (apiKeyEnv === undefined) return env;
+export function withProviderKey(
+  env: NodeJS.ProcessEnv,
+  apiKeyEnv?: string,
+  keyVars: readonly string[] = [],
+): NodeJS.ProcessEnv {
+  if (apiKeyEnv === undefined && keyVars.length === 0) return env;
   const out: NodeJS.ProcessEnv = { ...env };
+  // The usual variables are another provider's only when this one names its own.
+  for (const name of keyVars) if (!isCredentialVar(name)) delete out[name];
+  if (apiKeyEnv === undefined) return out;
   for (const name of CREDENTIAL_VARS) delete out[name];
+  delete out[apiKeyEnv];
   const key = env[apiKeyEnv];
   if (set(key)) out.ANTHROPIC_API_KEY = key;
   return out;
 }
+
+const isCredentialVar = (name: string): name is CredentialVar =>
+  (CREDENTIAL_VARS as readonly string[]).includes(name);
 
 /** A provider on this machine (a local gateway, a test double): it may hold the credentials itself. */
 export function isLoopbackUrl(url: string): boolean {

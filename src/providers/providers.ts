@@ -8,12 +8,23 @@ import type { LoadedPlan, Provider } from '../plan/index.ts';
  * absent, the server's provider (`--provider-base-url`, env, config, default) is meant.
  */
 
-/** Where a call goes and which variable holds its key (absent: the usual credential variables). */
-export type ProviderTarget = { baseUrl: string; apiKeyEnv?: string };
+/**
+ * Where a call goes and which variable holds its key (absent: the usual credential variables);
+ * `keyVars`: every key variable of the plan's providers, kept out of an agent's environment.
+ */
+export type ProviderTarget = { baseUrl: string; apiKeyEnv?: string; keyVars?: readonly string[] };
 
 /** The AgentStart fields of a target. */
-export function agentProvider(target: ProviderTarget): { providerBaseUrl: string; apiKeyEnv?: string } {
-  return { providerBaseUrl: target.baseUrl, ...(target.apiKeyEnv ? { apiKeyEnv: target.apiKeyEnv } : {}) };
+export function agentProvider(target: ProviderTarget): {
+  providerBaseUrl: string;
+  apiKeyEnv?: string;
+  keyVars?: readonly string[];
+} {
+  return {
+    providerBaseUrl: target.baseUrl,
+    ...(target.apiKeyEnv ? { apiKeyEnv: target.apiKeyEnv } : {}),
+    ...(target.keyVars?.length ? { keyVars: target.keyVars } : {}),
+  };
 }
 
 /** A codon's or sentinel's use of a provider; `provider` absent: the server's. */
@@ -55,6 +66,11 @@ export function providerRoutes(uses: readonly ProviderUse[]): string[] {
   return [...new Set(uses.flatMap((use) => (use.provider ? [use.provider.baseUrl] : [])))];
 }
 
+/** Every provider key variable (apiKeyEnv) of the plan's codons and sentinels, each once. */
+export function keyVariables(uses: readonly ProviderUse[]): string[] {
+  return [...new Set(uses.flatMap((use) => (use.provider?.apiKeyEnv ? [use.provider.apiKeyEnv] : [])))];
+}
+
 /** The path prefix of route `n` on the proxy. */
 export const routePrefix = (n: number): string => `/p/${n}`;
 
@@ -64,12 +80,19 @@ export const routePrefix = (n: number): string => `/p/${n}`;
  */
 export function targetOf(
   provider: Provider | undefined,
-  at: { serverUrl: string; proxyUrl?: string | undefined; routes: readonly string[] },
+  at: {
+    serverUrl: string;
+    proxyUrl?: string | undefined;
+    routes: readonly string[];
+    /** The plan's key variables (`keyVariables`), for every target. */
+    keyVars?: readonly string[];
+  },
 ): ProviderTarget {
-  if (!provider) return { baseUrl: at.proxyUrl ?? at.serverUrl };
+  const keyVars = at.keyVars?.length ? { keyVars: at.keyVars } : {};
+  if (!provider) return { baseUrl: at.proxyUrl ?? at.serverUrl, ...keyVars };
   const route = at.routes.indexOf(provider.baseUrl);
   const baseUrl = at.proxyUrl && route >= 0 ? `${at.proxyUrl}${routePrefix(route)}` : provider.baseUrl;
-  return { baseUrl, ...(provider.apiKeyEnv ? { apiKeyEnv: provider.apiKeyEnv } : {}) };
+  return { baseUrl, ...(provider.apiKeyEnv ? { apiKeyEnv: provider.apiKeyEnv } : {}), ...keyVars };
 }
 
 /**

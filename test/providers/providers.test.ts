@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { OAUTH_BETA, providerAuth, withProviderKey } from '../../src/credentials/credentials.ts';
 import {
+  agentProvider,
+  keyVariables,
   missingProviderKeys,
   type ProviderUse,
   providerRoutes,
@@ -71,7 +73,28 @@ describe('providers', () => {
       betas: [OAUTH_BETA],
       source: 'CLAUDE_CODE_OAUTH_TOKEN',
     });
-    expect(withProviderKey(env, 'GW_KEY')).toEqual({ ANTHROPIC_API_KEY: 'gw', GW_KEY: 'gw', OTHER: 'o' });
+    expect(withProviderKey(env, 'GW_KEY')).toEqual({ ANTHROPIC_API_KEY: 'gw', OTHER: 'o' });
     expect(withProviderKey(env)).toBe(env);
+  });
+
+  it("no agent's environment holds a key variable of the plan: its own arrives as ANTHROPIC_API_KEY only", () => {
+    const keyVars = keyVariables(
+      uses.concat(use('sentinel t', { baseUrl: 'http://127.0.0.1:1', apiKeyEnv: 'S_KEY' })),
+    );
+    expect(keyVars).toEqual(['GW_KEY', 'S_KEY']);
+    const env = { ANTHROPIC_API_KEY: 'main', GW_KEY: 'gw', S_KEY: 's', OTHER: 'o' };
+    // A codon of the server's provider keeps the usual variables, not the gateway's or the sentinel's key.
+    expect(withProviderKey(env, undefined, keyVars)).toEqual({ ANTHROPIC_API_KEY: 'main', OTHER: 'o' });
+    expect(withProviderKey(env, 'GW_KEY', keyVars)).toEqual({ ANTHROPIC_API_KEY: 'gw', OTHER: 'o' });
+    expect(withProviderKey(env, 'S_KEY', keyVars)).toEqual({ ANTHROPIC_API_KEY: 's', OTHER: 'o' });
+    // The usual variables named as a provider's key stay for the codons that use them.
+    expect(withProviderKey(env, undefined, ['ANTHROPIC_API_KEY'])).toEqual(env);
+    const at = { serverUrl: 'https://api.anthropic.com', routes: [], keyVars };
+    expect(targetOf(undefined, at)).toEqual({ baseUrl: 'https://api.anthropic.com', keyVars });
+    expect(agentProvider(targetOf(uses[1]!.provider, at))).toEqual({
+      providerBaseUrl: 'https://gw.example.com',
+      apiKeyEnv: 'GW_KEY',
+      keyVars,
+    });
   });
 });

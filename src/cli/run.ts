@@ -6,7 +6,6 @@ import { parseCost, parseDuration, runBudget } from '../budgets/limits.ts';
 import { loadConfigFile } from '../config/config-file.ts';
 import { resolveProxyConfig } from '../config/proxy-config.ts';
 import { resolveServerSettings } from '../config/server-config.ts';
-import { isInside } from '../confine/index.ts';
 import { credentialProblem, OFFLINE_KEY, presentCredentials } from '../credentials/credentials.ts';
 import { createOrchestrator } from '../engine/create-orchestrator.ts';
 import { dataLinkPath } from '../engine/data-link.ts';
@@ -52,6 +51,7 @@ import {
   WorkspaceError,
 } from '../workspace/index.ts';
 import { watchUntilDone } from './console-view.ts';
+import { inspectRunDirs, runDirsProblem } from './run-dirs.ts';
 
 export const EXIT = {
   ok: RUNTIME_EXIT.ok,
@@ -285,12 +285,8 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   const dataDir = resolve(flags.data ?? `${executionDir}/data`);
   const outputDir = resolve(flags.output ?? join(executionDir, 'output'));
   const agentRoot = executionLayout(executionDir, plan.agentRoot).agentRoot;
-  if (isInside(resolve(agentRoot), outputDir)) {
-    return fail(
-      `--output ${outputDir} is inside the agent root ${agentRoot}: choose a directory outside it`,
-      EXIT.invalidInput,
-    );
-  }
+  const dirsProblem = runDirsProblem(await inspectRunDirs({ executionDir, agentRoot, dataDir, outputDir }));
+  if (dirsProblem) return fail(dirsProblem, EXIT.invalidInput);
   let runtime: Runtime;
   let engine: Engine | undefined;
   try {

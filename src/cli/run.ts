@@ -13,6 +13,7 @@ import type { Engine, ReadyInfo } from '../engine/engine.ts';
 import { notifierCompanion } from '../notify/companion.ts';
 import { formatProblems, loadPlan, type Provider } from '../plan/index.ts';
 import {
+  blockedPortProblems,
   keyVariables,
   missingProviderKeys,
   type ProviderUse,
@@ -282,6 +283,12 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     const problem = startCredentialProblem(uses, providerUrl);
     if (problem) return fail(problem, EXIT.invalidInput);
   }
+  const mainPort = settings.value.port;
+  const blocked = blockedPortProblems(uses, providerUrl, {
+    enabled: proxy.value.enabled,
+    ...(mainPort ? { port: mainPort + 1 } : {}),
+  });
+  if (blocked.length > 0) return fail(blocked.join('\n'), EXIT.invalidInput);
   const dataDir = resolve(flags.data ?? `${executionDir}/data`);
   const outputDir = resolve(flags.output ?? join(executionDir, 'output'));
   const agentRoot = executionLayout(executionDir, plan.agentRoot).agentRoot;
@@ -434,7 +441,8 @@ function summaryLine(
 /**
  * Why the run cannot reach its providers, or undefined: a provider off this machine whose key
  * variable (apiKeyEnv) is not set, or one without apiKeyEnv when no usual credential variable is
- * (Claude Code with the user's own configuration may be authenticated by their login). Names only.
+ * (Claude Code with the user's own configuration may be authenticated by their login; in its own,
+ * it needs a credential even for a gateway on this machine). Names only.
  */
 function startCredentialProblem(uses: ProviderUse[], serverUrl: string): string | undefined {
   const missing = missingProviderKeys(uses, process.env);
@@ -442,7 +450,12 @@ function startCredentialProblem(uses: ProviderUse[], serverUrl: string): string 
   const users = usualCredentialUsers(uses, serverUrl);
   const first = users[0];
   if (!first) return undefined;
-  const problem = credentialProblem({ providerUrl: first.url, scripted: false, env: process.env });
+  const problem = credentialProblem({
+    providerUrl: first.url,
+    scripted: false,
+    env: process.env,
+    claudeCode: first.local,
+  });
   if (!problem) return undefined;
   const more = users.length > 1 ? ` (and ${users.length - 1} more)` : '';
   return `${first.who}${more}: ${problem}`;

@@ -99,14 +99,21 @@ export function isLoopbackUrl(url: string): boolean {
 
 /**
  * Why a run cannot reach its provider, or undefined when it can: a provider off this machine with no
- * credential in the environment (the built-in scripted provider needs none).
+ * credential in the environment (the built-in scripted provider needs none). `claudeCode`: the caller
+ * is Claude Code in its own configuration, which does not start without a credential even against a
+ * gateway on this machine.
  */
 export function credentialProblem(options: {
   providerUrl: string;
   scripted: boolean;
   env: NodeJS.ProcessEnv;
+  claudeCode?: boolean;
 }): string | undefined {
-  if (options.scripted || isLoopbackUrl(options.providerUrl)) return undefined;
-  if (presentCredentials(options.env).length > 0) return undefined;
-  return `no credential for the provider ${new URL(options.providerUrl).origin}: set ANTHROPIC_API_KEY (an API key), ANTHROPIC_AUTH_TOKEN (a gateway's bearer token) or CLAUDE_CODE_OAUTH_TOKEN (from \`claude setup-token\`), or run offline with --scripted-provider`;
+  if (options.scripted || presentCredentials(options.env).length > 0) return undefined;
+  const origin = new URL(options.providerUrl).origin;
+  if (!isLoopbackUrl(options.providerUrl)) {
+    return `no credential for the provider ${origin}: set ANTHROPIC_API_KEY (an API key), ANTHROPIC_AUTH_TOKEN (a gateway's bearer token) or CLAUDE_CODE_OAUTH_TOKEN (from \`claude setup-token\`), or run offline with --scripted-provider`;
+  }
+  if (!options.claudeCode) return undefined;
+  return `no credential for the gateway ${origin}: Claude Code does not start without one ("Not logged in"), even against a gateway on this machine: set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN to any value the gateway accepts (or use \`claudeConfig: user\` with your own \`claude login\`)`;
 }

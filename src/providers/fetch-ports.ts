@@ -11,6 +11,9 @@ const BAD_PORTS = new Set([
   3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
 ]);
 
+/** Whether fetch refuses this port. */
+export const isFetchBlockedPort = (port: number): boolean => BAD_PORTS.has(port);
+
 /** Every port fetch refuses, ascending. */
 export const fetchBlockedPorts = (): number[] => [...BAD_PORTS].sort((a, b) => a - b);
 

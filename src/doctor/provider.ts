@@ -45,12 +45,12 @@ export async function checkProvider(
       check: 'provider',
       status: 'fail',
       detail: `${shown}${from}: ${blockedPortMeaning(blocked)}`,
-      fix: 'run the provider (or gateway) on another port; `ribosome run` refuses this one for built-in codons and sentinels',
+      fix: 'run the provider (or gateway) on another port; `ribosome run` refuses this one for built-in codons and sentinels unless --proxy is on',
     };
   }
   try {
     // Fetched without any user:password or query (fetch refuses the first, echoing the whole URL).
-    const response = await fetch(shownUrl(new URL(url.origin + url.pathname)), {
+    const response = await fetch(url.origin + url.pathname, {
       method: 'HEAD',
       signal: AbortSignal.timeout(timeoutMs),
     });

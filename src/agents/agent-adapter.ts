@@ -15,6 +15,8 @@ export type AgentStart = {
   providerBaseUrl: string;
   /** The provider's own key variable (plan `provider.apiKeyEnv`): its value alone authenticates. */
   apiKeyEnv?: string;
+  /** Every provider key variable of the plan (each apiKeyEnv): none reaches the agent's environment. */
+  keyVars?: readonly string[];
   /** The agent session to continue (continue-previous), as the agent reported it. */
   resumeSessionId?: string;
   /** Replaces the agent's own system prompt (plan or codon `systemPrompt`). */

@@ -6,14 +6,16 @@ const NESTING = new Set(['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SS
 
 /**
  * The agent's environment: the server's (so knobs like CLAUDE_CODE_MAX_RETRIES reach it), with the
- * provider set to the codon's (the proxy when it is on) and, when that provider names its key
- * variable (apiKeyEnv), that key alone as ANTHROPIC_API_KEY.
+ * provider set to the codon's (the proxy when it is on), when that provider names its key variable
+ * (apiKeyEnv) that key alone as ANTHROPIC_API_KEY, and none of the plan's key variables (keyVars).
  */
-export function providerEnv(options: Pick<AgentStart, 'providerBaseUrl' | 'apiKeyEnv'>): NodeJS.ProcessEnv {
+export function providerEnv(
+  options: Pick<AgentStart, 'providerBaseUrl' | 'apiKeyEnv' | 'keyVars'>,
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!NESTING.has(key)) env[key] = value;
   env.ANTHROPIC_BASE_URL = options.providerBaseUrl;
   // The credentials (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN) come from the
   // server's environment as they are; `ribosome run` sets a placeholder only for its scripted provider.
-  return withProviderKey(env, options.apiKeyEnv);
+  return withProviderKey(env, options.apiKeyEnv, options.keyVars);
 }

@@ -1,8 +1,16 @@
 import type { Command } from 'commander';
+import { loadConfigFile } from '../config/config-file.ts';
 import { runDoctor } from '../doctor/doctor.ts';
 import { formatTable } from '../doctor/format.ts';
+import { formatProblems } from '../plan/index.ts';
 
-type DoctorFlags = { execution?: string; port?: string; providerBaseUrl?: string; json?: boolean };
+type DoctorFlags = {
+  execution?: string;
+  port?: string;
+  providerBaseUrl?: string;
+  config?: string;
+  json?: boolean;
+};
 
 export function registerDoctor(program: Command): void {
   program
@@ -14,8 +22,9 @@ export function registerDoctor(program: Command): void {
     .option('--port <n>', 'port to test (default: none given to run, a dynamic one)')
     .option(
       '--provider-base-url <url>',
-      'provider to reach (default ANTHROPIC_BASE_URL, else the Anthropic API)',
+      'provider to reach (default as for run: SERVICE_RUNTIME_PROVIDER_BASE_URL, ANTHROPIC_BASE_URL, the config file, the Anthropic API)',
     )
+    .option('--config <file>', 'the config file run will use (its providerBaseUrl is checked)')
     .option('--json', 'print the results as JSON')
     .action(async (flags: DoctorFlags) => {
       const port = flags.port === undefined ? 0 : Number(flags.port);
@@ -24,11 +33,20 @@ export function registerDoctor(program: Command): void {
         process.exitCode = 2;
         return;
       }
+      const file = flags.config ? await loadConfigFile(flags.config) : undefined;
+      if (file && !file.ok) {
+        process.stderr.write(`${formatProblems(file.problems, flags.config ?? '')}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      if (file && file.warnings.length > 0)
+        process.stderr.write(`${formatProblems(file.warnings, flags.config ?? '')}\n`);
       const result = await runDoctor({
         executionDir: flags.execution ?? 'ribosome-runs',
         host: '127.0.0.1',
         port,
         providerBaseUrl: flags.providerBaseUrl,
+        ...(file ? { config: file.value } : {}),
         env: process.env,
         nodeVersion: process.versions.node,
       });

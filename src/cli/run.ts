@@ -6,7 +6,6 @@ import { parseCost, parseDuration, runBudget } from '../budgets/limits.ts';
 import { loadConfigFile } from '../config/config-file.ts';
 import { resolveProxyConfig } from '../config/proxy-config.ts';
 import { resolveServerSettings } from '../config/server-config.ts';
-import { isInside } from '../confine/index.ts';
 import { credentialProblem, OFFLINE_KEY, presentCredentials } from '../credentials/credentials.ts';
 import { createOrchestrator } from '../engine/create-orchestrator.ts';
 import { dataLinkPath } from '../engine/data-link.ts';
@@ -14,6 +13,8 @@ import type { Engine, ReadyInfo } from '../engine/engine.ts';
 import { notifierCompanion } from '../notify/companion.ts';
 import { formatProblems, loadPlan, type Provider } from '../plan/index.ts';
 import {
+  blockedPortProblems,
+  keyVariables,
   missingProviderKeys,
   type ProviderUse,
   providerRoutes,
@@ -52,6 +53,7 @@ import {
   WorkspaceError,
 } from '../workspace/index.ts';
 import { watchUntilDone } from './console-view.ts';
+import { inspectRunDirs, runDirsProblem } from './run-dirs.ts';
 
 export const EXIT = {
   ok: RUNTIME_EXIT.ok,
@@ -102,7 +104,10 @@ export function registerRun(program: Command): void {
     .option('--allow-origin <origins...>', 'browser origins allowed to connect besides loopback')
     .option('--max-clients <n>', 'WebSocket clients at once; one more gets HTTP 503 (default 64)')
     .option('--proxy', 'run the LLM proxy on port + 1 (env SERVICE_RUNTIME_WITHOUT_PROXY=false)')
-    .option('--provider-base-url <url>', 'LLM API base URL (env SERVICE_RUNTIME_PROVIDER_BASE_URL)')
+    .option(
+      '--provider-base-url <url>',
+      'LLM API base URL (over env SERVICE_RUNTIME_PROVIDER_BASE_URL, ANTHROPIC_BASE_URL)',
+    )
     .option(
       '--scripted-provider <script>',
       'serve the built-in scripted provider with this script and use it',
@@ -224,11 +229,14 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   // Offline (--scripted-provider) every provider is the scripted one: nothing leaves the machine.
   const uses = flags.scriptedProvider ? [] : providerUses(plan, claudeConfig);
   const routes = providerRoutes(uses);
+  // Offline too: no agent sees a key variable of the plan's providers.
+  const keyVars = keyVariables(providerUses(plan, claudeConfig));
   const targetFor = (provider: Provider | undefined) =>
     targetOf(flags.scriptedProvider ? undefined : provider, {
       serverUrl: providerUrl,
       proxyUrl: agentUrl,
       routes,
+      keyVars,
     });
   // First in, last out: the notifier outlives the other companions, so the run's last notices go out.
   const companions: Parameters<typeof startRuntime>[0]['companions'] = [
@@ -276,15 +284,17 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     const problem = startCredentialProblem(uses, providerUrl);
     if (problem) return fail(problem, EXIT.invalidInput);
   }
+  const mainPort = settings.value.port;
+  const blocked = blockedPortProblems(uses, providerUrl, {
+    enabled: proxy.value.enabled,
+    ...(mainPort ? { port: mainPort + 1 } : {}),
+  });
+  if (blocked.length > 0) return fail(blocked.join('\n'), EXIT.invalidInput);
   const dataDir = resolve(flags.data ?? `${executionDir}/data`);
   const outputDir = resolve(flags.output ?? join(executionDir, 'output'));
   const agentRoot = executionLayout(executionDir, plan.agentRoot).agentRoot;
-  if (isInside(resolve(agentRoot), outputDir)) {
-    return fail(
-      `--output ${outputDir} is inside the agent root ${agentRoot}: choose a directory outside it`,
-      EXIT.invalidInput,
-    );
-  }
+  const dirsProblem = runDirsProblem(await inspectRunDirs({ executionDir, agentRoot, dataDir, outputDir }));
+  if (dirsProblem) return fail(dirsProblem, EXIT.invalidInput);
   let runtime: Runtime;
   let engine: Engine | undefined;
   try {
@@ -434,7 +444,8 @@ function summaryLine(
 /**
  * Why the run cannot reach its providers, or undefined: a provider off this machine whose key
  * variable (apiKeyEnv) is not set, or one without apiKeyEnv when no usual credential variable is
- * (Claude Code with the user's own configuration may be authenticated by their login). Names only.
+ * (Claude Code with the user's own configuration may be authenticated by their login; in its own,
+ * it needs a credential even for a gateway on this machine). Names only.
  */
 function startCredentialProblem(uses: ProviderUse[], serverUrl: string): string | undefined {
   const missing = missingProviderKeys(uses, process.env);
@@ -442,7 +453,12 @@ function startCredentialProblem(uses: ProviderUse[], serverUrl: string): string 
   const users = usualCredentialUsers(uses, serverUrl);
   const first = users[0];
   if (!first) return undefined;
-  const problem = credentialProblem({ providerUrl: first.url, scripted: false, env: process.env });
+  const problem = credentialProblem({
+    providerUrl: first.url,
+    scripted: false,
+    env: process.env,
+    claudeCode: first.local,
+  });
   if (!problem) return undefined;
   const more = users.length > 1 ? ` (and ${users.length - 1} more)` : '';
   return `${first.who}${more}: ${problem}`;

@@ -33,7 +33,7 @@ export const ProxyFileKeys = z.object({
     .string()
     .optional()
     .describe(
-      `The server's LLM provider, an http(s) base URL (--provider-base-url over it). Default ${DEFAULT_PROVIDER_BASE_URL}.`,
+      `The server's LLM provider, an http(s) base URL (--provider-base-url, SERVICE_RUNTIME_PROVIDER_BASE_URL and ANTHROPIC_BASE_URL over it). Default ${DEFAULT_PROVIDER_BASE_URL}.`,
     ),
   proxyMiddleware: z
     .array(FileMiddlewareSchema)
@@ -101,6 +101,8 @@ export type ProxyConfigResult = { ok: true; value: ProxyConfig } | { ok: false; 
 
 const ENV_WITHOUT_PROXY = 'SERVICE_RUNTIME_WITHOUT_PROXY';
 const ENV_PROVIDER_BASE_URL = 'SERVICE_RUNTIME_PROVIDER_BASE_URL';
+/** The variable Claude Code and the Anthropic SDK read; ours (above) wins over it. */
+const ENV_ANTHROPIC_BASE_URL = 'ANTHROPIC_BASE_URL';
 // A Map, not an object literal: `toString` or `constructor` must not read as a value.
 const ENV_BOOLEANS = new Map([
   ['true', true],
@@ -118,6 +120,49 @@ function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const value = env[name]?.trim();
   return value === '' ? undefined : value;
 }
+
+/** Where the server's provider came from, as messages name it. */
+export type ProviderBaseUrlSource =
+  | '--provider-base-url'
+  | typeof ENV_PROVIDER_BASE_URL
+  | typeof ENV_ANTHROPIC_BASE_URL
+  | 'config file key providerBaseUrl'
+  | 'default';
+
+export type ProviderBaseUrlResult =
+  | { ok: true; value: string; source: ProviderBaseUrlSource }
+  | { ok: false; message: string };
+
+/**
+ * The server's provider, the one resolver of `ribosome run` and `ribosome doctor` (pure):
+ * `--provider-base-url` > SERVICE_RUNTIME_PROVIDER_BASE_URL > ANTHROPIC_BASE_URL > the config file's
+ * `providerBaseUrl` > https://api.anthropic.com. Every source given is checked, even one a higher
+ * source overrides; a message never echoes a URL's credentials or query.
+ */
+export function resolveProviderBaseUrl(sources: {
+  cli: { providerBaseUrl?: string | undefined };
+  env: NodeJS.ProcessEnv;
+  file: { providerBaseUrl?: string | undefined };
+}): ProviderBaseUrlResult {
+  const urls: Array<[source: ProviderBaseUrlSource, value: string | undefined]> = [
+    ['--provider-base-url', sources.cli.providerBaseUrl],
+    [ENV_PROVIDER_BASE_URL, envValue(sources.env, ENV_PROVIDER_BASE_URL)],
+    [ENV_ANTHROPIC_BASE_URL, envValue(sources.env, ENV_ANTHROPIC_BASE_URL)],
+    ['config file key providerBaseUrl', sources.file.providerBaseUrl],
+  ];
+  for (const [source, value] of urls) {
+    if (value === undefined) continue;
+    const target = parseTarget(value);
+    if (!target.ok)
+      return { ok: false, message: `${sourceName(source)} must be an http(s) base URL: ${target.message}.` };
+  }
+  for (const [source, value] of urls) if (value !== undefined) return { ok: true, value, source };
+  return { ok: true, value: DEFAULT_PROVIDER_BASE_URL, source: 'default' };
+}
+
+/** A source at the start of a sentence. */
+const sourceName = (source: ProviderBaseUrlSource): string =>
+  source === 'config file key providerBaseUrl' ? 'Config file key providerBaseUrl' : source;
 
 /**
  * Resolves the proxy settings, command line > environment > config file > default (pure).
@@ -138,16 +183,12 @@ export function resolveProxyConfig(sources: ProxyConfigSources): ProxyConfigResu
     return invalid(`${ENV_WITHOUT_PROXY} must be "true" or "false", got ${JSON.stringify(envWithoutProxy)}.`);
   }
 
-  const urls: Array<[source: string, value: string | undefined]> = [
-    ['--provider-base-url', sources.cli.providerBaseUrl],
-    [ENV_PROVIDER_BASE_URL, envValue(sources.env, ENV_PROVIDER_BASE_URL)],
-    ['Config file key providerBaseUrl', file.data.providerBaseUrl],
-  ];
-  for (const [source, value] of urls) {
-    if (value === undefined) continue;
-    const target = parseTarget(value);
-    if (!target.ok) return invalid(`${source} must be an http(s) base URL: ${target.message}.`);
-  }
+  const provider = resolveProviderBaseUrl({
+    cli: sources.cli,
+    env: sources.env,
+    file: { providerBaseUrl: file.data.providerBaseUrl },
+  });
+  if (!provider.ok) return invalid(provider.message);
 
   const maxBodyBytes = file.data.proxyMaxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxInFlightBytes =
@@ -167,7 +208,7 @@ export function resolveProxyConfig(sources: ProxyConfigSources): ProxyConfigResu
     ok: true,
     value: {
       enabled: !withoutProxy,
-      providerBaseUrl: urls.find(([, value]) => value !== undefined)?.[1] ?? DEFAULT_PROVIDER_BASE_URL,
+      providerBaseUrl: provider.value,
       middleware: file.data.proxyMiddleware ?? [],
       doubleMaxTokens: file.data.proxyDoubleMaxTokens ?? false,
       idleTimeoutMs: file.data.proxyIdleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,

@@ -62,17 +62,30 @@ export function providerAuth(env: NodeJS.ProcessEnv, apiKeyEnv?: string): Reques
 }
 
 /**
- * An agent's environment for a provider with its own key variable: ANTHROPIC_API_KEY holds that
- * variable's value and the other credential variables are gone. Without `apiKeyEnv`, `env` as it is.
+ * An agent's environment for its provider: with `apiKeyEnv`, ANTHROPIC_API_KEY holds that variable's
+ * value and the other credential variables are gone. Every provider key variable of the plan
+ * (`keyVars`: each apiKeyEnv of its codons and sentinels, this one's own too) is gone as well, so no
+ * agent sees another endpoint's key. Without either, `env` as it is.
  */
-export function withProviderKey(env: NodeJS.ProcessEnv, apiKeyEnv?: string): NodeJS.ProcessEnv {
-  if (apiKeyEnv === undefined) return env;
+export function withProviderKey(
+  env: NodeJS.ProcessEnv,
+  apiKeyEnv?: string,
+  keyVars: readonly string[] = [],
+): NodeJS.ProcessEnv {
+  if (apiKeyEnv === undefined && keyVars.length === 0) return env;
   const out: NodeJS.ProcessEnv = { ...env };
+  // The usual variables are another provider's only when this one names its own.
+  for (const name of keyVars) if (!isCredentialVar(name)) delete out[name];
+  if (apiKeyEnv === undefined) return out;
   for (const name of CREDENTIAL_VARS) delete out[name];
+  delete out[apiKeyEnv];
   const key = env[apiKeyEnv];
   if (set(key)) out.ANTHROPIC_API_KEY = key;
   return out;
 }
+
+const isCredentialVar = (name: string): name is CredentialVar =>
+  (CREDENTIAL_VARS as readonly string[]).includes(name);
 
 /** A provider on this machine (a local gateway, a test double): it may hold the credentials itself. */
 export function isLoopbackUrl(url: string): boolean {
@@ -86,14 +99,21 @@ export function isLoopbackUrl(url: string): boolean {
 
 /**
  * Why a run cannot reach its provider, or undefined when it can: a provider off this machine with no
- * credential in the environment (the built-in scripted provider needs none).
+ * credential in the environment (the built-in scripted provider needs none). `claudeCode`: the caller
+ * is Claude Code in its own configuration, which does not start without a credential even against a
+ * gateway on this machine.
  */
 export function credentialProblem(options: {
   providerUrl: string;
   scripted: boolean;
   env: NodeJS.ProcessEnv;
+  claudeCode?: boolean;
 }): string | undefined {
-  if (options.scripted || isLoopbackUrl(options.providerUrl)) return undefined;
-  if (presentCredentials(options.env).length > 0) return undefined;
-  return `no credential for the provider ${new URL(options.providerUrl).origin}: set ANTHROPIC_API_KEY (an API key), ANTHROPIC_AUTH_TOKEN (a gateway's bearer token) or CLAUDE_CODE_OAUTH_TOKEN (from \`claude setup-token\`), or run offline with --scripted-provider`;
+  if (options.scripted || presentCredentials(options.env).length > 0) return undefined;
+  const origin = new URL(options.providerUrl).origin;
+  if (!isLoopbackUrl(options.providerUrl)) {
+    return `no credential for the provider ${origin}: set ANTHROPIC_API_KEY (an API key), ANTHROPIC_AUTH_TOKEN (a gateway's bearer token) or CLAUDE_CODE_OAUTH_TOKEN (from \`claude setup-token\`), or run offline with --scripted-provider`;
+  }
+  if (!options.claudeCode) return undefined;
+  return `no credential for the gateway ${origin}: Claude Code does not start without one ("Not logged in"), even against a gateway on this machine: set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN to any value the gateway accepts (or use \`claudeConfig: user\` with your own \`claude login\`)`;
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { claudeBinary } from '../agents/claude-binary.ts';
-import { DEFAULT_PROVIDER_BASE_URL } from '../config/proxy-config.ts';
+import { type ProviderBaseUrlResult, resolveProviderBaseUrl } from '../config/proxy-config.ts';
+import { claudeLoginFile } from '../credentials/claude-login.ts';
 import { type DoctorReport, report } from './check-result.ts';
 import { checkCredentials } from './credentials.ts';
 import { checkExecutionDir } from './execution-dir.ts';
@@ -16,8 +17,10 @@ export type DoctorOptions = {
   host: string;
   /** [port=0] run's default: a dynamic port. */
   port: number;
-  /** --provider-base-url, else ANTHROPIC_BASE_URL, else the Anthropic API. */
-  providerBaseUrl?: string;
+  /** --provider-base-url: over the environment and the config file, as for `ribosome run`. */
+  providerBaseUrl?: string | undefined;
+  /** The config file (--config), checked; its `providerBaseUrl` is read. */
+  config?: Record<string, unknown>;
   env: NodeJS.ProcessEnv;
   nodeVersion: string;
   providerTimeoutMs?: number;
@@ -29,8 +32,16 @@ const ENGINES_NODE: string = (
   }
 ).engines.node;
 
-export function providerBaseUrlOf(flag: string | undefined, env: NodeJS.ProcessEnv): string {
-  return flag ?? (env.ANTHROPIC_BASE_URL || DEFAULT_PROVIDER_BASE_URL);
+/** The server's provider exactly as `ribosome run` resolves it (src/config/proxy-config.ts). */
+export function doctorProvider(
+  options: Pick<DoctorOptions, 'providerBaseUrl' | 'config' | 'env'>,
+): ProviderBaseUrlResult {
+  const fromFile = options.config?.providerBaseUrl;
+  return resolveProviderBaseUrl({
+    cli: { providerBaseUrl: options.providerBaseUrl },
+    env: options.env,
+    file: { providerBaseUrl: typeof fromFile === 'string' ? fromFile : undefined },
+  });
 }
 
 /** Runs every check (the slow ones at once) and returns them in a fixed order. */
@@ -38,14 +49,14 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const [git, claude, provider, port] = await Promise.all([
     checkGit(options.env),
     checkClaudeCode(claudeBinary(options.env), options.env),
-    checkProvider(providerBaseUrlOf(options.providerBaseUrl, options.env), options.providerTimeoutMs),
+    checkProvider(doctorProvider(options), options.providerTimeoutMs),
     checkPort(options.host, options.port),
   ]);
   return report([
     checkNodeVersion(options.nodeVersion, ENGINES_NODE),
     git,
     claude,
-    checkCredentials(options.env),
+    checkCredentials(options.env, claudeLoginFile(options.env)),
     provider,
     checkExecutionDir(options.executionDir),
     port,

@@ -23,6 +23,12 @@ export type CodonOutcome = {
 };
 
 /**
+ * Claude Code's result when it has no credential it can use ("Not logged in · Please run /login",
+ * "Invalid API key · Please run /login"); its API status is null, as no request was answered.
+ */
+const NOT_LOGGED_IN = /^(Not logged in|Invalid API key)\b|Please run \/login/;
+
+/**
  * Classifies how a codon ended (spec 2.4 FailureReason). Pure: the same outcome always gives the
  * same reason, so clients can decide on codon.redo from `type` and `retriable`.
  */
@@ -80,6 +86,13 @@ export function classifyOutcome(o: CodonOutcome): { success: boolean; failureRea
     }
     const retriable = status >= 500 || status === 408 || status === 409;
     return { success: false, failureReason: { type: 'api-error', retriable, message: o.result?.message } };
+  }
+  if (o.result?.isError && NOT_LOGGED_IN.test(o.result.message)) {
+    // Claude Code found no credential it could use: as a 401, no retry gets further.
+    return {
+      success: false,
+      failureReason: { type: 'api-error', retriable: false, message: o.result.message },
+    };
   }
   if (o.result?.isError) {
     return { success: false, failureReason: { type: 'unknown', retriable: true, message: o.result.message } };

@@ -1,9 +1,11 @@
 /**
  * Which files a codon's `outputFiles` globs name, from what each glob matched: paths relative to the
- * agent root, normalized, never inside `.git`, never climbing out; and which globs named none. Pure:
+ * agent root, normalized, never inside `.git` or the data directory's link (`ribosome-data`, never an
+ * output: left out without a word), never climbing out; and which globs named none. Pure:
  * the globbing and every look at the disk are the shell's (copy-outputs.ts).
  */
 import { normalize, sep } from 'node:path';
+import { DATA_LINK_NAME } from '../engine/data-link.ts';
 
 export type OutputSelection = {
   /** Sorted, each once. */
@@ -12,12 +14,16 @@ export type OutputSelection = {
   unmatched: string[];
 };
 
-/** A relative path that may be copied out: inside the root, not the root itself, not in `.git`. */
+/**
+ * A relative path that may be copied out: inside the root, not the root itself, not in `.git`, not
+ * the data directory's link nor anything through it.
+ */
 export function copyablePath(rel: string): string | undefined {
   const path = normalize(rel);
   if (path === '.' || path === '' || path.startsWith(sep) || path.startsWith(`..${sep}`) || path === '..')
     return undefined;
-  return path.split(sep).includes('.git') ? undefined : path;
+  const parts = path.split(sep);
+  return parts.includes('.git') || parts[0] === DATA_LINK_NAME ? undefined : path;
 }
 
 /** `hits`: for each glob, in the plan's order, the relative paths it matched. */

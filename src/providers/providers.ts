@@ -1,5 +1,6 @@
 import { isLoopbackUrl, providerAuth } from '../credentials/credentials.ts';
 import type { LoadedPlan, Provider } from '../plan/index.ts';
+import { blockedPortMeaning, fetchBlockedPort, isFetchBlockedPort } from './fetch-ports.ts';
 
 /**
  * Providers per plan, codon and sentinel (README "Plans", `provider`). Pure: which provider each codon
@@ -8,12 +9,23 @@ import type { LoadedPlan, Provider } from '../plan/index.ts';
  * absent, the server's provider (`--provider-base-url`, env, config, default) is meant.
  */
 
-/** Where a call goes and which variable holds its key (absent: the usual credential variables). */
-export type ProviderTarget = { baseUrl: string; apiKeyEnv?: string };
+/**
+ * Where a call goes and which variable holds its key (absent: the usual credential variables);
+ * `keyVars`: every key variable of the plan's providers, kept out of an agent's environment.
+ */
+export type ProviderTarget = { baseUrl: string; apiKeyEnv?: string; keyVars?: readonly string[] };
 
 /** The AgentStart fields of a target. */
-export function agentProvider(target: ProviderTarget): { providerBaseUrl: string; apiKeyEnv?: string } {
-  return { providerBaseUrl: target.baseUrl, ...(target.apiKeyEnv ? { apiKeyEnv: target.apiKeyEnv } : {}) };
+export function agentProvider(target: ProviderTarget): {
+  providerBaseUrl: string;
+  apiKeyEnv?: string;
+  keyVars?: readonly string[];
+} {
+  return {
+    providerBaseUrl: target.baseUrl,
+    ...(target.apiKeyEnv ? { apiKeyEnv: target.apiKeyEnv } : {}),
+    ...(target.keyVars?.length ? { keyVars: target.keyVars } : {}),
+  };
 }
 
 /** A codon's or sentinel's use of a provider; `provider` absent: the server's. */
@@ -21,9 +33,18 @@ export type ProviderUse = {
   /** How an error message names it: `codon build`, `sentinel watcher (codon build)`. */
   who: string;
   provider?: Provider;
+  /** Who calls: a codon's agent, or a sentinel (which calls with fetch, as the built-in agent does). */
+  kind: 'builtin' | 'claude-code' | 'sentinel';
   /** Claude Code with the user's own configuration may be authenticated by their login. */
   userLogin: boolean;
 };
+
+/**
+ * Claude Code in a configuration of its own does not start without a credential ("Not logged in"),
+ * even against a gateway on this machine that would take any.
+ */
+const needsCredentialEvenLocally = (use: ProviderUse): boolean =>
+  use.kind === 'claude-code' && !use.userLogin;
 
 /** Every codon and loaded sentinel of the plan with the provider it calls. */
 export function providerUses(plan: LoadedPlan, claudeConfig: 'isolated' | 'user'): ProviderUse[] {
@@ -31,6 +52,7 @@ export function providerUses(plan: LoadedPlan, claudeConfig: 'isolated' | 'user'
     {
       who: `codon ${codon.id}`,
       ...(codon.provider ? { provider: codon.provider } : {}),
+      kind: codon.agent,
       userLogin: codon.agent === 'claude-code' && claudeConfig === 'user',
     },
     ...codon.sentinels.flatMap((entry) =>
@@ -39,6 +61,7 @@ export function providerUses(plan: LoadedPlan, claudeConfig: 'isolated' | 'user'
             {
               who: `sentinel ${entry.sentinel.id} (codon ${codon.id})`,
               ...(entry.sentinel.provider ? { provider: entry.sentinel.provider } : {}),
+              kind: 'sentinel' as const,
               userLogin: false,
             },
           ]
@@ -55,6 +78,11 @@ export function providerRoutes(uses: readonly ProviderUse[]): string[] {
   return [...new Set(uses.flatMap((use) => (use.provider ? [use.provider.baseUrl] : [])))];
 }
 
+/** Every provider key variable (apiKeyEnv) of the plan's codons and sentinels, each once. */
+export function keyVariables(uses: readonly ProviderUse[]): string[] {
+  return [...new Set(uses.flatMap((use) => (use.provider?.apiKeyEnv ? [use.provider.apiKeyEnv] : [])))];
+}
+
 /** The path prefix of route `n` on the proxy. */
 export const routePrefix = (n: number): string => `/p/${n}`;
 
@@ -64,37 +92,83 @@ export const routePrefix = (n: number): string => `/p/${n}`;
  */
 export function targetOf(
   provider: Provider | undefined,
-  at: { serverUrl: string; proxyUrl?: string | undefined; routes: readonly string[] },
+  at: {
+    serverUrl: string;
+    proxyUrl?: string | undefined;
+    routes: readonly string[];
+    /** The plan's key variables (`keyVariables`), for every target. */
+    keyVars?: readonly string[];
+  },
 ): ProviderTarget {
-  if (!provider) return { baseUrl: at.proxyUrl ?? at.serverUrl };
+  const keyVars = at.keyVars?.length ? { keyVars: at.keyVars } : {};
+  if (!provider) return { baseUrl: at.proxyUrl ?? at.serverUrl, ...keyVars };
   const route = at.routes.indexOf(provider.baseUrl);
   const baseUrl = at.proxyUrl && route >= 0 ? `${at.proxyUrl}${routePrefix(route)}` : provider.baseUrl;
-  return { baseUrl, ...(provider.apiKeyEnv ? { apiKeyEnv: provider.apiKeyEnv } : {}) };
+  return { baseUrl, ...(provider.apiKeyEnv ? { apiKeyEnv: provider.apiKeyEnv } : {}), ...keyVars };
 }
 
 /**
- * Why the run cannot start: providers off this machine whose key variable (apiKeyEnv) is not set.
- * Uses of the server's provider, or of a plan provider without apiKeyEnv, are checked together by
- * `usualCredentialUsers`, which names the usual variables once. Names only, never values.
+ * Why the run cannot start: providers off this machine whose key variable (apiKeyEnv) is not set,
+ * and those on it too for Claude Code in its own configuration. Uses of the server's provider, or of
+ * a plan provider without apiKeyEnv, are checked together by `usualCredentialUsers`, which names the
+ * usual variables once. Names only, never values.
  */
 export function missingProviderKeys(uses: readonly ProviderUse[], env: NodeJS.ProcessEnv): string[] {
-  return uses.flatMap(({ who, provider }) => {
-    if (!provider?.apiKeyEnv || isLoopbackUrl(provider.baseUrl)) return [];
+  return uses.flatMap((use) => {
+    const { who, provider } = use;
+    if (!provider?.apiKeyEnv) return [];
+    const local = isLoopbackUrl(provider.baseUrl);
+    if (local && !needsCredentialEvenLocally(use)) return [];
     if (providerAuth(env, provider.apiKeyEnv).source !== 'none') return [];
+    const calls = `${who} calls ${new URL(provider.baseUrl).origin} with the key in ${provider.apiKeyEnv}, which is not set`;
     return [
-      `${who} calls ${new URL(provider.baseUrl).origin} with the key in ${provider.apiKeyEnv}, which is not set: set ${provider.apiKeyEnv}, or run offline with --scripted-provider`,
+      local
+        ? `${calls}: Claude Code does not start without a credential, even against a gateway on this machine: set ${provider.apiKeyEnv} to any value the gateway accepts`
+        : `${calls}: set ${provider.apiKeyEnv}, or run offline with --scripted-provider`,
     ];
   });
 }
 
-/** The uses that need one of the usual credential variables: a remote provider without apiKeyEnv. */
+/**
+ * The uses that need one of the usual credential variables: a remote provider without apiKeyEnv, or
+ * one on this machine called by Claude Code in its own configuration (`local`).
+ */
 export function usualCredentialUsers(
   uses: readonly ProviderUse[],
   serverUrl: string,
-): Array<ProviderUse & { url: string }> {
+): Array<ProviderUse & { url: string; local: boolean }> {
   return uses.flatMap((use) => {
     if (use.provider?.apiKeyEnv || use.userLogin) return [];
     const url = use.provider?.baseUrl ?? serverUrl;
-    return isLoopbackUrl(url) ? [] : [{ ...use, url }];
+    const local = isLoopbackUrl(url);
+    return local && !needsCredentialEvenLocally(use) ? [] : [{ ...use, url, local }];
+  });
+}
+
+/**
+ * Uses that call their provider with fetch (the built-in agent, sentinels) on a port fetch refuses:
+ * directly, or with the proxy on, the proxy's own port (`proxyPort`: the main port + 1, when the main
+ * port is given); the proxy itself reaches any port. Sentences naming each.
+ */
+export function blockedPortProblems(
+  uses: readonly ProviderUse[],
+  serverUrl: string,
+  proxy: { enabled: boolean; port?: number | undefined },
+): string[] {
+  const fetching = uses.filter((use) => use.kind !== 'claude-code');
+  if (proxy.enabled) {
+    const port = proxy.port;
+    if (port === undefined || !isFetchBlockedPort(port) || fetching.length === 0) return [];
+    return [
+      `the proxy would listen on port ${port} (the main port + 1), but ${blockedPortMeaning(port)}; choose another --port`,
+    ];
+  }
+  return fetching.flatMap(({ who, provider }) => {
+    const url = provider?.baseUrl ?? serverUrl;
+    const port = fetchBlockedPort(url);
+    if (port === undefined) return [];
+    return [
+      `${who} calls ${new URL(url).origin}, but ${blockedPortMeaning(port)}; run the provider on another port (or start the proxy with --proxy, which reaches it)`,
+    ];
   });
 }

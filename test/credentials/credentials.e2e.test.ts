@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { e2eResources } from '../helpers/e2e-resources.ts';
@@ -64,5 +64,48 @@ ${track('key', 'x-api-key: marker-key-1')}${track('gateway', 'authorization: "Be
     expect(run.stderr()).toMatch(
       /no credential for the provider https:\/\/provider\.invalid: set ANTHROPIC_API_KEY/,
     );
+  });
+
+  /** `ribosome run` of `plan` with no credential variable, as far as its start check. */
+  async function start(plan: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+    const t = tempDir();
+    temps.push(t);
+    const files = writePlanAndScript(t.path, plan, 'turns: []\n');
+    const exec = join(t.path, 'exec');
+    const run = runCli(['run', files.plan, '--headless', '--exit-when-done', '--execution', exec, ...args], {
+      env: { ...NONE, ...env },
+    });
+    const timer = setTimeout(() => run.kill('SIGKILL'), 60_000);
+    const exit = await run.exited;
+    clearTimeout(timer);
+    return { code: exit.code, stderr: run.stderr(), exec };
+  }
+
+  it('claude-code against a gateway on this machine with no credential: exit 2 naming what to set', async () => {
+    const gateway = 'http://127.0.0.1:9';
+    const plan = 'name: cc\nagent: claude-code\ncodons: [ { id: one, prompt: Do one. } ]\n';
+    const refused = await start(plan, ['--provider-base-url', gateway]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'codon one: no credential for the gateway http://127.0.0.1:9: Claude Code does not start without one ("Not logged in"), even against a gateway on this machine: set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN to any value the gateway accepts',
+    );
+    expect(existsSync(join(refused.exec, '.ribosome'))).toBe(false);
+    const keyed = await start(
+      `name: cc\nagent: claude-code\ncodons:\n  - id: one\n    prompt: Do one.\n    provider: { baseUrl: "${gateway}", apiKeyEnv: GW_KEY }\n`,
+      [],
+    );
+    expect(keyed.code).toBe(2);
+    expect(keyed.stderr).toContain(
+      'codon one calls http://127.0.0.1:9 with the key in GW_KEY, which is not set: Claude Code does not start without a credential',
+    );
+  });
+
+  it("a provider on a port Node's fetch refuses: exit 2 at start for the built-in agent", async () => {
+    const refused = await start(simplePlan(['one']), ['--provider-base-url', 'http://127.0.0.1:6000']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `codon one calls http://127.0.0.1:6000, but port 6000 is one Node's fetch refuses to connect to ("bad port")`,
+    );
+    expect(existsSync(join(refused.exec, '.ribosome'))).toBe(false);
   });
 });

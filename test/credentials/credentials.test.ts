@@ -50,6 +50,15 @@ describe('credentials', () => {
     ).toBeUndefined();
   });
 
+  it('Claude Code in its own configuration needs one even for a local gateway: any value it accepts', () => {
+    const local = { providerUrl: 'http://127.0.0.1:4000', scripted: false, claudeCode: true };
+    expect(credentialProblem({ ...local, env: {} })).toMatch(
+      /^no credential for the gateway http:\/\/127\.0\.0\.1:4000: Claude Code does not start without one .*set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN to any value the gateway accepts/,
+    );
+    expect(credentialProblem({ ...local, env: { ANTHROPIC_AUTH_TOKEN: 'x' } })).toBeUndefined();
+    expect(credentialProblem({ ...local, scripted: true, env: {} })).toBeUndefined();
+  });
+
   it('knows loopback addresses', () => {
     expect(
       ['http://localhost:1', 'http://127.0.0.1', 'http://127.9.9.9:80', 'http://[::1]:8080'].map(

@@ -1,14 +1,15 @@
-import { readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { claudeLoginFile } from '../../src/credentials/claude-login.ts';
 import { checkCredentials } from '../../src/doctor/credentials.ts';
-import { providerBaseUrlOf } from '../../src/doctor/doctor.ts';
+import { doctorProvider } from '../../src/doctor/doctor.ts';
 import { checkExecutionDir } from '../../src/doctor/execution-dir.ts';
 import { checkNodeVersion } from '../../src/doctor/node-version.ts';
 import { checkPort } from '../../src/doctor/port.ts';
-import { checkProvider } from '../../src/doctor/provider.ts';
+import { checkProvider, shownUrl } from '../../src/doctor/provider.ts';
 import { checkClaudeCode, checkGit } from '../../src/doctor/tools.ts';
 import { tempDir } from '../helpers/server-process.ts';
 
@@ -95,33 +96,108 @@ describe('credentials', () => {
   });
 });
 
+describe('credentials: a Claude Code login', () => {
+  it('with no variable set, a login is a warning that it serves only claudeConfig: user', () => {
+    const result = checkCredentials({}, '/home/u/.claude/.credentials.json');
+    expect(result.status).toBe('warn');
+    expect(result.detail).toContain('a Claude Code login is there (/home/u/.claude/.credentials.json)');
+    expect(result.fix).toMatch(/only for claude-code codons with `claudeConfig: user`/);
+    expect(checkCredentials({ ANTHROPIC_API_KEY: 'k' }, '/x').status).toBe('ok');
+  });
+
+  it('is found in $CLAUDE_CONFIG_DIR or ~/.claude, never read', () => {
+    const home = temp();
+    const config = temp();
+    expect(claudeLoginFile({ HOME: home, CLAUDE_CONFIG_DIR: config })).toBeUndefined();
+    mkdirSync(join(home, '.claude'));
+    writeFileSync(join(home, '.claude', '.credentials.json'), '{}');
+    expect(claudeLoginFile({ HOME: home })).toBe(join(home, '.claude', '.credentials.json'));
+    writeFileSync(join(config, '.credentials.json'), '{}');
+    expect(claudeLoginFile({ HOME: home, CLAUDE_CONFIG_DIR: config })).toBe(
+      join(config, '.credentials.json'),
+    );
+  });
+});
+
 describe('provider', () => {
-  it('the base URL: --provider-base-url, else ANTHROPIC_BASE_URL, else the Anthropic API', () => {
-    expect(providerBaseUrlOf('http://a', { ANTHROPIC_BASE_URL: 'http://b' })).toBe('http://a');
-    expect(providerBaseUrlOf(undefined, { ANTHROPIC_BASE_URL: 'http://b' })).toBe('http://b');
-    expect(providerBaseUrlOf(undefined, { ANTHROPIC_BASE_URL: '' })).toBe('https://api.anthropic.com');
+  const at = (url: string) => ({ ok: true as const, value: url, source: 'default' as const });
+
+  it('the base URL as run resolves it: flag > SERVICE_RUNTIME_PROVIDER_BASE_URL > ANTHROPIC_BASE_URL > config file', () => {
+    const env = { SERVICE_RUNTIME_PROVIDER_BASE_URL: 'http://s', ANTHROPIC_BASE_URL: 'http://b' };
+    const config = { providerBaseUrl: 'http://f' };
+    expect(doctorProvider({ providerBaseUrl: 'http://a', env, config })).toMatchObject({ value: 'http://a' });
+    expect(doctorProvider({ env, config })).toEqual({
+      ok: true,
+      value: 'http://s',
+      source: 'SERVICE_RUNTIME_PROVIDER_BASE_URL',
+    });
+    expect(doctorProvider({ env: { ANTHROPIC_BASE_URL: 'http://b' }, config })).toMatchObject({
+      value: 'http://b',
+      source: 'ANTHROPIC_BASE_URL',
+    });
+    expect(doctorProvider({ env: { ANTHROPIC_BASE_URL: '' }, config })).toMatchObject({ value: 'http://f' });
+    expect(doctorProvider({ env: {} })).toEqual({
+      ok: true,
+      value: 'https://api.anthropic.com',
+      source: 'default',
+    });
   });
 
   it('any HTTP answer is ok; a closed port and a silent server fail', async () => {
     const up = await localServer();
-    expect(await checkProvider(up.url)).toMatchObject({
+    expect(await checkProvider(at(up.url))).toMatchObject({
       status: 'ok',
       detail: expect.stringMatching(/HTTP 404/),
     });
-    const down = await checkProvider(`http://127.0.0.1:${await closedPort()}`);
+    const down = await checkProvider(at(`http://127.0.0.1:${await closedPort()}`));
     expect(down).toMatchObject({ status: 'fail', detail: expect.stringMatching(/ECONNREFUSED/) });
     const silent = await localServer(false);
-    expect(await checkProvider(silent.url, 300)).toMatchObject({
+    expect(await checkProvider(at(silent.url), 300)).toMatchObject({
       status: 'fail',
       detail: expect.stringMatching(/no answer within 0.3 s/),
     });
-    expect((await checkProvider('not a url')).status).toBe('fail');
+    expect((await checkProvider(at('not a url'))).status).toBe('fail');
   });
 
-  it('a password in the base URL is not shown', async () => {
-    const result = await checkProvider(`http://me:MARKER-pw@127.0.0.1:${await closedPort()}`);
-    expect(result.status).toBe('fail');
-    expect(JSON.stringify(result)).not.toContain('MARKER');
+  it("names where the URL came from, and fails with run's sentence for one run refuses", async () => {
+    const up = await localServer();
+    const named = await checkProvider(doctorProvider({ env: { ANTHROPIC_BASE_URL: up.url } }));
+    expect(named).toMatchObject({
+      status: 'ok',
+      detail: `${up.url}/ (ANTHROPIC_BASE_URL) answered HTTP 404`,
+    });
+    const refused = await checkProvider(
+      doctorProvider({ env: { ANTHROPIC_BASE_URL: `${up.url}/?token=MARKER-q` } }),
+    );
+    expect(refused).toMatchObject({
+      status: 'fail',
+      detail: 'ANTHROPIC_BASE_URL must be an http(s) base URL: must not carry a query or fragment.',
+    });
+  });
+
+  it('a password or a query value in the base URL is not shown', async () => {
+    const port = await closedPort();
+    for (const url of [
+      `http://me:MARKER-pw@127.0.0.1:${port}`,
+      `http://127.0.0.1:${port}/x?api_key=MARKER-k&token=MARKER-t&plain=MARKER-p`,
+      `http://127.0.0.1:${port}/x;jsessionid=MARKER-s`,
+    ]) {
+      const result = await checkProvider(at(url));
+      expect(result.status).toBe('fail');
+      expect(JSON.stringify(result)).not.toContain('MARKER');
+    }
+    expect(shownUrl(new URL('http://u:p@h.test/x?api_key=s&b=2'))).toBe(
+      'http://h.test/x?api_key=[REDACTED]&b=[REDACTED]',
+    );
+  });
+
+  it('a port fetch refuses ("bad port") says what it means, without trying it', async () => {
+    const result = await checkProvider(at('http://127.0.0.1:6000'));
+    expect(result).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining(`port 6000 is one Node's fetch refuses to connect to ("bad port")`),
+      fix: expect.stringContaining('another port'),
+    });
   });
 });
 

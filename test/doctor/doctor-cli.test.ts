@@ -29,6 +29,10 @@ function env(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     ANTHROPIC_AUTH_TOKEN: '',
     CLAUDE_CODE_OAUTH_TOKEN: '',
     ANTHROPIC_BASE_URL: '',
+    SERVICE_RUNTIME_PROVIDER_BASE_URL: '',
+    // No Claude Code login of the machine's user is seen.
+    HOME: '/nonexistent-home',
+    CLAUDE_CONFIG_DIR: '',
     // Claude Code missing: a warning, and no slow `claude --version` in every run.
     RIBOSOME_CLAUDE_BIN: '/nonexistent/claude',
     ...extra,
@@ -105,6 +109,83 @@ describe('ribosome doctor', () => {
       port: 'fail',
     });
     for (const c of report.checks.filter((c) => c.status !== 'ok')) expect(c.fix).toBeTruthy();
+    expect(result.stdout + result.stderr).not.toContain('MARKER');
+  });
+
+  it('finds the provider as run does: SERVICE_RUNTIME_PROVIDER_BASE_URL > ANTHROPIC_BASE_URL > --config', async () => {
+    const t = tempDir();
+    cleanups.push(t.remove);
+    const service = await listening();
+    const anthropic = await listening();
+    const configured = await listening();
+    const config = join(t.path, 'ribosome.config.yaml');
+    writeFileSync(config, `providerBaseUrl: http://127.0.0.1:${configured}\n`);
+    const provider = async (extra: NodeJS.ProcessEnv, args: string[] = []) => {
+      const result = await doctor(['--json', '--execution', t.path, ...args], {
+        ANTHROPIC_API_KEY: 'k',
+        ...extra,
+      });
+      const report = DoctorReport.parse(JSON.parse(result.stdout));
+      return report.checks.find((c) => c.check === 'provider');
+    };
+    const urls = {
+      SERVICE_RUNTIME_PROVIDER_BASE_URL: `http://127.0.0.1:${service}`,
+      ANTHROPIC_BASE_URL: `http://127.0.0.1:${anthropic}`,
+    };
+    expect(await provider(urls, ['--config', config])).toMatchObject({
+      status: 'ok',
+      detail: `http://127.0.0.1:${service}/ (SERVICE_RUNTIME_PROVIDER_BASE_URL) answered HTTP 404`,
+    });
+    expect(
+      (await provider({ ANTHROPIC_BASE_URL: urls.ANTHROPIC_BASE_URL }, ['--config', config]))?.detail,
+    ).toBe(`http://127.0.0.1:${anthropic}/ (ANTHROPIC_BASE_URL) answered HTTP 404`);
+    expect((await provider({}, ['--config', config]))?.detail).toBe(
+      `http://127.0.0.1:${configured}/ (config file key providerBaseUrl) answered HTTP 404`,
+    );
+    // A config file run would refuse: exit 2 with its problems.
+    writeFileSync(config, 'providerBaseUrll: http://x\n');
+    const refused = await doctor(['--config', config], {});
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/providerBaseUrll/);
+  });
+
+  it('a query value is never echoed, and a port fetch refuses says what it means', async () => {
+    const t = tempDir();
+    cleanups.push(t.remove);
+    const secret = await doctor(['--execution', t.path], {
+      ANTHROPIC_API_KEY: 'k',
+      ANTHROPIC_BASE_URL: `http://127.0.0.1:9/v1?token=${MARKER}`,
+    });
+    expect(secret.code).toBe(1);
+    expect(secret.stdout).toMatch(
+      /^provider\s+fail\s+ANTHROPIC_BASE_URL must be an http\(s\) base URL: must not carry a query/m,
+    );
+    expect(secret.stdout + secret.stderr).not.toContain('MARKER');
+    const bad = await doctor(['--execution', t.path, '--provider-base-url', 'http://127.0.0.1:6000'], {
+      ANTHROPIC_API_KEY: 'k',
+    });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(
+      /^provider\s+fail\s+http:\/\/127\.0\.0\.1:6000\/ \(--provider-base-url\): port 6000 is one Node's fetch refuses/m,
+    );
+  });
+
+  it('no credential variable but a Claude Code login: a warning, exit 0', async () => {
+    const t = tempDir();
+    cleanups.push(t.remove);
+    mkdirSync(join(t.path, '.claude'));
+    writeFileSync(join(t.path, '.claude', '.credentials.json'), `{"token":"${MARKER}"}`);
+    const provider = await listening();
+    const result = await doctor(
+      ['--execution', t.path, '--provider-base-url', `http://127.0.0.1:${provider}`],
+      {
+        HOME: t.path,
+      },
+    );
+    expect(result.code, result.stdout).toBe(0);
+    expect(result.stdout).toMatch(/^credentials\s+warn\s+none of .* is set; a Claude Code login is there/m);
+    expect(result.stdout).toMatch(/claudeConfig: user/);
+    expect(result.stdout).toMatch(/all checks passed \(2 warnings\)/);
     expect(result.stdout + result.stderr).not.toContain('MARKER');
   });
 

@@ -28,6 +28,11 @@ describe('selectOutputs', () => {
     ['.git/HEAD', undefined],
     ['a/.git/x', undefined],
     ['.gitignore', '.gitignore'],
+    ['ribosome-data', undefined],
+    ['ribosome-data/in.txt', undefined],
+    ['./ribosome-data/in.txt', undefined],
+    ['sub/ribosome-data/in.txt', 'sub/ribosome-data/in.txt'],
+    ['ribosome-data.txt', 'ribosome-data.txt'],
   ])('copyablePath(%s) = %s', (path, expected) => {
     expect(copyablePath(path)).toBe(expected);
   });
@@ -60,9 +65,9 @@ describe('copyOutputs', () => {
       globs: ['dist/**', 'ribosome-data/*', '.git/*', 'nothing/*.x'],
     });
     expect(result.copied).toEqual(['dist/a.txt', 'dist/alias.txt', 'dist/sub/b.txt']);
-    expect(result.skipped.map((s) => s.file)).toEqual(['dist/leak.txt', 'ribosome-data/secret.txt']);
-    expect(result.skipped[1]?.reason).toContain('ribosome-data is a symlink to');
-    expect(result.unmatched).toEqual(['.git/*', 'nothing/*.x']);
+    // The data directory's link is never an output: left out, so its glob matched nothing.
+    expect(result.skipped.map((s) => s.file)).toEqual(['dist/leak.txt']);
+    expect(result.unmatched).toEqual(['ribosome-data/*', '.git/*', 'nothing/*.x']);
     expect(await readFile(join(out, 'dist/sub/b.txt'), 'utf8')).toBe('B');
     expect(await readFile(join(out, 'dist/alias.txt'), 'utf8')).toBe('A');
     expect(existsSync(join(out, 'dist/leak.txt'))).toBe(false);
@@ -76,5 +81,15 @@ describe('copyOutputs', () => {
     expect(await readFile(join(out, 'dist/a.txt'), 'utf8')).toBe('A2');
     expect(await readFile(join(out, 'dist/sub/b.txt.tmp'), 'utf8')).toBe('new');
     expect(await readFile(join(dir, 'outside.txt'), 'utf8')).toBe('outside');
+  });
+
+  it('"**" leaves the data directory\'s link out without a word', async () => {
+    const { root, dir } = temp;
+    await mkdir(join(dir, 'data'));
+    for (const name of ['a.txt', 'b.txt', 'c.txt']) await writeFile(join(dir, 'data', name), name);
+    await symlink(join(dir, 'data'), join(root, 'ribosome-data'));
+    await writeFile(join(root, 'r.txt'), 'R');
+    const result = await copyOutputs({ agentRoot: root, outputDir: join(dir, 'output'), globs: ['**'] });
+    expect(result).toEqual({ copied: ['r.txt'], skipped: [], unmatched: [] });
   });
 });

@@ -190,3 +190,89 @@ codons:
     expect(readFileSync(join(offline.exec, 'agentRoot', 'one.txt'), 'utf8')).toBe('offline');
   });
 });
+
+describe("the server's provider from the environment", () => {
+  it('ANTHROPIC_BASE_URL names it (SERVICE_RUNTIME_PROVIDER_BASE_URL over it); a gateway on this machine needs no key', async () => {
+    const anthropic = await codonProvider('one');
+    const service = await codonProvider('one');
+    const { plan } = workDir('name: envurl\nagent: builtin\ncodons:\n  - id: one\n    prompt: Do one.\n');
+    const viaAnthropic = await runPlan(plan, 'anthropic', [], {
+      ...NONE,
+      ANTHROPIC_BASE_URL: anthropic.url,
+      ANTHROPIC_AUTH_TOKEN: 'gateway-token',
+    });
+    expect(viaAnthropic.code, viaAnthropic.stderr).toBe(0);
+    expect(anthropic.requests.length).toBeGreaterThan(0);
+    // The gateway's token went to the gateway named, nowhere else.
+    expect(new Set(anthropic.requests.map((r) => r.headers.authorization))).toEqual(
+      new Set(['Bearer gateway-token']),
+    );
+    const before = anthropic.requests.length;
+    const viaService = await runPlan(plan, 'service', [], {
+      ...NONE,
+      ANTHROPIC_BASE_URL: anthropic.url,
+      SERVICE_RUNTIME_PROVIDER_BASE_URL: service.url,
+    });
+    expect(viaService.code, viaService.stderr).toBe(0);
+    expect(service.requests.length).toBeGreaterThan(0);
+    expect(anthropic.requests.length).toBe(before);
+  });
+});
+
+describe("provider keys in the agents' environment", () => {
+  /** A scripted server on which codon `id` writes the key variables its Bash sees to `env-<id>.txt`. */
+  async function envProvider(id: string): Promise<MockProvider> {
+    const command = `env | grep -E '^(A_KEY|S_KEY|ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN)=' | sort > env-${id}.txt`;
+    const p = await startMockProvider({
+      script: {
+        tracks: [
+          {
+            name: id,
+            match: { firstUser: `Do ${id}.` },
+            turns: [
+              { content: [{ tool_use: { name: 'Bash', input: { command } } }] },
+              { content: [{ text: 'Done.' }] },
+            ],
+          },
+        ],
+        ...refuse,
+      },
+    });
+    providers.push(p);
+    return p;
+  }
+
+  it("no agent sees another endpoint's key (a codon's or a sentinel's apiKeyEnv); its own arrives as ANTHROPIC_API_KEY", async () => {
+    const server = await envProvider('plain');
+    const gateway = await envProvider('gated');
+    const cheap = await sentinelProvider('watch');
+    const { plan } = workDir(`name: keys
+agent: builtin
+codons:
+  - id: plain
+    prompt: Do plain.
+    sentinels:
+      - id: watch
+        model: claude-haiku-4-5
+        userPrompt: "{{events}}"
+        trigger: { type: event, eventTypes: [tool.result] }
+        provider: { baseUrl: "${cheap.url}", apiKeyEnv: S_KEY }
+  - id: gated
+    prompt: Do gated.
+    provider: { baseUrl: "${gateway.url}", apiKeyEnv: A_KEY }
+`);
+    const run = await runPlan(plan, 'keys', ['--provider-base-url', server.url], {
+      ...NONE,
+      ANTHROPIC_API_KEY: 'main-key',
+      ANTHROPIC_AUTH_TOKEN: 'main-token',
+      A_KEY: 'codon-key',
+      S_KEY: 'sentinel-key',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const seen = (id: string) => readFileSync(join(run.exec, 'agentRoot', `env-${id}.txt`), 'utf8');
+    expect(seen('plain')).toBe('ANTHROPIC_API_KEY=main-key\nANTHROPIC_AUTH_TOKEN=main-token\n');
+    expect(seen('gated')).toBe('ANTHROPIC_API_KEY=codon-key\n');
+    // The sentinel still called its provider with its own key.
+    expect(new Set(keyOf(cheap))).toEqual(new Set(['sentinel-key']));
+  });
+});

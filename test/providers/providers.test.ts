@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { OAUTH_BETA, providerAuth, withProviderKey } from '../../src/credentials/credentials.ts';
 import {
+  agentProvider,
+  blockedPortProblems,
+  keyVariables,
   missingProviderKeys,
   type ProviderUse,
   providerRoutes,
@@ -8,9 +11,15 @@ import {
   usualCredentialUsers,
 } from '../../src/providers/providers.ts';
 
-const use = (who: string, provider?: ProviderUse['provider'], userLogin = false): ProviderUse => ({
+const use = (
+  who: string,
+  provider?: ProviderUse['provider'],
+  userLogin = false,
+  kind: ProviderUse['kind'] = userLogin ? 'claude-code' : 'builtin',
+): ProviderUse => ({
   who,
   ...(provider ? { provider } : {}),
+  kind,
   userLogin,
 });
 
@@ -62,6 +71,48 @@ describe('providers', () => {
     ]);
   });
 
+  it('Claude Code in its own configuration needs a credential even for a gateway on this machine', () => {
+    const local = 'http://127.0.0.1:9402';
+    const cc = (who: string, provider?: ProviderUse['provider']) => use(who, provider, false, 'claude-code');
+    const users = usualCredentialUsers(
+      [
+        cc('codon cc'),
+        use('codon b'),
+        use('codon login', undefined, true),
+        use('sentinel s', undefined, false, 'sentinel'),
+      ],
+      local,
+    );
+    expect(users.map((u) => [u.who, u.url, u.local])).toEqual([['codon cc', local, true]]);
+    expect(missingProviderKeys([cc('codon k', { baseUrl: local, apiKeyEnv: 'GW_KEY' })], {})).toEqual([
+      'codon k calls http://127.0.0.1:9402 with the key in GW_KEY, which is not set: Claude Code does not start without a credential, even against a gateway on this machine: set GW_KEY to any value the gateway accepts',
+    ]);
+    expect(
+      missingProviderKeys([cc('codon k', { baseUrl: local, apiKeyEnv: 'GW_KEY' })], { GW_KEY: 'x' }),
+    ).toEqual([]);
+  });
+
+  it('a provider on a port fetch refuses is named for the built-in agent and sentinels, not Claude Code', () => {
+    const mixed = [
+      use('codon a'),
+      use('codon cc', undefined, false, 'claude-code'),
+      use('sentinel s', { baseUrl: 'http://127.0.0.1:10080' }, false, 'sentinel'),
+    ];
+    expect(blockedPortProblems(mixed, 'http://127.0.0.1:6000', { enabled: false })).toEqual([
+      `codon a calls http://127.0.0.1:6000, but port 6000 is one Node's fetch refuses to connect to ("bad port"): the built-in agent and the sentinels cannot reach it; run the provider on another port (or start the proxy with --proxy, which reaches it)`,
+      expect.stringMatching(/^sentinel s calls http:\/\/127\.0\.0\.1:10080, but port 10080 is one/),
+    ]);
+    expect(blockedPortProblems(mixed, 'http://127.0.0.1:6001', { enabled: false })).toHaveLength(1);
+    expect(blockedPortProblems([mixed[1]!], 'http://127.0.0.1:6000', { enabled: false })).toEqual([]);
+    // With the proxy on, the proxy reaches any port; its own port must be one fetch takes.
+    expect(blockedPortProblems(mixed, 'http://127.0.0.1:6000', { enabled: true, port: 4001 })).toEqual([]);
+    expect(blockedPortProblems(mixed, 'http://127.0.0.1:6000', { enabled: true, port: 6000 })).toEqual([
+      expect.stringMatching(
+        /^the proxy would listen on port 6000 \(the main port \+ 1\), but .*; choose another --port$/,
+      ),
+    ]);
+  });
+
   it('with apiKeyEnv only that key authenticates; without it the usual variables do', () => {
     const env = { ANTHROPIC_AUTH_TOKEN: 'tok', CLAUDE_CODE_OAUTH_TOKEN: 'oauth', GW_KEY: 'gw', OTHER: 'o' };
     expect(providerAuth(env, 'GW_KEY')).toEqual({ apiKey: 'gw', source: 'GW_KEY' });
@@ -71,7 +122,28 @@ describe('providers', () => {
       betas: [OAUTH_BETA],
       source: 'CLAUDE_CODE_OAUTH_TOKEN',
     });
-    expect(withProviderKey(env, 'GW_KEY')).toEqual({ ANTHROPIC_API_KEY: 'gw', GW_KEY: 'gw', OTHER: 'o' });
+    expect(withProviderKey(env, 'GW_KEY')).toEqual({ ANTHROPIC_API_KEY: 'gw', OTHER: 'o' });
     expect(withProviderKey(env)).toBe(env);
+  });
+
+  it("no agent's environment holds a key variable of the plan: its own arrives as ANTHROPIC_API_KEY only", () => {
+    const keyVars = keyVariables(
+      uses.concat(use('sentinel t', { baseUrl: 'http://127.0.0.1:1', apiKeyEnv: 'S_KEY' })),
+    );
+    expect(keyVars).toEqual(['GW_KEY', 'S_KEY']);
+    const env = { ANTHROPIC_API_KEY: 'main', GW_KEY: 'gw', S_KEY: 's', OTHER: 'o' };
+    // A codon of the server's provider keeps the usual variables, not the gateway's or the sentinel's key.
+    expect(withProviderKey(env, undefined, keyVars)).toEqual({ ANTHROPIC_API_KEY: 'main', OTHER: 'o' });
+    expect(withProviderKey(env, 'GW_KEY', keyVars)).toEqual({ ANTHROPIC_API_KEY: 'gw', OTHER: 'o' });
+    expect(withProviderKey(env, 'S_KEY', keyVars)).toEqual({ ANTHROPIC_API_KEY: 's', OTHER: 'o' });
+    // The usual variables named as a provider's key stay for the codons that use them.
+    expect(withProviderKey(env, undefined, ['ANTHROPIC_API_KEY'])).toEqual(env);
+    const at = { serverUrl: 'https://api.anthropic.com', routes: [], keyVars };
+    expect(targetOf(undefined, at)).toEqual({ baseUrl: 'https://api.anthropic.com', keyVars });
+    expect(agentProvider(targetOf(uses[1]!.provider, at))).toEqual({
+      providerBaseUrl: 'https://gw.example.com',
+      apiKeyEnv: 'GW_KEY',
+      keyVars,
+    });
   });
 });

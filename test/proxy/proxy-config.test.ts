@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PROVIDER_BASE_URL, resolveProxyConfig } from '../../src/config/proxy-config.ts';
+import {
+  DEFAULT_PROVIDER_BASE_URL,
+  resolveProviderBaseUrl,
+  resolveProxyConfig,
+} from '../../src/config/proxy-config.ts';
 
 const none = { cli: {}, env: {}, file: {} };
 
@@ -95,6 +99,40 @@ describe('resolveProxyConfig: provider base URL', () => {
     expect(resolved({ cli: { providerBaseUrl: cliUrl }, env }).providerBaseUrl).toBe(cliUrl);
     expect(resolved({ cli: { providerBaseUrl: cliUrl }, file }).providerBaseUrl).toBe(cliUrl);
     expect(resolved({ env, file }).providerBaseUrl).toBe(envUrl);
+  });
+
+  it('ANTHROPIC_BASE_URL: under SERVICE_RUNTIME_PROVIDER_BASE_URL, over the config file', () => {
+    const anthropic = 'http://127.0.0.1:9302';
+    expect(resolved({ env: { ANTHROPIC_BASE_URL: anthropic } }).providerBaseUrl).toBe(anthropic);
+    expect(
+      resolved({ env: { ANTHROPIC_BASE_URL: anthropic }, file: { providerBaseUrl: fileUrl } })
+        .providerBaseUrl,
+    ).toBe(anthropic);
+    expect(
+      resolved({ env: { ANTHROPIC_BASE_URL: anthropic, SERVICE_RUNTIME_PROVIDER_BASE_URL: envUrl } })
+        .providerBaseUrl,
+    ).toBe(envUrl);
+    expect(
+      resolved({ cli: { providerBaseUrl: cliUrl }, env: { ANTHROPIC_BASE_URL: anthropic } }).providerBaseUrl,
+    ).toBe(cliUrl);
+    expect(
+      resolved({ env: { ANTHROPIC_BASE_URL: ' ' }, file: { providerBaseUrl: fileUrl } }).providerBaseUrl,
+    ).toBe(fileUrl);
+  });
+
+  it('resolveProviderBaseUrl names the source it took', () => {
+    const of = (env: NodeJS.ProcessEnv, file = {}) => resolveProviderBaseUrl({ cli: {}, env, file });
+    expect(of({ ANTHROPIC_BASE_URL: 'http://a.test' })).toEqual({
+      ok: true,
+      value: 'http://a.test',
+      source: 'ANTHROPIC_BASE_URL',
+    });
+    expect(of({}, { providerBaseUrl: fileUrl })).toMatchObject({ source: 'config file key providerBaseUrl' });
+    expect(of({})).toMatchObject({ value: DEFAULT_PROVIDER_BASE_URL, source: 'default' });
+    expect(of({ ANTHROPIC_BASE_URL: 'http://a.test/?token=MARKER' })).toEqual({
+      ok: false,
+      message: 'ANTHROPIC_BASE_URL must be an http(s) base URL: must not carry a query or fragment.',
+    });
   });
 });
 

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { classifyOutcome } from '../../src/engine/failure.ts';
+
+const ended = (message: string, apiErrorStatus: number | null = null) =>
+  classifyOutcome({
+    exit: { type: 'error', code: 1 },
+    result: { isError: true, apiErrorStatus, message },
+    timedOut: false,
+  }).failureReason;
+
+describe('classifyOutcome: Claude Code without a credential it can use', () => {
+  it('"Not logged in" and "Invalid API key" (no API status) are not retriable, as a 401', () => {
+    expect(ended('Not logged in · Please run /login')).toEqual({
+      type: 'api-error',
+      retriable: false,
+      message: 'Not logged in · Please run /login',
+    });
+    expect(ended('Invalid API key · Please run /login')).toMatchObject({
+      type: 'api-error',
+      retriable: false,
+    });
+    expect(ended('Failed to authenticate. API Error: 401', 401)).toMatchObject({
+      type: 'api-error',
+      retriable: false,
+    });
+  });
+
+  it('other errors without a status stay retriable', () => {
+    expect(ended('something broke')).toEqual({
+      type: 'unknown',
+      retriable: true,
+      message: 'something broke',
+    });
+    expect(ended('the user is not logged into the VPN')).toMatchObject({ retriable: true });
+  });
+});

@@ -1,5 +1,5 @@
 import { RibosomeClient } from '../client/index.ts';
-import { type EventData, parseServerEvent, type ServerEvent } from '../protocol/index.ts';
+import { type EventData, type FailureReason, parseServerEvent, type ServerEvent } from '../protocol/index.ts';
 
 const oneLine = (text: string, max = 160) => {
   const line = text.replace(/\s+/g, ' ').trim();
@@ -66,12 +66,28 @@ export function doneVerdict(idle: EventData<'server.idle'>, lastFailed: boolean)
 }
 
 /**
+ * Why a run that is over is not done, for the exit summary (pure): a budget that ran out (which one
+ * and what it spent, when `budgetMessage` says it), a codon stopped, or a codon failed.
+ * `budgetMessage`: the latest "plan budget exceeded: maxCostUsd 1.00, spent 1.04" the run said.
+ */
+export function notDoneReason(
+  idle: EventData<'server.idle'>,
+  lastFailure: FailureReason | undefined,
+  budgetMessage: string | undefined,
+): string {
+  if (idle.heldBy === 'budget' || lastFailure?.type === 'budget') return budgetMessage ?? 'budget exceeded';
+  if (idle.passedOver && idle.passedOver.length > 0) return 'a codon failed';
+  return idle.lastEnded?.status === 'stopped' ? 'a codon was stopped' : 'a codon failed';
+}
+
+/**
  * A plain-text view of a run for terminals and logs: a readonly client of the protocol like any
- * other. Calls `onDone(ok)` when the plan has run (ok) or a codon failed and the server idles.
+ * other. Calls `onDone(ok, why)` when the plan has run (ok) or a codon failed, was stopped or a
+ * budget ran out, and the server idles.
  */
 export async function watchUntilDone(
   url: string,
-  options: { print: boolean; onDone: (ok: boolean) => void; write?: (line: string) => void },
+  options: { print: boolean; onDone: (ok: boolean, why: string) => void; write?: (line: string) => void },
 ): Promise<void> {
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
   const client = await RibosomeClient.connect(url, {
@@ -79,19 +95,31 @@ export async function watchUntilDone(
     sendPreviousEvents: true,
     keepEvents: 0,
   });
+  let lastFailure: FailureReason | undefined;
   let lastFailed = false;
+  let budgetMessage: string | undefined;
   let done = false;
   const handle = (e: ServerEvent) => {
     if (options.print) {
       const line = describeEvent(e);
       if (line) write(line);
     }
-    if (e.type === 'codon.completed') lastFailed = !e.data.success;
+    if (e.type === 'codon.completed') {
+      lastFailed = !e.data.success;
+      lastFailure = e.data.failureReason;
+      if (lastFailure?.type === 'budget' && lastFailure.message) budgetMessage = lastFailure.message;
+    }
+    // A budget that ran out between codons says so in a warning ("...; codons that count in it are refused").
+    if (e.type === 'error' && e.data.code === 'BUDGET_EXCEEDED' && e.data.severity === 'warning')
+      budgetMessage = e.data.message.split('; ')[0];
     if (e.type === 'server.idle' && !done) {
       const verdict = doneVerdict(e.data, lastFailed);
       if (verdict !== undefined) {
         done = true;
-        options.onDone(verdict);
+        options.onDone(
+          verdict,
+          verdict ? 'the plan has run' : notDoneReason(e.data, lastFailure, budgetMessage),
+        );
       }
     }
   };

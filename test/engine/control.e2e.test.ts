@@ -49,7 +49,12 @@ describe('steering a running codon', () => {
     const error = client.next('error', (e) => e.data.severity === 'codon', 20_000);
     const idle = client.next('server.idle', () => true, 20_000);
     client.send('codon.forceStop', { reason: 'stuck in sleep' });
-    expect((await completed).data).toMatchObject({ codonId: 'stuck', success: false });
+    expect((await completed).data).toMatchObject({
+      codonId: 'stuck',
+      success: false,
+      // Never retried, so not retriable: a client meant it.
+      failureReason: { type: 'unknown', retriable: false, message: 'stopped by a client: stuck in sleep' },
+    });
     expect((await error).data).toMatchObject({ codon: 'stuck', severity: 'codon' });
     expect((await idle).data.reason).toBe('codon-completed');
     expect(pidsWith(`sleep ${m}`)).toEqual([]);
@@ -95,7 +100,7 @@ ${writeTurns('ok.txt', 'fine')}`;
     const { client } = await serve(plan, `turns:\n${stuckTurns(m)}`, ['--no-autostart']);
     const completed = client.next('codon.completed', () => true, 30_000);
     client.send('codon.start', { codonId: 'slow' });
-    expect((await completed).data.failureReason).toMatchObject({ type: 'timeout', retriable: true });
+    expect((await completed).data.failureReason).toMatchObject({ type: 'timeout', retriable: false });
     expect(pidsWith(`sleep ${m}`)).toEqual([]);
   });
 });

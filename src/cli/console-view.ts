@@ -1,13 +1,20 @@
 import { RibosomeClient } from '../client/index.ts';
 import { type EventData, type FailureReason, parseServerEvent, type ServerEvent } from '../protocol/index.ts';
+import { readTransition } from '../tui/store/transition-data.ts';
 
 const oneLine = (text: string, max = 160) => {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
 
-/** One printable line for an event, or undefined for events a reader of the log does not need. */
-export function describeEvent(e: ServerEvent): string | undefined {
+/** How a codon ended when a client ended it: a transition says so before its codon.completed. */
+type EndedBy = 'skipped' | 'stopped';
+
+/**
+ * One printable line for an event, or undefined for events a reader of the log does not need.
+ * `endedBy`: for a codon.completed, that a client skipped or stopped the codon (consoleView knows).
+ */
+export function describeEvent(e: ServerEvent, endedBy?: EndedBy): string | undefined {
   switch (e.type) {
     case 'codon.started':
       return `> ${e.data.codonId}: ${e.data.codonName}`;
@@ -22,9 +29,13 @@ export function describeEvent(e: ServerEvent): string | undefined {
       return `    file  ${e.data.action} ${e.data.path}`;
     case 'codon.completed': {
       const took = `${(e.data.duration / 1000).toFixed(1)}s, $${e.data.cost.toFixed(4)}`;
-      return e.data.success
-        ? `< ${e.data.codonId} completed (${took})`
-        : `< ${e.data.codonId} FAILED (${took}): ${e.data.failureReason?.type ?? 'unknown'} ${oneLine(e.data.failureReason?.message ?? '')}`;
+      const reason = e.data.failureReason;
+      if (e.data.success) return `< ${e.data.codonId} completed (${took})`;
+      // A client's stop or skip: its message says who and why; the type (unknown) adds nothing.
+      if (endedBy)
+        return `< ${e.data.codonId} ${endedBy.toUpperCase()} (${took})${reason?.message ? `: ${oneLine(reason.message)}` : ''}`;
+      const message = reason?.message ? ` ${oneLine(reason.message)}` : '';
+      return `< ${e.data.codonId} FAILED (${took}): [${reason?.type ?? 'unknown'}]${message}`;
     }
     case 'server.idle':
       return `= ${e.data.message}`;
@@ -45,6 +56,29 @@ export function describeEvent(e: ServerEvent): string | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * The console view of a stream of events (`ribosome log`, `run` without a terminal UI, the demo):
+ * describeEvent, remembering what the state transitions said of how each codon ended, so a codon a
+ * client stopped or skipped reads STOPPED or SKIPPED, as the idle line and the terminal UI say.
+ */
+export function consoleView(): (e: ServerEvent) => string | undefined {
+  const endedBy = new Map<string, EndedBy>();
+  return (e) => {
+    if (e.type === 'state.transition') {
+      const t = readTransition(e.data);
+      if (t?.type === 'CodonTransitioned') {
+        if (t.data.to === 'skipped' || t.data.to === 'stopped') endedBy.set(t.data.codonId, t.data.to);
+        else endedBy.delete(t.data.codonId);
+      }
+      return undefined;
+    }
+    if (e.type !== 'codon.completed') return describeEvent(e);
+    const ended = endedBy.get(e.data.codonId);
+    endedBy.delete(e.data.codonId);
+    return describeEvent(e, ended);
+  };
 }
 
 /**
@@ -99,9 +133,10 @@ export async function watchUntilDone(
   let lastFailed = false;
   let budgetMessage: string | undefined;
   let done = false;
+  const describe = consoleView();
   const handle = (e: ServerEvent) => {
     if (options.print) {
-      const line = describeEvent(e);
+      const line = describe(e);
       if (line) write(line);
     }
     if (e.type === 'codon.completed') {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { simplePlan, stuckTurns, writeTurns } from '../helpers/plans.ts';
 import { pidsWith, waitFor } from '../helpers/processes.ts';
+import { runCli } from '../helpers/server-process.ts';
 
 const { serve } = e2eResources();
 
@@ -40,7 +41,7 @@ describe('steering a running codon', () => {
 
   it('forceStop ends the whole process tree, reports the codon and idles', async () => {
     const m = marker();
-    const { client } = await serve(simplePlan(['stuck', 'after']), `turns:\n${stuckTurns(m)}`, [
+    const { client, exec } = await serve(simplePlan(['stuck', 'after']), `turns:\n${stuckTurns(m)}`, [
       '--no-autostart',
     ]);
     client.send('codon.start', { codonId: 'stuck' });
@@ -58,6 +59,12 @@ describe('steering a running codon', () => {
     expect((await error).data).toMatchObject({ codon: 'stuck', severity: 'codon' });
     expect((await idle).data.reason).toBe('codon-completed');
     expect(pidsWith(`sleep ${m}`)).toEqual([]);
+    // The console view says stopped, as the idle line does, not FAILED.
+    const log = runCli(['log', '--execution', exec]);
+    expect((await log.exited).code, log.stderr()).toBe(0);
+    expect(log.stdout()).toMatch(
+      /^< stuck STOPPED \([\d.]+s, \$[\d.]+\): stopped by a client: stuck in sleep$/m,
+    );
   });
 
   it('classifies a 429 as rate-limit and a 500 as api-error, and redo retries the codon', async () => {

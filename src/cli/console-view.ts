@@ -1,13 +1,20 @@
 import { RibosomeClient } from '../client/index.ts';
-import { type EventData, parseServerEvent, type ServerEvent } from '../protocol/index.ts';
+import { type EventData, type FailureReason, parseServerEvent, type ServerEvent } from '../protocol/index.ts';
+import { readTransition } from '../tui/store/transition-data.ts';
 
 const oneLine = (text: string, max = 160) => {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
 
-/** One printable line for an event, or undefined for events a reader of the log does not need. */
-export function describeEvent(e: ServerEvent): string | undefined {
+/** How a codon ended when a client ended it: a transition says so before its codon.completed. */
+type EndedBy = 'skipped' | 'stopped';
+
+/**
+ * One printable line for an event, or undefined for events a reader of the log does not need.
+ * `endedBy`: for a codon.completed, that a client skipped or stopped the codon (consoleView knows).
+ */
+export function describeEvent(e: ServerEvent, endedBy?: EndedBy): string | undefined {
   switch (e.type) {
     case 'codon.started':
       return `> ${e.data.codonId}: ${e.data.codonName}`;
@@ -22,9 +29,13 @@ export function describeEvent(e: ServerEvent): string | undefined {
       return `    file  ${e.data.action} ${e.data.path}`;
     case 'codon.completed': {
       const took = `${(e.data.duration / 1000).toFixed(1)}s, $${e.data.cost.toFixed(4)}`;
-      return e.data.success
-        ? `< ${e.data.codonId} completed (${took})`
-        : `< ${e.data.codonId} FAILED (${took}): ${e.data.failureReason?.type ?? 'unknown'} ${oneLine(e.data.failureReason?.message ?? '')}`;
+      const reason = e.data.failureReason;
+      if (e.data.success) return `< ${e.data.codonId} completed (${took})`;
+      // A client's stop or skip: its message says who and why; the type (unknown) adds nothing.
+      if (endedBy)
+        return `< ${e.data.codonId} ${endedBy.toUpperCase()} (${took})${reason?.message ? `: ${oneLine(reason.message)}` : ''}`;
+      const message = reason?.message ? ` ${oneLine(reason.message)}` : '';
+      return `< ${e.data.codonId} FAILED (${took}): [${reason?.type ?? 'unknown'}]${message}`;
     }
     case 'server.idle':
       return `= ${e.data.message}`;
@@ -48,6 +59,29 @@ export function describeEvent(e: ServerEvent): string | undefined {
 }
 
 /**
+ * The console view of a stream of events (`ribosome log`, `run` without a terminal UI, the demo):
+ * describeEvent, remembering what the state transitions said of how each codon ended, so a codon a
+ * client stopped or skipped reads STOPPED or SKIPPED, as the idle line and the terminal UI say.
+ */
+export function consoleView(): (e: ServerEvent) => string | undefined {
+  const endedBy = new Map<string, EndedBy>();
+  return (e) => {
+    if (e.type === 'state.transition') {
+      const t = readTransition(e.data);
+      if (t?.type === 'CodonTransitioned') {
+        if (t.data.to === 'skipped' || t.data.to === 'stopped') endedBy.set(t.data.codonId, t.data.to);
+        else endedBy.delete(t.data.codonId);
+      }
+      return undefined;
+    }
+    if (e.type !== 'codon.completed') return describeEvent(e);
+    const ended = endedBy.get(e.data.codonId);
+    endedBy.delete(e.data.codonId);
+    return describeEvent(e, ended);
+  };
+}
+
+/**
  * Whether an idle server means the run is over for `--exit-when-done`: `true` when every codon is
  * done, `false` when the codon that ended last failed or was stopped, undefined to keep waiting.
  * `lastFailed` (from codon.completed) stands in for servers that do not send `lastEnded`.
@@ -66,12 +100,28 @@ export function doneVerdict(idle: EventData<'server.idle'>, lastFailed: boolean)
 }
 
 /**
+ * Why a run that is over is not done, for the exit summary (pure): a budget that ran out (which one
+ * and what it spent, when `budgetMessage` says it), a codon stopped, or a codon failed.
+ * `budgetMessage`: the latest "plan budget exceeded: maxCostUsd 1.00, spent 1.04" the run said.
+ */
+export function notDoneReason(
+  idle: EventData<'server.idle'>,
+  lastFailure: FailureReason | undefined,
+  budgetMessage: string | undefined,
+): string {
+  if (idle.heldBy === 'budget' || lastFailure?.type === 'budget') return budgetMessage ?? 'budget exceeded';
+  if (idle.passedOver && idle.passedOver.length > 0) return 'a codon failed';
+  return idle.lastEnded?.status === 'stopped' ? 'a codon was stopped' : 'a codon failed';
+}
+
+/**
  * A plain-text view of a run for terminals and logs: a readonly client of the protocol like any
- * other. Calls `onDone(ok)` when the plan has run (ok) or a codon failed and the server idles.
+ * other. Calls `onDone(ok, why)` when the plan has run (ok) or a codon failed, was stopped or a
+ * budget ran out, and the server idles.
  */
 export async function watchUntilDone(
   url: string,
-  options: { print: boolean; onDone: (ok: boolean) => void; write?: (line: string) => void },
+  options: { print: boolean; onDone: (ok: boolean, why: string) => void; write?: (line: string) => void },
 ): Promise<void> {
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
   const client = await RibosomeClient.connect(url, {
@@ -79,19 +129,32 @@ export async function watchUntilDone(
     sendPreviousEvents: true,
     keepEvents: 0,
   });
+  let lastFailure: FailureReason | undefined;
   let lastFailed = false;
+  let budgetMessage: string | undefined;
   let done = false;
+  const describe = consoleView();
   const handle = (e: ServerEvent) => {
     if (options.print) {
-      const line = describeEvent(e);
+      const line = describe(e);
       if (line) write(line);
     }
-    if (e.type === 'codon.completed') lastFailed = !e.data.success;
+    if (e.type === 'codon.completed') {
+      lastFailed = !e.data.success;
+      lastFailure = e.data.failureReason;
+      if (lastFailure?.type === 'budget' && lastFailure.message) budgetMessage = lastFailure.message;
+    }
+    // A budget that ran out between codons says so in a warning ("...; codons that count in it are refused").
+    if (e.type === 'error' && e.data.code === 'BUDGET_EXCEEDED' && e.data.severity === 'warning')
+      budgetMessage = e.data.message.split('; ')[0];
     if (e.type === 'server.idle' && !done) {
       const verdict = doneVerdict(e.data, lastFailed);
       if (verdict !== undefined) {
         done = true;
-        options.onDone(verdict);
+        options.onDone(
+          verdict,
+          verdict ? 'the plan has run' : notDoneReason(e.data, lastFailure, budgetMessage),
+        );
       }
     }
   };

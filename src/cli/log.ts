@@ -8,7 +8,7 @@ import {
   liveServerUrl,
   openExecutionDb,
 } from '../runs/index.ts';
-import { describeEvent } from './console-view.ts';
+import { consoleView } from './console-view.ts';
 
 type LogFlags = { execution?: string; url?: string; follow?: boolean };
 
@@ -24,8 +24,9 @@ export function registerLog(program: Command): void {
     });
 }
 
+const describe = consoleView();
 const print = (e: ServerEvent) => {
-  const line = describeEvent(e);
+  const line = describe(e);
   if (line !== undefined) process.stdout.write(`${line}\n`);
 };
 

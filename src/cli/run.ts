@@ -381,10 +381,10 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     if (flags.exitWhenDone) code = EXIT.failure;
     void watchUntilDone(runtime.url, {
       print: !flags.headless,
-      onDone: (ok) => {
+      onDone: (ok, why) => {
         if (!flags.exitWhenDone) return;
         code = ok ? EXIT.ok : EXIT.failure;
-        void runtime.stop(ok ? 'the plan has run' : 'a codon failed');
+        void runtime.stop(why);
       },
     }).catch((error: unknown) =>
       process.stderr.write(`ribosome: console view: ${(error as Error).message}\n`),

@@ -51,7 +51,14 @@ export function registerValidate(program: Command): void {
 
 /** Validates one file as `kind`, or as what its content says it is. */
 export async function validateFile(file: string, kind?: FileKind): Promise<FileReport> {
-  const chosen = kind ?? (await kindOf(file));
+  const read = kind === undefined ? await readSourceFile(resolve(file), 'file') : undefined;
+  const chosen = kind ?? detectKind(file, read?.ok ? read.source.data : undefined);
+  // Nothing in it tells its kind (missing, a directory, empty): said of "the file", not "the plan file".
+  if (read && !read.ok && chosen !== 'config') {
+    const whole = read.problems.filter((p) => WHOLE_FILE.has(p.code));
+    if (whole.length === read.problems.length)
+      return { file, kind: chosen, ok: false, problems: whole.map(unknownKind) };
+  }
   switch (chosen) {
     case 'plan': {
       const result = await loadPlan(file);
@@ -81,10 +88,20 @@ export async function validateFile(file: string, kind?: FileKind): Promise<FileR
   }
 }
 
-/** A file that cannot be read or parsed is checked as a plan: its problems are the same either way. */
-async function kindOf(file: string): Promise<FileKind> {
-  const read = await readSourceFile(resolve(file), 'file');
-  return read.ok ? detectKind(file, read.source.data) : detectKind(file, undefined);
+/** Problems about the file as a whole, which come before its kind can be told. */
+const WHOLE_FILE: ReadonlySet<PlanProblem['code']> = new Set([
+  'FILE_NOT_FOUND',
+  'FILE_UNREADABLE',
+  'EMPTY_FILE',
+]);
+
+/** An empty file of unknown kind: valid as a config file only, which --kind config says. */
+function unknownKind(problem: PlanProblem): PlanProblem {
+  if (problem.code !== 'EMPTY_FILE') return problem;
+  return {
+    ...problem,
+    hint: 'A plan or sentinel file needs its fields (see schema/); a config file of comments only is valid: check it with --kind config.',
+  };
 }
 
 function jsonReport(report: FileReport): Omit<FileReport, 'file'> {

@@ -3,13 +3,14 @@ import { z } from 'zod';
 import { hasErrors, type PlanProblem, sortProblems } from '../plan/problems.ts';
 import { readSourceFile } from '../plan/source-file.ts';
 import { issuesToDrafts } from '../plan/zod-issues.ts';
-import { ProxyFileKeys } from './proxy-config.ts';
+import { ProxyFileKeys, proxyKeyConflicts } from './proxy-config.ts';
 import { ServerSettings } from './server-config.ts';
 
 /**
  * The config file (`ribosome run --config FILE`, YAML or JSON): every key any part of Ribosome reads
  * from it, in one strict schema. It is checked as a plan is (unknown keys with a "did you mean", line
- * and column); the server's settings and the proxy's then take their own keys from the checked value.
+ * and column), keys that may not go together included; the server's settings and the proxy's then
+ * take their own keys from the checked value.
  * schema/config.schema.json is generated from it; README "Config file" lists every key.
  */
 export const ConfigFile = z
@@ -21,6 +22,11 @@ export const ConfigFile = z
       .boolean()
       .optional()
       .describe('Publish a sentinel.triggered event each time a sentinel fires. Default false.'),
+  })
+  // Keys that may not go together: checked here, so validate and run --config agree, at the key.
+  .superRefine((file, ctx) => {
+    for (const { key, message } of proxyKeyConflicts(file))
+      ctx.addIssue({ code: 'custom', path: [key], message });
   })
   .describe('Settings of `ribosome run --config FILE`: defaults < config file < environment < command line.');
 export type ConfigFile = z.input<typeof ConfigFile>;

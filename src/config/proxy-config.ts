@@ -73,6 +73,28 @@ export const ProxyFileKeys = z.object({
     .describe('Log the first 200 bytes of non-Messages bodies (prompt text: debugging only). Default false.'),
 });
 
+/**
+ * What the proxy's keys may not be together (pure): the in-flight limit below the body limit would
+ * refuse every body of the allowed size. Both the config file's check (`ribosome validate`, `run
+ * --config`, placed at the key) and resolveProxyConfig use it.
+ */
+export function proxyKeyConflicts(keys: {
+  proxyMaxBodyBytes?: number | undefined;
+  proxyMaxInFlightBytes?: number | undefined;
+}): Array<{ key: keyof z.infer<typeof ProxyFileKeys>; message: string }> {
+  const maxBodyBytes = keys.proxyMaxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxInFlightBytes = keys.proxyMaxInFlightBytes;
+  if (maxInFlightBytes === undefined || maxInFlightBytes >= maxBodyBytes) return [];
+  return [
+    {
+      key: 'proxyMaxInFlightBytes',
+      message:
+        `proxyMaxInFlightBytes (${maxInFlightBytes}) must be at least proxyMaxBodyBytes ` +
+        `(${maxBodyBytes}${keys.proxyMaxBodyBytes === undefined ? ', its default' : ''}), or a body of the allowed size could never be taken.`,
+    },
+  ];
+}
+
 export const ProxyConfigSchema = z.object({
   enabled: z.boolean(),
   providerBaseUrl: z.string(),
@@ -190,15 +212,11 @@ export function resolveProxyConfig(sources: ProxyConfigSources): ProxyConfigResu
   });
   if (!provider.ok) return invalid(provider.message);
 
+  const conflict = proxyKeyConflicts(file.data)[0];
+  if (conflict) return invalid(`Config file key ${conflict.message}`);
   const maxBodyBytes = file.data.proxyMaxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxInFlightBytes =
     file.data.proxyMaxInFlightBytes ?? Math.max(DEFAULT_MAX_IN_FLIGHT_BYTES, maxBodyBytes);
-  if (maxInFlightBytes < maxBodyBytes) {
-    return invalid(
-      `Config file key proxyMaxInFlightBytes (${maxInFlightBytes}) must be at least proxyMaxBodyBytes ` +
-        `(${maxBodyBytes}), or a body of the allowed size could never be taken.`,
-    );
-  }
 
   const withoutProxy =
     sources.cli.proxy !== undefined

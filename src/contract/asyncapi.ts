@@ -1,11 +1,12 @@
 import { stringify } from 'yaml';
 import {
   type CommandType,
+  describeDelivery,
   type EventType,
   EXTENSION_MARK,
   EXTENSION_VALUES_MARK,
   eventCategory,
-  isJournaled,
+  eventDelivery,
   isStateModifying,
 } from '../protocol/index.ts';
 import { SERVER_VERSION } from '../version.ts';
@@ -53,9 +54,11 @@ server answers \`handshake.response\`, then \`server.ready\`, to that client onl
 before it is refused with HANDSHAKE_REQUIRED. Readonly clients may send only checkpoint.list,
 history.sync, ping, ping.broadcast and server.shutdown; any other command from them gets
 INSUFFICIENT_PERMISSIONS, whatever its payload. Every other command needs an \`id\` (1 to 256
-characters); an error that answers a command carries it in \`data.commandId\` and goes to the sender
-only. Connection State events are sent to one client and never journaled; every other event is
-journaled first, then broadcast to every handshaken client.
+characters); an error that answers a command carries it in \`data.commandId\`. Most events are
+journaled first, then sent to every handshaken client; each message's summary says how it travels:
+Connection State events, \`checkpoint.list\` and an \`error\` answering a command go only to the
+client that asked and are never journaled; the \`pong\` answering ping.broadcast and the fatal
+STORAGE_FAILED \`error\` go to every client without being journaled.
 
 What Ribosome adds to the spec (README "Protocol extensions") is marked \`${EXTENSION_MARK}: true\`
 (a message, a field or an error code) or \`${EXTENSION_VALUES_MARK}\` (values of ours in a spec field).
@@ -96,12 +99,14 @@ export function asyncApiDocument(): JsonSchema {
             }),
       };
     } else {
-      const journaled = isJournaled(message.type as EventType);
+      const ways = eventDelivery[message.type as EventType];
+      const everyone = ways.some((w) => w.to === 'everyone');
+      const asker = ways.some((w) => w.to === 'asker');
       operations[`send.${message.type}`] = {
         action: 'send',
         channel: { $ref: `#/channels/${CHANNEL}` },
-        summary: journaled
-          ? `The server broadcasts ${message.type} to every handshaken client.`
+        summary: everyone
+          ? `The server sends ${message.type} to every handshaken client${asker ? ', or to one client' : ''}.`
           : `The server sends ${message.type} to one client.`,
         messages: [messageRef(key)],
       };
@@ -156,7 +161,7 @@ function toMessage(message: MessageSchema, schemas: Record<string, unknown>): Js
       : isStateModifying(message.type as CommandType)
         ? 'Needs a readandwrite client.'
         : 'Allowed to readonly clients.'
-    : `${CATEGORY_TEXT[eventCategory[message.type as EventType]]}${isJournaled(message.type as EventType) ? ', journaled and broadcast' : ', sent to one client, not journaled'}.`;
+    : `${CATEGORY_TEXT[eventCategory[message.type as EventType]]}; ${describeDelivery(message.type as EventType)}.`;
   return {
     name: message.type,
     title: `${message.type} (${message.kind})`,

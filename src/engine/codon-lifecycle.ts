@@ -155,7 +155,7 @@ export class CodonLifecycle {
         runId,
         {
           type: 'unknown',
-          retriable: true,
+          retriable: false,
           message: `${stoppedMessage(by, reason)} (before its agent started)`,
         },
         'CODON_FAILED',
@@ -180,7 +180,7 @@ export class CodonLifecycle {
       return this.#endWithoutAgent(
         codon,
         runId,
-        { type: 'unknown', retriable: true, message },
+        { type: 'unknown', retriable: false, message },
         'CODON_FAILED',
         'failed',
         'running',
@@ -359,7 +359,7 @@ export class CodonLifecycle {
       to = 'failed';
       failureReason = {
         type: 'unknown',
-        retriable: true,
+        retriable: false,
         message: `the completed checkpoint could not be written: ${checkpoint.message}`,
       };
     }

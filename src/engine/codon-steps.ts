@@ -133,7 +133,7 @@ export class CodonSteps {
     if (!taken.ok)
       return {
         type: 'unknown',
-        retriable: true,
+        retriable: false,
         message: `the rig-setup checkpoint could not be written: ${taken.message}`,
       };
     const checkpoint = taken.value;

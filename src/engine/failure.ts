@@ -30,7 +30,10 @@ const NOT_LOGGED_IN = /^(Not logged in|Invalid API key)\b|Please run \/login/;
 
 /**
  * Classifies how a codon ended (spec 2.4 FailureReason). Pure: the same outcome always gives the
- * same reason, so clients can decide on codon.redo from `type` and `retriable`.
+ * same reason, so clients can decide on codon.redo from `type` and `retriable`. `retriable` is true
+ * exactly for what an onFailure retry retries (src/retries/retry-policy.ts isRetriable): a 429, a
+ * 5xx/408/409 API error, a stall. An agent that could not start, a stop by a client or a budget, the
+ * wall-clock timeout, a failed gate and any other failure would fail the same way again, or were meant.
  */
 export function classifyOutcome(o: CodonOutcome): { success: boolean; failureReason?: FailureReason } {
   if (o.startFailure !== undefined) {
@@ -38,7 +41,7 @@ export function classifyOutcome(o: CodonOutcome): { success: boolean; failureRea
       success: false,
       failureReason: {
         type: 'unknown',
-        retriable: true,
+        retriable: false,
         message: `the agent could not be started: ${o.startFailure}`,
       },
     };
@@ -56,7 +59,7 @@ export function classifyOutcome(o: CodonOutcome): { success: boolean; failureRea
   if (o.timedOut) {
     return {
       success: false,
-      failureReason: { type: 'timeout', retriable: true, message: 'the codon ran past its timeoutMs' },
+      failureReason: { type: 'timeout', retriable: false, message: 'the codon ran past its timeoutMs' },
     };
   }
   if (o.stoppedBy === 'budget') {
@@ -71,7 +74,7 @@ export function classifyOutcome(o: CodonOutcome): { success: boolean; failureRea
       success: false,
       failureReason: {
         type: 'unknown',
-        retriable: true,
+        retriable: false,
         message: stoppedMessage(o.stoppedBy, o.stopReason),
       },
     };
@@ -95,14 +98,17 @@ export function classifyOutcome(o: CodonOutcome): { success: boolean; failureRea
     };
   }
   if (o.result?.isError) {
-    return { success: false, failureReason: { type: 'unknown', retriable: true, message: o.result.message } };
+    return {
+      success: false,
+      failureReason: { type: 'unknown', retriable: false, message: o.result.message },
+    };
   }
   if (o.exit.type !== 'success') {
     const how =
       o.exit.type === 'error' ? `exited with code ${o.exit.code}` : `was killed by ${o.exit.signal}`;
     return {
       success: false,
-      failureReason: { type: 'unknown', retriable: true, message: `the agent ${how}` },
+      failureReason: { type: 'unknown', retriable: false, message: `the agent ${how}` },
     };
   }
   if (!o.result) {
@@ -110,7 +116,7 @@ export function classifyOutcome(o: CodonOutcome): { success: boolean; failureRea
       success: false,
       failureReason: {
         type: 'unknown',
-        retriable: true,
+        retriable: false,
         message: 'the agent exited without reporting a result',
       },
     };

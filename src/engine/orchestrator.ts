@@ -34,6 +34,7 @@ import { type Atomically, Recorder } from './recorder.ts';
 import { completeUnended, type LastCodonEvent, markCrashed, recoveryPoint } from './recovery.ts';
 import { Retrying } from './retrying.ts';
 import type { RigDirsLog } from './rig-dirs.ts';
+import type { RestoreDeps } from './rollback.ts';
 import { type RollbackCommand, type RollbackTarget, resolveRollbackTarget } from './rollback-target.ts';
 import { switchRun } from './run-switch.ts';
 import { buildSnapshot } from './snapshot.ts';
@@ -147,6 +148,7 @@ export class Orchestrator implements Engine {
     this.#retries = new Retrying({
       autostart: options.autostart,
       checkpoints: options.checkpoints,
+      restore: this.#restoreDeps(),
       recorder: this.#recorder,
       state: () => this.#state,
       stopping: () => this.#stopping,
@@ -564,13 +566,7 @@ export class Orchestrator implements Engine {
           steps: this.#steps,
           bus: this.#o.bus,
           newRunId: this.#o.newRunId,
-          rollback: {
-            store: this.#o.checkpoints.store,
-            archive: this.#o.archive,
-            rigDirs: this.#o.rigDirs,
-            agentRoot: this.#o.agentRoot,
-            publish: <T extends EventType>(type: T, data: EventInput<T>) => this.#publish(type, data),
-          },
+          rollback: { ...this.#restoreDeps(), rigDirs: this.#o.rigDirs },
         },
         { fromRun, lineage, target, requested, autoRestart },
       );
@@ -682,6 +678,16 @@ export class Orchestrator implements Engine {
         budgets: this.#budgets.status(),
       }),
     ).catch((error: unknown) => this.#log.error({ err: error }, 'snapshot failed'));
+  }
+
+  /** What writes a checkpoint back into the agent root (a rollback, a retry's return to a start). */
+  #restoreDeps(): RestoreDeps {
+    return {
+      store: this.#o.checkpoints.store,
+      archive: this.#o.archive,
+      agentRoot: this.#o.agentRoot,
+      publish: <T extends EventType>(type: T, data: EventInput<T>) => this.#publish(type, data),
+    };
   }
 
   #publish<T extends EventType>(type: T, data: EventInput<T>): Promise<unknown> {

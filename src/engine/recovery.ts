@@ -55,8 +55,9 @@ export async function markCrashed(
             : 0,
           exitStatus: endedHere ? { type: 'killed', signal: 'SIGTERM' } : { type: 'error', code: -1 },
           failureReason: {
+            // A crash is never retried by itself: the restarted server goes back to its start.
             type: 'unknown',
-            retriable: true,
+            retriable: false,
             message: endedHere
               ? `${message}; its agent, left running, was ended when the server restarted`
               : `${message}; its agent had already exited when the server restarted`,

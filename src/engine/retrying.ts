@@ -13,6 +13,7 @@ import type { Checkpointing } from './checkpointing.ts';
 import type { CommandContext, EngineCommand } from './engine.ts';
 import type { CodonOutcome } from './failure.ts';
 import type { Recorder } from './recorder.ts';
+import { type RestoreDeps, restoreCheckpoint, undonePart } from './rollback.ts';
 import type { EndStatus, IdleReason, Trigger } from './what-next.ts';
 
 /** Refusals a command meets before it does anything: a retry it cancelled goes on (README "The wait"). */
@@ -32,6 +33,8 @@ const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 export type RetryHost = {
   autostart: boolean;
   checkpoints: Checkpointing;
+  /** What writes a checkpoint back, archived files included (the rollback's path). */
+  restore: RestoreDeps;
   recorder: Recorder;
   state: () => EngineState;
   /** The server is stopping (no retry starts then). */
@@ -192,20 +195,21 @@ export class Retrying {
 
   /**
    * The codon's start checkpoint (its latest rig-setup one, else the checkpoint before it) written
-   * back into the agent root, in the same run: the failed attempt stays in the run's history (its
-   * error checkpoint), and the lineage, costs and budgets go on.
+   * back into the agent root as a rollback to it does (files an earlier codon archived stay archived,
+   * README "Checkpoints and rollback"), in the same run: the failed attempt stays in the run's history
+   * (its error checkpoint), and the lineage, costs and budgets go on.
    */
   async #restoreStart(
     codonId: string,
     runId: string,
   ): Promise<{ ok: true } | { ok: false; message: string }> {
-    const { checkpoints } = this.#h;
+    const { checkpoints, restore } = this.#h;
     const lineage = await checkpoints.lineage(runId);
     if (!lineage.ok) return lineage;
     const start = checkpoints.byCodon(lineage.value, codonId, 'start');
     if (!start.ok) return start;
-    const restored = await checkpoints.store.restore(start.value.sha);
-    return restored.ok ? { ok: true } : { ok: false, message: restored.error.message };
+    const restored = await restoreCheckpoint(restore, start.value, undonePart(lineage.value, start.value));
+    return restored.ok ? { ok: true } : restored;
   }
 
   #info(message: string): Promise<unknown> {

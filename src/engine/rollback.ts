@@ -1,6 +1,6 @@
 import type { CheckpointRecord, CheckpointStore } from '../checkpoints/index.ts';
 import type { EventInput, EventType } from '../protocol/index.ts';
-import { type ArchiveManifest, presentIn, reArchive, restoreArchive } from './archive.ts';
+import { type ArchiveEntry, type ArchiveManifest, presentIn, reArchive, restoreArchive } from './archive.ts';
 import { type RigDirsLog, removeRigDirs } from './rig-dirs.ts';
 
 export type RollbackTarget = {
@@ -52,11 +52,45 @@ export function undoneCodons(
   return [...byCodon.values()];
 }
 
+export type RestoreDeps = Pick<RollbackDeps, 'store' | 'archive' | 'agentRoot' | 'publish'>;
+
+/**
+ * Writes a checkpoint back into the agent root, archived files included: the files archived by the
+ * codons `undone` undoes are copied back where the agent root has none, the restore then leaves each
+ * file as the target has it, and when the target is an archiving codon's completed checkpoint (taken
+ * before its archive) its files move to rigArchive/ again, said in an `info` event. A rollback and
+ * an automatic retry's return to a codon's start both take this path; `beforeRestore` runs between
+ * the copy-back and the restore (a rollback's rig cleanup). Returns the archives undone.
+ */
+export async function restoreCheckpoint(
+  deps: RestoreDeps,
+  target: CheckpointRecord,
+  undone: readonly CheckpointRecord[],
+  beforeRestore?: () => Promise<void>,
+): Promise<{ ok: true; removedFiles: number; archives: ArchiveEntry[] } | { ok: false; message: string }> {
+  const undoneShas = new Set(undone.map((c) => c.sha));
+  const manifest = await deps.archive.read();
+  const archives = manifest.filter((e) => e.checkpointSha && undoneShas.has(e.checkpointSha));
+  // The archive keeps its copies whatever happens.
+  for (const entry of archives) await restoreArchive(entry, deps.agentRoot);
+  await beforeRestore?.();
+  const restored = await deps.store.restore(target.sha);
+  if (!restored.ok) return { ok: false, message: restored.error.message };
+  for (const entry of manifest.filter((e) => e.checkpointSha === target.sha)) {
+    const moved = await reArchive(entry, deps.agentRoot);
+    if (moved.length > 0)
+      await deps.publish('info', {
+        message: `[${entry.codonId}] archive: ${moved.join(', ')} moved to ${entry.archiveDir} again`,
+      });
+  }
+  return { ok: true, removedFiles: restored.value.removedFiles, archives };
+}
+
 /**
  * Brings the agent root back to a checkpoint, with the events of spec 3.2 in order: started,
- * progress, one codonCheckpoint per codon undone, rigCleanup, progress, archiveRestore. Archived
- * files are copied back before the work tree is restored, so the restore decides their final state;
- * archiveRestore then names those the agent root has. A rollback never deletes from rigArchive/ nor
+ * progress, one codonCheckpoint per codon undone, rigCleanup, progress, archiveRestore. The tree is
+ * written by restoreCheckpoint (archived files included); archiveRestore then names those the
+ * agent root has. A rollback never deletes from rigArchive/ nor
  * the manifest: an undone codon's archived copies stay until its redo archives again.
  * The caller switches runs and announces rollback.completed.
  */
@@ -69,9 +103,6 @@ export async function performRollback(
   const undone = undonePart(plan.lineage, plan.target, targetHistory?.ok ? targetHistory.value : []);
   const undoneShas = new Set(undone.map((c) => c.sha));
   const codons = undoneCodons(undone);
-  const manifest = await deps.archive.read();
-  const archives = manifest.filter((e) => e.checkpointSha && undoneShas.has(e.checkpointSha));
-  const archivedAtTarget = manifest.filter((e) => e.checkpointSha === plan.target.sha);
   const rigDirs = (await deps.rigDirs.read()).filter((e) => undoneShas.has(e.sha));
   const totalSteps = codons.length + 3;
   let step = 0;
@@ -99,50 +130,39 @@ export async function performRollback(
     await progress(`undid ${codon.codonId}`);
   }
 
-  // Archived files are copied back first (where the agent root has none); the restore below then
-  // leaves each file as the target has it. The archive keeps its copies whatever happens.
-  for (const entry of archives) await restoreArchive(entry, deps.agentRoot);
-
-  for (const entry of rigDirs) {
-    const codonName = codons.find((c) => c.codonId === entry.codonId)?.codonName ?? entry.codonId;
-    await deps.publish('rollback.rigCleanup', {
-      codonId: entry.codonId,
-      codonName,
-      directories: entry.directories,
-      status: 'started',
-    });
-    const { successfulCleanups, failedCleanups } = await removeRigDirs(deps.agentRoot, entry.directories);
-    const status =
-      failedCleanups.length === 0 ? 'completed' : successfulCleanups.length === 0 ? 'failed' : 'partial';
-    await deps.publish('rollback.rigCleanup', {
-      codonId: entry.codonId,
-      codonName,
-      directories: entry.directories,
-      status,
-      successfulCleanups,
-      ...(failedCleanups.length > 0 ? { failedCleanups } : {}),
-    });
-  }
-  if (rigDirs.length > 0) {
-    const keep = (await deps.rigDirs.read()).filter((e) => !undoneShas.has(e.sha));
-    await deps.rigDirs.write(keep);
-  }
-  await progress('cleaned up rig setup directories');
-
-  const restored = await deps.store.restore(plan.target.sha);
-  if (!restored.ok) return { ok: false, message: restored.error.message };
-  // The target is an archiving codon's completed checkpoint (taken before its archive): archive again.
-  for (const entry of archivedAtTarget) {
-    const moved = await reArchive(entry, deps.agentRoot);
-    if (moved.length > 0)
-      await deps.publish('info', {
-        message: `[${entry.codonId}] archive: ${moved.join(', ')} moved to ${entry.archiveDir} again`,
+  const restored = await restoreCheckpoint(deps, plan.target, undone, async () => {
+    for (const entry of rigDirs) {
+      const codonName = codons.find((c) => c.codonId === entry.codonId)?.codonName ?? entry.codonId;
+      await deps.publish('rollback.rigCleanup', {
+        codonId: entry.codonId,
+        codonName,
+        directories: entry.directories,
+        status: 'started',
       });
-  }
+      const { successfulCleanups, failedCleanups } = await removeRigDirs(deps.agentRoot, entry.directories);
+      const status =
+        failedCleanups.length === 0 ? 'completed' : successfulCleanups.length === 0 ? 'failed' : 'partial';
+      await deps.publish('rollback.rigCleanup', {
+        codonId: entry.codonId,
+        codonName,
+        directories: entry.directories,
+        status,
+        successfulCleanups,
+        ...(failedCleanups.length > 0 ? { failedCleanups } : {}),
+      });
+    }
+    if (rigDirs.length > 0) {
+      const keep = (await deps.rigDirs.read()).filter((e) => !undoneShas.has(e.sha));
+      await deps.rigDirs.write(keep);
+    }
+    await progress('cleaned up rig setup directories');
+  });
+
+  if (!restored.ok) return restored;
   await progress(
-    `agent root restored to ${plan.target.sha.slice(0, 12)} (${restored.value.removedFiles} files removed)`,
+    `agent root restored to ${plan.target.sha.slice(0, 12)} (${restored.removedFiles} files removed)`,
   );
-  for (const entry of archives)
+  for (const entry of restored.archives)
     await deps.publish('rollback.archiveRestore', {
       codonId: entry.codonId,
       restoredFiles: await presentIn(entry, deps.agentRoot),

@@ -3,6 +3,7 @@ import { extname } from 'node:path';
 import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import { jsonSyntaxError } from './json-syntax.ts';
 import { formatPath, type PathSegment, type PlanProblem, type ProblemDraft } from './problems.ts';
+import { indentedKey } from './yaml-indented-key.ts';
 import { unclosedOpening } from './yaml-openings.ts';
 
 /**
@@ -86,6 +87,15 @@ export function parseSource(
     const base = { code: 'YAML_SYNTAX' as const, severity, file, path: '' };
     const opening = unclosed(text, error.pos[0], message);
     if (opening !== undefined) return { ...base, ...position(opening.offset), ...opening.words };
+    const key = indentedKey(text, doc.errors, error);
+    if (key !== undefined) {
+      return {
+        ...base,
+        ...position(key.offset),
+        message: `This key is indented deeper than the keys of its mapping, so YAML reads it as part of the value on line ${position(key.valueOffset).line}.`,
+        hint: 'Indent it like the other keys of its mapping (a text value going on over lines: quote it, or use | or >).',
+      };
+    }
     return { ...base, ...position(error.pos[0]), message, hint: yamlHint(error.code) };
   };
   // A .json file is read as JSON (a trailing comma is an error, as in every other JSON reader); the

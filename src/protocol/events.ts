@@ -371,11 +371,6 @@ export const eventCategory: Record<EventType, EventCategory> = {
 
 export const EVENT_TYPES = Object.keys(eventDataSchemas) as EventType[];
 
-/** Journaled events go to the durable journal before any client sees them (spec 6). */
-export function isJournaled(type: EventType): boolean {
-  return eventCategory[type] !== 'connection';
-}
-
 function event<T extends EventType>(type: T) {
   return z.object({ id: z.string(), timestamp: Iso, type: z.literal(type), data: eventDataSchemas[type] });
 }

@@ -1,5 +1,6 @@
 export * from './budget.ts';
 export * from './commands.ts';
+export * from './delivery.ts';
 export * from './echo.ts';
 export * from './errors.ts';
 export * from './events.ts';

@@ -91,7 +91,7 @@ export function reduce(state: EngineState, t: Transition): EngineState {
             endTime: t.data.detectedAt,
             failureReason: {
               type: 'unknown',
-              retriable: true,
+              retriable: false,
               message: 'the server stopped while this codon ran',
             },
           };

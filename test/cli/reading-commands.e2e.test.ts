@@ -9,7 +9,7 @@ import { WebSocket } from 'ws';
 import { RibosomeClient } from '../../src/client/index.ts';
 import { type EventType, eventCategory } from '../../src/protocol/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
-import { codonScript, simplePlan } from '../helpers/plans.ts';
+import { codonScript, simplePlan, writeTurns } from '../helpers/plans.ts';
 import { waitFor } from '../helpers/processes.ts';
 import { journalRows, ROOT, runCli, runToEnd, startServer, tempDir } from '../helpers/server-process.ts';
 
@@ -151,6 +151,20 @@ describe('reading a finished execution (the demo plan run to its end)', () => {
     );
     const json = await cli(['runs', '--execution', exec, '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject([{ status: 'failed', done: 1, total: 3, failed: ['two'] }]);
+  });
+
+  it('a run a budget stopped: the exit summary says which budget ran out, not "a codon failed"', async () => {
+    const dir = temp();
+    writeFileSync(join(dir, 'plan.yaml'), simplePlan(['one', 'two', 'three']));
+    // two's one answer costs far past $1 (Sonnet output at $15 per million tokens).
+    const expensive = '  - content:\n      - text: Spent a lot.\n    usage: { output_tokens: 900000 }\n';
+    writeFileSync(join(dir, 'script.yaml'), `turns:\n${writeTurns('one.txt', 'one')}${expensive}`);
+    const exec = join(dir, 'exec');
+    const run = await runToEnd(join(dir, 'plan.yaml'), exec, join(dir, 'script.yaml'), ['--max-cost', '1']);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr.trimEnd().split('\n').at(-1)).toMatch(
+      /^ribosome: not done: 1\/3 codons, failed or stopped: two, \$\d+\.\d{4}, \d+s, exit 1 \(plan budget exceeded: maxCostUsd 1\.00, spent \d+\.\d\d\)$/,
+    );
   });
 });
 

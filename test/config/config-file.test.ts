@@ -71,6 +71,39 @@ describe('the config file is checked as strictly as a plan', () => {
     expect(proxy.ok && proxy.value.enabled).toBe(true);
   });
 
+  it('keys that may not go together: an error at the key, the default counted when the other is unset', async () => {
+    const problems = await problemsOf(
+      'c.yaml',
+      'port: 0\nproxyMaxBodyBytes: 100\nproxyMaxInFlightBytes: 10\n',
+    );
+    expect(problems.map(brief)).toEqual([['INVALID_VALUE', 'proxyMaxInFlightBytes', 3, 24]]);
+    expect(problems[0]?.message).toBe(
+      'proxyMaxInFlightBytes (10) must be at least proxyMaxBodyBytes (100), or a body of the allowed size could never be taken.',
+    );
+    const alone = await problemsOf('c.yaml', 'proxyMaxInFlightBytes: 1024\n');
+    expect(alone.map((p) => p.message)).toEqual([
+      'proxyMaxInFlightBytes (1024) must be at least proxyMaxBodyBytes (33554432, its default), or a body of the allowed size could never be taken.',
+    ]);
+    expect(await problemsOf('c.yaml', 'proxyMaxBodyBytes: 100\nproxyMaxInFlightBytes: 100\n')).toEqual([]);
+  });
+
+  it('`ribosome validate` and `run --config` agree on keys that may not go together, and both say where', async () => {
+    const t = tempDir();
+    try {
+      writeFileSync(join(t.path, 'plan.yaml'), simplePlan(['one']));
+      writeFileSync(join(t.path, 'c.yaml'), 'proxyMaxInFlightBytes: 10\nproxyMaxBodyBytes: 100\n');
+      const where = 'c.yaml:1:24 - error INVALID_VALUE at proxyMaxInFlightBytes: proxyMaxInFlightBytes (10)';
+      const validate = runCli(['validate', 'c.yaml'], { cwd: t.path });
+      expect((await validate.exited).code).toBe(2);
+      expect(validate.stdout()).toContain(where);
+      const run = runCli(['run', 'plan.yaml', '--headless', '--config', 'c.yaml'], { cwd: t.path });
+      expect((await run.exited).code).toBe(2);
+      expect(run.stderr()).toContain(where);
+    } finally {
+      t.remove();
+    }
+  });
+
   it('a file of comments only sets nothing; a missing file is a problem', async () => {
     const dir = await tempFiles({ 'c.yaml': '# port: 7700\n' });
     expect(await loadConfigFile(join(dir, 'c.yaml'))).toEqual({ ok: true, value: {}, warnings: [] });

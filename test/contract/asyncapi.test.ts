@@ -49,5 +49,23 @@ describe('schema/asyncapi.yaml', () => {
     expect(raw.components.schemas.ErrorCode.oneOf.map((c) => c.const)).toEqual(ErrorCode.options);
     expect(raw.components.messages['event.verify.started']?.['x-ribosome-extension']).toBe(true);
     expect(raw.components.messages['event.codon.started']?.['x-ribosome-extension']).toBeUndefined();
+    // How each event travels, as src/protocol/delivery.ts states it (test/contract/delivery.e2e.test.ts
+    // checks that against a real server).
+    const summary = (key: string) => raw.components.messages[key]?.summary;
+    expect(summary('event.checkpoint.list')).toBe(
+      'Server State event; answering checkpoint.list: sent only to the client it answers, not journaled.',
+    );
+    expect(summary('event.error')).toContain(
+      'answering a command (it carries data.commandId): sent only to the client it answers, not journaled',
+    );
+    expect(summary('event.error')).toContain(
+      'STORAGE_FAILED (the journal can no longer be written): sent to every handshaken client, not journaled',
+    );
+    expect(summary('event.pong')).toContain(
+      'answering ping.broadcast (it carries data.clientId): sent to every handshaken client, not journaled',
+    );
+    expect(summary('event.codon.started')).toBe(
+      'Server State event; journaled, then sent to every handshaken client.',
+    );
   }, 60_000);
 });

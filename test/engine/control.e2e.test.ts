@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { simplePlan, stuckTurns, writeTurns } from '../helpers/plans.ts';
 import { pidsWith, waitFor } from '../helpers/processes.ts';
+import { runCli } from '../helpers/server-process.ts';
 
 const { serve } = e2eResources();
 
@@ -40,7 +41,7 @@ describe('steering a running codon', () => {
 
   it('forceStop ends the whole process tree, reports the codon and idles', async () => {
     const m = marker();
-    const { client } = await serve(simplePlan(['stuck', 'after']), `turns:\n${stuckTurns(m)}`, [
+    const { client, exec } = await serve(simplePlan(['stuck', 'after']), `turns:\n${stuckTurns(m)}`, [
       '--no-autostart',
     ]);
     client.send('codon.start', { codonId: 'stuck' });
@@ -49,10 +50,21 @@ describe('steering a running codon', () => {
     const error = client.next('error', (e) => e.data.severity === 'codon', 20_000);
     const idle = client.next('server.idle', () => true, 20_000);
     client.send('codon.forceStop', { reason: 'stuck in sleep' });
-    expect((await completed).data).toMatchObject({ codonId: 'stuck', success: false });
+    expect((await completed).data).toMatchObject({
+      codonId: 'stuck',
+      success: false,
+      // Never retried, so not retriable: a client meant it.
+      failureReason: { type: 'unknown', retriable: false, message: 'stopped by a client: stuck in sleep' },
+    });
     expect((await error).data).toMatchObject({ codon: 'stuck', severity: 'codon' });
     expect((await idle).data.reason).toBe('codon-completed');
     expect(pidsWith(`sleep ${m}`)).toEqual([]);
+    // The console view says stopped, as the idle line does, not FAILED.
+    const log = runCli(['log', '--execution', exec]);
+    expect((await log.exited).code, log.stderr()).toBe(0);
+    expect(log.stdout()).toMatch(
+      /^< stuck STOPPED \([\d.]+s, \$[\d.]+\): stopped by a client: stuck in sleep$/m,
+    );
   });
 
   it('classifies a 429 as rate-limit and a 500 as api-error, and redo retries the codon', async () => {
@@ -95,7 +107,7 @@ ${writeTurns('ok.txt', 'fine')}`;
     const { client } = await serve(plan, `turns:\n${stuckTurns(m)}`, ['--no-autostart']);
     const completed = client.next('codon.completed', () => true, 30_000);
     client.send('codon.start', { codonId: 'slow' });
-    expect((await completed).data.failureReason).toMatchObject({ type: 'timeout', retriable: true });
+    expect((await completed).data.failureReason).toMatchObject({ type: 'timeout', retriable: false });
     expect(pidsWith(`sleep ${m}`)).toEqual([]);
   });
 });

@@ -191,7 +191,7 @@ describe('a server killed mid-codon, restarted with autostart', () => {
     const crashed = history.find((e) => e.type === 'codon.completed' && !e.data.success);
     expect(crashed?.type === 'codon.completed' && crashed.data).toMatchObject({
       exitStatus: { type: 'killed', signal: 'SIGTERM' },
-      failureReason: { type: 'unknown', retriable: true },
+      failureReason: { type: 'unknown', retriable: false },
     });
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckpointRecord } from '../../src/checkpoints/index.ts';
-import { doneVerdict } from '../../src/cli/console-view.ts';
+import { doneVerdict, notDoneReason } from '../../src/cli/console-view.ts';
 import { buildSnapshot } from '../../src/engine/snapshot.ts';
 import {
   automaticNext,
@@ -277,6 +277,23 @@ describe('what runs next after a failure passed over (onFailure then: continue)'
     const last = { codonId: 'two', status: 'completed' as const };
     expect(doneVerdict({ ...held, lastEnded: last }, false)).toBeUndefined();
     expect(doneVerdict({ ...held, lastEnded: last, heldBy: 'budget' }, false)).toBe(false);
+  });
+
+  it('the exit summary says a budget stopped the run (which one when said), a stop, or a failure', () => {
+    const idle = { reason: 'codon-completed' as const, message: 'idle', nextCodonId: 'two' };
+    const failed = { ...idle, lastEnded: { codonId: 'two', status: 'failed' as const } };
+    const spent = 'plan budget exceeded: maxCostUsd 1.00, spent 1.04';
+    const budget = { type: 'budget' as const, retriable: false, message: spent };
+    expect(notDoneReason({ ...failed, heldBy: 'budget' }, budget, spent)).toBe(spent);
+    expect(notDoneReason(failed, budget, undefined)).toBe('budget exceeded');
+    // Held after a success: the warning that said it gave the message.
+    const completed = { ...idle, lastEnded: { codonId: 'one', status: 'completed' as const } };
+    expect(notDoneReason({ ...completed, heldBy: 'budget' }, undefined, spent)).toBe(spent);
+    expect(notDoneReason(failed, { type: 'api-error', retriable: false }, undefined)).toBe('a codon failed');
+    const stopped = { ...idle, lastEnded: { codonId: 'two', status: 'stopped' as const } };
+    expect(notDoneReason(stopped, { type: 'unknown', retriable: false }, undefined)).toBe(
+      'a codon was stopped',
+    );
   });
 
   it('is done once it runs again and completes; a codon without then: continue is never passed over', () => {

@@ -133,6 +133,32 @@ describe('YAML syntax errors point at the line of the mistake', () => {
       ['YAML_SYNTAX', 4, 'Indent with spaces, not tabs.'],
     ]);
   });
+
+  it('a key indented deeper than its mapping: its own line and column, not the value above it', async () => {
+    const cases: Array<[string, { line: number; column: number; above: number }]> = [
+      [
+        yaml('name: p', 'codons:', '  - id: a', '    prompt: x', '  - id: b', '     prompt: y'),
+        { line: 6, column: 6, above: 5 },
+      ],
+      [yaml('name: p', 'port: 0', '  host: x'), { line: 3, column: 3, above: 2 }],
+      // A plain value may go on over lines: the key is where the `:` is, not the line after the value.
+      [yaml('name: hello', '  world', '  codons: []'), { line: 3, column: 3, above: 1 }],
+    ];
+    for (const [text, { line, column, above }] of cases) {
+      const problems = await problemsOf(text);
+      expect(problems.map(place), text).toEqual([
+        {
+          code: 'YAML_SYNTAX',
+          line,
+          column,
+          message: `This key is indented deeper than the keys of its mapping, so YAML reads it as part of the value on line ${above}.`,
+        },
+      ]);
+    }
+    // Two keys on one line stay where the parser puts them (the second key).
+    const inline = await problemsOf(yaml('name: p', 'codons: a: b'));
+    expect(inline.map((p) => [p.line, p.column])).toEqual([[2, 9]]);
+  });
 });
 
 describe('hints respect the bounds of the field', () => {

@@ -89,12 +89,34 @@ describe.concurrent('ribosome validate', () => {
     });
   });
 
-  it('a missing plan file: exit 2', async ({ expect }) => {
+  it('a missing file: exit 2; "the file" (its kind is unknown), "the plan file" with --kind plan', async ({
+    expect,
+  }) => {
     const { code, stdout } = await validate('examples/plans/no-such-plan.yaml');
     expect(code).toBe(2);
     expect(stdout).toContain(
-      'examples/plans/no-such-plan.yaml - error FILE_NOT_FOUND: Cannot read the plan file: not found.',
+      'examples/plans/no-such-plan.yaml - error FILE_NOT_FOUND: Cannot read the file: not found.',
     );
+    const asPlan = await validate('examples/plans/no-such-plan.yaml', '--kind', 'plan');
+    expect(asPlan.stdout).toContain('Cannot read the plan file: not found.');
+  });
+
+  it('a directory or an empty file of unknown kind: said of "the file"; comments only pass as a config file', async ({
+    expect,
+  }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'ribosome-validate-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'comments.yaml'), '# port: 7700\n');
+    writeFileSync(join(dir, 'empty.yaml'), '');
+    const { code, stdout } = await validate(dir, join(dir, 'comments.yaml'), join(dir, 'empty.yaml'));
+    expect(code).toBe(2);
+    expect(stdout).toContain(`${dir} - error FILE_UNREADABLE: Cannot read the file: is a directory.`);
+    expect(stdout).toContain(`${join(dir, 'comments.yaml')} - error EMPTY_FILE: The file is empty.`);
+    expect(stdout).toContain(`${join(dir, 'empty.yaml')} - error EMPTY_FILE: The file is empty.`);
+    expect(stdout).toContain('a config file of comments only is valid: check it with --kind config.');
+    expect(stdout).not.toContain('plan file');
+    const asConfig = await validate(join(dir, 'comments.yaml'), '--kind', 'config');
+    expect(asConfig).toMatchObject({ code: 0, stdout: 'OK: config file\n' });
   });
 
   it('a sentinel file is told apart from a plan and checked as one', async ({ expect }) => {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -130,6 +131,45 @@ describe('automatic retries', () => {
     );
     expect(starts(history, 'one')).toHaveLength(1);
     expect(history.some((e) => e.type === 'error' && e.data.code === 'NO_CODON_RUNNING')).toBe(false);
+  });
+  it('a retry after a codon that archived keeps its files archived, as a rollback to the start does', async () => {
+    // one archives one.txt; two fails once and is retried from its start: one's completed checkpoint,
+    // which holds one.txt (taken before the archive). The retry must not bring it back.
+    const script = `tracks:\n${track('one', writeTurns('one.txt', 'archived'))}${track('two', `  - error: { status: 500 }\n${writeTurns('two.txt', 'ok')}`)}turns: []\n`;
+    const { client, root, exec } = await serve(
+      plan([
+        { id: 'one', extra: '    archiveOnSuccess: ["one.txt"]\n' },
+        { id: 'two', extra: RETRY(2) },
+      ]),
+      script,
+      [],
+      NO_AGENT_RETRIES,
+    );
+    await client.next('server.idle', (e) => e.data.reason === 'all-codons-completed', 60_000);
+    const history = await client.syncHistory();
+    expect(starts(history, 'two').map((e) => e.data.attempt)).toEqual([1, 2]);
+    expect(infos(history)).toContain(
+      `[one] archive: one.txt moved to ${join(exec, 'rigArchive', 'one')} again`,
+    );
+    expect(existsSync(join(root, 'one.txt'))).toBe(false);
+    expect(readFileSync(join(exec, 'rigArchive/one/one.txt'), 'utf8')).toBe('archived');
+    expect(readFileSync(join(root, 'two.txt'), 'utf8')).toBe('ok');
+    // two's completed checkpoint (the newest commit) adds two.txt only, as a run without the retry would.
+    const added = execFileSync(
+      'git',
+      [
+        '--git-dir',
+        join(exec, '.ribosome/checkpoints.git'),
+        'log',
+        '--all',
+        '-1',
+        '--format=%s',
+        '--name-status',
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(added).toContain('A\ttwo.txt');
+    expect(added).not.toContain('one.txt');
   });
 });
 

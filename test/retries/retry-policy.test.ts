@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noThenProperty: onFailure's plan field is named `then`.
 import { describe, expect, it } from 'vitest';
+import { type CodonOutcome, classifyOutcome } from '../../src/engine/failure.ts';
 import type { FailureReason } from '../../src/protocol/index.ts';
 import {
   type AttemptEnd,
@@ -8,6 +9,7 @@ import {
   type CodonPolicy,
   fallbackMessage,
   firstAttempt,
+  isRetriable,
   retryMessage,
 } from '../../src/retries/retry-policy.ts';
 
@@ -59,11 +61,45 @@ describe('which failures are retried', () => {
     for (const reason of [
       { type: 'budget', retriable: false },
       { type: 'verify', retriable: false },
-      { type: 'timeout', retriable: true, message: 'the codon ran past its timeoutMs' },
+      { type: 'timeout', retriable: false, message: 'the codon ran past its timeoutMs' },
       { type: 'api-error', retriable: false, message: '400 invalid_request_error' },
-      { type: 'unknown', retriable: true, message: 'the agent could not be started: ENOENT' },
+      { type: 'unknown', retriable: false, message: 'the agent could not be started: ENOENT' },
     ] satisfies FailureReason[]) {
       expect(afterAttempt(codon(), failed(reason))).toMatchObject({ kind: 'give-up' });
+    }
+  });
+  it('failureReason.retriable says whether a retry policy retries it: true only where it does', () => {
+    const ended = { exit: { type: 'success' as const }, timedOut: false };
+    const result = (over: Partial<NonNullable<CodonOutcome['result']>> = {}) => ({
+      isError: true,
+      apiErrorStatus: null,
+      message: 'boom',
+      ...over,
+    });
+    const outcomes: Array<[string, CodonOutcome, boolean]> = [
+      ['429', { ...ended, result: result({ apiErrorStatus: 429 }) }, true],
+      ['500', { ...ended, result: result({ apiErrorStatus: 500 }) }, true],
+      ['529', { ...ended, result: result({ apiErrorStatus: 529 }) }, true],
+      ['a stall', { ...ended, exit: { type: 'killed', signal: 'SIGTERM' }, stalledAfterMs: 5000 }, true],
+      ['400', { ...ended, result: result({ apiErrorStatus: 400 }) }, false],
+      [
+        'spawn ENOENT',
+        { ...ended, exit: { type: 'error', code: -2 }, startFailure: 'spawn claude ENOENT' },
+        false,
+      ],
+      ['forceStop', { ...ended, exit: { type: 'killed', signal: 'SIGTERM' }, stoppedBy: 'forceStop' }, false],
+      ['skip', { ...ended, exit: { type: 'killed', signal: 'SIGTERM' }, stoppedBy: 'skip' }, false],
+      ['budget', { ...ended, exit: { type: 'killed', signal: 'SIGTERM' }, stoppedBy: 'budget' }, false],
+      ['timeoutMs', { ...ended, exit: { type: 'killed', signal: 'SIGTERM' }, timedOut: true }, false],
+      ['exit code 1', { ...ended, exit: { type: 'error', code: 1 } }, false],
+      ['an error result', { ...ended, result: result() }, false],
+      ['no result', ended, false],
+    ];
+    for (const [what, outcome, retried] of outcomes) {
+      const reason = classifyOutcome(outcome).failureReason;
+      expect([what, reason?.retriable]).toEqual([what, retried]);
+      const stalled = outcome.stalledAfterMs !== undefined;
+      expect([what, isRetriable({ failureReason: reason, stalled })]).toEqual([what, retried]);
     }
   });
   it('leaves successes, skips and client stops alone', () => {

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { consoleView } from '../../src/cli/console-view.ts';
+import type { ServerEvent } from '../../src/protocol/index.ts';
+import { codonEnd, codonStart, runStarted } from '../tui/helpers/events.ts';
+import { ev } from '../tui/helpers/fake-client.ts';
+
+/** The lines the console view (`ribosome log`, `run` without the terminal UI) prints for these events. */
+const lines = (events: readonly ServerEvent[]) => {
+  const describe = consoleView();
+  return events.flatMap((e) => describe(e) ?? []);
+};
+
+describe('the console view of a codon that did not complete', () => {
+  it('a failure: its type apart from its message, in brackets', () => {
+    const failed = ev('codon.completed', {
+      codonId: 'two',
+      success: false,
+      cost: 0.5,
+      duration: 1500,
+      exitStatus: { type: 'error', code: 1 },
+      failureReason: { type: 'api-error', retriable: false, message: 'API Error: 400 bad request' },
+    });
+    const bare = ev('codon.completed', { ...failed.data, failureReason: undefined } as never);
+    expect(lines([failed, bare])).toEqual([
+      '< two FAILED (1.5s, $0.5000): [api-error] API Error: 400 bad request',
+      '< two FAILED (1.5s, $0.5000): [unknown]',
+    ]);
+  });
+
+  it('a codon a client stopped or skipped reads STOPPED or SKIPPED, as its transition said, with who and why', () => {
+    const events = [
+      ...runStarted(),
+      ...codonStart('one', 0),
+      ...codonEnd('one', 'stopped'),
+      ...codonStart('two', 1),
+      ...codonEnd('two', 'skipped'),
+      ...codonStart('one', 0),
+      ...codonEnd('one', 'failed'),
+    ];
+    expect(lines(events).filter((l) => l.startsWith('<'))).toEqual([
+      '< one STOPPED (2.1s, $0.0123): it stopped',
+      '< two SKIPPED (2.1s, $0.0123): it skipped',
+      // The next ending of the same codon is its own.
+      '< one FAILED (2.1s, $0.0123): [unknown] it failed',
+    ]);
+  });
+});

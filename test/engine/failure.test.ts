@@ -25,12 +25,13 @@ describe('classifyOutcome: Claude Code without a credential it can use', () => {
     });
   });
 
-  it('other errors without a status stay retriable', () => {
+  it('other errors without a status stay unknown (no retry policy retries them)', () => {
     expect(ended('something broke')).toEqual({
       type: 'unknown',
-      retriable: true,
+      retriable: false,
       message: 'something broke',
     });
-    expect(ended('the user is not logged into the VPN')).toMatchObject({ retriable: true });
+    // Only Claude Code's own words are a missing login: a sentence that merely mentions one is not.
+    expect(ended('the user is not logged into the VPN')).toMatchObject({ type: 'unknown' });
   });
 });

@@ -95,7 +95,7 @@ describe('a codon in rig setup', () => {
     const second = await startServer(plan, exec, ['--no-autostart', '--scripted-provider', script]);
     const c = await RibosomeClient.connect(second.url, { mode: 'readonly' });
     clients.push(c);
-    await waitFor(() => pidsWith(`sleep ${m}`).length === 0, 'the left rig command to be ended', 10_000);
+    await waitFor(() => pidsWith(`sleep ${m}`).length === 0, 'the left rig command to be ended', 30_000);
     // Its detached child (setsid) too: it carries the step's mark in its environment.
     expect(pidsWith(`sleep ${m + 1}`)).toEqual([]);
     expect(existsSync(join(exec, 'agentRoot/late.txt'))).toBe(false);

@@ -44,6 +44,10 @@ describe('checkpoints of a codon and what a rollback undoes', () => {
       to: { sha: 'eeee0000' },
     });
     expect(codonRange(checkpoints, 'three')).toEqual({});
+    // Without a rig-setup checkpoint, a codon starts where the one before it ended (or the initial one).
+    const plain = checkpoints.filter((c) => c.checkpointType !== 'rig-setup' || c.codonId === '');
+    expect(codonRange(plain, 'one')).toMatchObject({ from: { sha: 'aaaa0000' }, to: { sha: 'cccc0000' } });
+    expect(codonRange(plain, 'two')).toMatchObject({ from: { sha: 'cccc0000' }, to: { sha: 'eeee0000' } });
   });
 
   it('names the codons a rollback undoes', () => {

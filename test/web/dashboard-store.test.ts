@@ -91,6 +91,7 @@ describe('the dashboard store', () => {
   it('lists the runs of the execution with the run each rollback started from', () => {
     const s = events([
       ...runStarted(),
+      transition('InitialCheckpointSet', { sha: 'abc123' }),
       transition('RunCompleted', { endedAt: '2025-01-01T00:00:00.000Z' }),
       ev('state.transition', {
         transitionType: 'RunStarted',
@@ -110,6 +111,7 @@ describe('the dashboard store', () => {
       ['run-1-abcd', 'completed', 'start', undefined],
       ['run-2', 'running', 'rollback', 'run-1-abcd'],
     ]);
+    expect(s.runs[0]?.initialSha).toBe('abc123');
   });
 
   it('builds the file tree from file.updated, folders first', () => {

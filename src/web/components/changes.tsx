@@ -1,5 +1,6 @@
 import React from 'react';
 import type { BrowserClient } from '../../client/browser.ts';
+import type { CheckpointInfo } from '../../protocol/index.ts';
 import { formatTime } from '../../tui/format.ts';
 import { runCheckpoints } from '../../tui/store/selectors.ts';
 import { requestDiff } from '../diff-request.ts';
@@ -24,7 +25,24 @@ export function Changes({
   client: BrowserClient;
   codonId: string | undefined;
 }): React.ReactElement {
-  const checkpoints = runCheckpoints(state.run.checkpoints, state.run.run.runId);
+  const runId = state.run.run.runId;
+  const initial = state.runs.find((r) => r.runId === runId);
+  const listed = runCheckpoints(state.run.checkpoints, runId);
+  // The run's initial checkpoint is no codon's: listed first, as where the first codon starts.
+  const checkpoints: CheckpointInfo[] =
+    initial?.initialSha && !listed.some((c) => c.sha === initial.initialSha)
+      ? [
+          {
+            codonId: '',
+            codonName: '',
+            checkpointType: 'rig-setup',
+            sha: initial.initialSha,
+            status: 'pending',
+            timestamp: initial.startedAt,
+          },
+          ...listed,
+        ]
+      : listed;
   const range = codonId ? codonRange(checkpoints, codonId) : {};
   const [from, setFrom] = React.useState('');
   const [to, setTo] = React.useState('');

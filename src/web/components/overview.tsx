@@ -29,7 +29,9 @@ export function Overview({
       ? Date.parse(c.startTime) + (c.duration ?? (c.status === 'running' ? now - Date.parse(c.startTime) : 0))
       : t0,
   );
-  const span = Math.max(1, Math.max(now, ...ends) - t0);
+  // The timeline spans the codons' work: up to now only while one runs.
+  const active = codons.some((c) => c.status === 'running' || c.status === 'preparing');
+  const span = Math.max(1, Math.max(active ? now : t0, ...ends) - t0);
   const tokens = totalTokens(run);
   const budget = budgetLine(run, tokens.output, now);
   return (

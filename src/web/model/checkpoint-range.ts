@@ -4,8 +4,9 @@ import type { CodonRow } from '../../tui/store/run-state.ts';
 import type { RollbackTarget } from '../../tui/store/selectors.ts';
 
 /**
- * A codon's start is its rig-setup checkpoint, its end the first checkpoint of it after that
- * (completed, error or skipped): the Changes view diffs these by default.
+ * A codon's start and end, the Changes view's default diff: the end is its last checkpoint other
+ * than rig-setup (completed, error or skipped); the start is its rig-setup checkpoint before that
+ * when it has one, else the checkpoint before it (the previous codon's end, or the run's initial one).
  */
 export function codonRange(
   checkpoints: readonly CheckpointInfo[],
@@ -13,12 +14,19 @@ export function codonRange(
 ): { from?: CheckpointInfo; to?: CheckpointInfo } {
   let from: CheckpointInfo | undefined;
   let to: CheckpointInfo | undefined;
+  let rig: CheckpointInfo | undefined;
+  let before: CheckpointInfo | undefined;
   for (const c of checkpoints) {
-    if (c.codonId !== codonId) continue;
-    if (c.checkpointType === 'rig-setup') {
-      from = c;
-      to = undefined;
-    } else if (!to) to = c;
+    if (c.codonId !== codonId) {
+      before = c;
+      rig = undefined;
+    } else if (c.checkpointType === 'rig-setup') rig = c;
+    else {
+      to = c;
+      from = rig ?? before;
+      before = c;
+      rig = undefined;
+    }
   }
   return { ...(from ? { from } : {}), ...(to ? { to } : {}) };
 }

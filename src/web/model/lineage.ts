@@ -9,6 +9,8 @@ export type RunEntry = {
   fromRunId?: string;
   fromCheckpoint?: string;
   branch?: string;
+  /** The run's initial checkpoint (InitialCheckpointSet): where its first codon starts. */
+  initialSha?: string;
   status: 'running' | 'completed' | 'failed' | 'crashed';
   endedAt?: string;
 };
@@ -32,6 +34,11 @@ export function foldRuns(runs: readonly RunEntry[], events: readonly ServerEvent
       const at = out.findIndex((r) => r.runId === runId);
       if (at >= 0) out[at] = entry;
       else out.push(entry);
+    } else if (type === 'InitialCheckpointSet') {
+      const at = out.findIndex((r) => r.runId === runId);
+      const row = out[at];
+      const sha = str(data.sha);
+      if (row && sha) out[at] = { ...row, initialSha: sha };
     } else if (type === 'RunCompleted' || type === 'RunFailed' || type === 'RunCrashed') {
       const at = out.findIndex((r) => r.runId === runId);
       const row = out[at];

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { EventData, EventType, ServerEventOf } from './events.ts';
 
-/** Wraps a payload in the ServerEvent envelope (spec 2.3). */
+/** Wraps a payload in the ServerEvent envelope (spec 2.3). The global crypto keeps it browser-safe. */
 export function makeEvent<T extends EventType>(type: T, data: EventData<T>): ServerEventOf<T> {
-  return { id: randomUUID(), timestamp: new Date().toISOString(), type, data };
+  return { id: globalThis.crypto.randomUUID(), timestamp: new Date().toISOString(), type, data };
 }

@@ -104,7 +104,7 @@ afterAll(() => {
 });
 
 describe('the npm package', () => {
-  it('holds the compiled CLI, types, schemas and examples; no tests, no sources', () => {
+  it('holds the compiled CLI, types, the built web dashboard, schemas and examples; no tests, no sources', () => {
     const paths = packed.files.map((f) => f.path);
     expect(paths.filter((p) => /^(test|src|bench)\//.test(p))).toEqual([]);
     expect(paths.filter((p) => p.endsWith('.ts') && !p.endsWith('.d.ts'))).toEqual([]);
@@ -114,6 +114,9 @@ describe('the npm package', () => {
       'dist/client/index.js',
       'dist/client/index.d.ts',
       'dist/protocol/index.d.ts',
+      'dist-web/index.html',
+      'dist-web/app.js',
+      'dist-web/app.css',
       'schema/plan.schema.json',
       'examples/demo/plan.yaml',
       'examples/scripts/demo.yaml',

@@ -21,12 +21,21 @@ export const FLUSH_MS = 30;
  * and folded after it, dropping those the history already had.
  */
 export function useRunStore(client: TuiClient): [RunState, React.Dispatch<StoreAction>] {
-  const [state, dispatch] = React.useReducer(reduceRun, client.url, initialRunState);
+  return useEventStore(client, reduceRun, initialRunState);
+}
+
+/** The same for any state folded from StoreActions (the web dashboard folds more than the TUI). */
+export function useEventStore<S>(
+  client: TuiClient,
+  reducer: (state: S, action: StoreAction) => S,
+  init: (url: string) => S,
+): [S, React.Dispatch<StoreAction>] {
+  const [state, dispatch] = React.useReducer(reducer, client.url, init);
 
   React.useEffect(() => {
     let live: ServerEvent[] = [];
     let held: ServerEvent[] | undefined = [];
-    let timer: NodeJS.Timeout | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     let generation = 0;
     let disposed = false;
 

@@ -6,9 +6,11 @@ import { type ActivityEntry, MAX_ACTIVITY, type RunState } from './run-state.ts'
 /** The live activity pane: the agent's words, thinking, tool calls with results, file changes. */
 
 export function appendActivity(state: RunState, entry: ActivityEntry): RunState {
+  const max = state.activityLimit ?? MAX_ACTIVITY;
+  if (max <= 0) return state;
   const activity =
-    state.activity.length >= MAX_ACTIVITY
-      ? [...state.activity.slice(state.activity.length - MAX_ACTIVITY + 1), entry]
+    state.activity.length >= max
+      ? [...state.activity.slice(state.activity.length - max + 1), entry]
       : [...state.activity, entry];
   return { ...state, activity };
 }

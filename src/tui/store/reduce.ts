@@ -37,7 +37,7 @@ export function reduceRun(state: RunState, action: StoreAction): RunState {
       return foldEvents(state, action.events);
     case 'history': {
       // Start over from the journal, keeping what is about this UI rather than the run.
-      const fresh = initialRunState(state.connection.url);
+      const fresh = initialRunState(state.connection.url, state.activityLimit);
       const folded = seedPlan(
         foldEvents(
           { ...fresh, connection: { ...state.connection, syncing: false }, commands: state.commands },

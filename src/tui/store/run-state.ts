@@ -171,6 +171,8 @@ export type RunState = {
   notice?: Notice;
   /** Counter for `CodonRow.seen`. */
   seenCount: number;
+  /** How many activity entries to keep (MAX_ACTIVITY when absent); 0 keeps none (the web dashboard keeps its own). */
+  activityLimit?: number;
 };
 
 /** What changes the store: protocol events, connection changes, and commands this UI sent. */
@@ -190,8 +192,9 @@ export const MAX_COMMANDS = 20;
 
 export const ZERO_TOKENS: TokenTotals = { input: 0, output: 0, cacheCreation: 0, cacheRead: 0 };
 
-export function initialRunState(url: string): RunState {
+export function initialRunState(url: string, activityLimit?: number): RunState {
   return {
+    ...(activityLimit === undefined ? {} : { activityLimit }),
     connection: { state: 'connecting', url, syncing: true, reconnects: 0 },
     run: {
       runCount: 0,

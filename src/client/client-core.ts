@@ -1,0 +1,363 @@
+import {
+  type ClientMode,
+  type CommandInput,
+  type CommandType,
+  type EventData,
+  type EventType,
+  parseServerEvent,
+  type ServerEvent,
+  type ServerEventOf,
+} from '../protocol/index.ts';
+import { newCommandId, type OpenSocket, type SocketPort } from './socket.ts';
+
+export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
+
+export type ReconnectOptions = { retries: number; minDelayMs: number; maxDelayMs: number };
+
+export type ClientOptions = {
+  mode: ClientMode;
+  /** Ask for the current run's recent events in the handshake response. */
+  sendPreviousEvents?: boolean;
+  /** Reconnect (and handshake again) when the connection drops; off by default. */
+  reconnect?: boolean | Partial<ReconnectOptions>;
+  /** Bound on time to connect and complete the handshake. */
+  connectTimeoutMs?: number;
+  /** Origin header to send (browsers always send one; Node clients normally don't). */
+  origin?: string;
+  /** How many received events to keep in `received` (oldest dropped). */
+  keepEvents?: number;
+};
+
+type Listener = (event: ServerEvent) => void;
+type Waiter = { match: (e: ServerEvent) => boolean; resolve: (e: ServerEvent) => void };
+
+export class CommandError extends Error {
+  readonly code: string | undefined;
+  readonly event: ServerEventOf<'error'>;
+  constructor(event: ServerEventOf<'error'>) {
+    super(event.data.code ? `${event.data.code}: ${event.data.message}` : event.data.message);
+    this.code = event.data.code;
+    this.event = event;
+  }
+}
+
+const DEFAULT_RECONNECT: ReconnectOptions = {
+  retries: Number.POSITIVE_INFINITY,
+  minDelayMs: 200,
+  maxDelayMs: 5_000,
+};
+
+/**
+ * The typed client of the control protocol: connects, handshakes, sends commands with generated
+ * ids and hands out validated events as callbacks, async iterators or awaited matches. The TUI,
+ * the web dashboard, the tests and users all drive the server through it. The socket is a port:
+ * RibosomeClient (Node, `ws`) and BrowserClient (the global WebSocket) give it theirs.
+ */
+export class ClientCore {
+  readonly url: string;
+  readonly #options: ClientOptions;
+  readonly #openSocket: OpenSocket;
+  readonly #listeners = new Set<Listener>();
+  readonly #stateListeners = new Set<(state: ConnectionState) => void>();
+  readonly #waiters = new Set<Waiter>();
+  readonly #received: ServerEvent[] = [];
+  #socket: SocketPort | undefined;
+  #state: ConnectionState = 'connecting';
+  #closedByUser = false;
+  #handshake: EventData<'handshake.response'> | undefined;
+  #ready: EventData<'server.ready'> | undefined;
+  /** Frames that failed validation, kept for diagnosis. */
+  readonly invalidFrames: string[] = [];
+
+  protected constructor(url: string, options: ClientOptions, openSocket: OpenSocket) {
+    this.url = url;
+    this.#options = options;
+    this.#openSocket = openSocket;
+  }
+
+  /** Connects and handshakes (the subclasses' `connect` calls it). */
+  protected async start(): Promise<void> {
+    await this.#open();
+  }
+
+  /** The open socket, for subclasses that offer more of it. */
+  protected get socket(): SocketPort | undefined {
+    return this.#socket;
+  }
+
+  get clientId(): string {
+    return this.#require(this.#handshake).clientId;
+  }
+  get mode(): ClientMode {
+    return this.#require(this.#handshake).mode;
+  }
+  get handshake(): EventData<'handshake.response'> {
+    return this.#require(this.#handshake);
+  }
+  get serverInfo(): EventData<'server.ready'> {
+    return this.#require(this.#ready);
+  }
+  get state(): ConnectionState {
+    return this.#state;
+  }
+  /** Events received so far (bounded by `keepEvents`). */
+  get received(): readonly ServerEvent[] {
+    return this.#received;
+  }
+
+  /** Sends a command; returns its id. */
+  send<T extends CommandType>(
+    type: T,
+    ...data: undefined extends CommandInput<T> ? [CommandInput<T>?] : [CommandInput<T>]
+  ): string {
+    const id = newCommandId();
+    const socket = this.#socket;
+    if (!socket?.isOpen) throw new Error(`not connected (state ${this.#state})`);
+    socket.send(JSON.stringify(data[0] === undefined ? { id, type } : { id, type, data: data[0] }));
+    return id;
+  }
+
+  /**
+   * Sends a command and waits for the event that answers it. An `error` carrying this command's id
+   * rejects with a CommandError.
+   */
+  async request<T extends EventType, C extends CommandType>(
+    type: C,
+    data: CommandInput<C> | undefined,
+    expect: T,
+    options: { timeoutMs?: number; match?: (e: ServerEventOf<T>) => boolean } = {},
+  ): Promise<ServerEventOf<T>> {
+    let commandId = '';
+    const answer = this.waitFor(
+      (e) =>
+        (e.type === 'error' && e.data.commandId === commandId) ||
+        (e.type === expect && (options.match?.(e as ServerEventOf<T>) ?? true)),
+      options.timeoutMs ?? 10_000,
+      `${expect} after ${type}`,
+    );
+    commandId = (this.send as (t: C, d?: CommandInput<C>) => string)(type, data);
+    const event = await answer;
+    if (event.type === 'error' && event.data.commandId === commandId) throw new CommandError(event);
+    return event as ServerEventOf<T>;
+  }
+
+  on<T extends EventType>(type: T, listener: (event: ServerEventOf<T>) => void): () => void {
+    return this.onEvent((e) => {
+      if (e.type === type) listener(e as ServerEventOf<T>);
+    });
+  }
+
+  onEvent(listener: Listener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  onStateChange(listener: (state: ConnectionState) => void): () => void {
+    this.#stateListeners.add(listener);
+    return () => this.#stateListeners.delete(listener);
+  }
+
+  /** Waits for the next event of a type (and predicate); rejects after `timeoutMs`. */
+  next<T extends EventType>(
+    type: T,
+    predicate: (e: ServerEventOf<T>) => boolean = () => true,
+    timeoutMs = 10_000,
+  ): Promise<ServerEventOf<T>> {
+    return this.waitFor(
+      (e) => e.type === type && predicate(e as ServerEventOf<T>),
+      timeoutMs,
+      type,
+    ) as Promise<ServerEventOf<T>>;
+  }
+
+  /** Waits for the first future event matching; rejects after `timeoutMs` or when the client closes. */
+  waitFor(match: (e: ServerEvent) => boolean, timeoutMs: number, what: string): Promise<ServerEvent> {
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        match,
+        resolve: (e) => {
+          clearTimeout(timer);
+          this.#waiters.delete(waiter);
+          resolve(e);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.#waiters.delete(waiter);
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+      }, timeoutMs);
+      this.#waiters.add(waiter);
+    });
+  }
+
+  /** Every event from now on, as an async iterator (ends when the client closes). */
+  async *events(): AsyncGenerator<ServerEvent> {
+    const queue: ServerEvent[] = [];
+    let wake: (() => void) | undefined;
+    const offEvent = this.onEvent((e) => {
+      queue.push(e);
+      wake?.();
+    });
+    const offState = this.onStateChange((s) => {
+      if (s === 'closed') wake?.();
+    });
+    try {
+      for (;;) {
+        const event = queue.shift();
+        if (event) {
+          yield event;
+          continue;
+        }
+        if (this.#state === 'closed') return;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = undefined;
+      }
+    } finally {
+      offEvent();
+      offState();
+    }
+  }
+
+  /**
+   * Fetches the whole journal with history.sync, collecting every batch until `hasMore` is false;
+   * events delivered twice (live and in a batch) are dropped by id. A refusal (one sync at a time
+   * per client: HISTORY_SYNC_IN_PROGRESS) rejects with a CommandError.
+   */
+  async syncHistory(timeoutMs = 60_000): Promise<ServerEvent[]> {
+    const events: ServerEvent[] = [];
+    const seen = new Set<string>();
+    let commandId = '';
+    const done = new Promise<void>((resolve, reject) => {
+      const off = () => {
+        offBatch();
+        offError();
+      };
+      const timer = setTimeout(() => {
+        off();
+        reject(new Error(`history.sync did not finish within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const offError = this.on('error', (error) => {
+        if (error.data.commandId !== commandId) return;
+        clearTimeout(timer);
+        off();
+        reject(new CommandError(error));
+      });
+      const offBatch = this.on('history.batch', (batch) => {
+        for (const raw of batch.data.events) {
+          if (seen.has(raw.id)) continue;
+          seen.add(raw.id);
+          const parsed = parseServerEvent(raw);
+          if (parsed.ok) events.push(parsed.event);
+          else this.invalidFrames.push(parsed.error);
+        }
+        if (!batch.data.hasMore) {
+          clearTimeout(timer);
+          off();
+          resolve();
+        }
+      });
+    });
+    commandId = this.send('history.sync');
+    await done;
+    return events;
+  }
+
+  async close(): Promise<void> {
+    this.#closedByUser = true;
+    await this.#socket?.close(1000, 'client closed');
+    this.#setState('closed');
+  }
+
+  #require<T>(value: T | undefined): T {
+    if (value === undefined) throw new Error('the handshake has not completed');
+    return value;
+  }
+
+  #setState(state: ConnectionState): void {
+    if (this.#state === state) return;
+    this.#state = state;
+    for (const l of this.#stateListeners) l(state);
+  }
+
+  #reconnectOptions(): ReconnectOptions | undefined {
+    const r = this.#options.reconnect;
+    if (!r) return undefined;
+    return r === true ? DEFAULT_RECONNECT : { ...DEFAULT_RECONNECT, ...r };
+  }
+
+  async #open(): Promise<void> {
+    const timeoutMs = this.#options.connectTimeoutMs ?? 10_000;
+    const deadline = Date.now() + timeoutMs;
+    const socket = await this.#openSocket(this.url, {
+      timeoutMs,
+      ...(this.#options.origin ? { origin: this.#options.origin } : {}),
+    });
+    this.#socket = socket;
+    socket.onMessage((text, isBinary) => this.#onMessage(text, isBinary));
+    const left = Math.max(1, deadline - Date.now());
+    const handshaken = Promise.all([
+      this.next('handshake.response', () => true, left),
+      this.next('server.ready', () => true, left),
+    ]);
+    socket.send(
+      JSON.stringify({
+        type: 'handshake',
+        data: { mode: this.#options.mode, sendPreviousEvents: this.#options.sendPreviousEvents ?? false },
+      }),
+    );
+    const [response, ready] = await handshaken;
+    this.#handshake = response.data;
+    this.#ready = ready.data;
+    socket.onClose(() => void this.#onClose());
+    this.#setState('open');
+  }
+
+  async #onClose(): Promise<void> {
+    const reconnect = this.#reconnectOptions();
+    if (this.#closedByUser || !reconnect) {
+      this.#setState('closed');
+      return;
+    }
+    this.#setState('reconnecting');
+    let delay = reconnect.minDelayMs;
+    for (let attempt = 0; attempt < reconnect.retries && !this.#closedByUser; attempt++) {
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, reconnect.maxDelayMs);
+      try {
+        await this.#open();
+        return;
+      } catch {
+        // Try again after the next delay.
+      }
+    }
+    this.#setState('closed');
+  }
+
+  #onMessage(text: string, isBinary: boolean): void {
+    if (isBinary) {
+      this.invalidFrames.push('binary frame');
+      return;
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      this.invalidFrames.push(text.slice(0, 200));
+      return;
+    }
+    const parsed = parseServerEvent(raw);
+    if (!parsed.ok) {
+      this.invalidFrames.push(parsed.error);
+      return;
+    }
+    const event = parsed.event;
+    const keep = this.#options.keepEvents ?? 10_000;
+    if (keep > 0) {
+      this.#received.push(event);
+      if (this.#received.length > keep) this.#received.splice(0, this.#received.length - keep);
+    }
+    for (const waiter of this.#waiters) if (waiter.match(event)) waiter.resolve(event);
+    for (const listener of this.#listeners) listener(event);
+  }
+}

@@ -1,0 +1,160 @@
+import React from 'react';
+import { formatDuration, formatTime } from '../../tui/format.ts';
+import { ACTIVITY_KINDS, type ActivityKind, type ActivityRow, filterRows } from '../model/activity-rows.ts';
+import { VirtualList } from './virtual-list.tsx';
+
+const ROW = 26;
+
+type Props = {
+  rows: readonly ActivityRow[];
+  codonIds: readonly string[];
+  follow: boolean;
+  onFollowChange: (follow: boolean) => void;
+};
+
+/** Everything the run did, one row each, newest last; tool calls, messages and outputs expand. */
+export function Activity({ rows, codonIds, follow, onFollowChange }: Props): React.ReactElement {
+  const [codon, setCodon] = React.useState('');
+  const [kinds, setKinds] = React.useState<ReadonlySet<ActivityKind>>(new Set(ACTIVITY_KINDS));
+  const [expanded, setExpanded] = React.useState<ReadonlySet<string>>(new Set());
+  const shown = React.useMemo(
+    () => filterRows(rows, { ...(codon ? { codonId: codon } : {}), kinds }),
+    [rows, codon, kinds],
+  );
+  const toggle = React.useCallback(
+    (id: string) =>
+      setExpanded((s) => {
+        const next = new Set(s);
+        if (!next.delete(id)) next.add(id);
+        return next;
+      }),
+    [],
+  );
+  const keyOf = React.useCallback((r: ActivityRow) => r.id, []);
+  const render = React.useCallback(
+    (r: ActivityRow) => <Row row={r} open={expanded.has(r.id)} onToggle={toggle} />,
+    [expanded, toggle],
+  );
+  return (
+    <section className="activity" data-testid="view-activity">
+      <div className="toolbar">
+        <label>
+          codon{' '}
+          <select
+            value={codon}
+            onChange={(e) => setCodon(e.target.value)}
+            data-testid="activity-filter-codon"
+          >
+            <option value="">all</option>
+            {codonIds.map((id) => (
+              <option key={id} value={id}>
+                {id}
+              </option>
+            ))}
+          </select>
+        </label>
+        {ACTIVITY_KINDS.map((k) => (
+          <label key={k} className="chip">
+            <input
+              type="checkbox"
+              checked={kinds.has(k)}
+              data-testid={`activity-kind-${k}`}
+              onChange={() =>
+                setKinds((s) => {
+                  const next = new Set(s);
+                  if (!next.delete(k)) next.add(k);
+                  return next;
+                })
+              }
+            />
+            {k}
+          </label>
+        ))}
+        <label className="chip">
+          <input
+            type="checkbox"
+            checked={follow}
+            onChange={(e) => onFollowChange(e.target.checked)}
+            data-testid="activity-follow"
+          />
+          follow (f)
+        </label>
+        <span className="muted" data-testid="activity-count">
+          {shown.length} of {rows.length} rows
+        </span>
+      </div>
+      <VirtualList
+        items={shown}
+        rowHeight={ROW}
+        expanded={expanded}
+        keyOf={keyOf}
+        render={render}
+        follow={follow}
+        onFollowChange={onFollowChange}
+        testId="activity-list"
+      />
+    </section>
+  );
+}
+
+const Row = React.memo(function Row({
+  row,
+  open,
+  onToggle,
+}: {
+  row: ActivityRow;
+  open: boolean;
+  onToggle: (id: string) => void;
+}) {
+  const expandable = row.detail !== undefined || row.result !== undefined;
+  return (
+    <div className={`arow tone-${row.tone} kind-${row.kind}`} data-testid="activity-row" data-kind={row.kind}>
+      <div className="aline">
+        {expandable ? (
+          <button
+            type="button"
+            className="toggle"
+            aria-expanded={open}
+            onClick={() => onToggle(row.id)}
+            data-testid={row.kind === 'tool' ? 'tool-toggle' : 'row-toggle'}
+          >
+            {open ? '▾' : '▸'}
+          </button>
+        ) : (
+          <span className="toggle" />
+        )}
+        <span className="time">{formatTime(row.at)}</span>
+        <span className="kind">{row.kind}</span>
+        {row.codonId ? <span className="codon">{row.codonId}</span> : null}
+        <span className="text">{row.text}</span>
+        {row.result ? (
+          <span className={row.result.isError ? 'bad' : 'muted'}>
+            {row.result.isError ? ' ✗' : ' ✓'} {formatDuration(row.result.ms)}
+          </span>
+        ) : null}
+        {row.action ? <span className="muted"> → {row.action}</span> : null}
+      </div>
+      {open ? (
+        <div className="detail">
+          {row.detail !== undefined ? (
+            <>
+              <div className="label">{row.kind === 'tool' ? 'input' : 'content'}</div>
+              <pre>{row.detail}</pre>
+            </>
+          ) : null}
+          {row.result ? (
+            <>
+              <div className="label">
+                result
+                {row.result.truncated ? ` (truncated from ${row.result.originalLength} characters)` : ''}
+              </div>
+              <pre data-testid="tool-result" className={row.result.isError ? 'bad' : undefined}>
+                {row.result.text}
+              </pre>
+            </>
+          ) : null}
+        </div>
+      ) : null}
+    </div>
+  );
+});

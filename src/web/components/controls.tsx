@@ -1,0 +1,187 @@
+import React from 'react';
+import type { TuiActions } from '../../tui/actions.ts';
+import {
+  nextCodonId,
+  type RollbackTarget,
+  rollbackTargets,
+  runCheckpoints,
+} from '../../tui/store/selectors.ts';
+import { undoneBy } from '../model/checkpoint-range.ts';
+import type { DashboardState } from '../model/dashboard.ts';
+
+export type Dialog = 'stop' | 'rollback' | 'help' | undefined;
+export const WEB_STOP_REASON = 'stopped from the web dashboard';
+
+/** The run's controls (readandwrite only: the page does not render them for a readonly connection). */
+export function Controls({
+  state,
+  actions,
+  selected,
+  dialog,
+  setDialog,
+}: {
+  state: DashboardState;
+  actions: TuiActions;
+  selected: string | undefined;
+  dialog: Dialog;
+  setDialog: (d: Dialog) => void;
+}): React.ReactElement {
+  const next = nextCodonId(state.run.run);
+  const rollback = state.run.rollback;
+  const last = state.run.commands.at(-1);
+  return (
+    <section className="controls" data-testid="controls">
+      <button type="button" data-testid="control-next" onClick={actions.next} title="n">
+        next{next ? `: ${next}` : ''}
+      </button>
+      <button
+        type="button"
+        data-testid="control-start"
+        disabled={!selected}
+        onClick={() => selected && actions.start(selected)}
+        title="g"
+      >
+        start {selected ?? '(select a codon)'}
+      </button>
+      <button type="button" data-testid="control-skip" onClick={actions.skip} title="s">
+        skip
+      </button>
+      <button type="button" data-testid="control-redo" onClick={actions.redo} title="r">
+        redo
+      </button>
+      <button type="button" data-testid="control-stop" onClick={() => setDialog('stop')} title="x">
+        force stop…
+      </button>
+      <button type="button" data-testid="control-rollback" onClick={() => setDialog('rollback')} title="b">
+        rollback…
+      </button>
+      <span className="progress" data-testid="control-progress">
+        {rollback.phase !== 'idle'
+          ? `rollback ${rollback.phase}${rollback.totalSteps ? ` ${rollback.currentStep ?? 0}/${rollback.totalSteps}` : ''}${rollback.error ? `: ${rollback.error.message}` : ''}`
+          : last
+            ? `${last.label}: ${last.status}${last.error ? ` (${last.error})` : ''}`
+            : ''}
+      </span>
+      {dialog === 'stop' ? (
+        <StopDialog onStop={actions.forceStop} onClose={() => setDialog(undefined)} />
+      ) : null}
+      {dialog === 'rollback' ? (
+        <RollbackDialog state={state} actions={actions} onClose={() => setDialog(undefined)} />
+      ) : null}
+    </section>
+  );
+}
+
+function StopDialog({ onStop, onClose }: { onStop: (reason: string) => void; onClose: () => void }) {
+  const [reason, setReason] = React.useState('');
+  const input = React.useRef<HTMLInputElement>(null);
+  // The dialog opens on x or a click: the reason is what the user types next.
+  React.useEffect(() => input.current?.focus(), []);
+  return (
+    <form
+      className="dialog"
+      data-testid="stop-dialog"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onStop(reason.trim() || WEB_STOP_REASON);
+        onClose();
+      }}
+    >
+      <label>
+        reason{' '}
+        <input
+          ref={input}
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          data-testid="stop-reason"
+        />
+      </label>
+      <button type="submit" data-testid="stop-confirm">
+        force stop
+      </button>
+      <button type="button" onClick={onClose}>
+        cancel
+      </button>
+    </form>
+  );
+}
+
+function RollbackDialog({
+  state,
+  actions,
+  onClose,
+}: {
+  state: DashboardState;
+  actions: TuiActions;
+  onClose: () => void;
+}) {
+  const runId = state.run.run.runId;
+  const targets = rollbackTargets(state.run.codons, state.run.checkpoints, runId);
+  const [index, setIndex] = React.useState(0);
+  const [autoRestart, setAutoRestart] = React.useState(false);
+  const [confirming, setConfirming] = React.useState(false);
+  const target: RollbackTarget | undefined = targets[index];
+  const undone = target
+    ? undoneBy(target, state.run.codons, runCheckpoints(state.run.checkpoints, runId))
+    : [];
+  return (
+    <div className="dialog" data-testid="rollback-dialog">
+      {!confirming ? (
+        <>
+          <label>
+            roll back to{' '}
+            <select
+              value={index}
+              onChange={(e) => setIndex(Number(e.target.value))}
+              data-testid="rollback-target"
+            >
+              {targets.map((t, i) => (
+                <option key={`${t.kind}:${t.label}`} value={i}>
+                  {t.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="chip">
+            <input type="checkbox" checked={autoRestart} onChange={(e) => setAutoRestart(e.target.checked)} />
+            then restart
+          </label>
+          <button
+            type="button"
+            data-testid="rollback-next"
+            disabled={!target}
+            onClick={() => setConfirming(true)}
+          >
+            roll back…
+          </button>
+          <button type="button" onClick={onClose}>
+            cancel
+          </button>
+        </>
+      ) : (
+        <>
+          <p data-testid="rollback-undoes">
+            Roll back to {target?.label}? This undoes{' '}
+            {undone.length > 0
+              ? `the work of ${undone.join(', ')}`
+              : 'nothing a codon did (no codon ran after it)'}
+            : the files return to that checkpoint and a new run starts from it.
+          </p>
+          <button
+            type="button"
+            data-testid="rollback-confirm"
+            onClick={() => {
+              if (target) actions.rollback(target, autoRestart);
+              onClose();
+            }}
+          >
+            yes, roll back
+          </button>
+          <button type="button" onClick={() => setConfirming(false)}>
+            back
+          </button>
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,57 @@
+import type React from 'react';
+import { formatCost } from '../../tui/format.ts';
+
+export type FleetSummary = {
+  url: string;
+  status: string;
+  currentCodon?: string;
+  cost: number;
+  runId?: string;
+};
+
+/** Every server the dashboard was given, with its state; opening one shows it. */
+export function Fleet({
+  servers,
+  active,
+  onOpen,
+}: {
+  servers: readonly FleetSummary[];
+  active: string;
+  onOpen: (url: string) => void;
+}): React.ReactElement {
+  return (
+    <section className="fleet" data-testid="view-fleet">
+      <table>
+        <thead>
+          <tr>
+            <th>server</th>
+            <th>status</th>
+            <th>current codon</th>
+            <th>cost</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {servers.map((s) => (
+            <tr
+              key={s.url}
+              data-testid="fleet-row"
+              data-url={s.url}
+              className={s.url === active ? 'selected' : undefined}
+            >
+              <td>{s.url}</td>
+              <td>{s.status}</td>
+              <td>{s.currentCodon ?? '—'}</td>
+              <td>{formatCost(s.cost)}</td>
+              <td>
+                <button type="button" data-testid="fleet-open" onClick={() => onOpen(s.url)}>
+                  open
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

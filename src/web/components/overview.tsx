@@ -1,0 +1,133 @@
+import type React from 'react';
+import { formatCost, formatDuration, formatTime } from '../../tui/format.ts';
+import { budgetLine } from '../../tui/store/budget.ts';
+import { attemptWord, orderedCodons } from '../../tui/store/codons.ts';
+import { totalTokens } from '../../tui/store/reduce.ts';
+import { runWord } from '../../tui/store/selectors.ts';
+import type { DashboardState } from '../model/dashboard.ts';
+
+/** The run at a glance: codons as a timeline, totals, run and branch, proxy, budgets, earlier runs. */
+export function Overview({
+  state,
+  selected,
+  onSelect,
+  now,
+}: {
+  state: DashboardState;
+  selected: string | undefined;
+  onSelect: (codonId: string) => void;
+  now: number;
+}): React.ReactElement {
+  const { run, connection } = state.run;
+  const codons = orderedCodons(state.run.codons);
+  const starts = codons
+    .map((c) => (c.startTime ? Date.parse(c.startTime) : Number.NaN))
+    .filter(Number.isFinite);
+  const t0 = starts.length > 0 ? Math.min(...starts) : now;
+  const ends = codons.map((c) =>
+    c.startTime
+      ? Date.parse(c.startTime) + (c.duration ?? (c.status === 'running' ? now - Date.parse(c.startTime) : 0))
+      : t0,
+  );
+  // The timeline spans the codons' work: up to now only while one runs.
+  const active = codons.some((c) => c.status === 'running' || c.status === 'preparing');
+  const span = Math.max(1, Math.max(active ? now : t0, ...ends) - t0);
+  const tokens = totalTokens(run);
+  const budget = budgetLine(run, tokens.output, now);
+  return (
+    <section className="overview" data-testid="view-overview">
+      <dl className="facts">
+        <dt>run</dt>
+        <dd data-testid="run-id">{run.runId ?? '—'}</dd>
+        <dt>state</dt>
+        <dd data-testid="run-state">{runWord(run)}</dd>
+        <dt>branch</dt>
+        <dd>{run.branch ?? '—'}</dd>
+        <dt>cost</dt>
+        <dd data-testid="run-cost">
+          {formatCost(run.runCost || run.totalCost)}
+          {run.runCount > 1 ? ` (all ${run.runCount} runs ${formatCost(run.totalCost)})` : ''}
+        </dd>
+        <dt>tokens</dt>
+        <dd>
+          {tokens.input} in · {tokens.output} out · {tokens.cacheRead} cache read
+        </dd>
+        <dt>proxy</dt>
+        <dd>
+          {connection.proxy ? (connection.proxy.enabled ? `on ${connection.proxy.url ?? ''}` : 'off') : '—'}
+        </dd>
+        {budget ? (
+          <>
+            <dt>budget</dt>
+            <dd className={budget.tone ? `tone-${budget.tone}` : undefined}>{budget.text}</dd>
+          </>
+        ) : null}
+      </dl>
+      <table className="timeline">
+        <thead>
+          <tr>
+            <th>codon</th>
+            <th>status</th>
+            <th>start</th>
+            <th>duration</th>
+            <th>attempts</th>
+            <th>cost</th>
+            <th className="bar-col">timeline</th>
+          </tr>
+        </thead>
+        <tbody>
+          {codons.map((c) => {
+            const start = c.startTime ? Date.parse(c.startTime) : undefined;
+            const duration = c.duration ?? (c.status === 'running' && start ? now - start : undefined);
+            return (
+              <tr
+                key={c.codonId}
+                data-testid={`codon-${c.codonId}`}
+                data-status={c.status}
+                className={c.codonId === selected ? 'selected' : undefined}
+                onClick={() => onSelect(c.codonId)}
+              >
+                <td>
+                  <b>{c.codonId}</b>{' '}
+                  <span className="muted">{c.codonName !== c.codonId ? c.codonName : ''}</span>
+                </td>
+                <td className={`status status-${c.status}`}>
+                  {c.status}
+                  {c.note ? ` (${c.note})` : ''}
+                  {attemptWord(c) ? ` · ${attemptWord(c)}` : ''}
+                </td>
+                <td>{c.startTime ? formatTime(c.startTime) : '—'}</td>
+                <td>{duration === undefined ? '—' : formatDuration(duration)}</td>
+                <td>{c.attempts}</td>
+                <td>{formatCost(c.cost)}</td>
+                <td className="bar-col">
+                  {start !== undefined && duration !== undefined ? (
+                    <span
+                      className={`bar status-${c.status}`}
+                      style={{
+                        left: `${((start - t0) / span) * 100}%`,
+                        width: `${Math.max(0.5, (duration / span) * 100)}%`,
+                      }}
+                    />
+                  ) : null}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      <h3>Runs of this execution</h3>
+      <ul className="runs" data-testid="runs">
+        {state.runs.map((r) => (
+          <li key={r.runId} className={r.runId === run.runId ? 'current' : undefined}>
+            <b>{r.runId}</b> {r.status} · {r.reason ?? 'start'} {formatTime(r.startedAt)}
+            {r.fromRunId
+              ? ` · from ${r.fromRunId}${r.fromCheckpoint ? ` at ${r.fromCheckpoint.slice(0, 8)}` : ''}`
+              : ''}
+            {r.branch ? ` · ${r.branch}` : ''}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,229 @@
+import { type ErrorSeverity, type ServerEvent, suggestedAction } from '../../protocol/index.ts';
+import { formatCost, formatDuration, oneLine } from '../../tui/format.ts';
+import { severityOf } from '../../tui/store/errors.ts';
+import type { ToolResult } from '../../tui/store/run-state.ts';
+import type { Tone } from '../../tui/theme.ts';
+
+/**
+ * The dashboard's activity list: every event worth reading, as one row each, kept in full (the TUI
+ * keeps the last thousand; a page shows 100 000 through a virtual window). Folded in batches: one
+ * copy of the list per batch, so a whole journal folds in linear time.
+ */
+
+export type ActivityKind = 'codon' | 'message' | 'thinking' | 'tool' | 'file' | 'sentinel' | 'error' | 'note';
+export const ACTIVITY_KINDS: readonly ActivityKind[] = [
+  'codon',
+  'message',
+  'thinking',
+  'tool',
+  'file',
+  'sentinel',
+  'error',
+  'note',
+];
+
+export type ActivityRow = {
+  id: string;
+  at: string;
+  kind: ActivityKind;
+  /** The codon it belongs to (file changes: the codon running then). */
+  codonId?: string;
+  /** One line: what the row says collapsed. */
+  text: string;
+  tone: Tone;
+  /** What expanding the row shows (tool input, whole message, file content, structured output). */
+  detail?: string;
+  toolName?: string;
+  result?: ToolResult;
+  severity?: ErrorSeverity;
+  action?: string;
+  sentinelId?: string;
+};
+
+export type ActivityLog = { rows: readonly ActivityRow[]; codonId?: string };
+
+export const EMPTY_LOG: ActivityLog = { rows: [] };
+
+// How far back a result looks for its call (assistant.action has no toolUseId).
+const PAIRING_WINDOW = 200;
+
+export function foldActivity(log: ActivityLog, events: readonly ServerEvent[]): ActivityLog {
+  const rows = log.rows.slice();
+  let codonId = log.codonId;
+  const push = (row: ActivityRow) => rows.push(row);
+  for (const e of events) {
+    const base = { id: e.id, at: e.timestamp };
+    switch (e.type) {
+      case 'codon.started':
+        codonId = e.data.codonId;
+        push({
+          ...base,
+          kind: 'codon',
+          codonId,
+          text: `▶ ${e.data.codonId}: ${e.data.codonName}${e.data.attempt && e.data.attempt > 1 ? ` (attempt ${e.data.attempt})` : ''}`,
+          tone: 'accent',
+        });
+        break;
+      case 'codon.completed': {
+        const d = e.data;
+        const reason = d.failureReason ? `: ${d.failureReason.type} ${d.failureReason.message ?? ''}` : '';
+        push({
+          ...base,
+          kind: 'codon',
+          codonId: d.codonId,
+          text: `■ ${d.codonId} ${d.success ? 'completed' : 'failed'} in ${formatDuration(d.duration)}, ${formatCost(d.cost)}${d.success ? '' : reason}`,
+          tone: d.success ? 'ok' : 'bad',
+        });
+        if (codonId === d.codonId) codonId = undefined;
+        break;
+      }
+      case 'assistant.action': {
+        const d = e.data;
+        if (d.action === 'tool_use') {
+          const toolName = d.toolName ?? d.content.split(' ')[0] ?? 'tool';
+          push({
+            ...base,
+            kind: 'tool',
+            codonId: d.codonId,
+            toolName,
+            text: oneLine(d.content, 300),
+            tone: 'plain',
+            ...(d.toolInput ? { detail: JSON.stringify(d.toolInput, null, 2) } : {}),
+          });
+        } else {
+          push({
+            ...base,
+            kind: d.action,
+            codonId: d.codonId,
+            text: oneLine(d.content, 300),
+            tone: d.action === 'thinking' ? 'muted' : 'plain',
+            detail: d.content,
+          });
+        }
+        break;
+      }
+      case 'tool.result': {
+        const d = e.data;
+        const result: ToolResult = {
+          text: d.result,
+          isError: d.isError,
+          truncated: d.truncated,
+          originalLength: d.originalLength,
+          ms: d.executionTimeMs,
+        };
+        let match = -1;
+        for (let i = rows.length - 1; i >= Math.max(0, rows.length - PAIRING_WINDOW); i--) {
+          const r = rows[i];
+          if (r?.kind === 'tool' && !r.result && r.codonId === d.codonId && r.toolName === d.toolName)
+            match = i;
+        }
+        const call = rows[match];
+        if (call) rows[match] = { ...call, result, tone: d.isError ? 'bad' : call.tone };
+        else
+          push({
+            ...base,
+            kind: 'tool',
+            codonId: d.codonId,
+            toolName: d.toolName,
+            text: `${d.toolName} (call not seen)`,
+            tone: d.isError ? 'bad' : 'plain',
+            result,
+          });
+        break;
+      }
+      case 'file.updated':
+        push({
+          ...base,
+          kind: 'file',
+          ...(codonId ? { codonId } : {}),
+          text: `${e.data.action} ${e.data.path}`,
+          tone: e.data.action === 'deleted' ? 'warn' : 'info',
+          detail: e.data.content,
+        });
+        break;
+      case 'sentinel.output': {
+        const d = e.data;
+        const content = typeof d.content === 'string' ? d.content : JSON.stringify(d.content, null, 2);
+        push({
+          ...base,
+          kind: 'sentinel',
+          codonId: d.codonId,
+          sentinelId: d.sentinelId,
+          text: `${d.sentinelId} #${d.triggerNumber}: ${oneLine(content, 300)}`,
+          tone: 'info',
+          detail: content,
+        });
+        break;
+      }
+      case 'sentinel.error':
+        push({
+          ...base,
+          kind: 'sentinel',
+          codonId: e.data.codonId,
+          sentinelId: e.data.sentinelId,
+          text: `${e.data.sentinelId} ${e.data.errorType}: ${oneLine(e.data.message, 300)}`,
+          tone: 'bad',
+          detail: e.data.message,
+        });
+        break;
+      case 'error': {
+        const d = e.data;
+        const severity = severityOf(d);
+        push({
+          ...base,
+          kind: 'error',
+          ...(d.codon ? { codonId: d.codon } : {}),
+          severity,
+          action: suggestedAction[severity],
+          text: `${severity}${d.code ? ` ${d.code}` : ''}: ${oneLine(d.message, 300)}`,
+          tone: severity === 'warning' ? 'warn' : 'bad',
+          detail: [d.message, d.context].filter(Boolean).join('\n\n'),
+        });
+        break;
+      }
+      case 'info':
+        push({ ...base, kind: 'note', text: `ℹ ${oneLine(e.data.message, 300)}`, tone: 'info' });
+        break;
+      case 'server.idle':
+        push({ ...base, kind: 'note', text: `= ${e.data.message}`, tone: 'muted' });
+        break;
+      case 'rollback.started':
+        push({
+          ...base,
+          kind: 'note',
+          text: `↶ rollback to ${e.data.toCodon} (${e.data.checkpointType}), undoing ${e.data.codonsToProcess.join(', ') || 'nothing'}`,
+          tone: 'warn',
+        });
+        break;
+      case 'rollback.completed':
+        push({
+          ...base,
+          kind: 'note',
+          text: `↶ rolled back to ${e.data.codonId} ${e.data.checkpointType}: run ${e.data.toRun}`,
+          tone: 'ok',
+        });
+        break;
+      case 'verify.completed':
+        push({
+          ...base,
+          kind: 'note',
+          codonId: e.data.codonId,
+          text: `${e.data.passed ? '✓' : '✗'} ${e.data.codonId} gate ${e.data.gate + 1} ${e.data.passed ? 'passed' : 'failed'}`,
+          tone: e.data.passed ? 'ok' : 'warn',
+        });
+        break;
+      default:
+        break;
+    }
+  }
+  return codonId === undefined ? { rows } : { rows, codonId };
+}
+
+export type ActivityFilter = { codonId?: string; kinds?: ReadonlySet<ActivityKind> };
+
+/** The rows a filter keeps (the same array when nothing is filtered). */
+export function filterRows(rows: readonly ActivityRow[], filter: ActivityFilter): readonly ActivityRow[] {
+  const { codonId, kinds } = filter;
+  if (!codonId && (!kinds || kinds.size === ACTIVITY_KINDS.length)) return rows;
+  return rows.filter((r) => (!codonId || r.codonId === codonId) && (!kinds || kinds.has(r.kind)));
+}

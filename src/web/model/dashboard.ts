@@ -1,0 +1,73 @@
+import type { ServerEvent } from '../../protocol/index.ts';
+import { reduceRun } from '../../tui/store/reduce.ts';
+import { initialRunState, type RunState, type StoreAction } from '../../tui/store/run-state.ts';
+import { type ActivityLog, EMPTY_LOG, foldActivity } from './activity-rows.ts';
+import { type CostSeries, EMPTY_SERIES, foldSeries } from './chart-series.ts';
+import type { FileEntry } from './file-tree.ts';
+import { foldRuns, type RunEntry } from './lineage.ts';
+
+/**
+ * One server as the dashboard knows it: the TUI's store (codons, run, sentinels, errors, rollback,
+ * checkpoints: the same reducer, so both UIs tell the same story) plus what only the page shows:
+ * every activity row, the files, the cost series and the runs. The TUI's own activity list is off
+ * (limit 0): the page keeps its own, in full.
+ */
+export type DashboardState = {
+  run: RunState;
+  log: ActivityLog;
+  series: CostSeries;
+  files: ReadonlyMap<string, FileEntry>;
+  runs: readonly RunEntry[];
+  /** How many events were folded (the page shows it; tests read it). */
+  eventCount: number;
+};
+
+export function initialDashboard(url: string): DashboardState {
+  return {
+    run: initialRunState(url, 0),
+    log: EMPTY_LOG,
+    series: EMPTY_SERIES,
+    files: new Map(),
+    runs: [],
+    eventCount: 0,
+  };
+}
+
+function foldFiles(files: ReadonlyMap<string, FileEntry>, events: readonly ServerEvent[]) {
+  let out: Map<string, FileEntry> | undefined;
+  for (const e of events) {
+    if (e.type !== 'file.updated') continue;
+    out ??= new Map(files);
+    out.set(e.data.path, {
+      path: e.data.path,
+      content: e.data.content,
+      action: e.data.action,
+      at: e.timestamp,
+    });
+  }
+  return out ?? files;
+}
+
+function foldAll(state: DashboardState, events: readonly ServerEvent[]): Omit<DashboardState, 'run'> {
+  return {
+    log: foldActivity(state.log, events),
+    series: foldSeries(state.series, events),
+    files: foldFiles(state.files, events),
+    runs: foldRuns(state.runs, events),
+    eventCount: state.eventCount + events.length,
+  };
+}
+
+export function reduceDashboard(state: DashboardState, action: StoreAction): DashboardState {
+  const run = reduceRun(state.run, action);
+  switch (action.kind) {
+    case 'events':
+      return { ...foldAll(state, action.events), run };
+    case 'history': {
+      const fresh = initialDashboard(state.run.connection.url);
+      return { ...foldAll(fresh, action.events), run };
+    }
+    default:
+      return run === state.run ? state : { ...state, run };
+  }
+}

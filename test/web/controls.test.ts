@@ -1,0 +1,74 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { CheckpointInfo } from '../../src/protocol/index.ts';
+import { foldEvents } from '../../src/tui/store/reduce.ts';
+import { initialRunState } from '../../src/tui/store/run-state.ts';
+import { keyCommand } from '../../src/web/keys.ts';
+import { codonRange, undoneBy } from '../../src/web/model/checkpoint-range.ts';
+import { codonEnd, codonStart, resetCost, runStarted } from '../tui/helpers/events.ts';
+
+const cp = (
+  codonId: string,
+  checkpointType: CheckpointInfo['checkpointType'],
+  sha: string,
+  t: number,
+): CheckpointInfo => ({
+  codonId,
+  codonName: codonId,
+  checkpointType,
+  sha,
+  status: checkpointType === 'rig-setup' ? 'preparing' : 'completed',
+  timestamp: new Date(Date.UTC(2025, 0, 1, 0, 0, t)).toISOString(),
+});
+
+beforeEach(() => resetCost());
+
+describe('checkpoints of a codon and what a rollback undoes', () => {
+  const checkpoints = [
+    cp('', 'rig-setup', 'aaaa0000', 0),
+    cp('one', 'rig-setup', 'bbbb0000', 1),
+    cp('one', 'completed', 'cccc0000', 2),
+    cp('two', 'rig-setup', 'dddd0000', 3),
+    cp('two', 'completed', 'eeee0000', 4),
+  ];
+  const codons = foldEvents(initialRunState('ws://x'), [
+    ...runStarted(),
+    ...codonStart('one', 0),
+    ...codonEnd('one', 'completed'),
+    ...codonStart('two', 1),
+    ...codonEnd('two', 'failed'),
+  ]).codons;
+
+  it("diffs a codon's start and end by default", () => {
+    expect(codonRange(checkpoints, 'two')).toMatchObject({
+      from: { sha: 'dddd0000' },
+      to: { sha: 'eeee0000' },
+    });
+    expect(codonRange(checkpoints, 'three')).toEqual({});
+    // Without a rig-setup checkpoint, a codon starts where the one before it ended (or the initial one).
+    const plain = checkpoints.filter((c) => c.checkpointType !== 'rig-setup' || c.codonId === '');
+    expect(codonRange(plain, 'one')).toMatchObject({ from: { sha: 'aaaa0000' }, to: { sha: 'cccc0000' } });
+    expect(codonRange(plain, 'two')).toMatchObject({ from: { sha: 'cccc0000' }, to: { sha: 'eeee0000' } });
+  });
+
+  it('names the codons a rollback undoes', () => {
+    expect(
+      undoneBy({ kind: 'codon', codonId: 'one', checkpointType: 'start', label: '' }, codons, checkpoints),
+    ).toEqual(['one', 'two']);
+    expect(
+      undoneBy({ kind: 'codon', codonId: 'one', checkpointType: 'end', label: '' }, codons, checkpoints),
+    ).toEqual(['two']);
+    expect(undoneBy({ kind: 'lastSuccess', label: '' }, codons, checkpoints)).toEqual(['two']);
+    expect(undoneBy({ kind: 'checkpoint', sha: 'cccc', label: '' }, codons, checkpoints)).toEqual(['two']);
+  });
+});
+
+describe('keys', () => {
+  it('maps the TUI keys, and no control key in readonly', () => {
+    expect(keyCommand('s', false)).toEqual({ kind: 'skip' });
+    expect(keyCommand('s', true)).toBeUndefined();
+    expect(keyCommand('b', true)).toBeUndefined();
+    expect(keyCommand('3', true)).toEqual({ kind: 'view', view: 'changes' });
+    expect(keyCommand('f', true)).toEqual({ kind: 'follow' });
+    expect(keyCommand('toString', false)).toBeUndefined();
+  });
+});

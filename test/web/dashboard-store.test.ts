@@ -1,0 +1,127 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { ServerEvent } from '../../src/protocol/index.ts';
+import { orderedCodons } from '../../src/tui/store/codons.ts';
+import { ACTIVITY_KINDS, filterRows } from '../../src/web/model/activity-rows.ts';
+import { initialDashboard, reduceDashboard } from '../../src/web/model/dashboard.ts';
+import { fileTree } from '../../src/web/model/file-tree.ts';
+import {
+  codonEnd,
+  codonStart,
+  resetCost,
+  runStarted,
+  toolCall,
+  toolDone,
+  transition,
+} from '../tui/helpers/events.ts';
+import { ev } from '../tui/helpers/fake-client.ts';
+
+const events = (list: ServerEvent[], state = initialDashboard('ws://x')) =>
+  reduceDashboard(state, { kind: 'events', events: list });
+
+beforeEach(() => resetCost());
+
+describe('the dashboard store', () => {
+  it('folds codons with the TUI reducer and keeps every activity row, tool results on their calls', () => {
+    const s = events([
+      ...runStarted('ribosome/run-1'),
+      ...codonStart('one', 0),
+      ev('assistant.action', { codonId: 'one', action: 'thinking', content: 'let me see' }),
+      toolCall('one', 'Write', 'hello.txt', { file_path: 'hello.txt', content: 'hi' }),
+      toolDone('one', 'Write', 'wrote 2 bytes'),
+      ev('file.updated', { path: 'src/hello.txt', filename: 'hello.txt', content: 'hi', action: 'created' }),
+      ev('error', { message: 'slow down', fatal: false, severity: 'warning', codon: 'one' }),
+      ...codonEnd('one', 'completed', 0.25, 1_000),
+    ]);
+    expect(orderedCodons(s.run.codons).map((c) => [c.codonId, c.status, c.cost])).toEqual([
+      ['one', 'completed', 0.25],
+    ]);
+    expect(s.run.run.branch).toBe('ribosome/run-1');
+    // The TUI's own capped list is off: the page keeps its own.
+    expect(s.run.activity).toEqual([]);
+    const kinds = s.log.rows.map((r) => r.kind);
+    expect(kinds).toEqual(['codon', 'thinking', 'tool', 'file', 'error', 'codon']);
+    const tool = s.log.rows[2];
+    expect(tool).toMatchObject({ toolName: 'Write', codonId: 'one', result: { text: 'wrote 2 bytes' } });
+    expect(JSON.parse(tool?.detail ?? '')).toEqual({ file_path: 'hello.txt', content: 'hi' });
+    // A file change belongs to the codon running then; an error says its severity and what to do.
+    expect(s.log.rows[3]).toMatchObject({ codonId: 'one', text: 'created src/hello.txt' });
+    expect(s.log.rows[4]).toMatchObject({ severity: 'warning', action: 'log and continue' });
+    expect(s.files.get('src/hello.txt')?.content).toBe('hi');
+  });
+
+  it('folds 100 000 events, and a history replaces what was folded before', () => {
+    const many: ServerEvent[] = [...runStarted(), ...codonStart('one', 0)];
+    for (let i = 0; i < 100_000; i++)
+      many.push(ev('assistant.action', { codonId: 'one', action: 'message', content: `line ${i}` }));
+    const first = events(many);
+    expect(first.log.rows.length).toBe(100_001);
+    expect(first.log.rows.at(-1)?.text).toBe('line 99999');
+    const again = reduceDashboard(first, { kind: 'history', events: many.slice(0, 10) });
+    expect(again.log.rows.length).toBe(7); // the codon line and six messages
+    expect(again.eventCount).toBe(10);
+  });
+
+  it('filters rows by codon and kind', () => {
+    const s = events([
+      ...codonStart('one', 0),
+      ev('assistant.action', { codonId: 'one', action: 'message', content: 'a' }),
+      ...codonStart('two', 1),
+      ev('assistant.action', { codonId: 'two', action: 'message', content: 'b' }),
+      ev('sentinel.output', {
+        sentinelId: 'watch',
+        codonId: 'two',
+        triggerNumber: 1,
+        outputType: 'structured',
+        content: { ok: true },
+        cost: 0.01,
+        tokens: { input: 10, output: 5 },
+        eventCount: 3,
+      }),
+    ]);
+    expect(filterRows(s.log.rows, {})).toBe(s.log.rows);
+    expect(
+      filterRows(s.log.rows, { codonId: 'two', kinds: new Set(['message']) }).map((r) => r.text),
+    ).toEqual(['b']);
+    const sentinel = filterRows(s.log.rows, { kinds: new Set(['sentinel']) });
+    expect(sentinel).toMatchObject([{ sentinelId: 'watch', codonId: 'two' }]);
+    expect(JSON.parse(sentinel[0]?.detail ?? '')).toEqual({ ok: true });
+    expect(filterRows(s.log.rows, { kinds: new Set(ACTIVITY_KINDS) })).toBe(s.log.rows);
+  });
+
+  it('lists the runs of the execution with the run each rollback started from', () => {
+    const s = events([
+      ...runStarted(),
+      transition('InitialCheckpointSet', { sha: 'abc123' }),
+      transition('RunCompleted', { endedAt: '2025-01-01T00:00:00.000Z' }),
+      ev('state.transition', {
+        transitionType: 'RunStarted',
+        transition: {
+          type: 'RunStarted',
+          data: {
+            runId: 'run-2',
+            startedAt: '2025-01-01T00:01:00.000Z',
+            reason: 'rollback',
+            fromRunId: 'run-1-abcd',
+          },
+        },
+        resultingState: { currentRunId: 'run-2', runCount: 2, totalCost: 0, currentRunCost: 0 },
+      }),
+    ]);
+    expect(s.runs.map((r) => [r.runId, r.status, r.reason, r.fromRunId])).toEqual([
+      ['run-1-abcd', 'completed', 'start', undefined],
+      ['run-2', 'running', 'rollback', 'run-1-abcd'],
+    ]);
+    expect(s.runs[0]?.initialSha).toBe('abc123');
+  });
+
+  it('builds the file tree from file.updated, folders first', () => {
+    const s = events([
+      ev('file.updated', { path: 'b.txt', filename: 'b.txt', content: '1', action: 'created' }),
+      ev('file.updated', { path: 'src/a.ts', filename: 'a.ts', content: '2', action: 'created' }),
+      ev('file.updated', { path: 'src/a.ts', filename: 'a.ts', content: '3', action: 'modified' }),
+    ]);
+    const tree = fileTree(s.files);
+    expect(tree.children.map((c) => c.name)).toEqual(['src', 'b.txt']);
+    expect(tree.children[0]?.children[0]?.file).toMatchObject({ content: '3', action: 'modified' });
+  });
+});

@@ -25,6 +25,8 @@ export type ClientOptions = {
   connectTimeoutMs?: number;
   /** Origin header to send (browsers always send one; Node clients normally don't). */
   origin?: string;
+  /** The server's access token (`ribosome run --token`), sent as `Authorization: Bearer` on the upgrade. */
+  token?: string;
   /** How many received events to keep in `received` (oldest dropped). */
   keepEvents?: number;
 };
@@ -296,6 +298,7 @@ export class RibosomeClient {
     const timeoutMs = this.#options.connectTimeoutMs ?? 10_000;
     const ws = new WebSocket(this.url, {
       ...(this.#options.origin ? { origin: this.#options.origin } : {}),
+      ...(this.#options.token ? { headers: { authorization: `Bearer ${this.#options.token}` } } : {}),
       handshakeTimeout: timeoutMs,
       perMessageDeflate: false,
     });

@@ -7,7 +7,14 @@ const MODIFYING = COMMAND_TYPES.filter((t) => !READONLY_COMMANDS.has(t));
 describe('connection gates (spec 3.1, 7)', () => {
   it('lists the readonly commands of spec 4.2 (and our checkpoint.diff) and nothing else', () => {
     expect([...READONLY_COMMANDS].sort()).toEqual(
-      ['checkpoint.list', 'checkpoint.diff', 'history.sync', 'ping', 'ping.broadcast', 'server.shutdown'].sort(),
+      [
+        'checkpoint.list',
+        'checkpoint.diff',
+        'history.sync',
+        'ping',
+        'ping.broadcast',
+        'server.shutdown',
+      ].sort(),
     );
     expect(MODIFYING.sort()).toEqual(
       [

@@ -7,9 +7,15 @@ const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
 /**
  * Parses `git diff-tree -p -M` output (with core.quotePath=false) into files and hunks. `cut` says the
  * text was cut at a size limit: its last line may be partial (dropped) and the file it ends in is marked
- * truncated. At most `maxFiles` files are kept; more make the result truncated. Pure.
+ * truncated. At most `maxFiles` files and `maxLines` hunk lines are kept (each line costs some 30 bytes
+ * of JSON besides its text); more make the result truncated, and the file cut too. Pure.
  */
-export function parseUnifiedDiff(text: string, options: { maxFiles: number; cut: boolean }): ParsedDiff {
+export function parseUnifiedDiff(
+  text: string,
+  options: { maxFiles: number; maxLines?: number; cut: boolean },
+): ParsedDiff {
+  const maxLines = options.maxLines ?? Number.POSITIVE_INFINITY;
+  let kept = 0;
   const lines = text.split('\n');
   // A final newline leaves an empty last item; a cut leaves a partial line: neither is content.
   if (options.cut || lines.at(-1) === '') lines.pop();
@@ -40,6 +46,12 @@ export function parseUnifiedDiff(text: string, options: { maxFiles: number; cut:
     if (hunk) {
       const kind = line[0];
       if (kind === ' ' || kind === '+' || kind === '-') {
+        if (kept === maxLines) {
+          file.truncated = true;
+          truncated = true;
+          break;
+        }
+        kept += 1;
         const text = line.slice(1);
         if (kind === '+') {
           file.additions += 1;

@@ -279,12 +279,12 @@ export class CheckpointStore {
   /**
    * The changes between two checkpoints as files and hunks (renames found), optionally only under
    * `path`. Reads at most `maxBytes` of git's output (then stops git): what is cut is marked truncated,
-   * as are files past `maxFiles`.
+   * as are files past `maxFiles` and lines past `maxLines`.
    */
   diff(
     fromSha: string,
     toSha: string,
-    options: { path?: string; contextLines: number; maxBytes: number; maxFiles: number },
+    options: { path?: string; contextLines: number; maxBytes: number; maxFiles: number; maxLines?: number },
   ): Promise<Result<ParsedDiff & { from: string; to: string }>> {
     return this.#queued('diff', async () => {
       const pathspec = options.path === undefined ? [] : relativePathspec(options.path);
@@ -315,6 +315,7 @@ export class CheckpointStore {
       if (out.code !== 0) return gitFailure('compare checkpoints (git diff-tree -p)', out, 'STORE_FAILED');
       const parsed = parseUnifiedDiff(out.stdout.toString('utf8'), {
         maxFiles: options.maxFiles,
+        ...(options.maxLines === undefined ? {} : { maxLines: options.maxLines }),
         cut: out.truncated === true,
       });
       return ok({ from: from.value.sha, to: to.value.sha, ...parsed });

@@ -77,6 +77,7 @@ export class Checkpointing {
       contextLines: request.contextLines,
       maxBytes: DIFF_LIMITS.maxBytes,
       maxFiles: DIFF_LIMITS.maxFiles,
+      maxLines: DIFF_LIMITS.maxLines,
     });
     if (found.ok) return { ok: true, value: { ...found.value, limitBytes: DIFF_LIMITS.maxBytes } };
     const code = found.error.code === 'INVALID_INPUT' ? 'INVALID_COMMAND' : codeOf(found.error.code);

@@ -11,6 +11,8 @@ export const DIFF_LIMITS = {
   maxBytes: 2 * 1024 * 1024,
   /** Files listed at most; past it the answer is marked truncated. */
   maxFiles: 200,
+  /** Hunk lines at most (each costs some 30 bytes of JSON besides its text): the answer stays small. */
+  maxLines: 50_000,
   /** contextLines at most (default 3, as git's). */
   maxContextLines: 1000,
 } as const;
@@ -63,7 +65,7 @@ export const CheckpointDiffData = ours(
     from: z.string(),
     to: z.string(),
     files: z.array(DiffFile),
-    /** Files or lines were left out (limitBytes or the file limit reached). */
+    /** Files or lines were left out (limitBytes, the file or the line limit reached). */
     truncated: z.boolean(),
     limitBytes: z.number().int(),
   }),

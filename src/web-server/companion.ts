@@ -19,6 +19,8 @@ export function dashboardCompanion(options: {
   return async (deps: CompanionDeps): Promise<WebServer> => {
     const { host, token } = options;
     const port = options.webPort ?? deps.port + 2;
+    if (port > 65535)
+      throw new Error(`dashboard: port ${port} does not exist; choose a --web-port (0 for a dynamic one)`);
     let web: WebServer;
     try {
       web = await startWebServer({

@@ -109,6 +109,17 @@ describe('parseUnifiedDiff', () => {
     );
   });
 
+  it('keeps at most maxLines hunk lines: the file cut and the answer are marked truncated', () => {
+    const { files, truncated } = parseUnifiedDiff(SAMPLE, { maxFiles: 200, maxLines: 3, cut: false });
+    expect(truncated).toBe(true);
+    expect(files.map((f) => [f.path, f.hunks.flatMap((h) => h.lines).length, f.truncated])).toEqual([
+      ['b.bin', 0, undefined],
+      ['nn.txt', 1, undefined],
+      ['q"uote.txt', 2, undefined],
+      ['ren amed.txt', 0, true],
+    ]);
+  });
+
   it('undoes git quoting, octal bytes included', () => {
     expect(unquote('"a\\"b\\\\c\\td"')).toBe('a"b\\c\td');
     expect(unquote('"caf\\303\\251"')).toBe('café');

@@ -8,9 +8,14 @@ export type GitOutput = {
   stderr: string;
   /** Why git did not run (ENOENT, EMFILE, a timeout); absent when it ran. */
   spawnError?: string;
+  /** stdout passed `maxStdoutBytes`: it holds the first that many bytes, and git was stopped. */
+  truncated?: boolean;
 };
 
-export type GitRun = (args: readonly string[], options?: { input?: Buffer | string }) => Promise<GitOutput>;
+export type GitRun = (
+  args: readonly string[],
+  options?: { input?: Buffer | string; maxStdoutBytes?: number },
+) => Promise<GitOutput>;
 
 // stderr is for messages; a pathological flood must not fill memory.
 const STDERR_LIMIT = 64 * 1024;
@@ -22,7 +27,7 @@ export function gitRunner(options: {
   timeoutMs: number;
   gitBinary?: string;
 }): GitRun {
-  return (args, { input } = {}) =>
+  return (args, { input, maxStdoutBytes = Number.POSITIVE_INFINITY } = {}) =>
     new Promise((resolve) => {
       const started = spawnSafely(options.gitBinary ?? 'git', args, {
         cwd: options.cwd,
@@ -39,12 +44,27 @@ export function gitRunner(options: {
       }
       const { child } = started;
       const out: Buffer[] = [];
+      let outBytes = 0;
+      let truncated = false;
       let stderr = '';
       let spawnError: string | undefined;
       child.on('error', (error: NodeJS.ErrnoException) => {
         spawnError = error.code ?? error.message;
       });
-      child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
+      child.stdout?.on('data', (chunk: Buffer) => {
+        if (truncated) return;
+        if (outBytes + chunk.length <= maxStdoutBytes) {
+          out.push(chunk);
+          outBytes += chunk.length;
+          return;
+        }
+        // Past the cap: keep what fits and stop reading; git has nothing more to tell us.
+        out.push(chunk.subarray(0, maxStdoutBytes - outBytes));
+        outBytes = maxStdoutBytes;
+        truncated = true;
+        child.stdout?.destroy();
+        child.kill('SIGKILL');
+      });
       child.stderr?.on('data', (chunk: Buffer) => {
         if (stderr.length < STDERR_LIMIT) stderr += chunk.toString('utf8');
       });
@@ -52,6 +72,10 @@ export function gitRunner(options: {
       child.stdin?.on('error', () => {});
       child.stdin?.end(input);
       child.on('close', (code, signal) => {
+        if (truncated) {
+          resolve({ code: 0, stdout: Buffer.concat(out), stderr: stderr.trim(), truncated });
+          return;
+        }
         if (signal && !spawnError)
           spawnError = signal === 'SIGTERM' ? `timed out after ${options.timeoutMs} ms` : signal;
         resolve({

@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { z } from 'zod';
 import { commitCheckpoint, commitOf } from './commits.ts';
 import { parseNumstat } from './diff-stat.ts';
@@ -11,6 +12,7 @@ import {
   type ResolvedOptions,
   resolveOptions,
 } from './options.ts';
+import { type ParsedDiff, parseUnifiedDiff } from './parse-diff.ts';
 import { type CodonCheckpointRequest, resolveCodonCheckpoint } from './resolve-codon.ts';
 import { resolveCheckpointSha } from './resolve-sha.ts';
 import { compareWithIndex, restoreWorkTree } from './restore-tree.ts';
@@ -274,6 +276,52 @@ export class CheckpointStore {
     });
   }
 
+  /**
+   * The changes between two checkpoints as files and hunks (renames found), optionally only under
+   * `path`. Reads at most `maxBytes` of git's output (then stops git): what is cut is marked truncated,
+   * as are files past `maxFiles` and lines past `maxLines`.
+   */
+  diff(
+    fromSha: string,
+    toSha: string,
+    options: { path?: string; contextLines: number; maxBytes: number; maxFiles: number; maxLines?: number },
+  ): Promise<Result<ParsedDiff & { from: string; to: string }>> {
+    return this.#queued('diff', async () => {
+      const pathspec = options.path === undefined ? [] : relativePathspec(options.path);
+      if (pathspec === undefined)
+        return fail('INVALID_INPUT', `path must lie inside the agent root, got ${options.path}`);
+      const from = await this.#resolve(fromSha);
+      if (!from.ok) return from;
+      const to = await this.#resolve(toSha);
+      if (!to.ok) return to;
+      const out = await this.#git(
+        [
+          '-c',
+          'core.quotePath=false',
+          '--literal-pathspecs',
+          'diff-tree',
+          '-p',
+          '-r',
+          '-M',
+          '--no-color',
+          `-U${options.contextLines}`,
+          from.value.sha,
+          to.value.sha,
+          '--',
+          ...pathspec,
+        ],
+        { maxStdoutBytes: options.maxBytes },
+      );
+      if (out.code !== 0) return gitFailure('compare checkpoints (git diff-tree -p)', out, 'STORE_FAILED');
+      const parsed = parseUnifiedDiff(out.stdout.toString('utf8'), {
+        maxFiles: options.maxFiles,
+        ...(options.maxLines === undefined ? {} : { maxLines: options.maxLines }),
+        cut: out.truncated === true,
+      });
+      return ok({ from: from.value.sha, to: to.value.sha, ...parsed });
+    });
+  }
+
   /** Packs loose objects (gc.auto is off so no checkpoint ever pays for it): call when idle. */
   compact(): Promise<Result<void>> {
     return this.#queued('compact', async () => {
@@ -378,4 +426,15 @@ export class CheckpointStore {
 }
 
 const FULL_SHA = /^[0-9a-f]{40}$/;
+
+/** A path relative to the agent root as one literal pathspec (none for the root), or undefined outside it. */
+function relativePathspec(path: string): string[] | undefined {
+  const normal = posix
+    .normalize(path)
+    .replace(/^\.\/+/, '')
+    .replace(/\/+$/, '');
+  if (normal.startsWith('/') || normal === '..' || normal.startsWith('../')) return undefined;
+  return normal === '.' || normal === '' ? [] : [normal];
+}
+
 const runBranchGlob = `${RUN_REF_PREFIX.slice('refs/heads/'.length)}*`;

@@ -121,13 +121,19 @@ export function notDoneReason(
  */
 export async function watchUntilDone(
   url: string,
-  options: { print: boolean; onDone: (ok: boolean, why: string) => void; write?: (line: string) => void },
+  options: {
+    print: boolean;
+    onDone: (ok: boolean, why: string) => void;
+    write?: (line: string) => void;
+    token?: string | undefined;
+  },
 ): Promise<void> {
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
   const client = await RibosomeClient.connect(url, {
     mode: 'readonly',
     sendPreviousEvents: true,
     keepEvents: 0,
+    ...(options.token ? { token: options.token } : {}),
   });
   let lastFailure: FailureReason | undefined;
   let lastFailed = false;

@@ -11,6 +11,7 @@ import { registerRun } from './run.ts';
 import { registerRuns } from './runs.ts';
 import { registerTui } from './tui.ts';
 import { registerValidate } from './validate.ts';
+import { registerWeb } from './web.ts';
 
 /** Exit code of a command line commander rejects, as for every other invalid input. */
 const USAGE_EXIT_CODE = 2;
@@ -38,6 +39,7 @@ const registrations: Array<(program: Command) => void> = [
   registerRuns,
   registerJournal,
   registerLog,
+  registerWeb,
 ];
 for (const register of registrations) register(program);
 

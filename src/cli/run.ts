@@ -32,6 +32,7 @@ import {
   writePlanRecord,
 } from '../runs/index.ts';
 import { createSentinelHooks } from '../sentinels/sentinel-hooks.ts';
+import { isLoopbackHost } from '../server/origin.ts';
 import {
   type ExecutionLayout,
   executionLayout,
@@ -41,6 +42,7 @@ import {
   startRuntime,
 } from '../server/runtime.ts';
 import { StorageFault } from '../storage/guard.ts';
+import { accessToken, dashboardCompanion } from '../web-server/index.ts';
 import {
   agentRootEntries,
   cloneWorkspace,
@@ -83,6 +85,9 @@ export type RunFlags = {
   maxCost?: string;
   maxTime?: string;
   workspace?: string;
+  web?: boolean;
+  webPort?: string;
+  token?: string;
 };
 
 export function registerRun(program: Command): void {
@@ -126,6 +131,12 @@ export function registerRun(program: Command): void {
     .option(
       '--workspace <path[@ref]>',
       "a fresh execution's agent root starts as a clone of this git repository at ref (default HEAD)",
+    )
+    .option('--web', 'serve the web dashboard over HTTP on port + 2 (or --web-port) and print its address')
+    .option('--web-port <n>', "the dashboard's port (0 = dynamic; default the WebSocket port + 2)")
+    .option(
+      '--token <token>',
+      'access token every WebSocket upgrade and the dashboard need (env RIBOSOME_TOKEN); generated when --host is not loopback',
     )
     .action(async (planFile: string, flags: RunFlags) => {
       exitOnceStopped(await run(planFile, flags));
@@ -213,6 +224,18 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     budget: runBudget({ maxCostUsd, maxDurationMs }),
   });
   if (!settings.ok) return fail(settings.message, EXIT.invalidInput);
+  const webPort = flags.webPort === undefined ? undefined : Number(flags.webPort);
+  if (webPort !== undefined && !(Number.isInteger(webPort) && webPort >= 0 && webPort <= 65535)) {
+    return fail(`--web-port must be an integer from 0 to 65535, got "${flags.webPort}"`, EXIT.invalidInput);
+  }
+  const access = accessToken({
+    flag: flags.token,
+    env: process.env.RIBOSOME_TOKEN,
+    loopback: isLoopbackHost(settings.value.host),
+  });
+  // The agents' processes inherit this environment: the token is the server's alone.
+  delete process.env.RIBOSOME_TOKEN;
+  if (!access.ok) return fail(access.message, EXIT.invalidInput);
   const budget = runBudget(plan.budget, settings.value.budget);
   const proxy = resolveProxyConfig({
     cli: {
@@ -272,6 +295,18 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     return handle ?? { stop: async () => {} };
   });
 
+  if (flags.web) {
+    companions.push(
+      dashboardCompanion({
+        host: settings.value.host,
+        webPort,
+        token: access.token,
+        root: process.env.RIBOSOME_WEB_ROOT || undefined,
+        print: (line) => process.stderr.write(`${line}\n`),
+      }),
+    );
+  }
+
   const chosen = chooseExecutionDir(plan.name, flags);
   if (!chosen.ok) return fail(chosen.message, EXIT.invalidInput);
   const executionDir = chosen.dir;
@@ -317,6 +352,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
       }),
       settings: settings.value,
       companions,
+      token: access.token,
       createEngine: async (deps) => {
         if (workspace.clone) await cloneInto(workspace.clone, deps.layout, deps.logger);
         const checkpointInclude = await workspaceIncludes(deps.layout, deps.logger);
@@ -361,12 +397,18 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   if (resumed)
     process.stderr.write(`${resumeNotice(relative(process.cwd(), executionDir) || '.', resumed)}\n`);
   else if (chosen.fresh) process.stderr.write(`ribosome: starting afresh in ${executionDir}\n`);
+  // Shown once; with --web the dashboard's address carries it instead.
+  if (access.generated && !flags.web) {
+    process.stderr.write(
+      `ribosome: access token (clients send Authorization: Bearer <token>): ${access.token}\n`,
+    );
+  }
   process.stdout.write(`listening ${runtime.url}\n`);
   let code = EXIT.ok as number;
   if (!flags.headless && process.stdout.isTTY && process.stdin.isTTY) {
     // One command, server and UI: the terminal UI is a client like any other; quitting it stops the server.
     const { startTui } = await (await import('../tui/load.ts')).loadTui();
-    void startTui({ url: runtime.url, quitStopsServer: true }).then((uiCode) => {
+    void startTui({ url: runtime.url, quitStopsServer: true, token: access.token }).then((uiCode) => {
       code = uiCode;
       void runtime.stop('the terminal UI quit');
     });
@@ -381,6 +423,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     if (flags.exitWhenDone) code = EXIT.failure;
     void watchUntilDone(runtime.url, {
       print: !flags.headless,
+      token: access.token,
       onDone: (ok, why) => {
         if (!flags.exitWhenDone) return;
         code = ok ? EXIT.ok : EXIT.failure;

@@ -24,6 +24,11 @@ export type ClientOptions = {
   connectTimeoutMs?: number;
   /** Origin header to send (browsers always send one; Node clients normally don't). */
   origin?: string;
+  /**
+   * The server's access token (`ribosome run --token`), sent as `Authorization: Bearer` on the upgrade
+   * (Node). A browser page carries the dashboard's cookie instead.
+   */
+  token?: string;
   /** How many received events to keep in `received` (oldest dropped). */
   keepEvents?: number;
 };
@@ -292,6 +297,7 @@ export class ClientCore {
     const socket = await this.#openSocket(this.url, {
       timeoutMs,
       ...(this.#options.origin ? { origin: this.#options.origin } : {}),
+      ...(this.#options.token ? { token: this.#options.token } : {}),
     });
     this.#socket = socket;
     socket.onMessage((text, isBinary) => this.#onMessage(text, isBinary));

@@ -6,6 +6,7 @@ export const openNodeSocket: OpenSocket = (url, options) =>
   new Promise<SocketPort>((resolve, reject) => {
     const ws = new WebSocket(url, {
       ...(options.origin ? { origin: options.origin } : {}),
+      ...(options.token ? { headers: { authorization: `Bearer ${options.token}` } } : {}),
       handshakeTimeout: options.timeoutMs,
       perMessageDeflate: false,
     });

@@ -30,6 +30,7 @@ const answers: Record<CommandType | 'handshake', EventType[]> = {
   'codon.redo': ['codon.started'],
   'codon.forceStop': ['codon.completed'],
   'checkpoint.list': ['checkpoint.list'],
+  'checkpoint.diff': ['checkpoint.diff'],
   'rollback.toCheckpoint': ['rollback.started', 'rollback.completed'],
   'rollback.toCodon': ['rollback.started', 'rollback.completed'],
   'rollback.toLastSuccess': ['rollback.started', 'rollback.completed'],
@@ -52,11 +53,11 @@ control the execution of a plan of codons over one WebSocket connection.
 A client connects to ws://HOST:PORT and sends a \`handshake\` first (its \`id\` may be omitted); the
 server answers \`handshake.response\`, then \`server.ready\`, to that client only. Any other command
 before it is refused with HANDSHAKE_REQUIRED. Readonly clients may send only checkpoint.list,
-history.sync, ping, ping.broadcast and server.shutdown; any other command from them gets
+checkpoint.diff (ours), history.sync, ping, ping.broadcast and server.shutdown; any other command from them gets
 INSUFFICIENT_PERMISSIONS, whatever its payload. Every other command needs an \`id\` (1 to 256
 characters); an error that answers a command carries it in \`data.commandId\`. Most events are
 journaled first, then sent to every handshaken client; each message's summary says how it travels:
-Connection State events, \`checkpoint.list\` and an \`error\` answering a command go only to the
+Connection State events, \`checkpoint.list\`, \`checkpoint.diff\` and an \`error\` answering a command go only to the
 client that asked and are never journaled; the \`pong\` answering ping.broadcast and the fatal
 STORAGE_FAILED \`error\` go to every client without being journaled.
 

@@ -1,6 +1,14 @@
 import type { CheckpointError, CheckpointRecord, CheckpointStore } from '../checkpoints/index.ts';
 import { resolveCodonCheckpoint } from '../checkpoints/index.ts';
-import { CheckpointInfo, type CheckpointType, type CodonStatus, type ErrorCode } from '../protocol/index.ts';
+import {
+  type CheckpointDiffRequest,
+  CheckpointInfo,
+  type CheckpointType,
+  type CodonStatus,
+  DIFF_LIMITS,
+  type ErrorCode,
+  type EventInput,
+} from '../protocol/index.ts';
 import { diagnose } from '../storage/probe.ts';
 
 export type Failure = { ok: false; code: ErrorCode; message: string };
@@ -60,6 +68,23 @@ export class Checkpointing {
     return listed.ok
       ? { ok: true, value: listed.value }
       : { ok: false, code: 'CHECKPOINT_FAILED', message: listed.error.message };
+  }
+
+  /** checkpoint.diff: the changes between two checkpoints, bounded by DIFF_LIMITS. */
+  async diff(request: CheckpointDiffRequest): Promise<Outcome<EventInput<'checkpoint.diff'>>> {
+    const found = await this.store.diff(request.from, request.to, {
+      ...(request.path === undefined ? {} : { path: request.path }),
+      contextLines: request.contextLines,
+      maxBytes: DIFF_LIMITS.maxBytes,
+      maxFiles: DIFF_LIMITS.maxFiles,
+      maxLines: DIFF_LIMITS.maxLines,
+    });
+    if (found.ok) return { ok: true, value: { ...found.value, limitBytes: DIFF_LIMITS.maxBytes } };
+    const code = found.error.code === 'INVALID_INPUT' ? 'INVALID_COMMAND' : codeOf(found.error.code);
+    const candidates = found.error.candidates?.length
+      ? ` Matches: ${found.error.candidates.join(', ')}.`
+      : '';
+    return { ok: false, code, message: `${found.error.message}${candidates}` };
   }
 
   /** rollback.toCheckpoint: a full or unique abbreviated SHA; ambiguity lists what matched. */

@@ -244,7 +244,7 @@ export class Orchestrator implements Engine {
   handle(command: EngineCommand, given: CommandContext): void {
     // A client acting while a retry waits takes over: the retry is cancelled, and said so.
     let context = given;
-    if (command.type !== 'checkpoint.list') {
+    if (command.type !== 'checkpoint.list' && command.type !== 'checkpoint.diff') {
       const taken = this.#retries.takeOver(command, given);
       if (taken === 'handled') return;
       context = taken;
@@ -266,6 +266,18 @@ export class Orchestrator implements Engine {
         checkpoints: listCheckpoints(state, runId, runId === state.currentRunId),
         currentBranch: branch.ok ? branch.value : '',
       });
+      return;
+    }
+    // A read of the shadow repository: it waits only for the store's own queue, never for a codon.
+    if (command.type === 'checkpoint.diff') {
+      this.#o.checkpoints
+        .diff(command.data)
+        .then((found) =>
+          found.ok ? context.reply('checkpoint.diff', found.value) : context.fail(found.code, found.message),
+        )
+        .catch((error: unknown) =>
+          context.fail('INTERNAL_ERROR', `checkpoint.diff failed: ${(error as Error).message}`),
+        );
       return;
     }
     if (command.type === 'codon.skip' || command.type === 'codon.forceStop') {
@@ -451,6 +463,7 @@ export class Orchestrator implements Engine {
       case 'codon.forceStop':
         return; // Taken by handle(), with the codon it was meant for.
       case 'checkpoint.list':
+      case 'checkpoint.diff':
         return;
       case 'rollback.toCheckpoint':
       case 'rollback.toCodon':

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CheckpointDiffRequest } from './checkpoint-diff.ts';
 import { ClientMode } from './shared.ts';
 
 /** Client commands (spec 2.1, 2.2, 4.2). Every inbound frame is parsed with these before anything acts. */
@@ -44,6 +45,8 @@ export const CheckpointList = command(
   // runId absent = the current run.
   z.object({ runId: z.string().min(1).optional() }).default({}),
 );
+/** Ours: the changes between two checkpoints (README "Protocol extensions"). */
+export const CheckpointDiff = command('checkpoint.diff', CheckpointDiffRequest);
 export const RollbackToCheckpoint = command(
   'rollback.toCheckpoint',
   z.object({
@@ -77,6 +80,7 @@ export const ClientCommand = z.discriminatedUnion('type', [
   CodonRedo,
   CodonForceStop,
   CheckpointList,
+  CheckpointDiff,
   RollbackToCheckpoint,
   RollbackToCodon,
   RollbackToLastSuccess,
@@ -98,6 +102,7 @@ export const commandSchemas = {
   'codon.redo': CodonRedo,
   'codon.forceStop': CodonForceStop,
   'checkpoint.list': CheckpointList,
+  'checkpoint.diff': CheckpointDiff,
   'rollback.toCheckpoint': RollbackToCheckpoint,
   'rollback.toCodon': RollbackToCodon,
   'rollback.toLastSuccess': RollbackToLastSuccess,
@@ -109,9 +114,10 @@ export const commandSchemas = {
 
 export const COMMAND_TYPES = Object.keys(commandSchemas) as CommandType[];
 
-/** Commands a readonly client may send (spec 4.2); every other command modifies state. */
+/** Commands a readonly client may send (spec 4.2, and our checkpoint.diff); every other command modifies state. */
 export const READONLY_COMMANDS: ReadonlySet<CommandType> = new Set([
   'checkpoint.list',
+  'checkpoint.diff',
   'history.sync',
   'ping',
   'ping.broadcast',

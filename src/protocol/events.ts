@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BudgetLimits, BudgetStatus } from './budget.ts';
+import { CheckpointDiffData } from './checkpoint-diff.ts';
 import { ErrorCode, ErrorSeverity } from './errors.ts';
 import { ours, oursValues } from './extension.ts';
 import {
@@ -135,6 +136,7 @@ const serverState = {
     checkpoints: z.array(CheckpointInfo),
     currentBranch: z.string(),
   }),
+  'checkpoint.diff': CheckpointDiffData,
   'state.transition': z.object({
     transitionType: StateTransitionType,
     runId: z.string().optional(),

@@ -1,4 +1,5 @@
 export * from './budget.ts';
+export * from './checkpoint-diff.ts';
 export * from './commands.ts';
 export * from './delivery.ts';
 export * from './echo.ts';

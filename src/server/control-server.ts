@@ -17,12 +17,13 @@ import {
   makeEvent,
   REASON_MAX_CHARS,
 } from '../protocol/index.ts';
+import { checkToken } from '../web-server/token.ts';
 import { CLOSE, ClientSession } from './client-session.ts';
 import { parseCommand, parseFrame } from './frame.ts';
 import { gateCommand } from './gate.ts';
 import { frameWithEvents, type HistoryLimits, streamHistory } from './history-stream.ts';
 import { createHttpRejecter, refuseUpgrade } from './http-reject.ts';
-import { isOriginAllowed } from './origin.ts';
+import { type Dashboard, isDashboardOrigin, isOriginAllowed } from './origin.ts';
 
 export type ServerLimits = {
   /** Largest command frame accepted; bigger ones get MESSAGE_TOO_LARGE. */
@@ -54,6 +55,11 @@ export type ControlServerOptions = {
   host: string;
   port: number;
   allowOrigins: readonly string[];
+  /**
+   * When set, an upgrade must carry it (`Authorization: Bearer`, the `ribosome_token` cookie or
+   * `?token=`): 401 without one, 403 with a wrong one. Never logged.
+   */
+  token?: string | undefined;
   limits: ServerLimits;
   info: ServerInfo;
   bus: EventBus;
@@ -81,6 +87,7 @@ export class ControlServer {
   #unsubscribe: (() => void) | undefined;
   #url = '';
   #port = 0;
+  #dashboard: Dashboard | undefined;
 
   constructor(options: ControlServerOptions) {
     this.#options = options;
@@ -107,6 +114,11 @@ export class ControlServer {
 
   get port(): number {
     return this.#port;
+  }
+
+  /** The dashboard (`--web`) listens on `port`: its pages' origin may open WebSockets here. */
+  allowDashboard(port: number): void {
+    this.#dashboard = { port, host: this.#options.host, tokenRequired: this.#options.token !== undefined };
   }
 
   get clientCount(): number {
@@ -168,8 +180,33 @@ export class ControlServer {
   #onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
     clearTimeout(this.#pendingUpgrades.get(socket));
     this.#pendingUpgrades.delete(socket);
+    const { token } = this.#options;
+    if (token !== undefined) {
+      const verdict = checkToken(
+        { authorization: req.headers.authorization, cookie: req.headers.cookie, url: req.url },
+        token,
+      );
+      if (verdict !== 'ok') {
+        this.#log.warn({ remote: socket.remoteAddress, verdict }, 'refused WebSocket upgrade: token');
+        refuseUpgrade(
+          socket,
+          verdict === 'missing' ? '401 Unauthorized' : '403 Forbidden',
+          verdict === 'missing'
+            ? {
+                error: 'token_required',
+                message:
+                  'this server requires its access token: send Authorization: Bearer <token> (or open the dashboard address it printed)',
+              }
+            : { error: 'token_wrong', message: 'the access token sent is not this server’s' },
+        );
+        return;
+      }
+    }
     const origin = req.headers.origin;
-    if (!isOriginAllowed(origin, this.#options.allowOrigins)) {
+    if (
+      !isOriginAllowed(origin, this.#options.allowOrigins) &&
+      !isDashboardOrigin(origin, this.#dashboard, req.headers.host)
+    ) {
       const shown = echo(origin ?? '');
       this.#log.warn({ origin: shown }, 'refused WebSocket upgrade from a non-allowed origin');
       refuseUpgrade(socket, '403 Forbidden', {

@@ -54,8 +54,18 @@ export type RuntimeOptions = {
   createEngine: (deps: RuntimeDeps) => Engine | Promise<Engine>;
   /** Extra server.ready fields (the plan, the proxy), read at each handshake. */
   readyExtras?: ServerInfo['extras'];
-  /** Started after the server listens, stopped before it closes (the proxy). */
-  companions?: Array<(deps: RuntimeDeps & { port: number }) => Promise<{ stop(): Promise<void> }>>;
+  /** Started after the server listens, stopped before it closes (the proxy, the dashboard). */
+  companions?: Array<(deps: CompanionDeps) => Promise<{ stop(): Promise<void> }>>;
+  /** The access token upgrades must carry (ControlServerOptions.token). */
+  token?: string | undefined;
+};
+
+export type CompanionDeps = RuntimeDeps & {
+  port: number;
+  /** The WebSocket URL clients connect to. */
+  url: string;
+  /** The dashboard listens on this port: let its pages' origin connect. */
+  allowDashboard(port: number): void;
 };
 
 export class LockHeldError extends Error {
@@ -178,6 +188,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     host: settings.host,
     port: settings.port,
     allowOrigins: settings.allowOrigins,
+    token: options.token,
     limits: {
       maxFrameBytes: settings.limits.maxFrameBytes,
       hardMaxFrameBytes: settings.limits.hardMaxFrameBytes,
@@ -265,7 +276,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   try {
     const { url, port } = await server.listen();
     lock.lock.setAddress(settings.host, port);
-    for (const start of options.companions ?? []) companions.push(await start({ ...deps, port }));
+    const allowDashboard = (webPort: number) => server.allowDashboard(webPort);
+    for (const start of options.companions ?? [])
+      companions.push(await start({ ...deps, port, url, allowDashboard }));
     await engine.start();
     return {
       url,

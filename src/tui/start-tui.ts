@@ -20,6 +20,8 @@ export type StartTuiOptions = {
   quitStopsServer?: boolean;
   /** Bound on connecting and handshaking, in ms. Default 10000. */
   connectTimeoutMs?: number;
+  /** The server's access token, when it needs one. */
+  token?: string | undefined;
 };
 
 export const TUI_EXIT = { ok: 0, cannotConnect: 1 } as const;
@@ -43,6 +45,7 @@ export async function startTui(options: StartTuiOptions): Promise<number> {
       reconnect: true,
       keepEvents: 0,
       connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      ...(options.token ? { token: options.token } : {}),
     });
   } catch (error) {
     // A server that answered with a status is there: it refused (full, or an Origin it does not allow).

@@ -46,6 +46,9 @@ export class BareEngine implements Engine {
           currentBranch: '',
         });
         return;
+      case 'checkpoint.diff':
+        context.fail('CHECKPOINT_NOT_FOUND', `no checkpoint matches ${command.data.from}`);
+        return;
       case 'rollback.toCheckpoint':
         context.fail('CHECKPOINT_NOT_FOUND', `no checkpoint matches ${command.data.checkpointSha}`);
         return;

@@ -5,9 +5,16 @@ import { gateCommand } from '../../src/server/gate.ts';
 const MODIFYING = COMMAND_TYPES.filter((t) => !READONLY_COMMANDS.has(t));
 
 describe('connection gates (spec 3.1, 7)', () => {
-  it('lists the readonly commands of spec 4.2 and nothing else', () => {
+  it('lists the readonly commands of spec 4.2 (and our checkpoint.diff) and nothing else', () => {
     expect([...READONLY_COMMANDS].sort()).toEqual(
-      ['checkpoint.list', 'history.sync', 'ping', 'ping.broadcast', 'server.shutdown'].sort(),
+      [
+        'checkpoint.list',
+        'checkpoint.diff',
+        'history.sync',
+        'ping',
+        'ping.broadcast',
+        'server.shutdown',
+      ].sort(),
     );
     expect(MODIFYING.sort()).toEqual(
       [

@@ -67,6 +67,7 @@ const sampleData: Record<CommandType, unknown> = {
   'codon.redo': undefined,
   'codon.forceStop': { reason: 'test' },
   'checkpoint.list': {},
+  'checkpoint.diff': { from: 'abcdef1', to: 'abcdef2' },
   'rollback.toCheckpoint': { checkpointSha: 'abcdef1' },
   'rollback.toCodon': { codonId: 'nope', checkpointType: 'start' },
   'rollback.toLastSuccess': {},

@@ -251,6 +251,7 @@ export function foldEvent(state: RunState, e: ServerEvent): RunState {
     // Not shown: the file tree (no pane asks for it), verbose sentinel triggers, gate output (its
     // tail comes with the failure), connection plumbing.
     case 'verify.output':
+    case 'checkpoint.diff':
     case 'filetree.updated':
     case 'sentinel.triggered':
     case 'handshake.response':

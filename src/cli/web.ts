@@ -1,0 +1,65 @@
+import type { Command } from 'commander';
+import { isLoopbackHost } from '../server/origin.ts';
+import { accessToken, startWebServer } from '../web-server/index.ts';
+
+type WebFlags = { port?: string; host?: string; token?: string; readonly?: boolean };
+
+/** `ribosome web <ws-url>...`: the dashboard alone, for servers already running. */
+export function registerWeb(program: Command): void {
+  program
+    .command('web')
+    .description('Serve the web dashboard for running Ribosome servers')
+    .argument('<ws-url...>', 'the servers to show, as `ribosome run` printed them: ws://HOST:PORT')
+    .option('--port <n>', "the dashboard's HTTP port (0 or absent = dynamic)")
+    .option('--host <h>', 'address to bind (default 127.0.0.1)')
+    .option(
+      '--token <token>',
+      'access token the dashboard needs (env RIBOSOME_TOKEN); generated when --host is not loopback',
+    )
+    .option('--readonly', 'the page handshakes as readonly and shows no control')
+    .action(async (urls: string[], flags: WebFlags) => {
+      process.exitCode = await web(urls, flags);
+    });
+}
+
+function fail(message: string): number {
+  process.stderr.write(`ribosome web: ${message}\n`);
+  return 2;
+}
+
+async function web(urls: string[], flags: WebFlags): Promise<number> {
+  const bad = urls.find((url) => !/^wss?:\/\/[^/\s]+\/?$/.test(url));
+  if (bad !== undefined) return fail(`"${bad}" is not a WebSocket address; expected ws://HOST:PORT`);
+  const port = flags.port === undefined ? 0 : Number(flags.port);
+  if (!(Number.isInteger(port) && port >= 0 && port <= 65535)) {
+    return fail(`--port must be an integer from 0 to 65535, got "${flags.port}"`);
+  }
+  const host = flags.host ?? '127.0.0.1';
+  const access = accessToken({
+    flag: flags.token,
+    env: process.env.RIBOSOME_TOKEN,
+    loopback: isLoopbackHost(host),
+  });
+  if (!access.ok) return fail(access.message);
+  let server: Awaited<ReturnType<typeof startWebServer>>;
+  try {
+    server = await startWebServer({
+      host,
+      port,
+      ...(process.env.RIBOSOME_WEB_ROOT ? { root: process.env.RIBOSOME_WEB_ROOT } : {}),
+      readonly: flags.readonly === true,
+      token: access.token,
+      servers: () => urls.map((url) => url.replace(/\/$/, '')),
+    });
+  } catch (error) {
+    process.stderr.write(`ribosome web: cannot listen on ${host}:${port}: ${(error as Error).message}\n`);
+    return 1;
+  }
+  const query = access.token === undefined ? '' : `?token=${encodeURIComponent(access.token)}`;
+  process.stdout.write(`dashboard ${server.url}${query}\n`);
+  await new Promise<void>((resolve) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
+  });
+  await server.stop();
+  return 0;
+}

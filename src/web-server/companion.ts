@@ -1,0 +1,48 @@
+import type { CompanionDeps } from '../server/runtime.ts';
+import { startWebServer, type WebServer } from './http-server.ts';
+
+/** Binding to every address: a browser reaches the server by the name it used for the page. */
+const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
+
+/**
+ * `ribosome run --web`: the dashboard on port + 2 (or `webPort`; 0 = dynamic) of the server's host,
+ * listing this server; its origin may connect. Prints its address on stderr (with `?token=` when a
+ * token is set: the one place the token is shown).
+ */
+export function dashboardCompanion(options: {
+  host: string;
+  webPort: number | undefined;
+  token: string | undefined;
+  root?: string | undefined;
+  print: (line: string) => void;
+}) {
+  return async (deps: CompanionDeps): Promise<WebServer> => {
+    const { host, token } = options;
+    const port = options.webPort ?? deps.port + 2;
+    if (port > 65535)
+      throw new Error(`dashboard: port ${port} does not exist; choose a --web-port (0 for a dynamic one)`);
+    let web: WebServer;
+    try {
+      web = await startWebServer({
+        host,
+        port,
+        ...(options.root === undefined ? {} : { root: options.root }),
+        readonly: false,
+        token,
+        logger: deps.logger,
+        servers: (hostname) =>
+          WILDCARD.has(host) && hostname ? [`ws://${hostname}:${deps.port}`] : [deps.url],
+      });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new Error(
+          `dashboard: port ${port} on ${host} is already in use; choose another --web-port (0 for a dynamic one)`,
+        );
+      }
+      throw error;
+    }
+    deps.allowDashboard(web.port);
+    options.print(`dashboard ${web.url}${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`);
+    return web;
+  };
+}

@@ -1,0 +1,16 @@
+/** The dashboard over HTTP (`ribosome run --web`, `ribosome web`) and the access token. */
+export { dashboardCompanion } from './companion.ts';
+export { DIST_WEB, startWebServer, type WebServer, type WebServerOptions } from './http-server.ts';
+export { configBody, contentTypeOf, etagOf, requestedFile } from './static-path.ts';
+export {
+  type AccessToken,
+  accessToken,
+  checkToken,
+  generateToken,
+  redactToken,
+  TOKEN_COOKIE,
+  tokenCookie,
+  tokenMatches,
+  tokenProblem,
+  tokensOf,
+} from './token.ts';

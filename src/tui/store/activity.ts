@@ -1,7 +1,7 @@
 import { own, type ServerEventOf } from '../../protocol/index.ts';
 import { formatCost, formatDuration } from '../format.ts';
 import type { Tone } from '../theme.ts';
-import { type ActivityEntry, MAX_ACTIVITY, type RunState } from './run-state.ts';
+import { type ActivityEntry, MAX_ACTIVITY, type RunState, type ToolResult } from './run-state.ts';
 
 /** The live activity pane: the agent's words, thinking, tool calls with results, file changes. */
 
@@ -35,31 +35,41 @@ export function assistantAction(state: RunState, e: ServerEventOf<'assistant.act
 // How far back a result looks for its call: parallel calls are few, and old entries are done.
 const PAIRING_WINDOW = 200;
 
-/**
- * Attaches a tool.result to its call. assistant.action carries no toolUseId, so the result goes to
- * the oldest call of the same tool in the same codon still waiting for one.
- */
-export function toolResult(state: RunState, e: ServerEventOf<'tool.result'>): RunState {
+/** A tool.result as an activity row holds it. */
+export function resultOf(e: ServerEventOf<'tool.result'>): ToolResult {
   const d = e.data;
-  const result = {
+  return {
     text: d.result,
     isError: d.isError,
     truncated: d.truncated,
     originalLength: d.originalLength,
     ms: d.executionTimeMs,
   };
+}
+
+type PairableRow = { kind: string; result?: unknown; codonId?: string; toolName?: string };
+
+/**
+ * Where a tool.result's call is among `rows` (-1: not seen). assistant.action carries no toolUseId,
+ * so the result goes to the oldest call of the same tool in the same codon still waiting for one,
+ * among the last PAIRING_WINDOW rows. Shared by the terminal UI and the web dashboard.
+ */
+export function pendingCallIndex(rows: readonly PairableRow[], e: ServerEventOf<'tool.result'>): number {
+  const d = e.data;
   let match = -1;
-  for (let i = state.activity.length - 1; i >= Math.max(0, state.activity.length - PAIRING_WINDOW); i--) {
-    const entry = state.activity[i];
-    if (
-      entry?.kind === 'tool' &&
-      !entry.result &&
-      entry.codonId === d.codonId &&
-      entry.toolName === d.toolName
-    ) {
+  for (let i = rows.length - 1; i >= Math.max(0, rows.length - PAIRING_WINDOW); i--) {
+    const row = rows[i];
+    if (row?.kind === 'tool' && !row.result && row.codonId === d.codonId && row.toolName === d.toolName)
       match = i;
-    }
   }
+  return match;
+}
+
+/** Attaches a tool.result to its call (`pendingCallIndex`), or shows it alone when none is waiting. */
+export function toolResult(state: RunState, e: ServerEventOf<'tool.result'>): RunState {
+  const d = e.data;
+  const result = resultOf(e);
+  const match = pendingCallIndex(state.activity, e);
   const call = state.activity[match];
   if (call?.kind !== 'tool') {
     return appendActivity(state, {

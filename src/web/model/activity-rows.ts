@@ -1,5 +1,6 @@
 import { type ErrorSeverity, type ServerEvent, suggestedAction } from '../../protocol/index.ts';
 import { formatCost, formatDuration, oneLine } from '../../tui/format.ts';
+import { pendingCallIndex, resultOf } from '../../tui/store/activity.ts';
 import { severityOf } from '../../tui/store/errors.ts';
 import type { ToolResult } from '../../tui/store/run-state.ts';
 import type { Tone } from '../../tui/theme.ts';
@@ -43,9 +44,6 @@ export type ActivityRow = {
 export type ActivityLog = { rows: readonly ActivityRow[]; codonId?: string };
 
 export const EMPTY_LOG: ActivityLog = { rows: [] };
-
-// How far back a result looks for its call (assistant.action has no toolUseId).
-const PAIRING_WINDOW = 200;
 
 export function foldActivity(log: ActivityLog, events: readonly ServerEvent[]): ActivityLog {
   const rows = log.rows.slice();
@@ -104,19 +102,8 @@ export function foldActivity(log: ActivityLog, events: readonly ServerEvent[]): 
       }
       case 'tool.result': {
         const d = e.data;
-        const result: ToolResult = {
-          text: d.result,
-          isError: d.isError,
-          truncated: d.truncated,
-          originalLength: d.originalLength,
-          ms: d.executionTimeMs,
-        };
-        let match = -1;
-        for (let i = rows.length - 1; i >= Math.max(0, rows.length - PAIRING_WINDOW); i--) {
-          const r = rows[i];
-          if (r?.kind === 'tool' && !r.result && r.codonId === d.codonId && r.toolName === d.toolName)
-            match = i;
-        }
+        const result = resultOf(e);
+        const match = pendingCallIndex(rows, e);
         const call = rows[match];
         if (call) rows[match] = { ...call, result, tone: d.isError ? 'bad' : call.tone };
         else

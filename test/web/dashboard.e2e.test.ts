@@ -30,6 +30,8 @@ const { temps } = e2eResources();
 describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', { timeout: 60_000 }, () => {
   let browser: Browser | undefined;
   const pages: Page[] = [];
+  /** What went wrong in the page: uncaught exceptions and console errors (a refused upgrade is one). */
+  const problems = new Map<Page, string[]>();
 
   beforeAll(async () => {
     if (!existsSync(join(ROOT, 'dist-web/index.html')))
@@ -49,6 +51,12 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', { timeout: 60_000 }, (
     const page = await context.newPage();
     page.setDefaultTimeout(WAIT);
     pages.push(page);
+    const seen: string[] = [];
+    problems.set(page, seen);
+    page.on('pageerror', (e) => seen.push(`uncaught: ${e.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error') seen.push(`console: ${m.text()}`);
+    });
     return page;
   }
 
@@ -145,6 +153,13 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', { timeout: 60_000 }, (
     );
     await status(page, 'one', 'pending');
     expect(await page.locator('[data-testid="runs"] li').count()).toBe(2);
+    // The new run: one runs again, and its diff (from the new run's initial checkpoint) shows its file.
+    await page.click('[data-testid="control-next"]');
+    await status(page, 'one', 'completed');
+    await page.click('[data-testid="tab-changes"]');
+    await file.waitFor();
+    expect(await page.locator('[data-testid="diff-file"]').count()).toBe(1);
+    expect(problems.get(page)).toEqual([]);
   });
 
   it('readonly: no controls, and the server refuses a command forged from the page', async () => {
@@ -171,6 +186,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', { timeout: 60_000 }, (
     );
     expect(code).toBe('INSUFFICIENT_PERMISSIONS');
     await status(page, 'one', 'pending');
+    expect(problems.get(page)).toEqual([]);
   });
 
   it('fleet: every server of `ribosome web` is listed and opens', async () => {
@@ -188,6 +204,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', { timeout: 60_000 }, (
       .click();
     await page.waitForSelector(`h1:has-text("${b.server.url}")`);
     await status(page, 'one', 'pending');
+    expect(problems.get(page)).toEqual([]);
   });
 
   it('beyond loopback: the page and the upgrade need the token (401 missing, 403 wrong); the right one works', async () => {

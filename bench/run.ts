@@ -3,7 +3,16 @@
  * parallel on two cores). `npm run bench -- fanout proxy` runs only those. Results are printed and
  * written to bench/results/*.json.
  */
-const ALL = ['fanout', 'journal', 'engine', 'proxy', 'proxy-memory', 'checkpoints', 'sentinels'] as const;
+const ALL = [
+  'fanout',
+  'journal',
+  'engine',
+  'proxy',
+  'proxy-memory',
+  'checkpoints',
+  'sentinels',
+  'web',
+] as const;
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const selected = wanted.length > 0 ? wanted : [...ALL];

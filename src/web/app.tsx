@@ -189,6 +189,7 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
           codonIds={codons.map((c) => c.codonId)}
           follow={follow}
           onFollowChange={setFollow}
+          synced={!state.run.connection.syncing}
         />
       ) : null}
       {view === 'changes' ? <Changes state={state} client={client} codonId={current} /> : null}

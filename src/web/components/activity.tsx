@@ -10,10 +10,12 @@ type Props = {
   codonIds: readonly string[];
   follow: boolean;
   onFollowChange: (follow: boolean) => void;
+  /** The initial history is folded (and so rendered with this): `data-synced` says so to tests and bench/web.ts. */
+  synced: boolean;
 };
 
 /** Everything the run did, one row each, newest last; tool calls, messages and outputs expand. */
-export function Activity({ rows, codonIds, follow, onFollowChange }: Props): React.ReactElement {
+export function Activity({ rows, codonIds, follow, onFollowChange, synced }: Props): React.ReactElement {
   const [codon, setCodon] = React.useState('');
   const [kinds, setKinds] = React.useState<ReadonlySet<ActivityKind>>(new Set(ACTIVITY_KINDS));
   const [expanded, setExpanded] = React.useState<ReadonlySet<string>>(new Set());
@@ -36,7 +38,7 @@ export function Activity({ rows, codonIds, follow, onFollowChange }: Props): Rea
     [expanded, toggle],
   );
   return (
-    <section className="activity" data-testid="view-activity">
+    <section className="activity" data-testid="view-activity" data-synced={synced ? 'true' : 'false'}>
       <div className="toolbar">
         <label>
           codon{' '}

@@ -1,33 +1,9 @@
-/**
- * The checkpoint.diff answer (a protocol extension: see README "Protocol extensions") and its two
- * layouts. The answer's shape is written here as the page reads it.
- */
+import type { CheckpointDiffData, DiffFile, DiffHunk } from '../../protocol/index.ts';
 
-export type DiffLine = { kind: 'context' | 'add' | 'del'; text: string };
-export type DiffHunk = {
-  oldStart: number;
-  oldLines: number;
-  newStart: number;
-  newLines: number;
-  lines: DiffLine[];
-};
-export type DiffFile = {
-  path: string;
-  status: 'added' | 'modified' | 'deleted' | 'renamed';
-  oldPath?: string;
-  binary: boolean;
-  additions: number;
-  deletions: number;
-  hunks: DiffHunk[];
-  truncated?: boolean;
-};
-export type CheckpointDiff = {
-  from: string;
-  to: string;
-  files: DiffFile[];
-  truncated: boolean;
-  limitBytes: number;
-};
+/** The checkpoint.diff answer (a protocol extension: see README "Protocol extensions") and its two layouts. */
+
+export type { DiffFile, DiffHunk, DiffLine } from '../../protocol/index.ts';
+export type CheckpointDiff = CheckpointDiffData;
 
 export type UnifiedRow =
   | { kind: 'hunk'; text: string }

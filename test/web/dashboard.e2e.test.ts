@@ -1,0 +1,266 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { e2eResources } from '../helpers/e2e-resources.ts';
+import { codonScript, simplePlan, writePlanAndScript } from '../helpers/plans.ts';
+import { waitFor } from '../helpers/processes.ts';
+import { ROOT, runCli, startServer, tempDir } from '../helpers/server-process.ts';
+
+/**
+ * The dashboard (dist-web/, `npm run build:web`) in Debian's chromium against real servers. CI
+ * installs chromium (.ci/run) and fails without it; elsewhere the file is skipped with a hint.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+const SCREENSHOTS = join(ROOT, 'test/web/screenshots');
+const WAIT = 30_000;
+
+if (!HAVE_CHROMIUM && process.env.CI !== 'true')
+  console.warn(`test/web/dashboard.e2e.test.ts skipped: no ${CHROMIUM} (apt-get install chromium)`);
+
+describe.runIf(!HAVE_CHROMIUM && process.env.CI === 'true')('dashboard in a browser (CI)', () => {
+  it('needs chromium', () => {
+    throw new Error(`${CHROMIUM} is missing: CI must apt-get install chromium`);
+  });
+});
+
+const { temps } = e2eResources();
+
+describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', { timeout: 60_000 }, () => {
+  let browser: Browser | undefined;
+  const pages: Page[] = [];
+  /** What went wrong in the page: uncaught exceptions and console errors (a refused upgrade is one). */
+  const problems = new Map<Page, string[]>();
+
+  beforeAll(async () => {
+    if (!existsSync(join(ROOT, 'dist-web/index.html')))
+      throw new Error('dist-web/ missing: npm run build:web');
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  });
+  afterEach(async () => {
+    await Promise.all(pages.splice(0).map((p) => p.context().close()));
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  async function newPage(): Promise<Page> {
+    const context = await browser!.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(WAIT);
+    pages.push(page);
+    const seen: string[] = [];
+    problems.set(page, seen);
+    page.on('pageerror', (e) => seen.push(`uncaught: ${e.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error') seen.push(`console: ${m.text()}`);
+    });
+    return page;
+  }
+
+  function setup(script: string, ids = ['one', 'two', 'three']) {
+    const t = tempDir();
+    temps.push(t);
+    const files = writePlanAndScript(t.path, simplePlan(ids), script);
+    return { plan: files.plan, exec: join(t.path, 'exec'), script: files.script };
+  }
+
+  /** `ribosome run --web --web-port 0`: the server and the dashboard address it printed. */
+  async function runWithWeb(script: string, extra: string[] = []) {
+    const s = setup(script);
+    const server = await startServer(s.plan, s.exec, [
+      '--no-autostart',
+      '--scripted-provider',
+      s.script,
+      '--web',
+      '--web-port',
+      '0',
+      ...extra,
+    ]);
+    await waitFor(() => /^dashboard http:\S+$/m.test(server.stderr()), 'the dashboard line', WAIT);
+    const dashboard = new URL(/^dashboard (http:\S+)$/m.exec(server.stderr())![1]!);
+    return { server, dashboard };
+  }
+
+  /** `ribosome web URL... --port 0`: the address it printed on stdout. */
+  async function webOnly(urls: string[], extra: string[] = []): Promise<string> {
+    const web = runCli(['web', ...urls, '--port', '0', ...extra]);
+    await waitFor(() => /^dashboard http:\S+$/m.test(web.stdout()), 'the dashboard line', WAIT);
+    return /^dashboard (http:\S+)$/m.exec(web.stdout())![1]!;
+  }
+
+  const status = (page: Page, codon: string, s: string) =>
+    page.waitForSelector(`[data-testid="codon-${codon}"][data-status="${s}"]`);
+
+  it('fills in live; a tool call shows its result; the diff of a codon shows its file; skip and rollback', async () => {
+    const { dashboard } = await runWithWeb(codonScript({ one: 'ok', two: { sleep: 987_651 }, three: 'ok' }));
+    const page = await newPage();
+    await page.goto(dashboard.href);
+    await page.waitForSelector('[data-testid="connection"]:has-text("open")');
+    for (const id of ['one', 'two', 'three']) await status(page, id, 'pending');
+    // Live: the page starts the codon and the timeline follows.
+    await page.click('[data-testid="control-next"]');
+    await status(page, 'one', 'completed');
+    await page.screenshot({ path: join(SCREENSHOTS, 'overview.png') });
+
+    await page.click('[data-testid="tab-activity"]');
+    await page.waitForSelector('[data-testid="view-activity"][data-synced="true"]');
+    const tool = page.locator('[data-testid="activity-row"][data-kind="tool"]').first();
+    await tool.waitFor();
+    expect(await tool.textContent()).toContain('Write');
+    await page.waitForSelector('[data-testid="tool-result"]', { state: 'detached' });
+    await tool.locator('[data-testid="tool-toggle"]').click();
+    const result = page.locator('[data-testid="tool-result"]');
+    await result.waitFor();
+    expect(await result.textContent()).toContain('File created successfully at: one.txt');
+    await page.screenshot({ path: join(SCREENSHOTS, 'activity.png') });
+
+    // Codon one's start is the run's initial checkpoint (not in checkpoint.list): its diff still shows.
+    await page.click('[data-testid="tab-changes"]');
+    const file = page.locator('[data-testid="diff-file"][data-path="one.txt"]');
+    await file.waitFor();
+    expect(await file.textContent()).toContain('one done');
+    expect(await page.locator('[data-testid="diff-file"]').count()).toBe(1);
+    await page.screenshot({ path: join(SCREENSHOTS, 'diff.png') });
+
+    // Skip: codon two runs (its agent sleeps), the page skips it.
+    await page.click('[data-testid="tab-overview"]');
+    await page.click('[data-testid="control-next"]');
+    await status(page, 'two', 'running');
+    await page.click('[data-testid="control-skip"]');
+    await status(page, 'two', 'skipped');
+    // Skipping moves on: three runs and ends.
+    await status(page, 'three', 'completed');
+
+    // Rollback to the start of one, confirmed: a new run, and the page shows it.
+    const firstRun = await page.locator('[data-testid="run-id"]').textContent();
+    await page.click('[data-testid="control-rollback"]');
+    const target = page.locator('[data-testid="rollback-target"]');
+    const options = await target.locator('option').allTextContents();
+    await target.selectOption({ index: options.findIndex((o) => o.startsWith('start of one')) });
+    await page.click('[data-testid="rollback-next"]');
+    expect(await page.locator('[data-testid="rollback-undoes"]').textContent()).toContain('one, two, three');
+    await page.click('[data-testid="rollback-confirm"]');
+    await page.waitForFunction(
+      (was) => {
+        const now = document.querySelector('[data-testid="run-id"]')?.textContent;
+        return now && now !== '—' && now !== was;
+      },
+      firstRun,
+      { timeout: WAIT },
+    );
+    await status(page, 'one', 'pending');
+    expect(await page.locator('[data-testid="runs"] li').count()).toBe(2);
+    // The new run: one runs again, and its diff (from the new run's initial checkpoint) shows its file.
+    await page.click('[data-testid="control-next"]');
+    await status(page, 'one', 'completed');
+    await page.click('[data-testid="tab-changes"]');
+    await file.waitFor();
+    expect(await page.locator('[data-testid="diff-file"]').count()).toBe(1);
+    expect(problems.get(page)).toEqual([]);
+  });
+
+  it('readonly: no controls, and the server refuses a command forged from the page', async () => {
+    const { server } = await runWithWeb(codonScript({ one: 'ok' }));
+    const page = await newPage();
+    await page.goto(await webOnly([server.url], ['--readonly']));
+    await page.waitForSelector('[data-testid="connection"]:has-text("read-only")');
+    await status(page, 'one', 'pending');
+    expect(await page.locator('[data-testid="controls"]').count()).toBe(0);
+    const code = await page.evaluate(
+      (url) =>
+        new Promise<string>((resolve, reject) => {
+          const ws = new WebSocket(url);
+          ws.onerror = () => reject(new Error('socket error'));
+          ws.onopen = () => ws.send(JSON.stringify({ type: 'handshake', data: { mode: 'readonly' } }));
+          ws.onmessage = (m) => {
+            const event = JSON.parse(String(m.data)) as { type: string; data?: { code?: string } };
+            if (event.type === 'handshake.response')
+              ws.send(JSON.stringify({ id: 'forged-1', type: 'codon.skip' }));
+            if (event.data?.code) resolve(event.data.code);
+          };
+        }),
+      server.url,
+    );
+    expect(code).toBe('INSUFFICIENT_PERMISSIONS');
+    await status(page, 'one', 'pending');
+    expect(problems.get(page)).toEqual([]);
+  });
+
+  it('fleet: every server of `ribosome web` is listed and opens', async () => {
+    const a = await runWithWeb(codonScript({ one: 'ok' }));
+    const b = await runWithWeb(codonScript({ one: 'ok' }));
+    const page = await newPage();
+    await page.goto(await webOnly([a.server.url, b.server.url]));
+    await page.waitForSelector('[data-testid="view-fleet"]');
+    for (const url of [a.server.url, b.server.url])
+      await page.waitForSelector(`[data-testid="fleet-row"][data-url="${url}"]:has-text("open")`);
+    expect(await page.locator('[data-testid="fleet-row"]').count()).toBe(2);
+    await page.screenshot({ path: join(SCREENSHOTS, 'fleet.png') });
+    await page
+      .locator(`[data-testid="fleet-row"][data-url="${b.server.url}"] [data-testid="fleet-open"]`)
+      .click();
+    await page.waitForSelector(`h1:has-text("${b.server.url}")`);
+    await status(page, 'one', 'pending');
+    expect(problems.get(page)).toEqual([]);
+  });
+
+  it('beyond loopback: the page and the upgrade need the token (401 missing, 403 wrong); the right one works', async () => {
+    const { server, dashboard } = await runWithWeb(codonScript({ one: 'ok' }), ['--host', '0.0.0.0']);
+    const token = dashboard.searchParams.get('token');
+    expect(token).toBeTruthy();
+    const base = `http://127.0.0.1:${dashboard.port}`;
+    const ws = server.url.replace('0.0.0.0', '127.0.0.1');
+    const page = await newPage();
+    expect((await page.goto(`${base}/`))?.status()).toBe(401);
+    expect((await page.goto(`${base}/?token=wrong-token-of-enough-length`))?.status()).toBe(403);
+    // The upgrade from this page (no cookie yet), then with a wrong cookie: refused with its status.
+    const upgrades = upgradeFailures(page);
+    expect(await openSocket(page, ws)).toBe('refused');
+    await page
+      .context()
+      .addCookies([{ name: 'ribosome_token', value: 'wrong-token-of-enough-length', url: base }]);
+    expect(await openSocket(page, ws)).toBe('refused');
+    await waitFor(() => upgrades().length === 2, 'two refused upgrades on the console', WAIT);
+    expect(upgrades()[0]).toMatch(/HTTP Authentication failed|401/);
+    expect(upgrades()[1]).toMatch(/Unexpected response code: 403/);
+    // The printed address: the cookie is set, the page loads and its client connects.
+    await page.context().clearCookies();
+    const opened = await page.goto(`${base}/?token=${token}`);
+    expect(opened?.status()).toBe(200);
+    expect(new URL(page.url()).search).toBe('');
+    await page.waitForSelector('[data-testid="connection"]:has-text("open")');
+    await status(page, 'one', 'pending');
+  });
+});
+
+/** Opens a WebSocket from the page: `open` once upgraded, `refused` when the upgrade fails. */
+function openSocket(page: Page, url: string): Promise<'open' | 'refused'> {
+  return page.evaluate(
+    (u) =>
+      new Promise<'open' | 'refused'>((resolve) => {
+        const ws = new WebSocket(u);
+        ws.onopen = () => {
+          ws.close();
+          resolve('open');
+        };
+        ws.onerror = () => resolve('refused');
+      }),
+    url,
+  );
+}
+
+/**
+ * Why the page's WebSocket upgrades failed from now on, as the browser says it on the console: a 403
+ * is named, a 401 is "HTTP Authentication failed" (the page cannot read an upgrade's status).
+ */
+function upgradeFailures(page: Page): () => string[] {
+  const failures: string[] = [];
+  page.on('console', (m) => {
+    const failed = /^WebSocket connection to '.*' failed: (.*)$/.exec(m.text());
+    if (failed) failures.push(failed[1]!);
+  });
+  return () => failures;
+}

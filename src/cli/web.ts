@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { isLoopbackHost } from '../server/origin.ts';
-import { accessToken, startWebServer } from '../web-server/index.ts';
+import { accessToken, parseServerUrl, startWebServer } from '../web-server/index.ts';
 
 type WebFlags = { port?: string; host?: string; token?: string; readonly?: boolean };
 
@@ -28,8 +28,12 @@ function fail(message: string): number {
 }
 
 async function web(urls: string[], flags: WebFlags): Promise<number> {
-  const bad = urls.find((url) => !/^wss?:\/\/[^/\s]+\/?$/.test(url));
-  if (bad !== undefined) return fail(`"${bad}" is not a WebSocket address; expected ws://HOST:PORT`);
+  const servers: { url: string; port: number }[] = [];
+  for (const text of urls) {
+    const parsed = parseServerUrl(text);
+    if (!parsed.ok) return fail(parsed.message);
+    servers.push(parsed);
+  }
   const port = flags.port === undefined ? 0 : Number(flags.port);
   if (!(Number.isInteger(port) && port >= 0 && port <= 65535)) {
     return fail(`--port must be an integer from 0 to 65535, got "${flags.port}"`);
@@ -49,7 +53,7 @@ async function web(urls: string[], flags: WebFlags): Promise<number> {
       ...(process.env.RIBOSOME_WEB_ROOT ? { root: process.env.RIBOSOME_WEB_ROOT } : {}),
       readonly: flags.readonly === true,
       token: access.token,
-      servers: () => urls.map((url) => url.replace(/\/$/, '')),
+      servers: () => servers.map((s) => s.url),
     });
   } catch (error) {
     process.stderr.write(`ribosome web: cannot listen on ${host}:${port}: ${(error as Error).message}\n`);

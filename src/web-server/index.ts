@@ -1,6 +1,7 @@
 /** The dashboard over HTTP (`ribosome run --web`, `ribosome web`) and the access token. */
 export { dashboardCompanion } from './companion.ts';
 export { DIST_WEB, startWebServer, type WebServer, type WebServerOptions } from './http-server.ts';
+export { parseServerUrl, type ServerUrl } from './server-url.ts';
 export { configBody, contentTypeOf, etagOf, requestedFile } from './static-path.ts';
 export {
   type AccessToken,

@@ -243,8 +243,10 @@ describe('ribosome web', () => {
     expect((await get(url, '/')).body).toContain('fake dashboard');
     web.kill('SIGTERM');
     expect((await bounded(web.exited, 10_000))?.code).toBe(0);
-    const bad = runCli(['web', 'http://127.0.0.1:7001']);
-    expect((await bounded(bad.exited, 10_000))?.code).toBe(2);
-    expect(bad.stderr()).toContain('is not a WebSocket address');
+    for (const address of ['http://127.0.0.1:7001', 'ws://127.0.0.1:notaport', 'ws://127.0.0.1:99999']) {
+      const bad = runCli(['web', 'ws://127.0.0.1:7001', address]);
+      expect((await bounded(bad.exited, 10_000))?.code, address).toBe(2);
+      expect(bad.stderr()).toContain(`"${address}" is not a WebSocket address`);
+    }
   });
 });

@@ -5,6 +5,7 @@ import {
   configBody,
   contentTypeOf,
   generateToken,
+  parseServerUrl,
   redactToken,
   requestedFile,
   tokenCookie,
@@ -41,6 +42,39 @@ describe('access token', () => {
     const cookie = tokenCookie(odd);
     expect(cookie).toMatch(/; HttpOnly; SameSite=Strict; Path=\/$/);
     expect(checkToken({ cookie: cookie.split('; ')[0] }, odd)).toBe('ok');
+  });
+
+  it('server addresses: ws/wss, a host, a port from 1 to 65535 (the scheme default when absent)', () => {
+    expect(parseServerUrl('ws://127.0.0.1:7000')).toEqual({
+      ok: true,
+      url: 'ws://127.0.0.1:7000',
+      port: 7000,
+    });
+    expect(parseServerUrl('ws://127.0.0.1:7000/')).toEqual({
+      ok: true,
+      url: 'ws://127.0.0.1:7000',
+      port: 7000,
+    });
+    expect(parseServerUrl('ws://[::1]:7000')).toEqual({ ok: true, url: 'ws://[::1]:7000', port: 7000 });
+    expect(parseServerUrl('wss://box.example')).toEqual({ ok: true, url: 'wss://box.example', port: 443 });
+    for (const bad of [
+      'ws://127.0.0.1:notaport',
+      'ws://127.0.0.1:99999',
+      'ws://127.0.0.1:65536',
+      'ws://127.0.0.1:0',
+      'ws://127.0.0.1:-1',
+      'http://127.0.0.1:7000',
+      'ws://127.0.0.1:7000/path',
+      'ws://127.0.0.1:7000/?x=1',
+      'ws://u:p@127.0.0.1:7000',
+      'ws://',
+      '127.0.0.1:7000',
+      '',
+    ]) {
+      const parsed = parseServerUrl(bad);
+      expect(parsed.ok, bad).toBe(false);
+      if (!parsed.ok) expect(parsed.message, bad).toContain(`"${bad}" is not a WebSocket address`);
+    }
   });
 
   it('redacts token= in URLs written to logs', () => {

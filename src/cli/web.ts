@@ -53,6 +53,8 @@ async function web(urls: string[], flags: WebFlags): Promise<number> {
       ...(process.env.RIBOSOME_WEB_ROOT ? { root: process.env.RIBOSOME_WEB_ROOT } : {}),
       readonly: flags.readonly === true,
       token: access.token,
+      // `/?token=` hands the token to every listed server: one cookie per port.
+      tokenPorts: servers.map((s) => s.port),
       servers: () => servers.map((s) => s.url),
     });
   } catch (error) {

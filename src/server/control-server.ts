@@ -56,8 +56,8 @@ export type ControlServerOptions = {
   port: number;
   allowOrigins: readonly string[];
   /**
-   * When set, an upgrade must carry it (`Authorization: Bearer`, the `ribosome_token` cookie or
-   * `?token=`): 401 without one, 403 with a wrong one. Never logged.
+   * When set, an upgrade must carry it (`Authorization: Bearer`, the cookie named for this server's
+   * port, `ribosome_token_<port>`, or `?token=`): 401 without one, 403 with a wrong one. Never logged.
    */
   token?: string | undefined;
   limits: ServerLimits;
@@ -185,6 +185,7 @@ export class ControlServer {
       const verdict = checkToken(
         { authorization: req.headers.authorization, cookie: req.headers.cookie, url: req.url },
         token,
+        [this.#port],
       );
       if (verdict !== 'ok') {
         this.#log.warn({ remote: socket.remoteAddress, verdict }, 'refused WebSocket upgrade: token');

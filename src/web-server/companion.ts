@@ -29,6 +29,7 @@ export function dashboardCompanion(options: {
         ...(options.root === undefined ? {} : { root: options.root }),
         readonly: false,
         token,
+        tokenPorts: [deps.port],
         logger: deps.logger,
         servers: (hostname) =>
           WILDCARD.has(host) && hostname ? [`ws://${hostname}:${deps.port}`] : [deps.url],

@@ -20,8 +20,13 @@ export type WebServerOptions = {
   /** The WebSocket URLs `/config.json` lists, for a request that named this host (its Host header). */
   servers: (requestHostname: string | undefined) => string[];
   readonly: boolean;
-  /** When set, every request needs it (the cookie `/?token=` sets, or a Bearer header). */
+  /** When set, every request needs it (the cookies `/?token=` sets, or a Bearer header). */
   token?: string | undefined;
+  /**
+   * The WebSocket ports of the servers listed: `/?token=` sets the token's cookie for each one
+   * (`ribosome_token_<port>`, what their upgrades check), and these cookies open the dashboard.
+   */
+  tokenPorts: readonly number[];
   logger?: Log;
 };
 
@@ -36,8 +41,8 @@ const HEADERS = {
 
 /**
  * The dashboard over HTTP: its static files (no listing, nothing outside its folder), `/config.json`,
- * and, with a token, the cookie hand-over (`/?token=T` sets it and redirects to `/`; anything else
- * without it gets 401).
+ * and, with a token, the cookie hand-over (`/?token=T` sets one per listed server's port and
+ * redirects to `/`; anything else without one gets 401, with a wrong one 403).
  */
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
   const root = await realRoot(options.root ?? DIST_WEB);
@@ -81,10 +86,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, root: string, o
     return;
   }
   const file = requestedFile(target);
-  if (options.token !== undefined) {
+  const { token, tokenPorts } = options;
+  if (token !== undefined) {
     const given = queryToken(target);
     if (file === 'index.html' && given !== undefined) {
-      if (!tokenMatches(given, options.token)) {
+      if (!tokenMatches(given, token)) {
         options.logger?.warn({ remote: req.socket.remoteAddress }, 'dashboard opened with a wrong token');
         return page(
           res,
@@ -96,7 +102,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, root: string, o
       res.writeHead(302, {
         ...HEADERS,
         location: '/',
-        'set-cookie': tokenCookie(options.token),
+        'set-cookie': [...new Set(tokenPorts)].map((port) => tokenCookie(token, port)),
         'cache-control': 'no-store',
         'content-length': 0,
       });
@@ -105,9 +111,19 @@ async function handle(req: IncomingMessage, res: ServerResponse, root: string, o
     }
     const verdict = checkToken(
       { authorization: req.headers.authorization, cookie: req.headers.cookie },
-      options.token,
+      token,
+      tokenPorts,
     );
-    if (verdict !== 'ok') {
+    if (verdict === 'wrong') {
+      options.logger?.warn({ remote: req.socket.remoteAddress }, 'dashboard request with a wrong token');
+      return page(
+        res,
+        403,
+        'Wrong token',
+        'The token this browser holds for this dashboard is not the server’s (was the server restarted?). Open the address the server printed on its terminal (the one ending in ?token=…).',
+      );
+    }
+    if (verdict === 'missing') {
       return page(
         res,
         401,

@@ -5,7 +5,13 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
  * RIBOSOME_TOKEN, or generated. Pure apart from the random bytes; the token itself is never logged.
  */
 
-export const TOKEN_COOKIE = 'ribosome_token';
+/**
+ * Cookies are per host, not per port: each server's token has a cookie of its own, named for its
+ * WebSocket port, so two servers on one host can be watched from one browser.
+ */
+export function tokenCookieName(wsPort: number): string {
+  return `ribosome_token_${wsPort}`;
+}
 /** Shortest token accepted from the user: a guessable one would protect nothing. */
 export const MIN_TOKEN_LENGTH = 16;
 
@@ -34,13 +40,18 @@ export type TokenSources = {
   url?: string | undefined;
 };
 
-/** Every token a request carries: `Authorization: Bearer`, the cookie, `?token=` on the URL. */
-export function tokensOf(request: TokenSources): string[] {
+/**
+ * Every token a request carries: `Authorization: Bearer`, the cookies named for `wsPorts` (see
+ * tokenCookieName), `?token=` on the URL.
+ */
+export function tokensOf(request: TokenSources, wsPorts: readonly number[]): string[] {
   const found: string[] = [];
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.authorization ?? '');
   if (bearer?.[1]) found.push(bearer[1]);
-  const cookie = cookieValue(request.cookie, TOKEN_COOKIE);
-  if (cookie !== undefined) found.push(cookie);
+  for (const port of new Set(wsPorts)) {
+    const cookie = cookieValue(request.cookie, tokenCookieName(port));
+    if (cookie !== undefined) found.push(cookie);
+  }
   const query = queryToken(request.url);
   if (query !== undefined) found.push(query);
   return found;
@@ -72,8 +83,12 @@ function cookieValue(header: string | undefined, name: string): string | undefin
  * `ok` when the request carries the token (any one of its places), `missing` when it carries none
  * (401), `wrong` when what it carries does not match (403).
  */
-export function checkToken(request: TokenSources, expected: string): 'ok' | 'missing' | 'wrong' {
-  const given = tokensOf(request);
+export function checkToken(
+  request: TokenSources,
+  expected: string,
+  wsPorts: readonly number[],
+): 'ok' | 'missing' | 'wrong' {
+  const given = tokensOf(request, wsPorts);
   if (given.length === 0) return 'missing';
   // Every candidate is compared, so the answer's timing does not say which place held a match.
   let ok = false;
@@ -81,9 +96,9 @@ export function checkToken(request: TokenSources, expected: string): 'ok' | 'mis
   return ok ? 'ok' : 'wrong';
 }
 
-/** The Set-Cookie header value that hands the token to the dashboard's page. */
-export function tokenCookie(token: string): string {
-  return `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`;
+/** The Set-Cookie header value that hands the token of the server on `wsPort` to the dashboard's page. */
+export function tokenCookie(token: string, wsPort: number): string {
+  return `${tokenCookieName(wsPort)}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`;
 }
 
 /** A URL (or request target) fit for a log: any `token=` value replaced. */

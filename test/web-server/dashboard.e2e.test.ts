@@ -56,10 +56,14 @@ describe('access token', () => {
 
     expect(await upgrade(url)).toBe(401);
     expect(await upgrade(url, { authorization: 'Bearer not-the-token-at-all' })).toBe(403);
-    expect(await upgrade(url, { cookie: 'ribosome_token=not-the-token-at-all' })).toBe(403);
+    const named = `ribosome_token_${server.port}`;
+    expect(await upgrade(url, { cookie: `${named}=not-the-token-at-all` })).toBe(403);
+    // Only the cookie named for this server's port counts: not the plain name, not another port's.
+    expect(await upgrade(url, { cookie: `ribosome_token=${token}` })).toBe(401);
+    expect(await upgrade(url, { cookie: `ribosome_token_${server.port + 1}=${token}` })).toBe(401);
     expect(await upgrade(`${url}/?token=nope-nope-nope-nope`)).toBe(403);
     expect(await upgrade(url, { authorization: `Bearer ${token}` })).toBe('open');
-    expect(await upgrade(url, { cookie: `other=1; ribosome_token=${token}` })).toBe('open');
+    expect(await upgrade(url, { cookie: `other=1; ${named}=${token}` })).toBe('open');
     expect(await upgrade(`${url}/?token=${token}`)).toBe('open');
     // The typed client: refused without it (the status says why), handshaken with it.
     const refused = await RibosomeClient.connect(url, { mode: 'readonly', connectTimeoutMs: 5_000 }).catch(
@@ -183,9 +187,16 @@ describe('ribosome run --web', () => {
     expect(opened.status).toBe(302);
     expect(opened.headers.location).toBe('/');
     const setCookie = String(opened.headers['set-cookie']);
-    expect(setCookie).toMatch(/^ribosome_token=[^;]+; HttpOnly; SameSite=Strict; Path=\/$/);
+    // Named for the WebSocket server's port, which the page's upgrades carry it to.
+    expect(setCookie).toMatch(
+      new RegExp(`^ribosome_token_${server.port}=[^;]+; HttpOnly; SameSite=Strict; Path=/$`),
+    );
     const cookie = setCookie.split(';')[0]!;
     expect((await get(base, '/', { cookie })).body).toContain('fake dashboard');
+    // A stale or wrong token in that cookie: 403, not the 401 "Token needed" page.
+    const stale = await get(base, '/', { cookie: `ribosome_token_${server.port}=wrong-wrong-wrong-wrong` });
+    expect(stale.status).toBe(403);
+    expect(stale.body).toContain('Wrong token');
     const config = JSON.parse(
       (await get(base, '/config.json', { cookie, host: `box.example:${url.port}` })).body,
     );
@@ -212,6 +223,36 @@ describe('ribosome run --web', () => {
     server.kill('SIGTERM');
     expect((await bounded(server.exited, 20_000))?.code).toBe(0);
     expect(internalFiles(s.exec)).not.toContain(token);
+  });
+
+  it('two servers with their own tokens on one host: one browser holds both cookies and watches both', async () => {
+    const tokens = ['token-of-server-a-0123456789', 'token-of-server-b-0123456789'];
+    const servers = [];
+    for (const token of tokens) {
+      const s = setup();
+      const server = await startServer(s.plan, s.exec, [...s.offline, '--web', '--web-port', '0'], 20_000, {
+        RIBOSOME_WEB_ROOT: s.web,
+        RIBOSOME_TOKEN: token,
+      });
+      servers.push({ server, dashboard: (await dashboardLine(server.stderr)).url });
+    }
+    // Each printed address hands over its cookie; a browser sends every cookie of the host to both.
+    const jar: string[] = [];
+    for (const { dashboard } of servers) {
+      const opened = await get(dashboard.origin, `${dashboard.pathname}${dashboard.search}`);
+      expect(opened.status).toBe(302);
+      jar.push(String(opened.headers['set-cookie']).split(';')[0]!);
+    }
+    expect(jar[0]).not.toBe(jar[1]);
+    const cookie = jar.join('; ');
+    for (const { server, dashboard } of servers) {
+      expect((await get(dashboard.origin, '/', { cookie })).status).toBe(200);
+      expect(await upgrade(server.url, { cookie, origin: dashboard.origin })).toBe('open');
+    }
+    for (const { server } of servers) {
+      server.kill('SIGTERM');
+      expect((await bounded(server.exited, 20_000))?.code).toBe(0);
+    }
   });
 
   it('says to build the dashboard when dist-web/ is missing (503), config.json still answers', async () => {
@@ -248,5 +289,33 @@ describe('ribosome web', () => {
       expect((await bounded(bad.exited, 10_000))?.code, address).toBe(2);
       expect(bad.stderr()).toContain(`"${address}" is not a WebSocket address`);
     }
+  });
+
+  it('with --token: the printed address sets the cookie of every listed server port', async () => {
+    const s = setup();
+    const token = 'a-given-token-of-enough-length';
+    const web = runCli(
+      ['web', 'ws://127.0.0.1:7001', 'ws://127.0.0.1:7002/', '--port', '0', '--token', token],
+      {
+        env: { RIBOSOME_WEB_ROOT: s.web },
+      },
+    );
+    await waitFor(() => /^dashboard http:\S+$/m.test(web.stdout()), 'the dashboard line', 20_000);
+    const url = new URL(/^dashboard (http:\S+)$/m.exec(web.stdout())![1]!);
+    expect(url.searchParams.get('token')).toBe(token);
+    expect((await get(url.origin, '/')).status).toBe(401);
+    const opened = await get(url.origin, `/${url.search}`);
+    expect(opened.status).toBe(302);
+    const cookies = opened.headers['set-cookie'] as string[];
+    expect(cookies.map((c) => c.split(';')[0])).toEqual([
+      `ribosome_token_7001=${token}`,
+      `ribosome_token_7002=${token}`,
+    ]);
+    expect((await get(url.origin, '/', { cookie: cookies[1]!.split(';')[0]! })).status).toBe(200);
+    expect(
+      (await get(url.origin, '/', { cookie: 'ribosome_token_7001=wrong-wrong-wrong-wrong' })).status,
+    ).toBe(403);
+    web.kill('SIGTERM');
+    expect((await bounded(web.exited, 10_000))?.code).toBe(0);
   });
 });

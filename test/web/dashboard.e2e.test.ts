@@ -221,7 +221,9 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', { timeout: 60_000 }, (
     expect(await openSocket(page, ws)).toBe('refused');
     await page
       .context()
-      .addCookies([{ name: 'ribosome_token', value: 'wrong-token-of-enough-length', url: base }]);
+      .addCookies([
+        { name: `ribosome_token_${new URL(ws).port}`, value: 'wrong-token-of-enough-length', url: base },
+      ]);
     expect(await openSocket(page, ws)).toBe('refused');
     await waitFor(() => upgrades().length === 2, 'two refused upgrades on the console', WAIT);
     expect(upgrades()[0]).toMatch(/HTTP Authentication failed|401/);

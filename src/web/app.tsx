@@ -11,7 +11,7 @@ import { Controls, type Dialog } from './components/controls.tsx';
 import { CostView } from './components/cost-chart.tsx';
 import { Fleet, type FleetSummary } from './components/fleet.tsx';
 import { Overview } from './components/overview.tsx';
-import { KEY_HELP, keyCommand, VIEWS, type ViewId } from './keys.ts';
+import { isTextEntry, KEY_HELP, keyCommand, VIEWS, type ViewId } from './keys.ts';
 import { useConnection, useDashboard } from './use-dashboard.ts';
 
 export type DashboardConfig = { servers: { url: string }[]; readonly: boolean };
@@ -120,7 +120,9 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
     const onKey = (e: KeyboardEvent) => {
       const target = e.target as HTMLElement | null;
       if (e.ctrlKey || e.metaKey || e.altKey) return;
-      if (target && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName) && e.key !== 'Escape') return;
+      if (target && isTextEntry(target as HTMLInputElement) && e.key !== 'Escape') return;
+      // A focused select keeps its arrows; its letters and digits are the app's.
+      if (target?.tagName === 'SELECT' && e.key.startsWith('Arrow')) return;
       const command = keyCommand(e.key, !canControl);
       if (!command) return;
       e.preventDefault();

@@ -1,9 +1,9 @@
 import React from 'react';
 import type { BrowserClient } from '../client/browser.ts';
 import { createActions } from '../tui/actions.ts';
-import { formatCost } from '../tui/format.ts';
 import { useNow } from '../tui/hooks/use-now.ts';
 import { orderedCodons, runningCodon } from '../tui/store/codons.ts';
+import { currentRunCost, describeCost } from '../tui/store/reduce.ts';
 import { runWord, statusNotice } from '../tui/store/selectors.ts';
 import { Activity } from './components/activity.tsx';
 import { Changes } from './components/changes.tsx';
@@ -110,7 +110,7 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
       url,
       status: `${state.run.connection.state} · ${runWord(state.run.run)}`,
       ...(running ? { currentCodon: running.codonId } : {}),
-      cost: state.run.run.runCost || state.run.run.totalCost,
+      cost: currentRunCost(state.run.run),
       ...(state.run.run.runId ? { runId: state.run.run.runId } : {}),
     });
   }, [url, onSummary, state.run.connection.state, state.run.run, running]);
@@ -171,7 +171,7 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
         setView={setView}
         title={`${state.run.connection.plan?.name ?? 'run'} · ${url}`}
         status={`${state.run.connection.state}${canControl ? '' : ' · read-only'}`}
-        extra={`${runWord(state.run.run)} · ${formatCost(state.run.run.runCost || state.run.run.totalCost)} · ${state.eventCount} events`}
+        extra={`${runWord(state.run.run)} · ${describeCost(state.run.run)} · ${state.eventCount} events`}
       />
       {canControl ? (
         <Controls state={state} actions={actions} selected={current} dialog={dialog} setDialog={setDialog} />

@@ -84,7 +84,11 @@ const NON_TEXT_INPUTS = new Set([
  * Whether a key pressed on this element is typing (so the app leaves it alone): text inputs,
  * textareas and editable content. A checkbox, button or select keeps the app's keys working.
  */
-export function isTextEntry(target: { tagName: string; type?: string; isContentEditable?: boolean }): boolean {
+export function isTextEntry(target: {
+  tagName: string;
+  type?: string;
+  isContentEditable?: boolean;
+}): boolean {
   if (target.isContentEditable) return true;
   if (target.tagName === 'TEXTAREA') return true;
   if (target.tagName !== 'INPUT') return false;

@@ -1,7 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ServerEvent } from '../../src/protocol/index.ts';
 import { orderedCodons, runningCodon } from '../../src/tui/store/codons.ts';
-import { describeCost, foldEvents, reduceRun, totalTokens } from '../../src/tui/store/reduce.ts';
+import {
+  currentRunCost,
+  describeCost,
+  foldEvents,
+  reduceRun,
+  totalTokens,
+} from '../../src/tui/store/reduce.ts';
 import { initialRunState, MAX_ACTIVITY, type RunState } from '../../src/tui/store/run-state.ts';
 import {
   nextCodonId,
@@ -531,6 +537,9 @@ describe('after a rollback', () => {
     expect(server.runCost).toBe(0);
     expect(s.run).toMatchObject({ runId: 'run-2', runCount: 2, runCost: 0, totalCost: server.totalCost });
     expect(describeCost(s.run)).toBe('$0 (all runs $0.0600)');
+    // The run's own cost is 0, not the total (the web dashboard's header, overview and fleet).
+    expect(currentRunCost(s.run)).toBe(0);
+    expect(currentRunCost({ runCount: 1, runCost: 0, totalCost: 0.06 })).toBe(0.06);
     expect(s.run.workTime).toBe(0);
     // The idle of the old run spoke of it: the new run is not "plan done".
     expect(runWord(s.run)).toBe('run running');

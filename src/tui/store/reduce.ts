@@ -369,9 +369,13 @@ export function totalTokens(run: RunState['run']): typeof ZERO_TOKENS {
   return Object.values(run.codonTokens).reduce(addTokens, run.settledTokens);
 }
 
+/** The current run's own cost (0 is a value: a run just rolled back to has spent nothing yet). */
+export const currentRunCost = (run: Pick<RunState['run'], 'runCount' | 'runCost' | 'totalCost'>): number =>
+  run.runCount > 1 ? run.runCost : run.totalCost;
+
 export const describeCost = (run: RunState['run']) =>
   run.runCount > 1
-    ? `${formatCost(run.runCost)} (all runs ${formatCost(run.totalCost)})`
+    ? `${formatCost(currentRunCost(run))} (all runs ${formatCost(run.totalCost)})`
     : formatCost(run.totalCost);
 
 /** Codons of the plan (from server.ready) that no event has named yet are shown as pending. */

@@ -2,7 +2,7 @@ import type React from 'react';
 import { formatCost, formatDuration, formatTime } from '../../tui/format.ts';
 import { budgetLine } from '../../tui/store/budget.ts';
 import { attemptWord, orderedCodons } from '../../tui/store/codons.ts';
-import { totalTokens } from '../../tui/store/reduce.ts';
+import { currentRunCost, totalTokens } from '../../tui/store/reduce.ts';
 import { runWord } from '../../tui/store/selectors.ts';
 import type { DashboardState } from '../model/dashboard.ts';
 
@@ -45,7 +45,7 @@ export function Overview({
         <dd>{run.branch ?? '—'}</dd>
         <dt>cost</dt>
         <dd data-testid="run-cost">
-          {formatCost(run.runCost || run.totalCost)}
+          {formatCost(currentRunCost(run))}
           {run.runCount > 1 ? ` (all ${run.runCount} runs ${formatCost(run.totalCost)})` : ''}
         </dd>
         <dt>tokens</dt>

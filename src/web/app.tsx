@@ -115,6 +115,19 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
     });
   }, [url, onSummary, state.run.connection.state, state.run.run, running]);
 
+  // The run's branch, known at connect: the server names it in its checkpoint list, asked once per run.
+  const synced = !state.run.connection.syncing;
+  const runId = state.run.run.runId;
+  const knowsBranch = Boolean(state.run.run.branch);
+  React.useEffect(() => {
+    if (!synced || !runId || knowsBranch) return;
+    try {
+      client.send('checkpoint.list', {});
+    } catch {
+      // Closed: the reconnect asks again.
+    }
+  }, [client, synced, runId, knowsBranch]);
+
   React.useEffect(() => {
     if (!visible) return;
     const onKey = (e: KeyboardEvent) => {
@@ -191,7 +204,7 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
           codonIds={codons.map((c) => c.codonId)}
           follow={follow}
           onFollowChange={setFollow}
-          synced={!state.run.connection.syncing}
+          synced={synced}
         />
       ) : null}
       {view === 'changes' ? <Changes state={state} client={client} codonId={current} /> : null}

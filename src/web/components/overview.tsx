@@ -42,7 +42,7 @@ export function Overview({
         <dt>state</dt>
         <dd data-testid="run-state">{runWord(run)}</dd>
         <dt>branch</dt>
-        <dd>{run.branch ?? '—'}</dd>
+        <dd data-testid="run-branch">{run.branch ?? '—'}</dd>
         <dt>cost</dt>
         <dd data-testid="run-cost">
           {formatCost(currentRunCost(run))}

@@ -319,6 +319,23 @@ describe('errors', () => {
     ]);
     expect(s.commands[0]).toMatchObject({ status: 'failed', error: 'NO_CODON_RUNNING: nothing runs' });
   });
+
+  it('marks a command answered when its outcome arrives: a started codon for next, its end for skip', () => {
+    const send = (s: RunState, id: string, type: 'codon.next' | 'codon.skip') =>
+      reduceRun(s, { kind: 'commandSent', id, type, label: type });
+    let s = send(fold(runStarted()), 'n1', 'codon.next');
+    s = send(s, 'n2', 'codon.next');
+    s = fold(codonStart('a', 0), s);
+    // One start answers one next: the oldest.
+    expect(s.commands.map((c) => c.status)).toEqual(['answered', 'sent']);
+    s = send(s, 's1', 'codon.skip');
+    s = fold(codonEnd('a', 'skipped'), s);
+    expect(s.commands.map((c) => [c.id, c.status])).toEqual([
+      ['n1', 'answered'],
+      ['n2', 'sent'],
+      ['s1', 'answered'],
+    ]);
+  });
 });
 
 describe('rollback', () => {

@@ -18,6 +18,7 @@ import {
   setCodonCost,
   upsertCodon,
 } from './codons.ts';
+import { answerCommand } from './command-answers.ts';
 import { addError, severityOf } from './errors.ts';
 import { isRollbackEvent, rollbackEvent, rollbackRefused, rollbackRequested } from './rollback.ts';
 import {
@@ -109,6 +110,10 @@ export function foldEvents(state: RunState, events: readonly ServerEvent[]): Run
 }
 
 export function foldEvent(state: RunState, e: ServerEvent): RunState {
+  return answerCommand(foldEventOnly(state, e), e.type);
+}
+
+function foldEventOnly(state: RunState, e: ServerEvent): RunState {
   if (isRollbackEvent(e)) return rollbackEvent(state, e);
   switch (e.type) {
     case 'codon.started': {

@@ -124,4 +124,31 @@ describe('the dashboard store', () => {
     expect(tree.children.map((c) => c.name)).toEqual(['src', 'b.txt']);
     expect(tree.children[0]?.children[0]?.file).toMatchObject({ content: '3', action: 'modified' });
   });
+
+  it('leaves the data directory link (ribosome-data) out of the file tree and the activity', () => {
+    const s = events([
+      ev('file.updated', {
+        path: 'ribosome-data',
+        filename: 'ribosome-data',
+        content: '',
+        action: 'created',
+      }),
+      ev('file.updated', {
+        path: 'ribosome-data/in.csv',
+        filename: 'in.csv',
+        content: '1',
+        action: 'created',
+      }),
+      ev('file.updated', {
+        path: 'ribosome-data.txt',
+        filename: 'ribosome-data.txt',
+        content: '2',
+        action: 'created',
+      }),
+    ]);
+    expect([...s.files.keys()]).toEqual(['ribosome-data.txt']);
+    expect(s.log.rows.filter((r) => r.kind === 'file').map((r) => r.text)).toEqual([
+      'created ribosome-data.txt',
+    ]);
+  });
 });

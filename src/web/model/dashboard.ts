@@ -3,7 +3,7 @@ import { reduceRun } from '../../tui/store/reduce.ts';
 import { initialRunState, type RunState, type StoreAction } from '../../tui/store/run-state.ts';
 import { type ActivityLog, EMPTY_LOG, foldActivity } from './activity-rows.ts';
 import { type CostSeries, EMPTY_SERIES, foldSeries } from './chart-series.ts';
-import type { FileEntry } from './file-tree.ts';
+import { type FileEntry, isDataLinkPath } from './file-tree.ts';
 import { foldRuns, type RunEntry } from './lineage.ts';
 
 /**
@@ -36,7 +36,7 @@ export function initialDashboard(url: string): DashboardState {
 function foldFiles(files: ReadonlyMap<string, FileEntry>, events: readonly ServerEvent[]) {
   let out: Map<string, FileEntry> | undefined;
   for (const e of events) {
-    if (e.type !== 'file.updated') continue;
+    if (e.type !== 'file.updated' || isDataLinkPath(e.data.path)) continue;
     out ??= new Map(files);
     out.set(e.data.path, {
       path: e.data.path,

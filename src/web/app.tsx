@@ -1,6 +1,7 @@
 import React from 'react';
 import type { BrowserClient } from '../client/browser.ts';
 import { createActions } from '../tui/actions.ts';
+import { useCheckpointRefresh } from '../tui/hooks/use-checkpoint-refresh.ts';
 import { useNow } from '../tui/hooks/use-now.ts';
 import { orderedCodons, runningCodon } from '../tui/store/codons.ts';
 import { currentRunCost, describeCost } from '../tui/store/reduce.ts';
@@ -115,18 +116,9 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
     });
   }, [url, onSummary, state.run.connection.state, state.run.run, running]);
 
-  // The run's branch, known at connect: the server names it in its checkpoint list, asked once per run.
+  // The run's branch and checkpoints, known at connect and after each new run (as in the TUI).
+  useCheckpointRefresh(client, state.run.connection, state.run.run.runId);
   const synced = !state.run.connection.syncing;
-  const runId = state.run.run.runId;
-  const knowsBranch = Boolean(state.run.run.branch);
-  React.useEffect(() => {
-    if (!synced || !runId || knowsBranch) return;
-    try {
-      client.send('checkpoint.list', {});
-    } catch {
-      // Closed: the reconnect asks again.
-    }
-  }, [client, synced, runId, knowsBranch]);
 
   React.useEffect(() => {
     if (!visible) return;

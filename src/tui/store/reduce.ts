@@ -188,6 +188,8 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
       return note(state, e.id, `! ${e.data.codonId} was interrupted: ${oneLine(e.data.message)}`, 'warn');
     case 'checkpoint.list': {
       const d = e.data;
+      // Another run's list (the web dashboard asks for the earlier runs of a lineage): not this run's.
+      if (state.run.runId && d.runId !== state.run.runId) return state;
       const listed = { runId: d.runId, branch: d.currentBranch, checkpoints: d.checkpoints, at: e.timestamp };
       return {
         ...learnCodonsFromCheckpoints(state, d.checkpoints),

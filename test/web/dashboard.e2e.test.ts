@@ -158,6 +158,12 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', { timeout: 60_000 }, (
     expect(await page.locator('[data-testid="runs"] li').count()).toBe(2);
     // The new run has spent nothing yet: its own cost, the total apart.
     expect(await page.locator('[data-testid="run-cost"]').textContent()).toMatch(/^\$0 \(all 2 runs /);
+    // Before the new run took any checkpoint, the changes view offers the earlier run's.
+    await page.click('[data-testid="tab-changes"]');
+    await page.waitForSelector(`[data-testid="diff-from"] option:has-text("(run ${firstRun})")`, {
+      state: 'attached',
+    });
+    await page.click('[data-testid="tab-overview"]');
     // The new run: one runs again, and its diff (from the new run's initial checkpoint) shows its file.
     await page.click('[data-testid="control-next"]');
     await status(page, 'one', 'completed');

@@ -11,6 +11,7 @@ import {
 import { initialRunState, MAX_ACTIVITY, type RunState } from '../../src/tui/store/run-state.ts';
 import {
   nextCodonId,
+  passedOverCodons,
   rollbackTargets,
   runCheckpoints,
   runWord,
@@ -697,5 +698,7 @@ describe('a loop until verify whose gates passed', () => {
       ev('server.idle', { reason: 'all-codons-completed', message: 'all 5 codons of plan "p" are done' }),
     ]);
     expect(text(s).slice(2, 4)).toEqual(['· sign#1 passed over $0', '· sign#2 passed over $0']);
+    // The same set for the web overview.
+    expect([...passedOverCodons(orderedCodons(s.codons), s.run.idle)]).toEqual(['sign#1', 'sign#2']);
   });
 });

@@ -1,5 +1,8 @@
 import { type OpenSocket, RefusedUpgradeError, type SocketPort } from './socket.ts';
 
+/** Why a browser's upgrade may fail that it cannot tell: the server refused it for want of a token. */
+export const TOKEN_HINT = '(a server bound beyond loopback needs an access token: ribosome web --token)';
+
 /**
  * The client's socket in a browser: the global WebSocket. A browser hides why an upgrade failed
  * (no status, no body), so a refusal reads as a close before open.
@@ -13,7 +16,7 @@ export const openBrowserSocket: OpenSocket = (url, options) =>
     }, options.timeoutMs);
     const failed = () => {
       clearTimeout(timer);
-      reject(new RefusedUpgradeError(`could not open a WebSocket to ${url}`, 0));
+      reject(new RefusedUpgradeError(`could not open a WebSocket to ${url} ${TOKEN_HINT}`, 0));
     };
     ws.addEventListener('error', failed, { once: true });
     ws.addEventListener(

@@ -7,8 +7,10 @@ import { lstat, readlink, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isInside } from '../confine/index.ts';
 
+import { DATA_LINK_NAME } from './data-link-name.ts';
+
 /** The link's name in the agent root. Unlikely to clash with a project's own `data/`. */
-export const DATA_LINK_NAME = 'ribosome-data';
+export { DATA_LINK_NAME };
 
 /** The gitignore rule keeping the link out of checkpoints. */
 export const DATA_LINK_EXCLUDE = `/${DATA_LINK_NAME}`;

@@ -1,9 +1,10 @@
 import React from 'react';
 import type { BrowserClient } from '../client/browser.ts';
 import { createActions } from '../tui/actions.ts';
-import { formatCost } from '../tui/format.ts';
+import { useCheckpointRefresh } from '../tui/hooks/use-checkpoint-refresh.ts';
 import { useNow } from '../tui/hooks/use-now.ts';
 import { orderedCodons, runningCodon } from '../tui/store/codons.ts';
+import { currentRunCost, describeCost } from '../tui/store/reduce.ts';
 import { runWord, statusNotice } from '../tui/store/selectors.ts';
 import { Activity } from './components/activity.tsx';
 import { Changes } from './components/changes.tsx';
@@ -11,7 +12,7 @@ import { Controls, type Dialog } from './components/controls.tsx';
 import { CostView } from './components/cost-chart.tsx';
 import { Fleet, type FleetSummary } from './components/fleet.tsx';
 import { Overview } from './components/overview.tsx';
-import { KEY_HELP, keyCommand, VIEWS, type ViewId } from './keys.ts';
+import { isTextEntry, KEY_HELP, keyCommand, VIEWS, type ViewId } from './keys.ts';
 import { useConnection, useDashboard } from './use-dashboard.ts';
 
 export type DashboardConfig = { servers: { url: string }[]; readonly: boolean };
@@ -110,17 +111,23 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
       url,
       status: `${state.run.connection.state} · ${runWord(state.run.run)}`,
       ...(running ? { currentCodon: running.codonId } : {}),
-      cost: state.run.run.runCost || state.run.run.totalCost,
+      cost: currentRunCost(state.run.run),
       ...(state.run.run.runId ? { runId: state.run.run.runId } : {}),
     });
   }, [url, onSummary, state.run.connection.state, state.run.run, running]);
+
+  // The run's branch and checkpoints, known at connect and after each new run (as in the TUI).
+  useCheckpointRefresh(client, state.run.connection, state.run.run.runId);
+  const synced = !state.run.connection.syncing;
 
   React.useEffect(() => {
     if (!visible) return;
     const onKey = (e: KeyboardEvent) => {
       const target = e.target as HTMLElement | null;
       if (e.ctrlKey || e.metaKey || e.altKey) return;
-      if (target && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName) && e.key !== 'Escape') return;
+      if (target && isTextEntry(target as HTMLInputElement) && e.key !== 'Escape') return;
+      // A focused select keeps its arrows; its letters and digits are the app's.
+      if (target?.tagName === 'SELECT' && e.key.startsWith('Arrow')) return;
       const command = keyCommand(e.key, !canControl);
       if (!command) return;
       e.preventDefault();
@@ -169,7 +176,7 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
         setView={setView}
         title={`${state.run.connection.plan?.name ?? 'run'} · ${url}`}
         status={`${state.run.connection.state}${canControl ? '' : ' · read-only'}`}
-        extra={`${runWord(state.run.run)} · ${formatCost(state.run.run.runCost || state.run.run.totalCost)} · ${state.eventCount} events`}
+        extra={`${runWord(state.run.run)} · ${describeCost(state.run.run)} · ${state.eventCount} events`}
       />
       {canControl ? (
         <Controls state={state} actions={actions} selected={current} dialog={dialog} setDialog={setDialog} />
@@ -189,7 +196,7 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
           codonIds={codons.map((c) => c.codonId)}
           follow={follow}
           onFollowChange={setFollow}
-          synced={!state.run.connection.syncing}
+          synced={synced}
         />
       ) : null}
       {view === 'changes' ? <Changes state={state} client={client} codonId={current} /> : null}

@@ -66,3 +66,31 @@ export function keyCommand(key: string, readonly: boolean): KeyCommand | undefin
   if (Object.hasOwn(control, key)) return readonly ? undefined : control[key];
   return Object.hasOwn(any, key) ? any[key] : undefined;
 }
+
+/** Input types that take no typed text: keys pressed on them are the app's. */
+const NON_TEXT_INPUTS = new Set([
+  'checkbox',
+  'radio',
+  'button',
+  'submit',
+  'reset',
+  'image',
+  'file',
+  'range',
+  'color',
+]);
+
+/**
+ * Whether a key pressed on this element is typing (so the app leaves it alone): text inputs,
+ * textareas and editable content. A checkbox, button or select keeps the app's keys working.
+ */
+export function isTextEntry(target: {
+  tagName: string;
+  type?: string;
+  isContentEditable?: boolean;
+}): boolean {
+  if (target.isContentEditable) return true;
+  if (target.tagName === 'TEXTAREA') return true;
+  if (target.tagName !== 'INPUT') return false;
+  return !NON_TEXT_INPUTS.has((target.type ?? 'text').toLowerCase());
+}

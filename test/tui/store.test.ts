@@ -1,10 +1,17 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ServerEvent } from '../../src/protocol/index.ts';
 import { orderedCodons, runningCodon } from '../../src/tui/store/codons.ts';
-import { describeCost, foldEvents, reduceRun, totalTokens } from '../../src/tui/store/reduce.ts';
+import {
+  currentRunCost,
+  describeCost,
+  foldEvents,
+  reduceRun,
+  totalTokens,
+} from '../../src/tui/store/reduce.ts';
 import { initialRunState, MAX_ACTIVITY, type RunState } from '../../src/tui/store/run-state.ts';
 import {
   nextCodonId,
+  passedOverCodons,
   rollbackTargets,
   runCheckpoints,
   runWord,
@@ -313,6 +320,23 @@ describe('errors', () => {
     ]);
     expect(s.commands[0]).toMatchObject({ status: 'failed', error: 'NO_CODON_RUNNING: nothing runs' });
   });
+
+  it('marks a command answered when its outcome arrives: a started codon for next, its end for skip', () => {
+    const send = (s: RunState, id: string, type: 'codon.next' | 'codon.skip') =>
+      reduceRun(s, { kind: 'commandSent', id, type, label: type });
+    let s = send(fold(runStarted()), 'n1', 'codon.next');
+    s = send(s, 'n2', 'codon.next');
+    s = fold(codonStart('a', 0), s);
+    // One start answers one next: the oldest.
+    expect(s.commands.map((c) => c.status)).toEqual(['answered', 'sent']);
+    s = send(s, 's1', 'codon.skip');
+    s = fold(codonEnd('a', 'skipped'), s);
+    expect(s.commands.map((c) => [c.id, c.status])).toEqual([
+      ['n1', 'answered'],
+      ['n2', 'sent'],
+      ['s1', 'answered'],
+    ]);
+  });
 });
 
 describe('rollback', () => {
@@ -531,6 +555,9 @@ describe('after a rollback', () => {
     expect(server.runCost).toBe(0);
     expect(s.run).toMatchObject({ runId: 'run-2', runCount: 2, runCost: 0, totalCost: server.totalCost });
     expect(describeCost(s.run)).toBe('$0 (all runs $0.0600)');
+    // The run's own cost is 0, not the total (the web dashboard's header, overview and fleet).
+    expect(currentRunCost(s.run)).toBe(0);
+    expect(currentRunCost({ runCount: 1, runCost: 0, totalCost: 0.06 })).toBe(0.06);
     expect(s.run.workTime).toBe(0);
     // The idle of the old run spoke of it: the new run is not "plan done".
     expect(runWord(s.run)).toBe('run running');
@@ -671,5 +698,7 @@ describe('a loop until verify whose gates passed', () => {
       ev('server.idle', { reason: 'all-codons-completed', message: 'all 5 codons of plan "p" are done' }),
     ]);
     expect(text(s).slice(2, 4)).toEqual(['· sign#1 passed over $0', '· sign#2 passed over $0']);
+    // The same set for the web overview.
+    expect([...passedOverCodons(orderedCodons(s.codons), s.run.idle)]).toEqual(['sign#1', 'sign#2']);
   });
 });

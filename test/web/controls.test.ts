@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { CheckpointInfo } from '../../src/protocol/index.ts';
 import { foldEvents } from '../../src/tui/store/reduce.ts';
 import { initialRunState } from '../../src/tui/store/run-state.ts';
-import { keyCommand } from '../../src/web/keys.ts';
+import { isTextEntry, keyCommand } from '../../src/web/keys.ts';
 import { codonRange, undoneBy } from '../../src/web/model/checkpoint-range.ts';
 import { codonEnd, codonStart, resetCost, runStarted } from '../tui/helpers/events.ts';
 
@@ -70,5 +70,18 @@ describe('keys', () => {
     expect(keyCommand('3', true)).toEqual({ kind: 'view', view: 'changes' });
     expect(keyCommand('f', true)).toEqual({ kind: 'follow' });
     expect(keyCommand('toString', false)).toBeUndefined();
+  });
+
+  it('leaves only text entry alone: a checkbox, button or select keeps the keys working', () => {
+    expect(isTextEntry({ tagName: 'INPUT', type: 'text' })).toBe(true);
+    expect(isTextEntry({ tagName: 'INPUT', type: 'search' })).toBe(true);
+    expect(isTextEntry({ tagName: 'INPUT', type: 'number' })).toBe(true);
+    expect(isTextEntry({ tagName: 'INPUT' })).toBe(true);
+    expect(isTextEntry({ tagName: 'TEXTAREA' })).toBe(true);
+    expect(isTextEntry({ tagName: 'DIV', isContentEditable: true })).toBe(true);
+    expect(isTextEntry({ tagName: 'INPUT', type: 'checkbox' })).toBe(false);
+    expect(isTextEntry({ tagName: 'INPUT', type: 'radio' })).toBe(false);
+    expect(isTextEntry({ tagName: 'BUTTON', type: 'button' })).toBe(false);
+    expect(isTextEntry({ tagName: 'SELECT' })).toBe(false);
   });
 });

@@ -1,12 +1,14 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ServerEvent } from '../../src/protocol/index.ts';
+import type { CheckpointInfo, ServerEvent } from '../../src/protocol/index.ts';
 import { orderedCodons } from '../../src/tui/store/codons.ts';
 import { ACTIVITY_KINDS, filterRows } from '../../src/web/model/activity-rows.ts';
 import { initialDashboard, reduceDashboard } from '../../src/web/model/dashboard.ts';
 import { fileTree } from '../../src/web/model/file-tree.ts';
+import { diffPoints, lineageOf, type RunEntry } from '../../src/web/model/lineage.ts';
 import {
   codonEnd,
   codonStart,
+  RUN,
   resetCost,
   runStarted,
   toolCall,
@@ -123,5 +125,78 @@ describe('the dashboard store', () => {
     const tree = fileTree(s.files);
     expect(tree.children.map((c) => c.name)).toEqual(['src', 'b.txt']);
     expect(tree.children[0]?.children[0]?.file).toMatchObject({ content: '3', action: 'modified' });
+  });
+
+  it('leaves the data directory link (ribosome-data) out of the file tree and the activity', () => {
+    const s = events([
+      ev('file.updated', {
+        path: 'ribosome-data',
+        filename: 'ribosome-data',
+        content: '',
+        action: 'created',
+      }),
+      ev('file.updated', {
+        path: 'ribosome-data/in.csv',
+        filename: 'in.csv',
+        content: '1',
+        action: 'created',
+      }),
+      ev('file.updated', {
+        path: 'ribosome-data.txt',
+        filename: 'ribosome-data.txt',
+        content: '2',
+        action: 'created',
+      }),
+    ]);
+    expect([...s.files.keys()]).toEqual(['ribosome-data.txt']);
+    expect(s.log.rows.filter((r) => r.kind === 'file').map((r) => r.text)).toEqual([
+      'created ribosome-data.txt',
+    ]);
+  });
+});
+
+describe('the changes view after a rollback', () => {
+  const cp = (codonId: string, sha: string, t: number): CheckpointInfo => ({
+    codonId,
+    codonName: codonId,
+    checkpointType: 'completed',
+    sha,
+    status: 'completed',
+    timestamp: new Date(Date.UTC(2025, 0, 1, 0, 0, t)).toISOString(),
+  });
+  const at = (t: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, t)).toISOString();
+  const runs: RunEntry[] = [
+    { runId: 'r1', startedAt: at(0), initialSha: 'i1', status: 'completed' },
+    { runId: 'r2', startedAt: at(10), fromRunId: 'r1', initialSha: 'i2', status: 'running' },
+    { runId: 'other', startedAt: at(20), status: 'running' },
+  ];
+
+  it("offers the lineage's checkpoints when the new run has none of its own", () => {
+    expect(lineageOf(runs, 'r2').map((r) => r.runId)).toEqual(['r2', 'r1']);
+    const points = diffPoints(runs, 'r2', [], {
+      r1: [cp('one', 'a1', 1), cp('two', 'a2', 2)],
+      other: [cp('x', 'o', 3)],
+    });
+    expect(points.map((p) => [p.sha, p.runId])).toEqual([
+      ['i1', 'r1'],
+      ['a1', 'r1'],
+      ['a2', 'r1'],
+      ['i2', 'r2'],
+    ]);
+  });
+
+  it("keeps each run's checkpoint.list answer, and the run's store only its own", () => {
+    const list = (runId: string, checkpoints: CheckpointInfo[]) =>
+      ev('checkpoint.list', { runId, currentBranch: 'run/r2', checkpoints });
+    const s = events([
+      ...runStarted(),
+      list('earlier', [cp('one', 'a1', 1)]),
+      list(RUN, [cp('two', 'b1', 2)]),
+    ]);
+    expect(Object.keys(s.listed)).toEqual(['earlier', RUN]);
+    expect(s.run.checkpoints.listed?.runId).toBe(RUN);
+    // An earlier run's list after the run's own leaves the run's as it was.
+    const later = events([list('earlier', [cp('one', 'a1', 1)])], s);
+    expect(later.run.checkpoints.listed?.checkpoints.map((c) => c.sha)).toEqual(['b1']);
   });
 });

@@ -103,9 +103,12 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', { timeout: 60_000 }, (
     // Live: the page starts the codon and the timeline follows.
     await page.click('[data-testid="control-next"]');
     await status(page, 'one', 'completed');
+    // The run's branch is known without listing checkpoints (`c`).
+    await page.waitForSelector('[data-testid="run-branch"]:has-text("run/")');
     await page.screenshot({ path: join(SCREENSHOTS, 'overview.png') });
 
-    await page.click('[data-testid="tab-activity"]');
+    // The clicked button keeps focus: the keys still work (only text entry swallows them).
+    await page.keyboard.press('2');
     await page.waitForSelector('[data-testid="view-activity"][data-synced="true"]');
     const tool = page.locator('[data-testid="activity-row"][data-kind="tool"]').first();
     await tool.waitFor();
@@ -153,6 +156,14 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', { timeout: 60_000 }, (
     );
     await status(page, 'one', 'pending');
     expect(await page.locator('[data-testid="runs"] li').count()).toBe(2);
+    // The new run has spent nothing yet: its own cost, the total apart.
+    expect(await page.locator('[data-testid="run-cost"]').textContent()).toMatch(/^\$0 \(all 2 runs /);
+    // Before the new run took any checkpoint, the changes view offers the earlier run's.
+    await page.click('[data-testid="tab-changes"]');
+    await page.waitForSelector(`[data-testid="diff-from"] option:has-text("(run ${firstRun})")`, {
+      state: 'attached',
+    });
+    await page.click('[data-testid="tab-overview"]');
     // The new run: one runs again, and its diff (from the new run's initial checkpoint) shows its file.
     await page.click('[data-testid="control-next"]');
     await status(page, 'one', 'completed');

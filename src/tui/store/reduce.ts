@@ -18,6 +18,7 @@ import {
   setCodonCost,
   upsertCodon,
 } from './codons.ts';
+import { answerCommand } from './command-answers.ts';
 import { addError, severityOf } from './errors.ts';
 import { isRollbackEvent, rollbackEvent, rollbackRefused, rollbackRequested } from './rollback.ts';
 import {
@@ -109,6 +110,10 @@ export function foldEvents(state: RunState, events: readonly ServerEvent[]): Run
 }
 
 export function foldEvent(state: RunState, e: ServerEvent): RunState {
+  return answerCommand(foldEventOnly(state, e), e.type);
+}
+
+function foldEventOnly(state: RunState, e: ServerEvent): RunState {
   if (isRollbackEvent(e)) return rollbackEvent(state, e);
   switch (e.type) {
     case 'codon.started': {
@@ -183,6 +188,8 @@ export function foldEvent(state: RunState, e: ServerEvent): RunState {
       return note(state, e.id, `! ${e.data.codonId} was interrupted: ${oneLine(e.data.message)}`, 'warn');
     case 'checkpoint.list': {
       const d = e.data;
+      // Another run's list (the web dashboard asks for the earlier runs of a lineage): not this run's.
+      if (state.run.runId && d.runId !== state.run.runId) return state;
       const listed = { runId: d.runId, branch: d.currentBranch, checkpoints: d.checkpoints, at: e.timestamp };
       return {
         ...learnCodonsFromCheckpoints(state, d.checkpoints),
@@ -369,9 +376,13 @@ export function totalTokens(run: RunState['run']): typeof ZERO_TOKENS {
   return Object.values(run.codonTokens).reduce(addTokens, run.settledTokens);
 }
 
+/** The current run's own cost (0 is a value: a run just rolled back to has spent nothing yet). */
+export const currentRunCost = (run: Pick<RunState['run'], 'runCount' | 'runCost' | 'totalCost'>): number =>
+  run.runCount > 1 ? run.runCost : run.totalCost;
+
 export const describeCost = (run: RunState['run']) =>
   run.runCount > 1
-    ? `${formatCost(run.runCost)} (all runs ${formatCost(run.totalCost)})`
+    ? `${formatCost(currentRunCost(run))} (all runs ${formatCost(run.totalCost)})`
     : formatCost(run.totalCost);
 
 /** Codons of the plan (from server.ready) that no event has named yet are shown as pending. */

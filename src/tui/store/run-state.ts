@@ -119,7 +119,8 @@ export type SentCommand = {
   id: string;
   type: CommandType;
   label: string;
-  status: 'sent' | 'failed';
+  /** Sent; answered by its outcome event (command-answers.ts); failed by an error with its id. */
+  status: 'sent' | 'answered' | 'failed';
   error?: string;
 };
 

@@ -1,7 +1,7 @@
 import type { CheckpointInfo } from '../../protocol/index.ts';
 import { formatTime } from '../format.ts';
 import { isEnded, orderedCodons } from './codons.ts';
-import type { RunState } from './run-state.ts';
+import type { CodonRow, RunState } from './run-state.ts';
 
 /** Derived views of the store, computed where they are shown. */
 
@@ -72,4 +72,21 @@ export function runWord(run: RunState['run']): string {
   const next = nextCodonId(run);
   if (run.idle) return next ? `idle · next: ${next}` : 'idle';
   return run.runStatus ? `run ${run.runStatus}` : '';
+}
+
+/** What a codon that will not run says (the TUI's codon list, the web overview). */
+export const PASSED_OVER = 'passed over';
+
+/**
+ * Codons that never ran yet will not run: the server idles with a later codon next (codon.next starts
+ * the first codon not done, so every codon before it is done) or with every codon done. Such a codon
+ * is an iteration of a loop `until: verify` whose gates passed (README "What runs next").
+ */
+export function passedOverCodons(rows: readonly CodonRow[], idle: RunState['run']['idle']): Set<string> {
+  if (!idle) return new Set();
+  const all = idle.reason === 'all-codons-completed';
+  const nextAt = rows.findIndex((r) => r.codonId === idle.nextCodonId);
+  return new Set(
+    rows.filter((row, i) => row.status === 'pending' && (all || i < nextAt)).map((row) => row.codonId),
+  );
 }

@@ -1,6 +1,5 @@
 import React from 'react';
 import type { BrowserClient } from '../../client/browser.ts';
-import type { CheckpointInfo } from '../../protocol/index.ts';
 import { formatTime } from '../../tui/format.ts';
 import { runCheckpoints } from '../../tui/store/selectors.ts';
 import { requestDiff } from '../diff-request.ts';
@@ -8,6 +7,7 @@ import { codonRange } from '../model/checkpoint-range.ts';
 import type { DashboardState } from '../model/dashboard.ts';
 import { type CheckpointDiff, type DiffFile, splitRows, unifiedRows } from '../model/diff-layout.ts';
 import { fileTree, type TreeNode } from '../model/file-tree.ts';
+import { diffPoints, lineageOf } from '../model/lineage.ts';
 
 type DiffState =
   | { phase: 'idle' }
@@ -26,23 +26,13 @@ export function Changes({
   codonId: string | undefined;
 }): React.ReactElement {
   const runId = state.run.run.runId;
-  const initial = state.runs.find((r) => r.runId === runId);
-  const listed = runCheckpoints(state.run.checkpoints, runId);
-  // The run's initial checkpoint is no codon's: listed first, as where the first codon starts.
-  const checkpoints: CheckpointInfo[] =
-    initial?.initialSha && !listed.some((c) => c.sha === initial.initialSha)
-      ? [
-          {
-            codonId: '',
-            codonName: '',
-            checkpointType: 'rig-setup',
-            sha: initial.initialSha,
-            status: 'pending',
-            timestamp: initial.startedAt,
-          },
-          ...listed,
-        ]
-      : listed;
+  const lineage = lineageOf(state.runs, runId);
+  const checkpoints = diffPoints(
+    state.runs,
+    runId,
+    runCheckpoints(state.run.checkpoints, runId),
+    state.listed,
+  );
   const range = codonId ? codonRange(checkpoints, codonId) : {};
   const [from, setFrom] = React.useState('');
   const [to, setTo] = React.useState('');
@@ -50,10 +40,19 @@ export function Changes({
   const [diff, setDiff] = React.useState<DiffState>({ phase: 'idle' });
   const [open, setOpen] = React.useState<string | undefined>();
 
+  // The run, then the earlier runs of its lineage: asked again when either changes.
+  const asks = [runId ?? '', ...lineage.slice(1).map((r) => r.runId)].join(' ');
   React.useEffect(() => {
-    // The checkpoints of the run, once, so a codon's start and end are known.
-    client.send('checkpoint.list', {});
-  }, [client]);
+    // The earlier runs' checkpoints (the dashboard's lists by run), then the run's own, so a codon's
+    // start and end are known.
+    const [, ...earlier] = asks.split(' ');
+    try {
+      for (const id of earlier) client.send('checkpoint.list', { runId: id });
+      client.send('checkpoint.list', {});
+    } catch {
+      // Closed: asked again once reconnected.
+    }
+  }, [client, asks]);
   React.useEffect(() => {
     setFrom(range.from?.sha ?? '');
     setTo(range.to?.sha ?? '');
@@ -76,7 +75,7 @@ export function Changes({
   const option = (sha: string) => {
     const c = checkpoints.find((x) => x.sha === sha);
     return c
-      ? `${c.sha.slice(0, 8)} ${c.codonId || '(initial)'} ${c.checkpointType} ${formatTime(c.timestamp)}`
+      ? `${c.sha.slice(0, 8)} ${c.codonId || '(initial)'} ${c.checkpointType} ${formatTime(c.timestamp)}${c.runId && c.runId !== runId ? ` (run ${c.runId})` : ''}`
       : sha.slice(0, 8);
   };
   return (

@@ -59,13 +59,25 @@ export function CostView({ series }: { series: CostSeries }): React.ReactElement
       <h3>
         Cumulative tokens: {formatTokens(series.totals.input)} in, {formatTokens(series.totals.output)} out
       </h3>
-      <svg viewBox={`0 0 ${W} ${H}`} className="chart" role="img" aria-label="cumulative tokens">
+      <svg
+        viewBox={`0 0 ${W} ${H + 20}`}
+        className="chart"
+        role="img"
+        aria-label="cumulative tokens"
+        data-testid="chart-tokens"
+      >
         <line x1={0} y1={H} x2={W} y2={H} className="axis" />
         <text x={2} y={12} className="axis-label">
           {formatTokens(tokenScale.max)}
         </text>
         {line((p) => p.input + p.output, tokenScale, 'series-tokens')}
         {line((p) => p.output, tokenScale, 'series-output')}
+        <text x={W - 150} y={H + 16} className="legend-tokens">
+          ■ in + out
+        </text>
+        <text x={W - 70} y={H + 16} className="legend-output">
+          ■ out
+        </text>
       </svg>
       <h3>Per codon</h3>
       <svg

@@ -2,8 +2,8 @@ import type React from 'react';
 import { formatCost, formatDuration, formatTime } from '../../tui/format.ts';
 import { budgetLine } from '../../tui/store/budget.ts';
 import { attemptWord, orderedCodons } from '../../tui/store/codons.ts';
-import { totalTokens } from '../../tui/store/reduce.ts';
-import { runWord } from '../../tui/store/selectors.ts';
+import { currentRunCost, totalTokens } from '../../tui/store/reduce.ts';
+import { PASSED_OVER, passedOverCodons, runWord } from '../../tui/store/selectors.ts';
 import type { DashboardState } from '../model/dashboard.ts';
 
 /** The run at a glance: codons as a timeline, totals, run and branch, proxy, budgets, earlier runs. */
@@ -34,6 +34,8 @@ export function Overview({
   const span = Math.max(1, Math.max(active ? now : t0, ...ends) - t0);
   const tokens = totalTokens(run);
   const budget = budgetLine(run, tokens.output, now);
+  // Pending codons the server will not run (a loop `until: verify` that ended early), as the TUI says.
+  const passedOver = passedOverCodons(codons, run.idle);
   return (
     <section className="overview" data-testid="view-overview">
       <dl className="facts">
@@ -42,10 +44,10 @@ export function Overview({
         <dt>state</dt>
         <dd data-testid="run-state">{runWord(run)}</dd>
         <dt>branch</dt>
-        <dd>{run.branch ?? '—'}</dd>
+        <dd data-testid="run-branch">{run.branch ?? '—'}</dd>
         <dt>cost</dt>
         <dd data-testid="run-cost">
-          {formatCost(run.runCost || run.totalCost)}
+          {formatCost(currentRunCost(run))}
           {run.runCount > 1 ? ` (all ${run.runCount} runs ${formatCost(run.totalCost)})` : ''}
         </dd>
         <dt>tokens</dt>
@@ -91,8 +93,11 @@ export function Overview({
                   <b>{c.codonId}</b>{' '}
                   <span className="muted">{c.codonName !== c.codonId ? c.codonName : ''}</span>
                 </td>
-                <td className={`status status-${c.status}`}>
-                  {c.status}
+                <td
+                  className={`status status-${c.status}${passedOver.has(c.codonId) ? ' muted' : ''}`}
+                  data-testid="codon-status"
+                >
+                  {passedOver.has(c.codonId) ? PASSED_OVER : c.status}
                   {c.note ? ` (${c.note})` : ''}
                   {attemptWord(c) ? ` · ${attemptWord(c)}` : ''}
                 </td>

@@ -4,6 +4,7 @@ import { pendingCallIndex, resultOf } from '../../tui/store/activity.ts';
 import { severityOf } from '../../tui/store/errors.ts';
 import type { ToolResult } from '../../tui/store/run-state.ts';
 import type { Tone } from '../../tui/theme.ts';
+import { isDataLinkPath } from './file-tree.ts';
 
 /**
  * The dashboard's activity list: every event worth reading, as one row each, kept in full (the TUI
@@ -119,6 +120,7 @@ export function foldActivity(log: ActivityLog, events: readonly ServerEvent[]): 
         break;
       }
       case 'file.updated':
+        if (isDataLinkPath(e.data.path)) break;
         push({
           ...base,
           kind: 'file',

@@ -1,9 +1,9 @@
-import type { ServerEvent } from '../../protocol/index.ts';
+import type { CheckpointInfo, ServerEvent } from '../../protocol/index.ts';
 import { reduceRun } from '../../tui/store/reduce.ts';
 import { initialRunState, type RunState, type StoreAction } from '../../tui/store/run-state.ts';
 import { type ActivityLog, EMPTY_LOG, foldActivity } from './activity-rows.ts';
 import { type CostSeries, EMPTY_SERIES, foldSeries } from './chart-series.ts';
-import type { FileEntry } from './file-tree.ts';
+import { type FileEntry, isDataLinkPath } from './file-tree.ts';
 import { foldRuns, type RunEntry } from './lineage.ts';
 
 /**
@@ -18,6 +18,8 @@ export type DashboardState = {
   series: CostSeries;
   files: ReadonlyMap<string, FileEntry>;
   runs: readonly RunEntry[];
+  /** Each run's checkpoints as the last checkpoint.list answer for it listed them (the changes view's lineage). */
+  listed: Readonly<Record<string, readonly CheckpointInfo[]>>;
   /** How many events were folded (the page shows it; tests read it). */
   eventCount: number;
 };
@@ -29,6 +31,7 @@ export function initialDashboard(url: string): DashboardState {
     series: EMPTY_SERIES,
     files: new Map(),
     runs: [],
+    listed: {},
     eventCount: 0,
   };
 }
@@ -36,7 +39,7 @@ export function initialDashboard(url: string): DashboardState {
 function foldFiles(files: ReadonlyMap<string, FileEntry>, events: readonly ServerEvent[]) {
   let out: Map<string, FileEntry> | undefined;
   for (const e of events) {
-    if (e.type !== 'file.updated') continue;
+    if (e.type !== 'file.updated' || isDataLinkPath(e.data.path)) continue;
     out ??= new Map(files);
     out.set(e.data.path, {
       path: e.data.path,
@@ -48,12 +51,23 @@ function foldFiles(files: ReadonlyMap<string, FileEntry>, events: readonly Serve
   return out ?? files;
 }
 
+function foldListed(listed: DashboardState['listed'], events: readonly ServerEvent[]) {
+  let out: Record<string, readonly CheckpointInfo[]> | undefined;
+  for (const e of events) {
+    if (e.type !== 'checkpoint.list') continue;
+    out ??= { ...listed };
+    out[e.data.runId] = e.data.checkpoints;
+  }
+  return out ?? listed;
+}
+
 function foldAll(state: DashboardState, events: readonly ServerEvent[]): Omit<DashboardState, 'run'> {
   return {
     log: foldActivity(state.log, events),
     series: foldSeries(state.series, events),
     files: foldFiles(state.files, events),
     runs: foldRuns(state.runs, events),
+    listed: foldListed(state.listed, events),
     eventCount: state.eventCount + events.length,
   };
 }
@@ -64,7 +78,8 @@ export function reduceDashboard(state: DashboardState, action: StoreAction): Das
     case 'events':
       return { ...foldAll(state, action.events), run };
     case 'history': {
-      const fresh = initialDashboard(state.run.connection.url);
+      // Lists are answers, not history: they stay.
+      const fresh = { ...initialDashboard(state.run.connection.url), listed: state.listed };
       return { ...foldAll(fresh, action.events), run };
     }
     default:

@@ -1,4 +1,4 @@
-import type { ServerEvent } from '../../protocol/index.ts';
+import type { CheckpointInfo, ServerEvent } from '../../protocol/index.ts';
 
 /** The execution's runs from RunStarted/RunCompleted/RunFailed/RunCrashed transitions: a rollback starts a run from another. */
 
@@ -49,4 +49,51 @@ export function foldRuns(runs: readonly RunEntry[], events: readonly ServerEvent
     }
   }
   return out;
+}
+
+/** A run and the runs it grew from (by rollback or recovery), newest first. */
+export function lineageOf(runs: readonly RunEntry[], runId: string | undefined): RunEntry[] {
+  const out: RunEntry[] = [];
+  let at = runId ? runs.find((r) => r.runId === runId) : undefined;
+  while (at && !out.includes(at)) {
+    out.push(at);
+    const from: string | undefined = at.fromRunId;
+    at = from ? runs.find((r) => r.runId === from) : undefined;
+  }
+  return out;
+}
+
+/** A checkpoint the diff can start or end at, and the run that took it. */
+export type DiffPoint = CheckpointInfo & { runId?: string };
+
+/**
+ * What the changes view offers to diff: the current run's checkpoints, those the earlier runs of its
+ * lineage took (as their checkpoint.list answers listed them), and each run's initial checkpoint (no
+ * codon's: where its first codon starts); one per sha, oldest first. After a rollback or a recovery the
+ * new run has none of its own yet, and its lineage still has something to compare.
+ */
+export function diffPoints(
+  runs: readonly RunEntry[],
+  runId: string | undefined,
+  current: readonly CheckpointInfo[],
+  listed: Readonly<Record<string, readonly CheckpointInfo[]>>,
+): DiffPoint[] {
+  const bySha = new Map<string, DiffPoint>();
+  for (const c of current) bySha.set(c.sha, runId ? { ...c, runId } : { ...c });
+  for (const run of lineageOf(runs, runId)) {
+    if (run.runId !== runId)
+      for (const c of listed[run.runId] ?? [])
+        if (!bySha.has(c.sha)) bySha.set(c.sha, { ...c, runId: run.runId });
+    if (run.initialSha && !bySha.has(run.initialSha))
+      bySha.set(run.initialSha, {
+        codonId: '',
+        codonName: '',
+        checkpointType: 'rig-setup',
+        sha: run.initialSha,
+        status: 'pending',
+        timestamp: run.startedAt,
+        runId: run.runId,
+      });
+  }
+  return [...bySha.values()].sort((a, b) => a.timestamp.localeCompare(b.timestamp));
 }

@@ -2,6 +2,7 @@ import type { CodonStatus } from '../../../protocol/index.ts';
 import { formatCost, formatDuration, padTo } from '../../format.ts';
 import { attemptWord, fallbackModelOf, isActiveStatus, orderedCodons, UNDONE } from '../../store/codons.ts';
 import type { CodonRow, RunState } from '../../store/run-state.ts';
+import { PASSED_OVER, passedOverCodons } from '../../store/selectors.ts';
 import type { Tone } from '../../theme.ts';
 import type { Line } from '../lines.ts';
 
@@ -56,7 +57,7 @@ export function codonLines(
     };
   }
   let running: number | undefined;
-  const passedOver = passedOverRows(rows, idle);
+  const passedOver = passedOverCodons(rows, idle);
   const selecting = selected !== undefined && rows.some((row) => row.codonId === selected);
   const lines = rows.map((row, i): Line => {
     const active = isActiveStatus(row.status);
@@ -88,22 +89,6 @@ export function codonLines(
     ...(running === undefined ? {} : { running }),
     ...(at === -1 ? {} : { selected: at }),
   };
-}
-
-const PASSED_OVER = 'passed over';
-
-/**
- * Codons that never ran yet will not run: the server idles with a later codon next (codon.next starts
- * the first codon not done, so every codon before it is done) or with every codon done. Such a codon
- * is an iteration of a loop `until: verify` whose gates passed (README "What runs next").
- */
-function passedOverRows(rows: readonly CodonRow[], idle: RunState['run']['idle']): Set<string> {
-  if (!idle) return new Set();
-  const all = idle.reason === 'all-codons-completed';
-  const nextAt = rows.findIndex((r) => r.codonId === idle.nextCodonId);
-  return new Set(
-    rows.filter((row, i) => row.status === 'pending' && (all || i < nextAt)).map((row) => row.codonId),
-  );
 }
 
 /** One codon's line; `next` when the server named it as the codon codon.next starts. */

@@ -1,10 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { CheckpointInfo } from '../../src/protocol/index.ts';
-import { foldEvents } from '../../src/tui/store/reduce.ts';
+import { foldEvents, reduceRun } from '../../src/tui/store/reduce.ts';
 import { initialRunState } from '../../src/tui/store/run-state.ts';
 import { isTextEntry, keyCommand } from '../../src/web/keys.ts';
 import { codonRange, undoneBy } from '../../src/web/model/checkpoint-range.ts';
-import { codonEnd, codonStart, resetCost, runStarted } from '../tui/helpers/events.ts';
+import { showsRollback } from '../../src/web/model/progress.ts';
+import { codonEnd, codonStart, resetCost, rollback, runStarted } from '../tui/helpers/events.ts';
 
 const cp = (
   codonId: string,
@@ -83,5 +84,37 @@ describe('keys', () => {
     expect(isTextEntry({ tagName: 'INPUT', type: 'radio' })).toBe(false);
     expect(isTextEntry({ tagName: 'BUTTON', type: 'button' })).toBe(false);
     expect(isTextEntry({ tagName: 'SELECT' })).toBe(false);
+  });
+});
+
+describe('the progress line after a rollback (re-trial find)', () => {
+  beforeEach(resetCost);
+  const plan = () => [...runStarted(), ...codonStart('one', 0), ...codonEnd('one', 'completed')];
+
+  it('shows the rollback the page asked for, then the next command the page sends', () => {
+    let s = foldEvents(initialRunState('ws://x'), plan());
+    s = reduceRun(s, {
+      kind: 'commandSent',
+      id: 'r1',
+      type: 'rollback.toCodon',
+      label: 'roll back',
+      rollbackTarget: 'start of one',
+    });
+    expect(showsRollback(s.rollback, s.commands.at(-1))).toBe(true);
+    s = foldEvents(s, rollback({ toCodon: 'one', checkpointType: 'start', undo: ['one'], toRun: 'run-2' }));
+    expect(s.rollback.phase).toBe('completed');
+    expect(showsRollback(s.rollback, s.commands.at(-1))).toBe(true);
+    s = reduceRun(s, { kind: 'commandSent', id: 'n1', type: 'codon.next', label: 'start the next codon' });
+    expect(showsRollback(s.rollback, s.commands.at(-1))).toBe(false);
+  });
+
+  it('a page loaded after a rollback shows it until it sends a command', () => {
+    let s = foldEvents(initialRunState('ws://x'), [
+      ...plan(),
+      ...rollback({ toCodon: 'one', checkpointType: 'start', undo: ['one'], toRun: 'run-2' }),
+    ]);
+    expect(showsRollback(s.rollback, s.commands.at(-1))).toBe(true);
+    s = reduceRun(s, { kind: 'commandSent', id: 'n1', type: 'codon.next', label: 'start the next codon' });
+    expect(showsRollback(s.rollback, s.commands.at(-1))).toBe(false);
   });
 });

@@ -8,6 +8,7 @@ import {
 } from '../../tui/store/selectors.ts';
 import { undoneBy } from '../model/checkpoint-range.ts';
 import type { DashboardState } from '../model/dashboard.ts';
+import { showsRollback } from '../model/progress.ts';
 
 export type Dialog = 'stop' | 'rollback' | 'help' | undefined;
 export const WEB_STOP_REASON = 'stopped from the web dashboard';
@@ -56,7 +57,7 @@ export function Controls({
         rollback…
       </button>
       <span className="progress" data-testid="control-progress">
-        {rollback.phase !== 'idle'
+        {showsRollback(rollback, last)
           ? `rollback ${rollback.phase}${rollback.totalSteps ? ` ${rollback.currentStep ?? 0}/${rollback.totalSteps}` : ''}${rollback.error ? `: ${rollback.error.message}` : ''}`
           : last
             ? `${last.label}: ${last.status}${last.error ? ` (${last.error})` : ''}`

@@ -127,6 +127,16 @@ describe('the dashboard store', () => {
     expect(tree.children[0]?.children[0]?.file).toMatchObject({ content: '3', action: 'modified' });
   });
 
+  it('drops a deleted file from the tree, as a rollback restoring an earlier tree deletes it (re-trial find)', () => {
+    const s = events([
+      ev('file.updated', { path: 'hello.txt', filename: 'hello.txt', content: 'hi', action: 'created' }),
+      ev('file.updated', { path: 'README.md', filename: 'README.md', content: '# r', action: 'created' }),
+      ev('file.updated', { path: 'hello.txt', filename: 'hello.txt', content: '', action: 'deleted' }),
+    ]);
+    expect([...s.files.keys()]).toEqual(['README.md']);
+    expect(fileTree(s.files).children.map((c) => c.name)).toEqual(['README.md']);
+  });
+
   it('leaves the data directory link (ribosome-data) out of the file tree and the activity', () => {
     const s = events([
       ev('file.updated', {

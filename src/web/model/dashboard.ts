@@ -41,6 +41,12 @@ function foldFiles(files: ReadonlyMap<string, FileEntry>, events: readonly Serve
   for (const e of events) {
     if (e.type !== 'file.updated' || isDataLinkPath(e.data.path)) continue;
     out ??= new Map(files);
+    // The tree is the agent root as it is now: a deleted file (by the agent, or by a rollback's
+    // restore) leaves it; its content is still in the checkpoints' diffs.
+    if (e.data.action === 'deleted') {
+      out.delete(e.data.path);
+      continue;
+    }
     out.set(e.data.path, {
       path: e.data.path,
       content: e.data.content,

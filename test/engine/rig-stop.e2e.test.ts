@@ -1,10 +1,10 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { RibosomeClient } from '../../src/client/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { codonScript } from '../helpers/plans.ts';
-import { pidsWith, waitFor } from '../helpers/processes.ts';
+import { killUntilNone, pidsWith, waitFor } from '../helpers/processes.ts';
 import { startServer, tempDir } from '../helpers/server-process.ts';
 
 /** A rig setup command is the codon's as much as its agent is: skip, stop, shutdown and crashes end it. */
@@ -41,7 +41,21 @@ async function inRigSetup(marker: number) {
   return { ...w, server, client };
 }
 
-const marker = () => 20_000 + Math.floor(Math.random() * 5000);
+const markers: number[] = [];
+const marker = () => {
+  const m = 20_000 + Math.floor(Math.random() * 5000);
+  markers.push(m);
+  return m;
+};
+
+// A test that failed (a server that never ended the rig command) must not leave it running: the
+// command and its detached child carry the marker in their command line.
+afterEach(async () => {
+  for (const m of markers.splice(0)) {
+    await killUntilNone(() => pidsWith(`sleep ${m}`).map((pid) => ({ pid })));
+    await killUntilNone(() => pidsWith(`sleep ${m + 1}`).map((pid) => ({ pid })));
+  }
+});
 
 describe('a codon in rig setup', () => {
   it('codon.skip ends the rig command at once, the codon is skipped and the next one runs', async () => {

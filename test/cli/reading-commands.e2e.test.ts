@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { RibosomeClient } from '../../src/client/index.ts';
 import { type EventType, eventCategory } from '../../src/protocol/index.ts';
+import type { RunRow } from '../../src/runs/run-rows.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { codonScript, simplePlan, writeTurns } from '../helpers/plans.ts';
 import { waitFor } from '../helpers/processes.ts';
@@ -29,18 +30,8 @@ function temp() {
   return t.path;
 }
 
-type RunJson = {
-  id: string;
-  status: string;
-  done: number;
-  total: number | null;
-  failed: string[];
-  cost: number;
-  startedAt: string;
-  endedAt: string | null;
-  durationMs: number;
-  branch: string | null;
-};
+/** `ribosome runs --json` prints the rows as the reader makes them. */
+type RunJson = RunRow;
 
 describe('reading a finished execution (the demo plan run to its end)', () => {
   it('runs, journal export and log tell what happened; the exit summary says it on stderr', async () => {

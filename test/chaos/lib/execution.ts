@@ -223,7 +223,7 @@ export class Execution {
     this.received.push(e);
     // Replies to one client are not journaled; a fatal error may be sent when the journal cannot be written.
     if (e.type === 'error' && (e.data.commandId || e.data.fatal || e.data.severity === 'fatal')) return;
-    if (!isJournaled(e.type) || e.type === 'checkpoint.list') return;
+    if (!isJournaled(e.type)) return;
     this.seen.set(e.id, `${e.type} ${e.timestamp}`);
     if (!this.#ids.has(e.id)) {
       this.#ids.add(e.id);
@@ -246,9 +246,7 @@ export class Execution {
     if (client.invalidFrames.length > 0)
       this.#tally.fail(`events that fail their schema: ${client.invalidFrames.slice(0, 3).join('\n')}`);
     const ids = new Set(history.map((e) => e.id));
-    const tail = this.received
-      .slice(from)
-      .filter((e) => isJournaled(e.type) && e.type !== 'checkpoint.list' && !ids.has(e.id));
+    const tail = this.received.slice(from).filter((e) => isJournaled(e.type) && !ids.has(e.id));
     this.#log = [...history, ...tail.filter((e) => !(e.type === 'error' && e.data.commandId))];
     this.#ids = new Set(this.#log.map((e) => e.id));
     return history;

@@ -305,7 +305,7 @@ export class Harness {
       this.#commandErrors.set(e.data.commandId, e);
       return;
     }
-    if (!isJournaled(e.type) || e.type === 'checkpoint.list') return;
+    if (!isJournaled(e.type)) return;
     this.#live.push(e);
     if (!this.#ids.has(e.id)) {
       this.#ids.add(e.id);

@@ -232,40 +232,81 @@ export class ClientCore {
   async syncHistory(timeoutMs = 60_000): Promise<ServerEvent[]> {
     const events: ServerEvent[] = [];
     const seen = new Set<string>();
+    await this.streamHistory(
+      (batch) => {
+        for (const event of batch) {
+          if (seen.has(event.id)) continue;
+          seen.add(event.id);
+          events.push(event);
+        }
+      },
+      { timeoutMs, idle: false },
+    );
+    return events;
+  }
+
+  /**
+   * Streams the whole journal with history.sync, handing each history.batch's events to `onBatch`
+   * as it arrives and keeping none of them: a client folds a million-event journal batch by batch.
+   * Resolves with the number of events once `hasMore` is false. `timeoutMs` bounds the whole sync,
+   * or with `idle` (the default) the wait for each next batch. A refusal rejects with a
+   * CommandError; so does a throw from `onBatch` (with that error).
+   */
+  streamHistory(
+    onBatch: (events: ServerEvent[]) => void,
+    options: { timeoutMs?: number; idle?: boolean } = {},
+  ): Promise<number> {
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    const idle = options.idle ?? true;
     let commandId = '';
-    const done = new Promise<void>((resolve, reject) => {
+    let count = 0;
+    const done = new Promise<number>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout>;
+      const arm = () => {
+        timer = setTimeout(() => {
+          off();
+          reject(
+            new Error(`history.sync did not ${idle ? 'send a batch' : 'finish'} within ${timeoutMs} ms`),
+          );
+        }, timeoutMs);
+      };
       const off = () => {
+        clearTimeout(timer);
         offBatch();
         offError();
       };
-      const timer = setTimeout(() => {
-        off();
-        reject(new Error(`history.sync did not finish within ${timeoutMs} ms`));
-      }, timeoutMs);
+      arm();
       const offError = this.on('error', (error) => {
         if (error.data.commandId !== commandId) return;
-        clearTimeout(timer);
         off();
         reject(new CommandError(error));
       });
       const offBatch = this.on('history.batch', (batch) => {
+        const events: ServerEvent[] = [];
         for (const raw of batch.data.events) {
-          if (seen.has(raw.id)) continue;
-          seen.add(raw.id);
           const parsed = parseServerEvent(raw);
           if (parsed.ok) events.push(parsed.event);
           else this.invalidFrames.push(parsed.error);
         }
-        if (!batch.data.hasMore) {
-          clearTimeout(timer);
+        count += events.length;
+        try {
+          onBatch(events);
+        } catch (error) {
           off();
-          resolve();
+          reject(error);
+          return;
+        }
+        if (!batch.data.hasMore) {
+          off();
+          resolve(count);
+        } else if (idle) {
+          clearTimeout(timer);
+          arm();
         }
       });
     });
     commandId = this.send('history.sync');
-    await done;
-    return events;
+    return done;
   }
 
   async close(): Promise<void> {

@@ -14,6 +14,10 @@ export interface TuiClient {
   send<T extends CommandType>(type: T, data?: CommandInput<T>): string;
   onEvent(listener: (event: ServerEvent) => void): () => void;
   onStateChange(listener: (state: ConnectionState) => void): () => void;
-  syncHistory(timeoutMs?: number): Promise<ServerEvent[]>;
+  /** history.sync, batch by batch (ClientCore.streamHistory). */
+  streamHistory(
+    onBatch: (events: ServerEvent[]) => void,
+    options?: { timeoutMs?: number; idle?: boolean },
+  ): Promise<number>;
   close(): Promise<void>;
 }

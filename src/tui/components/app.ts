@@ -95,8 +95,13 @@ export function App(props: AppProps): React.ReactElement {
   const codonIds = React.useMemo(() => orderedCodons(codonMap).map((c) => c.codonId), [codonMap]);
   const activity = React.useMemo(
     () =>
-      activityLines(entries, { width: activityWidth, expanded: view.expanded, cursor: view.activityCursor }),
-    [entries, activityWidth, view.expanded, view.activityCursor],
+      activityLines(entries, {
+        width: activityWidth,
+        expanded: view.expanded,
+        cursor: view.activityCursor,
+        dropped: state.activityDropped,
+      }),
+    [entries, activityWidth, view.expanded, view.activityCursor, state.activityDropped],
   );
   const sentinels = React.useMemo(
     () => sentinelLines({ sentinels: sentinelMap, sentinelOrder }, sentinelsWidth),

@@ -17,8 +17,10 @@ export const FLUSH_MS = 30;
 
 /**
  * The run as the server tells it. On attach, and again after every reconnect, the whole journal is
- * fetched with history.sync and folded from scratch; live events that arrive meanwhile are held back
- * and folded after it, dropping those the history already had.
+ * streamed with history.sync and folded batch by batch (never all of it in memory: a batch of
+ * events is folded, then dropped), at most one fold per FLUSH_MS; the screen keeps what it showed
+ * until the history is complete. Live events that arrive meanwhile are held back and folded after
+ * it, dropping those the history already had.
  */
 export function useRunStore(client: TuiClient): [RunState, React.Dispatch<StoreAction>] {
   return useEventStore(client, reduceRun, initialRunState);
@@ -34,7 +36,8 @@ export function useEventStore<S>(
 
   React.useEffect(() => {
     let live: ServerEvent[] = [];
-    let held: ServerEvent[] | undefined = [];
+    // While a history streams: the live events held back, and their ids (to drop the history's copies).
+    let held: { events: ServerEvent[]; ids: Set<string> } | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let generation = 0;
     let disposed = false;
@@ -49,7 +52,8 @@ export function useEventStore<S>(
     const offEvent = client.onEvent((event) => {
       if (PLUMBING.has(event.type)) return;
       if (held) {
-        held.push(event);
+        held.events.push(event);
+        held.ids.add(event.id);
         return;
       }
       live.push(event);
@@ -59,22 +63,52 @@ export function useEventStore<S>(
     const sync = async () => {
       const mine = ++generation;
       // Events not yet folded join the held ones: the history may contain them too.
-      const buffer: ServerEvent[] = live;
+      const hold = { events: live, ids: new Set(live.map((e) => e.id)) };
       live = [];
       if (timer) clearTimeout(timer);
       timer = undefined;
-      held = buffer;
+      held = hold;
+      // Events of the history also held live (published between connecting and the sync).
+      const twice = new Set<string>();
+      let batch: ServerEvent[] = [];
+      let batchTimer: ReturnType<typeof setTimeout> | undefined;
+      const current = () => !disposed && mine === generation;
+      const foldBatch = () => {
+        batchTimer = undefined;
+        if (batch.length === 0 || !current()) return;
+        const events = batch;
+        batch = [];
+        dispatch({ kind: 'historyEvents', events });
+      };
+      const release = () => {
+        if (batchTimer) clearTimeout(batchTimer);
+        held = undefined;
+        return hold.events.filter((e) => !twice.has(e.id));
+      };
+      dispatch({ kind: 'historyBegin' });
       try {
-        const history = await client.syncHistory();
-        if (disposed || mine !== generation) return;
-        const known = new Set(history.map((e) => e.id));
-        held = undefined;
-        dispatch({ kind: 'history', events: [...history, ...buffer.filter((e) => !known.has(e.id))] });
+        await client.streamHistory(
+          (events) => {
+            if (!current()) return;
+            for (const e of events) {
+              if (hold.ids.has(e.id)) twice.add(e.id);
+              batch.push(e);
+            }
+            batchTimer ??= setTimeout(foldBatch, FLUSH_MS);
+          },
+          { timeoutMs: 60_000 },
+        );
+        if (!current()) return;
+        foldBatch();
+        const rest = release();
+        dispatch({ kind: 'historyEnd' });
+        if (rest.length > 0) dispatch({ kind: 'events', events: rest });
       } catch (error) {
-        if (disposed || mine !== generation) return;
-        held = undefined;
+        if (!current()) return;
+        const rest = release();
+        batch = [];
         dispatch({ kind: 'syncFailed', message: (error as Error).message });
-        dispatch({ kind: 'events', events: buffer });
+        dispatch({ kind: 'events', events: rest });
       }
     };
 

@@ -3,16 +3,53 @@ import { formatCost, formatDuration } from '../format.ts';
 import type { Tone } from '../theme.ts';
 import { type ActivityEntry, MAX_ACTIVITY, type RunState, type ToolResult } from './run-state.ts';
 
-/** The live activity pane: the agent's words, thinking, tool calls with results, file changes. */
+/**
+ * The live activity pane: the agent's words, thinking, tool calls with results, file changes. It
+ * keeps the newest `activityLimit` entries and counts the ones it dropped; a codon's own totals
+ * stay on its row (codons.ts), so a million-event journal folds into a bounded state.
+ */
+
+// While foldEvents runs (`inActivityBatch`), the activity array it made at its first append is its
+// own: later appends and results of the same batch change it in place instead of copying a thousand
+// entries per event. Nothing outside the batch ever saw that array; the batch's result is trimmed.
+let batching = false;
+let scratch: ActivityEntry[] | undefined;
+
+export function inActivityBatch(state: RunState, fold: (state: RunState) => RunState): RunState {
+  if (batching) return fold(state);
+  batching = true;
+  scratch = undefined;
+  try {
+    return trimActivity(fold(state));
+  } finally {
+    batching = false;
+    scratch = undefined;
+  }
+}
+
+/** Drops the oldest entries past the limit, counting them. */
+function trimActivity(state: RunState): RunState {
+  const max = state.activityLimit ?? MAX_ACTIVITY;
+  const over = state.activity.length - max;
+  if (max <= 0 || over <= 0) return state;
+  const dropped = state.activityDropped + over;
+  if (state.activity !== scratch)
+    return { ...state, activity: state.activity.slice(over), activityDropped: dropped };
+  scratch.splice(0, over);
+  return { ...state, activityDropped: dropped };
+}
 
 export function appendActivity(state: RunState, entry: ActivityEntry): RunState {
   const max = state.activityLimit ?? MAX_ACTIVITY;
   if (max <= 0) return state;
-  const activity =
-    state.activity.length >= max
-      ? [...state.activity.slice(state.activity.length - max + 1), entry]
-      : [...state.activity, entry];
-  return { ...state, activity };
+  if (!batching) return trimActivity({ ...state, activity: [...state.activity, entry] });
+  if (state.activity !== scratch) {
+    scratch = [...state.activity, entry];
+    return { ...state, activity: scratch };
+  }
+  scratch.push(entry);
+  // A long batch (a whole history at once) trims now and then, not once per entry.
+  return scratch.length > 2 * max + 1_000 ? trimActivity(state) : state;
 }
 
 export function assistantAction(state: RunState, e: ServerEventOf<'assistant.action'>): RunState {
@@ -81,8 +118,13 @@ export function toolResult(state: RunState, e: ServerEventOf<'tool.result'>): Ru
       result,
     });
   }
+  if (batching && state.activity === scratch) {
+    scratch[match] = { ...call, result };
+    return state;
+  }
   const activity = state.activity.slice();
   activity[match] = { ...call, result };
+  if (batching) scratch = activity;
   return { ...state, activity };
 }
 

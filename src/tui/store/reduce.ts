@@ -5,6 +5,7 @@ import {
   codonCompletedLine,
   codonStartedLine,
   fileUpdated,
+  inActivityBatch,
   note,
   toolResult,
 } from './activity.ts';
@@ -12,6 +13,7 @@ import {
   applySnapshotCodons,
   codonCompleted,
   codonStarted,
+  countAction,
   failActiveCodons,
   learnCodonsFromCheckpoints,
   noteAttempt,
@@ -36,30 +38,24 @@ export function reduceRun(state: RunState, action: StoreAction): RunState {
   switch (action.kind) {
     case 'events':
       return foldEvents(state, action.events);
-    case 'history': {
-      // Start over from the journal, keeping what is about this UI rather than the run.
-      const fresh = initialRunState(state.connection.url, state.activityLimit);
-      const folded = seedPlan(
-        foldEvents(
-          { ...fresh, connection: { ...state.connection, syncing: false }, commands: state.commands },
-          action.events,
-        ),
-      );
-      // After a reconnect, saying so matters more than the last news of the history.
-      const notice: RunState['notice'] =
-        state.connection.reconnects > 0 && state.connection.syncing
-          ? { text: 'reconnected; history synced again', tone: 'ok' }
-          : (state.notice ?? folded.notice);
-      return notice ? { ...folded, notice } : folded;
-    }
+    case 'history':
+      return finishHistory(state, foldEvents(historyBase(state), action.events));
+    case 'historyBegin':
+      return { ...state, incoming: historyBase(state) };
+    case 'historyEvents':
+      return state.incoming ? { ...state, incoming: foldEvents(state.incoming, action.events) } : state;
+    case 'historyEnd':
+      return state.incoming ? finishHistory(state, state.incoming) : state;
     case 'connection':
       return connectionChanged(state, action);
-    case 'syncFailed':
+    case 'syncFailed': {
+      const { incoming: _dropped, ...rest } = state;
       return {
-        ...state,
+        ...rest,
         connection: { ...state.connection, syncing: false },
         notice: { text: `history sync failed: ${action.message}`, tone: 'bad' },
       };
+    }
     case 'commandSent': {
       const commands = [
         ...state.commands.slice(1 - MAX_COMMANDS),
@@ -75,6 +71,31 @@ export function reduceRun(state: RunState, action: StoreAction): RunState {
     case 'commandNotSent':
       return { ...state, notice: { text: `could not send ${action.type}: ${action.message}`, tone: 'bad' } };
   }
+}
+
+/** A history starts over from the journal, keeping what is about this UI rather than the run. */
+function historyBase(state: RunState): RunState {
+  return {
+    ...initialRunState(state.connection.url, state.activityLimit),
+    connection: { ...state.connection, syncing: false },
+    commands: state.commands,
+  };
+}
+
+/** The folded history replaces what was shown; commands sent while it streamed are kept. */
+function finishHistory(state: RunState, history: RunState): RunState {
+  const { incoming: _incoming, ...folded } = history;
+  const known = new Set(folded.commands.map((c) => c.id));
+  const commands = [...folded.commands, ...state.commands.filter((c) => !known.has(c.id))].slice(
+    -MAX_COMMANDS,
+  );
+  const seeded = seedPlan({ ...folded, connection: { ...state.connection, syncing: false }, commands });
+  // After a reconnect, saying so matters more than the last news of the history.
+  const notice: RunState['notice'] =
+    state.connection.reconnects > 0 && state.connection.syncing
+      ? { text: 'reconnected; history synced again', tone: 'ok' }
+      : (state.notice ?? seeded.notice);
+  return notice ? { ...seeded, notice } : seeded;
 }
 
 function connectionChanged(state: RunState, action: Extract<StoreAction, { kind: 'connection' }>): RunState {
@@ -104,9 +125,11 @@ function connectionChanged(state: RunState, action: Extract<StoreAction, { kind:
 }
 
 export function foldEvents(state: RunState, events: readonly ServerEvent[]): RunState {
-  let next = state;
-  for (const e of events) next = foldEvent(next, e);
-  return next;
+  return inActivityBatch(state, (start) => {
+    let next = start;
+    for (const e of events) next = foldEvent(next, e);
+    return next;
+  });
 }
 
 export function foldEvent(state: RunState, e: ServerEvent): RunState {
@@ -198,7 +221,7 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
       };
     }
     case 'assistant.action':
-      return assistantAction(state, e);
+      return countAction(assistantAction(state, e), e.data);
     case 'tool.result':
       return toolResult(state, e);
     case 'file.updated':

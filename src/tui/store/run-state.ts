@@ -31,6 +31,9 @@ export type CodonRow = {
   /** The automatic retry the latest start is (codon.started attempt, maxAttempts, model), when the server says. */
   retry?: { attempt: number; maxAttempts: number; model?: string; firstModel?: string };
   failureReason?: FailureReason;
+  /** The agent's messages (and thinking) and tool calls in this codon, over all its attempts. */
+  messages?: number;
+  toolCalls?: number;
   /** Why the status is what it is when the events alone do not say (undone by a rollback, server crash). */
   note?: string;
 };
@@ -162,7 +165,10 @@ export type RunState = {
   };
   run: RunInfo;
   codons: Record<string, CodonRow>;
+  /** The newest activity entries, at most `activityLimit` of them. */
   activity: ActivityEntry[];
+  /** How many older entries were dropped to keep `activity` bounded (the pane says so). */
+  activityDropped: number;
   sentinels: Record<string, SentinelView>;
   sentinelOrder: string[];
   errors: ErrorView[];
@@ -174,6 +180,11 @@ export type RunState = {
   seenCount: number;
   /** How many activity entries to keep (MAX_ACTIVITY when absent); 0 keeps none (the web dashboard keeps its own). */
   activityLimit?: number;
+  /**
+   * The history being folded while history.sync streams (historyBegin, historyEvents): the screen
+   * keeps showing what it had until historyEnd puts this in its place.
+   */
+  incoming?: RunState;
 };
 
 /** What changes the store: protocol events, connection changes, and commands this UI sent. */
@@ -181,6 +192,10 @@ export type StoreAction =
   | { kind: 'events'; events: readonly ServerEvent[] }
   /** A full history replaces everything folded so far (on attach and on every reconnect). */
   | { kind: 'history'; events: readonly ServerEvent[] }
+  /** The same, streamed: begin, the journal batch by batch, end (then live events held meanwhile). */
+  | { kind: 'historyBegin' }
+  | { kind: 'historyEvents'; events: readonly ServerEvent[] }
+  | { kind: 'historyEnd' }
   | { kind: 'connection'; state: ConnectionState; at: string; serverVersion?: string; ready?: ServerReady }
   | { kind: 'syncFailed'; message: string }
   | { kind: 'commandSent'; id: string; type: CommandType; label: string; rollbackTarget?: string }
@@ -207,6 +222,7 @@ export function initialRunState(url: string, activityLimit?: number): RunState {
     },
     codons: {},
     activity: [],
+    activityDropped: 0,
     sentinels: {},
     sentinelOrder: [],
     errors: [],

@@ -22,7 +22,11 @@ export type DashboardState = {
   listed: Readonly<Record<string, readonly CheckpointInfo[]>>;
   /** How many events were folded (the page shows it; tests read it). */
   eventCount: number;
+  /** The history being folded while history.sync streams; replaces the rest at historyEnd. */
+  incoming?: Folded;
 };
+
+type Folded = Omit<DashboardState, 'run' | 'incoming'>;
 
 export function initialDashboard(url: string): DashboardState {
   return {
@@ -67,7 +71,7 @@ function foldListed(listed: DashboardState['listed'], events: readonly ServerEve
   return out ?? listed;
 }
 
-function foldAll(state: DashboardState, events: readonly ServerEvent[]): Omit<DashboardState, 'run'> {
+function foldAll(state: Folded, events: readonly ServerEvent[]): Folded {
   return {
     log: foldActivity(state.log, events),
     series: foldSeries(state.series, events),
@@ -80,14 +84,25 @@ function foldAll(state: DashboardState, events: readonly ServerEvent[]): Omit<Da
 
 export function reduceDashboard(state: DashboardState, action: StoreAction): DashboardState {
   const run = reduceRun(state.run, action);
+  // Lists are answers, not history: they stay when a history replaces the rest.
+  const fresh = (): Folded => {
+    const { run: _run, ...rest } = initialDashboard(state.run.connection.url);
+    return { ...rest, listed: state.listed };
+  };
+  const { incoming, ...shown } = state;
   switch (action.kind) {
     case 'events':
-      return { ...foldAll(state, action.events), run };
-    case 'history': {
-      // Lists are answers, not history: they stay.
-      const fresh = { ...initialDashboard(state.run.connection.url), listed: state.listed };
-      return { ...foldAll(fresh, action.events), run };
-    }
+      return { ...state, ...foldAll(state, action.events), run };
+    case 'history':
+      return { ...shown, ...foldAll(fresh(), action.events), run };
+    case 'historyBegin':
+      return { ...state, run, incoming: fresh() };
+    case 'historyEvents':
+      return incoming ? { ...state, run, incoming: foldAll(incoming, action.events) } : state;
+    case 'historyEnd':
+      return incoming ? { ...shown, ...incoming, run } : { ...state, run };
+    case 'syncFailed':
+      return { ...shown, run };
     default:
       return run === state.run ? state : { ...state, run };
   }

@@ -85,6 +85,17 @@ export class FakeClient implements TuiClient {
     return [...this.history];
   }
 
+  /** The history in batches of `batchSize`, one per turn of the event loop, as a server streams it. */
+  batchSize = 100;
+  async streamHistory(onBatch: (events: ServerEvent[]) => void): Promise<number> {
+    const events = await this.syncHistory();
+    for (let i = 0; i < events.length || i === 0; i += this.batchSize) {
+      await new Promise((resolve) => setImmediate(resolve));
+      onBatch(events.slice(i, i + this.batchSize));
+    }
+    return events.length;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
   }

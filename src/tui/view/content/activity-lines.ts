@@ -91,9 +91,15 @@ function details(entry: ActivityEntry, width: number): Line[] {
 
 export function activityLines(
   entries: readonly ActivityEntry[],
-  options: { width: number; expanded: Readonly<Record<string, true>>; cursor?: string },
+  options: { width: number; expanded: Readonly<Record<string, true>>; cursor?: string; dropped?: number },
 ): ActivityLines {
   const lines: Line[] = [];
+  // The pane keeps the newest entries only: say how many came before them.
+  if (options.dropped)
+    lines.push({
+      text: ` … ${options.dropped.toLocaleString('en-US')} earlier entries not kept (the last ${entries.length.toLocaleString('en-US')} are)`,
+      tone: 'muted',
+    });
   let cursorLine: number | undefined;
   for (const entry of entries) {
     const selected = entry.id === options.cursor;

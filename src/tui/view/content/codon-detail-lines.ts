@@ -31,6 +31,11 @@ export function codonDetailLines(
   field('duration', elapsed === undefined || Number.isNaN(elapsed) ? undefined : formatDuration(elapsed));
   field('cost', formatCost(row.cost));
   field('attempts', row.attempts > 0 ? String(row.attempts) : undefined);
+  const tally = [
+    row.messages ? `${row.messages.toLocaleString('en-US')} message(s)` : '',
+    row.toolCalls ? `${row.toolCalls.toLocaleString('en-US')} tool call(s)` : '',
+  ].filter(Boolean);
+  field('activity', tally.length > 0 ? tally.join(' · ') : undefined);
   field('model', fallbackModelOf(row) ?? row.retry?.model);
   const failure = row.failureReason;
   if (failure) {

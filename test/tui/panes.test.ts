@@ -448,6 +448,28 @@ describe('connection', () => {
     expect(client.syncCount).toBe(1);
   });
 
+  it('streams a long history batch by batch: the newest entries, how many came before, the codon totals', async () => {
+    const steps = 1_500;
+    const client = new FakeClient({
+      history: [
+        ...codonStart('long', 0),
+        ...Array.from({ length: steps }, (_, i) => [
+          ev('assistant.action', { codonId: 'long', action: 'message', content: `step ${i}` }),
+          ev('info', { message: `checked ${i}` }),
+        ]).flat(),
+      ],
+    });
+    client.batchSize = 250;
+    const app = renderApp(client);
+    const frame = await app.waitFor('checked 1499');
+    // 3 001 entries; the pane keeps the last 1 000 and says so in its title.
+    expect(frame).toContain('following · last 1,000 of 3,001');
+    await app.press('\u001b[Z'); // shift+tab: the Codons pane
+    await app.waitFor('▶ Codons');
+    await app.press(KEYS.down, KEYS.enter);
+    expect(await app.waitFor('1,500 message(s)')).toMatch(/activity\s+1,500 message\(s\)/);
+  });
+
   it('shows a lost connection clearly and syncs again on reconnect', async () => {
     const client = new FakeClient({ history: planRun() });
     const app = renderApp(client);

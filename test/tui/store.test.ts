@@ -196,6 +196,61 @@ describe('activity', () => {
     const s = fold(events);
     expect(s.activity).toHaveLength(MAX_ACTIVITY);
     expect(s.activity.at(-1)).toMatchObject({ text: `ℹ line ${MAX_ACTIVITY + 49}` });
+    expect(s.activityDropped).toBe(50);
+  });
+
+  /** A long codon: per step a message, a tool call and its result, then a note. */
+  const longRun = (steps: number): ServerEvent[] => [
+    ...codonStart('long', 0),
+    ...Array.from({ length: steps }, (_, i) => [
+      ev('assistant.action', { codonId: 'long', action: 'message', content: `step ${i}` }),
+      toolCall('long', 'Read', `src/f${i}.ts`, { file_path: `src/f${i}.ts` }),
+      toolDone('long', 'Read', `content ${i}`),
+      ev('info', { message: `checked ${i}` }),
+    ]).flat(),
+  ];
+
+  it('after many events keeps the last entries, counts the earlier ones, and the codon still tallies all', () => {
+    const steps = 3 * MAX_ACTIVITY;
+    const s = fold(longRun(steps));
+    // Per step three entries (the result joins its call), plus the codon's start line.
+    expect(s.activity).toHaveLength(MAX_ACTIVITY);
+    expect(s.activityDropped).toBe(3 * steps + 1 - MAX_ACTIVITY);
+    expect(s.activity.at(-1)).toMatchObject({ text: `ℹ checked ${steps - 1}` });
+    expect(s.activity.at(-2)).toMatchObject({
+      kind: 'tool',
+      summary: `src/f${steps - 1}.ts`,
+      result: { text: `content ${steps - 1}` },
+    });
+    expect(s.codons.long).toMatchObject({ status: 'running', messages: steps, toolCalls: steps });
+  });
+
+  it('folds a history streamed in batches to what one whole history gives', () => {
+    const events = longRun(2 * MAX_ACTIVITY);
+    const whole = reduceRun(initialRunState('ws://x'), { kind: 'history', events });
+    let streamed = reduceRun(initialRunState('ws://x'), { kind: 'historyBegin' });
+    // Until the end, the screen's state is what it was; the history grows beside it.
+    for (let i = 0; i < events.length; i += 333) {
+      streamed = reduceRun(streamed, { kind: 'historyEvents', events: events.slice(i, i + 333) });
+      expect(streamed.activity).toHaveLength(0);
+    }
+    streamed = reduceRun(streamed, { kind: 'historyEnd' });
+    expect(streamed.incoming).toBeUndefined();
+    expect(streamed.activity).toEqual(whole.activity);
+    expect(streamed.activityDropped).toBe(whole.activityDropped);
+    expect(streamed.codons).toEqual(whole.codons);
+  });
+
+  it('keeps a command sent while the history streamed, and drops the history when the sync fails', () => {
+    let s = reduceRun(initialRunState('ws://x'), { kind: 'historyBegin' });
+    s = reduceRun(s, { kind: 'historyEvents', events: codonStart('a', 0) });
+    s = reduceRun(s, { kind: 'commandSent', id: 'c1', type: 'codon.next', label: 'next' });
+    const ended = reduceRun(s, { kind: 'historyEnd' });
+    expect(ended.commands.map((c) => c.id)).toEqual(['c1']);
+    expect(ended.codons.a?.status).toBe('running');
+    const failed = reduceRun(s, { kind: 'syncFailed', message: 'gone' });
+    expect(failed.incoming).toBeUndefined();
+    expect(failed.codons.a).toBeUndefined();
   });
 });
 

@@ -224,6 +224,15 @@ describe('activity lines', () => {
     { kind: 'tool', id: 'u', codonId: 'a', toolName: 'Read', summary: 'x', input: {} },
   ];
 
+  it('says above the oldest entry it keeps how many earlier ones it dropped', () => {
+    const entries: ActivityEntry[] = [{ kind: 'note', id: 'n', text: 'latest', tone: 'plain' }];
+    const { lines } = activityLines(entries, { width: 60, expanded: {}, dropped: 2_001 });
+    expect(lines.map((l) => l.text)).toEqual([
+      ' … 2,001 earlier entries not kept (the last 1 are)',
+      '  latest',
+    ]);
+  });
+
   it('collapses tool calls to one line with their result state', () => {
     const { lines } = activityLines(entries, { width: 60, expanded: {} });
     expect(lines.map((l) => l.text)).toEqual([

@@ -39,6 +39,8 @@ export type AppProps = {
   /** Quitting also stops the server (`ribosome run` started both); the help says so. */
   quitStopsServer?: boolean;
   onQuit?: () => void;
+  /** Told each state the UI renders (RIBOSOME_TUI_TRACE: trace.ts). */
+  onRendering?: (state: RunState) => void;
 };
 
 /** The proxy as server.ready tells it; servers that do not say are shown as unknown. */
@@ -53,6 +55,7 @@ type PaneContent = { lines: readonly Line[]; anchor: 'top' | 'bottom'; keep?: nu
 export function App(props: AppProps): React.ReactElement {
   const { client } = props;
   const [state, dispatch] = useRunStore(client);
+  props.onRendering?.(state);
   useCheckpointRefresh(client, state.connection, state.run.runId);
   const actions = React.useMemo(() => createActions(client, dispatch), [client, dispatch]);
   const [view, setView] = React.useState<ViewState>(initialViewState);
@@ -135,7 +138,11 @@ export function App(props: AppProps): React.ReactElement {
       lines: activity.lines,
       anchor: 'bottom',
       ...(activity.cursorLine === undefined ? {} : { keep: activity.cursorLine }),
-      info: view.activityCursor ? 'selected: enter expands, end follows' : 'following',
+      info: `${view.activityCursor ? 'selected: enter expands, end follows' : 'following'}${
+        state.activityDropped > 0
+          ? ` · last ${entries.length.toLocaleString('en-US')} of ${(entries.length + state.activityDropped).toLocaleString('en-US')}`
+          : ''
+      }`,
     },
     sentinels: { lines: sentinels, anchor: 'bottom', info: `${state.sentinelOrder.length}` },
     errors: { lines: errors, anchor: 'bottom', info: `${state.errors.length}` },

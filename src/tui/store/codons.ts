@@ -216,14 +216,12 @@ export const isEnded = (s: CodonStatus) => ENDED.has(s);
 
 /**
  * Tallies an agent action on its codon's row: the codon's summary stays right however few of its
- * actions the activity pane still keeps. Actions of a codon no event has named are not counted.
+ * actions the activity pane still keeps.
  */
 export function countAction(state: RunState, d: { codonId: string; action: string }): RunState {
-  const row = own(state.codons, d.codonId);
-  if (!row) return state;
-  const next =
+  return upsertCodon(state, d.codonId, (row) =>
     d.action === 'tool_use'
       ? { ...row, toolCalls: (row.toolCalls ?? 0) + 1 }
-      : { ...row, messages: (row.messages ?? 0) + 1 };
-  return { ...state, codons: { ...state.codons, [d.codonId]: next } };
+      : { ...row, messages: (row.messages ?? 0) + 1 },
+  );
 }

@@ -8,7 +8,8 @@ import { connect, type Socket } from 'node:net';
 
 export type LeanClient = { socket: Socket; close(): void };
 
-function maskedTextFrame(text: string): Buffer {
+/** A client-to-server text frame (masked, as clients must send), up to 125 bytes. */
+export function maskedTextFrame(text: string): Buffer {
   const payload = Buffer.from(text);
   if (payload.length > 125) throw new Error('lean client frames are small');
   const mask = randomBytes(4);

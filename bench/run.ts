@@ -12,6 +12,7 @@ const ALL = [
   'checkpoints',
   'sentinels',
   'web',
+  'attach',
 ] as const;
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

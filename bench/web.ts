@@ -61,12 +61,16 @@ function seeded(i: number, at: string) {
   };
 }
 
-/** An execution directory holding a real run, then `events` more appended through the journal. */
-async function seedExecution(
+/**
+ * An execution directory holding a real run of `plan` (whose first codon is `one`), then `events`
+ * more appended through the journal. Shared with bench/attach.ts.
+ */
+export async function seedExecution(
   dir: string,
   events: number,
+  plan = simplePlan(['one']),
 ): Promise<{ plan: string; exec: string; args: string[] }> {
-  const files = writePlanAndScript(dir, simplePlan(['one']), 'turns: []\n');
+  const files = writePlanAndScript(dir, plan, 'turns: []\n');
   const exec = join(dir, 'exec');
   const args = ['--no-autostart', '--scripted-provider', files.script];
   const first = await startServer(files.plan, exec, args);

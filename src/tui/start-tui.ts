@@ -4,6 +4,7 @@ import { RefusedUpgradeError, RibosomeClient } from '../client/index.ts';
 import type { TuiClient } from './client-port.ts';
 import { App } from './components/app.ts';
 import { colorAllowed } from './theme.ts';
+import { openTrace } from './trace.ts';
 
 export type StartTuiOptions = {
   /** The server's WebSocket address, e.g. ws://127.0.0.1:4711. */
@@ -64,9 +65,12 @@ export async function runApp(
   const { stdout } = options;
   const fullScreen = stdout.isTTY === true;
   if (fullScreen) stdout.write(ENTER_ALT_SCREEN);
+  const trace = openTrace((options.env ?? process.env).RIBOSOME_TUI_TRACE);
+  const unwatch = trace?.watch(stdout);
   const instance = render(
     React.createElement(App, {
       client,
+      ...(trace ? { onRendering: trace.rendering } : {}),
       readonly: options.readonly,
       quitStopsServer: options.quitStopsServer === true,
       color: colorAllowed(options.env ?? process.env),
@@ -81,6 +85,7 @@ export async function runApp(
       // frame shorter than the terminal); whole frames go out inside synchronized-output markers
       // instead, which terminals show at once, without flicker.
       incrementalRendering: false,
+      ...(trace ? { onRender: trace.drawn } : {}),
     },
   );
   // A terminal closed or a kill ends the UI like q does, so the screen is given back.
@@ -92,6 +97,8 @@ export async function runApp(
   } finally {
     for (const signal of signals) process.off(signal, stop);
     instance.cleanup();
+    unwatch?.();
+    trace?.close();
     if (fullScreen) stdout.write(LEAVE_ALT_SCREEN);
     await client.close();
   }

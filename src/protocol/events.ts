@@ -394,6 +394,19 @@ export type ServerEvent = { [T in EventType]: ServerEventOf<T> }[EventType];
 export function parseServerEvent(
   raw: unknown,
 ): { ok: true; event: ServerEvent } | { ok: false; error: string } {
+  // The common case first: a known type, checked by its own schema alone (which checks the envelope
+  // too). Checking the generic envelope as well first cost four times as much per event (a million
+  // events of a history.sync); it still words the error of anything that fails.
+  const type = typeof raw === 'object' && raw !== null ? (raw as { type?: unknown }).type : undefined;
+  if (typeof type === 'string' && isEventType(type)) {
+    const parsed = eventSchemas[type].safeParse(raw);
+    if (parsed.success) return { ok: true, event: parsed.data as ServerEvent };
+  }
+  return explainServerEvent(raw);
+}
+
+/** Why `raw` is not a server event (or, should it be one after all, the event). */
+function explainServerEvent(raw: unknown): { ok: true; event: ServerEvent } | { ok: false; error: string } {
   const envelope = ServerEventEnvelope.safeParse(raw);
   if (!envelope.success) return { ok: false, error: z.prettifyError(envelope.error) };
   const type = envelope.data.type;

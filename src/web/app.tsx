@@ -197,6 +197,7 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
           follow={follow}
           onFollowChange={setFollow}
           synced={synced}
+          {...(state.log.dropped ? { dropped: state.log.dropped } : {})}
         />
       ) : null}
       {view === 'changes' ? <Changes state={state} client={client} codonId={current} /> : null}

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { CheckpointInfo, ServerEvent } from '../../src/protocol/index.ts';
 import { orderedCodons } from '../../src/tui/store/codons.ts';
-import { ACTIVITY_KINDS, filterRows } from '../../src/web/model/activity-rows.ts';
+import { ACTIVITY_KINDS, filterRows, MAX_ROWS } from '../../src/web/model/activity-rows.ts';
 import { initialDashboard, reduceDashboard } from '../../src/web/model/dashboard.ts';
 import { fileTree } from '../../src/web/model/file-tree.ts';
 import { diffPoints, lineageOf, type RunEntry } from '../../src/web/model/lineage.ts';
@@ -61,6 +61,25 @@ describe('the dashboard store', () => {
     const again = reduceDashboard(first, { kind: 'history', events: many.slice(0, 10) });
     expect(again.log.rows.length).toBe(7); // the codon line and six messages
     expect(again.eventCount).toBe(10);
+  });
+
+  it('keeps the newest MAX_ROWS rows and counts the earlier ones; a streamed history folds to the same', () => {
+    const many: ServerEvent[] = [...codonStart('one', 0)];
+    for (let i = 0; i < MAX_ROWS + 10; i++)
+      many.push(ev('assistant.action', { codonId: 'one', action: 'message', content: `line ${i}` }));
+    const whole = reduceDashboard(initialDashboard('ws://x'), { kind: 'history', events: many });
+    expect(whole.log.rows.length).toBe(MAX_ROWS);
+    expect(whole.log.dropped).toBe(11); // the codon line and the first ten messages
+    expect(whole.log.rows.at(-1)?.text).toBe(`line ${MAX_ROWS + 9}`);
+    expect(whole.run.codons.one?.messages).toBe(MAX_ROWS + 10);
+    let streamed = reduceDashboard(initialDashboard('ws://x'), { kind: 'historyBegin' });
+    for (let i = 0; i < many.length; i += 50_000)
+      streamed = reduceDashboard(streamed, { kind: 'historyEvents', events: many.slice(i, i + 50_000) });
+    expect(streamed.log.rows.length).toBe(0);
+    streamed = reduceDashboard(streamed, { kind: 'historyEnd' });
+    expect(streamed.log).toEqual(whole.log);
+    expect(streamed.eventCount).toBe(many.length);
+    expect(streamed.run.codons).toEqual(whole.run.codons);
   });
 
   it('filters rows by codon and kind', () => {

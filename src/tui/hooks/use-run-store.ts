@@ -16,9 +16,15 @@ const PLUMBING = new Set<ServerEvent['type']>([
 export const FLUSH_MS = 30;
 
 /**
+ * A streaming history is folded at most this often: each fold re-renders the UI (which shows the
+ * old state until the end), so far fewer than live, while holding at most this long's batches.
+ */
+export const HISTORY_FLUSH_MS = 250;
+
+/**
  * The run as the server tells it. On attach, and again after every reconnect, the whole journal is
  * streamed with history.sync and folded batch by batch (never all of it in memory: a batch of
- * events is folded, then dropped), at most one fold per FLUSH_MS; the screen keeps what it showed
+ * events is folded, then dropped), at most one fold per HISTORY_FLUSH_MS; the screen keeps what it showed
  * until the history is complete. Live events that arrive meanwhile are held back and folded after
  * it, dropping those the history already had.
  */
@@ -94,7 +100,7 @@ export function useEventStore<S>(
               if (hold.ids.has(e.id)) twice.add(e.id);
               batch.push(e);
             }
-            batchTimer ??= setTimeout(foldBatch, FLUSH_MS);
+            batchTimer ??= setTimeout(foldBatch, HISTORY_FLUSH_MS);
           },
           { timeoutMs: 60_000 },
         );

@@ -10,12 +10,21 @@ type Props = {
   codonIds: readonly string[];
   follow: boolean;
   onFollowChange: (follow: boolean) => void;
+  /** Older rows the page let go (it keeps the newest MAX_ROWS). */
+  dropped?: number;
   /** The initial history is folded (and so rendered with this): `data-synced` says so to tests and bench/web.ts. */
   synced: boolean;
 };
 
 /** Everything the run did, one row each, newest last; tool calls, messages and outputs expand. */
-export function Activity({ rows, codonIds, follow, onFollowChange, synced }: Props): React.ReactElement {
+export function Activity({
+  rows,
+  codonIds,
+  follow,
+  onFollowChange,
+  synced,
+  dropped,
+}: Props): React.ReactElement {
   const [codon, setCodon] = React.useState('');
   const [kinds, setKinds] = React.useState<ReadonlySet<ActivityKind>>(new Set(ACTIVITY_KINDS));
   const [expanded, setExpanded] = React.useState<ReadonlySet<string>>(new Set());
@@ -83,6 +92,7 @@ export function Activity({ rows, codonIds, follow, onFollowChange, synced }: Pro
         </label>
         <span className="muted" data-testid="activity-count">
           {shown.length} of {rows.length} rows
+          {dropped ? ` (the newest; ${dropped} earlier not kept)` : ''}
         </span>
       </div>
       <VirtualList

@@ -7,8 +7,8 @@ import type { Tone } from '../../tui/theme.ts';
 import { isDataLinkPath } from './file-tree.ts';
 
 /**
- * The dashboard's activity list: every event worth reading, as one row each, kept in full (the TUI
- * keeps the last thousand; a page shows 100 000 through a virtual window). Folded in batches: one
+ * The dashboard's activity list: every event worth reading, as one row each, the newest MAX_ROWS
+ * of them (the TUI keeps the last thousand; a page shows 200 000 through a virtual window). Folded in batches: one
  * copy of the list per batch, so a whole journal folds in linear time.
  */
 
@@ -42,9 +42,16 @@ export type ActivityRow = {
   sentinelId?: string;
 };
 
-export type ActivityLog = { rows: readonly ActivityRow[]; codonId?: string };
+/** `dropped`: how many older rows were let go to keep `rows` at MAX_ROWS. */
+export type ActivityLog = { rows: readonly ActivityRow[]; codonId?: string; dropped?: number };
 
 export const EMPTY_LOG: ActivityLog = { rows: [] };
+
+/**
+ * The most rows the page keeps (the newest): a million-event journal would otherwise keep three
+ * quarters of a million rows in the page, and copy them on every batch of live events.
+ */
+export const MAX_ROWS = 200_000;
 
 export function foldActivity(log: ActivityLog, events: readonly ServerEvent[]): ActivityLog {
   const rows = log.rows.slice();
@@ -205,7 +212,10 @@ export function foldActivity(log: ActivityLog, events: readonly ServerEvent[]): 
         break;
     }
   }
-  return codonId === undefined ? { rows } : { rows, codonId };
+  const over = rows.length - MAX_ROWS;
+  if (over > 0) rows.splice(0, over);
+  const dropped = (log.dropped ?? 0) + Math.max(0, over);
+  return { rows, ...(codonId === undefined ? {} : { codonId }), ...(dropped > 0 ? { dropped } : {}) };
 }
 
 export type ActivityFilter = { codonId?: string; kinds?: ReadonlySet<ActivityKind> };

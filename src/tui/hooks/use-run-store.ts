@@ -16,17 +16,11 @@ const PLUMBING = new Set<ServerEvent['type']>([
 export const FLUSH_MS = 30;
 
 /**
- * A streaming history is folded at most this often: each fold re-renders the UI (which shows the
- * old state until the end), so far fewer than live, while holding at most this long's batches.
- */
-export const HISTORY_FLUSH_MS = 250;
-
-/**
  * The run as the server tells it. On attach, and again after every reconnect, the whole journal is
- * streamed with history.sync and folded batch by batch (never all of it in memory: a batch of
- * events is folded, then dropped), at most one fold per HISTORY_FLUSH_MS; the screen keeps what it showed
- * until the history is complete. Live events that arrive meanwhile are held back and folded after
- * it, dropping those the history already had.
+ * streamed with history.sync and folded batch by batch as they arrive, outside React (never all of
+ * it in memory: a batch is folded, then dropped; nothing renders per batch); the screen keeps what
+ * it showed until the history is complete. Live events that arrive meanwhile are held back and
+ * folded after it, dropping those the history already had.
  */
 export function useRunStore(client: TuiClient): [RunState, React.Dispatch<StoreAction>] {
   return useEventStore(client, reduceRun, initialRunState);
@@ -39,6 +33,9 @@ export function useEventStore<S>(
   init: (url: string) => S,
 ): [S, React.Dispatch<StoreAction>] {
   const [state, dispatch] = React.useReducer(reducer, client.url, init);
+  // The state last rendered: a streaming history is folded on a copy of it, outside React.
+  const latest = React.useRef(state);
+  latest.current = state;
 
   React.useEffect(() => {
     let live: ServerEvent[] = [];
@@ -76,43 +73,30 @@ export function useEventStore<S>(
       held = hold;
       // Events of the history also held live (published between connecting and the sync).
       const twice = new Set<string>();
-      let batch: ServerEvent[] = [];
-      let batchTimer: ReturnType<typeof setTimeout> | undefined;
       const current = () => !disposed && mine === generation;
-      const foldBatch = () => {
-        batchTimer = undefined;
-        if (batch.length === 0 || !current()) return;
-        const events = batch;
-        batch = [];
-        dispatch({ kind: 'historyEvents', events });
-      };
       const release = () => {
-        if (batchTimer) clearTimeout(batchTimer);
         held = undefined;
         return hold.events.filter((e) => !twice.has(e.id));
       };
-      dispatch({ kind: 'historyBegin' });
+      // Each batch is folded as it arrives, on a copy of the state: nothing renders until the end,
+      // and no batch is kept once folded.
+      let folded = reducer(latest.current, { kind: 'historyBegin' });
       try {
         await client.streamHistory(
           (events) => {
             if (!current()) return;
-            for (const e of events) {
-              if (hold.ids.has(e.id)) twice.add(e.id);
-              batch.push(e);
-            }
-            batchTimer ??= setTimeout(foldBatch, HISTORY_FLUSH_MS);
+            for (const e of events) if (hold.ids.has(e.id)) twice.add(e.id);
+            folded = reducer(folded, { kind: 'historyEvents', events });
           },
           { timeoutMs: 60_000 },
         );
         if (!current()) return;
-        foldBatch();
         const rest = release();
-        dispatch({ kind: 'historyEnd' });
+        dispatch({ kind: 'historyEnd', folded });
         if (rest.length > 0) dispatch({ kind: 'events', events: rest });
       } catch (error) {
         if (!current()) return;
         const rest = release();
-        batch = [];
         dispatch({ kind: 'syncFailed', message: (error as Error).message });
         dispatch({ kind: 'events', events: rest });
       }
@@ -141,7 +125,7 @@ export function useEventStore<S>(
       offEvent();
       offState();
     };
-  }, [client]);
+  }, [client, reducer]);
 
   return [state, dispatch];
 }

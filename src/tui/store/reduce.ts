@@ -44,8 +44,10 @@ export function reduceRun(state: RunState, action: StoreAction): RunState {
       return { ...state, incoming: historyBase(state) };
     case 'historyEvents':
       return state.incoming ? { ...state, incoming: foldEvents(state.incoming, action.events) } : state;
-    case 'historyEnd':
-      return state.incoming ? finishHistory(state, state.incoming) : state;
+    case 'historyEnd': {
+      const incoming = (action.folded as RunState | undefined)?.incoming ?? state.incoming;
+      return incoming ? finishHistory(state, incoming) : state;
+    }
     case 'connection':
       return connectionChanged(state, action);
     case 'syncFailed': {

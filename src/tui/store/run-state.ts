@@ -195,7 +195,12 @@ export type StoreAction =
   /** The same, streamed: begin, the journal batch by batch, end (then live events held meanwhile). */
   | { kind: 'historyBegin' }
   | { kind: 'historyEvents'; events: readonly ServerEvent[] }
-  | { kind: 'historyEnd' }
+  /**
+   * `folded`: the state the history was folded into outside the store (useEventStore folds a
+   * streaming history without rendering it: historyBegin and historyEvents on a copy); its
+   * `incoming` is the history that ends. Without it, this state's own `incoming`.
+   */
+  | { kind: 'historyEnd'; folded?: unknown }
   | { kind: 'connection'; state: ConnectionState; at: string; serverVersion?: string; ready?: ServerReady }
   | { kind: 'syncFailed'; message: string }
   | { kind: 'commandSent'; id: string; type: CommandType; label: string; rollbackTarget?: string }

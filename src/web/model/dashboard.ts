@@ -83,6 +83,13 @@ function foldAll(state: Folded, events: readonly ServerEvent[]): Folded {
 }
 
 export function reduceDashboard(state: DashboardState, action: StoreAction): DashboardState {
+  if (action.kind === 'historyEnd') {
+    const folded = action.folded as DashboardState | undefined;
+    const { incoming: own, ...shown } = state;
+    const incoming = folded?.incoming ?? own;
+    const run = reduceRun(state.run, { kind: 'historyEnd', ...(folded ? { folded: folded.run } : {}) });
+    return incoming ? { ...shown, ...incoming, run } : { ...shown, run };
+  }
   const run = reduceRun(state.run, action);
   // Lists are answers, not history: they stay when a history replaces the rest.
   const fresh = (): Folded => {
@@ -99,8 +106,6 @@ export function reduceDashboard(state: DashboardState, action: StoreAction): Das
       return { ...state, run, incoming: fresh() };
     case 'historyEvents':
       return incoming ? { ...state, run, incoming: foldAll(incoming, action.events) } : state;
-    case 'historyEnd':
-      return incoming ? { ...shown, ...incoming, run } : { ...state, run };
     case 'syncFailed':
       return { ...shown, run };
     default:

@@ -69,6 +69,27 @@ describe('typed client', () => {
     expect((await client.syncHistory()).length).toBeGreaterThanOrEqual(client.handshake.totalEvents);
   });
 
+  it('streamHistory hands over every event once, in order, batch by batch; syncHistory gives the same', async () => {
+    const s = await startInProcess({ limits: { historyBatchEvents: 10 } });
+    cleanups.push(() => s.cleanup());
+    for (let i = 0; i < 95; i++) await s.bus.publish('info', { message: `m${i}` });
+    const client = await RibosomeClient.connect(s.url, { mode: 'readonly', keepEvents: 0 });
+    cleanups.push(() => client.close());
+    const batches: string[][] = [];
+    const count = await client.streamHistory((events) =>
+      batches.push(events.map((e) => (e.type === 'info' ? e.data.message : e.type))),
+    );
+    const streamed = batches.flat();
+    expect(count).toBe(streamed.length);
+    expect(streamed.filter((m) => m.startsWith('m'))).toEqual(Array.from({ length: 95 }, (_, i) => `m${i}`));
+    // Batches of at most ten, the last one closing the stream.
+    expect(batches.length).toBeGreaterThanOrEqual(10);
+    expect(batches.every((b) => b.length <= 10)).toBe(true);
+    const synced = await client.syncHistory();
+    expect(synced.map((e) => (e.type === 'info' ? e.data.message : e.type))).toEqual(streamed);
+    expect(client.invalidFrames).toEqual([]);
+  });
+
   it('reconnects and handshakes again when the server comes back on the same port', async () => {
     const t = tempDir();
     temps.push(t);

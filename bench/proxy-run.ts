@@ -158,6 +158,32 @@ function startProcess(
   });
 }
 
+/**
+ * `ribosome run --proxy` on an idle plan (no codon: the proxy serves all the same). Its main port is
+ * dynamic and the proxy takes that + 1, which another process may hold: then it is started again.
+ */
+async function startServer(
+  upstreamUrl: string,
+  execution: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Process & { execution: string }> {
+  const args = ['run', EMPTY_PLAN, '--headless', '--proxy', '--provider-base-url', upstreamUrl];
+  for (let attempt = 1; ; attempt++) {
+    const dir = `${execution}-${attempt}`;
+    try {
+      const started = await startProcess(
+        BIN,
+        [...args, '--execution', dir],
+        /^listening ws:\/\/[^:]+:(\d+)$/,
+        env,
+      );
+      return { ...started, execution: dir };
+    } catch (error) {
+      if (attempt >= 3 || !String(error).includes('in use')) throw error;
+    }
+  }
+}
+
 /** Stops a process with SIGTERM (so a CPU profile is written), SIGKILL after 10 s. */
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -234,21 +260,7 @@ async function measure(rounds: number, profileDir: string | undefined) {
     const up = await startProcess(NODE, [import.meta.filename, '--upstream'], /^port (\d+)$/, {});
     const upstreamUrl = `http://127.0.0.1:${up.port}`;
     const [server, pipeProc] = await Promise.all([
-      startProcess(
-        BIN,
-        [
-          'run',
-          EMPTY_PLAN,
-          '--headless',
-          '--proxy',
-          '--provider-base-url',
-          upstreamUrl,
-          '--execution',
-          join(temp, 'exec'),
-        ],
-        /^listening ws:\/\/[^:]+:(\d+)$/,
-        profEnv('server'),
-      ),
+      startServer(upstreamUrl, join(temp, 'exec'), profEnv('server')),
       startProcess(NODE, [import.meta.filename, '--pipe', upstreamUrl], /^port (\d+)$/, profEnv('pipe')),
     ]);
     const ports: Record<Side, number> = { direct: up.port, proxy: server.port + 1, pipe: pipeProc.port };
@@ -298,7 +310,7 @@ async function measure(rounds: number, profileDir: string | undefined) {
     await Promise.all(pools.map((p) => p.close()));
     pools.length = 0;
     await Promise.all([stop(server.child), stop(pipeProc.child), stop(up.child)]);
-    const log = readFileSync(join(temp, 'exec/.ribosome/logs/server.log'), 'utf8');
+    const log = readFileSync(join(server.execution, '.ribosome/logs/server.log'), 'utf8');
     const loggedRequests = log.split('[LOGGING-MIDDLEWARE] request').length - 1;
     return { per, wallSeconds, loggedRequests };
   } finally {

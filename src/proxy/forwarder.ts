@@ -257,7 +257,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
             sendUpstream(exchange, context, outgoing, true);
             return;
           }
-          // A request Node's HTTP client refuses to write (a header with a newline): what middleware made.
+          // A request undici refuses to write (a header with a newline): what middleware made, not the target.
           if (isInvalidRequest(error)) {
             internalFailure(exchange, error);
             return;

@@ -9,6 +9,7 @@ const ALL = [
   'engine',
   'proxy',
   'proxy-memory',
+  'proxy-run',
   'checkpoints',
   'sentinels',
   'web',

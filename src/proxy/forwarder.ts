@@ -1,8 +1,10 @@
-import type { Agent, ClientRequest, IncomingMessage, RequestOptions, ServerResponse } from 'node:http';
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
+import type { Dispatcher } from 'undici';
 import type { BodyBudget, BodyHold } from './body-budget.ts';
-import { classifyUpstreamError, IDLE_TIMEOUT_CODE } from './classify-error.ts';
+import { classifyUpstreamError, isInvalidRequest, isRetriableOnReusedConnection } from './classify-error.ts';
 import type { MiddlewareFailure, Pipeline } from './compose.ts';
 import { BUSY_RETRY_AFTER_SECONDS } from './defaults.ts';
 import { anthropicErrorBody, type ExchangeFailure } from './errors.ts';
@@ -14,12 +16,10 @@ import { isCopyOfBody } from './tee.ts';
 import type { ExchangeContext, ProxyHeaders, ProxyRequest, ProxyResponse } from './types.ts';
 import { isMessagesRequest, parseVendorRequest, type VendorApiRequest } from './vendor-request.ts';
 
-/** Where exchanges are forwarded: a provider and the sockets to reach it. */
+/** Where exchanges are forwarded: a provider and the (undici) pool of kept-alive sockets to reach it. */
 export type Upstream = {
   target: Target;
-  /** `http.request` or `https.request`, matching the target. */
-  send: (options: RequestOptions) => ClientRequest;
-  agent: Agent;
+  dispatcher: Dispatcher;
 };
 
 export type ForwarderOptions = Upstream & {
@@ -55,17 +55,24 @@ type Exchange = {
   request?: ProxyRequest;
   /** Its body's share of the in-flight budget, given back when the exchange ends. */
   hold: BodyHold;
-  upstream?: ClientRequest;
+  /** Cancels the request to the target (before or while its answer comes). */
+  upstream?: Cancel;
   agentGone: boolean;
-  /** Set when the idle timeout ended the exchange: the body's own error then only says "aborted". */
-  stalled?: Error;
 };
 
-const RETRIABLE_ON_REUSED_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
+/** What a forwarded request needs beside the target. */
+type Outgoing = { method: string; path: string; headers: string[]; body: Buffer };
+
 const EMPTY = Buffer.alloc(0);
 
-function errorCode(error: unknown): string | undefined {
-  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+/** The signal undici takes besides an AbortSignal, an emitter of 'abort': cheaper per exchange. */
+class Cancel extends EventEmitter {
+  aborted = false;
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.emit('abort');
+  }
 }
 
 /** The request object handed to middleware; `body` is decoded only if someone reads it. */
@@ -122,7 +129,7 @@ function replacedBytes(body: ProxyResponse['body']): Uint8Array | undefined {
 /** The I/O shell of the pipeline: reads the agent's request, runs middleware, relays the target's answer. */
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const { pipeline, logger, idleTimeoutMs, maxBodyBytes, budget } = options;
-  const defaultUpstream: Upstream = { target: options.target, send: options.send, agent: options.agent };
+  const defaultUpstream: Upstream = { target: options.target, dispatcher: options.dispatcher };
   const labelOf = (exchange: Exchange) =>
     `${exchange.upstreamTo.target.protocol}//${exchange.upstreamTo.target.host}`;
   const active = new Set<Exchange>();
@@ -190,7 +197,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     const raw = read.body;
     const method = incoming.method ?? 'GET';
     const url = exchange.incoming.url ?? '/';
-    const { target, agent } = exchange.upstreamTo;
+    const { target } = exchange.upstreamTo;
     const headers = toHeaderMap(incoming.headers);
     const vendor = isMessagesRequest(method, url) ? parseVendorRequest(raw) : undefined;
     const received = requestObject(method, url, headers, raw, vendor);
@@ -211,10 +218,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       vendor && pipeline.mayChangeRequest && sent.vendorRequestData
         ? Buffer.from(JSON.stringify(sent.vendorRequestData))
         : raw;
-    const requestOptions: RequestOptions = {
-      agent,
-      hostname: target.hostname,
-      port: target.port,
+    const outgoing: Outgoing = {
       method: sent.method,
       path: targetPath(target, sent.url),
       headers: upstreamRequestHeaders(
@@ -222,61 +226,62 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         target.host,
         body.length > 0 || hasBodyFraming(headers) ? body.length : undefined,
       ),
-      setHost: false,
+      body,
     };
-    sendUpstream(exchange, context, requestOptions, body, false);
+    sendUpstream(exchange, context, outgoing, false);
   }
 
-  function sendUpstream(
-    exchange: Exchange,
-    context: ExchangeContext,
-    requestOptions: RequestOptions,
-    body: Buffer,
-    isRetry: boolean,
-  ) {
-    const upstream = exchange.upstreamTo.send(requestOptions);
-    exchange.upstream = upstream;
-    let answered = false;
-    if (idleTimeoutMs > 0) {
-      upstream.setTimeout(idleTimeoutMs, () => {
-        const error = Object.assign(new Error(`no data for ${idleTimeoutMs} ms`), {
-          code: IDLE_TIMEOUT_CODE,
-        });
-        exchange.stalled = error;
-        upstream.destroy(error);
-      });
-    }
-    upstream.on('error', (error) => {
-      if (answered || exchange.agentGone) return;
-      // A kept-alive socket that the target closed while idle fails at once on reuse: nothing reached
-      // the target, so one fresh attempt is safe.
-      if (!isRetry && upstream.reusedSocket && RETRIABLE_ON_REUSED_SOCKET.has(errorCode(error) ?? '')) {
-        sendUpstream(exchange, context, requestOptions, body, true);
-        return;
-      }
-      fail(exchange, classifyUpstreamError(error, labelOf(exchange)), error);
-    });
-    upstream.on('response', (upstreamResponse) => {
-      answered = true;
-      relay(exchange, context, upstreamResponse).catch((error: unknown) => internalFailure(exchange, error));
-    });
-    upstream.end(body);
+  function sendUpstream(exchange: Exchange, context: ExchangeContext, outgoing: Outgoing, isRetry: boolean) {
+    const cancel = new Cancel();
+    exchange.upstream = cancel;
+    exchange.upstreamTo.dispatcher
+      .request({
+        method: outgoing.method as Dispatcher.HttpMethod,
+        path: outgoing.path,
+        headers: outgoing.headers,
+        body: outgoing.body.length > 0 ? outgoing.body : null,
+        signal: cancel,
+        // Both 0 (never) or the idle timeout: silence before the head, then between body chunks.
+        headersTimeout: idleTimeoutMs,
+        bodyTimeout: idleTimeoutMs,
+      })
+      .then(
+        (answer) => {
+          relay(exchange, context, answer).catch((error: unknown) => internalFailure(exchange, error));
+        },
+        (error: unknown) => {
+          if (exchange.agentGone) return;
+          // A kept-alive socket that the target closed while idle fails at once on reuse: nothing reached
+          // the target, so one fresh attempt is safe.
+          if (!isRetry && isRetriableOnReusedConnection(error)) {
+            sendUpstream(exchange, context, outgoing, true);
+            return;
+          }
+          // A request undici refuses to write (a header with a newline): what middleware made, not the target.
+          if (isInvalidRequest(error)) {
+            internalFailure(exchange, error);
+            return;
+          }
+          fail(exchange, classifyUpstreamError(error, labelOf(exchange)), error);
+        },
+      );
   }
 
   /** A relayed body failed: before the headers went out the agent gets an error answer, after it a cut stream. */
   function onBodyError(exchange: Exchange, error: unknown) {
     if (exchange.agentGone) return;
-    const failure = classifyUpstreamError(exchange.stalled ?? error, labelOf(exchange));
+    const failure = classifyUpstreamError(error, labelOf(exchange));
     const midStream = exchange.response.headersSent;
     fail(exchange, midStream ? { ...failure, message: `${failure.message} Stream cut.` } : failure, error);
   }
 
-  async function relay(exchange: Exchange, context: ExchangeContext, upstream: IncomingMessage) {
+  async function relay(exchange: Exchange, context: ExchangeContext, answer: Dispatcher.ResponseData) {
+    const upstream = answer.body;
     // Listen at once: the target can fail while response middleware still runs.
     upstream.on('error', (error) => onBodyError(exchange, error));
     const received: ProxyResponse = {
-      status: upstream.statusCode ?? 502,
-      headers: toHeaderMap(upstream.headers),
+      status: answer.statusCode,
+      headers: toHeaderMap(answer.headers),
       body: upstream,
     };
     const step = await pipeline.response(received, context);
@@ -292,7 +297,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     }
     const final = step.value;
     const body = final.body;
-    const setCookie = upstream.headers['set-cookie'];
+    const cookies = answer.headers['set-cookie'];
+    const setCookie = typeof cookies === 'string' ? [cookies] : cookies;
     // Drain a target body nobody reads, so its socket goes back to the pool.
     if (body !== upstream && upstream.readableFlowing === null) upstream.resume();
     const bytes = replacedBytes(body);
@@ -338,7 +344,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         // The agent went away before the answer was complete: stop the target's work too.
         exchange.agentGone = true;
         if (exchange.upstream) {
-          exchange.upstream.destroy();
+          exchange.upstream.abort();
           logger.info({ exchange: exchange.id }, '[PROXY] agent disconnected; upstream request aborted');
         }
       });
@@ -347,7 +353,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     abortAll() {
       for (const exchange of active) {
         exchange.agentGone = true;
-        exchange.upstream?.destroy();
+        exchange.upstream?.abort();
         answerFailure(
           exchange.response,
           { code: 'PROXY_STOPPING', status: 503, message: 'Proxy: shutting down.' },

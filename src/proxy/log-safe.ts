@@ -87,6 +87,22 @@ function redactPath(path: string): string {
  * Works on strings that are not valid URLs too.
  */
 export function redactUrl(url: string): string {
+  // An agent asks for the same few paths again and again; each exchange logs its URL twice.
+  const known = redacted.get(url);
+  if (known !== undefined) return known;
+  const out = redactUncached(url);
+  if (url.length <= MAX_CACHED_URL_LENGTH) {
+    if (redacted.size >= MAX_CACHED_URLS) redacted.clear();
+    redacted.set(url, out);
+  }
+  return out;
+}
+
+const redacted = new Map<string, string>();
+const MAX_CACHED_URLS = 256;
+const MAX_CACHED_URL_LENGTH = 2048;
+
+function redactUncached(url: string): string {
   const hashAt = url.indexOf('#');
   const beforeHash = hashAt === -1 ? url : url.slice(0, hashAt);
   const fragment = hashAt === -1 ? undefined : url.slice(hashAt + 1);

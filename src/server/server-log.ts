@@ -8,6 +8,13 @@ const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 /** How long closing the log may take: a disk that takes no more lines must not hold the exit. */
 const CLOSE_TIMEOUT_MS = 2_000;
 
+/**
+ * Lines logged within this long go to the file in one write (or sooner, past BATCH_BYTES): a write
+ * per line cost the proxy, which logs each exchange twice, as much CPU as its sockets (issue 16).
+ */
+const BATCH_MS = 20;
+const BATCH_BYTES = 64 * 1024;
+
 export type ServerLog = {
   logger: Logger;
   /**
@@ -18,9 +25,10 @@ export type ServerLog = {
 };
 
 /**
- * `.ribosome/logs/server.log` (pino JSON lines, written asynchronously). A write that fails (a full or
- * read-only disk) is said on stderr (once), and writing is tried again with the next line: the log
- * is for people, never a reason to stop the server.
+ * `.ribosome/logs/server.log` (pino JSON lines, written asynchronously, the lines of each 20 ms in one
+ * write; close() writes what waits). A write that fails (a full or read-only disk) is said on stderr
+ * (once), and writing is tried again with the next lines: the log is for people, never a reason to
+ * stop the server.
  */
 export async function openServerLog(file: string, level: string): Promise<ServerLog> {
   const destination = pino.destination({
@@ -39,9 +47,22 @@ export async function openServerLog(file: string, level: string): Promise<Server
   });
   // Lines logged after close (a late callback) are dropped, not written to a closed file.
   let open = true;
+  let waiting = '';
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (waiting === '') return;
+    const lines = waiting;
+    waiting = '';
+    destination.write(lines);
+  };
   const stream = {
     write(line: string) {
-      if (open) destination.write(line);
+      if (!open) return;
+      waiting += line;
+      if (waiting.length >= BATCH_BYTES) flush();
+      else timer ??= setTimeout(flush, BATCH_MS);
     },
   };
   return {
@@ -52,6 +73,7 @@ export async function openServerLog(file: string, level: string): Promise<Server
     close: () =>
       new Promise<void>((resolve) => {
         if (!open) return resolve();
+        flush();
         open = false;
         const giveUp = () => {
           clearTimeout(timer);

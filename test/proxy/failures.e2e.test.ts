@@ -123,6 +123,15 @@ describe('failures before the answer starts', () => {
     expect((await post(proxy.url)).status).toBe(200);
   });
 
+  it('a fresh connection the target drops is not retried: the request reached it once', async () => {
+    upstream.handle((_received, _res, req) => {
+      req.socket.destroy();
+    });
+    proxy = await startProxy(upstream.url);
+    expectApiError(await post(proxy.url), 502, /closed the connection/);
+    expect(upstream.received).toHaveLength(1);
+  });
+
   it('a kept-alive connection the target dropped is retried once on a fresh one', async () => {
     const served = new WeakSet<object>();
     let dropped = 0;

@@ -66,6 +66,14 @@ describe('redactUrl', () => {
   ])('%s -> %s', (url, expected) => {
     expect(redactUrl(url)).toBe(expected);
   });
+  it('answers the same for a URL seen before, and past the URLs it remembers', () => {
+    const secret = `/v1/messages?beta=true&api_key=sk-ant-1`;
+    expect(redactUrl(secret)).toBe(`/v1/messages?beta=true&api_key=${REDACTED}`);
+    for (let n = 0; n < 1_000; n++)
+      expect(redactUrl(`/p/${n}?token=t${n}`)).toBe(`/p/${n}?token=${REDACTED}`);
+    expect(redactUrl(secret)).toBe(`/v1/messages?beta=true&api_key=${REDACTED}`);
+    expect(redactUrl(secret)).toBe(`/v1/messages?beta=true&api_key=${REDACTED}`);
+  });
 });
 
 describe('errorForLog', () => {

@@ -25,13 +25,37 @@ export type FanoutResult = Scenario & {
   serverMaxRssMb: number;
   serverCpuUsPerDelivery: number;
   published: number;
+  /** Server side: event-loop delay, and the time each journal commit (with its fsync) took. */
+  loopP99Ms: number;
+  loopMaxMs: number;
+  commitP99Ms: number;
+  commitMaxMs: number;
+  /** From an event's making to its frames queued for every client (the server's part of p99). */
+  serverP99Ms: number;
+  /** Journal commits during the run, and the share of the run they held the event loop. */
+  commits: number;
+  commitLoopShare: number;
 };
 
 function startPublisher(
   kind: Kind,
 ): Promise<{ child: ChildProcess; port: number; lines: AsyncIterator<string> }> {
-  const child = spawn(NODE, [join(HERE, 'fanout-server.ts'), kind], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  // BENCH_SERVER_NODE_ARGS (e.g. "--trace-gc") goes to the publisher's node.
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(NODE, [...nodeArgs, join(HERE, 'fanout-server.ts'), kind], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const all = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  // Lines of the protocol (port, done); anything else the child's node prints (--trace-gc) goes to stderr.
+  const lines: AsyncIterator<string> = {
+    next: async () => {
+      for (;;) {
+        const line = await all.next();
+        if (line.done || /^(port|done) /.test(line.value)) return line;
+        process.stderr.write(`${line.value}\n`);
+      }
+    },
+  };
   return lines.next().then(({ value }) => {
     const port = Number(String(value).split(' ')[1]);
     if (!port) throw new Error(`publisher did not start: ${value}`);
@@ -95,6 +119,13 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
     startRss: number;
     maxRss: number;
     cpuMs: number;
+    loopP99Ms: number;
+    loopMaxMs: number;
+    commitP99Ms: number;
+    commitMaxMs: number;
+    serverP99Ms: number;
+    commits: number;
+    commitTotalMs: number;
   };
   // Let in-flight events land, bounded.
   const deadline = now() + 5_000;
@@ -104,7 +135,12 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
   clearInterval(acker);
   for (const c of sockets) c.close();
   stalled?.close();
-  child.kill('SIGKILL');
+  // The publisher stops by itself after `done` (a profile it writes at exit is kept); if not, killed.
+  await new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => resolve(clearTimeout(timer)));
+  });
   const sorted = Float64Array.from(latencies).sort();
   return {
     ...s,
@@ -116,6 +152,13 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
     serverStartRssMb: mb(stats.startRss),
     serverMaxRssMb: mb(stats.maxRss),
     serverCpuUsPerDelivery: round((stats.cpuMs * 1000) / Math.max(1, total)),
+    loopP99Ms: round(stats.loopP99Ms),
+    loopMaxMs: round(stats.loopMaxMs),
+    commitP99Ms: round(stats.commitP99Ms),
+    commitMaxMs: round(stats.commitMaxMs),
+    serverP99Ms: round(stats.serverP99Ms ?? Number.NaN),
+    commits: stats.commits,
+    commitLoopShare: round(stats.commitTotalMs / s.durationMs),
   };
 }
 

@@ -5,9 +5,11 @@
  * clients acknowledge, keeping at most <window> events unacknowledged), `ack <n>` reports the
  * slowest client's count. It prints `port <n>` when ready and `done <json>` at the end.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { setImmediate as tick } from 'node:timers/promises';
 import { WebSocketServer } from 'ws';
+import { SqliteJournal } from '../src/journal/sqlite-journal.ts';
 import { startInProcess } from '../test/helpers/in-process.ts';
 
 const kind = process.argv[2] === 'bare' ? 'bare' : 'ribosome';
@@ -19,6 +21,13 @@ type Publisher = { port: number; publish(batch: string[]): Promise<void>; stop()
 async function ribosome(): Promise<Publisher> {
   // Up to 1 000 clients: far past the default client limit.
   const rt = await startInProcess({ limits: { maxBufferedBytes: 16 * 1024 * 1024, maxClients: 2_000 } });
+  // Server side of the latency: from the event's making to its frames queued on every socket.
+  rt.bus.subscribeBatch((batch) => {
+    const at = now();
+    for (const { event } of batch) {
+      if (event.type === 'info') serverMs.push(at - Number.parseFloat(event.data.message));
+    }
+  });
   return {
     port: rt.port,
     publish: async (batch) => {
@@ -52,6 +61,23 @@ async function bare(): Promise<Publisher> {
   };
 }
 
+// Where a tail could come from: how long each journal commit (with its fsync) held the event loop,
+// and how late the event loop ran overall.
+const commitMs: number[] = [];
+const serverMs: number[] = [];
+const append = SqliteJournal.prototype.append;
+SqliteJournal.prototype.append = function (this: SqliteJournal, entries) {
+  const start = performance.now();
+  try {
+    return append.call(this, entries);
+  } finally {
+    commitMs.push(performance.now() - start);
+  }
+};
+const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+const sortedP = (values: number[], p: number) =>
+  values.sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * values.length) - 1)] ?? 0;
+
 const pub = kind === 'bare' ? await bare() : await ribosome();
 let acked = 0;
 let maxRss = process.memoryUsage().rss;
@@ -71,6 +97,10 @@ async function run(rate: number, durationMs: number, window: number): Promise<vo
   const startRss = process.memoryUsage().rss;
   const startCpu = process.cpuUsage();
   maxRss = startRss;
+  commitMs.length = 0;
+  serverMs.length = 0;
+  loopDelay.reset();
+  loopDelay.enable();
   let published = 0;
   const end = now() + durationMs;
   const message = () => `${now().toFixed(3)} ${padding}`;
@@ -100,7 +130,18 @@ async function run(rate: number, durationMs: number, window: number): Promise<vo
   clearInterval(rssTimer);
   const cpu = process.cpuUsage(startCpu);
   const cpuMs = (cpu.user + cpu.system) / 1000;
-  process.stdout.write(`done ${JSON.stringify({ published, startRss, maxRss, cpuMs })}\n`);
+  loopDelay.disable();
+  const loop = { loopP99Ms: loopDelay.percentile(99) / 1e6, loopMaxMs: loopDelay.max / 1e6 };
+  const server = { serverP99Ms: sortedP(serverMs, 99), serverMaxMs: sortedP(serverMs, 100) };
+  const commits = {
+    commits: commitMs.length,
+    commitTotalMs: commitMs.reduce((a, b) => a + b, 0),
+    commitP99Ms: sortedP(commitMs, 99),
+    commitMaxMs: sortedP(commitMs, 100),
+  };
+  process.stdout.write(
+    `done ${JSON.stringify({ published, startRss, maxRss, cpuMs, ...loop, ...commits, ...server })}\n`,
+  );
   await pub.stop();
   process.exit(0);
 }

@@ -1,17 +1,15 @@
 /**
  * Journal benchmark (issue: protocol server): durable append rate through the event bus (group
- * commit, fsync per commit) beside one commit per event, and history.sync over a 1 000 000-event
- * journal, read by a real client over loopback.
+ * commit, fsync per commit) beside one commit per event. history.sync over a 1 000 000-event
+ * journal is bench/history.ts.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WebSocket } from 'ws';
 import { openDatabase } from '../src/journal/database.ts';
 import { EventBus } from '../src/journal/event-bus.ts';
 import { SqliteJournal } from '../src/journal/sqlite-journal.ts';
-import { startInProcess } from '../test/helpers/in-process.ts';
-import { isMain, mb, round } from './stats.ts';
+import { isMain, round } from './stats.ts';
 
 const message = 'x'.repeat(150);
 
@@ -32,73 +30,14 @@ async function appendRate(dir: string, mode: 'group' | 'single', count: number):
   return round(rate, 0);
 }
 
-async function historyRate(dir: string, events: number) {
-  const execDir = join(dir, 'history');
-  const rt0 = await startInProcess({}, execDir);
-  await rt0.stop('seed');
-  // Seed the journal directly in large transactions (the server is stopped meanwhile).
-  const journal = new SqliteJournal(openDatabase(join(execDir, '.ribosome/ribosome.db'), 'normal'));
-  const at = new Date().toISOString();
-  for (let i = 0; i < events; i += 10_000) {
-    journal.append(
-      Array.from({ length: 10_000 }, (_, k) => {
-        const id = `seed-${i + k}`;
-        return {
-          id,
-          runId: 'seeded',
-          type: 'info',
-          timestamp: at,
-          json: JSON.stringify({ id, timestamp: at, type: 'info', data: { message } }),
-        };
-      }),
-    );
-  }
-  journal.close();
-  const dbBytes = statSync(join(execDir, '.ribosome/ribosome.db')).size;
-  const rt = await startInProcess({}, execDir);
-  const ws = new WebSocket(rt.url, { perMessageDeflate: false, maxPayload: 64 * 1024 * 1024 });
-  await new Promise((r) => ws.once('open', r));
-  ws.send(JSON.stringify({ type: 'handshake', data: { mode: 'readonly' } }));
-  let received = 0;
-  let batches = 0;
-  let maxRss = process.memoryUsage().rss;
-  const start = performance.now();
-  await new Promise<void>((resolve) => {
-    ws.on('message', (data: Buffer) => {
-      const event = JSON.parse(data.toString()) as {
-        type: string;
-        data: { events: unknown[]; hasMore: boolean };
-      };
-      if (event.type === 'server.ready') ws.send(JSON.stringify({ id: 'h', type: 'history.sync' }));
-      if (event.type !== 'history.batch') return;
-      received += event.data.events.length;
-      batches++;
-      if (batches % 100 === 0) maxRss = Math.max(maxRss, process.memoryUsage().rss);
-      if (!event.data.hasMore) resolve();
-    });
-  });
-  const seconds = (performance.now() - start) / 1000;
-  ws.close();
-  await rt.cleanup();
-  return {
-    events: received,
-    batches,
-    seconds: round(seconds),
-    eventsPerSec: round(received / seconds, 0),
-    journalMb: mb(dbBytes),
-    maxRssMb: mb(maxRss),
-  };
-}
-
-export async function run(options: { historyEvents?: number } = {}) {
+export async function run() {
   const dir = mkdtempSync(join(tmpdir(), 'ribosome-bench-journal-'));
   try {
     const append = {
       groupCommitEventsPerSec: await appendRate(dir, 'group', 100_000),
       commitPerEventEventsPerSec: await appendRate(dir, 'single', 5_000),
     };
-    const history = await historyRate(dir, options.historyEvents ?? 1_000_000);
-    const result = { append, history };
+    const result = { append };
     console.log(JSON.stringify(result, null, 2));
     return result;
   } finally {
@@ -106,5 +45,4 @@ export async function run(options: { historyEvents?: number } = {}) {
   }
 }
 
-if (isMain(import.meta.url))
-  await run({ historyEvents: Number(process.env.BENCH_HISTORY_EVENTS ?? 1_000_000) });
+if (isMain(import.meta.url)) await run();

@@ -27,13 +27,23 @@ export function maskedTextFrame(text: string): Buffer {
  */
 export function leanClient(
   port: number,
-  options: { hello?: string; skipFrames?: number; wantPayload: boolean; onFrame: (payload?: Buffer) => void },
+  options: {
+    /** Frames sent once upgraded, in order (the handshake, then perhaps a command). */
+    hello?: string | readonly string[];
+    skipFrames?: number;
+    wantPayload: boolean;
+    onFrame: (payload?: Buffer) => void;
+  },
 ): Promise<LeanClient> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     socket.setNoDelay(true);
     let upgraded = false;
     let buffer: Buffer = Buffer.alloc(0);
+    // Chunks of a frame not complete yet, joined once it is (big frames arrive in many chunks).
+    let parts: Buffer[] = [];
+    let partsLength = 0;
+    let needed = 0;
     let skip = options.skipFrames ?? 0;
     let ready = false;
     const done = () => {
@@ -48,14 +58,26 @@ export function leanClient(
       );
     });
     socket.on('data', (chunk: Buffer) => {
-      buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
+      if (partsLength + chunk.length < needed) {
+        parts.push(chunk);
+        partsLength += chunk.length;
+        return;
+      }
+      buffer = partsLength === 0 ? chunk : Buffer.concat([...parts, chunk]);
+      parts = [];
+      partsLength = 0;
+      needed = 0;
       if (!upgraded) {
         const end = buffer.indexOf('\r\n\r\n');
-        if (end < 0) return;
+        if (end < 0) {
+          parts = [buffer];
+          partsLength = buffer.length;
+          return;
+        }
         if (!buffer.subarray(0, 12).toString().includes('101')) return reject(new Error('upgrade refused'));
         upgraded = true;
         buffer = buffer.subarray(end + 4);
-        if (options.hello) socket.write(maskedTextFrame(options.hello));
+        for (const hello of [options.hello ?? []].flat()) socket.write(maskedTextFrame(hello));
         if (skip === 0) done();
       }
       let offset = 0;
@@ -72,7 +94,10 @@ export function leanClient(
           length = Number(buffer.readBigUInt64BE(offset + 2));
           header = 10;
         }
-        if (buffer.length - offset < header + length) break;
+        if (buffer.length - offset < header + length) {
+          needed = header + length;
+          break;
+        }
         if (opcode === 0x1) {
           if (skip > 0) {
             skip--;
@@ -88,7 +113,11 @@ export function leanClient(
         }
         offset += header + length;
       }
-      buffer = offset === buffer.length ? Buffer.alloc(0) : buffer.subarray(offset);
+      if (offset < buffer.length) {
+        parts = [buffer.subarray(offset)];
+        partsLength = buffer.length - offset;
+      }
+      if (needed === 0) needed = 1;
     });
   });
 }

@@ -6,6 +6,7 @@
 const ALL = [
   'fanout',
   'journal',
+  'history',
   'engine',
   'proxy',
   'proxy-memory',

@@ -6,6 +6,12 @@ export type JournalEntry = Omit<JournalRow, 'seq'> & { id: string; timestamp: st
 export type BatchLimits = { maxEvents: number; maxBytes: number };
 
 /**
+ * A run of consecutive events as they go on the wire: their stored JSON joined with commas (the
+ * inside of a JSON array), how many there are and the sequence number of the last one.
+ */
+export type JournalBatch = { count: number; lastSeq: number; json: string };
+
+/**
  * The durable event journal. Appends are synchronous and committed when they return, so callers
  * can send an event only after it is safe on disk ("persist, then announce").
  */
@@ -18,11 +24,26 @@ export interface Journal {
   lastSeq(): number;
   /** Events after `afterSeq` in order, bounded by the limits (at least one event if any remain). */
   readAfter(afterSeq: number, limits: BatchLimits): JournalRow[];
+  /**
+   * Events after `afterSeq` up to `throughSeq`, in order and bounded by the limits like `readAfter`
+   * (at least one if any remain), already joined for the wire: what history.sync sends, read
+   * without an object per event.
+   */
+  readBatch(afterSeq: number, throughSeq: number, limits: BatchLimits): JournalBatch;
   /** The newest events of a run, oldest first, bounded by the limits. */
   recentOfRun(runId: string, limits: BatchLimits): JournalRow[];
   /** The newest event of a run whose type is one of `types`. */
   lastOfRun(runId: string, types: readonly string[]): JournalRow | undefined;
   close(): void;
+}
+
+/** Joins rows taken within the limits into a batch; `afterSeq` is its lastSeq when there is none. */
+export function batchOf(rows: readonly JournalRow[], afterSeq: number): JournalBatch {
+  return {
+    count: rows.length,
+    lastSeq: rows.at(-1)?.seq ?? afterSeq,
+    json: rows.map((r) => r.json).join(','),
+  };
 }
 
 /** Takes rows in order until a limit is reached; always takes the first row. */

@@ -1,6 +1,8 @@
 import {
   type BatchLimits,
+  batchOf,
   type Journal,
+  type JournalBatch,
   type JournalEntry,
   type JournalRow,
   takeWithinLimits,
@@ -28,6 +30,10 @@ export class MemoryJournal implements Journal {
 
   readAfter(afterSeq: number, limits: BatchLimits): JournalRow[] {
     return takeWithinLimits(this.#rows.slice(afterSeq), limits);
+  }
+
+  readBatch(afterSeq: number, throughSeq: number, limits: BatchLimits): JournalBatch {
+    return batchOf(takeWithinLimits(this.#rows.slice(afterSeq, throughSeq), limits), afterSeq);
   }
 
   recentOfRun(runId: string, limits: BatchLimits): JournalRow[] {

@@ -4,6 +4,7 @@ import { inTransaction } from './database.ts';
 import {
   type BatchLimits,
   type Journal,
+  type JournalBatch,
   type JournalEntry,
   type JournalRow,
   takeWithinLimits,
@@ -34,6 +35,7 @@ export class SqliteJournal implements Journal {
   readonly #insert: StatementSync;
   readonly #after: StatementSync;
   readonly #recent: StatementSync;
+  readonly #batch: StatementSync;
   #count: number;
   #lastSeq: number;
 
@@ -48,6 +50,11 @@ export class SqliteJournal implements Journal {
     this.#recent = db.prepare(
       'SELECT seq, run_id, type, json FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT ?',
     );
+    // Rows as arrays, the size in bytes computed by SQLite: no object and no re-encoding per event.
+    this.#batch = db.prepare(
+      'SELECT seq, json, octet_length(json) FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?',
+    );
+    this.#batch.setReturnArrays(true);
     const stats = db.prepare('SELECT count(*) AS n, coalesce(max(seq), 0) AS last FROM events').get() as {
       n: number;
       last: number;
@@ -81,6 +88,24 @@ export class SqliteJournal implements Journal {
   readAfter(afterSeq: number, limits: BatchLimits): JournalRow[] {
     const rows = this.#after.iterate(afterSeq, limits.maxEvents) as Iterable<Row>;
     return takeWithinLimits(mapRows(rows), limits);
+  }
+
+  readBatch(afterSeq: number, throughSeq: number, limits: BatchLimits): JournalBatch {
+    const rows = this.#batch.all(afterSeq, throughSeq, limits.maxEvents) as unknown as Array<
+      [seq: number, json: string, bytes: number]
+    >;
+    let json = '';
+    let bytes = 0;
+    let count = 0;
+    let lastSeq = afterSeq;
+    for (const [seq, text, size] of rows) {
+      if (count > 0 && bytes + size > limits.maxBytes) break;
+      json = count === 0 ? text : `${json},${text}`;
+      bytes += size;
+      count += 1;
+      lastSeq = seq;
+    }
+    return { count, lastSeq, json };
   }
 
   recentOfRun(runId: string, limits: BatchLimits): JournalRow[] {

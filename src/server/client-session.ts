@@ -83,14 +83,19 @@ export class ClientSession {
     }
   }
 
-  /** Sends several frames with one write to the socket (a corked burst). */
-  sendMany(payloads: readonly Buffer[]): void {
-    this.#socket.cork();
-    try {
-      for (const payload of payloads) this.send(payload);
-    } finally {
-      this.#socket.uncork();
+  /**
+   * Writes frames already encoded (`textFrames`) to the socket as they are: one write for a whole
+   * commit's events. Safe beside `ws.send` because the server never compresses (perMessageDeflate
+   * off) nor sends blobs, so ws writes every frame whole and at once, never queued behind this.
+   * Bounded like `send`.
+   */
+  sendFrames(frames: Buffer): void {
+    if (this.closing) return;
+    if (this.ws.bufferedAmount > this.#maxBuffered) {
+      this.#onOverflow(this);
+      return;
     }
+    this.#socket.write(frames);
   }
 
   /** Closes with a code and reason; a peer that does not answer is cut off after `graceMs`. */

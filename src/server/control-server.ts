@@ -24,6 +24,7 @@ import { gateCommand } from './gate.ts';
 import { frameWithEvents, type HistoryLimits, streamHistory } from './history-stream.ts';
 import { createHttpRejecter, refuseUpgrade } from './http-reject.ts';
 import { type Dashboard, isDashboardOrigin, isOriginAllowed } from './origin.ts';
+import { textFrames } from './ws-frames.ts';
 
 export type ServerLimits = {
   /** Largest command frame accepted; bigger ones get MESSAGE_TOO_LARGE. */
@@ -104,6 +105,7 @@ export class ControlServer {
       maxPayload: options.limits.hardMaxFrameBytes,
       // Invalid UTF-8 is reported as a bad frame instead of closing the connection (1007).
       skipUTF8Validation: true,
+      // Never on: the broadcast writes pre-encoded frames beside ws (ClientSession.sendFrames).
       perMessageDeflate: false,
     });
   }
@@ -410,11 +412,16 @@ export class ControlServer {
     }
   }
 
-  /** One commit's events go to each client in one corked write: far fewer syscalls under load. */
+  /**
+   * One commit's events are framed once and go to each client in one write: far fewer syscalls and
+   * no per-client framing under load.
+   */
   #broadcastBatch(batch: ReadonlyArray<{ json: string }>): void {
-    const payloads = batch.map((b) => Buffer.from(b.json));
+    let frames: Buffer | undefined;
     for (const session of this.#sessions.values()) {
-      if (session.handshaken) session.sendMany(payloads);
+      if (!session.handshaken) continue;
+      frames ??= textFrames(batch.map((b) => Buffer.from(b.json)));
+      session.sendFrames(frames);
     }
   }
 

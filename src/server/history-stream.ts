@@ -22,7 +22,12 @@ export function frameWithEvents(
 ): string {
   const events = rows.map((r) => r.json).join(',');
   const { before = '', after = '' } = fields;
-  return `{"id":"${randomUUID()}","timestamp":"${new Date().toISOString()}","type":"${type}","data":{${before}"${key}":[${events}]${after}}}`;
+  return frame(type, `${before}"${key}":[${events}]${after}`);
+}
+
+/** A ServerEvent frame whose data object's inside is already serialized. */
+function frame(type: string, data: string): string {
+  return `{"id":"${randomUUID()}","timestamp":"${new Date().toISOString()}","type":"${type}","data":{${data}}}`;
 }
 
 /**
@@ -46,11 +51,11 @@ export async function streamHistory(
     // One batch per turn of the event loop: other clients' frames and the engine go in between.
     await nextTurn();
     if (sink.closing) return;
-    const rows = after < end ? journal.readAfter(after, limits).filter((r) => r.seq <= end) : [];
-    const last = rows.at(-1);
-    if (last) after = last.seq;
-    const hasMore = after < end && rows.length > 0;
-    sink.send(frameWithEvents('history.batch', 'events', rows, { after: `,"hasMore":${hasMore}` }));
+    const batch =
+      after < end ? journal.readBatch(after, end, limits) : { count: 0, lastSeq: after, json: '' };
+    after = batch.lastSeq;
+    const hasMore = after < end && batch.count > 0;
+    sink.send(frame('history.batch', `"events":[${batch.json}],"hasMore":${hasMore}`));
     if (!hasMore) return;
   }
 }

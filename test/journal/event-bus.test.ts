@@ -28,6 +28,32 @@ describe('EventBus', () => {
     expect(stored.every((r) => r.runId === 'run-1')).toBe(true);
   });
 
+  it('under a steady stream delivers every event once, in order, each only once it is journaled', async () => {
+    const journal = new MemoryJournal();
+    const bus = new EventBus({ journal, runId: 'run-1' });
+    const seen: Array<{ message: string; durable: boolean }> = [];
+    bus.subscribe((e, json) =>
+      seen.push({
+        message: e.type === 'info' ? e.data.message : '',
+        durable: journal.readAfter(0, { maxEvents: 1e6, maxBytes: 1e9 }).some((r) => r.json === json),
+      }),
+    );
+    const published: Array<Promise<unknown>> = [];
+    for (let turn = 0; turn < 30; turn++) {
+      for (let k = 0; k < 10; k++) published.push(bus.publish('info', { message: `${turn}-${k}` }));
+      await new Promise((r) => setImmediate(r));
+    }
+    await Promise.all(published);
+    expect(seen.map((s) => s.message)).toEqual(
+      Array.from({ length: 300 }, (_, i) => `${Math.floor(i / 10)}-${i % 10}`),
+    );
+    expect(seen.every((s) => s.durable)).toBe(true);
+    // After a quiet spell, one event alone is committed and delivered too.
+    await new Promise((r) => setTimeout(r, 20));
+    await bus.publish('info', { message: 'alone' });
+    expect(seen.at(-1)?.message).toBe('alone');
+  });
+
   it('refuses connection events and invalid payloads without journaling them', async () => {
     const journal = new MemoryJournal();
     const bus = new EventBus({ journal, runId: 'run-1' });

@@ -53,6 +53,39 @@ describe.each([
     j.close();
   });
 
+  it('reads a batch for the wire: the stored JSON joined, bounded by count, UTF-8 bytes and an end', () => {
+    const j = make();
+    // Two bytes per 'é': a limit counted in characters would let too many through.
+    const wide = (i: number): JournalEntry => ({
+      ...entry(i),
+      json: JSON.stringify({ id: `e${i}`, pad: 'é'.repeat(50) }),
+    });
+    j.append(Array.from({ length: 10 }, (_, i) => wide(i)));
+    const stored = j.readAfter(0, { maxEvents: 100, maxBytes: 1e6 });
+    const size = Buffer.byteLength(stored[0]!.json);
+    expect(j.readBatch(0, 10, { maxEvents: 100, maxBytes: 1e6 })).toEqual({
+      count: 10,
+      lastSeq: 10,
+      json: stored.map((r) => r.json).join(','),
+    });
+    expect(JSON.parse(`[${j.readBatch(2, 10, { maxEvents: 3, maxBytes: 1e6 }).json}]`)).toEqual(
+      [2, 3, 4].map((i) => JSON.parse(wide(i).json)),
+    );
+    expect(j.readBatch(0, 10, { maxEvents: 100, maxBytes: size * 3 + 1 })).toMatchObject({
+      count: 3,
+      lastSeq: 3,
+    });
+    expect(j.readBatch(0, 10, { maxEvents: 100, maxBytes: 1 })).toMatchObject({ count: 1, lastSeq: 1 });
+    // Nothing past the end asked for, and an empty batch past it.
+    expect(j.readBatch(5, 7, { maxEvents: 100, maxBytes: 1e6 })).toMatchObject({ count: 2, lastSeq: 7 });
+    expect(j.readBatch(10, 10, { maxEvents: 100, maxBytes: 1e6 })).toEqual({
+      count: 0,
+      lastSeq: 10,
+      json: '',
+    });
+    j.close();
+  });
+
   it('returns the newest events of one run, oldest first', () => {
     const j = make();
     j.append([entry(1, 'old'), entry(2, 'new'), entry(3, 'old'), entry(4, 'new'), entry(5, 'new')]);

@@ -58,9 +58,9 @@ describe('streamHistory', () => {
   it('reads the next batch only once the client has drained, and nothing at all for a closing one', async () => {
     let reads = 0;
     const counting = new (class extends MemoryJournal {
-      override readAfter(...args: Parameters<MemoryJournal['readAfter']>) {
+      override readBatch(...args: Parameters<MemoryJournal['readBatch']>) {
         reads += 1;
-        return super.readAfter(...args);
+        return super.readBatch(...args);
       }
     })();
     counting.append(Array.from({ length: 30 }, (_, i) => entry(i)));

@@ -143,3 +143,27 @@ export async function killTree(pid: number, graceMs: number): Promise<void> {
 }
 
 const KILL_WAIT_MS = 2_000;
+
+/** True while a process of group `pgid` exists (a zombie counts). */
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Ends what is left of the process group of a leader that has exited and been reaped: SIGTERM to
+ * the group, SIGKILL after `graceMs` if it is still there. Unlike killTree it neither signals the
+ * leader's pid (another process may have it by now) nor looks for its descendants in /proc (they
+ * left its tree when it exited): what carries a run's mark is found by endMarked.
+ */
+export async function endGroup(pgid: number, graceMs: number): Promise<void> {
+  if (!groupExists(pgid)) return;
+  signal(-pgid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && groupExists(pgid)) await new Promise((r) => setTimeout(r, 25));
+  signal(-pgid, 'SIGKILL');
+}

@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import { spawnSafely } from '../processes/spawn-safely.ts';
 import type { ProcessExit } from '../protocol/index.ts';
 import type { AgentRun } from './agent-adapter.ts';
-import { endMarked, killTree } from './process-tree.ts';
+import { endGroup, endMarked, killTree } from './process-tree.ts';
 import { parseStreamLine, type StreamLine } from './stream-line.ts';
 
 /**
@@ -81,7 +81,9 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
     exited,
     startFailure: undefined,
     stop(graceMs) {
-      stopping ??= killTree(pid, graceMs);
+      // Once the agent has exited (the usual last stop), its tree is gone: only its group is left.
+      const reaped = child.exitCode !== null || child.signalCode !== null;
+      stopping ??= reaped ? endGroup(pid, graceMs) : killTree(pid, graceMs);
       // What left the tree still carries the run's mark; looked for at every stop, the last one
       // (after the agent exited) included.
       return Promise.all([stopping, endMarked(AGENT_MARK, spec.mark, graceMs)]).then(() => {});

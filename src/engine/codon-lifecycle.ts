@@ -4,7 +4,8 @@ import type { AgentAdapter } from '../agents/agent-adapter.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { CheckpointType, ErrorCode, FailureReason } from '../protocol/index.ts';
 import { agentProvider, type ProviderTarget } from '../providers/providers.ts';
-import { type CodonRecord, codonOf, type EngineState, runOf } from '../state/reducer.ts';
+import { type CodonRecord, codonOf, type EngineState, reduce, runOf } from '../state/reducer.ts';
+import type { Transition } from '../state/transitions.ts';
 import { describeError } from '../storage/probe.ts';
 import { runGates } from '../verify/run-gates.ts';
 import { throughGates } from '../verify/verify-rounds.ts';
@@ -108,6 +109,8 @@ export class CodonLifecycle {
     const sessionId = randomUUID();
     const startTime = new Date().toISOString();
     const { recorder } = this.#o;
+    // Walked while the start is recorded: nothing writes to the data directory meanwhile.
+    const dataBefore = this.#fingerprint();
     await recorder.apply('CodonStarted', {
       runId,
       codonId: codon.id,
@@ -132,7 +135,7 @@ export class CodonLifecycle {
     this.#preparing = preparing;
     let refused: FailureReason | undefined;
     try {
-      this.#dataBefore = this.#o.dataDir === undefined ? undefined : await fingerprintDir(this.#o.dataDir);
+      this.#dataBefore = await dataBefore;
       const rig = await this.#o.steps.prepareRig(codon, runId, skipPreCommands, preparing.abort.signal);
       if (rig && rig !== 'aborted') return await this.#endWithoutAgent(codon, runId, rig, 'RIG_SETUP_FAILED');
       if (!preparing.stop) refused = await this.#o.hooks.beforeAgent(codon, runId);
@@ -339,6 +342,8 @@ export class CodonLifecycle {
       if (active) this.#active = undefined;
       return 'stopped';
     }
+    // The codon's processes have ended: the data directory is walked while the checkpoint is taken.
+    const dataAfter = this.#dataBefore === undefined ? undefined : this.#fingerprint();
     const duration = active ? Date.now() - active.startedAt : 0;
     const classified = classifyOutcome(outcome);
     let { success, failureReason } = classified;
@@ -382,22 +387,31 @@ export class CodonLifecycle {
       ...(active?.agentSessionId ? { agentSessionId: active.agentSessionId } : {}),
     });
     await this.#o.hooks.afterAgent(codon, runId);
-    await this.#checkDataDir(codon);
+    await this.#checkDataDir(codon, dataAfter);
+    // The final cost and codon.completed in one commit (one fsync, not two), in that order.
     const spent = this.#record(runId, codon.id);
-    if (spent)
-      await recorder.apply('CodonFinalCostSet', {
-        runId,
-        codonId: codon.id,
-        cost: spent.agentCost + spent.sentinelCost,
-      });
-    await recorder.publish('codon.completed', {
-      codonId: codon.id,
-      success,
-      cost: this.#record(runId, codon.id)?.cost ?? 0,
-      duration,
-      exitStatus: outcome.exit,
-      ...(failureReason ? { failureReason } : {}),
-    });
+    const finalCost: Transition[] = spent
+      ? [
+          {
+            type: 'CodonFinalCostSet',
+            data: { runId, codonId: codon.id, cost: spent.agentCost + spent.sentinelCost },
+          },
+        ]
+      : [];
+    const settled = finalCost.reduce(reduce, this.#o.state());
+    await recorder.applyAll(finalCost, [
+      {
+        type: 'codon.completed',
+        data: {
+          codonId: codon.id,
+          success,
+          cost: codonOf(runOf(settled, runId), codon.id)?.cost ?? 0,
+          duration,
+          exitStatus: outcome.exit,
+          ...(failureReason ? { failureReason } : {}),
+        },
+      },
+    ]);
     if (!success && to !== 'skipped') {
       await this.#codonError(
         codon,
@@ -428,13 +442,22 @@ export class CodonLifecycle {
     });
   }
 
-  /** A warning when the data directory changed since the codon began (a shell command wrote there). */
-  async #checkDataDir(codon: RuntimeCodon): Promise<void> {
+  /** The data directory's fingerprint now (none without a data directory); never rejects. */
+  #fingerprint(): Promise<Fingerprint | undefined> {
+    const dir = this.#o.dataDir;
+    return dir === undefined ? Promise.resolve(undefined) : fingerprintDir(dir).catch(() => undefined);
+  }
+
+  /**
+   * A warning when the data directory changed since the codon began (a shell command wrote there).
+   * `taken`: its fingerprint, walked since the codon's processes ended; else it is walked now.
+   */
+  async #checkDataDir(codon: RuntimeCodon, taken?: Promise<Fingerprint | undefined>): Promise<void> {
     const before = this.#dataBefore;
     this.#dataBefore = undefined;
     const dir = this.#o.dataDir;
     if (before === undefined || dir === undefined) return;
-    const after = await fingerprintDir(dir);
+    const after = await (taken ?? this.#fingerprint());
     if (after === undefined) return;
     const changed = changedPaths(before, after);
     if (changed.length === 0) return;

@@ -91,7 +91,15 @@ export function isDone(lineage: Lineage, codonId: string): boolean {
  * - an iteration earlier than one with a codon that ended: the run has moved on past it.
  */
 function settledIn(plan: readonly PlanCodon[], lineage: Lineage): (c: PlanCodon) => boolean {
-  const lastStatus = (id: string) => lineage.endings.findLast((e) => e.codonId === id)?.status;
+  // How each codon last ended, in one pass: a long loop's plan and lineage grow together, and a
+  // search of the endings per plan codon made every decision quadratic in the codons run.
+  const lastEnded = new Map<string, EndStatus>();
+  for (const e of lineage.endings) lastEnded.set(e.codonId, e.status);
+  const lastStatus = (id: string) => lastEnded.get(id);
+  const done = (id: string) => {
+    const status = lastEnded.get(id);
+    return status === 'completed' || status === 'skipped';
+  };
   const passed = new Set<string>();
   const over = new Set<string>();
   const reached = new Map<string, number>();
@@ -106,7 +114,7 @@ function settledIn(plan: readonly PlanCodon[], lineage: Lineage): (c: PlanCodon)
     if (status === 'failed' && loop.iteration < loop.iterations - 1) over.add(`${loop.id}#${loop.iteration}`);
   }
   return (c) => {
-    if (isDone(lineage, c.id)) return true;
+    if (done(c.id)) return true;
     const loop = c.loop;
     if (loop?.until !== 'verify') return false;
     return (

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { endMarked, isAlive, processesWithEnv } from '../../src/agents/process-tree.ts';
+import { spawnAgent } from '../../src/agents/spawn-agent.ts';
 import { pidsWith, waitFor } from '../helpers/processes.ts';
 
 const started: number[] = [];
@@ -55,5 +56,28 @@ describe('endMarked', () => {
     expect(isAlive(bystander)).toBe(true);
     expect(processesWithEnv('PROCESS_TREE_TEST_MARK', other)).toEqual([bystander]);
     expect(await endMarked('PROCESS_TREE_TEST_MARK', 'nobody-has-this', 100)).toBe(0);
+  });
+});
+
+describe('an agent run stopped after its agent exited', () => {
+  it('ends what the agent left in its process group, even a process that dropped the mark', async () => {
+    const m = 45_000 + Math.floor(Math.random() * 5000);
+    // Left in the agent's group with an empty environment: only the group still finds it.
+    const run = spawnAgent({
+      command: 'bash',
+      args: ['-c', `env -i sleep ${m} >/dev/null 2>&1 </dev/null & echo '{"type":"result"}'`],
+      cwd: process.cwd(),
+      env: { PATH: process.env.PATH ?? '' },
+      stdin: '',
+      mark: randomUUID(),
+    });
+    for await (const _ of run.lines) {
+      // Read to the end.
+    }
+    await run.exited;
+    await waitFor(() => pidsWith(`sleep ${m}`).length > 0, 'the sleep to start', 10_000);
+    started.push(...pidsWith(`sleep ${m}`)); // for cleanup on failure
+    await run.stop(0);
+    await waitFor(() => pidsWith(`sleep ${m}`).length === 0, 'the sleep to end', 5_000);
   });
 });

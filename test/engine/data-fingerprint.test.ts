@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -39,6 +39,35 @@ describe('the data directory fingerprint', () => {
       expect(print?.get('sub/b.txt')).toMatch(/^2:/);
       expect((await fingerprintDir(join(dir, 'link'), 2))?.size).toBe(2);
       expect(await fingerprintDir(join(dir, 'missing'))).toBeUndefined();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('fingerprintDir sees a change deep in a tree of more entries than one slice of calls', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ribosome-print-'));
+    try {
+      // 3 levels, 1 500 files: the walk yields to the event loop several times on the way.
+      for (let i = 0; i < 30; i++) {
+        await mkdir(join(dir, `d${i}/deep`), { recursive: true });
+        for (let j = 0; j < 25; j++) {
+          await writeFile(join(dir, `d${i}/f${j}`), 'x');
+          await writeFile(join(dir, `d${i}/deep/g${j}`), 'y');
+        }
+      }
+      const before = await fingerprintDir(dir);
+      expect(before?.size).toBe(30 * 2 + 30 * 50);
+      // Same size, another mtime; a file added and one removed, both below the top level.
+      await utimes(join(dir, 'd29/deep/g24'), new Date(1_000_000), new Date(1_000_000));
+      await writeFile(join(dir, 'd7/deep/new'), 'n');
+      await rm(join(dir, 'd3/f0'));
+      const after = await fingerprintDir(dir);
+      expect(changedPaths(before ?? new Map(), after ?? new Map())).toEqual([
+        'd29/deep/g24',
+        'd3/f0',
+        'd7/deep/new',
+      ]);
+      expect(changedPaths(after ?? new Map(), (await fingerprintDir(dir)) ?? new Map())).toEqual([]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -10,6 +10,7 @@ const ALL = [
   'proxy',
   'proxy-memory',
   'checkpoints',
+  'checkpoints-large',
   'sentinels',
   'web',
 ] as const;

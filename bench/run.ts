@@ -12,6 +12,7 @@ const ALL = [
   'proxy-memory',
   'proxy-run',
   'checkpoints',
+  'checkpoints-large',
   'sentinels',
   'web',
   'attach',

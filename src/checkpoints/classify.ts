@@ -6,7 +6,14 @@ import type { SkippedFile } from './schema.ts';
  * whatever lies at the end of the link.
  */
 export type PathKind = 'file' | 'symlink' | 'directory' | 'missing' | 'unreachable' | 'other';
-export type ObservedPath = { path: Buffer; tracked: boolean; kind: PathKind; bytes: number };
+export type ObservedPath = {
+  path: Buffer;
+  tracked: boolean;
+  kind: PathKind;
+  bytes: number;
+  /** Inode change time in nanoseconds, when known (see recheck.ts). */
+  ctime?: bigint | null;
+};
 
 export type StagePlan = {
   /** For `update-index --add --remove --replace`: added, updated, or dropped when gone. */

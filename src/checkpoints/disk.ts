@@ -42,8 +42,8 @@ export async function observe(workTree: string, paths: readonly ChangedPath[]): 
     if (entry.tracked && !(await allRealDirs(entry.path, isRealDir))) {
       return { path: entry.path, tracked: true, kind: 'unreachable', bytes: 0 };
     }
-    const { kind, bytes } = await statOf(Buffer.concat([root, entry.path]));
-    return { path: entry.path, tracked: entry.tracked, kind, bytes };
+    const { kind, bytes, ctime } = await statOf(Buffer.concat([root, entry.path]));
+    return { path: entry.path, tracked: entry.tracked, kind, bytes, ctime };
   });
 }
 
@@ -89,9 +89,9 @@ export async function containsGitDir(dir: Buffer): Promise<boolean> {
   return false;
 }
 
-async function statOf(path: Buffer): Promise<{ kind: PathKind; bytes: number }> {
+async function statOf(path: Buffer): Promise<{ kind: PathKind; bytes: number; ctime: bigint | null }> {
   try {
-    const stats = await lstat(path);
+    const stats = await lstat(path, { bigint: true });
     const kind: PathKind = stats.isFile()
       ? 'file'
       : stats.isSymbolicLink()
@@ -99,15 +99,15 @@ async function statOf(path: Buffer): Promise<{ kind: PathKind; bytes: number }> 
         : stats.isDirectory()
           ? 'directory'
           : 'other';
-    return { kind, bytes: stats.size };
+    return { kind, bytes: Number(stats.size), ctime: stats.ctimeNs };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing', bytes: 0 };
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing', bytes: 0, ctime: null };
     throw error;
   }
 }
 
-async function mapLimit<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {

@@ -10,7 +10,17 @@ import { INFO_ATTRIBUTES, infoExclude } from './repo-files.ts';
 /** GIT_CONFIG_COUNT (2.31) carries all our settings. */
 const MIN_GIT: readonly [number, number] = [2, 31];
 
-export type OpenedRepo = { git: GitRun; gitDir: string; workTree: string; gitVersion: string };
+export type OpenedRepo = {
+  git: GitRun;
+  gitDir: string;
+  workTree: string;
+  gitVersion: string;
+  /** update-index writes a pack per call (a bulk check-in transaction) since git 2.37. */
+  packs: boolean;
+};
+
+/** From this version each update-index call is one bulk check-in (one pack, however many files). */
+const PACKS_GIT: readonly [number, number] = [2, 37];
 
 /**
  * Checks git, creates the shadow repository if needed (bare: no work tree is recorded in it; every
@@ -52,7 +62,7 @@ export async function openRepo(options: ResolvedOptions): Promise<Result<OpenedR
     );
   }
   const found: [number, number] = [Number(version[1]), Number(version[2])];
-  if (found[0] < MIN_GIT[0] || (found[0] === MIN_GIT[0] && found[1] < MIN_GIT[1])) {
+  if (!atLeast(found, MIN_GIT)) {
     return fail(
       'GIT_UNAVAILABLE',
       `Checkpoints need git ${MIN_GIT.join('.')} or newer; found ${found.join('.')}.`,
@@ -95,7 +105,11 @@ export async function openRepo(options: ResolvedOptions): Promise<Result<OpenedR
       `Cannot write to the checkpoint store ${gitDir}: ${(error as Error).message}`,
     );
   }
-  return ok({ git, gitDir, workTree, gitVersion: found.join('.') });
+  return ok({ git, gitDir, workTree, gitVersion: found.join('.'), packs: atLeast(found, PACKS_GIT) });
+}
+
+function atLeast(found: readonly [number, number], wanted: readonly [number, number]): boolean {
+  return found[0] > wanted[0] || (found[0] === wanted[0] && found[1] >= wanted[1]);
 }
 
 function durabilitySettings([major, minor]: [number, number]): Array<[string, string]> {

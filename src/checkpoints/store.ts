@@ -5,7 +5,7 @@ import { parseNumstat } from './diff-stat.ts';
 import { type CheckpointErrorCode, fail, ok, type Result } from './errors.ts';
 import { type GitRun, gitFailure } from './git-runner.ts';
 import { LOG_FORMAT_ARGS, parseLog } from './history.ts';
-import { openRepo } from './open-repo.ts';
+import { type OpenedRepo, openRepo } from './open-repo.ts';
 import {
   type CheckpointLogger,
   type CheckpointStoreOptions,
@@ -13,6 +13,7 @@ import {
   resolveOptions,
 } from './options.ts';
 import { type ParsedDiff, parseUnifiedDiff } from './parse-diff.ts';
+import type { Recheck } from './recheck.ts';
 import { type CodonCheckpointRequest, resolveCodonCheckpoint } from './resolve-codon.ts';
 import { resolveCheckpointSha } from './resolve-sha.ts';
 import { compareWithIndex, restoreWorkTree } from './restore-tree.ts';
@@ -45,11 +46,11 @@ export class CheckpointStore {
   readonly #now: () => Date;
   readonly #log: CheckpointLogger | undefined;
   readonly #include: readonly Buffer[];
+  readonly #packs: boolean;
+  /** Files the last checkpoint recorded in the second it ended: hashed again at the next one. */
+  #recheck: Recheck[] = [];
 
-  private constructor(
-    options: ResolvedOptions,
-    repo: { git: GitRun; gitDir: string; workTree: string; gitVersion: string },
-  ) {
+  private constructor(options: ResolvedOptions, repo: OpenedRepo) {
     this.gitDir = repo.gitDir;
     this.workTree = repo.workTree;
     this.gitVersion = repo.gitVersion;
@@ -58,6 +59,7 @@ export class CheckpointStore {
     this.#now = options.now;
     this.#log = options.logger;
     this.#include = options.include;
+    this.#packs = repo.packs;
   }
 
   /**
@@ -241,6 +243,8 @@ export class CheckpointStore {
         if (!target.ok) return target;
         const changes = early ?? (await compareWithIndex(this.#git, target.value.sha));
         if (!changes.ok) return changes;
+        // The index is the checkpoint's now: what was to be looked at again may not be in it.
+        this.#recheck = [];
         const restored = await restoreWorkTree(this.#git, {
           workTree: this.workTree,
           gitDir: this.gitDir,
@@ -335,12 +339,16 @@ export class CheckpointStore {
     return this.#queue.idle();
   }
 
-  #stage(): Promise<Result<Staged>> {
-    return stageWorkTree(this.#git, {
+  async #stage(): Promise<Result<Staged>> {
+    const staged = await stageWorkTree(this.#git, {
       workTree: this.workTree,
       maxFileBytes: this.maxFileBytes,
       include: this.#include,
+      recheck: this.#recheck,
+      packs: this.#packs,
     });
+    if (staged.ok) this.#recheck = staged.value.recheck;
+    return staged;
   }
 
   async #commit(

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   formatClock,
@@ -304,6 +305,32 @@ describe('format', () => {
     expect(sanitize('a\u001b[31mred\u001b[0m\tb\r\nc\u0007\u001b]0;title\u0007d')).toBe('ared  b\ncd');
     expect(oneLine('  many\n\nlines  ', 100)).toBe('many lines');
     expect(oneLine('x'.repeat(10), 5)).toBe('xxxx…');
+    // Its shortcut for text already on one line gives what the whole treatment gives.
+    const slow = (text: string, max: number) => {
+      const line = sanitize(text).replace(/\s+/g, ' ').trim();
+      return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+    };
+    const piece = fc.constantFrom(
+      'a',
+      'b c',
+      ' ',
+      '  ',
+      '\t',
+      '\n',
+      '\r',
+      '\u00a0',
+      '\u2028',
+      '\u001b[31m',
+      '\u0007',
+      'é',
+      '→',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), fc.integer({ min: 1, max: 30 }), (parts, max) => {
+        const text = parts.join('');
+        expect(oneLine(text, max)).toBe(slow(text, max));
+      }),
+    );
     expect(wrapText('abcdef\ngh', 4)).toEqual(['abcd', 'ef', 'gh']);
   });
 });

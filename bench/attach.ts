@@ -288,7 +288,8 @@ export async function run(
           durationMs: liveMs,
           messages: live.written.size,
           codonTookMs: round(live.tookMs, 0),
-          plainClientMs: stats(live.received),
+          // The server's share: if its tail grows too, the TUI's and the page's do with it.
+          plainClientMs: { ...stats(live.received), ...tail(live.received) },
           tuiFrameMs: { ...stats(tuiLive), ...tail(tuiLive) },
           pageFrameMs: page ? { ...stats(pageLive), ...tail(pageLive) } : null,
         },

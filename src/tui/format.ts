@@ -49,8 +49,14 @@ export function sanitize(text: string): string {
   return text.replace(ESCAPES, '').replace(/\r\n?/g, '\n').replace(/\t/g, '  ').replace(CONTROLS, '');
 }
 
+// Text that oneLine would give back as it is: no control character, no whitespace but single
+// spaces inside. Most agent lines are such; a long history is a million of them.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const NOT_ONE_LINE = /[\u0000-\u001f\u007f-\u009f]|[^\S ]| {2}|^ | $/;
+
 /** The text on one line: whitespace runs collapsed, cut with an ellipsis past `max` characters. */
 export function oneLine(text: string, max = 500): string {
+  if (text.length <= max && !NOT_ONE_LINE.test(text)) return text;
   const line = sanitize(text).replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

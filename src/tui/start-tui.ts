@@ -85,6 +85,9 @@ export async function runApp(
       // frame shorter than the terminal); whole frames go out inside synchronized-output markers
       // instead, which terminals show at once, without flicker.
       incrementalRendering: false,
+      // A frame costs the whole screen (Ink builds every cell of it, a megabyte of objects at
+      // 160x48): 20 a second shows a burst of thousands of messages a second as it comes.
+      maxFps: 20,
       ...(trace ? { onRender: trace.drawn } : {}),
     },
   );

@@ -37,6 +37,8 @@ export function openTrace(path: string | undefined): TuiTrace | undefined {
     const line = JSON.stringify({
       rssMb: Math.round(memory.rss / 1048576),
       heapMb: Math.round(memory.heapUsed / 1048576),
+      heapTotalMb: Math.round(memory.heapTotal / 1048576),
+      externalMb: Math.round(memory.external / 1048576),
       maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
       activity: state.activity.length,
       dropped: state.activityDropped,

@@ -16,7 +16,13 @@ export function useConnection(url: string, readonly: boolean): Connection {
     let client: BrowserClient | undefined;
     let retry: ReturnType<typeof setTimeout> | undefined;
     const attempt = () => {
-      BrowserClient.connect(url, { mode: readonly ? 'readonly' : 'readandwrite', reconnect: true }).then(
+      // keepEvents 0: the store folds what it needs; kept, the client's last 10 000 frames would be
+      // the whole of a million-event history (a history.batch frame carries a thousand events).
+      BrowserClient.connect(url, {
+        mode: readonly ? 'readonly' : 'readandwrite',
+        reconnect: true,
+        keepEvents: 0,
+      }).then(
         (c) => {
           if (disposed) return void c.close();
           client = c;

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   formatClock,
@@ -226,7 +227,7 @@ describe('activity lines', () => {
 
   it('says above the oldest entry it keeps how many earlier ones it dropped', () => {
     const entries: ActivityEntry[] = [{ kind: 'note', id: 'n', text: 'latest', tone: 'plain' }];
-    const { lines } = activityLines(entries, { width: 60, expanded: {}, dropped: 2_001 });
+    const lines = activityLines(entries, { width: 60, expanded: {}, dropped: 2_001 }).lines.slice();
     expect(lines.map((l) => l.text)).toEqual([
       ' … 2,001 earlier entries not kept (the last 1 are)',
       '  latest',
@@ -234,7 +235,7 @@ describe('activity lines', () => {
   });
 
   it('collapses tool calls to one line with their result state', () => {
-    const { lines } = activityLines(entries, { width: 60, expanded: {} });
+    const lines = activityLines(entries, { width: 60, expanded: {} }).lines.slice();
     expect(lines.map((l) => l.text)).toEqual([
       '  say   short',
       ' +tool  Bash ls  ✓ 12ms',
@@ -243,7 +244,9 @@ describe('activity lines', () => {
   });
 
   it('expands a tool call to its input and result', () => {
-    const { lines, cursorLine } = activityLines(entries, { width: 60, expanded: { t: true }, cursor: 't' });
+    const made = activityLines(entries, { width: 60, expanded: { t: true }, cursor: 't' });
+    const { cursorLine } = made;
+    const lines = made.lines.slice();
     expect(cursorLine).toBe(1);
     expect(lines[1]).toMatchObject({ text: '›−tool  Bash ls  ✓ 12ms', highlight: true });
     expect(lines.slice(2).map((l) => l.text.trim())).toEqual([
@@ -255,6 +258,27 @@ describe('activity lines', () => {
       '(result cut at 11 of 5000 characters)',
       '+tool  Read x  … running',
     ]);
+  });
+
+  it('makes any window of its lines as the whole list has them, expanded entries and the note of dropped ones included', () => {
+    const many: ActivityEntry[] = Array.from({ length: 40 }, (_, i) =>
+      i % 10 === 3
+        ? { kind: 'message', id: `m${i}`, codonId: 'a', text: `line one of ${i}\nline two\nline three` }
+        : { kind: 'note', id: `n${i}`, text: `note ${i}`, tone: 'plain' },
+    );
+    const expanded = { m3: true, m23: true } as const;
+    const { lines, cursorLine } = activityLines(many, { width: 60, expanded, cursor: 'n30', dropped: 7 });
+    const whole = lines.slice();
+    // The note, 40 entries, and the three lines of each of the two expanded messages.
+    expect(whole).toHaveLength(1 + 40 + 6);
+    expect(whole[0]?.text).toContain('7 earlier entries not kept');
+    expect(whole.map((l) => l.text).filter((t) => t.trim() === 'line two')).toHaveLength(2);
+    expect(cursorLine).toBe(whole.findIndex((l) => l.highlight));
+    expect(whole[cursorLine ?? -1]?.text).toBe('› note 30');
+    for (let start = 0; start <= whole.length; start++)
+      for (let end = start; end <= whole.length; end++)
+        expect(lines.slice(start, end)).toEqual(whole.slice(start, end));
+    expect(windowLines(lines, 5, 'bottom', 0).lines).toEqual(whole.slice(-5));
   });
 });
 
@@ -281,6 +305,32 @@ describe('format', () => {
     expect(sanitize('a\u001b[31mred\u001b[0m\tb\r\nc\u0007\u001b]0;title\u0007d')).toBe('ared  b\ncd');
     expect(oneLine('  many\n\nlines  ', 100)).toBe('many lines');
     expect(oneLine('x'.repeat(10), 5)).toBe('xxxx…');
+    // Its shortcut for text already on one line gives what the whole treatment gives.
+    const slow = (text: string, max: number) => {
+      const line = sanitize(text).replace(/\s+/g, ' ').trim();
+      return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+    };
+    const piece = fc.constantFrom(
+      'a',
+      'b c',
+      ' ',
+      '  ',
+      '\t',
+      '\n',
+      '\r',
+      '\u00a0',
+      '\u2028',
+      '\u001b[31m',
+      '\u0007',
+      'é',
+      '→',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), fc.integer({ min: 1, max: 30 }), (parts, max) => {
+        const text = parts.join('');
+        expect(oneLine(text, max)).toBe(slow(text, max));
+      }),
+    );
     expect(wrapText('abcdef\ngh', 4)).toEqual(['abcd', 'ef', 'gh']);
   });
 });

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { CheckpointInfo, ServerEvent } from '../../src/protocol/index.ts';
+import { pendingCallIndex } from '../../src/tui/store/activity.ts';
 import { orderedCodons } from '../../src/tui/store/codons.ts';
 import { ACTIVITY_KINDS, filterRows, MAX_ROWS } from '../../src/web/model/activity-rows.ts';
 import { initialDashboard, reduceDashboard } from '../../src/web/model/dashboard.ts';
@@ -42,12 +44,12 @@ describe('the dashboard store', () => {
     expect(s.run.activity).toEqual([]);
     const kinds = s.log.rows.map((r) => r.kind);
     expect(kinds).toEqual(['codon', 'thinking', 'tool', 'file', 'error', 'codon']);
-    const tool = s.log.rows[2];
+    const tool = s.log.rows.at(2);
     expect(tool).toMatchObject({ toolName: 'Write', codonId: 'one', result: { text: 'wrote 2 bytes' } });
     expect(JSON.parse(tool?.detail ?? '')).toEqual({ file_path: 'hello.txt', content: 'hi' });
     // A file change belongs to the codon running then; an error says its severity and what to do.
-    expect(s.log.rows[3]).toMatchObject({ codonId: 'one', text: 'created src/hello.txt' });
-    expect(s.log.rows[4]).toMatchObject({ severity: 'warning', action: 'log and continue' });
+    expect(s.log.rows.at(3)).toMatchObject({ codonId: 'one', text: 'created src/hello.txt' });
+    expect(s.log.rows.at(4)).toMatchObject({ severity: 'warning', action: 'log and continue' });
     expect(s.files.get('src/hello.txt')?.content).toBe('hi');
   });
 
@@ -78,8 +80,57 @@ describe('the dashboard store', () => {
     expect(streamed.log.rows.length).toBe(0);
     streamed = reduceDashboard(streamed, { kind: 'historyEnd' });
     expect(streamed.log).toEqual(whole.log);
+    expect(streamed.log.rows.toArray()).toEqual(whole.log.rows.toArray());
     expect(streamed.eventCount).toBe(many.length);
     expect(streamed.run.codons).toEqual(whole.run.codons);
+  });
+
+  it('pairs each tool result with the call the rule names, however the events are batched', () => {
+    // The rule, on a plain list: the oldest call of the same tool in the same codon still waiting,
+    // among the last 200 rows (pendingCallIndex, as the terminal UI applies it).
+    const step = fc.record({
+      result: fc.boolean(),
+      codon: fc.constantFrom('one', 'two'),
+      tool: fc.constantFrom('Read', 'Bash'),
+      gap: fc.integer({ min: 0, max: 150 }),
+    });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 60 }), fc.integer({ min: 1, max: 40 }), (steps, batch) => {
+        const list: ServerEvent[] = [];
+        for (const [i, x] of steps.entries()) {
+          for (let g = 0; g < x.gap; g++) list.push(ev('info', { message: `gap ${i}.${g}` }));
+          list.push(
+            x.result ? toolDone(x.codon, x.tool, `result ${i}`) : toolCall(x.codon, x.tool, `call ${i}`, {}),
+          );
+        }
+        type Row = { kind: string; codonId?: string; toolName?: string; text: string; result?: string };
+        const model: Row[] = [];
+        for (const e of list) {
+          if (e.type === 'info') model.push({ kind: 'note', text: e.data.message });
+          else if (e.type === 'assistant.action')
+            model.push({
+              kind: 'tool',
+              codonId: e.data.codonId,
+              toolName: e.data.toolName ?? '',
+              text: e.data.content,
+            });
+          else if (e.type === 'tool.result') {
+            const at = pendingCallIndex(model, e);
+            const call = model[at];
+            if (call) model[at] = { ...call, result: e.data.result };
+            else model.push({ kind: 'tool', text: 'alone', result: e.data.result });
+          }
+        }
+        let state = initialDashboard('ws://x');
+        for (let i = 0; i < list.length; i += batch) state = events(list.slice(i, i + batch), state);
+        const rows = state.log.rows.toArray();
+        expect(rows.map((r) => r.result?.text)).toEqual(model.map((r) => r.result));
+        expect(
+          rows.map((r) => (r.text.endsWith('(call not seen)') ? 'alone' : r.text.replace(/^ℹ /, ''))),
+        ).toEqual(model.map((r) => r.text));
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it('filters rows by codon and kind', () => {
@@ -105,7 +156,7 @@ describe('the dashboard store', () => {
     ).toEqual(['b']);
     const sentinel = filterRows(s.log.rows, { kinds: new Set(['sentinel']) });
     expect(sentinel).toMatchObject([{ sentinelId: 'watch', codonId: 'two' }]);
-    expect(JSON.parse(sentinel[0]?.detail ?? '')).toEqual({ ok: true });
+    expect(JSON.parse(sentinel.at(0)?.detail ?? '')).toEqual({ ok: true });
     expect(filterRows(s.log.rows, { kinds: new Set(ACTIVITY_KINDS) })).toBe(s.log.rows);
   });
 

@@ -20,7 +20,7 @@ import { pickerLines } from '../view/content/picker-lines.ts';
 import { sentinelLines } from '../view/content/sentinel-lines.ts';
 import { type Effect, handleKey, type KeyContext, type KeyInfo } from '../view/keymap.ts';
 import { computeLayout, type PaneBox } from '../view/layout.ts';
-import type { Line } from '../view/lines.ts';
+import type { LineList } from '../view/lines.ts';
 import { initialViewState, PANE_TITLES, type PaneId, type ViewState } from '../view/view-state.ts';
 import { Footer } from './footer.ts';
 import { Header } from './header.ts';
@@ -49,7 +49,7 @@ function proxyLabel(proxy: RunState['connection']['proxy']): string {
   return proxy.enabled ? `on${proxy.url ? ` ${proxy.url}` : ''}` : 'off';
 }
 
-type PaneContent = { lines: readonly Line[]; anchor: 'top' | 'bottom'; keep?: number; info?: string };
+type PaneContent = { lines: LineList; anchor: 'top' | 'bottom'; keep?: number; info?: string };
 
 /** The terminal UI: read-state from `useRunStore`, actions from `createActions`, keys from `handleKey`. */
 export function App(props: AppProps): React.ReactElement {
@@ -188,8 +188,17 @@ export function App(props: AppProps): React.ReactElement {
 
   // Ink re-subscribes a changed input handler only after the frame is drawn: a key pressed in
   // between would meet the previous render's data. One stable handler reads the latest instead.
-  const activityIds = React.useMemo(() => entries.map((e) => e.id), [entries]);
-  const context: KeyContext = { readonly, targets, activityIds, codonIds, pageSize, maxScroll };
+  // The entries' ids only when a key asks for them: not a thousand-id array per frame.
+  const context: KeyContext = {
+    readonly,
+    targets,
+    get activityIds() {
+      return entries.map((e) => e.id);
+    },
+    codonIds,
+    pageSize,
+    maxScroll,
+  };
   const latest = React.useRef({ run, context });
   latest.current = { run, context };
   const onKey = React.useCallback((input: string, key: KeyInfo) => {

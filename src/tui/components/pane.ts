@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import React from 'react';
 import { useTheme } from '../theme.ts';
-import { type Line, windowLines } from '../view/lines.ts';
+import { type LineList, windowLines } from '../view/lines.ts';
 import { LineText } from './line-text.ts';
 
 const h = React.createElement;
@@ -14,7 +14,7 @@ export type PaneProps = {
   height: number;
   /** A left border, for panes beside another. */
   border: boolean;
-  lines: readonly Line[];
+  lines: LineList;
   anchor: 'top' | 'bottom';
   scroll: number;
   /** A line to keep in view (the running codon, the selected entry). */

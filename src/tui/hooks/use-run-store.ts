@@ -12,8 +12,11 @@ const PLUMBING = new Set<ServerEvent['type']>([
   'pong',
 ]);
 
-/** Live events are folded in batches: at most one render per this many ms, however fast they come. */
-export const FLUSH_MS = 30;
+/**
+ * Live events are folded in batches: at most one render per this many ms, however fast they come
+ * (Ink draws at most 20 frames a second too: start-tui.ts).
+ */
+export const FLUSH_MS = 50;
 
 /**
  * The run as the server tells it. On attach, and again after every reconnect, the whole journal is

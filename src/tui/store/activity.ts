@@ -70,7 +70,7 @@ export function assistantAction(state: RunState, e: ServerEventOf<'assistant.act
 }
 
 // How far back a result looks for its call: parallel calls are few, and old entries are done.
-const PAIRING_WINDOW = 200;
+export const PAIRING_WINDOW = 200;
 
 /** A tool.result as an activity row holds it. */
 export function resultOf(e: ServerEventOf<'tool.result'>): ToolResult {
@@ -91,11 +91,14 @@ type PairableRow = { kind: string; result?: unknown; codonId?: string; toolName?
  * so the result goes to the oldest call of the same tool in the same codon still waiting for one,
  * among the last PAIRING_WINDOW rows. Shared by the terminal UI and the web dashboard.
  */
-export function pendingCallIndex(rows: readonly PairableRow[], e: ServerEventOf<'tool.result'>): number {
+export function pendingCallIndex(
+  rows: { readonly length: number; at(index: number): PairableRow | undefined },
+  e: ServerEventOf<'tool.result'>,
+): number {
   const d = e.data;
   let match = -1;
   for (let i = rows.length - 1; i >= Math.max(0, rows.length - PAIRING_WINDOW); i--) {
-    const row = rows[i];
+    const row = rows.at(i);
     if (row?.kind === 'tool' && !row.result && row.codonId === d.codonId && row.toolName === d.toolName)
       match = i;
   }

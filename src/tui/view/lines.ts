@@ -10,6 +10,9 @@ export type Line = {
   highlight?: boolean;
 };
 
+/** A pane's lines: an array, or a list that makes the lines asked for (the activity pane's). */
+export type LineList = { readonly length: number; slice(start?: number, end?: number): Line[] };
+
 export type Window = { lines: Line[]; above: number; below: number };
 
 /**
@@ -17,7 +20,7 @@ export type Window = { lines: Line[]; above: number; below: number };
  * `top` panes show the first and scroll down. `keep` is a line to keep in view (a selection).
  */
 export function windowLines(
-  lines: readonly Line[],
+  lines: LineList,
   height: number,
   anchor: 'top' | 'bottom',
   scroll: number,

@@ -1,12 +1,18 @@
 import React from 'react';
 import { formatDuration, formatTime } from '../../tui/format.ts';
-import { ACTIVITY_KINDS, type ActivityKind, type ActivityRow, filterRows } from '../model/activity-rows.ts';
+import {
+  ACTIVITY_KINDS,
+  type ActivityKind,
+  type ActivityRow,
+  filterRows,
+  type RowView,
+} from '../model/activity-rows.ts';
 import { VirtualList } from './virtual-list.tsx';
 
 const ROW = 26;
 
 type Props = {
-  rows: readonly ActivityRow[];
+  rows: RowView;
   codonIds: readonly string[];
   follow: boolean;
   onFollowChange: (follow: boolean) => void;

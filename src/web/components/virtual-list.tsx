@@ -1,8 +1,11 @@
 import React from 'react';
 import { bottomScroll, isAtBottom, visibleRange } from '../model/window-math.ts';
 
+/** What the list reads: an array, or any list read by index (the activity rows' chunked list). */
+export type Items<T> = { readonly length: number; at(index: number): T | undefined };
+
 type Props<T> = {
-  items: readonly T[];
+  items: Items<T>;
   rowHeight: number;
   /** Rows whose height differs (expanded ones): measured after render. */
   expanded: ReadonlySet<string>;
@@ -29,10 +32,10 @@ export function VirtualList<T>(props: Props<T>): React.ReactElement {
   const heights = React.useMemo(() => {
     const out = new Map<number, number>();
     if (expanded.size === 0) return out;
-    items.forEach((item, i) => {
-      const key = keyOf(item);
+    for (let i = 0; i < items.length; i++) {
+      const key = keyOf(items.at(i) as T);
       if (expanded.has(key)) out.set(i, measured.get(key) ?? rowHeight);
-    });
+    }
     return out;
   }, [items, expanded, measured, keyOf, rowHeight]);
 
@@ -80,7 +83,7 @@ export function VirtualList<T>(props: Props<T>): React.ReactElement {
 
   const rows: React.ReactNode[] = [];
   for (let i = range.start; i < range.end; i++) {
-    const item = items[i] as T;
+    const item = items.at(i) as T;
     const key = keyOf(item);
     const open = expanded.has(key);
     rows.push(

@@ -1,15 +1,17 @@
 import { type ErrorSeverity, type ServerEvent, suggestedAction } from '../../protocol/index.ts';
 import { formatCost, formatDuration, oneLine } from '../../tui/format.ts';
-import { pendingCallIndex, resultOf } from '../../tui/store/activity.ts';
+import { PAIRING_WINDOW, resultOf } from '../../tui/store/activity.ts';
 import { severityOf } from '../../tui/store/errors.ts';
 import type { ToolResult } from '../../tui/store/run-state.ts';
 import type { Tone } from '../../tui/theme.ts';
+import { ChunkedList } from './chunked-list.ts';
 import { isDataLinkPath } from './file-tree.ts';
 
 /**
  * The dashboard's activity list: every event worth reading, as one row each, the newest MAX_ROWS
- * of them (the TUI keeps the last thousand; a page shows 200 000 through a virtual window). Folded in batches: one
- * copy of the list per batch, so a whole journal folds in linear time.
+ * of them (the TUI keeps the last thousand; a page shows 200 000 through a virtual window). Folded
+ * in batches into a chunked list: a batch copies the chunk it appends to, not the list, so a whole
+ * journal folds in linear time and a live batch costs what it adds.
  */
 
 export type ActivityKind = 'codon' | 'message' | 'thinking' | 'tool' | 'file' | 'sentinel' | 'error' | 'note';
@@ -42,10 +44,20 @@ export type ActivityRow = {
   sentinelId?: string;
 };
 
-/** `dropped`: how many older rows were let go to keep `rows` at MAX_ROWS. */
-export type ActivityLog = { rows: readonly ActivityRow[]; codonId?: string; dropped?: number };
+/**
+ * `dropped`: how many older rows were let go to keep `rows` at MAX_ROWS. `waiting`: the tool calls
+ * still waiting for their result among the last PAIRING_WINDOW rows, oldest first, each by its
+ * number among all rows ever folded (the dropped ones count): a result looks among these, not
+ * through 200 rows (a quarter of a million results in a million-event history).
+ */
+export type ActivityLog = {
+  rows: ChunkedList<ActivityRow>;
+  codonId?: string;
+  dropped?: number;
+  waiting?: readonly number[];
+};
 
-export const EMPTY_LOG: ActivityLog = { rows: [] };
+export const EMPTY_LOG: ActivityLog = { rows: ChunkedList.empty() };
 
 /**
  * The most rows the page keeps (the newest): a million-event journal would otherwise keep three
@@ -54,9 +66,29 @@ export const EMPTY_LOG: ActivityLog = { rows: [] };
 export const MAX_ROWS = 200_000;
 
 export function foldActivity(log: ActivityLog, events: readonly ServerEvent[]): ActivityLog {
-  const rows = log.rows.slice();
+  const rows = log.rows.edit();
   let codonId = log.codonId;
   const push = (row: ActivityRow) => rows.push(row);
+  // The number of rows.at(0) among all rows folded; the calls waiting, by number.
+  const first = log.dropped ?? 0;
+  const waiting = log.waiting?.slice() ?? [];
+  /**
+   * The oldest call of the same tool in the same codon still waiting, among the last
+   * PAIRING_WINDOW rows (pendingCallIndex's rule, which the terminal UI applies to its rows).
+   */
+  const waitingCall = (codon: string, tool: string): number => {
+    const from = rows.length - PAIRING_WINDOW;
+    while (waiting.length > 0 && (waiting[0] ?? 0) - first < from) waiting.shift();
+    for (let w = 0; w < waiting.length; w++) {
+      const i = (waiting[w] ?? 0) - first;
+      const row = rows.at(i);
+      if (row?.codonId === codon && row.toolName === tool) {
+        waiting.splice(w, 1);
+        return i;
+      }
+    }
+    return -1;
+  };
   for (const e of events) {
     const base = { id: e.id, at: e.timestamp };
     switch (e.type) {
@@ -87,6 +119,7 @@ export function foldActivity(log: ActivityLog, events: readonly ServerEvent[]): 
         const d = e.data;
         if (d.action === 'tool_use') {
           const toolName = d.toolName ?? d.content.split(' ')[0] ?? 'tool';
+          waiting.push(first + rows.length);
           push({
             ...base,
             kind: 'tool',
@@ -111,9 +144,9 @@ export function foldActivity(log: ActivityLog, events: readonly ServerEvent[]): 
       case 'tool.result': {
         const d = e.data;
         const result = resultOf(e);
-        const match = pendingCallIndex(rows, e);
-        const call = rows[match];
-        if (call) rows[match] = { ...call, result, tone: d.isError ? 'bad' : call.tone };
+        const match = waitingCall(d.codonId, d.toolName);
+        const call = rows.at(match);
+        if (call && match >= 0) rows.set(match, { ...call, result, tone: d.isError ? 'bad' : call.tone });
         else
           push({
             ...base,
@@ -212,16 +245,24 @@ export function foldActivity(log: ActivityLog, events: readonly ServerEvent[]): 
         break;
     }
   }
-  const over = rows.length - MAX_ROWS;
-  if (over > 0) rows.splice(0, over);
-  const dropped = (log.dropped ?? 0) + Math.max(0, over);
-  return { rows, ...(codonId === undefined ? {} : { codonId }), ...(dropped > 0 ? { dropped } : {}) };
+  const end = first + rows.length;
+  const dropped = first + rows.keepLast(MAX_ROWS);
+  const stillWaiting = waiting.filter((n) => n >= end - PAIRING_WINDOW && n >= dropped);
+  return {
+    rows: rows.done(),
+    ...(codonId === undefined ? {} : { codonId }),
+    ...(dropped > 0 ? { dropped } : {}),
+    ...(stillWaiting.length > 0 ? { waiting: stillWaiting } : {}),
+  };
 }
 
 export type ActivityFilter = { codonId?: string; kinds?: ReadonlySet<ActivityKind> };
 
-/** The rows a filter keeps (the same array when nothing is filtered). */
-export function filterRows(rows: readonly ActivityRow[], filter: ActivityFilter): readonly ActivityRow[] {
+/** Rows to read by index: the whole list, or the ones a filter kept. */
+export type RowView = ChunkedList<ActivityRow> | readonly ActivityRow[];
+
+/** The rows a filter keeps (the same list when nothing is filtered). */
+export function filterRows(rows: RowView, filter: ActivityFilter): RowView {
   const { codonId, kinds } = filter;
   if (!codonId && (!kinds || kinds.size === ACTIVITY_KINDS.length)) return rows;
   return rows.filter((r) => (!codonId || r.codonId === codonId) && (!kinds || kinds.has(r.kind)));

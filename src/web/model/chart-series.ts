@@ -40,7 +40,11 @@ const sub = (a: Spend, b: Spend): Spend => ({
   output: a.output - b.output,
 });
 
+const SPENDS = new Set<ServerEvent['type']>(['codon.started', 'token.usage', 'sentinel.output']);
+
 export function foldSeries(series: CostSeries, events: readonly ServerEvent[]): CostSeries {
+  // Most batches carry no spending: the series (a point per token.usage) is not copied for them.
+  if (!events.some((e) => SPENDS.has(e.type))) return series;
   const points = series.points.slice();
   const perCodon = { ...series.perCodon };
   const attempt = { ...series.attempt };

@@ -1,6 +1,6 @@
 import { formatDuration, oneLine, wrapText } from '../../format.ts';
 import type { ActivityEntry } from '../../store/run-state.ts';
-import type { Line } from '../lines.ts';
+import type { Line, LineList } from '../lines.ts';
 
 /** The activity pane: one line per entry, collapsed; the selected or expanded entries in full. */
 
@@ -16,7 +16,7 @@ const TAG: Record<ActivityEntry['kind'], string> = {
 const MAX_EXPANDED_LINES = 60;
 const INDENT = '        ';
 
-export type ActivityLines = { lines: Line[]; cursorLine?: number };
+export type ActivityLines = { lines: LineList; cursorLine?: number };
 
 export function isExpandable(entry: ActivityEntry, width: number): boolean {
   switch (entry.kind) {
@@ -59,7 +59,7 @@ function summary(entry: ActivityEntry): { text: string; tone?: Line['tone']; dim
   }
 }
 
-function details(entry: ActivityEntry, width: number): Line[] {
+function detailLines(entry: ActivityEntry, width: number): Line[] {
   const w = Math.max(10, width - INDENT.length);
   const block = (text: string, tone?: Line['tone']) =>
     wrapText(text, w, MAX_EXPANDED_LINES).map((t): Line => ({ text: INDENT + t, ...(tone ? { tone } : {}) }));
@@ -89,35 +89,94 @@ function details(entry: ActivityEntry, width: number): Line[] {
   }
 }
 
+/**
+ * The pane's lines, made as they are shown: a thousand entries are a thousand lines, and a frame
+ * shows a few dozen of them. Making every one on every frame (a batch of live events is a frame)
+ * was most of what the UI allocated while messages streamed, and it lived long enough for the
+ * collector to promote it. Expanded entries are few: their detail lines are made at once.
+ */
 export function activityLines(
   entries: readonly ActivityEntry[],
   options: { width: number; expanded: Readonly<Record<string, true>>; cursor?: string; dropped?: number },
 ): ActivityLines {
-  const lines: Line[] = [];
   // The pane keeps the newest entries only: say how many came before them.
-  if (options.dropped)
-    lines.push({
-      text: ` … ${options.dropped.toLocaleString('en-US')} earlier entries not kept (the last ${entries.length.toLocaleString('en-US')} are)`,
-      tone: 'muted',
-    });
-  let cursorLine: number | undefined;
-  for (const entry of entries) {
-    const selected = entry.id === options.cursor;
+  const header: Line | undefined = options.dropped
+    ? {
+        text: ` … ${options.dropped.toLocaleString('en-US')} earlier entries not kept (the last ${entries.length.toLocaleString('en-US')} are)`,
+        tone: 'muted',
+      }
+    : undefined;
+  if (entries.length === 0 && !header) {
+    const waiting: Line[] = [{ text: ' Waiting for the agent…', tone: 'muted' }];
+    return { lines: waiting };
+  }
+  const first = header ? 1 : 0;
+  const details = new Map<number, Line[]>();
+  let cursor = -1;
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
+    if (entry.id === options.cursor) cursor = i;
+    if (options.expanded[entry.id] === true && isExpandable(entry, options.width)) {
+      const more = detailLines(entry, options.width);
+      if (more.length > 0) details.set(i, more);
+    }
+  }
+  // Where each entry's first line is, when some entry has more than one.
+  let starts: number[] | undefined;
+  let length = first + entries.length;
+  if (details.size > 0) {
+    starts = new Array<number>(entries.length);
+    let at = first;
+    for (let i = 0; i < entries.length; i++) {
+      starts[i] = at;
+      at += 1 + (details.get(i)?.length ?? 0);
+    }
+    length = at;
+  }
+  const startOf = (i: number) => (starts ? (starts[i] ?? length) : first + i);
+  const entryAt = (line: number) => {
+    if (!starts) return line - first;
+    let lo = 0;
+    let hi = entries.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((starts[mid] ?? 0) <= line) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const summaryLine = (i: number): Line => {
+    const entry = entries[i]!;
+    const selected = i === cursor;
     const expandable = isExpandable(entry, options.width);
-    const open = expandable && options.expanded[entry.id] === true;
+    const marker = expandable ? (options.expanded[entry.id] === true ? '−' : '+') : ' ';
     const s = summary(entry);
-    const marker = expandable ? (open ? '−' : '+') : ' ';
     const tag = TAG[entry.kind];
-    if (selected) cursorLine = lines.length;
-    lines.push({
+    return {
       text: `${selected ? '›' : ' '}${marker}${tag ? `${tag} ` : ''}${s.text}`,
       ...(s.tone ? { tone: s.tone } : {}),
       ...(s.dim ? { dim: true } : {}),
       ...(s.bold ? { bold: true } : {}),
       ...(selected ? { highlight: true } : {}),
-    });
-    if (open) lines.push(...details(entry, options.width));
-  }
-  if (lines.length === 0) lines.push({ text: ' Waiting for the agent…', tone: 'muted' });
-  return { lines, ...(cursorLine === undefined ? {} : { cursorLine }) };
+    };
+  };
+  const lines: LineList = {
+    length,
+    slice(from = 0, to = length) {
+      const end = Math.min(length, to < 0 ? length + to : to);
+      let line = Math.max(0, from < 0 ? length + from : from);
+      const out: Line[] = [];
+      if (line === 0 && header && line < end) {
+        out.push(header);
+        line++;
+      }
+      for (let i = entryAt(line); line < end && i < entries.length; i++) {
+        const more = details.get(i);
+        for (let j = line - startOf(i); j <= (more?.length ?? 0) && line < end; j++, line++)
+          out.push(j === 0 ? summaryLine(i) : more![j - 1]!);
+      }
+      return out;
+    },
+  };
+  return { lines, ...(cursor < 0 ? {} : { cursorLine: startOf(cursor) }) };
 }

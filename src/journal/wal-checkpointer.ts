@@ -163,7 +163,8 @@ function checkpointLoop({ file, synchronous, state, options }: Setup): void {
       const row = checkpoint('PASSIVE');
       count(PASSIVE);
       if (row && row.log > Atomics.load(state, MAX_LOG)) Atomics.store(state, MAX_LOG, row.log);
-      return { row, caughtUp: row !== undefined && row.busy === 0 && Atomics.load(state, SIGNAL) === before };
+      const copiedAll = row !== undefined && row.busy === 0 && row.checkpointed === row.log;
+      return { row, caughtUp: copiedAll && Atomics.load(state, SIGNAL) === before };
     };
     // Until the first commit: what a previous life left in the WAL goes after idleMs.
     let seen = 0;
@@ -196,8 +197,9 @@ function checkpointLoop({ file, synchronous, state, options }: Setup): void {
         round = passive();
       }
       if (round.caughtUp) count(CAUGHT_UP);
-      else if (round.row && round.row.log >= options.restartPages && !stopping()) {
-        // Copies only what the last passive round left; writers wait that long (busy_timeout).
+      // The WAL went restartPages without a reset (or a burst wrote that much in one interval).
+      if (round.row && round.row.log >= options.restartPages && !stopping()) {
+        // Copies what the last passive round left; writers wait that long (busy_timeout).
         db.exec('PRAGMA busy_timeout = 1000');
         const row = checkpoint('RESTART');
         db.exec('PRAGMA busy_timeout = 0');

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { startFsyncFloor } from './fsync-floor.ts';
 import { type LeanClient, leanClient } from './lean-ws-client.ts';
 import { isMain, mb, median, percentile, round } from './stats.ts';
 
@@ -36,6 +37,8 @@ export type FanoutResult = Scenario & {
   serverP99Ms: number;
   /** The largest the journal's WAL file grew during the run (not reported by an older publisher). */
   walMaxMb?: number;
+  /** The disk's own fdatasync p99 during the run (bench/fsync-floor.ts): what a commit cannot beat. */
+  fsyncFloorP99Ms: number;
   /** Journal commits during the run, and the share of the run they held the event loop. */
   commits: number;
   commitLoopShare: number;
@@ -117,6 +120,7 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
     child.stdin!.write(`ack ${min}\n`);
   }, 10);
   const started = now();
+  const floor = startFsyncFloor();
   child.stdin!.write(`go ${s.rate} ${s.durationMs} 2000\n`);
   const done = await lines.next();
   const stats = JSON.parse(String(done.value).slice(5)) as {
@@ -133,6 +137,7 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
     commitTotalMs: number;
     walMax?: number;
   };
+  const fsyncFloor = await floor.stop();
   // Let in-flight events land, bounded.
   const deadline = now() + 5_000;
   while (now() < deadline && received.some((n) => n < stats.published))
@@ -163,6 +168,7 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
     commitP99Ms: round(stats.commitP99Ms),
     commitMaxMs: round(stats.commitMaxMs),
     serverP99Ms: round(stats.serverP99Ms ?? Number.NaN),
+    fsyncFloorP99Ms: fsyncFloor.p99Ms,
     ...(stats.walMax !== undefined ? { walMaxMb: mb(stats.walMax) } : {}),
     commits: stats.commits,
     commitLoopShare: round(stats.commitTotalMs / s.durationMs),
@@ -211,13 +217,14 @@ export async function run(
     return r && b ? round(r.deliveredPerSec / b.deliveredPerSec) : undefined;
   };
   // The server's part of the tail, for a loaded machine: event-loop delay, commit time, frames queued.
-  const side = (kind: Kind, key: 'p99Ms' | 'serverP99Ms' | 'loopP99Ms' | 'commitP99Ms') =>
+  const side = (kind: Kind, key: 'p99Ms' | 'serverP99Ms' | 'loopP99Ms' | 'commitP99Ms' | 'fsyncFloorP99Ms') =>
     results.filter((x) => x.kind === kind && x.rate === 5000 && !x.stalled).map((x) => x[key]);
   const tail = (kind: Kind) => side(kind, 'p99Ms');
   const serverSide = (kind: Kind) => ({
     serverP99Ms: median(side(kind, 'serverP99Ms')),
     loopP99Ms: median(side(kind, 'loopP99Ms')),
     commitP99Ms: median(side(kind, 'commitP99Ms')),
+    fsyncFloorP99Ms: median(side(kind, 'fsyncFloorP99Ms')),
   });
   const summary = {
     throughputRatio100: ratio(100),
@@ -248,6 +255,7 @@ export async function run(
       serverP99Ms: r.serverP99Ms,
       loopP99Ms: r.loopP99Ms,
       commitP99Ms: r.commitP99Ms,
+      fsyncFloorP99Ms: r.fsyncFloorP99Ms,
       commitLoopShare: r.commitLoopShare,
       cpuUsPerDelivery: r.serverCpuUsPerDelivery,
       maxRssMb: r.serverMaxRssMb,

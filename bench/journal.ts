@@ -6,7 +6,7 @@
  * way of checkpointing (SQLite's auto-checkpoint inside a commit, or a worker thread) and each kind
  * of new event id (random UUID v4, time-ordered v7), in rotation, BENCH_JOURNAL_REPS times (default
  * 3): commit time p50/p99/max, event-loop delay p99, WAL pages written per commit, the WAL's largest
- * size. `BENCH_JOURNAL=commit` runs that part alone. history.sync over a 1 000 000-event journal is
+ * size, and the disk's own sync p99 meanwhile (bench/fsync-floor.ts). `BENCH_JOURNAL=commit` runs that part alone. history.sync over a 1 000 000-event journal is
  * bench/history.ts. Writes bench/results/journal.json.
  */
 import { randomUUID } from 'node:crypto';
@@ -19,6 +19,7 @@ import { EventBus } from '../src/journal/event-bus.ts';
 import { newEventId } from '../src/journal/event-id.ts';
 import type { JournalEntry } from '../src/journal/journal.ts';
 import { SqliteJournal } from '../src/journal/sqlite-journal.ts';
+import { startFsyncFloor } from './fsync-floor.ts';
 import { isMain, mb, median, percentile, round } from './stats.ts';
 
 const HERE = import.meta.dirname;
@@ -86,6 +87,8 @@ export type CommitResult = {
   commitP99Ms: number;
   commitMaxMs: number;
   loopP99Ms: number;
+  /** The disk's own fdatasync p99 meanwhile (bench/fsync-floor.ts). */
+  fsyncFloorP99Ms: number;
   walMaxMb: number;
   /** Checkpoints of the worker: passive, caught up (the WAL reset), restarts, truncates. */
   checkpointer: string;
@@ -103,6 +106,7 @@ async function steadyStream(
   let walMax = 0;
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
+  const floor = startFsyncFloor();
   const start = performance.now();
   let made = 0;
   while (performance.now() - start < durationMs) {
@@ -119,6 +123,7 @@ async function steadyStream(
     await new Promise((r) => setTimeout(r, 2));
   }
   loop.disable();
+  const fsyncFloor = await floor.stop();
   const stats = journal.checkpointStats();
   journal.close();
   const sorted = Float64Array.from(times).sort();
@@ -130,6 +135,7 @@ async function steadyStream(
     commitP99Ms: round(percentile(sorted, 99)),
     commitMaxMs: round(percentile(sorted, 100)),
     loopP99Ms: round(loop.percentile(99) / 1e6),
+    fsyncFloorP99Ms: fsyncFloor.p99Ms,
     walMaxMb: mb(walMax),
     checkpointer: stats
       ? `${stats.passive}/${stats.caughtUp}/${stats.restarts}/${stats.truncates} max ${stats.maxWalFrames}`
@@ -177,6 +183,7 @@ async function commitPath(dir: string) {
       commitP99MsRuns: mine.map((r) => r.commitP99Ms).join(' '),
       commitMaxMs: med('commitMaxMs'),
       loopP99Ms: med('loopP99Ms'),
+      fsyncFloorP99Ms: med('fsyncFloorP99Ms'),
       walMaxMb: med('walMaxMb'),
       checkpointer: mine.map((r) => r.checkpointer).join(' '),
     };

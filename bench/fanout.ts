@@ -53,6 +53,8 @@ function startPublisher(
   const child = spawn(NODE, [...nodeArgs, script, kind === 'base' ? 'ribosome' : kind], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
+  // It exits by itself after `done`: a last ack may find its stdin closed.
+  child.stdin!.on('error', () => {});
   const all = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   // Lines of the protocol (port, done); anything else the child's node prints (--trace-gc) goes to stderr.
   const lines: AsyncIterator<string> = {
@@ -123,6 +125,8 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
   const floor = startFsyncFloor();
   child.stdin!.write(`go ${s.rate} ${s.durationMs} 2000\n`);
   const done = await lines.next();
+  // The publisher stops after `done`: no more acks (a write to its closed stdin would throw EPIPE).
+  clearInterval(acker);
   const stats = JSON.parse(String(done.value).slice(5)) as {
     published: number;
     startRss: number;
@@ -143,7 +147,6 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
   while (now() < deadline && received.some((n) => n < stats.published))
     await new Promise((r) => setTimeout(r, 20));
   const elapsed = (now() - started) / 1000;
-  clearInterval(acker);
   for (const c of sockets) c.close();
   stalled?.close();
   // The publisher stops by itself after `done` (a profile it writes at exit is kept); if not, killed.

@@ -81,14 +81,27 @@ export class SqliteJournal implements Journal {
       (d) => d.name === 'main',
     )?.file;
     if ((options.checkpoints ?? 'background') === 'background' && file) {
-      const { synchronous } = db.prepare('PRAGMA synchronous').get() as { synchronous: number };
+      this.#checkpointer = this.#startCheckpointer(file, options);
+    }
+  }
+
+  /** The checkpointer, SQLite's auto-checkpoint off while it runs; undefined when it cannot start. */
+  #startCheckpointer(file: string, options: SqliteJournalOptions): WalCheckpointer | undefined {
+    const db = this.#db;
+    const { synchronous } = db.prepare('PRAGMA synchronous').get() as { synchronous: number };
+    try {
+      const checkpointer = new WalCheckpointer(file, synchronous, options.checkpointer, {
+        ...(options.onCheckpointError ? { onError: options.onCheckpointError } : {}),
+        // Without it the WAL would only grow: the writer checkpoints again, as SQLite does by default.
+        onGone: () => {
+          if (db.isOpen) db.exec('PRAGMA wal_autocheckpoint = 1000');
+        },
+      });
       db.exec('PRAGMA wal_autocheckpoint = 0');
-      this.#checkpointer = new WalCheckpointer(
-        file,
-        synchronous,
-        options.checkpointer,
-        options.onCheckpointError,
-      );
+      return checkpointer;
+    } catch (error) {
+      options.onCheckpointError?.(error as Error);
+      return undefined;
     }
   }
 

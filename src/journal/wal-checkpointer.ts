@@ -73,11 +73,16 @@ export class WalCheckpointer {
   readonly #state: Int32Array;
   #stopped = false;
 
+  /**
+   * `onError`: a checkpoint failed (reported once per kind of failure) or the thread did.
+   * `onGone`: the thread ended before stop() (it could not open the database, or crashed): nothing
+   * checkpoints any more, the writer must again (SqliteJournal turns SQLite's auto-checkpoint back on).
+   */
   constructor(
     file: string,
     synchronous: number,
     options: CheckpointerOptions = {},
-    onError: (error: Error) => void = () => {},
+    handlers: { onError?: (error: Error) => void; onGone?: () => void } = {},
   ) {
     this.#state = new Int32Array(new SharedArrayBuffer(SLOTS * 4));
     const setup: Setup = {
@@ -89,9 +94,12 @@ export class WalCheckpointer {
     };
     this.#worker = new Worker(new URL(import.meta.url), { workerData: setup });
     this.#worker.on('message', (message: { error?: string }) => {
-      if (message.error) onError(new Error(`WAL checkpoint failed: ${message.error}`));
+      if (message.error) handlers.onError?.(new Error(`WAL checkpoint failed: ${message.error}`));
     });
-    this.#worker.on('error', onError);
+    this.#worker.on('error', (error) => handlers.onError?.(error));
+    this.#worker.on('exit', () => {
+      if (!this.#stopped) handlers.onGone?.();
+    });
     // A checkpointer never keeps the process alive: what it has not copied is in the WAL.
     this.#worker.unref();
   }

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/journal/database.ts';
 import type { JournalEntry } from '../../src/journal/journal.ts';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.ts';
+import { WalCheckpointer } from '../../src/journal/wal-checkpointer.ts';
 import { waitFor } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/server-process.ts';
 
@@ -57,6 +58,20 @@ describe('WAL checkpoints on a thread of their own', () => {
     const reopened = new SqliteJournal(openDatabase(file), undefined, { checkpoints: 'inline' });
     expect(reopened.count()).toBe(100);
     reopened.close();
+  });
+
+  it('say so when their thread cannot open the database, so that the writer checkpoints again', async () => {
+    const errors: Error[] = [];
+    let gone = false;
+    const checkpointer = new WalCheckpointer(join(dbFile(), 'no-such-dir', 'j.db'), 2, undefined, {
+      onError: (error) => errors.push(error),
+      onGone: () => {
+        gone = true;
+      },
+    });
+    cleanups.push(() => checkpointer.stop());
+    await waitFor(() => gone, 'the checkpointer to end');
+    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/WAL checkpoint failed: .*open/)]);
   });
 
   it('lose no acknowledged event when the process is killed (SIGKILL) mid-stream', async () => {

@@ -181,7 +181,9 @@ function checkpointLoop({ file, synchronous, state, options }: Setup): void {
     while (!stopping()) {
       if (Atomics.load(state, SIGNAL) === seen) {
         const woke = Atomics.wait(state, SIGNAL, seen, dirty ? options.idleMs : undefined);
-        if (woke === 'timed-out' && !stopping()) {
+        // Idle: copied first without the writer's lock (a write the bus did not signal), then
+        // truncated (with that lock, given up at once if the writer holds it).
+        if (woke === 'timed-out' && !stopping() && passive().caughtUp) {
           const row = checkpoint('TRUNCATE');
           dirty = row === undefined || row.busy !== 0;
           if (!dirty) count(TRUNCATES);

@@ -6,7 +6,8 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
  * - intervalMs 200: at most one round of checkpoints per 200 ms while commits come;
  * - idleMs 1000: after a second without a commit the WAL file is truncated to nothing;
  * - restartPages 8192 (32 MiB of 4 KiB pages): a WAL that passive checkpoints could not reset by then
- *   gets a RESTART checkpoint, which holds writers back for as long as it takes (the one that may).
+ *   gets a RESTART checkpoint, which holds the writer back while it copies what is left (the only
+ *   checkpoint here that may).
  */
 export type CheckpointerOptions = { intervalMs?: number; idleMs?: number; restartPages?: number };
 
@@ -59,11 +60,12 @@ type CheckpointRow = { busy: number; log: number; checkpointed: number };
  *
  * A commit bumps a shared counter (`noteCommit`, an atomic add: no message). The worker wakes on it
  * and runs a PASSIVE checkpoint (it never takes the writer's lock) at most once per `intervalMs`;
- * when commits came while it ran, it checkpoints again at once (up to a few times), since SQLite
- * restarts the WAL from its start only at the first write after a checkpoint that copied every frame.
- * So the WAL holds about one interval of writes. What bounds it when passive checkpoints keep losing
- * that race: a RESTART checkpoint once it reaches `restartPages`. After `idleMs` without a commit,
- * a TRUNCATE checkpoint empties the file (given up at once if the writer is busy).
+ * when commits came while it ran, it checkpoints again just after the next commit ends (up to
+ * CATCH_UP_ROUNDS times), since SQLite starts the WAL over only at the first write after a
+ * checkpoint that copied every frame. So the WAL holds about one interval of writes (a few MiB at
+ * 5 000 events/s). What bounds it when passive checkpoints keep losing that race: a RESTART
+ * checkpoint once it holds `restartPages`. After `idleMs` without a commit, a TRUNCATE checkpoint
+ * empties the file (given up at once if the writer is busy).
  *
  * Durability is SQLite's as before: a commit is durable once its WAL frames are synced; checkpoints
  * only copy them into the database file (synced with the writer's `synchronous`).

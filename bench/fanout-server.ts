@@ -5,6 +5,7 @@
  * clients acknowledge, keeping at most <window> events unacknowledged), `ack <n>` reports the
  * slowest client's count. It prints `port <n>` when ready and `done <json>` at the end.
  */
+import { existsSync, statSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { setImmediate as tick } from 'node:timers/promises';
@@ -16,7 +17,13 @@ const kind = process.argv[2] === 'bare' ? 'bare' : 'ribosome';
 const padding = 'x'.repeat(Number(process.argv[3] ?? 150));
 const now = () => performance.timeOrigin + performance.now();
 
-type Publisher = { port: number; publish(batch: string[]): Promise<void>; stop(): Promise<void> };
+type Publisher = {
+  port: number;
+  publish(batch: string[]): Promise<void>;
+  stop(): Promise<void>;
+  /** The journal's WAL file, when there is one. */
+  wal?: string;
+};
 
 async function ribosome(): Promise<Publisher> {
   // Up to 1 000 clients: far past the default client limit.
@@ -30,6 +37,7 @@ async function ribosome(): Promise<Publisher> {
   });
   return {
     port: rt.port,
+    wal: `${rt.layout.database}-wal`,
     publish: async (batch) => {
       await Promise.all(batch.map((message) => rt.bus.publish('info', { message })));
     },
@@ -81,8 +89,10 @@ const sortedP = (values: number[], p: number) =>
 const pub = kind === 'bare' ? await bare() : await ribosome();
 let acked = 0;
 let maxRss = process.memoryUsage().rss;
+let walMax = 0;
 const rssTimer = setInterval(() => {
   maxRss = Math.max(maxRss, process.memoryUsage().rss);
+  if (pub.wal && existsSync(pub.wal)) walMax = Math.max(walMax, statSync(pub.wal).size);
 }, 50);
 process.stdout.write(`port ${pub.port}\n`);
 
@@ -133,6 +143,7 @@ async function run(rate: number, durationMs: number, window: number): Promise<vo
   loopDelay.disable();
   const loop = { loopP99Ms: loopDelay.percentile(99) / 1e6, loopMaxMs: loopDelay.max / 1e6 };
   const server = { serverP99Ms: sortedP(serverMs, 99), serverMaxMs: sortedP(serverMs, 100) };
+  const wal = pub.wal ? { walMax } : {};
   const commits = {
     commits: commitMs.length,
     commitTotalMs: commitMs.reduce((a, b) => a + b, 0),
@@ -140,7 +151,7 @@ async function run(rate: number, durationMs: number, window: number): Promise<vo
     commitMaxMs: sortedP(commitMs, 100),
   };
   process.stdout.write(
-    `done ${JSON.stringify({ published, startRss, maxRss, cpuMs, ...loop, ...commits, ...server })}\n`,
+    `done ${JSON.stringify({ published, startRss, maxRss, cpuMs, ...loop, ...commits, ...server, ...wal })}\n`,
   );
   await pub.stop();
   process.exit(0);

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { startFsyncFloor } from './fsync-floor.ts';
 import { type LeanClient, leanClient } from './lean-ws-client.ts';
 import { isMain, mb, median, percentile, round } from './stats.ts';
 
@@ -14,7 +15,9 @@ const NODE = process.execPath;
 const HERE = import.meta.dirname;
 const now = () => performance.timeOrigin + performance.now();
 
-type Kind = 'ribosome' | 'bare';
+/** `base`: the ribosome publisher of another checkout (BENCH_BASE_DIR), e.g. main, for a before/after. */
+type Kind = 'ribosome' | 'bare' | 'base';
+const BASE_DIR = process.env.BENCH_BASE_DIR;
 type Scenario = { kind: Kind; clients: number; rate: number; durationMs: number; stalled?: boolean };
 export type FanoutResult = Scenario & {
   deliveredPerSec: number;
@@ -32,6 +35,10 @@ export type FanoutResult = Scenario & {
   commitMaxMs: number;
   /** From an event's making to its frames queued for every client (the server's part of p99). */
   serverP99Ms: number;
+  /** The largest the journal's WAL file grew during the run (not reported by an older publisher). */
+  walMaxMb?: number;
+  /** The disk's own fdatasync p99 during the run (bench/fsync-floor.ts): what a commit cannot beat. */
+  fsyncFloorP99Ms: number;
   /** Journal commits during the run, and the share of the run they held the event loop. */
   commits: number;
   commitLoopShare: number;
@@ -42,9 +49,12 @@ function startPublisher(
 ): Promise<{ child: ChildProcess; port: number; lines: AsyncIterator<string> }> {
   // BENCH_SERVER_NODE_ARGS (e.g. "--trace-gc") goes to the publisher's node.
   const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(NODE, [...nodeArgs, join(HERE, 'fanout-server.ts'), kind], {
+  const script = kind === 'base' ? join(BASE_DIR!, 'bench/fanout-server.ts') : join(HERE, 'fanout-server.ts');
+  const child = spawn(NODE, [...nodeArgs, script, kind === 'base' ? 'ribosome' : kind], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
+  // It exits by itself after `done`: a last ack may find its stdin closed.
+  child.stdin!.on('error', () => {});
   const all = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   // Lines of the protocol (port, done); anything else the child's node prints (--trace-gc) goes to stderr.
   const lines: AsyncIterator<string> = {
@@ -75,7 +85,7 @@ async function connectClients(
       Array.from({ length: Math.min(100, count - start) }, (_, k) => {
         const i = start + k;
         return leanClient(port, {
-          ...(kind === 'ribosome'
+          ...(kind !== 'bare'
             ? { hello: '{"type":"handshake","data":{"mode":"readonly"}}', skipFrames: 2 }
             : {}),
           // Every tenth client reads its events (for latency); the others only count frames.
@@ -112,8 +122,11 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
     child.stdin!.write(`ack ${min}\n`);
   }, 10);
   const started = now();
+  const floor = startFsyncFloor();
   child.stdin!.write(`go ${s.rate} ${s.durationMs} 2000\n`);
   const done = await lines.next();
+  // The publisher stops after `done`: no more acks (a write to its closed stdin would throw EPIPE).
+  clearInterval(acker);
   const stats = JSON.parse(String(done.value).slice(5)) as {
     published: number;
     startRss: number;
@@ -126,13 +139,14 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
     serverP99Ms: number;
     commits: number;
     commitTotalMs: number;
+    walMax?: number;
   };
+  const fsyncFloor = await floor.stop();
   // Let in-flight events land, bounded.
   const deadline = now() + 5_000;
   while (now() < deadline && received.some((n) => n < stats.published))
     await new Promise((r) => setTimeout(r, 20));
   const elapsed = (now() - started) / 1000;
-  clearInterval(acker);
   for (const c of sockets) c.close();
   stalled?.close();
   // The publisher stops by itself after `done` (a profile it writes at exit is kept); if not, killed.
@@ -157,6 +171,8 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
     commitP99Ms: round(stats.commitP99Ms),
     commitMaxMs: round(stats.commitMaxMs),
     serverP99Ms: round(stats.serverP99Ms ?? Number.NaN),
+    fsyncFloorP99Ms: fsyncFloor.p99Ms,
+    ...(stats.walMax !== undefined ? { walMaxMb: mb(stats.walMax) } : {}),
     commits: stats.commits,
     commitLoopShare: round(stats.commitTotalMs / s.durationMs),
   };
@@ -166,6 +182,8 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
  * Throughput at 100 and 1 000 clients (rate 0: as fast as the slowest client takes them), then the
  * tail at 5 000 events/s to 100 clients three times, each beside the bare loop (issue 16: p99 under
  * 50 ms in three runs out of three), then the same with one stalled client. `BENCH_FANOUT=tail`
+ * runs the tail part alone. BENCH_BASE_DIR=<another checkout> (e.g. `git worktree add /tmp/base
+ * main`) runs its publisher too in each round of the tail, as `base`: a before/after in one run.
  * runs the tail part alone.
  */
 export async function run(
@@ -183,8 +201,9 @@ export async function run(
       }
     }
   }
+  const tailKinds: Kind[] = BASE_DIR ? ['bare', 'base', 'ribosome'] : ['bare', 'ribosome'];
   for (let i = 0; i < 3; i++) {
-    for (const kind of ['bare', 'ribosome'] as const) {
+    for (const kind of tailKinds) {
       results.push(
         await runScenario({ kind, clients: 100, rate: 5000, durationMs: Math.min(durationMs, 5_000) }),
       );
@@ -200,8 +219,16 @@ export async function run(
     const b = results.find((x) => x.kind === 'bare' && x.clients === clients && x.rate === 0);
     return r && b ? round(r.deliveredPerSec / b.deliveredPerSec) : undefined;
   };
-  const tail = (kind: Kind) =>
-    results.filter((x) => x.kind === kind && x.rate === 5000 && !x.stalled).map((x) => x.p99Ms);
+  // The server's part of the tail, for a loaded machine: event-loop delay, commit time, frames queued.
+  const side = (kind: Kind, key: 'p99Ms' | 'serverP99Ms' | 'loopP99Ms' | 'commitP99Ms' | 'fsyncFloorP99Ms') =>
+    results.filter((x) => x.kind === kind && x.rate === 5000 && !x.stalled).map((x) => x[key]);
+  const tail = (kind: Kind) => side(kind, 'p99Ms');
+  const serverSide = (kind: Kind) => ({
+    serverP99Ms: median(side(kind, 'serverP99Ms')),
+    loopP99Ms: median(side(kind, 'loopP99Ms')),
+    commitP99Ms: median(side(kind, 'commitP99Ms')),
+    fsyncFloorP99Ms: median(side(kind, 'fsyncFloorP99Ms')),
+  });
   const summary = {
     throughputRatio100: ratio(100),
     throughputRatio1000: ratio(1000),
@@ -209,6 +236,15 @@ export async function run(
     tailRunsUnder50Ms: `${tail('ribosome').filter((p) => p < 50).length}/3`,
     bareTailP99Ms: tail('bare'),
     tailP99RatioToBare: round(median(tail('ribosome')) / median(tail('bare'))),
+    tailServerSideMedians: serverSide('ribosome'),
+    ...(BASE_DIR
+      ? {
+          baseTailP99Ms: tail('base'),
+          baseTailRunsUnder50Ms: `${tail('base').filter((p) => p < 50).length}/3`,
+          tailP99RatioToBase: round(median(tail('ribosome')) / median(tail('base'))),
+          baseServerSideMedians: serverSide('base'),
+        }
+      : {}),
   };
   console.table(
     results.map((r) => ({
@@ -222,9 +258,11 @@ export async function run(
       serverP99Ms: r.serverP99Ms,
       loopP99Ms: r.loopP99Ms,
       commitP99Ms: r.commitP99Ms,
+      fsyncFloorP99Ms: r.fsyncFloorP99Ms,
       commitLoopShare: r.commitLoopShare,
       cpuUsPerDelivery: r.serverCpuUsPerDelivery,
       maxRssMb: r.serverMaxRssMb,
+      walMaxMb: r.walMaxMb,
     })),
   );
   console.log(summary);

@@ -8,6 +8,7 @@ import {
   type ServerEvent,
   type ServerEventOf,
 } from '../protocol/index.ts';
+import { newEventId } from './event-id.ts';
 import type { Journal, JournalEntry } from './journal.ts';
 
 /** A subscriber gets each event with its JSON, serialized once for everyone. */
@@ -113,7 +114,7 @@ export class EventBus {
     if (!parsed.success) {
       return Promise.reject(new Error(`invalid ${type} payload: ${parsed.error.message}`));
     }
-    const event = makeEvent(type, parsed.data as ServerEventOf<T>['data']);
+    const event = makeEvent(type, parsed.data as ServerEventOf<T>['data'], newEventId());
     return new Promise((resolve, reject) => {
       this.#pending.push({
         event: event as ServerEvent,

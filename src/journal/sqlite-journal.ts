@@ -9,6 +9,7 @@ import {
   type JournalRow,
   takeWithinLimits,
 } from './journal.ts';
+import { type CheckpointerOptions, type CheckpointStats, WalCheckpointer } from './wal-checkpointer.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
@@ -25,13 +26,28 @@ CREATE INDEX IF NOT EXISTS events_run ON events(run_id, seq);
 type Row = { seq: number; run_id: string; type: string; json: string };
 const toRow = (r: Row): JournalRow => ({ seq: r.seq, runId: r.run_id, type: r.type, json: r.json });
 
+export type SqliteJournalOptions = {
+  /**
+   * Who copies the WAL into the database file. `background` (default for a database in a file): a
+   * WalCheckpointer thread, SQLite's auto-checkpoint off on this connection (for everything written
+   * through it, the engine's state too), so a commit only appends to the WAL and syncs it. `inline`:
+   * SQLite's auto-checkpoint, run inside the commit that takes the WAL past 1 000 pages.
+   */
+  checkpoints?: 'background' | 'inline';
+  checkpointer?: CheckpointerOptions;
+  /** A checkpoint that failed (nothing is lost: the WAL keeps it; a full disk fails writes next). */
+  onCheckpointError?: (error: Error) => void;
+};
+
 /**
  * The journal in SQLite (WAL): one row per event, its JSON stored exactly as it was sent. Appends go
  * through the execution's storage guard, when given: a failed one is the server's storage fault.
+ * Checkpoints run on a thread of their own (SqliteJournalOptions.checkpoints), which ends with close().
  */
 export class SqliteJournal implements Journal {
   readonly #db: DatabaseSync;
   readonly #guard: StorageGuard | undefined;
+  readonly #checkpointer: WalCheckpointer | undefined;
   readonly #insert: StatementSync;
   readonly #after: StatementSync;
   readonly #recent: StatementSync;
@@ -39,7 +55,7 @@ export class SqliteJournal implements Journal {
   #count: number;
   #lastSeq: number;
 
-  constructor(db: DatabaseSync, guard?: StorageGuard) {
+  constructor(db: DatabaseSync, guard?: StorageGuard, options: SqliteJournalOptions = {}) {
     this.#db = db;
     this.#guard = guard;
     db.exec(SCHEMA);
@@ -61,6 +77,32 @@ export class SqliteJournal implements Journal {
     };
     this.#count = stats.n;
     this.#lastSeq = stats.last;
+    const file = (db.prepare('PRAGMA database_list').all() as Array<{ name: string; file: string }>).find(
+      (d) => d.name === 'main',
+    )?.file;
+    if ((options.checkpoints ?? 'background') === 'background' && file) {
+      this.#checkpointer = this.#startCheckpointer(file, options);
+    }
+  }
+
+  /** The checkpointer, SQLite's auto-checkpoint off while it runs; undefined when it cannot start. */
+  #startCheckpointer(file: string, options: SqliteJournalOptions): WalCheckpointer | undefined {
+    const db = this.#db;
+    const { synchronous } = db.prepare('PRAGMA synchronous').get() as { synchronous: number };
+    try {
+      const checkpointer = new WalCheckpointer(file, synchronous, options.checkpointer, {
+        ...(options.onCheckpointError ? { onError: options.onCheckpointError } : {}),
+        // Without it the WAL would only grow: the writer checkpoints again, as SQLite does by default.
+        onGone: () => {
+          if (db.isOpen) db.exec('PRAGMA wal_autocheckpoint = 1000');
+        },
+      });
+      db.exec('PRAGMA wal_autocheckpoint = 0');
+      return checkpointer;
+    } catch (error) {
+      options.onCheckpointError?.(error as Error);
+      return undefined;
+    }
   }
 
   append(entries: readonly JournalEntry[]): number[] {
@@ -72,6 +114,7 @@ export class SqliteJournal implements Journal {
         ),
       );
     const seqs = this.#guard ? this.#guard.write('journal append', insert) : insert();
+    this.#checkpointer?.noteCommit();
     this.#count += entries.length;
     this.#lastSeq = seqs.at(-1) ?? this.#lastSeq;
     return seqs;
@@ -79,6 +122,11 @@ export class SqliteJournal implements Journal {
 
   count(): number {
     return this.#count;
+  }
+
+  /** What the checkpointer did so far (undefined with inline checkpoints). */
+  checkpointStats(): CheckpointStats | undefined {
+    return this.#checkpointer?.stats;
   }
 
   lastSeq(): number {
@@ -127,8 +175,12 @@ export class SqliteJournal implements Journal {
     return row ? toRow(row) : undefined;
   }
 
-  /** Closes the database; never throws (a close after a storage fault may fail, the WAL is kept). */
+  /**
+   * Ends the checkpointer, then closes the database; never throws (a close after a storage fault
+   * may fail, the WAL is kept).
+   */
   close(): void {
+    this.#checkpointer?.stop();
     try {
       if (this.#db.isOpen) this.#db.close();
     } catch {

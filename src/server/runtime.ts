@@ -149,7 +149,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     log = await openServerLog(layout.logFile, settings.logLevel);
     if (lock.tookOverFrom) log.logger.warn({ stale: lock.tookOverFrom }, 'took over a stale runtime lock');
     db = openDatabase(layout.database, settings.journalSync);
-    journal = new SqliteJournal(db, storage);
+    const logger = log.logger;
+    journal = new SqliteJournal(db, storage, {
+      onCheckpointError: (error) =>
+        logger.warn({ err: error }, 'WAL checkpoint failed (nothing is lost: the WAL keeps every commit)'),
+    });
     const bus = new EventBus({ journal, runId: newRunId(), logger: log.logger });
     deps = {
       layout,

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/journal/database.ts';
+import { EventBus } from '../../src/journal/event-bus.ts';
 import type { Journal, JournalEntry } from '../../src/journal/journal.ts';
 import { MemoryJournal } from '../../src/journal/memory-journal.ts';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.ts';
@@ -124,6 +126,26 @@ describe('sqlite journal durability', () => {
     reopened.append([entry(100)]);
     const all = reopened.readAfter(0, { maxEvents: 1000, maxBytes: 1e9 });
     expect(all.map((r) => JSON.parse(r.json).id)).toEqual(Array.from({ length: 101 }, (_, i) => `e${i}`));
+    reopened.close();
+  });
+
+  it('goes on in a journal of random UUID ids with time-ordered ones: history as it was, then the new', async () => {
+    const { journal, file } = sqlite();
+    const old = Array.from({ length: 200 }, (_, i) => ({ ...entry(i), id: randomUUID() }));
+    journal.append(old);
+    journal.close();
+    const reopened = new SqliteJournal(openDatabase(file));
+    const bus = new EventBus({ journal: reopened, runId: 'run-b' });
+    const added = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => bus.publish('info', { message: `${i}` })),
+    );
+    const all = reopened.readAfter(0, { maxEvents: 1000, maxBytes: 1e9 });
+    expect(all.slice(0, 200).map((r) => r.json)).toEqual(old.map((e) => e.json));
+    expect(all.slice(200).map((r) => JSON.parse(r.json).id)).toEqual(added.map((e) => e.id));
+    // Still one id per event: the unique index holds for both kinds.
+    expect(() => reopened.append([{ ...entry(999), id: added[3]!.id }])).toThrow();
+    expect(() => reopened.append([{ ...entry(998), id: old[7]!.id }])).toThrow();
+    expect(reopened.count()).toBe(250);
     reopened.close();
   });
 

@@ -32,7 +32,10 @@ export type AgentStart = {
 /** A running agent process. */
 export type AgentRun = {
   pid: number;
-  /** Parsed stream-json lines as they arrive; ends when stdout closes. */
+  /**
+   * Parsed stream-json lines as they arrive; ends when stdout closes. Read them to the end: the
+   * agent's stdin is closed as its `result` line is read (stream-json input), and only then does it exit.
+   */
   lines: AsyncIterable<StreamLine>;
   /** Lines that were not stream-json (kept for the log). */
   onStderr(listener: (text: string) => void): void;

@@ -24,7 +24,7 @@ export const CodonMessageRequest = ours(
       .string()
       .min(1)
       // Characters first (a UTF-8 byte count is never below it), then the bytes themselves.
-      .max(MESSAGE_MAX_BYTES)
+      .max(MESSAGE_MAX_BYTES, { abort: true })
       .refine(
         (text) => new TextEncoder().encode(text).length <= MESSAGE_MAX_BYTES,
         `at most ${MESSAGE_MAX_BYTES} bytes of UTF-8`,

@@ -32,7 +32,10 @@ export type AgentStart = {
 /** A running agent process. */
 export type AgentRun = {
   pid: number;
-  /** Parsed stream-json lines as they arrive; ends when stdout closes. */
+  /**
+   * Parsed stream-json lines as they arrive; ends when stdout closes. Read them to the end: the
+   * agent's stdin is closed as its `result` line is read (stream-json input), and only then does it exit.
+   */
   lines: AsyncIterable<StreamLine>;
   /** Lines that were not stream-json (kept for the log). */
   onStderr(listener: (text: string) => void): void;
@@ -44,6 +47,17 @@ export type AgentRun = {
    * after the grace period.
    */
   stop(graceMs: number): Promise<void>;
+  /**
+   * Gives the agent `text` as a user message (README "Steering a running agent"): written while a
+   * turn runs, it joins the agent's next request; between turns, it starts a new one. False when the
+   * agent takes no more input (its stdin closed after a result with nothing left to send, or it exited).
+   */
+  send(text: string): boolean;
+  /**
+   * True from the agent's input until its `result` line, and again once it takes up a message it was
+   * sent meanwhile; false between turns and once its input has ended.
+   */
+  readonly inTurn: boolean;
 };
 
 export interface AgentAdapter {

@@ -11,6 +11,8 @@ export class BuiltinAdapter implements AgentAdapter {
 
   start(options: AgentStart): AgentRun {
     const args = ['agent', '--model', options.model, '--cwd', options.cwd];
+    // As Claude Code: messages on stdin, each printed back as the agent takes it up.
+    args.push('--input-format', 'stream-json', '--replay-user-messages');
     args.push('--session-dir', join(options.stateDir, 'sessions'));
     if (options.dataDir) args.push('--data-dir', options.dataDir);
     if (options.systemPrompt) args.push('--system-prompt', options.systemPrompt);
@@ -24,6 +26,7 @@ export class BuiltinAdapter implements AgentAdapter {
       cwd: options.cwd,
       env: { ...providerEnv(options), ...options.env },
       stdin: options.prompt,
+      input: 'stream-json',
       mark: options.mark,
     });
   }

@@ -6,7 +6,7 @@ import { claudeSettings } from './claude-settings.ts';
 import { providerEnv } from './provider-env.ts';
 import { notStarted, spawnAgent } from './spawn-agent.ts';
 
-/** The real Claude Code CLI, headless: prompt on stdin, stream-json on stdout. */
+/** The real Claude Code CLI, headless: stream-json on stdin (the prompt, then messages) and on stdout. */
 export class ClaudeCodeAdapter implements AgentAdapter {
   readonly kind = 'claude-code';
   readonly #config: 'isolated' | 'user';
@@ -21,8 +21,13 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     const tmp = join(options.stateDir, 'claude-tmp');
     mkdirSync(home, { recursive: true });
     mkdirSync(tmp, { recursive: true });
+    // Stream-json input keeps stdin open for messages to the running agent (AgentRun.send); each is
+    // printed back as the agent takes it up (--replay-user-messages), so what is pending is known.
     const args = [
       '-p',
+      '--input-format',
+      'stream-json',
+      '--replay-user-messages',
       '--output-format',
       'stream-json',
       '--verbose',
@@ -57,6 +62,7 @@ export class ClaudeCodeAdapter implements AgentAdapter {
         ...options.env,
       },
       stdin: options.prompt,
+      input: 'stream-json',
       mark: options.mark,
     });
     if (run.pid !== -1) return run;

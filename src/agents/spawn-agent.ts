@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline';
 import { spawnSafely } from '../processes/spawn-safely.ts';
 import type { ProcessExit } from '../protocol/index.ts';
 import type { AgentRun } from './agent-adapter.ts';
+import { AgentInput, type InputFormat } from './agent-input.ts';
 import { endGroup, endMarked, killTree } from './process-tree.ts';
 import { parseStreamLine, type StreamLine } from './stream-line.ts';
 
@@ -17,8 +18,10 @@ export type SpawnSpec = {
   args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
-  /** Written to stdin, which is then closed. */
+  /** The prompt: written to stdin, which is then closed (`text`), or its first message (`stream-json`). */
   stdin: string;
+  /** [input='text'] `stream-json`: stdin stays open for messages (AgentRun.send) until a result with none pending. */
+  input?: InputFormat;
   /** This run's value of AGENT_MARK, unique to it: only its processes carry it. */
   mark: string;
 };
@@ -50,10 +53,16 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
   child.stdin?.on('error', () => {
     // The agent may exit before reading its prompt; its exit status tells the story.
   });
-  child.stdin?.end(spec.stdin);
+  const input = new AgentInput(spec.input ?? 'text', spec.stdin, {
+    write: (text) => {
+      if (child.stdin?.writable) child.stdin.write(text);
+    },
+    end: () => child.stdin?.end(),
+  });
 
   const exited = new Promise<ProcessExit>((resolve) => {
     child.once('close', (code, signal) => {
+      input.ended();
       if (signal) resolve({ type: 'killed', signal });
       else resolve(code === 0 ? { type: 'success' } : { type: 'error', code: code ?? 1 });
     });
@@ -65,9 +74,12 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
     for await (const text of reader) {
       if (text.trim() === '') continue;
       const parsed = parseStreamLine(text);
-      if (parsed.ok) yield parsed.line;
-      else emitStderr(`[stdout, not stream-json] ${text.slice(0, 500)}`);
+      if (parsed.ok) {
+        input.seen(parsed.line);
+        yield parsed.line;
+      } else emitStderr(`[stdout, not stream-json] ${text.slice(0, 500)}`);
     }
+    input.ended();
   }
 
   const pid = child.pid ?? -1;
@@ -80,6 +92,10 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
     },
     exited,
     startFailure: undefined,
+    send: (text) => input.send(text),
+    get inTurn() {
+      return input.inTurn;
+    },
     stop(graceMs) {
       // Once the agent has exited (the usual last stop), its tree is gone: only its group is left.
       const reaped = child.exitCode !== null || child.signalCode !== null;
@@ -112,6 +128,8 @@ export function notStarted(why: Promise<string> | string, mark?: string): AgentR
     get startFailure() {
       return reason;
     },
+    send: () => false,
+    inTurn: false,
     stop: (graceMs) => (mark ? endMarked(AGENT_MARK, mark, graceMs).then(() => {}) : Promise.resolve()),
   };
 }

@@ -50,6 +50,8 @@ export const StreamLine = z.discriminatedUnion('type', [
   z.looseObject({
     type: z.literal('user'),
     session_id: z.string().optional(),
+    /** A message of the agent's stream-json input, printed back as it takes it up (--replay-user-messages). */
+    isReplay: z.boolean().optional(),
     message: z.looseObject({
       content: z.union([
         z.string(),

@@ -1,10 +1,13 @@
 /**
- * `ribosome agent`: the built-in coding agent. Prompt on stdin; Claude Code's headless stream-json on
- * stdout; exit 0 on success, 1 on error. Provider from ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY.
+ * `ribosome agent`: the built-in coding agent. Prompt on stdin (plain text, or Claude Code's stream-json
+ * user messages with --input-format stream-json); Claude Code's headless stream-json on stdout; exit 0
+ * on success, 1 on error (of the last turn). Provider from ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY.
  */
 import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { text } from 'node:stream/consumers';
 import { type Command, InvalidArgumentError } from 'commander';
+import type { Inbox } from '../agents/builtin/inbox.ts';
 
 type Options = {
   model: string;
@@ -19,6 +22,8 @@ type Options = {
   systemPrompt?: string;
   appendSystemPrompt?: string;
   outputFormat: string;
+  inputFormat: string;
+  replayUserMessages?: boolean;
 };
 
 const DEFAULT_MODEL = 'claude-sonnet-4-5';
@@ -59,15 +64,38 @@ export function registerAgent(program: Command): void {
     .option('-p, --print', 'accepted for Claude Code compatibility (always on)')
     .option('--verbose', 'accepted for Claude Code compatibility')
     .option('--output-format <format>', 'only stream-json is supported', 'stream-json')
+    .option(
+      '--input-format <format>',
+      'text: stdin is the prompt; stream-json: user messages, one JSON object per line (the first is the prompt; later ones join the running turn or start a new one; the agent exits when stdin closes)',
+      'text',
+    )
+    .option(
+      '--replay-user-messages',
+      'with --input-format stream-json: print each message back as it is taken up',
+    )
     .action(async (options: Options) => {
       if (options.outputFormat !== 'stream-json') program.error('error: --output-format must be stream-json');
       const envRetries = process.env.RIBOSOME_AGENT_MAX_RETRIES;
       const maxRetries =
         options.maxRetries ??
         (envRetries === undefined ? DEFAULT_MAX_RETRIES : count('RIBOSOME_AGENT_MAX_RETRIES', 0)(envRetries));
+      if (options.inputFormat !== 'text' && options.inputFormat !== 'stream-json')
+        program.error('error: --input-format must be text or stream-json');
       if (process.stdin.isTTY) program.error('error: the prompt is read from stdin; pipe it in');
-      const prompt = (await text(process.stdin)).trim();
-      if (prompt === '') program.error('error: the prompt on stdin is empty');
+      const streamed = options.inputFormat === 'stream-json';
+      let prompt: string | string[];
+      let inbox: Inbox | undefined;
+      if (streamed) {
+        const { createInbox } = await import('../agents/builtin/inbox.ts');
+        const lines = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+        inbox = createInbox(lines, (problem) => process.stderr.write(`${problem}\n`));
+        if (!(await inbox.wait(new AbortController().signal)))
+          program.error('error: stdin ended before its first user message');
+        prompt = inbox.take();
+      } else {
+        prompt = (await text(process.stdin)).trim();
+        if (prompt === '') program.error('error: the prompt on stdin is empty');
+      }
 
       const cwd = resolve(options.cwd);
       const controller = new AbortController();
@@ -85,6 +113,8 @@ export function registerAgent(program: Command): void {
       const auth = requestAuth(process.env);
       process.exitCode = await runBuiltinAgent({
         prompt,
+        ...(inbox ? { inbox } : {}),
+        ...(streamed && options.replayUserMessages ? { replay: true } : {}),
         model: options.model,
         cwd,
         sessionDir:

@@ -1,5 +1,6 @@
 import { RibosomeClient } from '../client/index.ts';
 import { type EventData, type FailureReason, parseServerEvent, type ServerEvent } from '../protocol/index.ts';
+import { messageLine } from '../tui/store/messages.ts';
 import { readTransition } from '../tui/store/transition-data.ts';
 
 const oneLine = (text: string, max = 160) => {
@@ -27,6 +28,8 @@ export function describeEvent(e: ServerEvent, endedBy?: EndedBy): string | undef
       return `    ${e.data.isError ? 'fail ' : 'done '} ${e.data.toolName}: ${oneLine(e.data.result, 120)}`;
     case 'file.updated':
       return `    file  ${e.data.action} ${e.data.path}`;
+    case 'codon.message':
+      return `    hear  ${oneLine(messageLine(e.data))}`;
     case 'codon.completed': {
       const took = `${(e.data.duration / 1000).toFixed(1)}s, $${e.data.cost.toFixed(4)}`;
       const reason = e.data.failureReason;

@@ -146,6 +146,20 @@ export class ClientCore {
     return event as ServerEventOf<T>;
   }
 
+  /**
+   * codon.message: hands `text` to the running codon's agent. Resolves with the journaled
+   * `codon.message` it became (its `delivery` says how the agent got it); a refusal
+   * (NO_CODON_RUNNING, INSUFFICIENT_PERMISSIONS, ...) rejects with a CommandError.
+   */
+  sendMessage(text: string, options: { timeoutMs?: number } = {}): Promise<ServerEventOf<'codon.message'>> {
+    const clientId = this.clientId;
+    return this.request('codon.message', { text }, 'codon.message', {
+      ...options,
+      match: (e) =>
+        e.data.from.kind === 'client' && e.data.from.clientId === clientId && e.data.text === text,
+    });
+  }
+
   on<T extends EventType>(type: T, listener: (event: ServerEventOf<T>) => void): () => void {
     return this.onEvent((e) => {
       if (e.type === type) listener(e as ServerEventOf<T>);

@@ -29,6 +29,7 @@ const answers: Record<CommandType | 'handshake', EventType[]> = {
   'codon.skip': ['codon.completed'],
   'codon.redo': ['codon.started'],
   'codon.forceStop': ['codon.completed'],
+  'codon.message': ['codon.message'],
   'checkpoint.list': ['checkpoint.list'],
   'checkpoint.diff': ['checkpoint.diff'],
   'rollback.toCheckpoint': ['rollback.started', 'rollback.completed'],

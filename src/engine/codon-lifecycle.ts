@@ -326,6 +326,33 @@ export class CodonLifecycle {
     return active.run.stop(by, reason);
   }
 
+  /**
+   * Hands `text` to the active codon's agent (README "Steering a running agent"); when no agent
+   * takes it, says why (nothing runs, rig setup runs, the agent finished or is being stopped).
+   */
+  sendMessage(
+    text: string,
+  ): { ok: true; codonId: string; delivery: 'live' | 'next-turn' } | { ok: false; message: string } {
+    const preparing = this.#preparing;
+    if (preparing)
+      return {
+        ok: false,
+        message: `codon ${preparing.codon.id} is still preparing (rig setup, its sentinels); its agent has not started yet: send the message once it runs`,
+      };
+    const active = this.#active;
+    if (!active) return { ok: false, message: 'no codon is running, so no agent takes the message' };
+    const { id } = active.codon;
+    if (active.stop)
+      return { ok: false, message: `codon ${id} is being stopped; its agent takes no message` };
+    const delivery = active.agentEnded ? undefined : active.run.send(text);
+    if (!delivery)
+      return {
+        ok: false,
+        message: `the agent of codon ${id} has finished its work and takes no more input${active.gates ? ' (its verification gates run)' : ''}`,
+      };
+    return { ok: true, codonId: id, delivery };
+  }
+
   /** How the active codon is being stopped, if it is. */
   get stopping(): StopKind | undefined {
     return this.#preparing?.stop?.by ?? this.#active?.stop?.by;

@@ -39,6 +39,7 @@ export class CodonRun {
   #stalled = false;
   readonly #stop: (graceMs: number) => Promise<void>;
   readonly #graceMs: number;
+  readonly #agent: AgentRun;
 
   constructor(options: CodonRunOptions) {
     const log = options.logger.child({ codonId: options.codonId });
@@ -51,6 +52,7 @@ export class CodonRun {
       agent = notStarted((error as Error).message ?? String(error), mark);
     }
     this.pid = agent.pid;
+    this.#agent = agent;
     this.#stop = (g) => agent.stop(g);
     this.#graceMs = options.stopGraceMs;
     // Remembered on disk so a server restarted after a crash can end an agent it left behind.
@@ -133,6 +135,17 @@ export class CodonRun {
         ...(this.#stopReason ? { stopReason: this.#stopReason } : {}),
       };
     })();
+  }
+
+  /**
+   * Hands a message to the agent: `live` while its turn runs (its next request carries it),
+   * `next-turn` between turns (it starts another); undefined when it takes no more input (it
+   * finished, or it is being stopped).
+   */
+  send(text: string): 'live' | 'next-turn' | undefined {
+    if (this.#stoppedBy || this.#timedOut || this.#stalled) return undefined;
+    const delivery = this.#agent.inTurn ? 'live' : 'next-turn';
+    return this.#agent.send(text) ? delivery : undefined;
   }
 
   /** Ends the agent for a client command or its budget; the outcome records why. */

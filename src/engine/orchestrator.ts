@@ -12,6 +12,8 @@ import {
   type EventType,
   echo,
   type FileNode,
+  type MessageDelivery,
+  type MessageSender,
   REASON_MAX_CHARS,
   type StateTransitionType,
 } from '../protocol/index.ts';
@@ -50,6 +52,11 @@ import {
   redoCodon,
   type Trigger,
 } from './what-next.ts';
+
+/** What Orchestrator.sendMessage did: the agent has the text, or why no agent took it. */
+export type MessageOutcome =
+  | { ok: true; codonId: string; delivery: Exclude<MessageDelivery, 'prompt'> }
+  | { ok: false; code: 'NO_CODON_RUNNING'; message: string };
 
 export type OrchestratorOptions = {
   plan: LoadedPlan;
@@ -242,6 +249,12 @@ export class Orchestrator implements Engine {
   }
 
   handle(command: EngineCommand, given: CommandContext): void {
+    // Straight to the running agent: never behind the queue, and no takeover of a waiting retry.
+    if (command.type === 'codon.message') {
+      const sent = this.sendMessage(command.data.text, { kind: 'client', clientId: given.clientId });
+      if (!sent.ok) given.fail(sent.code, sent.message);
+      return;
+    }
     // A client acting while a retry waits takes over: the retry is cancelled, and said so.
     let context = given;
     if (command.type !== 'checkpoint.list' && command.type !== 'checkpoint.diff') {
@@ -307,6 +320,25 @@ export class Orchestrator implements Engine {
       return;
     }
     this.#enqueue(() => this.#handle(command, context), context);
+  }
+
+  /**
+   * Hands `text` to the running codon's agent and journals it (`codon.message`, after the agent has
+   * it); NO_CODON_RUNNING, with why, when no agent takes it. Clients (codon.message) and sentinel
+   * actions send through here.
+   */
+  sendMessage(text: string, from: MessageSender): MessageOutcome {
+    const sent = this.#lifecycle.sendMessage(text);
+    if (!sent.ok) {
+      const waiting = this.#retries.pending ? '; an automatic retry is waiting to start' : '';
+      return { ok: false, code: 'NO_CODON_RUNNING', message: `${sent.message}${waiting}` };
+    }
+    const { codonId, delivery } = sent;
+    this.#log.info({ codonId, from, delivery, chars: text.length }, 'message handed to the agent');
+    this.#publish('codon.message', { codonId, text, from, delivery }).catch((error: unknown) =>
+      this.#log.error({ err: error }, 'journaling a codon.message failed'),
+    );
+    return { ok: true, codonId, delivery };
   }
 
   async stop(reason: string): Promise<void> {
@@ -461,6 +493,7 @@ export class Orchestrator implements Engine {
       }
       case 'codon.skip':
       case 'codon.forceStop':
+      case 'codon.message':
         return; // Taken by handle(), with the codon it was meant for.
       case 'checkpoint.list':
       case 'checkpoint.diff':

@@ -47,6 +47,8 @@ export class StreamMapper {
   #pending: { id: string; model: string; usage: Usage } | undefined;
   #messages = 0;
   #totals: Totals = { input: 0, output: 0, cacheCreation: 0, cacheRead: 0, cost: 0 };
+  /** The totals at the end of the agent's previous turn: a result's usage is its own turn's. */
+  #beforeTurn: Totals = { input: 0, output: 0, cacheCreation: 0, cacheRead: 0, cost: 0 };
   #model: string | undefined;
 
   constructor(options: StreamMapperOptions) {
@@ -150,19 +152,23 @@ export class StreamMapper {
       case 'result': {
         const out = this.#flushUsage();
         if (line.session_id) out.push({ kind: 'session', agentSessionId: line.session_id });
-        // The agent's own totals are authoritative where it reports them.
+        // The agent's own totals are authoritative where it reports them: its usage is the turn's
+        // (a process that ran several turns, for messages sent to it, adds them up), its cost the
+        // whole process's (Claude Code's total_cost_usd).
         if (line.usage || line.total_cost_usd !== undefined) {
           const u = line.usage;
+          const before = this.#beforeTurn;
           const totals: Totals = u
             ? {
-                input: u.input_tokens,
-                output: u.output_tokens,
-                cacheCreation: u.cache_creation_input_tokens ?? 0,
-                cacheRead: u.cache_read_input_tokens ?? 0,
+                input: before.input + u.input_tokens,
+                output: before.output + u.output_tokens,
+                cacheCreation: before.cacheCreation + (u.cache_creation_input_tokens ?? 0),
+                cacheRead: before.cacheRead + (u.cache_read_input_tokens ?? 0),
                 cost: line.total_cost_usd ?? this.#totals.cost,
               }
             : { ...this.#totals, cost: line.total_cost_usd ?? this.#totals.cost };
           this.#totals = totals;
+          this.#beforeTurn = totals;
           // Extra fields of newer CLIs are dropped when the event is validated on publish.
           const modelUsage = line.modelUsage;
           out.push({ kind: 'event', event: { type: 'token.usage', data: this.#usageData(modelUsage) } });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CheckpointDiffRequest } from './checkpoint-diff.ts';
+import { CodonMessageRequest } from './codon-message.ts';
 import { ClientMode } from './shared.ts';
 
 /** Client commands (spec 2.1, 2.2, 4.2). Every inbound frame is parsed with these before anything acts. */
@@ -40,6 +41,8 @@ export const CodonForceStop = command(
   'codon.forceStop',
   z.object({ reason: z.string().default('stopped by a client') }).default({ reason: 'stopped by a client' }),
 );
+/** Ours: a message to the running codon's agent (README "Steering a running agent"). */
+export const CodonMessage = command('codon.message', CodonMessageRequest);
 export const CheckpointList = command(
   'checkpoint.list',
   // runId absent = the current run.
@@ -79,6 +82,7 @@ export const ClientCommand = z.discriminatedUnion('type', [
   CodonSkip,
   CodonRedo,
   CodonForceStop,
+  CodonMessage,
   CheckpointList,
   CheckpointDiff,
   RollbackToCheckpoint,
@@ -101,6 +105,7 @@ export const commandSchemas = {
   'codon.skip': CodonSkip,
   'codon.redo': CodonRedo,
   'codon.forceStop': CodonForceStop,
+  'codon.message': CodonMessage,
   'checkpoint.list': CheckpointList,
   'checkpoint.diff': CheckpointDiff,
   'rollback.toCheckpoint': RollbackToCheckpoint,

@@ -87,7 +87,8 @@ export const errorCodeDescriptions: Record<ErrorCode, string> = {
   HISTORY_SYNC_IN_PROGRESS: "A history.sync while this client's previous one is still streaming.",
   UNKNOWN_CODON: 'No codon of the plan has that id.',
   CODON_RUNNING: 'The command needs no codon to be active, and one is.',
-  NO_CODON_RUNNING: 'codon.skip or codon.forceStop while no codon is active.',
+  NO_CODON_RUNNING:
+    "codon.skip or codon.forceStop while no codon is active; codon.message while no codon's agent takes input (none runs, rig setup runs, or the agent finished).",
   CODON_STOPPING: 'codon.skip or codon.forceStop while the active codon is already being stopped.',
   NOTHING_TO_REDO: 'codon.redo with no completed or failed codon to retry.',
   NO_NEXT_CODON: 'codon.next when every codon of the plan is done.',

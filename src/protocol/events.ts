@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BudgetLimits, BudgetStatus } from './budget.ts';
 import { CheckpointDiffData } from './checkpoint-diff.ts';
+import { CodonMessageData } from './codon-message.ts';
 import { ErrorCode, ErrorSeverity } from './errors.ts';
 import { ours, oursValues } from './extension.ts';
 import {
@@ -241,6 +242,8 @@ const backbone = {
     action: z.enum(['created', 'modified', 'deleted']),
   }),
   'filetree.updated': z.object({ tree: z.array(FileNode) }),
+  // Ours: a message to the running agent (README "Steering a running agent").
+  'codon.message': CodonMessageData,
 };
 
 // --- 6.5 Sentinel -------------------------------------------------------------------------------------

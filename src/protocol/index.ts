@@ -1,5 +1,6 @@
 export * from './budget.ts';
 export * from './checkpoint-diff.ts';
+export * from './codon-message.ts';
 export * from './commands.ts';
 export * from './delivery.ts';
 export * from './echo.ts';

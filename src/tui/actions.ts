@@ -10,6 +10,8 @@ export type TuiActions = {
   redo(): void;
   start(codonId: string): void;
   forceStop(reason: string): void;
+  /** A message to the running codon's agent (codon.message). */
+  message(text: string): void;
   listCheckpoints(): void;
   rollback(target: RollbackTarget, autoRestart: boolean): void;
 };
@@ -39,6 +41,7 @@ export function createActions(client: TuiClient, dispatch: (action: StoreAction)
       const why = reason.trim() || DEFAULT_STOP_REASON;
       send('codon.forceStop', { reason: why }, `force stop (${why})`);
     },
+    message: (text) => send('codon.message', { text }, 'message the agent'),
     listCheckpoints: () => send('checkpoint.list', {}, 'list checkpoints'),
     rollback: (target, autoRestart) => {
       const label = `roll back to ${target.label}${autoRestart ? ', then restart' : ''}`;

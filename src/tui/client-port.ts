@@ -10,6 +10,8 @@ export interface TuiClient {
   /** The mode the server granted in the handshake. */
   readonly mode: ClientMode;
   readonly state: ConnectionState;
+  /** This connection's id (handshake.response), when connected: the UI's own messages say "you". */
+  readonly clientId?: string;
   readonly serverInfo: EventData<'server.ready'>;
   send<T extends CommandType>(type: T, data?: CommandInput<T>): string;
   onEvent(listener: (event: ServerEvent) => void): () => void;

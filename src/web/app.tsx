@@ -188,7 +188,15 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
       ) : null}
       {dialog === 'help' ? <Help readonly={!canControl} /> : null}
       {view === 'overview' ? (
-        <Overview state={state} selected={current} onSelect={setSelected} now={now} />
+        <Overview
+          state={state}
+          selected={current}
+          onSelect={setSelected}
+          now={now}
+          {...(canControl && running?.status === 'running'
+            ? { message: { codonId: running.codonId, send: actions.message } }
+            : {})}
+        />
       ) : null}
       {view === 'activity' ? (
         <Activity

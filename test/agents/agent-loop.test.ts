@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type AgentLoopOptions, runAgentLoop } from '../../src/agents/builtin/agent-loop.ts';
 import type { StreamJsonLine } from '../../src/agents/builtin/stream-json.ts';
 import { BUILTIN_TOOLS, runTool } from '../../src/agents/builtin/tools/index.ts';
+import { createUsageTally } from '../../src/agents/builtin/usage-tally.ts';
 import { createMessagesClient } from '../../src/llm/messages-client.ts';
 import type { ScriptInput } from '../../src/llm/mock-provider/script-schema.ts';
 import { type MockProvider, startMockProvider } from '../../src/llm/mock-provider/server.ts';
@@ -142,6 +143,76 @@ describe('runAgentLoop', () => {
       error: 'server_error',
     });
     expect(result).toMatchObject({ subtype: 'success', is_error: true, api_error_status: 500, num_turns: 0 });
+  });
+
+  it('adds messages sent meanwhile after the tool results of the next request, printing each back', async () => {
+    const inbox = ['steer left'];
+    const { result, lines, requests } = await run(
+      {
+        turns: [
+          { content: [{ tool_use: { name: 'Bash', input: { command: 'true' } } }] },
+          { content: [{ text: 'Going left.' }] },
+        ],
+      },
+      { takeMessages: () => inbox.splice(0), replay: true },
+    );
+    const second = MessagesRequestSchema.parse(requests[1]?.body);
+    expect(second.messages.at(-1)?.content).toEqual([
+      expect.objectContaining({ type: 'tool_result' }),
+      { type: 'text', text: 'steer left' },
+    ]);
+    // The prompt is printed back first, the message after its tool result: Claude Code's order.
+    const replays = lines.flatMap((line) =>
+      line.type === 'user' && 'isReplay' in line ? [line.message.content[0]] : [],
+    );
+    expect(replays).toEqual([
+      { type: 'text', text: 'do the thing' },
+      { type: 'text', text: 'steer left' },
+    ]);
+    expect(result).toMatchObject({ is_error: false, result: 'Going left.', num_turns: 2 });
+  });
+
+  it("counts a later turn's usage alone and the process's cost over all its turns", async () => {
+    const tally = createUsageTally();
+    const script: ScriptInput = {
+      turns: [
+        { content: [{ text: 'one' }], usage: { input_tokens: 100, output_tokens: 10 } },
+        { content: [{ text: 'two' }], usage: { input_tokens: 200, output_tokens: 20 } },
+      ],
+    };
+    const first = await run(script, { processTally: tally });
+    const client = createMessagesClient({ baseUrl: provider?.url ?? '' });
+    const second = await runAgentLoop({
+      client,
+      model: 'claude-sonnet-4-5',
+      systemPrompt: 'test agent',
+      maxTokens: 1000,
+      maxTurns: 10,
+      maxRetries: 0,
+      sessionId: '3f0c5a7e-1111-4222-8333-944444444444',
+      history: first.saved.at(-1) ?? [],
+      prompt: ['and again', 'twice'],
+      tools: [],
+      runTool: () => Promise.reject(new Error('no tools')),
+      emit: () => {},
+      saveMessages: async () => {},
+      signal: new AbortController().signal,
+      sleep: async () => {},
+      processTally: tally,
+    });
+    expect(second.usage).toMatchObject({ input_tokens: 200, output_tokens: 20 });
+    expect(second.total_cost_usd).toBeCloseTo(tally.totals().totalCostUsd);
+    expect(second.total_cost_usd).toBeGreaterThan(first.result.total_cost_usd);
+    expect(second.modelUsage['claude-sonnet-4-5']).toMatchObject({ inputTokens: 300, outputTokens: 30 });
+    // Both messages of the new turn go in one user message after the last answer.
+    const body = MessagesRequestSchema.parse(provider?.requests[1]?.body);
+    expect(body.messages.at(-1)).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'and again' },
+        { type: 'text', text: 'twice' },
+      ],
+    });
   });
 
   it('stops at the turn limit', async () => {

@@ -45,3 +45,15 @@ describe('the console view of a codon that did not complete', () => {
     ]);
   });
 });
+
+describe('the console view of a message to the agent', () => {
+  it('says who sent it', () => {
+    const message = ev('codon.message', {
+      codonId: 'one',
+      text: 'try the\nother file',
+      from: { kind: 'sentinel', sentinelId: 'loop-detector' },
+      delivery: 'live',
+    });
+    expect(lines([message])).toEqual(['    hear  sentinel loop-detector → agent: try the other file']);
+  });
+});

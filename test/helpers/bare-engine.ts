@@ -34,6 +34,7 @@ export class BareEngine implements Engine {
         return;
       case 'codon.skip':
       case 'codon.forceStop':
+      case 'codon.message':
         context.fail('NO_CODON_RUNNING', `no codon is running; nothing to ${command.type.slice(6)}`);
         return;
       case 'codon.redo':

@@ -23,6 +23,8 @@ describe('connection gates (spec 3.1, 7)', () => {
         'codon.skip',
         'codon.redo',
         'codon.forceStop',
+        // Ours: a message to the running agent steers it, so it needs readandwrite.
+        'codon.message',
         'rollback.toCheckpoint',
         'rollback.toCodon',
         'rollback.toLastSuccess',

@@ -66,6 +66,7 @@ const sampleData: Record<CommandType, unknown> = {
   'codon.skip': undefined,
   'codon.redo': undefined,
   'codon.forceStop': { reason: 'test' },
+  'codon.message': { text: 'hello agent' },
   'checkpoint.list': {},
   'checkpoint.diff': { from: 'abcdef1', to: 'abcdef2' },
   'rollback.toCheckpoint': { checkpointSha: 'abcdef1' },

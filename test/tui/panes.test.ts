@@ -378,6 +378,39 @@ describe('controls', () => {
     ]);
   });
 
+  it('m types a message to the agent; enter sends codon.message; the answer shows in Activity, a refusal in the status line', async () => {
+    const client = new FakeClient({ history: planRun() });
+    const app = renderApp(client, { width: 140 });
+    await app.waitFor('sleep 30');
+    await app.press('m');
+    await app.waitFor('Message to the agent:');
+    await app.press('u', 's', 'e', ' ', 'a', 'b');
+    await app.waitFor('agent: use ab');
+    expect(client.controls()).toEqual([]);
+    await app.press(KEYS.enter);
+    const [sent] = client.controls();
+    expect(sent).toEqual({ id: expect.any(String), type: 'codon.message', data: { text: 'use ab' } });
+    client.emit(
+      ev('codon.message', {
+        codonId: 'two',
+        text: 'use ab',
+        from: { kind: 'client', clientId: client.clientId },
+        delivery: 'live',
+      }),
+      ev('codon.message', {
+        codonId: 'two',
+        text: 'stop looping',
+        from: { kind: 'sentinel', sentinelId: 'loop-detector' },
+        delivery: 'next-turn',
+      }),
+    );
+    await app.waitFor('you → agent: use ab');
+    await app.waitFor('sentinel loop-detector → agent: stop looping (a new turn)');
+    await app.press('m', 'h', 'i', KEYS.enter);
+    client.refuse('NO_CODON_RUNNING', 'the agent of codon two has finished its work and takes no more input');
+    await app.waitFor('operation NO_CODON_RUNNING: the agent of codon two has finished');
+  });
+
   it('shows a refused command in the status line and the errors pane', async () => {
     const client = new FakeClient({ history: planRun() });
     const app = renderApp(client, { width: 140 });

@@ -65,6 +65,20 @@ describe('keys', () => {
     expect(keys(['x', 'a', { escape: true }]).effects).toEqual([]);
   });
 
+  it('m opens a one-line message: typed keys are text, enter sends it, esc cancels, empty sends nothing', () => {
+    const typed = keys(['m', 'g', 'o', ' ', 'l', 'e', 'f', 'x', { backspace: true }, 't']);
+    expect(typed.view.modal).toEqual({ kind: 'message', text: 'go left' });
+    expect(typed.effects).toEqual([]); // g is text here, not start
+    const sent = keys([{ return: true }], ctx(), typed.view);
+    expect(sent.effects).toEqual([{ kind: 'message', text: 'go left' }]);
+    expect(sent.view.modal).toBeUndefined();
+    for (const cancelled of [keys(['m', 'a', { escape: true }]), keys(['m', ' ', { return: true }])]) {
+      expect(cancelled.effects).toEqual([]);
+      expect(cancelled.view.modal).toBeUndefined();
+    }
+    expect(helpLine(false, 80, undefined, 'message')).toBe('READ-WRITE  enter send  esc cancel');
+  });
+
   it('picks a rollback target, then confirms (y) or confirms with restart (a), or backs out (n)', () => {
     const picked = keys(['b', { downArrow: true }, { return: true }]);
     expect(picked.effects).toEqual([{ kind: 'checkpoints' }]);
@@ -87,7 +101,7 @@ describe('keys', () => {
   });
 
   it('has no controls in readonly mode, but views still work', () => {
-    const r = keys(['n', 's', 'r', 'x', 'b', 'c', '3', '?'], ctx({ readonly: true }));
+    const r = keys(['n', 's', 'r', 'x', 'm', 'b', 'c', '3', '?'], ctx({ readonly: true }));
     expect(r.effects).toEqual([{ kind: 'checkpoints' }]);
     expect(r.view.visible.sentinels).toBe(false);
     expect(r.view.modal).toEqual({ kind: 'help' });

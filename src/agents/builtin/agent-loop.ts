@@ -13,7 +13,7 @@ import { resultLine } from './result-line.ts';
 import { decideRetry, retryCategory } from './retry-policy.ts';
 import type { ResultLine, StreamJsonLine } from './stream-json.ts';
 import type { ToolOutcome } from './tools/tool.ts';
-import { createUsageTally } from './usage-tally.ts';
+import { createUsageTally, type UsageTally } from './usage-tally.ts';
 
 export type AgentLoopOptions = {
   client: MessagesClient;
@@ -25,7 +25,17 @@ export type AgentLoopOptions = {
   sessionId: string;
   /** Earlier messages of a resumed session (empty for a new one). */
   history: MessageParam[];
-  prompt: string;
+  /** The turn's input: the prompt, or the messages that start a later turn. */
+  prompt: string | readonly string[];
+  /** Messages sent while the turn runs; each joins the next request, after the tool results. */
+  takeMessages?: () => string[];
+  /** Print each input message back (a `user` line with isReplay) as it is taken up. */
+  replay?: boolean;
+  /**
+   * Cost and usage per model of the whole process, over several turns (the result's total_cost_usd
+   * and modelUsage, as Claude Code counts them); the result's `usage` is this turn's alone.
+   */
+  processTally?: UsageTally;
   tools: ToolDefinition[];
   runTool(name: string, input: unknown, signal: AbortSignal): Promise<ToolOutcome>;
   emit(line: StreamJsonLine): void;
@@ -48,8 +58,23 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<ResultLin
   const now = options.now ?? Date.now;
   const started = now();
   const tally = createUsageTally();
+  const processTally = options.processTally ?? tally;
   const base = () => ({ session_id: options.sessionId, uuid: randomUUID() });
-  let messages = appendPrompt(options.history, options.prompt);
+  const replay = (texts: readonly string[]) => {
+    if (!options.replay) return;
+    for (const text of texts)
+      options.emit({
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'text', text }] },
+        parent_tool_use_id: null,
+        timestamp: new Date(now()).toISOString(),
+        isReplay: true,
+        ...base(),
+      });
+  };
+  const prompts = typeof options.prompt === 'string' ? [options.prompt] : options.prompt;
+  let messages = prompts.reduce(appendPrompt, options.history);
+  replay(prompts);
   let turns = 0;
   let apiMs = 0;
   await options.saveMessages(messages);
@@ -123,6 +148,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<ResultLin
       turns++;
       const { message } = reply;
       tally.add(message.model, message.usage);
+      if (processTally !== tally) processTally.add(message.model, message.usage);
       messages = [...messages, { role: 'assistant', content: message.content }];
       await options.saveMessages(messages);
 
@@ -143,7 +169,11 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<ResultLin
           ...base(),
         });
       }
-      messages = [...messages, { role: 'user', content: results }];
+      // What was sent meanwhile reaches the model with the results (Claude Code appends it to them).
+      const sent = options.takeMessages?.() ?? [];
+      replay(sent);
+      const texts = sent.map((text) => ({ type: 'text' as const, text }));
+      messages = [...messages, { role: 'user', content: [...results, ...texts] }];
       await options.saveMessages(messages);
     }
   };
@@ -154,7 +184,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<ResultLin
     durationMs: now() - started,
     durationApiMs: apiMs,
     numTurns: turns,
-    totals: tally.totals(),
+    totals: { ...processTally.totals(), usage: tally.totals().usage },
   };
   switch (ending.kind) {
     case 'done':

@@ -9,14 +9,24 @@ import { createMessagesClient } from '../../llm/messages-client.ts';
 import type { MessageParam } from '../../llm/schemas.ts';
 import { describeError } from '../../storage/probe.ts';
 import { runAgentLoop } from './agent-loop.ts';
+import type { Inbox } from './inbox.ts';
 import { resultLine } from './result-line.ts';
 import { createFileSessionStore, type Session } from './session-store.ts';
 import type { StreamJsonLine } from './stream-json.ts';
 import { defaultSystemPrompt } from './system-prompt.ts';
 import { BUILTIN_TOOLS, runTool } from './tools/index.ts';
+import { createUsageTally } from './usage-tally.ts';
 
 export type BuiltinAgentOptions = {
-  prompt: string;
+  /** The first turn's input: the prompt (with stream-json input, every message that was there at the start). */
+  prompt: string | string[];
+  /**
+   * Stream-json input after the prompt: messages sent while a turn runs join its next request; after
+   * the turn's result, the next message starts another turn; the run ends once input has ended.
+   */
+  inbox?: Inbox;
+  /** Print each input message back as it is taken up (Claude Code's --replay-user-messages). */
+  replay?: boolean;
   model: string;
   /** The agent root; tools cannot leave it. */
   cwd: string;
@@ -99,20 +109,22 @@ export async function runBuiltinAgent(options: BuiltinAgentOptions): Promise<num
     };
   }
 
-  options.write({
-    type: 'system',
-    subtype: 'init',
-    cwd: root,
-    session_id: session.sessionId,
-    tools: BUILTIN_TOOLS.map((tool) => tool.name),
-    mcp_servers: [],
-    model: options.model,
-    permissionMode: 'bypassPermissions',
-    apiKeySource:
-      options.credentialSource ??
-      (options.apiKey ? 'ANTHROPIC_API_KEY' : options.authToken ? 'ANTHROPIC_AUTH_TOKEN' : 'none'),
-    uuid: randomUUID(),
-  });
+  // As Claude Code, each turn begins with an init line.
+  const init = () =>
+    options.write({
+      type: 'system',
+      subtype: 'init',
+      cwd: root,
+      session_id: session.sessionId,
+      tools: BUILTIN_TOOLS.map((tool) => tool.name),
+      mcp_servers: [],
+      model: options.model,
+      permissionMode: 'bypassPermissions',
+      apiKeySource:
+        options.credentialSource ??
+        (options.apiKey ? 'ANTHROPIC_API_KEY' : options.authToken ? 'ANTHROPIC_AUTH_TOKEN' : 'none'),
+      uuid: randomUUID(),
+    });
 
   const client = createMessagesClient({
     baseUrl: options.baseUrl,
@@ -120,9 +132,25 @@ export async function runBuiltinAgent(options: BuiltinAgentOptions): Promise<num
     ...(options.authToken ? { authToken: options.authToken } : {}),
     ...(options.betas?.length ? { betas: options.betas } : {}),
   });
-  let result: Awaited<ReturnType<typeof runAgentLoop>>;
-  try {
-    result = await runAgentLoop({
+  const { inbox } = options;
+  const processTally = createUsageTally();
+  let history = session.messages;
+  let prompt = options.prompt;
+  for (;;) {
+    init();
+    const result = await runTurn(prompt);
+    if (typeof result === 'number') return result;
+    options.write(result);
+    // The next turn starts with what was sent after this one's last request; none left and input
+    // ended (or the run interrupted): the run is over.
+    if (!inbox || options.signal.aborted || !(await inbox.wait(options.signal)))
+      return result.is_error ? 1 : 0;
+    prompt = inbox.take();
+  }
+
+  /** One turn: the loop until the model stops asking for tools; a number is the exit code of a failure. */
+  async function runTurn(input: string | string[]) {
+    return runAgentLoop({
       client,
       model: options.model,
       systemPrompt: [options.systemPrompt ?? defaultSystemPrompt(root), options.appendSystemPrompt]
@@ -132,20 +160,23 @@ export async function runBuiltinAgent(options: BuiltinAgentOptions): Promise<num
       maxTurns: options.maxTurns,
       maxRetries: options.maxRetries,
       sessionId: session.sessionId,
-      history: session.messages,
-      prompt: options.prompt,
+      history,
+      prompt: input,
+      ...(inbox ? { takeMessages: () => inbox.take() } : {}),
+      ...(options.replay ? { replay: true } : {}),
+      processTally,
       tools: BUILTIN_TOOLS.map((tool) => tool.definition),
-      runTool: (name, input, signal) => runTool(name, input, { root, readOnly, signal }),
+      runTool: (name, toolInput, signal) => runTool(name, toolInput, { root, readOnly, signal }),
       emit: options.write,
-      saveMessages: (messages: MessageParam[]) =>
-        store.save({ ...session, messages, updatedAt: new Date().toISOString() }),
+      saveMessages: (messages: MessageParam[]) => {
+        history = messages;
+        return store.save({ ...session, messages, updatedAt: new Date().toISOString() });
+      },
       signal: options.signal,
       sleep: (ms, signal) => sleep(ms, undefined, { signal }),
-    });
-  } catch (error) {
-    // The session file could not be saved (a full disk): a result line that says so, not a stack.
-    return fail(session.sessionId, `The agent stopped: ${describeError(error, options.sessionDir)}`);
+    }).catch((error: unknown) =>
+      // The session file could not be saved (a full disk): a result line that says so, not a stack.
+      fail(session.sessionId, `The agent stopped: ${describeError(error, options.sessionDir)}`),
+    );
   }
-  options.write(result);
-  return result.is_error ? 1 : 0;
 }

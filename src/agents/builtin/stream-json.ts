@@ -59,6 +59,19 @@ export const UserLineSchema = z.object({
   ...base,
 });
 
+/** A message of the agent's input, printed back as the agent takes it up (`--replay-user-messages`). */
+export const ReplayLineSchema = z.object({
+  type: z.literal('user'),
+  message: z.object({
+    role: z.literal('user'),
+    content: z.array(z.object({ type: z.literal('text'), text: z.string() })),
+  }),
+  parent_tool_use_id: z.null(),
+  timestamp: z.string(),
+  isReplay: z.literal(true),
+  ...base,
+});
+
 export const ResultUsageSchema = z.object({
   input_tokens: z.number(),
   cache_creation_input_tokens: z.number(),
@@ -104,6 +117,7 @@ export const StreamJsonLineSchema = z.union([
   ApiRetryLineSchema,
   AssistantLineSchema,
   UserLineSchema,
+  ReplayLineSchema,
   ResultLineSchema,
 ]);
 
@@ -111,6 +125,7 @@ export type InitLine = z.infer<typeof InitLineSchema>;
 export type ApiRetryLine = z.infer<typeof ApiRetryLineSchema>;
 export type AssistantLine = z.infer<typeof AssistantLineSchema>;
 export type UserLine = z.infer<typeof UserLineSchema>;
+export type ReplayLine = z.infer<typeof ReplayLineSchema>;
 export type ToolResultContent = z.infer<typeof ToolResultContentSchema>;
 export type ResultLine = z.infer<typeof ResultLineSchema>;
 export type ResultUsage = z.infer<typeof ResultUsageSchema>;

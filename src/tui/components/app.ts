@@ -177,6 +177,8 @@ export function App(props: AppProps): React.ReactElement {
         return actions.listCheckpoints();
       case 'forceStop':
         return actions.forceStop(effect.reason);
+      case 'message':
+        return actions.message(effect.text);
       case 'rollback':
         return actions.rollback(effect.target, effect.autoRestart);
       case 'quit':

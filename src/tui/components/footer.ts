@@ -35,6 +35,15 @@ export const Footer = React.memo(function Footer({
       h(Text, { inverse: true }, ' '),
       h(Text, { color: theme.tone('muted') }, '  (enter: stop · esc: cancel)'),
     );
+  } else if (modal?.kind === 'message') {
+    status = h(
+      Text,
+      { wrap: 'truncate-start' },
+      h(Text, { bold: true, color: theme.tone('accent') }, 'Message to the agent: '),
+      modal.text,
+      h(Text, { inverse: true }, ' '),
+      h(Text, { color: theme.tone('muted') }, '  (enter: send · esc: cancel)'),
+    );
   } else if (modal?.kind === 'confirmRollback') {
     status = h(
       Text,

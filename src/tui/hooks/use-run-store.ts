@@ -135,5 +135,10 @@ export function useEventStore<S>(
 
 function readyOf(client: TuiClient) {
   const { serverVersion, plan, proxy } = client.serverInfo;
-  return { serverVersion, ready: { ...(plan ? { plan } : {}), ...(proxy ? { proxy } : {}) } };
+  const { clientId } = client;
+  return {
+    serverVersion,
+    ready: { ...(plan ? { plan } : {}), ...(proxy ? { proxy } : {}) },
+    ...(clientId ? { clientId } : {}),
+  };
 }

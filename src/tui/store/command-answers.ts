@@ -10,6 +10,7 @@ const ANSWERS: Partial<Record<ServerEvent['type'], readonly CommandType[]>> = {
   'codon.started': ['codon.next', 'codon.start', 'codon.redo'],
   'codon.completed': ['codon.skip', 'codon.forceStop'],
   'checkpoint.list': ['checkpoint.list'],
+  'codon.message': ['codon.message'],
   'rollback.completed': ['rollback.toCheckpoint', 'rollback.toCodon', 'rollback.toLastSuccess'],
 };
 

@@ -22,6 +22,7 @@ import {
 } from './codons.ts';
 import { answerCommand } from './command-answers.ts';
 import { addError, severityOf } from './errors.ts';
+import { messageLine } from './messages.ts';
 import { isRollbackEvent, rollbackEvent, rollbackRefused, rollbackRequested } from './rollback.ts';
 import {
   initialRunState,
@@ -111,6 +112,9 @@ function connectionChanged(state: RunState, action: Extract<StoreAction, { kind:
     ...(action.serverVersion ? { serverVersion: action.serverVersion } : {}),
     ...(action.ready?.plan ? { plan: action.ready.plan } : {}),
     ...(action.ready?.proxy ? { proxy: action.ready.proxy } : {}),
+    ...(action.clientId && !was.clientIds?.includes(action.clientId)
+      ? { clientIds: [...(was.clientIds ?? []), action.clientId] }
+      : {}),
     ...(lost ? { lostAt: lostAt ?? action.at } : {}),
     ...(action.state === 'open' ? { syncing: true } : {}),
     reconnects: was.reconnects + (back ? 1 : 0),
@@ -226,6 +230,8 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
       return countAction(assistantAction(state, e), e.data);
     case 'tool.result':
       return toolResult(state, e);
+    case 'codon.message':
+      return note(state, e.id, messageLine(e.data, state.connection.clientIds), 'accent');
     case 'file.updated':
       return fileUpdated(state, e);
     case 'archive.completed':

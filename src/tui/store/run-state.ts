@@ -162,6 +162,8 @@ export type RunState = {
     lostAt?: string;
     /** How often the connection came back after being lost. */
     reconnects: number;
+    /** The ids this UI's client had (one per connection): its own codon.message lines say "you". */
+    clientIds?: string[];
   };
   run: RunInfo;
   codons: Record<string, CodonRow>;
@@ -201,7 +203,14 @@ export type StoreAction =
    * `incoming` is the history that ends. Without it, this state's own `incoming`.
    */
   | { kind: 'historyEnd'; folded?: unknown }
-  | { kind: 'connection'; state: ConnectionState; at: string; serverVersion?: string; ready?: ServerReady }
+  | {
+      kind: 'connection';
+      state: ConnectionState;
+      at: string;
+      serverVersion?: string;
+      ready?: ServerReady;
+      clientId?: string;
+    }
   | { kind: 'syncFailed'; message: string }
   | { kind: 'commandSent'; id: string; type: CommandType; label: string; rollbackTarget?: string }
   | { kind: 'commandNotSent'; type: CommandType; label: string; message: string };

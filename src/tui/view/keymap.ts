@@ -44,6 +44,12 @@ export const BINDINGS: readonly Binding[] = [
     control: true,
   },
   {
+    keys: 'm',
+    label: 'message',
+    description: "type a message to the running codon's agent (codon.message); enter sends, esc cancels",
+    control: true,
+  },
+  {
     keys: 'c',
     label: 'checkpoints',
     description: "list the run's checkpoints (checkpoint.list)",
@@ -80,11 +86,12 @@ export const bindingsFor = (readonly: boolean, quit: QuitMode = 'ui'): Binding[]
 /**
  * The help line: mode first, then as many keys as fit, always ending with help and quit. `next` is the
  * codon the server said codon.next starts (server.idle nextCodonId): `n` names it, as the server does.
- * While a force-stop reason is typed every key is text, q too: the line says how to leave instead.
+ * While a force-stop reason or a message is typed every key is text, q too: the line says how to leave instead.
  */
 export function helpLine(readonly: boolean, width: number, next?: string, modal?: Modal['kind']): string {
   const mode = readonly ? 'READ-ONLY' : 'READ-WRITE';
   if (modal === 'forceStop') return `${mode}  enter stop  esc cancel`;
+  if (modal === 'message') return `${mode}  enter send  esc cancel`;
   const tail = ['? help', 'q quit'];
   const middle = bindingsFor(readonly)
     .filter((b) => b.keys !== '?' && b.keys !== 'q' && b.keys !== 'enter' && b.keys !== '↑↓')
@@ -102,6 +109,7 @@ export function helpLine(readonly: boolean, width: number, next?: string, modal?
 export type Effect =
   | { kind: 'next' | 'skip' | 'redo' | 'checkpoints' | 'quit' }
   | { kind: 'forceStop'; reason: string }
+  | { kind: 'message'; text: string }
   | { kind: 'start'; codonId: string }
   | { kind: 'rollback'; target: RollbackTarget; autoRestart: boolean };
 
@@ -160,12 +168,15 @@ export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: Key
   if (modal?.kind === 'forceStop') {
     if (key.escape) return to(closed());
     if (key.return) return to(closed(), [{ kind: 'forceStop', reason: modal.reason }]);
-    if (key.backspace || key.delete)
-      return to({ ...view, modal: { ...modal, reason: Array.from(modal.reason).slice(0, -1).join('') } });
-    if (key.ctrl || key.meta || !input) return same();
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: typed text keeps printable characters only
-    const typed = input.replace(/[\u0000-\u001f\u007f]/g, '');
-    return to({ ...view, modal: { ...modal, reason: (modal.reason + typed).slice(0, 500) } });
+    const reason = typeText(modal.reason, input, key, 500);
+    return reason === undefined ? same() : to({ ...view, modal: { ...modal, reason } });
+  }
+  if (modal?.kind === 'message') {
+    if (key.escape) return to(closed());
+    if (key.return)
+      return modal.text.trim() === '' ? to(closed()) : to(closed(), [{ kind: 'message', text: modal.text }]);
+    const text = typeText(modal.text, input, key, MESSAGE_MAX_CHARS);
+    return text === undefined ? same() : to({ ...view, modal: { ...modal, text } });
   }
   if (input === 'q' && !key.ctrl) return same([{ kind: 'quit' }]);
   if (modal?.kind === 'help') {
@@ -210,6 +221,7 @@ export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: Key
     if (input === 'g')
       return view.codonCursor === undefined ? same() : same([{ kind: 'start', codonId: view.codonCursor }]);
     if (input === 'x') return to({ ...view, modal: { kind: 'forceStop', reason: '' } });
+    if (input === 'm') return to({ ...view, modal: { kind: 'message', text: '' } });
     if (input === 'b')
       return to({ ...view, modal: { kind: 'rollbackPicker', cursor: 0 } }, [{ kind: 'checkpoints' }]);
   }
@@ -263,4 +275,16 @@ export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: Key
   if (key.home) return scroll(back * max);
   if (key.end) return scroll(-back * max);
   return same();
+}
+
+/** A typed message is kept under the protocol's limit even in 4-byte characters. */
+const MESSAGE_MAX_CHARS = 8_000;
+
+/** One key on a line of typed text: the new text, or undefined when the key types nothing. */
+function typeText(value: string, input: string, key: KeyInfo, max: number): string | undefined {
+  if (key.backspace || key.delete) return Array.from(value).slice(0, -1).join('');
+  if (key.ctrl || key.meta || !input) return undefined;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: typed text keeps printable characters only
+  const typed = input.replace(/[\u0000-\u001f\u007f]/g, '');
+  return (value + typed).slice(0, max);
 }

@@ -16,6 +16,7 @@ export const PANE_TITLES: Record<PaneId, string> = {
 export type Modal =
   | { kind: 'help' }
   | { kind: 'forceStop'; reason: string }
+  | { kind: 'message'; text: string }
   | { kind: 'rollbackPicker'; cursor: number }
   | { kind: 'confirmRollback'; target: RollbackTarget }
   | { kind: 'codonDetails'; codonId: string };

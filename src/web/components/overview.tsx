@@ -5,6 +5,7 @@ import { attemptWord, orderedCodons } from '../../tui/store/codons.ts';
 import { currentRunCost, totalTokens } from '../../tui/store/reduce.ts';
 import { PASSED_OVER, passedOverCodons, runWord } from '../../tui/store/selectors.ts';
 import type { DashboardState } from '../model/dashboard.ts';
+import { MessageBox } from './message-box.tsx';
 
 /** The run at a glance: codons as a timeline, totals, run and branch, proxy, budgets, earlier runs. */
 export function Overview({
@@ -12,11 +13,14 @@ export function Overview({
   selected,
   onSelect,
   now,
+  message,
 }: {
   state: DashboardState;
   selected: string | undefined;
   onSelect: (codonId: string) => void;
   now: number;
+  /** The running codon's agent takes messages from this page (readandwrite only). */
+  message?: { codonId: string; send: (text: string) => void };
 }): React.ReactElement {
   const { run, connection } = state.run;
   const codons = orderedCodons(state.run.codons);
@@ -65,6 +69,7 @@ export function Overview({
           </>
         ) : null}
       </dl>
+      {message ? <MessageBox codonId={message.codonId} onSend={message.send} /> : null}
       <table className="timeline">
         <thead>
           <tr>

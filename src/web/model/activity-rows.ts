@@ -2,6 +2,7 @@ import { type ErrorSeverity, type ServerEvent, suggestedAction } from '../../pro
 import { formatCost, formatDuration, oneLine } from '../../tui/format.ts';
 import { PAIRING_WINDOW, resultOf } from '../../tui/store/activity.ts';
 import { severityOf } from '../../tui/store/errors.ts';
+import { messageLine } from '../../tui/store/messages.ts';
 import type { ToolResult } from '../../tui/store/run-state.ts';
 import type { Tone } from '../../tui/theme.ts';
 import { ChunkedList } from './chunked-list.ts';
@@ -65,7 +66,12 @@ export const EMPTY_LOG: ActivityLog = { rows: ChunkedList.empty() };
  */
 export const MAX_ROWS = 200_000;
 
-export function foldActivity(log: ActivityLog, events: readonly ServerEvent[]): ActivityLog {
+/** `ownClientIds`: this page's connections, whose messages read "you → agent". */
+export function foldActivity(
+  log: ActivityLog,
+  events: readonly ServerEvent[],
+  ownClientIds?: readonly string[],
+): ActivityLog {
   const rows = log.rows.edit();
   let codonId = log.codonId;
   const push = (row: ActivityRow) => rows.push(row);
@@ -159,6 +165,16 @@ export function foldActivity(log: ActivityLog, events: readonly ServerEvent[]): 
           });
         break;
       }
+      case 'codon.message':
+        push({
+          ...base,
+          kind: 'message',
+          codonId: e.data.codonId,
+          text: oneLine(messageLine(e.data, ownClientIds), 300),
+          tone: 'accent',
+          detail: e.data.text,
+        });
+        break;
       case 'file.updated':
         if (isDataLinkPath(e.data.path)) break;
         push({

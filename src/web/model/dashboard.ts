@@ -71,9 +71,9 @@ function foldListed(listed: DashboardState['listed'], events: readonly ServerEve
   return out ?? listed;
 }
 
-function foldAll(state: Folded, events: readonly ServerEvent[]): Folded {
+function foldAll(state: Folded, events: readonly ServerEvent[], ownClientIds?: readonly string[]): Folded {
   return {
-    log: foldActivity(state.log, events),
+    log: foldActivity(state.log, events, ownClientIds),
     series: foldSeries(state.series, events),
     files: foldFiles(state.files, events),
     runs: foldRuns(state.runs, events),
@@ -97,15 +97,16 @@ export function reduceDashboard(state: DashboardState, action: StoreAction): Das
     return { ...rest, listed: state.listed };
   };
   const { incoming, ...shown } = state;
+  const own = run.connection.clientIds;
   switch (action.kind) {
     case 'events':
-      return { ...state, ...foldAll(state, action.events), run };
+      return { ...state, ...foldAll(state, action.events, own), run };
     case 'history':
-      return { ...shown, ...foldAll(fresh(), action.events), run };
+      return { ...shown, ...foldAll(fresh(), action.events, own), run };
     case 'historyBegin':
       return { ...state, run, incoming: fresh() };
     case 'historyEvents':
-      return incoming ? { ...state, run, incoming: foldAll(incoming, action.events) } : state;
+      return incoming ? { ...state, run, incoming: foldAll(incoming, action.events, own) } : state;
     case 'syncFailed':
       return { ...shown, run };
     default:

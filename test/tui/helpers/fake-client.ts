@@ -25,6 +25,7 @@ export type Sent = { id: string; type: CommandType; data: unknown };
  */
 export class FakeClient implements TuiClient {
   readonly url = 'ws://127.0.0.1:4711';
+  readonly clientId = 'client-tui-test';
   readonly mode: ClientMode;
   state: ConnectionState = 'open';
   readonly serverInfo: EventData<'server.ready'>;

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { ours } from './extension.ts';
+
+/** Longest codon.message text, in UTF-8 bytes. */
+export const MESSAGE_MAX_BYTES = 32 * 1024;
+
+/** Who sent a message to the running agent: a client (by its clientId) or a sentinel's action. */
+export const MessageSender = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('client'), clientId: z.string() }),
+  z.object({ kind: z.literal('sentinel'), sentinelId: z.string() }),
+]);
+export type MessageSender = z.infer<typeof MessageSender>;
+
+/**
+ * How the text reached the agent: `live` written while its turn ran (its next request carries it),
+ * `next-turn` written after its result, starting another turn, `prompt` added to a redo's prompt.
+ */
+export const MessageDelivery = z.enum(['live', 'next-turn', 'prompt']);
+export type MessageDelivery = z.infer<typeof MessageDelivery>;
+
+export const CodonMessageRequest = ours(
+  z.object({
+    text: z
+      .string()
+      .min(1)
+      // Characters first (a UTF-8 byte count is never below it), then the bytes themselves.
+      .max(MESSAGE_MAX_BYTES, { abort: true })
+      .refine(
+        (text) => new TextEncoder().encode(text).length <= MESSAGE_MAX_BYTES,
+        `at most ${MESSAGE_MAX_BYTES} bytes of UTF-8`,
+      ),
+  }),
+  'A message to the running codon\'s agent (README "Steering a running agent"); answered by the codon.message event.',
+);
+
+export const CodonMessageData = ours(
+  z.object({
+    codonId: z.string(),
+    text: z.string(),
+    from: MessageSender,
+    delivery: MessageDelivery,
+  }),
+  "A message handed to the running codon's agent, by a client or a sentinel's action.",
+);

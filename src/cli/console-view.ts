@@ -48,6 +48,16 @@ export function describeEvent(e: ServerEvent, endedBy?: EndedBy): string | undef
       return `  ${oneLine(e.data.message)}`;
     case 'sentinel.output':
       return `    [${e.data.sentinelId}] ${oneLine(typeof e.data.content === 'string' ? e.data.content : JSON.stringify(e.data.content))}`;
+    case 'sentinel.action': {
+      const d = e.data;
+      const text = d.text === undefined ? '' : `: ${oneLine(d.text)}`;
+      return `    [${d.sentinelId}] ${d.dryRun ? 'would ' : ''}${d.action} ${d.codonId} (${oneLine(d.reason)})${text}`;
+    }
+    case 'sentinel.error':
+      // An action that did not happen is worth a line; the other errors have their own events.
+      return e.data.errorType === 'action-failed'
+        ? `    [${e.data.sentinelId}] ${oneLine(e.data.message)}`
+        : undefined;
     case 'verify.started':
       return `    gate  ${e.data.gate + 1}/${e.data.gates} $ ${oneLine(e.data.command)}`;
     case 'verify.completed':

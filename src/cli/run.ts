@@ -378,6 +378,8 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
               emitTriggered: file.value.sentinelTriggeredEvents === true,
               onCost: record.cost,
               onStates: record.states,
+              engine: record.engine,
+              sendMessage: record.sendMessage,
             }),
         });
         return engine;

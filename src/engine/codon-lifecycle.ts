@@ -50,6 +50,8 @@ type Active = {
   run: CodonRun;
   /** Set once the latest agent run has exited (a stop then has no agent to end). */
   agentEnded: boolean;
+  /** Set once the codon's outcome is final (agent, gates and rounds done): a stop then changes nothing. */
+  settled?: boolean;
   /** The verification gates running now: aborting ends the running command. */
   gates?: { abort: AbortController; done: Promise<unknown> };
   stop?: { by: StopKind; reason?: string };
@@ -202,7 +204,10 @@ export class CodonLifecycle {
     };
     this.#active = active;
     await this.#o.snapshot();
-    void this.#agentThenGates(active, runId).then(onExit);
+    void this.#agentThenGates(active, runId).then((outcome) => {
+      active.settled = true;
+      onExit(outcome);
+    });
     return 'running';
   }
 
@@ -351,6 +356,20 @@ export class CodonLifecycle {
         message: `the agent of codon ${id} has finished its work and takes no more input${active.gates ? ' (its verification gates run)' : ''}`,
       };
     return { ok: true, codonId: id, delivery };
+  }
+
+  /**
+   * Why a sentinel action cannot stop `codonId` now, or undefined when it can: it is the active
+   * codon, its agent (or a gate, or a feedback round) still runs, and no stop was asked for yet.
+   */
+  stopRefusal(codonId: string): string | undefined {
+    if (this.#preparing?.codon.id === codonId) return `codon ${codonId} has not started its agent yet`;
+    const active = this.#active;
+    if (active?.codon.id !== codonId) return `codon ${codonId} is not running`;
+    if (active.settled) return `codon ${codonId} has ended (its end is being recorded)`;
+    if (active.stop)
+      return `codon ${codonId} is already being ${active.stop.by === 'skip' ? 'skipped' : 'stopped'}`;
+    return undefined;
   }
 
   /** How the active codon is being stopped, if it is. */

@@ -9,6 +9,7 @@ import type { RuntimeCodon } from '../plan/index.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
 import type { BudgetLimits, FileNode } from '../protocol/index.ts';
 import type { ProviderTarget } from '../providers/providers.ts';
+import type { ActionEngine, SendMessage } from '../sentinels/actions/take-actions.ts';
 import type { RuntimeDeps } from '../server/runtime.ts';
 import { newRunId } from '../state/run-id.ts';
 import { SqliteTransitionLog, StateStore } from '../state/state-store.ts';
@@ -25,6 +26,10 @@ import { RigDirsLog } from './rig-dirs.ts';
 export type SentinelRecorder = {
   cost(codonId: string, usd: number): void;
   states(codonId: string, states: Parameters<Orchestrator['recordSentinelStates']>[1]): void;
+  /** The engine's stop and rollback paths for sentinel actions. */
+  engine: ActionEngine;
+  /** A message action's way to the running agent. */
+  sendMessage: SendMessage;
 };
 
 export type EngineSettings = {
@@ -95,6 +100,11 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
 
   // The hooks are built before the orchestrator they report to.
   let orchestratorRef: Orchestrator | undefined;
+  // Sentinels act only while a codon runs, long after the orchestrator exists.
+  const started = () => {
+    if (!orchestratorRef) throw new Error('the engine is not built yet');
+    return orchestratorRef;
+  };
   const orchestrator = new Orchestrator({
     plan: settings.plan,
     bus,
@@ -136,6 +146,13 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
           hooks: settings.hooks(deps, {
             cost: (codonId, usd) => orchestratorRef?.recordSentinelCost(codonId, usd),
             states: (codonId, states) => orchestratorRef?.recordSentinelStates(codonId, states),
+            engine: {
+              halt: (codonId, why) => started().sentinelHalt(codonId, why),
+              rollback: (codonId, why, failed) => started().sentinelRollback(codonId, why, undefined, failed),
+              redo: (codonId, why, text, failed, from) =>
+                started().sentinelRollback(codonId, why, { text, from }, failed),
+            },
+            sendMessage: (text, from) => started().sendMessage(text, from),
           }),
         }
       : {}),

@@ -8,6 +8,7 @@ import type { RuntimeCodon } from '../plan/index.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
 import {
   type BudgetLimits,
+  type ErrorCode,
   type EventInput,
   type EventType,
   echo,
@@ -19,6 +20,7 @@ import {
 } from '../protocol/index.ts';
 import type { ProviderTarget } from '../providers/providers.ts';
 import { firstAttempt, type NextAttempt, showsAttempts } from '../retries/retry-policy.ts';
+import type { ActionResult } from '../sentinels/actions/take-actions.ts';
 import { isActive } from '../state/codon-status.ts';
 import { codonOf, runOf } from '../state/reducer.ts';
 import type { StateStore } from '../state/state-store.ts';
@@ -98,6 +100,16 @@ export type OrchestratorOptions = {
   requestStop?: (reason: string) => void;
 };
 
+type Moved = { ok: true } | { ok: false; code: ErrorCode; message: string };
+
+/** What follows a codon a sentinel stopped to roll back (README "Sentinel actions"). */
+type FollowUp = {
+  codonId: string;
+  run(): Promise<void>;
+  /** It cannot run (the codon's end failed to be recorded): the rollback is given up, said so. */
+  drop(why: string): void;
+};
+
 /**
  * The engine: one serialized queue takes the server's start, every command and every codon's end,
  * one at a time. What runs next is always asked of the rules (what-next.ts) over the recorded
@@ -121,6 +133,11 @@ export class Orchestrator implements Engine {
   #resumed: ReadyInfo['resumed'];
   /** The automatic retry waiting for its time, if any (README "Automatic retries and the fallback model"). */
   readonly #retries: Retrying;
+  /**
+   * A sentinel's rollback or redo, taken when it stopped the codon: it runs in the codon's end's own
+   * task, in place of the usual decision (no idle in between, no command slipping in).
+   */
+  #followUp: FollowUp | undefined;
 
   constructor(options: OrchestratorOptions) {
     this.#o = options;
@@ -432,8 +449,11 @@ export class Orchestrator implements Engine {
       this.#enqueue(async () => {
         try {
           const status = await this.#lifecycle.finish(codon, runId, outcome);
-          await this.#retries.afterCodon(codon, runId, status, next, outcome);
+          const followUp = this.#takeFollowUp(codon.id);
+          if (followUp) await followUp.run();
+          else await this.#retries.afterCodon(codon, runId, status, next, outcome);
         } finally {
+          this.#takeFollowUp(codon.id)?.drop("the codon's end could not be recorded");
           recorded();
         }
       });
@@ -571,9 +591,16 @@ export class Orchestrator implements Engine {
         `codon ${active.id} is running; stop it with codon.forceStop (or codon.skip) first, then roll back`,
       );
     }
+    const moved = await this.#rollbackTo(command);
+    if (!moved.ok) return ctx.fail(moved.code, moved.message);
+    await this.#proceed({ kind: 'rollback', autoRestart: command.data.autoRestart });
+  }
+
+  /** Resolves a rollback command's target and moves there (a new run); a failed move is also reported. */
+  async #rollbackTo(command: RollbackCommand): Promise<Moved> {
     const fromRun = this.#runId();
     const lineage = await this.#o.checkpoints.lineage(fromRun);
-    if (!lineage.ok) return ctx.fail(lineage.code, lineage.message);
+    if (!lineage.ok) return lineage;
     const resolved = await resolveRollbackTarget(
       command,
       lineage.value,
@@ -581,16 +608,113 @@ export class Orchestrator implements Engine {
       this.#codons.map((c) => c.id),
       this.#o.plan.name,
     );
-    if (!resolved.ok) return ctx.fail(resolved.code, resolved.message);
+    if (!resolved.ok) return resolved;
     const { autoRestart } = command.data;
     const moved = await this.#rollBack(fromRun, lineage.value, resolved.value, command.type, autoRestart);
     this.#rollingBack = false;
     if (!moved.ok) {
       const message = `rollback to ${resolved.value.target.sha.slice(0, 12)} failed: ${moved.message}`;
       await this.#recorder.reportError('CHECKPOINT_FAILED', message, 'operation');
-      return ctx.fail('CHECKPOINT_FAILED', message);
+      return { ok: false, code: 'CHECKPOINT_FAILED', message };
     }
-    await this.#proceed({ kind: 'rollback', autoRestart });
+    return { ok: true };
+  }
+
+  // --- sentinel actions (README "Sentinel actions") --------------------------------------------------
+
+  /** A sentinel's halt: the codon is stopped like codon.forceStop; its failureReason reads `stopped ${why}`. */
+  sentinelHalt(codonId: string, why: string): ActionResult {
+    const refused = this.#sentinelStopRefusal(codonId);
+    if (refused) return { ok: false, message: refused };
+    const stopped = this.#lifecycle.stopActive('forceStop', why);
+    if (!stopped) return { ok: false, message: `codon ${codonId} is already being stopped` };
+    stopped.catch((error: unknown) => this.#log.error({ err: error }, 'a sentinel halt failed'));
+    return { ok: true };
+  }
+
+  /**
+   * A sentinel's rollback (`redo` absent) or redo: stops the codon like a halt; once its end is
+   * recorded, rolls back to its start (a new run, as rollback.toCodon start), then idles, or (redo)
+   * runs the codon again with `redo.text` added to its prompt. Refused while a rollback is under way.
+   * From the moment it is taken the server refuses state changes (ROLLBACK_IN_PROGRESS), as for a
+   * client's rollback. What fails after that is handed to `failed`, and the server idles.
+   */
+  sentinelRollback(
+    codonId: string,
+    why: string,
+    redo: { text: string | undefined; from: Extract<MessageSender, { kind: 'sentinel' }> } | undefined,
+    failed: (message: string) => void,
+  ): ActionResult {
+    if (this.rollingBack) return { ok: false, message: 'a rollback is already under way' };
+    const refused = this.#sentinelStopRefusal(codonId);
+    if (refused) return { ok: false, message: refused };
+    const stopped = this.#lifecycle.stopActive('forceStop', why);
+    if (!stopped) return { ok: false, message: `codon ${codonId} is already being stopped` };
+    stopped.catch((error: unknown) => this.#log.error({ err: error }, 'a sentinel stop failed'));
+    this.#rollbacksQueued += 1;
+    let pending = true;
+    const settle = () => {
+      if (!pending) return false;
+      pending = false;
+      this.#rollbacksQueued -= 1;
+      return true;
+    };
+    this.#followUp = {
+      codonId,
+      run: async () => {
+        if (!settle()) return;
+        if (this.#stopping) return failed('the server is shutting down');
+        this.#rollingBack = true;
+        let moved: Moved;
+        try {
+          moved = await this.#rollbackTo({
+            id: `sentinel-${codonId}`,
+            type: 'rollback.toCodon',
+            data: { codonId, checkpointType: 'start', autoRestart: false },
+          });
+        } finally {
+          this.#rollingBack = false;
+        }
+        if (!moved.ok) {
+          failed(`${moved.code}: ${moved.message}`);
+          return void (await this.#idle('codon-completed'));
+        }
+        if (!redo) return this.#proceed({ kind: 'rollback', autoRestart: false });
+        const codon = this.#codons.find((c) => c.id === codonId);
+        const budget = codon ? this.#budgets.refusal(codon.id) : `codon ${codonId} is not in the plan`;
+        if (!codon || budget) {
+          failed(`codon ${codonId} was rolled back but not run again: ${budget}`);
+          return void (await this.#idle('codon-completed', budget));
+        }
+        const prompt = redo.text === undefined ? codon.prompt : `${codon.prompt}\n\n${redo.text}`;
+        // The sentinel's text reaches the agent in the new run's prompt.
+        if (redo.text !== undefined)
+          await this.#publish('codon.message', {
+            codonId,
+            text: redo.text,
+            from: redo.from,
+            delivery: 'prompt',
+          });
+        return this.#startCodon({ ...codon, prompt }, false);
+      },
+      drop: (why) => {
+        if (settle()) failed(`the rollback did not happen: ${why}`);
+      },
+    };
+    return { ok: true };
+  }
+
+  #sentinelStopRefusal(codonId: string): string | undefined {
+    if (this.#stopping) return 'the server is shutting down';
+    return this.#lifecycle.stopRefusal(codonId);
+  }
+
+  /** The follow-up of the codon whose end is being recorded, taken once. */
+  #takeFollowUp(codonId: string): FollowUp | undefined {
+    const followUp = this.#followUp;
+    if (followUp?.codonId !== codonId) return undefined;
+    this.#followUp = undefined;
+    return followUp;
   }
 
   /** A rollback (or recovery) into a new run, with the rollback flag up and snapshots around it. */

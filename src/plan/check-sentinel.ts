@@ -1,18 +1,25 @@
 import { EVENT_TYPES, isEventType } from '../protocol/events.ts';
+import { checkActionVariable } from '../sentinels/actions/action-variables.ts';
+import { parseTemplate } from '../sentinels/template.ts';
 import { closest } from '../validation/suggest.ts';
 import type { PathSegment, ProblemDraft } from './problems.ts';
-import type { Trigger } from './sentinel-schema.ts';
+import type { SentinelAction } from './sentinel-actions-schema.ts';
+import type { SentinelOutput, Trigger } from './sentinel-schema.ts';
+
+type Checked = { trigger: Trigger; output?: SentinelOutput; actions?: readonly SentinelAction[] };
 
 /**
  * Checks of a sentinel definition beyond its schema. An event type the protocol does not know is a
- * warning, not an error: the sentinel still loads, it just never fires on that type.
+ * warning, not an error: the sentinel still loads, it just never fires on that type. So is an
+ * action's output field the output schema does not declare. An action whose `when` does not fit
+ * the output type, or whose text template cannot be parsed, is an error.
  */
-export function checkSentinelDefinition(
-  definition: { trigger: Trigger },
-  path: PathSegment[],
-): ProblemDraft[] {
+export function checkSentinelDefinition(definition: Checked, path: PathSegment[]): ProblemDraft[] {
+  return [...checkTrigger(definition.trigger, path), ...checkActions(definition, path)];
+}
+
+function checkTrigger(trigger: Trigger, path: PathSegment[]): ProblemDraft[] {
   const drafts: ProblemDraft[] = [];
-  const { trigger } = definition;
   const named =
     trigger.type === 'event'
       ? trigger.eventTypes.map((type, i) => ({ type, at: [...path, 'trigger', 'eventTypes', i] }))
@@ -35,4 +42,76 @@ export function checkSentinelDefinition(
     });
   }
   return drafts;
+}
+
+function checkActions({ output, actions = [] }: Checked, path: PathSegment[]): ProblemDraft[] {
+  const drafts: ProblemDraft[] = [];
+  const structured = output?.type === 'structured';
+  const fields = structured ? declaredFields(output.schema) : undefined;
+  const unknownField = (name: string, at: PathSegment[], what: string) => {
+    if (fields === undefined || fields.includes(name)) return;
+    const guess = closest(name, fields);
+    drafts.push({
+      code: 'UNKNOWN_OUTPUT_FIELD',
+      severity: 'warning',
+      path: at,
+      message: `"${name}" is not a property of the output schema, so ${what}.`,
+      hint:
+        guess === undefined
+          ? `The schema's properties: ${fields.join(', ') || '(none)'}.`
+          : `Did you mean "${guess}"?`,
+    });
+  };
+  for (const [i, action] of actions.entries()) {
+    const at = [...path, 'actions', i];
+    const { when } = action;
+    if (Array.isArray(when)) {
+      if (!structured) {
+        drafts.push({
+          code: 'ACTION_WHEN_MISMATCH',
+          path: [...at, 'when'],
+          message: `Action ${i + 1} tests fields of the output, but this sentinel's output is text.`,
+          hint: 'Write `when: { regex: "^WARN" }` for text output, or give the sentinel `output: { type: structured, schema: ... }`.',
+        });
+      } else {
+        for (const [j, condition] of when.entries())
+          unknownField(
+            condition.path.split('.')[0] ?? '',
+            [...at, 'when', j, 'path'],
+            'this condition never holds',
+          );
+      }
+    } else if (structured) {
+      drafts.push({
+        code: 'ACTION_WHEN_MISMATCH',
+        path: [...at, 'when'],
+        message: `Action ${i + 1} tests text with a regex, but this sentinel's output is structured.`,
+        hint: 'Write conditions on its fields, e.g. `when: [{ path: repeating, op: equals, value: true }]`.',
+      });
+    }
+    if (!('text' in action) || action.text === undefined) continue;
+    const parsed = parseTemplate(action.text, checkActionVariable(structured));
+    if (!parsed.ok) {
+      drafts.push({
+        code: 'INVALID_TEMPLATE',
+        path: [...at, 'text'],
+        message: `Action ${i + 1}'s text, line ${parsed.error.line}, column ${parsed.error.column}: ${parsed.error.message}.`,
+        hint: 'Placeholders: {{output}}, {{output.FIELD}} (structured output), {{sentinel.id}}, {{codon.id}}, {{codon.name}}, {{triggerNumber}}; write "\\{{" for a literal "{{".',
+      });
+      continue;
+    }
+    for (const name of parsed.template.names) {
+      const [root, field] = name.split('.');
+      if (root === 'output' && field !== undefined)
+        unknownField(field, [...at, 'text'], `{{${name}}} fails to render when the output lacks it`);
+    }
+  }
+  return drafts;
+}
+
+/** The top-level properties a JSON Schema declares, or undefined when it leaves them open. */
+function declaredFields(schema: Record<string, unknown>): string[] | undefined {
+  const { properties } = schema;
+  if (typeof properties !== 'object' || properties === null) return undefined;
+  return Object.keys(properties);
 }

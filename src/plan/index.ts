@@ -25,6 +25,12 @@ export {
 export { Provider } from './primitives.ts';
 export { hasErrors, PlanProblem, PlanProblemCode, ProblemSeverity } from './problems.ts';
 export {
+  ActionWhen,
+  OutputCondition,
+  SentinelAction,
+  TextMatch,
+} from './sentinel-actions-schema.ts';
+export {
   ExecutionStrategy,
   SentinelDefinition,
   SentinelFile,

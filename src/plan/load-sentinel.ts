@@ -83,6 +83,7 @@ async function checkUnsorted(file: string): Promise<SentinelFileCheck> {
   }
   const { $schema: _schema, ...definition } = parsed.data;
   const notes = checkSentinelDefinition(definition, []).map(source.locate);
+  if (notes.some((n) => n.severity === 'error')) return { ok: false, problems: [...read.warnings, ...notes] };
   const templates = await readTemplates(definition, dirname(file), []);
   if (!templates.ok) {
     const problems = templates.drafts.map(source.locate);

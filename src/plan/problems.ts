@@ -40,6 +40,9 @@ export const PlanProblemCode = z.enum([
   'SENTINEL_FILE_NOT_FOUND',
   'SENTINEL_FILE_INVALID',
   'UNKNOWN_EVENT_TYPE',
+  'ACTION_WHEN_MISMATCH',
+  'UNKNOWN_OUTPUT_FIELD',
+  'INVALID_TEMPLATE',
 ]);
 export type PlanProblemCode = z.infer<typeof PlanProblemCode>;
 

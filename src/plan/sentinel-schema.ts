@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { conditionSchema } from './conditions.ts';
 import {
   EVENT_PATH_PATTERN,
   Id,
@@ -8,6 +9,7 @@ import {
   Model,
   Provider,
 } from './primitives.ts';
+import { SentinelActionsShape } from './sentinel-actions-schema.ts';
 
 /**
  * Sentinel definitions: an LLM monitor that watches a codon's events. Declared inline in a plan or in
@@ -41,69 +43,7 @@ const EventPath = z
   .string()
   .regex(EVENT_PATH_PATTERN)
   .describe('Dotted path into the event, e.g. data.toolName or data.toolInput.command.');
-const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
-
-function isValidRegex(source: string, flags = ''): boolean {
-  try {
-    new RegExp(source, flags);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export const TriggerCondition = z
-  .discriminatedUnion('op', [
-    z.strictObject({
-      path: EventPath,
-      op: z.literal('equals'),
-      value: Scalar.describe('Value to compare with.'),
-    }),
-    z.strictObject({
-      path: EventPath,
-      op: z.literal('notEquals'),
-      value: Scalar.describe('Value to compare with.'),
-    }),
-    z.strictObject({
-      path: EventPath,
-      op: z.literal('in'),
-      value: z.array(Scalar).min(1).describe('Matches when the event value equals one of these.'),
-    }),
-    z.strictObject({
-      path: EventPath,
-      op: z.literal('contains'),
-      value: Scalar.describe('Substring of a string value, or an element of an array value.'),
-    }),
-    z
-      .strictObject({
-        path: EventPath,
-        op: z.literal('regex'),
-        value: z.string().min(1).describe('JavaScript regular expression tested against a string value.'),
-        flags: z
-          .string()
-          .regex(/^[imsu]*$/)
-          .optional()
-          .describe('Regular expression flags: any of i, m, s, u.'),
-      })
-      .refine((c) => isValidRegex(c.value, c.flags), {
-        message: 'Not a valid JavaScript regular expression.',
-        path: ['value'],
-        ...issueParams(
-          'INVALID_REGEX',
-          'Fix the pattern; test it with new RegExp(...) in Node. Escape "\\" as "\\\\" in YAML double quotes.',
-        ),
-      }),
-    z.strictObject({
-      path: EventPath,
-      op: z.literal('gt'),
-      value: z.number().describe('Matches a greater number.'),
-    }),
-    z.strictObject({
-      path: EventPath,
-      op: z.literal('lt'),
-      value: z.number().describe('Matches a smaller number.'),
-    }),
-  ])
+export const TriggerCondition = conditionSchema(EventPath)
   .describe('A test on one field of an event. A missing field never matches.')
   .meta({ id: 'TriggerCondition' });
 export type TriggerCondition = z.infer<typeof TriggerCondition>;
@@ -274,6 +214,7 @@ const SentinelBodyShape = {
     .max(128_000)
     .default(DEFAULT_SENTINEL_MAX_TOKENS)
     .describe(`max_tokens of each LLM call. Default ${DEFAULT_SENTINEL_MAX_TOKENS}.`),
+  ...SentinelActionsShape,
 };
 
 /** A complete sentinel definition, as written inline in a codon's `sentinels` list. */

@@ -3,7 +3,7 @@ import { BudgetLimits, BudgetStatus } from './budget.ts';
 import { CheckpointDiffData } from './checkpoint-diff.ts';
 import { CodonMessageData } from './codon-message.ts';
 import { ErrorCode, ErrorSeverity } from './errors.ts';
-import { ours, oursValues } from './extension.ts';
+import { extendedEnum, ours, oursValues } from './extension.ts';
 import {
   CheckpointInfo,
   ClientMode,
@@ -279,11 +279,31 @@ const sentinel = {
   'sentinel.error': z.object({
     sentinelId: z.string(),
     codonId: z.string(),
-    errorType: z.enum(['llm-call-failed', 'template-render-failed', 'file-write-failed']),
+    // Ours: action-failed (a sentinel action was refused or failed; README "Sentinel actions").
+    errorType: extendedEnum(
+      ['llm-call-failed', 'template-render-failed', 'file-write-failed'],
+      ['action-failed'],
+    ),
     message: z.string(),
     retriable: z.boolean(),
     consecutiveFailureCount: z.number(),
   }),
+  'sentinel.action': ours(
+    z.object({
+      sentinelId: z.string(),
+      codonId: z.string(),
+      /** The call whose output called for the action. */
+      triggerNumber: z.number(),
+      action: z.enum(['message', 'halt', 'rollback', 'redo']),
+      /** Announced only: the sentinel's dryRun is on, nothing is done. */
+      dryRun: z.boolean(),
+      /** What matched, e.g. `repeating equals true (3 times)`. */
+      reason: z.string(),
+      /** The rendered text of a message, or what a redo adds to the prompt. */
+      text: z.string().optional(),
+    }),
+    'A sentinel action, sent before it takes effect (README "Sentinel actions").',
+  ),
   'sentinel.triggered': z.object({
     sentinelId: z.string(),
     codonId: z.string(),

@@ -26,7 +26,7 @@ export type FailureReason = z.infer<typeof FailureReason>;
 /**
  * Codon statuses (the spec leaves them to us):
  * pending -> preparing (rig setup) -> running -> completed | failed | skipped | stopped.
- * `stopped` is a codon ended by codon.forceStop.
+ * `stopped` is a codon ended by codon.forceStop (or a sentinel's halt, rollback or redo).
  */
 export const CodonStatus = z.enum([
   'pending',

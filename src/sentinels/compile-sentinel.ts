@@ -1,4 +1,5 @@
 import type { LoadedSentinel } from '../plan/index.ts';
+import { type CompiledAction, compileActions } from './actions/decide-actions.ts';
 import { resolveOutputFiles } from './output-files.ts';
 import { checkVariable } from './prompt-variables.ts';
 import { createSequenceMatcher } from './sequence-match.ts';
@@ -27,6 +28,8 @@ export type CompiledSentinel = {
   userPrompt: Template;
   output: OutputValidator | undefined;
   files: { log?: string; last?: string };
+  /** Its actions: `when` compiled, text templates parsed. */
+  actions: CompiledAction[];
 };
 
 export type CompileFailure = { kind: 'template' | 'configuration'; message: string };
@@ -52,6 +55,8 @@ export function compileSentinel(
     if (!compiled.ok) return { ok: false, failure: { kind: 'configuration', message: compiled.message } };
     output = compiled.validator;
   }
+  const actions = compileActions(definition.actions, structured);
+  if (!actions.ok) return templateFailure(actions.message);
   const files = resolveOutputFiles(outputDir, definition.outputFiles);
   if (!files.ok) return { ok: false, failure: { kind: 'configuration', message: files.message } };
 
@@ -67,7 +72,15 @@ export function compileSentinel(
   const { ok: _ok, ...paths } = files;
   return {
     ok: true,
-    sentinel: { definition, newMatcher, systemPrompt, userPrompt: user.template, output, files: paths },
+    sentinel: {
+      definition,
+      newMatcher,
+      systemPrompt,
+      userPrompt: user.template,
+      output,
+      files: paths,
+      actions: actions.actions,
+    },
   };
 }
 

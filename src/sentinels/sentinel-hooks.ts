@@ -6,6 +6,7 @@ import type { CodonSentinel, LoadedSentinel, RuntimeCodon } from '../plan/index.
 import type { EventInput, FailureReason, ServerEvent } from '../protocol/index.ts';
 import type { ProviderTarget } from '../providers/providers.ts';
 import type { TransitionData } from '../state/transitions.ts';
+import type { ActionEngine, RedoCounts, SendMessage } from './actions/take-actions.ts';
 import { type CompiledSentinel, compileSentinel } from './compile-sentinel.ts';
 import { seenBySentinels } from './seen-events.ts';
 import { SentinelRuntime } from './sentinel-runtime.ts';
@@ -45,6 +46,20 @@ export type SentinelHooksOptions = {
   timers?: Timers;
   /** [now=() => new Date()] */
   now?: () => Date;
+  /**
+   * [engine=refuses every action] The engine's stop and rollback paths, for halt, rollback and redo
+   * actions (README "Sentinel actions").
+   */
+  engine?: ActionEngine;
+  /** [sendMessage=refuses] Orchestrator.sendMessage, for message actions. */
+  sendMessage?: SendMessage;
+};
+
+const NO_ENGINE = 'this server takes no sentinel actions';
+const refusingEngine: ActionEngine = {
+  halt: () => ({ ok: false, message: NO_ENGINE }),
+  rollback: () => ({ ok: false, message: NO_ENGINE }),
+  redo: () => ({ ok: false, message: NO_ENGINE }),
 };
 
 type Group = { codon: RuntimeCodon; sentinels: SentinelRuntime[] };
@@ -69,6 +84,11 @@ export function createSentinelHooks(options: SentinelHooksOptions): CodonHooks {
   const now = options.now ?? (() => new Date());
   const env = options.env ?? process.env;
   const groups = new Map<string, Group>();
+  // A redo's `max` counts over every run of its codon, so the count outlives each sentinel load.
+  const redos: RedoCounts = new Map();
+  const engine = options.engine ?? refusingEngine;
+  const sendMessage: SendMessage =
+    options.sendMessage ?? (() => ({ ok: false, code: 'NO_CODON_RUNNING', message: NO_ENGINE }));
   let closed = false;
 
   // A failed publish (journal trouble) is logged, never thrown into a sentinel's worker.
@@ -190,6 +210,9 @@ export function createSentinelHooks(options: SentinelHooksOptions): CodonHooks {
               }
             },
             onSelfUnload: () => reportStates(group),
+            engine,
+            sendMessage,
+            redos,
           }),
         );
       }

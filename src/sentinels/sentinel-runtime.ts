@@ -2,6 +2,12 @@ import type { Logger } from 'pino';
 import type { RequestAuth } from '../credentials/credentials.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { EventInput, ServerEvent } from '../protocol/index.ts';
+import {
+  type ActionEngine,
+  type RedoCounts,
+  type SendMessage,
+  SentinelActions,
+} from './actions/take-actions.ts';
 import type { CompiledSentinel, TriggerMatcher } from './compile-sentinel.ts';
 import { type Turn, toMessages, trimHistory } from './history.ts';
 import { callSentinelModel } from './llm-call.ts';
@@ -20,7 +26,8 @@ type SentinelEventType =
   | 'sentinel.unloaded'
   | 'sentinel.output'
   | 'sentinel.error'
-  | 'sentinel.triggered';
+  | 'sentinel.triggered'
+  | 'sentinel.action';
 
 export type Publish = <T extends SentinelEventType>(type: T, data: EventInput<T>) => Promise<unknown>;
 
@@ -43,6 +50,12 @@ export type SentinelRuntimeOptions = {
   onCost(usd: number): void;
   /** The sentinel unloaded itself (consecutive failures, fatal error). */
   onSelfUnload(): void;
+  /** The engine's stop and rollback paths its halt, rollback and redo actions take. */
+  engine: ActionEngine;
+  /** Orchestrator.sendMessage: how a message action reaches the agent. */
+  sendMessage: SendMessage;
+  /** Redos taken per codon, shared by the codon's runs (a redo's `max`). */
+  redos: RedoCounts;
 };
 
 /** One event (event trigger) or the step events of a sequence. */
@@ -72,6 +85,9 @@ export class SentinelRuntime {
   #llmCallCount = 0;
   #cost = 0;
   #droppedTotal = 0;
+  readonly #actions: SentinelActions | undefined;
+  /** False once one of its actions ended the codon's run (halt, rollback, redo): nothing more is called. */
+  #watching = true;
 
   constructor(options: SentinelRuntimeOptions) {
     this.#o = options;
@@ -80,6 +96,7 @@ export class SentinelRuntime {
     this.#queue = new TriggerQueue(definition.maxQueue);
     this.#matcher = options.compiled.newMatcher<ServerEvent>();
     this.#strategy = createStrategy(definition.executionStrategy, () => this.#cut(), options.timers);
+    this.#actions = this.#newActions();
   }
 
   get id(): string {
@@ -123,7 +140,7 @@ export class SentinelRuntime {
    * timers.now(), read once per event for all sentinels.
    */
   offer(event: ServerEvent, now?: number): void {
-    if (this.#status !== 'loaded') return;
+    if (this.#status !== 'loaded' || !this.#watching) return;
     const trigger = this.#matcher.offer(event);
     if (trigger === undefined) return;
     if (this.#queue.push(trigger)) this.#droppedTotal++;
@@ -132,7 +149,7 @@ export class SentinelRuntime {
 
   /** Sends what the strategy still holds as a last batch (the codon is ending). */
   flush(): void {
-    if (this.#status === 'loaded') this.#strategy.flush();
+    if (this.#status === 'loaded' && this.#watching) this.#strategy.flush();
   }
 
   /** Resolves once no batch is waiting and no call is running. */
@@ -176,7 +193,7 @@ export class SentinelRuntime {
   }
 
   #kick(): void {
-    if (this.#working || this.#status !== 'loaded') return;
+    if (this.#working || this.#status !== 'loaded' || !this.#watching) return;
     // Started on a later turn: the bus listener that queued the trigger returns at once.
     this.#working = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.#drain())
@@ -189,7 +206,7 @@ export class SentinelRuntime {
   async #drain(): Promise<void> {
     try {
       for (let batch = this.#queue.take(); batch; batch = this.#queue.take()) {
-        if (this.#status !== 'loaded') return;
+        if (this.#status !== 'loaded' || !this.#watching) return;
         await this.#process(batch);
       }
     } catch (error) {
@@ -289,6 +306,40 @@ export class SentinelRuntime {
       // Not a failed call: it does not count toward maxConsecutiveFailures.
       await this.#publishError('file-write-failed', problem, true);
     }
+    if (!this.#actions || this.#status !== 'loaded') return;
+    await this.#actions.afterOutput(content, triggerNumber);
+    if (this.#actions.ended) this.#stopWatching();
+  }
+
+  #newActions(): SentinelActions | undefined {
+    const { compiled, codon } = this.#o;
+    const { definition } = compiled;
+    if (compiled.actions.length === 0) return undefined;
+    const base = { sentinelId: definition.id, codonId: codon.id };
+    return new SentinelActions({
+      actions: compiled.actions,
+      limits: { maxActions: definition.maxActions, cooldownMs: definition.cooldownMs },
+      dryRun: definition.dryRun,
+      sentinelId: definition.id,
+      codon: { id: codon.id, name: codon.name },
+      engine: this.#o.engine,
+      sendMessage: this.#o.sendMessage,
+      redos: this.#o.redos,
+      now: () => this.#o.timers.now(),
+      logger: this.#log,
+      announce: (data) => {
+        this.#log.info(data, 'sentinel action');
+        return this.#o.publish('sentinel.action', { ...base, ...data });
+      },
+      failed: (message) => this.#publishError('action-failed', message, false),
+    });
+  }
+
+  /** One of its actions ends the codon's run: what is queued is dropped and no more calls are made. */
+  #stopWatching(): void {
+    this.#watching = false;
+    this.#strategy.dispose();
+    this.#queue.clear();
   }
 
   #render(

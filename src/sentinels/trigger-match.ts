@@ -1,4 +1,4 @@
-import type { TriggerCondition } from '../plan/index.ts';
+import type { OutputCondition, TriggerCondition } from '../plan/index.ts';
 import { parseEventPath, valueAt } from './event-path.ts';
 
 /**
@@ -11,10 +11,13 @@ export type EventPredicate = (event: EventLike) => boolean;
 
 type Scalar = string | number | boolean | null;
 
-/** One condition. A missing field never matches, whatever the operator (notEquals included). */
-export function compileCondition(condition: TriggerCondition): EventPredicate {
+/**
+ * One condition, on an event (a trigger) or on a sentinel's structured output (an action): paths
+ * start at the value given. A missing field never matches, whatever the operator (notEquals included).
+ */
+export function compileCondition(condition: TriggerCondition | OutputCondition): (root: unknown) => boolean {
   const path = parseEventPath(condition.path);
-  const at = (event: EventLike) => valueAt(event, path);
+  const at = (root: unknown) => valueAt(root, path);
   switch (condition.op) {
     case 'equals': {
       const expected = condition.value;

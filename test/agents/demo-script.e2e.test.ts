@@ -82,7 +82,7 @@ describe('example scripts', () => {
     provider.spawned.child.kill('SIGTERM');
     const stopped = await provider.spawned.finished;
     expect(stopped.code).toBe(0);
-    expect(stopped.stderr.split('\n').filter((line) => line.includes('POST /v1/messages'))).toHaveLength(8);
+    expect(stopped.stderr.split('\n').filter((line) => line.includes('POST /v1/messages'))).toHaveLength(10);
   });
 
   it('mock-provider refuses an invalid script with a clear message', async () => {

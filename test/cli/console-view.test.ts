@@ -57,3 +57,46 @@ describe('the console view of a message to the agent', () => {
     expect(lines([message])).toEqual(['    hear  sentinel loop-detector → agent: try the other file']);
   });
 });
+
+describe('the console view of sentinel actions', () => {
+  it('an action, a dry run, and an action that failed; other sentinel errors print nothing', () => {
+    const action = ev('sentinel.action', {
+      sentinelId: 'loop-detector',
+      codonId: 'edit',
+      triggerNumber: 1,
+      action: 'message',
+      dryRun: false,
+      reason: 'repeating equals true',
+      text: 'Stop listing the directory.',
+    });
+    const dry = ev('sentinel.action', {
+      sentinelId: 'loop-detector',
+      codonId: 'edit',
+      triggerNumber: 3,
+      action: 'halt',
+      dryRun: true,
+      reason: 'repeating equals true (3 times)',
+    });
+    const error = (errorType: 'action-failed' | 'llm-call-failed', message: string) =>
+      ev('sentinel.error', {
+        sentinelId: 'loop-detector',
+        codonId: 'edit',
+        errorType,
+        message,
+        retriable: false,
+        consecutiveFailureCount: 0,
+      });
+    expect(
+      lines([
+        action,
+        dry,
+        error('action-failed', 'halt failed: codon edit is not running'),
+        error('llm-call-failed', 'HTTP 529'),
+      ]),
+    ).toEqual([
+      '    [loop-detector] message edit (repeating equals true): Stop listing the directory.',
+      '    [loop-detector] would halt edit (repeating equals true (3 times))',
+      '    [loop-detector] halt failed: codon edit is not running',
+    ]);
+  });
+});

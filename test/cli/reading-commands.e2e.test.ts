@@ -105,7 +105,11 @@ describe('reading a finished execution (the demo plan run to its end)', () => {
     ]);
     expect(lines).toContain('    file  created hello.txt');
     expect(lines).toContain('= all 3 codons of plan "demo" are done');
-  });
+    // The loop detector steers codon 2: its message action, announced (examples/demo/plan.yaml).
+    expect(lines).toContain(
+      '    [loop-detector] message edit-hello (repeating equals true): A monitor of this run sees you repeating yourself (ls -la, the same listing again). The edit is done: stop listing the directory and report the result.',
+    );
+  }, 90_000);
 
   it('without --execution: none or several executions under ./ribosome-runs is exit 2 naming them', async () => {
     const dir = temp();

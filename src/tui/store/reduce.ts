@@ -263,6 +263,17 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
       return sentinelOutput(state, e);
     case 'sentinel.error':
       return sentinelError(state, e);
+    case 'sentinel.action': {
+      const d = e.data;
+      const what = `${d.dryRun ? 'would ' : ''}${d.action} ${d.codonId}`;
+      const text = d.text === undefined ? '' : `: ${oneLine(d.text)}`;
+      return note(
+        state,
+        e.id,
+        `⚑ [${d.sentinelId}] ${what} (${oneLine(d.reason)})${text}`,
+        d.action === 'message' || d.dryRun ? 'info' : 'warn',
+      );
+    }
     case 'verify.started':
       return note(
         state,

@@ -9,6 +9,7 @@ import type { MiddlewareFailure, Pipeline } from './compose.ts';
 import { BUSY_RETRY_AFTER_SECONDS } from './defaults.ts';
 import { anthropicErrorBody, type ExchangeFailure } from './errors.ts';
 import { clientResponseHeaders, hasBodyFraming, toHeaderMap, upstreamRequestHeaders } from './headers.ts';
+import { LiveList, type Slotted } from './live-list.ts';
 import { errorForLog, redactUrl } from './log-safe.ts';
 import { readBody } from './read-body.ts';
 import { type Target, targetPath } from './target.ts';
@@ -45,7 +46,7 @@ export type Forwarder = {
   abortAll(): void;
 };
 
-type Exchange = {
+type Exchange = Slotted & {
   id: number;
   response: ServerResponse;
   upstreamTo: Upstream;
@@ -132,7 +133,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   const defaultUpstream: Upstream = { target: options.target, dispatcher: options.dispatcher };
   const labelOf = (exchange: Exchange) =>
     `${exchange.upstreamTo.target.protocol}//${exchange.upstreamTo.target.host}`;
-  const active = new Set<Exchange>();
+  const active = new LiveList<Exchange>();
   let sequence = 0;
 
   function fail(exchange: Exchange, failure: ExchangeFailure, cause?: unknown, closeConnection = false) {
@@ -328,6 +329,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   return {
     handle(incoming, response, route) {
       const exchange: Exchange = {
+        slot: -1,
         id: ++sequence,
         response,
         upstreamTo: route?.upstream ?? defaultUpstream,
@@ -337,7 +339,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       };
       active.add(exchange);
       response.once('close', () => {
-        active.delete(exchange);
+        active.remove(exchange);
         // The exchange is over and with it the need for its body.
         exchange.hold.release();
         if (response.writableFinished) return;
@@ -351,7 +353,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       forward(exchange, incoming).catch((error: unknown) => internalFailure(exchange, error));
     },
     abortAll() {
-      for (const exchange of active) {
+      for (const exchange of active.snapshot()) {
         exchange.agentGone = true;
         exchange.upstream?.abort();
         answerFailure(

@@ -9,12 +9,14 @@ import type { MiddlewareFailure, Pipeline } from './compose.ts';
 import { BUSY_RETRY_AFTER_SECONDS } from './defaults.ts';
 import { anthropicErrorBody, type ExchangeFailure } from './errors.ts';
 import { clientResponseHeaders, hasBodyFraming, toHeaderMap, upstreamRequestHeaders } from './headers.ts';
+import { LazyVendor } from './lazy-vendor.ts';
+import { LiveList, type Slotted } from './live-list.ts';
 import { errorForLog, redactUrl } from './log-safe.ts';
 import { readBody } from './read-body.ts';
 import { type Target, targetPath } from './target.ts';
 import { isCopyOfBody } from './tee.ts';
 import type { ExchangeContext, ProxyHeaders, ProxyRequest, ProxyResponse } from './types.ts';
-import { isMessagesRequest, parseVendorRequest, type VendorApiRequest } from './vendor-request.ts';
+import { isMessagesRequest, type VendorApiRequest } from './vendor-request.ts';
 
 /** Where exchanges are forwarded: a provider and the (undici) pool of kept-alive sockets to reach it. */
 export type Upstream = {
@@ -45,7 +47,7 @@ export type Forwarder = {
   abortAll(): void;
 };
 
-type Exchange = {
+type Exchange = Slotted & {
   id: number;
   response: ServerResponse;
   upstreamTo: Upstream;
@@ -75,16 +77,31 @@ class Cancel extends EventEmitter {
   }
 }
 
-/** The request object handed to middleware; `body` is decoded only if someone reads it. */
+/**
+ * The request object handed to middleware; `body` is decoded and `vendorRequestData` parsed only if
+ * someone reads it. Own accessors, so that a middleware's `{ ...request }` copies their values.
+ */
 function requestObject(
   method: string,
   url: string,
   headers: ProxyHeaders,
   raw: Buffer,
-  vendor: VendorApiRequest | undefined,
+  vendor: LazyVendor | undefined,
 ): ProxyRequest {
   let text: string | undefined;
-  const request: ProxyRequest = {
+  if (!vendor) {
+    return {
+      method,
+      url,
+      headers,
+      get body() {
+        if (raw.length === 0) return undefined;
+        text ??= raw.toString('utf8');
+        return text;
+      },
+    };
+  }
+  return {
     method,
     url,
     headers,
@@ -93,9 +110,25 @@ function requestObject(
       text ??= raw.toString('utf8');
       return text;
     },
+    get vendorRequestData() {
+      return vendor.read();
+    },
+    set vendorRequestData(value: VendorApiRequest | undefined) {
+      vendor.write(value);
+    },
   };
-  if (vendor) request.vendorRequestData = vendor;
-  return request;
+}
+
+/**
+ * Only vendorRequestData may change the body (spec 8), and only a Messages request's: the agent's bytes
+ * unless a middleware read or set it on the request as received, or returned another object carrying
+ * it; then the body is rebuilt from it (read and left alone too: an edit in place is not seen).
+ */
+function bodyToSend(vendor: LazyVendor, received: ProxyRequest, sent: ProxyRequest, raw: Buffer): Buffer {
+  if (sent === received && !vendor.touched) return raw;
+  const edited = sent.vendorRequestData;
+  if (!edited || !vendor.original()) return raw;
+  return Buffer.from(JSON.stringify(edited));
 }
 
 /** Answers an exchange with an Anthropic-style error, or cuts the stream when headers are already out. */
@@ -132,7 +165,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   const defaultUpstream: Upstream = { target: options.target, dispatcher: options.dispatcher };
   const labelOf = (exchange: Exchange) =>
     `${exchange.upstreamTo.target.protocol}//${exchange.upstreamTo.target.host}`;
-  const active = new Set<Exchange>();
+  const active = new LiveList<Exchange>();
   let sequence = 0;
 
   function fail(exchange: Exchange, failure: ExchangeFailure, cause?: unknown, closeConnection = false) {
@@ -199,10 +232,12 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     const url = exchange.incoming.url ?? '/';
     const { target } = exchange.upstreamTo;
     const headers = toHeaderMap(incoming.headers);
-    const vendor = isMessagesRequest(method, url) ? parseVendorRequest(raw) : undefined;
+    const vendor = isMessagesRequest(method, url) ? new LazyVendor(raw) : undefined;
     const received = requestObject(method, url, headers, raw, vendor);
     exchange.request = received;
-    const context: ExchangeContext = { id: exchange.id, rawBody: raw, request: received };
+    const context: ExchangeContext = vendor
+      ? { id: exchange.id, rawBody: raw, request: received, vendorSummary: () => vendor.summary() }
+      : { id: exchange.id, rawBody: raw, request: received };
 
     const step = await pipeline.request(received, context);
     if (!step.ok) {
@@ -213,11 +248,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     const sent = step.value;
     exchange.request = sent;
     context.request = sent;
-    // Only vendorRequestData may change the body (spec 8); a read-only pipeline keeps the agent's bytes.
-    const body =
-      vendor && pipeline.mayChangeRequest && sent.vendorRequestData
-        ? Buffer.from(JSON.stringify(sent.vendorRequestData))
-        : raw;
+    const body = vendor && pipeline.mayChangeRequest ? bodyToSend(vendor, received, sent, raw) : raw;
     const outgoing: Outgoing = {
       method: sent.method,
       path: targetPath(target, sent.url),
@@ -328,6 +359,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   return {
     handle(incoming, response, route) {
       const exchange: Exchange = {
+        slot: -1,
         id: ++sequence,
         response,
         upstreamTo: route?.upstream ?? defaultUpstream,
@@ -337,7 +369,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       };
       active.add(exchange);
       response.once('close', () => {
-        active.delete(exchange);
+        active.remove(exchange);
         // The exchange is over and with it the need for its body.
         exchange.hold.release();
         if (response.writableFinished) return;
@@ -351,7 +383,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       forward(exchange, incoming).catch((error: unknown) => internalFailure(exchange, error));
     },
     abortAll() {
-      for (const exchange of active) {
+      for (const exchange of active.snapshot()) {
         exchange.agentGone = true;
         exchange.upstream?.abort();
         answerFailure(

@@ -1,11 +1,16 @@
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { VendorApiRequest } from './vendor-request.ts';
+import type { VendorSummary } from './vendor-summary.ts';
 
 /** Lower-case names; repeats joined with ", " (an untouched set-cookie goes back out as its list). */
 export type ProxyHeaders = Record<string, string>;
 
-/** The request object of spec 2.5. `body` is the agent's raw body decoded as UTF-8, for reading only. */
+/**
+ * The request object of spec 2.5. `body` is the agent's raw body decoded as UTF-8, for reading only.
+ * `vendorRequestData` is parsed when first read: a Messages request no middleware reads (or sets) it
+ * of is forwarded with the agent's bytes untouched.
+ */
 export type ProxyRequest = {
   method: string;
   url: string;
@@ -29,6 +34,12 @@ export type ExchangeContext = {
   readonly rawBody: Buffer;
   /** In request handlers the request as received; in response handlers the request as forwarded. */
   request: ProxyRequest;
+  /**
+   * For `request` as received: model, message count, max_tokens and stream of a Messages request,
+   * without parsing a body no middleware parsed yet (LoggingMiddleware's use); undefined when the
+   * body is no Messages request.
+   */
+  readonly vendorSummary?: () => VendorSummary | undefined;
 };
 
 // A handler may return nothing to keep the object it was given (handy after an in-place edit).

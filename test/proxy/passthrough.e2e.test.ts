@@ -194,6 +194,47 @@ describe('provider-format requests', () => {
     expect(upstream.received[0]!.body.toString()).toBe(sent);
   });
 
+  it('forwards the agent bytes of a Messages request no middleware read, even beside one that may change requests', async () => {
+    const { logger, lines } = captureLogger();
+    const headersOnly: Middleware = {
+      name: 'headersOnly',
+      request: async (req) => {
+        req.headers['x-seen'] = '1';
+        return req;
+      },
+    };
+    proxy = await startProxy(upstream.url, { middleware: [createLoggingMiddleware(logger), headersOnly] });
+    const sent = `{ "model" : "m",\n "messages": [ {"role":"user","content":"h\\u00e9"} ], "max_tokens": 1.0e1 }`;
+    await request(`${proxy.url}/v1/messages`, { method: 'POST', body: sent });
+    const seen = upstream.received[0]!;
+    expect(seen.body.toString()).toBe(sent);
+    expect(seen.headers['x-seen']).toBe('1');
+    // LoggingMiddleware still says what was asked, from a scan of the bytes.
+    expect(linesTagged(lines, '[LOGGING-MIDDLEWARE] request')[0]).toMatchObject({
+      model: 'm',
+      messages: 1,
+      max_tokens: 10,
+      stream: false,
+    });
+  });
+
+  it('re-serializes a Messages body a middleware read, and logs what the middleware before the log left', async () => {
+    const { logger, lines } = captureLogger();
+    const reader: Middleware = {
+      request: async (req) => {
+        req.vendorRequestData!.max_tokens = (req.vendorRequestData!.max_tokens ?? 0) + 1;
+        return req;
+      },
+    };
+    proxy = await startProxy(upstream.url, { middleware: [reader, createLoggingMiddleware(logger)] });
+    const sent = `{ "model" : "m", "messages": [ {"role":"user","content":"hi"} ], "max_tokens": 10 }`;
+    await request(`${proxy.url}/v1/messages`, { method: 'POST', body: sent });
+    expect(upstream.received[0]!.body.toString()).toBe(
+      JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 11 }),
+    );
+    expect(linesTagged(lines, '[LOGGING-MIDDLEWARE] request')[0]).toMatchObject({ max_tokens: 11 });
+  });
+
   it('never changes the body of other requests, whatever middleware returns', async () => {
     const tamper: Middleware = {
       request: async (req) => ({ ...req, body: 'tampered', vendorRequestData: { model: 'x', messages: [] } }),

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { redactUrl } from '../log-safe.ts';
 import type { Middleware } from '../types.ts';
+import { summarizeVendorRequest } from '../vendor-summary.ts';
 
 export const LOGGING_TAG = '[LOGGING-MIDDLEWARE]';
 const REQUEST_MSG = `${LOGGING_TAG} request`;
@@ -37,19 +38,15 @@ export function createLoggingMiddleware(logger: Logger, options: LoggingOptions 
     name: 'LoggingMiddleware',
     readOnly: true,
     request: async (request, context) => {
-      const vendor = request.vendorRequestData;
+      // The proxy's summary reads the body without parsing it; a request a middleware before this
+      // one replaced is summed up from what it carries.
+      const vendor =
+        request === context.request && context.vendorSummary
+          ? context.vendorSummary()
+          : request.vendorRequestData && summarizeVendorRequest(request.vendorRequestData);
       const line = { exchange: context.id, method: request.method, url: redactUrl(request.url) };
       if (vendor) {
-        logger.info(
-          {
-            ...line,
-            model: vendor.model,
-            messages: vendor.messages.length,
-            max_tokens: vendor.max_tokens,
-            stream: vendor.stream ?? false,
-          },
-          REQUEST_MSG,
-        );
+        logger.info({ ...line, ...vendor }, REQUEST_MSG);
       } else {
         const body = logBodies ? bodyPreview(context.rawBody, previewBytes) : undefined;
         logger.info({ ...line, bytes: context.rawBody.length, body }, REQUEST_MSG);

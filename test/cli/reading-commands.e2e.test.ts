@@ -109,6 +109,10 @@ describe('reading a finished execution (the demo plan run to its end)', () => {
     expect(lines).toContain(
       '    [loop-detector] message edit-hello (repeating equals true): A monitor of this run sees you repeating yourself (ls -la, the same listing again). The edit is done: stop listing the directory and report the result.',
     );
+    // ... and the message reached the running agent (journaled as codon.message once handed over).
+    expect(
+      lines.some((l) => l.startsWith('    hear  sentinel loop-detector → agent: A monitor of this run')),
+    ).toBe(true);
   }, 90_000);
 
   it('without --execution: none or several executions under ./ribosome-runs is exit 2 naming them', async () => {

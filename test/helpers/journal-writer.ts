@@ -9,6 +9,7 @@ import { EventBus } from '../../src/journal/event-bus.ts';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.ts';
 
 const journal = new SqliteJournal(openDatabase(process.argv[2]!), undefined, {
+  checkpoints: 'background',
   checkpointer: { intervalMs: 5, idleMs: 20, restartPages: 64 },
 });
 const bus = new EventBus({ journal, runId: 'writer' });

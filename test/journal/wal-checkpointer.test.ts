@@ -30,7 +30,10 @@ describe('WAL checkpoints on a thread of their own', () => {
   it('copy the WAL off the writer while commits go on, and empty it once idle', async () => {
     const file = dbFile();
     const db = openDatabase(file);
-    const journal = new SqliteJournal(db, undefined, { checkpointer: { intervalMs: 10, idleMs: 100 } });
+    const journal = new SqliteJournal(db, undefined, {
+      checkpoints: 'background',
+      checkpointer: { intervalMs: 10, idleMs: 100 },
+    });
     cleanups.push(() => journal.close());
     // SQLite's own auto-checkpoint is off on the writer: the commits only append to the WAL.
     expect(db.prepare('PRAGMA wal_autocheckpoint').get()).toEqual({ wal_autocheckpoint: 0 });
@@ -50,7 +53,7 @@ describe('WAL checkpoints on a thread of their own', () => {
 
   it('end with the journal: the writer closes last, so no WAL is left behind', () => {
     const file = dbFile();
-    const journal = new SqliteJournal(openDatabase(file));
+    const journal = new SqliteJournal(openDatabase(file), undefined, { checkpoints: 'background' });
     journal.append(Array.from({ length: 100 }, entry));
     journal.close();
     expect(existsSync(`${file}-wal`)).toBe(false);

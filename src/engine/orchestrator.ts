@@ -15,6 +15,7 @@ import {
   type FileNode,
   type MessageDelivery,
   type MessageSender,
+  MessageText,
   REASON_MAX_CHARS,
   type StateTransitionType,
 } from '../protocol/index.ts';
@@ -58,7 +59,7 @@ import {
 /** What Orchestrator.sendMessage did: the agent has the text, or why no agent took it. */
 export type MessageOutcome =
   | { ok: true; codonId: string; delivery: Exclude<MessageDelivery, 'prompt'> }
-  | { ok: false; code: 'NO_CODON_RUNNING'; message: string };
+  | { ok: false; code: 'NO_CODON_RUNNING' | 'INVALID_COMMAND'; message: string };
 
 export type OrchestratorOptions = {
   plan: LoadedPlan;
@@ -345,6 +346,12 @@ export class Orchestrator implements Engine {
    * actions send through here.
    */
   sendMessage(text: string, from: MessageSender): MessageOutcome {
+    // A client's text was checked with its command; a sentinel's (a rendered template) is checked here.
+    const checked = MessageText.safeParse(text);
+    if (!checked.success) {
+      const why = checked.error.issues[0]?.message ?? 'not a message';
+      return { ok: false, code: 'INVALID_COMMAND', message: `the message is not sent: ${why}` };
+    }
     const sent = this.#lifecycle.sendMessage(text);
     if (!sent.ok) {
       const waiting = this.#retries.pending ? '; an automatic retry is waiting to start' : '';

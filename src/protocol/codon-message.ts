@@ -18,18 +18,24 @@ export type MessageSender = z.infer<typeof MessageSender>;
 export const MessageDelivery = z.enum(['live', 'next-turn', 'prompt']);
 export type MessageDelivery = z.infer<typeof MessageDelivery>;
 
+/**
+ * What a message to the agent may hold, from a client or a sentinel: something besides white space
+ * (an agent takes nothing from blanks, and the built-in one answers nothing to them), at most
+ * MESSAGE_MAX_BYTES of UTF-8.
+ */
+export const MessageText = z
+  .string()
+  .min(1, 'must not be empty')
+  // Characters first (a UTF-8 byte count is never below it), then the bytes themselves.
+  .max(MESSAGE_MAX_BYTES, { abort: true })
+  .refine((text) => text.trim() !== '', 'must hold more than white space')
+  .refine(
+    (text) => new TextEncoder().encode(text).length <= MESSAGE_MAX_BYTES,
+    `at most ${MESSAGE_MAX_BYTES} bytes of UTF-8`,
+  );
+
 export const CodonMessageRequest = ours(
-  z.object({
-    text: z
-      .string()
-      .min(1)
-      // Characters first (a UTF-8 byte count is never below it), then the bytes themselves.
-      .max(MESSAGE_MAX_BYTES, { abort: true })
-      .refine(
-        (text) => new TextEncoder().encode(text).length <= MESSAGE_MAX_BYTES,
-        `at most ${MESSAGE_MAX_BYTES} bytes of UTF-8`,
-      ),
-  }),
+  z.object({ text: MessageText }),
   'A message to the running codon\'s agent (README "Steering a running agent"); answered by the codon.message event.',
 );
 

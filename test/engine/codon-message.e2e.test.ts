@@ -148,6 +148,10 @@ describe('codon.message (steering a running agent)', () => {
     expect(preparing.message).toContain('codon one is still preparing');
     const readonly = await refusal(viewer.sendMessage('let me in'));
     expect(readonly.code).toBe('INSUFFICIENT_PERMISSIONS');
+    // Blanks are not a message (the built-in agent would answer nothing to them: trial 17 H1).
+    const blank = await refusal(client.sendMessage(' \n\t '));
+    expect(blank.code).toBe('INVALID_COMMAND');
+    expect(blank.message).toContain('must hold more than white space');
     const completed = client.next('codon.completed', () => true, WAIT);
     writeFileSync(join(root, 'rig-go'), '');
     expect((await completed).data.success).toBe(true);

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ServerEvent } from '../../src/protocol/index.ts';
 import { orderedCodons, runningCodon } from '../../src/tui/store/codons.ts';
+import { messageLine } from '../../src/tui/store/messages.ts';
 import {
   currentRunCost,
   describeCost,
@@ -755,5 +756,17 @@ describe('a loop until verify whose gates passed', () => {
     expect(text(s).slice(2, 4)).toEqual(['· sign#1 passed over $0', '· sign#2 passed over $0']);
     // The same set for the web overview.
     expect([...passedOverCodons(orderedCodons(s.codons), s.run.idle)]).toEqual(['sign#1', 'sign#2']);
+  });
+});
+
+describe('a codon.message in the activity list (trial 17 M2)', () => {
+  it('is one line without the control characters and escape sequences its sender put in', () => {
+    const line = messageLine({
+      codonId: 'one',
+      text: '\u0000\u001b[31mred\u001b[0m\nline2\ttab',
+      from: { kind: 'client', clientId: 'c-1' },
+      delivery: 'live',
+    });
+    expect(line).toBe('client c-1 → agent: red line2 tab');
   });
 });

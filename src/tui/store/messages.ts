@@ -1,4 +1,5 @@
 import type { EventData, MessageSender } from '../../protocol/index.ts';
+import { oneLine } from '../format.ts';
 
 /** Who sent a codon.message, as activity lists show it: you (this UI's client), another client, a sentinel. */
 export function senderLabel(from: MessageSender, ownClientIds: readonly string[] = []): string {
@@ -12,7 +13,12 @@ const DELIVERY_NOTE: Record<EventData<'codon.message'>['delivery'], string> = {
   prompt: " (with the redo's prompt)",
 };
 
-/** `you → agent: text`, `sentinel loop → agent: text (a new turn)`. */
+/**
+ * `you → agent: text`, `sentinel loop → agent: text (a new turn)`: on one line, without control
+ * characters (any client or a sentinel's output writes the text; it is drawn in other people's
+ * terminals), whole up to the largest message (32 KiB).
+ */
 export function messageLine(data: EventData<'codon.message'>, ownClientIds?: readonly string[]): string {
-  return `${senderLabel(data.from, ownClientIds)} → agent: ${data.text}${DELIVERY_NOTE[data.delivery]}`;
+  const text = oneLine(data.text, 32 * 1024);
+  return `${senderLabel(data.from, ownClientIds)} → agent: ${text}${DELIVERY_NOTE[data.delivery]}`;
 }

@@ -252,6 +252,30 @@ ${extra}`;
     expect(r.events.filter((e) => e.type === 'codon.started')).toHaveLength(2);
   });
 
+  it('a message that renders empty is not sent (a sentinel.error), and the codon goes on (trial 17 H2)', async () => {
+    const r = await run(
+      workPlan(
+        [
+          '          - { when: [{ path: repeating, op: equals, value: false }], do: halt, after: 2 }',
+          '          - { when: [{ path: repeating, op: equals, value: false }], do: message, text: "{{output.advice}}" }',
+        ].join('\n'),
+        '        cooldownMs: 0',
+      ),
+      {
+        tracks: [
+          { name: 'judge', match: { system: 'You judge whether' }, whenExhausted: verdict(false) },
+          ...(workScript.tracks ?? []).filter((t) => t.name !== 'judge'),
+        ],
+      },
+    );
+    const failed = await r.until('sentinel.error', (e) => e.data.errorType === 'action-failed');
+    expect(failed.data.message).toBe('message failed: INVALID_COMMAND: the message is not sent: must not be empty');
+    // The halt on the second verdict still ends the codon: nothing hangs on a blank message.
+    const completed = await r.until('codon.completed', (e) => e.data.codonId === 'work');
+    expect(completed.data.success).toBe(false);
+    expect(r.events.filter((e) => e.type === 'codon.message')).toEqual([]);
+  });
+
   it('redo: runs the codon again once with the text added to its prompt, then not again', async () => {
     const r = await run(
       workPlan(

@@ -30,6 +30,8 @@ export function describeEvent(e: ServerEvent, endedBy?: EndedBy): string | undef
       return `    file  ${e.data.action} ${e.data.path}`;
     case 'codon.message':
       return `    hear  ${oneLine(messageLine(e.data))}`;
+    case 'rollback.completed':
+      return `<< rolled back to ${e.data.codonId} (${e.data.checkpointType}, checkpoint ${e.data.checkpoint.slice(0, 12)}): run ${e.data.toRun}`;
     case 'codon.completed': {
       const took = `${(e.data.duration / 1000).toFixed(1)}s, $${e.data.cost.toFixed(4)}`;
       const reason = e.data.failureReason;

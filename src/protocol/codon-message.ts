@@ -34,6 +34,23 @@ export const MessageText = z
     `at most ${MESSAGE_MAX_BYTES} bytes of UTF-8`,
   );
 
+/**
+ * `text` cut to what a message may hold (MESSAGE_MAX_BYTES of UTF-8), between characters: what a
+ * typing UI keeps, so what it shows is what is sent.
+ */
+export function fitMessage(text: string): string {
+  const encoder = new TextEncoder();
+  if (text.length * 3 <= MESSAGE_MAX_BYTES || encoder.encode(text).length <= MESSAGE_MAX_BYTES) return text;
+  let bytes = 0;
+  let end = 0;
+  for (const char of text) {
+    bytes += encoder.encode(char).length;
+    if (bytes > MESSAGE_MAX_BYTES) break;
+    end += char.length;
+  }
+  return text.slice(0, end);
+}
+
 export const CodonMessageRequest = ours(
   z.object({ text: MessageText }),
   'A message to the running codon\'s agent (README "Steering a running agent"); answered by the codon.message event.',

@@ -100,3 +100,18 @@ describe('the console view of sentinel actions', () => {
     ]);
   });
 });
+
+describe('the console view of a rollback (trial 17 M5)', () => {
+  it('says where the agent root went back to and which run goes on', () => {
+    const done = ev('rollback.completed', {
+      fromRun: 'run-1',
+      toRun: 'run-2',
+      checkpoint: '0123456789abcdef0123456789abcdef01234567',
+      codonId: 'work',
+      codonName: 'Work',
+      checkpointType: 'rig-setup',
+      autoRestart: false,
+    });
+    expect(lines([done])).toEqual(['<< rolled back to work (rig-setup, checkpoint 0123456789ab): run run-2']);
+  });
+});

@@ -1,4 +1,4 @@
-import { own } from '../../protocol/index.ts';
+import { fitMessage, own } from '../../protocol/index.ts';
 import { oneLine } from '../format.ts';
 import type { RollbackTarget } from '../store/selectors.ts';
 import {
@@ -175,7 +175,9 @@ export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: Key
     if (key.escape) return to(closed());
     if (key.return)
       return modal.text.trim() === '' ? to(closed()) : to(closed(), [{ kind: 'message', text: modal.text }]);
-    const text = typeText(modal.text, input, key, MESSAGE_MAX_CHARS);
+    const typed = typeText(modal.text, input, key, Number.POSITIVE_INFINITY);
+    // Up to the protocol's limit (32 KiB of UTF-8), cut between characters.
+    const text = typed === undefined ? undefined : fitMessage(typed);
     return text === undefined ? same() : to({ ...view, modal: { ...modal, text } });
   }
   if (input === 'q' && !key.ctrl) return same([{ kind: 'quit' }]);
@@ -277,14 +279,13 @@ export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: Key
   return same();
 }
 
-/** A typed message is kept under the protocol's limit even in 4-byte characters. */
-const MESSAGE_MAX_CHARS = 8_000;
-
 /** One key on a line of typed text: the new text, or undefined when the key types nothing. */
 function typeText(value: string, input: string, key: KeyInfo, max: number): string | undefined {
   if (key.backspace || key.delete) return Array.from(value).slice(0, -1).join('');
   if (key.ctrl || key.meta || !input) return undefined;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: typed text keeps printable characters only
   const typed = input.replace(/[\u0000-\u001f\u007f]/g, '');
-  return (value + typed).slice(0, max);
+  return Array.from(value + typed)
+    .slice(0, max)
+    .join('');
 }

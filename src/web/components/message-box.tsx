@@ -1,4 +1,5 @@
 import React from 'react';
+import { fitMessage } from '../../protocol/codon-message.ts';
 
 /**
  * A message to the running codon's agent (codon.message; README "Steering a running agent"). Shown
@@ -27,9 +28,8 @@ export function MessageBox({
         message to the agent of <b>{codonId}</b>{' '}
         <input
           value={text}
-          maxLength={8_000}
           placeholder="it joins the agent's next request"
-          onChange={(e) => setText(e.target.value)}
+          onChange={(e) => setText(fitMessage(e.target.value))}
           data-testid="message-text"
         />
       </label>

@@ -269,7 +269,9 @@ ${extra}`;
       },
     );
     const failed = await r.until('sentinel.error', (e) => e.data.errorType === 'action-failed');
-    expect(failed.data.message).toBe('message failed: INVALID_COMMAND: the message is not sent: must not be empty');
+    expect(failed.data.message).toBe(
+      'message failed: INVALID_COMMAND: the message is not sent: must not be empty',
+    );
     // The halt on the second verdict still ends the codon: nothing hangs on a blank message.
     const completed = await r.until('codon.completed', (e) => e.data.codonId === 'work');
     expect(completed.data.success).toBe(false);

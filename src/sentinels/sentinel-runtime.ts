@@ -27,7 +27,8 @@ type SentinelEventType =
   | 'sentinel.output'
   | 'sentinel.error'
   | 'sentinel.triggered'
-  | 'sentinel.action';
+  | 'sentinel.action'
+  | 'info';
 
 export type Publish = <T extends SentinelEventType>(type: T, data: EventInput<T>) => Promise<unknown>;
 
@@ -332,6 +333,7 @@ export class SentinelRuntime {
         return this.#o.publish('sentinel.action', { ...base, ...data });
       },
       failed: (message) => this.#publishError('action-failed', message, false),
+      heldBack: (message) => this.#o.publish('info', { message }),
     });
   }
 

@@ -79,6 +79,9 @@ export function freshGuards(actionCount: number): RunGuards {
 
 export type Limits = { maxActions: number; cooldownMs: number };
 
+/** An action whose `when` held (as often as `after` asks) but that a guard kept back, and which one. */
+export type HeldBack = { index: number; kind: ActionKind; why: string };
+
 export type Decision = {
   index: number;
   kind: ActionKind;
@@ -100,18 +103,38 @@ export function decideActions(
   limits: Limits,
   now: number,
   redosDone: (index: number) => number,
-): { decisions: Decision[]; guards: RunGuards } {
+): { decisions: Decision[]; guards: RunGuards; heldBack: HeldBack[] } {
   const held = [...guards.held];
   let { taken, lastMessageAt, ended } = guards;
   const decisions: Decision[] = [];
+  const heldBack: HeldBack[] = [];
+  const hold = (index: number, kind: ActionKind, why: string) => heldBack.push({ index, kind, why });
   for (const [index, action] of actions.entries()) {
     if (!action.holds(context.output)) continue;
     const times = (held[index] ?? 0) + 1;
     held[index] = times;
-    if (ended || times < action.after || taken >= limits.maxActions) continue;
+    if (times < action.after) continue;
+    if (ended) {
+      hold(index, action.kind, "an earlier action of this sentinel ended the codon's run");
+      continue;
+    }
+    if (taken >= limits.maxActions) {
+      hold(index, action.kind, `maxActions (${limits.maxActions}) reached in this codon's run`);
+      continue;
+    }
     const message = action.kind === 'message';
-    if (message && lastMessageAt !== undefined && now - lastMessageAt < limits.cooldownMs) continue;
-    if (action.max !== undefined && redosDone(index) >= action.max) continue;
+    if (message && lastMessageAt !== undefined && now - lastMessageAt < limits.cooldownMs) {
+      hold(
+        index,
+        action.kind,
+        `cooldown: ${Math.ceil((limits.cooldownMs - (now - lastMessageAt)) / 1000)} s left`,
+      );
+      continue;
+    }
+    if (action.max !== undefined && redosDone(index) >= action.max) {
+      hold(index, action.kind, `its max (${action.max}) redos of this codon were taken`);
+      continue;
+    }
     const reason = action.after > 1 ? `${action.condition} (${times} times)` : action.condition;
     const decision = { index, kind: action.kind, reason };
     if (action.text) {
@@ -126,5 +149,5 @@ export function decideActions(
     if (message) lastMessageAt = now;
     if (ENDS_RUN.has(action.kind)) ended = true;
   }
-  return { decisions, guards: { taken, lastMessageAt, held, ended } };
+  return { decisions, guards: { taken, lastMessageAt, held, ended }, heldBack };
 }

@@ -64,6 +64,8 @@ export type ActionsOptions = {
   }): Promise<unknown>;
   /** sentinel.error with errorType action-failed. */
   failed(message: string): Promise<unknown>;
+  /** An action a guard kept back (an `info` event: nothing happened, and why). */
+  heldBack(message: string): Promise<unknown>;
 };
 
 /**
@@ -89,10 +91,19 @@ export class SentinelActions {
   async afterOutput(output: Output, triggerNumber: number): Promise<void> {
     const o = this.#o;
     const context: ActionContext = { output, sentinelId: o.sentinelId, codon: o.codon, triggerNumber };
-    const { decisions, guards } = decideActions(o.actions, context, this.#guards, o.limits, o.now(), (i) =>
-      this.#redosDone(i),
+    const { decisions, guards, heldBack } = decideActions(
+      o.actions,
+      context,
+      this.#guards,
+      o.limits,
+      o.now(),
+      (i) => this.#redosDone(i),
     );
     this.#guards = guards;
+    for (const held of heldBack)
+      await o.heldBack(
+        `sentinel ${o.sentinelId}: ${held.kind} on output #${triggerNumber} not taken${o.dryRun ? ' (dry run)' : ''}: ${held.why}`,
+      );
     for (const decision of decisions) {
       if ('error' in decision) {
         await o.failed(`${decision.kind} not taken: ${decision.error}`);

@@ -162,3 +162,54 @@ describe('decideActions (pure)', () => {
     });
   });
 });
+
+describe('actions a guard keeps back say why (trial 17 M3)', () => {
+  it('the cooldown, maxActions, a redo past its max and an earlier halt each name themselves', () => {
+    const actions = compiled([
+      { when: REPEATING, do: 'message', text: '{{output.advice}}' },
+      { when: REPEATING, do: 'redo', max: 1 },
+      { when: REPEATING, do: 'halt', after: 2 },
+    ]);
+    const limits = { maxActions: 5, cooldownMs: 30_000 };
+    let guards: RunGuards = freshGuards(actions.length);
+    const step = (at: number, redos: number) => {
+      const s = decideActions(actions, context(verdict(true)), guards, limits, at, () => redos);
+      guards = s.guards;
+      return { taken: s.decisions.map((d) => d.kind), held: s.heldBack.map((h) => `${h.kind}: ${h.why}`) };
+    };
+    // The redo ends the run: the halt (not yet due) says nothing; the message went first.
+    expect(step(0, 0)).toEqual({ taken: ['message', 'redo'], held: [] });
+    const fresh = (at: number, redos: number) => {
+      guards = freshGuards(actions.length);
+      return step(at, redos);
+    };
+    expect(fresh(0, 1)).toEqual({
+      taken: ['message'],
+      held: ['redo: its max (1) redos of this codon were taken'],
+    });
+    expect(step(10_000, 1)).toEqual({
+      taken: ['halt'],
+      held: ['message: cooldown: 20 s left', 'redo: its max (1) redos of this codon were taken'],
+    });
+    expect(step(50_000, 1)).toEqual({
+      taken: [],
+      held: [
+        "message: an earlier action of this sentinel ended the codon's run",
+        "redo: an earlier action of this sentinel ended the codon's run",
+        "halt: an earlier action of this sentinel ended the codon's run",
+      ],
+    });
+    guards = freshGuards(actions.length);
+    const tight = decideActions(
+      actions,
+      context(verdict(true)),
+      guards,
+      { maxActions: 1, cooldownMs: 0 },
+      0,
+      () => 1,
+    );
+    expect(tight.heldBack.map((h) => `${h.kind}: ${h.why}`)).toEqual([
+      "redo: maxActions (1) reached in this codon's run",
+    ]);
+  });
+});

@@ -47,8 +47,16 @@ export class CheckpointStore {
   readonly #log: CheckpointLogger | undefined;
   readonly #include: readonly Buffer[];
   readonly #packs: boolean;
+  readonly #durable: boolean;
   /** Files the last checkpoint recorded in the second it ended: hashed again at the next one. */
   #recheck: Recheck[] = [];
+  /**
+   * The store is the only writer of its branches and index (the engine's runtime lock), so what it
+   * wrote last is kept: each run branch's tip (checked again at each move: a compare-and-swap) and the
+   * tree the index holds. Forgotten on a failure, and the index's tree on a restore: then git is asked.
+   */
+  readonly #tips = new Map<string, string>();
+  #indexTree: string | undefined;
 
   private constructor(options: ResolvedOptions, repo: OpenedRepo) {
     this.gitDir = repo.gitDir;
@@ -60,6 +68,7 @@ export class CheckpointStore {
     this.#log = options.logger;
     this.#include = options.include;
     this.#packs = repo.packs;
+    this.#durable = options.durable;
   }
 
   /**
@@ -85,7 +94,8 @@ export class CheckpointStore {
         const branch = runBranchName(runId);
         if (!branch.ok) return branch;
         const ref = `refs/heads/${branch.value}`;
-        const existing = await commitOf(this.#git, ref);
+        const cached = this.#tips.get(ref);
+        const existing = cached === undefined ? await commitOf(this.#git, ref) : ok(cached);
         if (!existing.ok) return existing;
         if (existing.value) {
           return fail(
@@ -133,8 +143,13 @@ export class CheckpointStore {
         const branch = runBranchName(parsed.data.runId);
         if (!branch.ok) return branch;
         const ref = `refs/heads/${branch.value}`;
-        // The tip is read while the tree is scanned: the scan is the long part, and they do not interact.
-        const [tip, staged] = await Promise.all([commitOf(this.#git, ref), this.#stage()]);
+        // A tip not known yet is read while the tree is scanned: the scan is the long part, and they
+        // do not interact.
+        const known = this.#tips.get(ref);
+        const [tip, staged] = await Promise.all([
+          known === undefined ? commitOf(this.#git, ref) : ok(known),
+          this.#stage(),
+        ]);
         if (!tip.ok) return tip;
         if (!tip.value)
           return fail('RUN_NOT_FOUND', `Run ${parsed.data.runId} has not been started (startRun).`);
@@ -245,6 +260,7 @@ export class CheckpointStore {
         if (!changes.ok) return changes;
         // The index is the checkpoint's now: what was to be looked at again may not be in it.
         this.#recheck = [];
+        this.#indexTree = undefined;
         const restored = await restoreWorkTree(this.#git, {
           workTree: this.workTree,
           gitDir: this.gitDir,
@@ -346,7 +362,9 @@ export class CheckpointStore {
       include: this.#include,
       recheck: this.#recheck,
       packs: this.#packs,
+      indexTree: this.#indexTree,
     });
+    this.#indexTree = staged.ok ? staged.value.tree : undefined;
     if (staged.ok) this.#recheck = staged.value.recheck;
     return staged;
   }
@@ -358,8 +376,20 @@ export class CheckpointStore {
     refExists: boolean,
     staged: Staged,
   ): Promise<Result<CreatedCheckpoint>> {
-    const sha = await commitCheckpoint(this.#git, { tree: staged.tree, parent, meta, ref, refExists });
-    if (!sha.ok) return sha;
+    const sha = await commitCheckpoint({
+      gitDir: this.gitDir,
+      durable: this.#durable,
+      tree: staged.tree,
+      parent,
+      meta,
+      ref,
+      refExists,
+    });
+    if (!sha.ok) {
+      this.#tips.delete(ref);
+      return sha;
+    }
+    this.#tips.set(ref, sha.value);
     if (staged.skippedLargeFiles.length > 0) {
       this.#log?.warn(
         { sha: sha.value, files: staged.skippedLargeFiles },

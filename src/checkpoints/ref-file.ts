@@ -83,3 +83,29 @@ export function packedRef(packed: string, ref: string): string | null {
 function reflogMessage(message: string): string {
   return message.replace(/\s+/g, ' ').trim();
 }
+
+/**
+ * Points HEAD (always a loose file) at a commit (`<sha>`, detached) or a branch (`ref: <ref>`), as
+ * `git update-ref --no-deref HEAD` and `git symbolic-ref HEAD` do: under git's `HEAD.lock`, renamed
+ * into place. No reflog line is written for HEAD.
+ */
+export async function writeHead(gitDir: string, target: string, durable: boolean): Promise<void> {
+  const path = join(gitDir, 'HEAD');
+  const lock = `${path}.lock`;
+  const file = await open(lock, 'wx', 0o666).catch((error: NodeJS.ErrnoException) => {
+    throw error.code === 'EEXIST' ? new Error(`Unable to create '${lock}': File exists`) : error;
+  });
+  let locked = true;
+  try {
+    await file.writeFile(`${target}\n`);
+    if (durable) await file.sync();
+    await file.close();
+    await rename(lock, path);
+    locked = false;
+  } finally {
+    if (locked) {
+      await file.close().catch(() => {});
+      await unlink(lock).catch(() => {});
+    }
+  }
+}

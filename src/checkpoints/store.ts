@@ -14,6 +14,7 @@ import {
 } from './options.ts';
 import { type ParsedDiff, parseUnifiedDiff } from './parse-diff.ts';
 import type { Recheck } from './recheck.ts';
+import { writeHead } from './ref-file.ts';
 import { type CodonCheckpointRequest, resolveCodonCheckpoint } from './resolve-codon.ts';
 import { resolveCheckpointSha } from './resolve-sha.ts';
 import { compareWithIndex, restoreWorkTree } from './restore-tree.ts';
@@ -124,8 +125,14 @@ export class CheckpointStore {
         if (!staged.ok) return staged;
         const created = await this.#commit({ ...meta, initial: true }, ref, parent, false, staged.value);
         if (!created.ok) return created;
-        const head = await this.#git(['symbolic-ref', 'HEAD', ref]);
-        if (head.code !== 0) return gitFailure(`make ${branch.value} the current branch`, head);
+        try {
+          await writeHead(this.gitDir, `ref: ${ref}`, this.#durable);
+        } catch (error) {
+          return fail(
+            'CHECKPOINT_FAILED',
+            `Could not make ${branch.value} the current branch: ${(error as Error).message}`,
+          );
+        }
         return created;
       },
       'CHECKPOINT_FAILED',
@@ -267,6 +274,7 @@ export class CheckpointStore {
           maxFileBytes: this.maxFileBytes,
           sha: target.value.sha,
           changes: changes.value,
+          durable: this.#durable,
         });
         return restored.ok ? ok({ checkpoint: target.value, ...restored.value }) : restored;
       },

@@ -15,8 +15,8 @@ export async function commitOf(git: GitRun, ref: string): Promise<Result<string 
 
 /**
  * Writes a checkpoint commit of `tree` and moves `ref` to it, only if `ref` is still at `parent` (or
- * absent, for a new run: `parent` null or `refExists` false): a checkpoint can never silently replace
- * another. No git runs: see commit-object.ts and ref-file.ts.
+ * absent, for a new run: `refExists` false): a checkpoint can never silently replace another. No git
+ * runs: see commit-object.ts and ref-file.ts.
  */
 export async function commitCheckpoint(args: {
   gitDir: string;

@@ -14,7 +14,7 @@ import {
 } from './options.ts';
 import { type ParsedDiff, parseUnifiedDiff } from './parse-diff.ts';
 import type { Recheck } from './recheck.ts';
-import { writeHead } from './ref-file.ts';
+import { readRef, writeHead } from './ref-file.ts';
 import { type CodonCheckpointRequest, resolveCodonCheckpoint } from './resolve-codon.ts';
 import { resolveCheckpointSha } from './resolve-sha.ts';
 import { compareWithIndex, restoreWorkTree } from './restore-tree.ts';
@@ -52,11 +52,9 @@ export class CheckpointStore {
   /** Files the last checkpoint recorded in the second it ended: hashed again at the next one. */
   #recheck: Recheck[] = [];
   /**
-   * The store is the only writer of its branches and index (the engine's runtime lock), so what it
-   * wrote last is kept: each run branch's tip (checked again at each move: a compare-and-swap) and the
-   * tree the index holds. Forgotten on a failure, and the index's tree on a restore: then git is asked.
+   * The tree the index holds, as the last checkpoint wrote it: the store is the index's only writer
+   * (the engine's runtime lock). Forgotten on a failure and on a restore: then git writes it again.
    */
-  readonly #tips = new Map<string, string>();
   #indexTree: string | undefined;
 
   private constructor(options: ResolvedOptions, repo: OpenedRepo) {
@@ -95,8 +93,7 @@ export class CheckpointStore {
         const branch = runBranchName(runId);
         if (!branch.ok) return branch;
         const ref = `refs/heads/${branch.value}`;
-        const cached = this.#tips.get(ref);
-        const existing = cached === undefined ? await commitOf(this.#git, ref) : ok(cached);
+        const existing = await tipOf(this.gitDir, ref);
         if (!existing.ok) return existing;
         if (existing.value) {
           return fail(
@@ -150,13 +147,9 @@ export class CheckpointStore {
         const branch = runBranchName(parsed.data.runId);
         if (!branch.ok) return branch;
         const ref = `refs/heads/${branch.value}`;
-        // A tip not known yet is read while the tree is scanned: the scan is the long part, and they
-        // do not interact.
-        const known = this.#tips.get(ref);
-        const [tip, staged] = await Promise.all([
-          known === undefined ? commitOf(this.#git, ref) : ok(known),
-          this.#stage(),
-        ]);
+        // The tip is read while the tree is scanned: the scan is the long part, and they do not
+        // interact. The branch's move checks it again (compare-and-swap).
+        const [tip, staged] = await Promise.all([tipOf(this.gitDir, ref), this.#stage()]);
         if (!tip.ok) return tip;
         if (!tip.value)
           return fail('RUN_NOT_FOUND', `Run ${parsed.data.runId} has not been started (startRun).`);
@@ -393,11 +386,7 @@ export class CheckpointStore {
       ref,
       refExists,
     });
-    if (!sha.ok) {
-      this.#tips.delete(ref);
-      return sha;
-    }
-    this.#tips.set(ref, sha.value);
+    if (!sha.ok) return sha;
     if (staged.skippedLargeFiles.length > 0) {
       this.#log?.warn(
         { sha: sha.value, files: staged.skippedLargeFiles },
@@ -472,6 +461,15 @@ export class CheckpointStore {
 }
 
 const FULL_SHA = /^[0-9a-f]{40}$/;
+
+/** The commit a run branch names, or null: read by the store itself (its loose file or packed-refs). */
+async function tipOf(gitDir: string, ref: string): Promise<Result<string | null>> {
+  try {
+    return ok(await readRef(gitDir, ref));
+  } catch (error) {
+    return fail('STORE_FAILED', `Could not read ${ref}: ${(error as Error).message}`);
+  }
+}
 
 /** A path relative to the agent root as one literal pathspec (none for the root), or undefined outside it. */
 function relativePathspec(path: string): string[] | undefined {

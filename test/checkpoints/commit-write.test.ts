@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commitBody, gitDate, looseObject, writeLooseObject } from '../../src/checkpoints/commit-object.ts';
 import { IDENTITY } from '../../src/checkpoints/git-env.ts';
+import { CheckpointStore } from '../../src/checkpoints/index.ts';
 import { formatCheckpointMessage } from '../../src/checkpoints/message.ts';
 import { moveRef, packedRef, readRef } from '../../src/checkpoints/ref-file.ts';
 import { checkpointOf, openStore, read, storeGit, treePaths, unwrap, workFiles, write } from './helpers.ts';
@@ -70,20 +71,25 @@ describe('moving a branch', () => {
     expect(storeGit(store, ['fsck', '--strict', '--no-dangling'])).toBe('');
   });
 
-  it('refuses to move a branch another writer moved, and goes on from where it is then', async () => {
-    const { store, agentRoot } = await openStore();
+  it('goes on from where another writer moved the branch, never over it', async () => {
+    const { store, agentRoot, dir } = await openStore();
     unwrap(await store.startRun('r'));
     const c1 = unwrap(await checkpointOf(store, 'r', 'c1'));
     // Someone else moves the run's branch back to the initial checkpoint.
     storeGit(store, ['update-ref', 'refs/heads/run/r', c1.parentSha ?? '']);
     write(agentRoot, 'a.txt', 'a');
-    const lost = await checkpointOf(store, 'r', 'c2');
-    expect(lost.ok ? 'ok' : lost.error.message).toMatch(/moved meanwhile/);
-    expect(storeGit(store, ['rev-parse', 'refs/heads/run/r']).trim()).toBe(c1.parentSha);
-    // The store does not keep a tip it could not confirm: the next checkpoint grows from the real one.
-    const c3 = unwrap(await checkpointOf(store, 'r', 'c3'));
-    expect(c3.parentSha).toBe(c1.parentSha);
-    expect(treePaths(store, c3.sha)).toEqual(['a.txt']);
+    const c2 = unwrap(await checkpointOf(store, 'r', 'c2'));
+    expect(c2.parentSha).toBe(c1.parentSha);
+    expect(treePaths(store, c2.sha)).toEqual(['a.txt']);
+    // Two stores on one repository, taking turns: one line of history, each on the other's last.
+    const other = unwrap(await CheckpointStore.open({ executionDir: dir, workTree: agentRoot }));
+    let last = c2.sha;
+    for (let i = 0; i < 4; i++) {
+      const next = unwrap(await checkpointOf(i % 2 ? store : other, 'r', `t${i}`));
+      expect(next.parentSha).toBe(last);
+      last = next.sha;
+    }
+    expect(storeGit(store, ['rev-parse', 'refs/heads/run/r']).trim()).toBe(last);
   });
 
   it('reads a branch packed by compact (git gc) and moves it on', async () => {
@@ -121,7 +127,7 @@ describe('moving a branch', () => {
       }),
     ).rejects.toThrow(/File exists/);
     expect(read(store.gitDir, 'refs/heads/run/r.lock')).toBe('');
-    // A lost compare-and-swap takes its own lock away.
+    // A lost compare-and-swap takes its own lock away and moves nothing.
     rmSync(join(store.gitDir, 'refs/heads/run/r.lock'));
     await expect(
       moveRef(store.gitDir, {
@@ -132,7 +138,17 @@ describe('moving a branch', () => {
         durable: false,
       }),
     ).rejects.toThrow(/reference already exists/);
+    await expect(
+      moveRef(store.gitDir, {
+        ref: 'refs/heads/run/r',
+        to: initial.sha,
+        from: '1'.repeat(40),
+        reflog: 'x',
+        durable: false,
+      }),
+    ).rejects.toThrow(/but expected/);
     expect(workFiles(join(store.gitDir, 'refs'))).toEqual(['heads/run/r']);
+    expect(storeGit(store, ['rev-parse', 'refs/heads/run/r']).trim()).toBe(initial.sha);
   });
 });
 

@@ -87,9 +87,10 @@ function reflogMessage(message: string): string {
 /**
  * Points HEAD (always a loose file) at a commit (`<sha>`, detached) or a branch (`ref: <ref>`), as
  * `git update-ref --no-deref HEAD` and `git symbolic-ref HEAD` do: under git's `HEAD.lock`, renamed
- * into place. No reflog line is written for HEAD.
+ * into place. Not fsynced (git does not fsync a symbolic ref either): HEAD lost in a crash is left
+ * where it was, which names no checkpoint's branch (they name theirs). No reflog line for HEAD.
  */
-export async function writeHead(gitDir: string, target: string, durable: boolean): Promise<void> {
+export async function writeHead(gitDir: string, target: string): Promise<void> {
   const path = join(gitDir, 'HEAD');
   const lock = `${path}.lock`;
   const file = await open(lock, 'wx', 0o666).catch((error: NodeJS.ErrnoException) => {
@@ -98,7 +99,6 @@ export async function writeHead(gitDir: string, target: string, durable: boolean
   let locked = true;
   try {
     await file.writeFile(`${target}\n`);
-    if (durable) await file.sync();
     await file.close();
     await rename(lock, path);
     locked = false;

@@ -38,8 +38,6 @@ export async function restoreWorkTree(
     maxFileBytes: number;
     sha: string;
     changes: IndexChange[];
-    /** fsync HEAD once it is back on its branch. */
-    durable: boolean;
   },
 ): Promise<Result<Restored>> {
   const { changes } = options;
@@ -55,14 +53,14 @@ export async function restoreWorkTree(
   // HEAD is left on the checkpoint, harmless: checkpoints name their branch explicitly.
   const branch = await currentBranchRef(options.gitDir);
   try {
-    await writeHead(options.gitDir, options.sha, false);
+    await writeHead(options.gitDir, options.sha);
   } catch (error) {
     return fail('RESTORE_FAILED', `Could not point HEAD at the checkpoint: ${(error as Error).message}`);
   }
   const reset = await git(['reset', '-q', '--hard']);
   const [reattached, untracked] = await Promise.all([
     branch
-      ? writeHead(options.gitDir, `ref: ${branch}`, options.durable).then(
+      ? writeHead(options.gitDir, `ref: ${branch}`).then(
           () => null,
           (error: Error) => error.message,
         )

@@ -123,7 +123,7 @@ export class CheckpointStore {
         const created = await this.#commit({ ...meta, initial: true }, ref, parent, false, staged.value);
         if (!created.ok) return created;
         try {
-          await writeHead(this.gitDir, `ref: ${ref}`, this.#durable);
+          await writeHead(this.gitDir, `ref: ${ref}`);
         } catch (error) {
           return fail(
             'CHECKPOINT_FAILED',
@@ -267,7 +267,6 @@ export class CheckpointStore {
           maxFileBytes: this.maxFileBytes,
           sha: target.value.sha,
           changes: changes.value,
-          durable: this.#durable,
         });
         return restored.ok ? ok({ checkpoint: target.value, ...restored.value }) : restored;
       },

@@ -1,5 +1,5 @@
 import { commitBody, gitDate, looseObject, writeLooseObject } from './commit-object.ts';
-import { fail, ok, type Result } from './errors.ts';
+import { fail, fileFailureWords, ok, type Result } from './errors.ts';
 import { type GitRun, gitFailure } from './git-runner.ts';
 import { formatCheckpointMessage } from './message.ts';
 import { moveRef } from './ref-file.ts';
@@ -40,7 +40,7 @@ export async function commitCheckpoint(args: {
   try {
     await writeLooseObject(args.gitDir, object, args.durable);
   } catch (error) {
-    return fail('CHECKPOINT_FAILED', `Could not write the checkpoint commit: ${(error as Error).message}`);
+    return fail('CHECKPOINT_FAILED', `Could not write the checkpoint commit: ${fileFailureWords(error)}`);
   }
   try {
     await moveRef(args.gitDir, {
@@ -52,7 +52,7 @@ export async function commitCheckpoint(args: {
       now,
     });
   } catch (error) {
-    const detail = (error as Error).message;
+    const detail = fileFailureWords(error);
     return fail(
       'CHECKPOINT_FAILED',
       `Checkpoint commit ${object.sha} was written but ${args.ref} could not be moved to it` +

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseNameStatus, parseUntracked } from './changed-paths.ts';
 import { planClean } from './classify.ts';
 import { containsGitDir, observe, removeFiles, rootPrefix } from './disk.ts';
-import { fail, ok, type Result } from './errors.ts';
+import { fail, fileFailureWords, ok, type Result } from './errors.ts';
 import { type GitRun, gitFailure } from './git-runner.ts';
 import { expandOpaqueDirs } from './opaque-dirs.ts';
 import { writeHead } from './ref-file.ts';
@@ -55,7 +55,7 @@ export async function restoreWorkTree(
   try {
     await writeHead(options.gitDir, options.sha);
   } catch (error) {
-    return fail('RESTORE_FAILED', `Could not point HEAD at the checkpoint: ${(error as Error).message}`);
+    return fail('RESTORE_FAILED', `Could not point HEAD at the checkpoint: ${fileFailureWords(error)}`);
   }
   const reset = await git(['reset', '-q', '--hard']);
   const [reattached, untracked] = await Promise.all([

@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { z } from 'zod';
 import { commitCheckpoint, commitOf } from './commits.ts';
 import { parseNumstat } from './diff-stat.ts';
-import { type CheckpointErrorCode, fail, ok, type Result } from './errors.ts';
+import { type CheckpointErrorCode, fail, fileFailureWords, ok, type Result } from './errors.ts';
 import { type GitRun, gitFailure } from './git-runner.ts';
 import { LOG_FORMAT_ARGS, parseLog } from './history.ts';
 import { type OpenedRepo, openRepo } from './open-repo.ts';
@@ -127,7 +127,7 @@ export class CheckpointStore {
         } catch (error) {
           return fail(
             'CHECKPOINT_FAILED',
-            `Could not make ${branch.value} the current branch: ${(error as Error).message}`,
+            `Could not make ${branch.value} the current branch: ${fileFailureWords(error)}`,
           );
         }
         return created;
@@ -466,7 +466,7 @@ async function tipOf(gitDir: string, ref: string): Promise<Result<string | null>
   try {
     return ok(await readRef(gitDir, ref));
   } catch (error) {
-    return fail('STORE_FAILED', `Could not read ${ref}: ${(error as Error).message}`);
+    return fail('STORE_FAILED', `Could not read ${ref}: ${fileFailureWords(error)}`);
   }
 }
 

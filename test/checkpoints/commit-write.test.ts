@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commitBody, gitDate, looseObject, writeLooseObject } from '../../src/checkpoints/commit-object.ts';
+import { fileFailureWords } from '../../src/checkpoints/errors.ts';
 import { IDENTITY } from '../../src/checkpoints/git-env.ts';
 import { CheckpointStore } from '../../src/checkpoints/index.ts';
 import { formatCheckpointMessage } from '../../src/checkpoints/message.ts';
@@ -195,3 +196,16 @@ function storeGitWithEnv(
     },
   });
 }
+
+describe('fileFailureWords', () => {
+  it('says out of descriptors as a failed git start does, and keeps other errors as they are', () => {
+    const errno = (code: string, message: string) =>
+      Object.assign(new Error(message), { code, syscall: 'open', path: '/s/refs/heads/run/r' });
+    expect(fileFailureWords(errno('EMFILE', 'EMFILE: too many open files, open ...'))).toBe(
+      "EMFILE (too many open files in this process: its file descriptors are used up (ulimit -n)), open '/s/refs/heads/run/r'",
+    );
+    expect(fileFailureWords(errno('ENOSPC', 'ENOSPC: no space left on device, write'))).toBe(
+      'ENOSPC: no space left on device, write',
+    );
+  });
+});

@@ -4,7 +4,8 @@
  * checkpoint after a one-file change, a rollback across 5 checkpoints, and the disk growth of 50 small
  * checkpoints, beside `git add -A && git commit` and `git reset --hard && git clean -fd` on a plain
  * repository in a copy of the tree; and whether a checkpoint costs more as a run's history grows (400
- * checkpoints of a small tree, as a long plan takes them). The 100 000-file tree is
+ * checkpoints of a small tree, as a long plan takes them); and the gits (trace2) a checkpoint and a
+ * restore run. The 100 000-file tree is
  * bench/checkpoints-large.ts.
  *
  *   node_modules/.bin/node bench/checkpoints.ts
@@ -30,6 +31,7 @@ import {
   smallChanges,
   time,
   timed,
+  tracingGit,
 } from './checkpoint-tree.ts';
 import { isMain } from './stats.ts';
 
@@ -73,6 +75,8 @@ export type BenchResult = {
     listFirstMs: number;
     listLastMs: number;
   };
+  /** The gits each operation runs (trace2), on a 200-file tree. */
+  gits: { unchanged: string[]; oneChange: string[]; restore: string[] };
   targets: { maxRatio: number; maxCheckpointMs: number; met: boolean };
 };
 
@@ -215,6 +219,7 @@ export async function measure(options: BenchOptions = {}): Promise<BenchResult> 
 
     log(`a history of ${historyCheckpoints} checkpoints`);
     const history = await longHistory(join(root, 'history'), historyCheckpoints);
+    const gits = await gitsPerStep(join(root, 'gits'));
 
     const one = compare(oneOurs, onePlain);
     const back = compare(backOurs, backPlain);
@@ -242,6 +247,7 @@ export async function measure(options: BenchOptions = {}): Promise<BenchResult> 
       },
       listMs: median(listTimes),
       history,
+      gits,
       targets: {
         maxRatio: MAX_RATIO,
         maxCheckpointMs: MAX_CHECKPOINT_MS,
@@ -308,6 +314,39 @@ async function longHistory(dir: string, count: number): Promise<BenchResult['his
   };
 }
 
+/** The gits a checkpoint of an unchanged tree, one after a one-file change and a restore run. */
+async function gitsPerStep(dir: string): Promise<BenchResult['gits']> {
+  const agentRoot = join(dir, 'agentRoot');
+  const tree = generateTree([agentRoot], 200, 1024 * 1024);
+  const trace = tracingGit(dir);
+  const store = must(
+    await CheckpointStore.open({ executionDir: dir, workTree: agentRoot, gitBinary: trace.binary }),
+  );
+  const first = must(await store.startRun('gits')).sha;
+  const checkpoint = async () =>
+    must(
+      await store.create({
+        runId: 'gits',
+        codonId: 'c',
+        codonName: 'Codon',
+        checkpointType: 'completed',
+        status: 'completed',
+      }),
+    );
+  await checkpoint();
+  trace.read();
+  await checkpoint();
+  const unchanged = trace.read().map((run) => run.name);
+  changeFile(agentRoot, tree.smallFiles[0]!, 1);
+  await checkpoint();
+  const oneChange = trace.read().map((run) => run.name);
+  smallChanges(agentRoot, tree.smallFiles, 2);
+  await checkpoint();
+  trace.read();
+  must(await store.restore(first));
+  return { unchanged, oneChange, restore: trace.read().map((run) => run.name) };
+}
+
 function table(result: BenchResult): string {
   const ms = (v: number) => `${v.toFixed(0)} ms`;
   const mb = (v: number) => `${(v / 1024 / 1024).toFixed(2)} MB`;
@@ -353,6 +392,12 @@ function table(result: BenchResult): string {
       `${result.history.ratio}`,
     ],
     ['  list the run, first / last 25', ms(result.history.listFirstMs), ms(result.history.listLastMs), ''],
+    ...(['unchanged', 'oneChange', 'restore'] as const).map((step): [string, string, string, string] => [
+      `gits of ${{ unchanged: 'a checkpoint, nothing changed', oneChange: 'a checkpoint, 1 file changed', restore: 'a restore' }[step]}`,
+      `${result.gits[step].length}`,
+      '',
+      result.gits[step].join(' '),
+    ]),
   ];
   const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((r) => r[c]!.length)));
   const lines = rows.map((r) =>

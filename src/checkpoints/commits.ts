@@ -1,9 +1,9 @@
-import { fail, ok, type Result } from './errors.ts';
+import { commitBody, gitDate, looseObject, writeLooseObject } from './commit-object.ts';
+import { fail, fileFailureWords, ok, type Result } from './errors.ts';
 import { type GitRun, gitFailure } from './git-runner.ts';
 import { formatCheckpointMessage } from './message.ts';
+import { moveRef } from './ref-file.ts';
 import type { CheckpointMeta } from './schema.ts';
-
-const NO_COMMIT = '0000000000000000000000000000000000000000';
 
 /** The commit a ref points to, or null when the ref does not exist. */
 export async function commitOf(git: GitRun, ref: string): Promise<Result<string | null>> {
@@ -15,33 +15,57 @@ export async function commitOf(git: GitRun, ref: string): Promise<Result<string 
 
 /**
  * Writes a checkpoint commit of `tree` and moves `ref` to it, only if `ref` is still at `parent` (or
- * absent, for a new run): a checkpoint can never silently replace another.
+ * absent, for a new run: `refExists` false): a checkpoint can never silently replace another. No git
+ * runs: see commit-object.ts and ref-file.ts.
  */
-export async function commitCheckpoint(
-  git: GitRun,
-  args: { tree: string; parent: string | null; meta: CheckpointMeta; ref: string; refExists: boolean },
-): Promise<Result<string>> {
-  const parentArgs = args.parent ? ['-p', args.parent] : [];
-  const commit = await git(['commit-tree', args.tree, ...parentArgs, '-F', '-'], {
-    input: formatCheckpointMessage(args.meta),
-  });
-  if (commit.code !== 0) return gitFailure('write the checkpoint commit (git commit-tree)', commit);
-  const sha = commit.stdout.toString('utf8').trim();
-  const expected = args.refExists && args.parent ? args.parent : NO_COMMIT;
-  const reflog = `ribosome: ${args.meta.checkpointType} ${args.meta.codonId}`;
-  const moved = await git(['update-ref', '-m', reflog, args.ref, sha, expected]);
-  if (moved.code !== 0) {
-    const detail = moved.stderr || moved.spawnError || `exit code ${moved.code}`;
+export async function commitCheckpoint(args: {
+  gitDir: string;
+  durable: boolean;
+  tree: string;
+  parent: string | null;
+  meta: CheckpointMeta;
+  ref: string;
+  refExists: boolean;
+}): Promise<Result<string>> {
+  const now = new Date();
+  const object = looseObject(
+    'commit',
+    commitBody({
+      tree: args.tree,
+      parent: args.parent,
+      message: formatCheckpointMessage(args.meta),
+      date: gitDate(now),
+    }),
+  );
+  try {
+    await writeLooseObject(args.gitDir, object, args.durable);
+  } catch (error) {
+    return fail('CHECKPOINT_FAILED', `Could not write the checkpoint commit: ${fileFailureWords(error)}`);
+  }
+  try {
+    await moveRef(args.gitDir, {
+      ref: args.ref,
+      to: object.sha,
+      from: args.refExists ? args.parent : null,
+      reflog: `ribosome: ${args.meta.checkpointType} ${args.meta.codonId}`,
+      durable: args.durable,
+      now,
+    });
+  } catch (error) {
+    const detail = fileFailureWords(error);
     return fail(
       'CHECKPOINT_FAILED',
-      `Checkpoint commit ${sha} was written but ${args.ref} could not be moved to it` +
+      `Checkpoint commit ${object.sha} was written but ${args.ref} could not be moved to it` +
         `${refMovedMeanwhile(detail) ? ' (it moved meanwhile: another writer?)' : ''}: ${detail}`,
     );
   }
-  return ok(sha);
+  return ok(object.sha);
 }
 
-/** git's words when the compare-and-swap lost: the ref is not where we expected (not a failed write). */
+/**
+ * The words (git's, which moveRef keeps) of a lost compare-and-swap: the ref is not where we expected
+ * (not a failed write).
+ */
 export function refMovedMeanwhile(stderr: string): boolean {
   return /but expected|reference already exists/.test(stderr);
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ERRNO_HINTS } from '../processes/spawn-safely.ts';
 
 /**
  * Codes of the checkpoint store's errors. CHECKPOINT_NOT_FOUND, CHECKPOINT_AMBIGUOUS and CHECKPOINT_FAILED
@@ -39,4 +40,17 @@ export function ok<T>(value: T): { ok: true; value: T } {
 
 export function fail(code: CheckpointErrorCode, message: string): { ok: false; error: CheckpointError } {
   return { ok: false, error: { code, message } };
+}
+
+/**
+ * A failed file operation of the store's own (a commit or ref write), in the words a failed git start
+ * uses for the same cause: `EMFILE (too many open files in this process: ...), open '<path>'`.
+ * Other errors keep their message (`ENOSPC: no space left on device, write`), which the engine's
+ * storage diagnosis reads.
+ */
+export function fileFailureWords(error: unknown): string {
+  const err = error as NodeJS.ErrnoException;
+  const hint = err?.code === 'EMFILE' || err?.code === 'ENFILE' ? ERRNO_HINTS[err.code] : undefined;
+  if (!hint) return err?.message ?? String(error);
+  return `${err.code} (${hint})${err.syscall ? `, ${err.syscall}` : ''}${err.path ? ` '${err.path}'` : ''}`;
 }

@@ -31,6 +31,11 @@ export async function stageWorkTree(
     recheck?: readonly Recheck[];
     /** Whether many new objects may go into packs (git 2.37+; see update-batches.ts). */
     packs?: boolean;
+    /**
+     * The tree the index held when the last checkpoint wrote it, if known (the store is the index's
+     * only writer): when nothing is to be updated it is the tree again, and write-tree need not run.
+     */
+    indexTree?: string | undefined;
   },
 ): Promise<Result<Staged>> {
   // The start of this second, in nanoseconds: git compares stat times in whole seconds.
@@ -76,11 +81,12 @@ export async function stageWorkTree(
   const packable = new Set(
     observed.filter((e) => e.kind === 'file' && e.bytes > 1).map((e) => e.path.toString('latin1')),
   );
-  for (const batch of updateBatches(
+  const batches = updateBatches(
     plan.update,
     (path) => packable.has(path.toString('latin1')),
     options.packs === true,
-  )) {
+  );
+  for (const batch of batches) {
     const input = joinNul(batch.paths);
     let updated = await git(batch.pack ? [...PACK_SETTINGS, ...UPDATE] : UPDATE, { input });
     // A file changed between our look and git's (now a link or 1 byte: a loose object first), a pack
@@ -88,10 +94,14 @@ export async function stageWorkTree(
     if (updated.code !== 0 && batch.pack) updated = await git(UPDATE, { input });
     if (updated.code !== 0) return gitFailure('record changed files (git update-index)', updated);
   }
-  const tree = await git(['write-tree']);
-  if (tree.code !== 0) return gitFailure('write the tree (git write-tree)', tree);
+  let tree = forceRemove.length === 0 && batches.length === 0 ? options.indexTree : undefined;
+  if (tree === undefined) {
+    const written = await git(['write-tree']);
+    if (written.code !== 0) return gitFailure('write the tree (git write-tree)', written);
+    tree = written.stdout.toString('utf8').trim();
+  }
   return ok({
-    tree: tree.stdout.toString('utf8').trim(),
+    tree,
     skippedLargeFiles: plan.skipped,
     warnings,
     recheck: await toRecheck(

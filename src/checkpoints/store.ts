@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { z } from 'zod';
 import { commitCheckpoint, commitOf } from './commits.ts';
 import { parseNumstat } from './diff-stat.ts';
-import { type CheckpointErrorCode, fail, ok, type Result } from './errors.ts';
+import { type CheckpointErrorCode, fail, fileFailureWords, ok, type Result } from './errors.ts';
 import { type GitRun, gitFailure } from './git-runner.ts';
 import { LOG_FORMAT_ARGS, parseLog } from './history.ts';
 import { type OpenedRepo, openRepo } from './open-repo.ts';
@@ -14,6 +14,7 @@ import {
 } from './options.ts';
 import { type ParsedDiff, parseUnifiedDiff } from './parse-diff.ts';
 import type { Recheck } from './recheck.ts';
+import { readRef, writeHead } from './ref-file.ts';
 import { type CodonCheckpointRequest, resolveCodonCheckpoint } from './resolve-codon.ts';
 import { resolveCheckpointSha } from './resolve-sha.ts';
 import { compareWithIndex, restoreWorkTree } from './restore-tree.ts';
@@ -47,8 +48,14 @@ export class CheckpointStore {
   readonly #log: CheckpointLogger | undefined;
   readonly #include: readonly Buffer[];
   readonly #packs: boolean;
+  readonly #durable: boolean;
   /** Files the last checkpoint recorded in the second it ended: hashed again at the next one. */
   #recheck: Recheck[] = [];
+  /**
+   * The tree the index holds, as the last checkpoint wrote it: the store is the index's only writer
+   * (the engine's runtime lock). Forgotten on a failure and on a restore: then git writes it again.
+   */
+  #indexTree: string | undefined;
 
   private constructor(options: ResolvedOptions, repo: OpenedRepo) {
     this.gitDir = repo.gitDir;
@@ -60,6 +67,7 @@ export class CheckpointStore {
     this.#log = options.logger;
     this.#include = options.include;
     this.#packs = repo.packs;
+    this.#durable = options.durable;
   }
 
   /**
@@ -85,7 +93,7 @@ export class CheckpointStore {
         const branch = runBranchName(runId);
         if (!branch.ok) return branch;
         const ref = `refs/heads/${branch.value}`;
-        const existing = await commitOf(this.#git, ref);
+        const existing = await tipOf(this.gitDir, ref);
         if (!existing.ok) return existing;
         if (existing.value) {
           return fail(
@@ -114,8 +122,14 @@ export class CheckpointStore {
         if (!staged.ok) return staged;
         const created = await this.#commit({ ...meta, initial: true }, ref, parent, false, staged.value);
         if (!created.ok) return created;
-        const head = await this.#git(['symbolic-ref', 'HEAD', ref]);
-        if (head.code !== 0) return gitFailure(`make ${branch.value} the current branch`, head);
+        try {
+          await writeHead(this.gitDir, `ref: ${ref}`);
+        } catch (error) {
+          return fail(
+            'CHECKPOINT_FAILED',
+            `Could not make ${branch.value} the current branch: ${fileFailureWords(error)}`,
+          );
+        }
         return created;
       },
       'CHECKPOINT_FAILED',
@@ -133,8 +147,9 @@ export class CheckpointStore {
         const branch = runBranchName(parsed.data.runId);
         if (!branch.ok) return branch;
         const ref = `refs/heads/${branch.value}`;
-        // The tip is read while the tree is scanned: the scan is the long part, and they do not interact.
-        const [tip, staged] = await Promise.all([commitOf(this.#git, ref), this.#stage()]);
+        // The tip is read while the tree is scanned: the scan is the long part, and they do not
+        // interact. The branch's move checks it again (compare-and-swap).
+        const [tip, staged] = await Promise.all([tipOf(this.gitDir, ref), this.#stage()]);
         if (!tip.ok) return tip;
         if (!tip.value)
           return fail('RUN_NOT_FOUND', `Run ${parsed.data.runId} has not been started (startRun).`);
@@ -245,6 +260,7 @@ export class CheckpointStore {
         if (!changes.ok) return changes;
         // The index is the checkpoint's now: what was to be looked at again may not be in it.
         this.#recheck = [];
+        this.#indexTree = undefined;
         const restored = await restoreWorkTree(this.#git, {
           workTree: this.workTree,
           gitDir: this.gitDir,
@@ -346,7 +362,9 @@ export class CheckpointStore {
       include: this.#include,
       recheck: this.#recheck,
       packs: this.#packs,
+      indexTree: this.#indexTree,
     });
+    this.#indexTree = staged.ok ? staged.value.tree : undefined;
     if (staged.ok) this.#recheck = staged.value.recheck;
     return staged;
   }
@@ -358,7 +376,15 @@ export class CheckpointStore {
     refExists: boolean,
     staged: Staged,
   ): Promise<Result<CreatedCheckpoint>> {
-    const sha = await commitCheckpoint(this.#git, { tree: staged.tree, parent, meta, ref, refExists });
+    const sha = await commitCheckpoint({
+      gitDir: this.gitDir,
+      durable: this.#durable,
+      tree: staged.tree,
+      parent,
+      meta,
+      ref,
+      refExists,
+    });
     if (!sha.ok) return sha;
     if (staged.skippedLargeFiles.length > 0) {
       this.#log?.warn(
@@ -434,6 +460,15 @@ export class CheckpointStore {
 }
 
 const FULL_SHA = /^[0-9a-f]{40}$/;
+
+/** The commit a run branch names, or null: read by the store itself (its loose file or packed-refs). */
+async function tipOf(gitDir: string, ref: string): Promise<Result<string | null>> {
+  try {
+    return ok(await readRef(gitDir, ref));
+  } catch (error) {
+    return fail('STORE_FAILED', `Could not read ${ref}: ${fileFailureWords(error)}`);
+  }
+}
 
 /** A path relative to the agent root as one literal pathspec (none for the root), or undefined outside it. */
 function relativePathspec(path: string): string[] | undefined {

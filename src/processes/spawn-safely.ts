@@ -60,7 +60,8 @@ function closeLeftPipes(before: ReadonlySet<Handle>): void {
   }
 }
 
-const HINTS: Record<string, string> = {
+/** What an errno means, for a person (spawn failures; the checkpoint store's own file writes). */
+export const ERRNO_HINTS: Record<string, string> = {
   EMFILE: 'too many open files in this process: its file descriptors are used up (ulimit -n)',
   ENFILE: 'too many open files on this system',
   EAGAIN: 'the system refused a new process (process limit reached?)',
@@ -73,7 +74,7 @@ const HINTS: Record<string, string> = {
 export function startFailure(command: string, error: unknown): string {
   const err = error as NodeJS.ErrnoException;
   const message = err?.message ?? String(error);
-  const hint = err?.code ? HINTS[err.code] : undefined;
+  const hint = err?.code ? ERRNO_HINTS[err.code] : undefined;
   const named = message.includes(command) ? message : `${command}: ${message}`;
   return hint ? `${named} (${hint})` : named;
 }

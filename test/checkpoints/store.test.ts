@@ -1,4 +1,4 @@
-import { chmodSync } from 'node:fs';
+import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CheckpointStore } from '../../src/checkpoints/index.ts';
@@ -311,9 +311,15 @@ describe('CheckpointStore: errors', () => {
     async (durable, message) => {
       const { store, agentRoot } = await openStore({ durable });
       unwrap(await store.startRun('r'));
-      write(agentRoot, 'new.txt', 'new content');
-      // A file where git must create the object's directory: unwritable even for root.
-      const blob = storeGit(store, ['hash-object', '--stdin'], 'new content').trim();
+      // A file where git must create the object's directory: unwritable even for root. The content
+      // is one whose directory no earlier object (the initial commit, by its time) has made.
+      let content = '';
+      let blob = '';
+      for (let i = 0; blob === '' || existsSync(join(store.gitDir, 'objects', blob.slice(0, 2))); i++) {
+        content = `new content ${i}`;
+        blob = storeGit(store, ['hash-object', '--stdin'], content).trim();
+      }
+      write(agentRoot, 'new.txt', content);
       write(store.gitDir, `objects/${blob.slice(0, 2)}`, '');
       const failed = await checkpointOf(store, 'r', 'c1');
       expect(failed.ok).toBe(false);

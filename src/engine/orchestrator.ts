@@ -346,7 +346,8 @@ export class Orchestrator implements Engine {
    * actions send through here.
    */
   sendMessage(text: string, from: MessageSender): MessageOutcome {
-    // A client's text was checked with its command; a sentinel's (a rendered template) is checked here.
+    // Every sender's text, checked here once more: a client's was checked with its command, a
+    // sentinel's (a rendered template) was not; this is the one place both pass.
     const checked = MessageText.safeParse(text);
     if (!checked.success) {
       const why = checked.error.issues[0]?.message ?? 'not a message';

@@ -1,4 +1,4 @@
-import type { EventData, MessageSender } from '../../protocol/index.ts';
+import { type EventData, MESSAGE_MAX_BYTES, type MessageSender } from '../../protocol/index.ts';
 import { oneLine } from '../format.ts';
 
 /** Who sent a codon.message, as activity lists show it: you (this UI's client), another client, a sentinel. */
@@ -19,6 +19,6 @@ const DELIVERY_NOTE: Record<EventData<'codon.message'>['delivery'], string> = {
  * terminals), whole up to the largest message (32 KiB).
  */
 export function messageLine(data: EventData<'codon.message'>, ownClientIds?: readonly string[]): string {
-  const text = oneLine(data.text, 32 * 1024);
+  const text = oneLine(data.text, MESSAGE_MAX_BYTES);
   return `${senderLabel(data.from, ownClientIds)} → agent: ${text}${DELIVERY_NOTE[data.delivery]}`;
 }

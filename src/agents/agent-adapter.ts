@@ -1,3 +1,4 @@
+import type { Agent } from '../plan/primitives.ts';
 import type { ProcessExit } from '../protocol/index.ts';
 import type { StreamLine } from './stream-line.ts';
 
@@ -61,6 +62,11 @@ export type AgentRun = {
 };
 
 export interface AgentAdapter {
-  readonly kind: 'builtin' | 'claude-code';
+  readonly kind: Agent;
+  /** [true] False when the agent reports tokens but no cost: the engine prices them (token.usage costEstimated). */
+  readonly reportsCost?: boolean;
   start(options: AgentStart): AgentRun;
 }
+
+/** The adapter of each agent a server can run; a codon whose agent has none fails to start, saying so. */
+export type AgentAdapters = Partial<Record<Agent, AgentAdapter>>;

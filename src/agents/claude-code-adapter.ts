@@ -1,8 +1,9 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AgentAdapter, AgentRun, AgentStart } from './agent-adapter.ts';
-import { CLAUDE_CODE_INSTALL, claudeBinary } from './claude-binary.ts';
+import { CLAUDE_CODE, claudeBinary } from './claude-binary.ts';
 import { claudeSettings } from './claude-settings.ts';
+import { missingCliHint } from './cli-binary.ts';
 import { providerEnv } from './provider-env.ts';
 import { notStarted, spawnAgent } from './spawn-agent.ts';
 
@@ -67,10 +68,7 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     });
     if (run.pid !== -1) return run;
     // Not started: when the binary is missing, say how to get it (it is an optional peer dependency).
-    const why = run.exited.then(() => {
-      const text = run.startFailure ?? 'not started';
-      return text.includes('ENOENT') ? `${text}; Claude Code is not installed: ${CLAUDE_CODE_INSTALL}` : text;
-    });
+    const why = run.exited.then(() => missingCliHint(CLAUDE_CODE, run.startFailure ?? 'not started'));
     return notStarted(why, options.mark);
   }
 }

@@ -24,6 +24,26 @@ export type SpawnSpec = {
   input?: InputFormat;
   /** This run's value of AGENT_MARK, unique to it: only its processes carry it. */
   mark: string;
+  /** [Claude Code's stream-json, as it is] How stdout lines become stream-json lines (other agents' JSON). */
+  translator?: Translator;
+};
+
+/**
+ * Reads an agent CLI's own JSON lines as the stream-json lines the engine knows (src/agents/stream-line.ts):
+ * zero or more per line, and at the end of the output whatever a CLI that stopped short left unsaid (a
+ * `result` for a run that ended without one). Stateful: one per process.
+ */
+export type Translator = {
+  line(text: string): { ok: true; lines: StreamLine[] } | { ok: false; error: string };
+  end?(): StreamLine[];
+};
+
+/** Claude Code's stream-json, one line each. */
+const streamJson: Translator = {
+  line(text) {
+    const parsed = parseStreamLine(text);
+    return parsed.ok ? { ok: true, lines: [parsed.line] } : parsed;
+  },
 };
 
 /** A process exit code for "could not be started" (as a shell reports a missing command). */
@@ -70,15 +90,22 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
 
   async function* lines(): AsyncGenerator<StreamLine> {
     if (!child.stdout) return;
+    const translator = spec.translator ?? streamJson;
     const reader = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY });
     for await (const text of reader) {
       if (text.trim() === '') continue;
-      const parsed = parseStreamLine(text);
+      const parsed = translator.line(text);
       if (parsed.ok) {
-        input.seen(parsed.line);
-        yield parsed.line;
-      } else emitStderr(`[stdout, not stream-json] ${text.slice(0, 500)}`);
+        for (const line of parsed.lines) {
+          input.seen(line);
+          yield line;
+        }
+      } else
+        emitStderr(
+          `[stdout, not ${spec.translator ? "the agent's JSON" : 'stream-json'}] ${text.slice(0, 500)}`,
+        );
     }
+    for (const line of translator.end?.() ?? []) yield line;
     input.ended();
   }
 

@@ -248,7 +248,8 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   if (!proxy.ok) return fail(proxy.error.message, EXIT.invalidInput);
 
   let providerUrl = proxy.value.providerBaseUrl;
-  const claudeConfig = plan.raw.claudeConfig ?? settings.value.claudeConfig ?? 'isolated';
+  const agentConfig = plan.raw.agentConfig ?? settings.value.agentConfig ?? 'isolated';
+  const claudeConfig = plan.raw.claudeConfig ?? settings.value.claudeConfig ?? agentConfig;
   // Offline (--scripted-provider) every provider is the scripted one: nothing leaves the machine.
   const uses = flags.scriptedProvider ? [] : providerUses(plan, claudeConfig);
   const routes = providerRoutes(uses);
@@ -365,6 +366,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
           autostart: settings.value.autostart,
           ...(budget ? { budget } : {}),
           claudeConfig,
+          agentConfig,
           checkpointInclude,
           provider: (codon) => targetFor(codon.provider),
           outputDir,

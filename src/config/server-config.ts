@@ -50,6 +50,9 @@ export const ServerSettings = z.object({
   claudeConfig: ClaudeConfig.optional().describe(
     "Whose Claude Code configuration the claude-code agent uses: isolated (default) or user; the plan's claudeConfig wins.",
   ),
+  agentConfig: ClaudeConfig.optional().describe(
+    "Whose configuration the codex, gemini and opencode agents (and claude-code without a claudeConfig) use: isolated (default) or user; the plan's agentConfig wins.",
+  ),
   limits: z
     .strictObject({
       maxFrameBytes: z

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { AgentAdapter } from '../agents/agent-adapter.ts';
+import { adapterFor } from '../agents/adapters.ts';
+import type { AgentAdapters } from '../agents/agent-adapter.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { CheckpointType, ErrorCode, FailureReason } from '../protocol/index.ts';
 import { agentProvider, type ProviderTarget } from '../providers/providers.ts';
@@ -26,7 +27,7 @@ export type LifecycleOptions = {
   steps: CodonSteps;
   hooks: CodonHooks;
   logger: Logger;
-  adapters: Record<'builtin' | 'claude-code', AgentAdapter>;
+  adapters: AgentAdapters;
   agentRoot: string;
   /** The data directory's link in the agent root, for the agent and `{{dataDir}}`. */
   dataDir?: string;
@@ -283,7 +284,7 @@ export class CodonLifecycle {
   ): CodonRun {
     return new CodonRun({
       codonId: codon.id,
-      adapter: this.#o.adapters[codon.agent],
+      adapter: adapterFor(this.#o.adapters, codon.agent),
       start: {
         prompt: renderPromptPaths(prompt, { agentRoot: this.#o.agentRoot, dataDir: this.#o.dataDir }),
         model: model ?? codon.model ?? this.#o.defaultModel,

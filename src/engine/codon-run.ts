@@ -62,6 +62,8 @@ export class CodonRun {
         `could not record the agent's pid in ${file}; a server killed now would leave it running`,
       ),
     );
+    // The pid recorded: an agent continued by resume (src/agents/resume-chain.ts) changes its own.
+    const recordedPid = agent.pid;
     if (agent.pid > 0) {
       log.info({ pid: agent.pid, agent: options.adapter.kind }, 'agent started');
       pids.add({
@@ -82,7 +84,11 @@ export class CodonRun {
       stall.seen();
       log.info({ stderr: text.slice(0, 2000) }, 'agent stderr');
     });
-    const mapper = new StreamMapper({ codonId: options.codonId, maxResultChars: options.maxResultChars });
+    const mapper = new StreamMapper({
+      codonId: options.codonId,
+      maxResultChars: options.maxResultChars,
+      costReported: options.adapter.reportsCost !== false,
+    });
     let result: CodonOutcome['result'];
     const timer = setTimeout(() => {
       if (this.#stalled) return;
@@ -112,7 +118,7 @@ export class CodonRun {
       await agent
         .stop(0)
         .catch((error: unknown) => log.error({ err: error }, 'ending what the agent left failed'));
-      if (agent.pid > 0) pids.remove(agent.pid);
+      if (recordedPid > 0) pids.remove(recordedPid);
       const startFailure = agent.startFailure;
       if (startFailure) log.error({ why: startFailure }, 'the agent could not be started');
       else log.info({ exit }, 'agent exited');

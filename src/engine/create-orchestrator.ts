@@ -1,7 +1,6 @@
 import { join } from 'node:path';
-import type { AgentAdapter } from '../agents/agent-adapter.ts';
-import { BuiltinAdapter } from '../agents/builtin-adapter.ts';
-import { ClaudeCodeAdapter } from '../agents/claude-code-adapter.ts';
+import { agentAdapters } from '../agents/adapters.ts';
+import type { AgentAdapters } from '../agents/agent-adapter.ts';
 import { CheckpointStore } from '../checkpoints/index.ts';
 import { createFileWatcher } from '../files/index.ts';
 import { guardedTransaction } from '../journal/database.ts';
@@ -36,7 +35,7 @@ export type EngineSettings = {
   plan: LoadedPlan;
   autostart: boolean;
   provider: (codon: RuntimeCodon) => ProviderTarget;
-  adapters?: Record<'builtin' | 'claude-code', AgentAdapter>;
+  adapters?: AgentAdapters;
   /** Work beside each codon (sentinels); `record` feeds their costs and states into the run's state. */
   hooks?: (deps: RuntimeDeps, record: SentinelRecorder) => CodonHooks;
   /** Files over this are left out of checkpoints (and reported). */
@@ -53,6 +52,8 @@ export type EngineSettings = {
   outputDir?: string;
   /** Whose Claude Code configuration the claude-code agent runs with (default isolated). */
   claudeConfig?: 'isolated' | 'user';
+  /** Whose configuration the other agent CLIs run with (plan or config file `agentConfig`). */
+  agentConfig?: 'isolated' | 'user';
 };
 
 /**
@@ -112,10 +113,12 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
     logger,
     autostart: settings.autostart,
     provider: settings.provider,
-    adapters: settings.adapters ?? {
-      builtin: new BuiltinAdapter(),
-      'claude-code': new ClaudeCodeAdapter({ config: settings.claudeConfig ?? 'isolated' }),
-    },
+    adapters:
+      settings.adapters ??
+      agentAdapters({
+        ...(settings.claudeConfig ? { claudeConfig: settings.claudeConfig } : {}),
+        ...(settings.agentConfig ? { agentConfig: settings.agentConfig } : {}),
+      }),
     agentRoot: layout.agentRoot,
     dataDir: dataLink,
     agentStateDir: layout.agentState,

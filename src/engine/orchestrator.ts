@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
-import type { AgentAdapter } from '../agents/agent-adapter.ts';
+import type { AgentAdapters } from '../agents/agent-adapter.ts';
 import { BudgetKeeper } from '../budgets/budget-keeper.ts';
 import { type CheckpointRecord, runBranchName } from '../checkpoints/index.ts';
 import type { EventBus } from '../journal/event-bus.ts';
@@ -69,7 +69,7 @@ export type OrchestratorOptions = {
   autostart: boolean;
   /** Where a codon's agent calls (the proxy when it is on, else the provider) and its key variable. */
   provider: (codon: RuntimeCodon) => ProviderTarget;
-  adapters: Record<'builtin' | 'claude-code', AgentAdapter>;
+  adapters: AgentAdapters;
   agentRoot: string;
   /** The data directory's link in the agent root (README "The data directory"). */
   dataDir?: string;

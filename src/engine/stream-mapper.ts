@@ -31,6 +31,8 @@ export type StreamMapperOptions = {
   codonId: string;
   /** Longest tool result kept in a tool.result event. */
   maxResultChars: number;
+  /** [true] False for an agent that reports no cost: totals priced from the table, marked costEstimated. */
+  costReported?: boolean;
   now?: () => number;
 };
 
@@ -228,6 +230,7 @@ export class StreamMapper {
       totalCost: t.cost,
       ...(this.#model ? { modelId: this.#model } : {}),
       ...(modelUsage ? { modelUsage } : {}),
+      ...(this.#options.costReported === false ? { costEstimated: true as const } : {}),
     };
   }
 }

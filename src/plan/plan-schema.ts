@@ -263,7 +263,10 @@ export const Plan = z
     fallbackModel: FallbackModel.optional(),
     notify: Notify.optional(),
     claudeConfig: ClaudeConfig.optional().describe(
-      "Whose Claude Code configuration the claude-code agent runs with: isolated (default) or user (the user's ~/.claude login and settings). Over the config file's claudeConfig.",
+      "Whose Claude Code configuration the claude-code agent runs with: isolated (default) or user (the user's ~/.claude login and settings). Over the config file's claudeConfig and over agentConfig.",
+    ),
+    agentConfig: ClaudeConfig.optional().describe(
+      "Whose configuration the codex, gemini and opencode agents (and claude-code, unless claudeConfig says otherwise) run with: isolated (default: a home and config of their own in the execution directory) or user (the user's own HOME: their logins and settings). Over the config file's agentConfig.",
     ),
     systemPrompt: SystemPrompt.optional().describe(
       "Replaces the agents' own system prompt (both agents). Absent: each agent's default.",

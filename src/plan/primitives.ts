@@ -76,9 +76,9 @@ export const Env = z
   .describe('Environment variables for the agent. Values are strings: quote numbers and booleans.');
 
 export const Agent = z
-  .enum(['builtin', 'claude-code'])
+  .enum(['builtin', 'claude-code', 'codex', 'gemini', 'opencode'])
   .describe(
-    "Which agent runs the codon: Ribosome's own loop (builtin) or the Claude Code CLI (claude-code).",
+    "Which agent runs the codon: Ribosome's own loop (builtin), the Claude Code CLI (claude-code), the Codex CLI (codex), the Gemini CLI (gemini) or opencode (opencode).",
   );
 export type Agent = z.infer<typeof Agent>;
 

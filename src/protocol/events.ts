@@ -121,6 +121,10 @@ const serverState = {
     totalCost: z.number(),
     modelId: z.string().optional(),
     modelUsage: z.record(z.string(), ModelUsageEntry).optional(),
+    costEstimated: ours(
+      z.literal(true).optional(),
+      "Present when totalCost is Ribosome's estimate from its pricing table: the agent (Codex, Gemini, opencode) reports tokens but no cost.",
+    ),
   }),
   info: z.object({ message: z.string() }),
   error: z.object({

@@ -1,5 +1,6 @@
 import { isLoopbackUrl, providerAuth } from '../credentials/credentials.ts';
 import type { LoadedPlan, Provider } from '../plan/index.ts';
+import type { Agent } from '../plan/primitives.ts';
 import { blockedPortMeaning, fetchBlockedPort, isFetchBlockedPort } from './fetch-ports.ts';
 
 /**
@@ -34,7 +35,7 @@ export type ProviderUse = {
   who: string;
   provider?: Provider;
   /** Who calls: a codon's agent, or a sentinel (which calls with fetch, as the built-in agent does). */
-  kind: 'builtin' | 'claude-code' | 'sentinel';
+  kind: Agent | 'sentinel';
   /** Claude Code with the user's own configuration may be authenticated by their login. */
   userLogin: boolean;
 };

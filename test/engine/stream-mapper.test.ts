@@ -25,3 +25,38 @@ describe('StreamMapper over an agent that ran several turns (messages sent to it
     expect(mapper.totalCost).toBe(0.7);
   });
 });
+
+describe('StreamMapper over an agent that reports no cost (Codex, Gemini, opencode)', () => {
+  it('prices each response from the table and marks every token.usage costEstimated', () => {
+    const mapper = new StreamMapper({ codonId: 'c', maxResultChars: 100, costReported: false });
+    const usage = (line: StreamLine) =>
+      mapper
+        .map(line)
+        .flatMap((out) => (out.kind === 'event' && out.event.type === 'token.usage' ? [out.event.data] : []));
+    const response: StreamLine = {
+      type: 'assistant',
+      message: {
+        id: 'r1',
+        model: 'claude-sonnet-4-5',
+        content: [{ type: 'text', text: 'done' }],
+        usage: { input_tokens: 1_000_000, output_tokens: 0 },
+      },
+    };
+    expect(usage(response)).toEqual([]);
+    const [last] = usage({
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      usage: { input_tokens: 1_000_000, output_tokens: 0 },
+    }).slice(-1);
+    // A million input tokens of Sonnet 4.5 at $3 per million, from the table.
+    expect(last).toMatchObject({ inputTokens: 1_000_000, totalCost: 3, costEstimated: true });
+    expect(mapper.totalCost).toBe(3);
+  });
+
+  it('leaves costEstimated off for an agent that reports its cost', () => {
+    const mapper = new StreamMapper({ codonId: 'c', maxResultChars: 100 });
+    const events = mapper.map(result(1, 1, 0.01));
+    expect(events.some((out) => out.kind === 'event' && 'costEstimated' in out.event.data)).toBe(false);
+  });
+});

@@ -1,0 +1,30 @@
+import type { Agent } from '../plan/primitives.ts';
+import type { AgentAdapter, AgentAdapters } from './agent-adapter.ts';
+import { BuiltinAdapter } from './builtin-adapter.ts';
+import { ClaudeCodeAdapter } from './claude-code-adapter.ts';
+import { notStarted } from './spawn-agent.ts';
+
+/** Whose configuration (home, settings, login) an agent CLI runs with: our own per execution, or the user's. */
+export type AgentConfig = 'isolated' | 'user';
+
+/** Every agent's adapter, as a server runs them. */
+export function agentAdapters(
+  options: { claudeConfig?: AgentConfig; agentConfig?: AgentConfig } = {},
+): AgentAdapters {
+  return {
+    builtin: new BuiltinAdapter(),
+    'claude-code': new ClaudeCodeAdapter({
+      config: options.claudeConfig ?? options.agentConfig ?? 'isolated',
+    }),
+  };
+}
+
+/** The adapter of `kind`, or one whose runs fail to start saying that this server cannot run it. */
+export function adapterFor(adapters: AgentAdapters, kind: Agent): AgentAdapter {
+  return (
+    adapters[kind] ?? {
+      kind,
+      start: (options) => notStarted(`this server has no adapter for the ${kind} agent`, options.mark),
+    }
+  );
+}

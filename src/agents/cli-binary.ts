@@ -1,0 +1,49 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** An agent CLI Ribosome starts: where to find it and what to tell a user who lacks it. */
+export type AgentCli = {
+  /** How doctor and errors name it: `Claude Code`. */
+  name: string;
+  /** The variable that names its binary, over everything else: RIBOSOME_CLAUDE_BIN. */
+  envVar: string;
+  /** The npm package that ships it (a devDependency of a clone, or installed beside Ribosome). */
+  pkg: string;
+  /** Its command, in the package's `bin` and on PATH. */
+  bin: string;
+};
+
+/** What to do when `cli` is missing; doctor and its adapter both say it. */
+export function installHint(cli: AgentCli): string {
+  return `install it beside Ribosome (npm install ${cli.pkg}) or globally (npm install -g ${cli.pkg}), put \`${cli.bin}\` on PATH, or set ${cli.envVar}; plans with \`agent: builtin\` need none`;
+}
+
+/** The CLI's binary: its variable, else the installed package's bin, else its command on PATH. */
+export function cliBinary(cli: AgentCli, env: NodeJS.ProcessEnv = process.env): string {
+  return env[cli.envVar] || installedBin(cli) || cli.bin;
+}
+
+function installedBin(cli: AgentCli): string | undefined {
+  let manifest: string;
+  try {
+    manifest = fileURLToPath(import.meta.resolve(`${cli.pkg}/package.json`));
+  } catch {
+    return undefined;
+  }
+  try {
+    const { bin } = JSON.parse(readFileSync(manifest, 'utf8')) as { bin?: string | Record<string, string> };
+    const relative = typeof bin === 'string' ? bin : bin?.[cli.bin];
+    const path = relative ? join(dirname(manifest), relative) : undefined;
+    return path && existsSync(path) ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Says how to get the CLI when its start failed for want of the binary (ENOENT). */
+export function missingCliHint(cli: AgentCli, failure: string): string {
+  return failure.includes('ENOENT')
+    ? `${failure}; ${cli.name} is not installed: ${installHint(cli)}`
+    : failure;
+}

@@ -1,0 +1,83 @@
+import type { ProcessExit } from '../protocol/index.ts';
+import type { AgentRun } from './agent-adapter.ts';
+import type { StreamLine } from './stream-line.ts';
+
+/**
+ * Starts the follow-up turn of an agent without live input: `text` as the prompt of a run that resumes
+ * the session `sessionId` (absent when the agent never reported one).
+ */
+export type ResumeTurn = (text: string, sessionId: string | undefined) => AgentRun;
+
+/**
+ * An agent CLI that takes its prompt once and exits (Codex, Gemini, opencode), made one AgentRun that
+ * takes messages: each message sent while it works waits for its run to end, then starts a follow-up
+ * turn by resume in the same session (messages that arrived together joined into one prompt), before the
+ * codon ends. A message never joins a running turn, so `inTurn` is always false (delivery `next-turn`).
+ * A turn that failed (an error result, a non-zero exit) or a stop ends the chain: nothing more is sent.
+ * Every process of the chain carries the codon run's mark (each resume is started with it), so a stop or
+ * a crash recovery finds the current one.
+ */
+export function resumeChain(first: AgentRun, resume: ResumeTurn): AgentRun {
+  let current = first;
+  let sessionId: string | undefined;
+  const queued: string[] = [];
+  let stopped = false;
+  let ended = false;
+  const stderr: Array<(text: string) => void> = [];
+  let finish!: (exit: ProcessExit) => void;
+  const exited = new Promise<ProcessExit>((resolve) => {
+    finish = resolve;
+  });
+  first.onStderr((text) => {
+    for (const listener of stderr) listener(text);
+  });
+
+  async function* lines(): AsyncGenerator<StreamLine> {
+    for (;;) {
+      let failed = false;
+      for await (const line of current.lines) {
+        if (line.type === 'system' && line.session_id) sessionId = line.session_id;
+        if (line.type === 'result') {
+          if (line.session_id) sessionId = line.session_id;
+          failed ||= line.is_error;
+        }
+        yield line;
+      }
+      const exit = await current.exited;
+      if (stopped || failed || exit.type !== 'success' || queued.length === 0) {
+        ended = true;
+        finish(exit);
+        return;
+      }
+      const next = resume(queued.splice(0).join('\n\n'), sessionId);
+      next.onStderr((text) => {
+        for (const listener of stderr) listener(text);
+      });
+      current = next;
+    }
+  }
+
+  return {
+    get pid() {
+      return current.pid;
+    },
+    lines: lines(),
+    onStderr: (listener) => {
+      stderr.push(listener);
+    },
+    exited,
+    get startFailure() {
+      return current.startFailure;
+    },
+    send(text) {
+      if (ended || stopped) return false;
+      queued.push(text);
+      return true;
+    },
+    inTurn: false,
+    stop(graceMs) {
+      stopped = true;
+      return current.stop(graceMs);
+    },
+  };
+}

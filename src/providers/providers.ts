@@ -1,4 +1,4 @@
-import { isLoopbackUrl, providerAuth } from '../credentials/credentials.ts';
+import { isLoopbackUrl, presentCredentials, providerAuth } from '../credentials/credentials.ts';
 import type { LoadedPlan, Provider } from '../plan/index.ts';
 import type { Agent } from '../plan/primitives.ts';
 import { blockedPortMeaning, fetchBlockedPort, isFetchBlockedPort } from './fetch-ports.ts';
@@ -36,7 +36,7 @@ export type ProviderUse = {
   provider?: Provider;
   /** Who calls: a codon's agent, or a sentinel (which calls with fetch, as the built-in agent does). */
   kind: Agent | 'sentinel';
-  /** Claude Code with the user's own configuration may be authenticated by their login. */
+  /** Claude Code (or opencode) with the user's own configuration may be authenticated by their login. */
   userLogin: boolean;
 };
 
@@ -47,14 +47,24 @@ export type ProviderUse = {
 const needsCredentialEvenLocally = (use: ProviderUse): boolean =>
   use.kind === 'claude-code' && !use.userLogin;
 
-/** Every codon and loaded sentinel of the plan with the provider it calls. */
-export function providerUses(plan: LoadedPlan, claudeConfig: 'isolated' | 'user'): ProviderUse[] {
+/**
+ * Every codon and loaded sentinel of the plan with the provider it calls. `agentConfig`: whose
+ * configuration the other agent CLIs run with (opencode's user configuration holds its login).
+ */
+export function providerUses(
+  plan: LoadedPlan,
+  claudeConfig: 'isolated' | 'user',
+  agentConfig: 'isolated' | 'user' = 'isolated',
+): ProviderUse[] {
   return plan.codons.flatMap((codon) => [
     {
       who: `codon ${codon.id}`,
       ...(codon.provider ? { provider: codon.provider } : {}),
       kind: codon.agent,
-      userLogin: codon.agent === 'claude-code' && claudeConfig === 'user',
+      userLogin:
+        codon.agent === 'claude-code'
+          ? claudeConfig === 'user'
+          : codon.agent === 'opencode' && agentConfig === 'user',
     },
     ...codon.sentinels.flatMap((entry) =>
       entry.status === 'loaded'
@@ -147,7 +157,32 @@ export function usualCredentialUsers(
 }
 
 /**
- * Uses that call their provider with fetch (the built-in agent, sentinels) on a port fetch refuses:
+ * Uses whose agent cannot send the usual credential that is set: opencode sends ANTHROPIC_API_KEY
+ * only (as `x-api-key`), never ANTHROPIC_AUTH_TOKEN or CLAUDE_CODE_OAUTH_TOKEN. Among the uses that
+ * need a usual variable (`usualCredentialUsers`), when one of the others is set but not that one (with
+ * none set, the usual message names them all). Sentences, names only.
+ */
+export function unusableCredentialProblems(
+  uses: readonly ProviderUse[],
+  serverUrl: string,
+  env: NodeJS.ProcessEnv,
+): string[] {
+  const present = presentCredentials(env);
+  if (present.length === 0 || present.includes('ANTHROPIC_API_KEY')) return [];
+  return usualCredentialUsers(uses, serverUrl).flatMap((use) =>
+    use.kind === 'opencode'
+      ? [
+          `${use.who} runs opencode, which authenticates with ANTHROPIC_API_KEY only: ${present.join(' and ')} ${present.length > 1 ? 'are' : 'is'} set, which it does not send; set ANTHROPIC_API_KEY (or the provider's apiKeyEnv)`,
+        ]
+      : [],
+  );
+}
+
+/** Agents whose HTTP client refuses no port: Claude Code, and opencode (Bun's fetch). */
+const ANY_PORT = new Set<ProviderUse['kind']>(['claude-code', 'opencode']);
+
+/**
+ * Uses that call their provider with Node's fetch (the built-in agent, sentinels) on a port fetch refuses:
  * directly, or with the proxy on, the proxy's own port (`proxyPort`: the main port + 1, when the main
  * port is given); the proxy itself reaches any port. Sentences naming each.
  */
@@ -156,7 +191,7 @@ export function blockedPortProblems(
   serverUrl: string,
   proxy: { enabled: boolean; port?: number | undefined },
 ): string[] {
-  const fetching = uses.filter((use) => use.kind !== 'claude-code');
+  const fetching = uses.filter((use) => !ANY_PORT.has(use.kind));
   if (proxy.enabled) {
     const port = proxy.port;
     if (port === undefined || !isFetchBlockedPort(port) || fetching.length === 0) return [];

@@ -8,6 +8,7 @@ import {
   type ProviderUse,
   providerRoutes,
   targetOf,
+  unusableCredentialProblems,
   usualCredentialUsers,
 } from '../../src/providers/providers.ts';
 
@@ -111,6 +112,27 @@ describe('providers', () => {
         /^the proxy would listen on port 6000 \(the main port \+ 1\), but .*; choose another --port$/,
       ),
     ]);
+  });
+
+  it('opencode: any port (Bun fetch), ANTHROPIC_API_KEY alone authenticates it, its user configuration may hold a login', () => {
+    const oc = (who: string, provider?: ProviderUse['provider']) => use(who, provider, false, 'opencode');
+    expect(blockedPortProblems([oc('codon o')], 'http://127.0.0.1:6000', { enabled: false })).toEqual([]);
+    const remote = 'https://api.anthropic.com';
+    const mixed = [oc('codon o'), use('codon b'), oc('codon k', { baseUrl: remote, apiKeyEnv: 'K' })];
+    expect(unusableCredentialProblems(mixed, remote, { ANTHROPIC_AUTH_TOKEN: 't' })).toEqual([
+      "codon o runs opencode, which authenticates with ANTHROPIC_API_KEY only: ANTHROPIC_AUTH_TOKEN is set, which it does not send; set ANTHROPIC_API_KEY (or the provider's apiKeyEnv)",
+    ]);
+    expect(
+      unusableCredentialProblems(mixed, remote, { ANTHROPIC_AUTH_TOKEN: 't', ANTHROPIC_API_KEY: 'k' }),
+    ).toEqual([]);
+    // None set: the usual message names every variable; a gateway on this machine needs none.
+    expect(unusableCredentialProblems(mixed, remote, {})).toEqual([]);
+    expect(
+      unusableCredentialProblems(mixed, 'http://127.0.0.1:4000', { CLAUDE_CODE_OAUTH_TOKEN: 'o' }),
+    ).toEqual([]);
+    expect(usualCredentialUsers([oc('codon o')], 'http://127.0.0.1:4000')).toEqual([]);
+    // With the user's configuration, their `opencode auth login` may do.
+    expect(usualCredentialUsers([use('codon u', undefined, true, 'opencode')], remote)).toEqual([]);
   });
 
   it('with apiKeyEnv only that key authenticates; without it the usual variables do', () => {

@@ -13,6 +13,7 @@ import {
   opencodeConfig,
   opencodeDirs,
   opencodeEnv,
+  opencodeModelId,
 } from './opencode-cli.ts';
 import { opencodeTranslator } from './opencode-translator.ts';
 
@@ -43,6 +44,8 @@ export class OpencodeAdapter implements AgentAdapter {
       ...providerEnv(options),
       ...opencodeEnv({ dirs, isolated, config }),
       ...options.env,
+      // opencode takes its directory from PWD when set (the server's own, inherited), not its cwd.
+      PWD: options.cwd,
     };
     // A gateway on this machine may take any key (the scripted provider does); opencode needs one.
     if (!env.ANTHROPIC_API_KEY && isLoopbackUrl(options.providerBaseUrl)) env.ANTHROPIC_API_KEY = OFFLINE_KEY;
@@ -56,7 +59,7 @@ export class OpencodeAdapter implements AgentAdapter {
         stdin: prompt,
         input: 'text',
         mark: options.mark,
-        translator: opencodeTranslator({ model: options.model }),
+        translator: opencodeTranslator({ model: opencodeModelId(options.model) }),
       });
       if (run.pid !== -1) return run;
       // Not started: when the binary is missing, say how to get it.

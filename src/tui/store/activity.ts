@@ -185,15 +185,20 @@ export function note(state: RunState, id: string, text: string, tone: Tone): Run
 /** The actions a sentinel.error action-failed names first: `halt failed: ...`, `rollback not taken: ...`. */
 const FAILED_ACTION = /^(message|halt|rollback|redo) failed: /;
 
+/** `⚑ [loop] halt two (repeating equals true)`, `⚑ [loop] would message two (...): text`. */
+export function sentinelActionText(d: ServerEventOf<'sentinel.action'>['data']): string {
+  const what = `${d.dryRun ? 'would ' : ''}${d.action} ${d.codonId}`;
+  const text = d.text === undefined ? '' : `: ${oneLine(d.text)}`;
+  return `⚑ [${d.sentinelId}] ${what} (${oneLine(d.reason)})${text}`;
+}
+
 /** `⚑ [loop] halt two (...)`: a sentinel's action, kept findable so a later failure marks it. */
 export function sentinelActionLine(state: RunState, e: ServerEventOf<'sentinel.action'>): RunState {
   const d = e.data;
-  const what = `${d.dryRun ? 'would ' : ''}${d.action} ${d.codonId}`;
-  const text = d.text === undefined ? '' : `: ${oneLine(d.text)}`;
   return appendActivity(state, {
     kind: 'note',
     id: e.id,
-    text: `⚑ [${d.sentinelId}] ${what} (${oneLine(d.reason)})${text}`,
+    text: sentinelActionText(d),
     tone: d.action === 'message' || d.dryRun ? 'info' : 'warn',
     ...(d.dryRun ? {} : { action: { sentinelId: d.sentinelId, codonId: d.codonId, action: d.action } }),
   });

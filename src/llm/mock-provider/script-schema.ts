@@ -26,7 +26,8 @@
  *
  * A turn is exactly one of:
  *   content: [ blocks ]         a reply; blocks are { text: "..." }, { thinking: "...", signature? }
- *                               or { tool_use: { name: Write, input: {...}, id? } }
+ *                               or { tool_use: { name: Write, input: {...}, id? } } (a tool call in
+ *                               every API: OpenAI function_call, Gemini functionCall)
  *     stopReason: end_turn      optional; default tool_use when a tool_use block is present
  *     usage: { input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens }
  *                               optional overrides of the estimated counts

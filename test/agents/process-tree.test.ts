@@ -87,7 +87,10 @@ describe('an agent run stopped while its agent runs (a stop we asked for reads a
   const agent = (onTerm: string) =>
     spawnAgent({
       command: 'bash',
-      args: ['-c', `trap '${onTerm}' TERM; echo '{"type":"system","subtype":"init"}'; while true; do sleep 0.05; done`],
+      args: [
+        '-c',
+        `trap '${onTerm}' TERM; echo '{"type":"system","subtype":"init"}'; while true; do sleep 0.05; done`,
+      ],
       cwd: process.cwd(),
       env: { PATH: process.env.PATH ?? '' },
       stdin: '',

@@ -789,12 +789,6 @@ export class Orchestrator implements Engine {
         this.#o.bus.setRunId(runId);
       }
     } else this.#carried = this.#o.carryOver?.() ?? new Map();
-    // What no crash warning named (a redo the crash interrupted, an earlier crash's): said here.
-    for (const [codonId, carried] of this.#carried)
-      if (codonId !== told)
-        await this.#publish('info', {
-          message: `a server stopped before codon ${codonId} ran again: ${describeCarried(codonId, carried)}`,
-        });
     const previous = previousId ? runOf(this.#state, previousId) : undefined;
     const autostart = this.#o.autostart;
     let recovered = false;
@@ -848,6 +842,12 @@ export class Orchestrator implements Engine {
         recovered,
       };
     }
+    // What no crash warning named (a redo the crash interrupted, an earlier crash's): said in this run.
+    for (const [codonId, carried] of this.#carried)
+      if (codonId !== told)
+        await this.#publish('info', {
+          message: `a server stopped before codon ${codonId} ran again: ${describeCarried(codonId, carried)}`,
+        });
     await this.#snapshot();
     // Its own task: the server announces it listens once the run has begun, not after rig setup.
     this.#enqueue(() => this.#proceed({ kind: 'startup', autostart }));

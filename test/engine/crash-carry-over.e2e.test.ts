@@ -204,6 +204,15 @@ codons:
     expect(prompt.split('Note from the judge').length - 1).toBe(1);
     // Journaled once more, in the restarted server's run, before its codon.started.
     const rows = journalRows(s.exec);
+    // The restarted server says so: in its crash warning, or (the codon had ended) in an info event.
+    const told = rows.flatMap((r) =>
+      (r.type === 'error' && r.data.code === 'RUN_CRASHED') || r.type === 'info'
+        ? [String(r.data.message)]
+        : [],
+    );
+    expect(
+      told.some((m) => m.includes("1 message sent to codon work's agent carries over to its next run")),
+    ).toBe(true);
     const rerun = rows.findLast((r) => r.type === 'codon.started' && r.data.codonId === 'work')?.runId;
     const ofRerun = rows.filter(
       (r) => r.runId === rerun && (r.type === 'codon.message' || r.type === 'codon.started'),

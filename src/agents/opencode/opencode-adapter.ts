@@ -1,5 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { isLoopbackUrl, OFFLINE_KEY } from '../../credentials/credentials.ts';
 import type { AgentAdapter, AgentRun, AgentStart } from '../agent-adapter.ts';
 import { cliBinary, missingCliHint } from '../cli-binary.ts';
@@ -84,11 +84,10 @@ export class OpencodeAdapter implements AgentAdapter {
     const config = opencodeConfig({
       providerBaseUrl: options.providerBaseUrl,
       model: options.model,
-      cwd: options.cwd,
       isolated,
       ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
       ...(options.appendSystemPrompt ? { instructionsFile: dirs.instructionsFile } : {}),
-      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+      ...(options.dataDir ? { readOnlyDirs: readOnlyDirs(options.dataDir) } : {}),
     });
     if (isolated) {
       for (const dir of [dirs.config, dirs.data, dirs.state, dirs.cache]) mkdirSync(dir, { recursive: true });
@@ -99,4 +98,16 @@ export class OpencodeAdapter implements AgentAdapter {
     }
     return config;
   }
+}
+
+/** The data directory's link and where it leads (when it exists), absolute. */
+function readOnlyDirs(link: string): string[] {
+  const dirs = [resolve(link)];
+  try {
+    const real = realpathSync(link);
+    if (real !== dirs[0]) dirs.push(real);
+  } catch {
+    // Not there: the link path alone is denied.
+  }
+  return dirs;
 }

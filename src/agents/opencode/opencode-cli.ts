@@ -72,9 +72,8 @@ export type OpencodeConfigOptions = {
   systemPrompt?: string;
   /** The file holding the text added after the system prompt (an `instructions` entry). */
   instructionsFile?: string;
-  /** The agent root and the data directory's link in it: its edit tools are denied the link. */
-  cwd: string;
-  dataDir?: string;
+  /** Absolute directories its edit tools are denied: the data directory's link and where it leads. */
+  readOnlyDirs?: readonly string[];
   /** `isolated`: only the Anthropic provider is enabled (the one Ribosome points at the codon's). */
   isolated: boolean;
 };
@@ -108,23 +107,24 @@ export function opencodeConfig(options: OpencodeConfigOptions): Record<string, u
   if (options.isolated) config.enabled_providers = ['anthropic'];
   if (options.systemPrompt) config.agent = { build: { prompt: options.systemPrompt } };
   if (options.instructionsFile) config.instructions = [options.instructionsFile];
-  if (options.dataDir) config.permission = { edit: denyEdits(options.cwd, options.dataDir) };
+  if (options.readOnlyDirs?.length) config.permission = { edit: denyEdits(options.readOnlyDirs) };
   return config;
 }
 
 /**
- * Deny rules for opencode's edit tools (write, edit, patch) on the data directory's link. opencode
+ * Deny rules for opencode's edit tools (write, edit, patch) on each of `dirs` (absolute). opencode
  * matches a path relative to its worktree (the git root above the agent root, or `/`), so the rules
- * name the link from every directory above it.
+ * name each directory from every directory above it.
  */
-export function denyEdits(cwd: string, dataDir: string): Record<string, 'deny'> {
-  const link = resolve(cwd, dataDir);
-  const parts = relative('/', link).split(sep);
+export function denyEdits(dirs: readonly string[]): Record<string, 'deny'> {
   const rules: Record<string, 'deny'> = {};
-  for (let i = 0; i < parts.length; i++) {
-    const path = parts.slice(i).join('/');
-    rules[path] = 'deny';
-    rules[`${path}/*`] = 'deny';
+  for (const dir of dirs) {
+    const parts = relative('/', resolve(dir)).split(sep);
+    for (let i = 0; i < parts.length; i++) {
+      const path = parts.slice(i).join('/');
+      rules[path] = 'deny';
+      rules[`${path}/*`] = 'deny';
+    }
   }
   return rules;
 }

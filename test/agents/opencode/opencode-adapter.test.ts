@@ -3,7 +3,7 @@
  * and prints captured opencode output: what a run is given (arguments, stdin, environment, files) in
  * both configurations, and a message sent meanwhile becoming a follow-up turn by resume.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentStart } from '../../../src/agents/agent-adapter.ts';
@@ -73,6 +73,9 @@ const envOf = (n: number) =>
 describe('opencode adapter', () => {
   it('isolated: prompt on stdin, its own home and config file, PWD the agent root, a placeholder key on loopback', async () => {
     writeFileSync(join(dir, 'out-0.jsonl'), readFileSync(join(FIXTURES, 'resume.jsonl')));
+    mkdirSync(join(dir, 'data'));
+    mkdirSync(join(dir, 'agentRoot'));
+    symlinkSync(join(dir, 'data'), join(dir, 'agentRoot', 'ribosome-data'));
     const run = start(new OpencodeAdapter(), {
       resumeSessionId: 'ses_prev',
       appendSystemPrompt: 'Be brief.',
@@ -119,7 +122,8 @@ describe('opencode adapter', () => {
         anthropic: { options: { baseURL: 'http://127.0.0.1:4000/v1', apiKey: '{env:ANTHROPIC_API_KEY}' } },
       },
       instructions: [join(home, 'append-system-prompt.md')],
-      permission: { edit: expect.objectContaining({ 'ribosome-data/*': 'deny' }) },
+      // The link and where it leads.
+      permission: { edit: expect.objectContaining({ 'ribosome-data/*': 'deny', 'data/*': 'deny' }) },
     });
     expect(readFileSync(join(home, 'append-system-prompt.md'), 'utf8')).toBe('Be brief.');
     // Its own config directory looks installed: opencode fetches no plugin package into it.

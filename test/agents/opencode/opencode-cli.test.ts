@@ -35,7 +35,6 @@ describe('opencode: how it is run', () => {
     const config = opencodeConfig({
       providerBaseUrl: 'http://127.0.0.1:4000/p/1/',
       model: 'claude-new-9',
-      cwd: '/x/agentRoot',
       isolated: true,
     });
     expect(config).toEqual({
@@ -56,7 +55,6 @@ describe('opencode: how it is run', () => {
     const user = opencodeConfig({
       providerBaseUrl: 'https://gw.example',
       model: 'm',
-      cwd: '/r',
       isolated: false,
     });
     expect(user).not.toHaveProperty('enabled_providers');
@@ -69,7 +67,6 @@ describe('opencode: how it is run', () => {
     const config = opencodeConfig({
       providerBaseUrl: 'http://h',
       model: 'm',
-      cwd: '/r',
       isolated: true,
       systemPrompt: 'You are terse.',
       instructionsFile: dirs.instructionsFile,
@@ -78,23 +75,27 @@ describe('opencode: how it is run', () => {
     expect(config.instructions).toEqual(['/x/state/opencode-home/append-system-prompt.md']);
   });
 
-  it('denies its edit tools the data directory link, however far up its worktree is', () => {
-    expect(denyEdits('/e/agentRoot', 'ribosome-data')).toEqual({
+  it('denies its edit tools the data directory (its link and where it leads), however far up its worktree is', () => {
+    expect(denyEdits(['/e/agentRoot/ribosome-data', '/data'])).toEqual({
       'e/agentRoot/ribosome-data': 'deny',
       'e/agentRoot/ribosome-data/*': 'deny',
       'agentRoot/ribosome-data': 'deny',
       'agentRoot/ribosome-data/*': 'deny',
       'ribosome-data': 'deny',
       'ribosome-data/*': 'deny',
+      data: 'deny',
+      'data/*': 'deny',
     });
     const config = opencodeConfig({
       providerBaseUrl: 'http://h',
       model: 'm',
-      cwd: '/e/agentRoot',
-      dataDir: '/e/agentRoot/ribosome-data',
+      readOnlyDirs: ['/e/agentRoot/ribosome-data'],
       isolated: true,
     });
-    expect(config.permission).toEqual({ edit: denyEdits('/e/agentRoot', 'ribosome-data') });
+    expect(config.permission).toEqual({ edit: denyEdits(['/e/agentRoot/ribosome-data']) });
+    expect(opencodeConfig({ providerBaseUrl: 'http://h', model: 'm', isolated: true })).not.toHaveProperty(
+      'permission',
+    );
   });
 
   it('isolated: its own home, XDG directories and config file, no project config; user: the config as content that wins', () => {

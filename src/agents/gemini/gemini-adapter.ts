@@ -2,6 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ProcessExit } from '../../protocol/index.ts';
+import { agentProviderUrl } from '../../providers/providers.ts';
 import type { AgentConfig } from '../adapters.ts';
 import type { AgentAdapter, AgentRun, AgentStart } from '../agent-adapter.ts';
 import { cliBinary, missingCliHint } from '../cli-binary.ts';
@@ -46,7 +47,12 @@ export class GeminiAdapter implements AgentAdapter {
     mkdirSync(tmp, { recursive: true });
     if (isolated) writeHome(home, options.appendSystemPrompt);
     const env: NodeJS.ProcessEnv = {
-      ...geminiEnv(process.env, { ...options, isolated }),
+      // The server's default provider is Anthropic's: Gemini CLI calls Google's instead.
+      ...geminiEnv(process.env, {
+        ...options,
+        providerBaseUrl: agentProviderUrl('gemini', options.providerBaseUrl),
+        isolated,
+      }),
       ...(isolated ? { HOME: home } : {}),
       // Its error reports (the whole request) go to the temp directory: keep them in the execution.
       TMPDIR: tmp,

@@ -132,6 +132,16 @@ describe('gemini agent: how Gemini CLI is started', () => {
     });
   });
 
+  it("the server's default provider (Anthropic's) is Google's API for it; its key from GEMINI_API_KEY", async () => {
+    const fake = fakeGemini([init, success]);
+    vi.stubEnv('GEMINI_API_KEY', 'g-key');
+    await drain(start(fake, 'isolated', { providerBaseUrl: 'https://api.anthropic.com' }));
+    expect(fake.runs()[0]?.env).toMatchObject({
+      GOOGLE_GEMINI_BASE_URL: 'https://generativelanguage.googleapis.com',
+      GEMINI_API_KEY: 'g-key',
+    });
+  });
+
   it('RIBOSOME_GEMINI_MAX_ATTEMPTS bounds its retries of a model request', async () => {
     const fake = fakeGemini([init, success]);
     vi.stubEnv('RIBOSOME_GEMINI_MAX_ATTEMPTS', '1');

@@ -406,9 +406,61 @@ describe('controls', () => {
     );
     await app.waitFor('you → agent: use ab');
     await app.waitFor('sentinel loop-detector → agent: stop looping (a new turn)');
+    // The status line says where it went, in a sentence.
+    await app.waitFor("message sent to two's agent (live)");
     await app.press('m', 'h', 'i', KEYS.enter);
+    await app.waitFor('sending the message to the agent…');
     client.refuse('NO_CODON_RUNNING', 'the agent of codon two has finished its work and takes no more input');
-    await app.waitFor('operation NO_CODON_RUNNING: the agent of codon two has finished');
+    await app.waitFor(
+      'message not sent: NO_CODON_RUNNING: the agent of codon two has finished its work and takes no more input — m opens it again',
+    );
+    // What was typed is not lost: m opens the prompt with it.
+    await app.press('m');
+    await app.waitFor('Message to the agent: hi');
+  });
+
+  it('m with no codon running says so at once, and keeps what was typed (trial 17 L4)', async () => {
+    const client = new FakeClient({ history: [...runStarted('ribosome/run-1'), ...codonStart('one', 0)] });
+    const app = renderApp(client, { width: 160 });
+    await app.waitFor('▶ one');
+    client.emit(...codonEnd('one', 'completed'));
+    await app.waitFor('✓ one');
+    await app.press('m');
+    await app.waitFor('no codon is running: the server refuses it until one runs');
+    await app.press('w', 'a', 'i', 't', KEYS.escape);
+    await app.waitFor((f) => !f.includes('no codon is running'));
+    await app.press('m');
+    await app.waitFor('esc keeps it): wait');
+  });
+
+  it("a sentinel's action that then failed reads as failed in Activity (trial 17 L4)", async () => {
+    const client = new FakeClient({ history: planRun() });
+    const app = renderApp(client, { width: 160 });
+    await app.waitFor('sleep 30');
+    const action = (sentinelId: string, act: 'halt' | 'rollback') =>
+      ev('sentinel.action', {
+        sentinelId,
+        codonId: 'two',
+        triggerNumber: 1,
+        action: act,
+        dryRun: false,
+        reason: 'regex ^X',
+      });
+    client.emit(
+      action('twoA', 'halt'),
+      action('twoB', 'rollback'),
+      ev('sentinel.error', {
+        sentinelId: 'twoB',
+        codonId: 'two',
+        errorType: 'action-failed',
+        message: 'rollback failed: codon two is already being stopped',
+        retriable: false,
+        consecutiveFailureCount: 0,
+      }),
+    );
+    const frame = await app.waitFor('— failed:');
+    expect(frame).toContain('⚑ [twoB] rollback two (regex ^X) — failed: codon two is already being stopped');
+    expect(frame).toMatch(/⚑ \[twoA\] halt two \(regex \^X\)\s*$/m);
   });
 
   it('shows a refused command in the status line and the errors pane', async () => {

@@ -25,6 +25,14 @@ const OTHER_AUTH = ['GOOGLE_GENAI_USE_VERTEXAI', 'GOOGLE_GENAI_USE_GCA', 'GOOGLE
 /** Claude's credentials and provider: another endpoint's, never Gemini CLI's. */
 const CLAUDE_VARS = [...CREDENTIAL_VARS, 'ANTHROPIC_BASE_URL'];
 
+/** Gemini CLI's own default model (without its router, which asks a model first to choose one). */
+export const GEMINI_DEFAULT_MODEL = 'gemini-2.5-pro';
+
+/** The model Gemini CLI is told to use: the codon's, unless it is the engine's Claude default. */
+export function geminiModel(model: string): string {
+  return model === '' || /^claude-/i.test(model) ? GEMINI_DEFAULT_MODEL : model;
+}
+
 /**
  * The arguments of one headless run: the prompt as an argument (stdin stays closed), stream-json out,
  * every tool allowed (`--yolo`: Ribosome's checkpoints are the undo), the agent root trusted for the
@@ -38,7 +46,7 @@ export function geminiArgs(options: {
   fork?: string;
 }): string[] {
   const args = ['-p', options.prompt, '--output-format', 'stream-json', '--yolo', '--skip-trust'];
-  args.push('-m', options.model);
+  args.push('-m', geminiModel(options.model));
   if (options.fork) args.push('--session-file', options.fork);
   else if (options.resume) args.push('--resume', options.resume);
   return args;

@@ -1,7 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { geminiEnv, maxAttemptsOf, sessionFileOf } from '../../../src/agents/gemini/gemini-cli.ts';
+import {
+  geminiArgs,
+  geminiEnv,
+  maxAttemptsOf,
+  sessionFileOf,
+} from '../../../src/agents/gemini/gemini-cli.ts';
 import { tempDir } from '../../helpers/server-process.ts';
 
 const cleanups: Array<() => void> = [];
@@ -66,6 +71,19 @@ describe('geminiEnv', () => {
       isolated: true,
     });
     expect(unset.GEMINI_API_KEY).toBeUndefined();
+  });
+});
+
+describe('geminiArgs', () => {
+  it("the codon's model, but Gemini CLI's own default in place of the engine's Claude default", () => {
+    expect(geminiArgs({ prompt: 'p', model: 'gemini-3-flash-preview' }).slice(-2)).toEqual([
+      '-m',
+      'gemini-3-flash-preview',
+    ]);
+    expect(geminiArgs({ prompt: 'p', model: 'claude-sonnet-4-5' }).slice(-2)).toEqual([
+      '-m',
+      'gemini-2.5-pro',
+    ]);
   });
 });
 

@@ -1,5 +1,9 @@
 import { cleanup } from 'ink-testing-library';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ServerEventOf } from '../../src/protocol/index.ts';
+import { initialRunState } from '../../src/tui/store/run-state.ts';
+import { sentinelOutput } from '../../src/tui/store/sentinels.ts';
+import { sentinelLines } from '../../src/tui/view/content/sentinel-lines.ts';
 import {
   codonEnd,
   codonStart,
@@ -200,6 +204,28 @@ describe('sentinel pane', () => {
     expect(frame).toContain('llm-call-failed: HTTP 529 overloaded (retriable), 2 in a row');
     expect(frame).toContain('Sentinels · 1');
   });
+
+  it('says how many older outputs it no longer shows, and where they are', () => {
+    let state = initialRunState('ws://x');
+    for (let n = 1; n <= 60; n++)
+      state = sentinelOutput(
+        state,
+        ev('sentinel.output', {
+          sentinelId: 'drift',
+          codonId: 'two',
+          triggerNumber: n,
+          outputType: 'text',
+          content: `verdict ${n}`,
+          cost: 0,
+          tokens: { input: 1, output: 1 },
+          eventCount: 1,
+        }) as ServerEventOf<'sentinel.output'>,
+      );
+    const text = sentinelLines(state, 160).map((line) => line.text);
+    expect(text).toContain('  … 10 earlier output(s) not kept here (ribosome log has every one)');
+    expect(text.filter((line) => line.includes('verdict'))).toHaveLength(50);
+    expect(text.at(-1)).toContain('verdict 60');
+  });
 });
 
 describe('errors pane', () => {
@@ -221,6 +247,19 @@ describe('errors pane', () => {
     expect(frame).toMatch(/CODON \d\d:\d\d:\d\d CODON_TIMEOUT: codon two failed: timeout/);
     expect(frame).toContain('→ inspect failureReason; consider codon.redo [timeout]');
     expect(frame).toContain('Errors · 1');
+  });
+
+  it('keeps the newest 200 errors and says how many there were', async () => {
+    const client = new FakeClient({ history: planRun() });
+    const app = renderApp(client, { width: 160 });
+    await app.waitFor('No errors.');
+    client.emit(
+      ...Array.from({ length: 230 }, (_, i) =>
+        ev('error', { message: `warning number ${i + 1}`, fatal: false, severity: 'warning' }),
+      ),
+    );
+    const frame = await app.waitFor('warning number 230');
+    expect(frame).toContain('Errors · last 200 of 230 (ribosome log has all)');
   });
 });
 

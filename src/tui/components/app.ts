@@ -145,7 +145,14 @@ export function App(props: AppProps): React.ReactElement {
       }`,
     },
     sentinels: { lines: sentinels, anchor: 'bottom', info: `${state.sentinelOrder.length}` },
-    errors: { lines: errors, anchor: 'bottom', info: `${state.errors.length}` },
+    errors: {
+      lines: errors,
+      anchor: 'bottom',
+      info:
+        state.errorsDropped > 0
+          ? `last ${state.errors.length} of ${(state.errors.length + state.errorsDropped).toLocaleString('en-US')} (ribosome log has all)`
+          : `${state.errors.length}`,
+    },
     checkpoints: {
       lines: checkpoints,
       anchor: 'top',

@@ -184,7 +184,10 @@ export type RunState = {
   activityDropped: number;
   sentinels: Record<string, SentinelView>;
   sentinelOrder: string[];
+  /** The newest errors, at most MAX_ERRORS. */
   errors: ErrorView[];
+  /** How many older errors were dropped to keep `errors` bounded (the pane says so). */
+  errorsDropped: number;
   checkpoints: CheckpointsView;
   rollback: RollbackView;
   commands: SentCommand[];
@@ -267,6 +270,7 @@ export function initialRunState(url: string, activityLimit?: number): RunState {
     sentinels: {},
     sentinelOrder: [],
     errors: [],
+    errorsDropped: 0,
     checkpoints: { created: [] },
     rollback: { phase: 'idle', log: [] },
     commands: [],

@@ -1,6 +1,6 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { ProcessExit } from '../../protocol/index.ts';
 import { agentProviderUrl } from '../../providers/providers.ts';
 import type { AgentConfig } from '../adapters.ts';
@@ -10,6 +10,7 @@ import { resumeChain } from '../resume-chain.ts';
 import { notStarted, spawnAgent } from '../spawn-agent.ts';
 import type { StreamLine } from '../stream-line.ts';
 import {
+  dataDirPolicy,
   GEMINI_CLI,
   geminiArgs,
   geminiEnv,
@@ -61,11 +62,12 @@ export class GeminiAdapter implements AgentAdapter {
         : {}),
       ...options.env,
     };
+    const dataDir = options.dataDir ? dataDirFiles(options.stateDir, options.dataDir) : undefined;
     const command = cliBinary(GEMINI_CLI);
     const turn = (prompt: string, session: { resume?: string; fork?: string }): AgentRun => {
       const run = spawnAgent({
         command,
-        args: geminiArgs({ prompt, model: options.model, ...session }),
+        args: geminiArgs({ prompt, model: options.model, ...session, ...(dataDir ? { dataDir } : {}) }),
         cwd: options.cwd,
         env,
         stdin: '',
@@ -97,6 +99,19 @@ function writeHome(home: string, append: string | undefined): void {
   const memory = join(dir, 'GEMINI.md');
   if (append) writeFileSync(memory, `${append}\n`);
   else rmSync(memory, { force: true });
+}
+
+/** The data directory's policy file (its file tools may read it, never write it) and the link's target. */
+function dataDirFiles(stateDir: string, link: string): { policy: string; target: string } {
+  let target = resolve(link);
+  try {
+    target = realpathSync(link);
+  } catch {
+    // Not there: the link's own path stands for it.
+  }
+  const policy = join(stateDir, 'gemini-data-policy.toml');
+  writeFileSync(policy, dataDirPolicy(resolve(link), target));
+  return { policy, target };
 }
 
 /** The replacing system prompt, as the file GEMINI_SYSTEM_MD names. */

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { z } from 'zod';
 import { CREDENTIAL_VARS, isLoopbackUrl, OFFLINE_KEY } from '../../credentials/credentials.ts';
 import type { AgentStart } from '../agent-adapter.ts';
@@ -44,9 +44,14 @@ export function geminiArgs(options: {
   model: string;
   resume?: string;
   fork?: string;
+  /** The data directory's policy file (dataDirPolicy) and where the link leads, for its file tools to read. */
+  dataDir?: { policy: string; target: string };
 }): string[] {
   const args = ['-p', options.prompt, '--output-format', 'stream-json', '--yolo', '--skip-trust'];
   args.push('-m', geminiModel(options.model));
+  if (options.dataDir) {
+    args.push('--policy', options.dataDir.policy, '--include-directories', options.dataDir.target);
+  }
   if (options.fork) args.push('--session-file', options.fork);
   else if (options.resume) args.push('--resume', options.resume);
   return args;
@@ -68,6 +73,22 @@ export function geminiSettings(maxAttempts: number): string {
     null,
     2,
   )}\n`;
+}
+
+/**
+ * A policy (Gemini CLI's policy engine, `--policy`) that denies its file-writing tools any path in the
+ * data directory: through its link (`ribosome-data/...`, relative or absolute) or where it leads. Its
+ * file tools keep to the workspace, so the link's target is included for them to read; its shell is
+ * not confined (as Claude Code's Bash is not).
+ */
+export function dataDirPolicy(link: string, target: string): string {
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const rule = (pattern: string) =>
+    `[[rule]]\ntoolName = ["write_file", "replace"]\nargsPattern = ${JSON.stringify(pattern)}\ndecision = "deny"\npriority = 999\n`;
+  return [
+    rule(`"file_path":"[^"]*${literal(basename(link))}/`),
+    rule(`"file_path":"${literal(target)}/`),
+  ].join('\n');
 }
 
 /** `RIBOSOME_GEMINI_MAX_ATTEMPTS` (1 to 10, Gemini CLI's own limit), else DEFAULT_MAX_ATTEMPTS. */

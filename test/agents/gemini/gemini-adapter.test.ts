@@ -1,4 +1,12 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AgentRun, AgentStart } from '../../../src/agents/agent-adapter.ts';
@@ -170,6 +178,20 @@ describe('gemini agent: how Gemini CLI is started', () => {
     await drain(start(fake));
     expect(existsSync(join(env.HOME ?? '', '.gemini', 'GEMINI.md'))).toBe(false);
     expect(fake.runs()[1]?.env.GEMINI_SYSTEM_MD).toBeUndefined();
+  });
+
+  it("the data directory: a policy denying its writing tools, the link's target included for reading", async () => {
+    const fake = fakeGemini([init, success]);
+    const target = join(fake.dir, 'data');
+    mkdirSync(target);
+    const link = join(fake.dir, 'ribosome-data');
+    symlinkSync(target, link);
+    await drain(start(fake, 'isolated', { dataDir: link }));
+    const args = fake.runs()[0]?.args ?? [];
+    const policy = args[args.indexOf('--policy') + 1] ?? '';
+    expect(args[args.indexOf('--include-directories') + 1]).toBe(target);
+    expect(readFileSync(policy, 'utf8')).toContain('toolName = ["write_file", "replace"]');
+    expect(readFileSync(policy, 'utf8')).toContain('decision = "deny"');
   });
 
   it("user: appendSystemPrompt is refused at start (it would be the user's own GEMINI.md)", async () => {

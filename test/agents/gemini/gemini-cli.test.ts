@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  dataDirPolicy,
   geminiArgs,
   geminiEnv,
   maxAttemptsOf,
@@ -84,6 +85,25 @@ describe('geminiArgs', () => {
       '-m',
       'gemini-2.5-pro',
     ]);
+  });
+});
+
+describe('dataDirPolicy', () => {
+  it('denies its writing tools a path through the link or into the target, the target escaped for the regex', () => {
+    expect(dataDirPolicy('/x/agentRoot/ribosome-data', '/data/real.d+1')).toBe(
+      `[[rule]]
+toolName = ["write_file", "replace"]
+argsPattern = "\\"file_path\\":\\"[^\\"]*ribosome-data/"
+decision = "deny"
+priority = 999
+
+[[rule]]
+toolName = ["write_file", "replace"]
+argsPattern = "\\"file_path\\":\\"/data/real\\\\.d\\\\+1/"
+decision = "deny"
+priority = 999
+`,
+    );
   });
 });
 

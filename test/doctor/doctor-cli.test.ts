@@ -37,6 +37,7 @@ function env(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     RIBOSOME_CLAUDE_BIN: '/nonexistent/claude',
     // The other agent CLIs too (found on PATH or not, as the machine has them).
     RIBOSOME_OPENCODE_BIN: '/nonexistent/opencode',
+    RIBOSOME_GEMINI_BIN: '/nonexistent/gemini',
     ...extra,
   };
 }
@@ -63,7 +64,7 @@ describe('ribosome doctor', () => {
       /^opencode\s+warn\s+\/nonexistent\/opencode: not found\s+install it .*npm install -g opencode-ai/m,
     );
     expect(table.stdout).toMatch(/present: ANTHROPIC_API_KEY/);
-    expect(table.stdout).toMatch(/all checks passed \(2 warnings\)/);
+    expect(table.stdout).toMatch(/all checks passed \(3 warnings\)/);
     expect(table.stdout + table.stderr).not.toContain('MARKER');
 
     const json = await doctor([...args, '--json'], { CLAUDE_CODE_OAUTH_TOKEN: MARKER });
@@ -108,6 +109,7 @@ describe('ribosome doctor', () => {
       node: 'ok',
       git: 'fail',
       'claude code': 'warn',
+      'gemini cli': 'warn',
       opencode: 'warn',
       credentials: 'fail',
       provider: 'fail',
@@ -191,7 +193,7 @@ describe('ribosome doctor', () => {
     expect(result.code, result.stdout).toBe(0);
     expect(result.stdout).toMatch(/^credentials\s+warn\s+none of .* is set; a Claude Code login is there/m);
     expect(result.stdout).toMatch(/claudeConfig: user/);
-    expect(result.stdout).toMatch(/all checks passed \(3 warnings\)/);
+    expect(result.stdout).toMatch(/all checks passed \(4 warnings\)/);
     expect(result.stdout + result.stderr).not.toContain('MARKER');
   });
 

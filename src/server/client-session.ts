@@ -65,22 +65,18 @@ export class ClientSession {
   }
 
   /**
-   * Resolves once at most `bytes` are still unsent to this client (its socket has taken the rest),
-   * or once the connection is closing: a producer awaits it before making more.
+   * Sends like `send` and resolves once the socket has taken the frame (handed it to the kernel),
+   * or at once if it was not sent (closing, dropped); a closing connection resolves it too.
    */
-  async drained(bytes: number): Promise<void> {
-    while (!this.closing && this.ws.bufferedAmount > bytes) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          this.#socket.off('drain', done);
-          this.ws.off('close', done);
-          resolve();
-        };
-        // Above the socket's high-water mark a write has returned false, so 'drain' will come.
-        this.#socket.on('drain', done);
-        this.ws.on('close', done);
-      });
-    }
+  sent(payload: string | Buffer): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        this.ws.off('close', done);
+        resolve();
+      };
+      this.ws.on('close', done);
+      this.send(payload, done);
+    });
   }
 
   /**

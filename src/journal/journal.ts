@@ -7,9 +7,9 @@ export type BatchLimits = { maxEvents: number; maxBytes: number };
 
 /**
  * A run of consecutive events as they go on the wire: their stored JSON joined with commas (the
- * inside of a JSON array), how many there are and the sequence number of the last one.
+ * inside of a JSON array, UTF-8), how many there are and the sequence number of the last one.
  */
-export type JournalBatch = { count: number; lastSeq: number; json: string };
+export type JournalBatch = { count: number; lastSeq: number; json: Buffer };
 
 /**
  * The durable event journal. Appends are synchronous and committed when they return, so callers
@@ -42,7 +42,7 @@ export function batchOf(rows: readonly JournalRow[], afterSeq: number): JournalB
   return {
     count: rows.length,
     lastSeq: rows.at(-1)?.seq ?? afterSeq,
-    json: rows.map((r) => r.json).join(','),
+    json: Buffer.from(rows.map((r) => r.json).join(',')),
   };
 }
 

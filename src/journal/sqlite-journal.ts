@@ -67,9 +67,15 @@ export class SqliteJournal implements Journal {
     this.#recent = db.prepare(
       'SELECT seq, run_id, type, json FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT ?',
     );
-    // Rows as arrays, the size in bytes computed by SQLite: no object and no re-encoding per event.
+    // A whole batch joined by SQLite into one UTF-8 buffer: no string and no object per event on
+    // the JS heap (with a million events, those grew the server's young generation by ~100 MB for
+    // good). The first event always, then events while their running size stays within the bytes.
     this.#batch = db.prepare(
-      'SELECT seq, json, octet_length(json) FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?',
+      `SELECT count(*), coalesce(max(seq), ?), CAST(coalesce(group_concat(json, ',' ORDER BY seq), '') AS BLOB)
+       FROM (SELECT seq, json, row_number() OVER w AS k, sum(octet_length(json)) OVER w AS upto
+             FROM (SELECT seq, json FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?)
+             WINDOW w AS (ORDER BY seq ROWS UNBOUNDED PRECEDING))
+       WHERE k = 1 OR upto <= ?`,
     );
     this.#batch.setReturnArrays(true);
     const stats = db.prepare('SELECT count(*) AS n, coalesce(max(seq), 0) AS last FROM events').get() as {
@@ -140,21 +146,14 @@ export class SqliteJournal implements Journal {
   }
 
   readBatch(afterSeq: number, throughSeq: number, limits: BatchLimits): JournalBatch {
-    const rows = this.#batch.all(afterSeq, throughSeq, limits.maxEvents) as unknown as Array<
-      [seq: number, json: string, bytes: number]
-    >;
-    let json = '';
-    let bytes = 0;
-    let count = 0;
-    let lastSeq = afterSeq;
-    for (const [seq, text, size] of rows) {
-      if (count > 0 && bytes + size > limits.maxBytes) break;
-      json = count === 0 ? text : `${json},${text}`;
-      bytes += size;
-      count += 1;
-      lastSeq = seq;
-    }
-    return { count, lastSeq, json };
+    const [count, lastSeq, json] = this.#batch.get(
+      afterSeq,
+      afterSeq,
+      throughSeq,
+      limits.maxEvents,
+      limits.maxBytes,
+    ) as unknown as [number, number, Uint8Array];
+    return { count, lastSeq, json: Buffer.from(json.buffer, json.byteOffset, json.byteLength) };
   }
 
   recentOfRun(runId: string, limits: BatchLimits): JournalRow[] {

@@ -12,8 +12,16 @@ export type HistorySink = {
    * Queues a frame behind everything already queued for the client (live events included); resolves
    * once the socket has taken it (handed it to the kernel), or once the connection is closing.
    */
-  sent(payload: string): Promise<void>;
+  sent(payload: string | Buffer): Promise<void>;
 };
+
+const EMPTY = Buffer.alloc(0);
+
+/** A history.batch frame around events already joined as UTF-8 bytes: one copy, no string. */
+function batchFrame(events: Buffer, hasMore: boolean): Buffer {
+  const head = `{"id":"${randomUUID()}","timestamp":"${new Date().toISOString()}","type":"history.batch","data":{"events":[`;
+  return Buffer.concat([Buffer.from(head), events, Buffer.from(`],"hasMore":${hasMore}}}`)]);
+}
 
 /** Batches a stream has queued and the socket has not taken yet, at most: memory per client. */
 export const HISTORY_BATCHES_IN_FLIGHT = 2;
@@ -61,10 +69,10 @@ export async function streamHistory(
     await nextTurn();
     if (sink.closing) return;
     const batch =
-      after < end ? journal.readBatch(after, end, limits) : { count: 0, lastSeq: after, json: '' };
+      after < end ? journal.readBatch(after, end, limits) : { count: 0, lastSeq: after, json: EMPTY };
     after = batch.lastSeq;
     const hasMore = after < end && batch.count > 0;
-    inFlight.push(sink.sent(frame('history.batch', `"events":[${batch.json}],"hasMore":${hasMore}`)));
+    inFlight.push(sink.sent(batchFrame(batch.json, hasMore)));
     if (!hasMore) return;
   }
 }

@@ -68,7 +68,7 @@ describe.each([
     expect(j.readBatch(0, 10, { maxEvents: 100, maxBytes: 1e6 })).toEqual({
       count: 10,
       lastSeq: 10,
-      json: stored.map((r) => r.json).join(','),
+      json: Buffer.from(stored.map((r) => r.json).join(',')),
     });
     expect(JSON.parse(`[${j.readBatch(2, 10, { maxEvents: 3, maxBytes: 1e6 }).json}]`)).toEqual(
       [2, 3, 4].map((i) => JSON.parse(wide(i).json)),
@@ -83,7 +83,7 @@ describe.each([
     expect(j.readBatch(10, 10, { maxEvents: 100, maxBytes: 1e6 })).toEqual({
       count: 0,
       lastSeq: 10,
-      json: '',
+      json: Buffer.alloc(0),
     });
     j.close();
   });

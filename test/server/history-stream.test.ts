@@ -10,7 +10,7 @@ function recordingSession() {
   const session: HistorySink = {
     closing: false,
     async sent(payload: string) {
-      frames.push(JSON.parse(payload));
+      frames.push(JSON.parse(String(payload)));
     },
   };
   return { session, frames };
@@ -71,7 +71,7 @@ describe('streamHistory', () => {
         return closing;
       },
       sent: (payload) => {
-        frames.push(JSON.parse(payload));
+        frames.push(JSON.parse(String(payload)));
         return new Promise<void>((take) => taken.push(take));
       },
     };

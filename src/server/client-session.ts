@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import type { ClientMode } from '../protocol/index.ts';
+import { textFrameHeader } from './ws-frames.ts';
 
 const TEXT = { binary: false } as const;
 
@@ -65,17 +66,29 @@ export class ClientSession {
   }
 
   /**
-   * Sends like `send` and resolves once the socket has taken the frame (handed it to the kernel),
-   * or at once if it was not sent (closing, dropped); a closing connection resolves it too.
+   * Writes one text frame of `bytes` UTF-8 bytes made of `parts` (written one after the other: no
+   * copy into one buffer), bounded like `send`. Resolves once the socket has taken it (handed it to the kernel), or at once
+   * if it was not sent (closing, dropped); a connection that closes resolves it too. Safe beside
+   * `ws.send` for the reason `sendFrames` is.
    */
-  sent(payload: string | Buffer): Promise<void> {
+  sentFrame(parts: readonly string[], bytes: number): Promise<void> {
     return new Promise<void>((resolve) => {
+      if (this.closing) return resolve();
+      if (this.ws.bufferedAmount > this.#maxBuffered) {
+        this.#onOverflow(this);
+        return resolve();
+      }
       const done = () => {
         this.ws.off('close', done);
         resolve();
       };
       this.ws.on('close', done);
-      this.send(payload, done);
+      this.#socket.cork();
+      this.#socket.write(textFrameHeader(bytes));
+      parts.forEach((part, i) => {
+        this.#socket.write(part, 'utf8', i === parts.length - 1 ? done : undefined);
+      });
+      this.#socket.uncork();
     });
   }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Journal, JournalRow } from '../journal/journal.ts';
+import type { Journal, JournalBatch, JournalRow } from '../journal/journal.ts';
 
 export type HistoryLimits = { maxEvents: number; maxBytes: number };
 
@@ -9,18 +9,19 @@ export type HistorySink = {
   /** True once the connection is closing: nothing more is read or sent for it. */
   readonly closing: boolean;
   /**
-   * Queues a frame behind everything already queued for the client (live events included); resolves
-   * once the socket has taken it (handed it to the kernel), or once the connection is closing.
+   * Queues one text frame of `bytes` UTF-8 bytes made of `parts` behind everything already queued
+   * for the client (live events included); resolves once the socket has taken it (handed it to the
+   * kernel), or once the connection is closing.
    */
-  sent(payload: string | Buffer): Promise<void>;
+  sentFrame(parts: readonly string[], bytes: number): Promise<void>;
 };
 
-const EMPTY = Buffer.alloc(0);
-
-/** A history.batch frame around events already joined as UTF-8 bytes: one copy, no string. */
-function batchFrame(events: Buffer, hasMore: boolean): Buffer {
+/** A history.batch frame around events already joined, in parts (never copied into one string). */
+function batchFrame(batch: JournalBatch, hasMore: boolean): [parts: string[], bytes: number] {
   const head = `{"id":"${randomUUID()}","timestamp":"${new Date().toISOString()}","type":"history.batch","data":{"events":[`;
-  return Buffer.concat([Buffer.from(head), events, Buffer.from(`],"hasMore":${hasMore}}}`)]);
+  const tail = `],"hasMore":${hasMore}}}`;
+  // head and tail are ASCII: a character is a byte.
+  return [[head, batch.json, tail], head.length + batch.bytes + tail.length];
 }
 
 /** Batches a stream has queued and the socket has not taken yet, at most: memory per client. */
@@ -69,10 +70,10 @@ export async function streamHistory(
     await nextTurn();
     if (sink.closing) return;
     const batch =
-      after < end ? journal.readBatch(after, end, limits) : { count: 0, lastSeq: after, json: EMPTY };
+      after < end ? journal.readBatch(after, end, limits) : { count: 0, lastSeq: after, json: '', bytes: 0 };
     after = batch.lastSeq;
     const hasMore = after < end && batch.count > 0;
-    inFlight.push(sink.sent(batchFrame(batch.json, hasMore)));
+    inFlight.push(sink.sentFrame(...batchFrame(batch, hasMore)));
     if (!hasMore) return;
   }
 }

@@ -9,8 +9,10 @@ function recordingSession() {
   const frames: Frame[] = [];
   const session: HistorySink = {
     closing: false,
-    async sent(payload: string) {
-      frames.push(JSON.parse(String(payload)));
+    async sentFrame(parts, bytes) {
+      const text = parts.join('');
+      expect(Buffer.byteLength(text)).toBe(bytes);
+      frames.push(JSON.parse(text));
     },
   };
   return { session, frames };
@@ -70,8 +72,8 @@ describe('streamHistory', () => {
       get closing() {
         return closing;
       },
-      sent: (payload) => {
-        frames.push(JSON.parse(String(payload)));
+      sentFrame: (parts) => {
+        frames.push(JSON.parse(parts.join('')));
         return new Promise<void>((take) => taken.push(take));
       },
     };

@@ -5,6 +5,8 @@
  * rows and sends the same frames with nothing else (the floor). Per repetition: events/s, the
  * server's peak RSS and CPU. Medians over BENCH_HISTORY_REPS runs (default 3); BENCH_HISTORY_EVENTS
  * scales the journal down for a quick run. Writes bench/results/history.json.
+ * BENCH_HISTORY_VARIANT=live runs the other variant instead (bench/history-live.ts): two typed clients
+ * syncing at once while 5 000 live events/s flow, against the same syncs with no live events.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { createInterface } from 'node:readline';
 import { openDatabase } from '../src/journal/database.ts';
 import { SqliteJournal } from '../src/journal/sqlite-journal.ts';
 import { startInProcess } from '../test/helpers/in-process.ts';
+import { runLive } from './history-live.ts';
 import { leanClient } from './lean-ws-client.ts';
 import { isMain, mb, median, round } from './stats.ts';
 
@@ -139,6 +142,7 @@ export async function run(
     reps: Number(process.env.BENCH_HISTORY_REPS ?? 3),
   },
 ) {
+  if (process.env.BENCH_HISTORY_VARIANT === 'live') return runLive();
   const dir = mkdtempSync(join(tmpdir(), 'ribosome-bench-history-'));
   try {
     const expected = await seed(dir, options.events ?? 1_000_000);

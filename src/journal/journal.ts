@@ -14,9 +14,10 @@ export type BatchLimits = { maxEvents: number; maxBytes: number };
 
 /**
  * A run of consecutive events as they go on the wire: their stored JSON joined with commas (the
- * inside of a JSON array), how many there are and the sequence number of the last one.
+ * inside of a JSON array) and its size in UTF-8 bytes, how many there are and the sequence number of
+ * the last one.
  */
-export type JournalBatch = { count: number; lastSeq: number; json: string };
+export type JournalBatch = { count: number; lastSeq: number; json: string; bytes: number };
 
 /**
  * The durable event journal. Appends are synchronous and committed when they return, so callers
@@ -50,10 +51,12 @@ export interface Journal {
 
 /** Joins rows taken within the limits into a batch; `afterSeq` is its lastSeq when there is none. */
 export function batchOf(rows: readonly JournalRow[], afterSeq: number): JournalBatch {
+  const json = rows.map((r) => r.json).join(',');
   return {
     count: rows.length,
     lastSeq: rows.at(-1)?.seq ?? afterSeq,
-    json: rows.map((r) => r.json).join(','),
+    json,
+    bytes: Buffer.byteLength(json),
   };
 }
 

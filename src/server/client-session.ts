@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import type { ClientMode } from '../protocol/index.ts';
+import { textFrameHeader } from './ws-frames.ts';
 
 const TEXT = { binary: false } as const;
 
@@ -65,22 +66,30 @@ export class ClientSession {
   }
 
   /**
-   * Resolves once at most `bytes` are still unsent to this client (its socket has taken the rest),
-   * or once the connection is closing: a producer awaits it before making more.
+   * Writes one text frame of `bytes` UTF-8 bytes made of `parts` (written one after the other: no
+   * copy into one buffer), bounded like `send`. Resolves once the socket has taken it (handed it to the kernel), or at once
+   * if it was not sent (closing, dropped); a connection that closes resolves it too. Safe beside
+   * `ws.send` for the reason `sendFrames` is.
    */
-  async drained(bytes: number): Promise<void> {
-    while (!this.closing && this.ws.bufferedAmount > bytes) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          this.#socket.off('drain', done);
-          this.ws.off('close', done);
-          resolve();
-        };
-        // Above the socket's high-water mark a write has returned false, so 'drain' will come.
-        this.#socket.on('drain', done);
-        this.ws.on('close', done);
+  sentFrame(parts: readonly string[], bytes: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (this.closing) return resolve();
+      if (this.ws.bufferedAmount > this.#maxBuffered) {
+        this.#onOverflow(this);
+        return resolve();
+      }
+      const done = () => {
+        this.ws.off('close', done);
+        resolve();
+      };
+      this.ws.on('close', done);
+      this.#socket.cork();
+      this.#socket.write(textFrameHeader(bytes));
+      parts.forEach((part, i) => {
+        this.#socket.write(part, 'utf8', i === parts.length - 1 ? done : undefined);
       });
-    }
+      this.#socket.uncork();
+    });
   }
 
   /**

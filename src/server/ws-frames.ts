@@ -27,6 +27,21 @@ export function textFrames(payloads: readonly Buffer[]): Buffer {
   return out;
 }
 
+/** The header of one unmasked text frame of `length` bytes (its payload written after it). */
+export function textFrameHeader(length: number): Buffer {
+  const header = Buffer.allocUnsafe(headerSize(length));
+  header[0] = 0x81; // FIN + text
+  if (length < 126) header[1] = length;
+  else if (length < 65_536) {
+    header[1] = 126;
+    header.writeUInt16BE(length, 2);
+  } else {
+    header[1] = 127;
+    header.writeBigUInt64BE(BigInt(length), 2);
+  }
+  return header;
+}
+
 function headerSize(length: number): number {
   return length < 126 ? 2 : length < 65_536 ? 4 : 10;
 }

@@ -71,6 +71,7 @@ describe.each([
       count: 10,
       lastSeq: 10,
       json: stored.map((r) => r.json).join(','),
+      bytes: Buffer.byteLength(stored.map((r) => r.json).join(',')),
     });
     expect(JSON.parse(`[${j.readBatch(2, 10, { maxEvents: 3, maxBytes: 1e6 }).json}]`)).toEqual(
       [2, 3, 4].map((i) => JSON.parse(wide(i).json)),
@@ -86,6 +87,7 @@ describe.each([
       count: 0,
       lastSeq: 10,
       json: '',
+      bytes: 0,
     });
     j.close();
   });

@@ -4,14 +4,15 @@ import { type HistorySink, streamHistory } from '../../src/server/history-stream
 
 type Frame = { type: string; data: { events: Array<{ id: string }>; hasMore: boolean } };
 
-/** A sink that records what it was sent and is always drained. */
+/** A sink that records what it was sent and whose socket takes everything at once. */
 function recordingSession() {
   const frames: Frame[] = [];
   const session: HistorySink = {
     closing: false,
-    drained: async () => {},
-    send(payload: string) {
-      frames.push(JSON.parse(payload));
+    async sentFrame(parts, bytes) {
+      const text = parts.join('');
+      expect(Buffer.byteLength(text)).toBe(bytes);
+      frames.push(JSON.parse(text));
     },
   };
   return { session, frames };
@@ -55,7 +56,7 @@ describe('streamHistory', () => {
     expect(small.frames.at(-1)?.data.hasMore).toBe(false);
   });
 
-  it('reads the next batch only once the client has drained, and nothing at all for a closing one', async () => {
+  it('keeps at most two batches untaken by the socket, and reads nothing at all for a closing client', async () => {
     let reads = 0;
     const counting = new (class extends MemoryJournal {
       override readBatch(...args: Parameters<MemoryJournal['readBatch']>) {
@@ -63,27 +64,34 @@ describe('streamHistory', () => {
         return super.readBatch(...args);
       }
     })();
-    counting.append(Array.from({ length: 30 }, (_, i) => entry(i)));
+    counting.append(Array.from({ length: 50 }, (_, i) => entry(i)));
     const frames: Frame[] = [];
-    const waits: Array<{ bytes: number; release: () => void }> = [];
+    const taken: Array<() => void> = [];
     let closing = false;
     const sink: HistorySink = {
       get closing() {
         return closing;
       },
-      drained: (bytes) => new Promise<void>((release) => waits.push({ bytes, release })),
-      send: (payload) => frames.push(JSON.parse(payload)),
+      sentFrame: (parts) => {
+        frames.push(JSON.parse(parts.join('')));
+        return new Promise<void>((take) => taken.push(take));
+      },
     };
     const sending = streamHistory(counting, sink, { maxEvents: 10, maxBytes: 5_000 });
-    await Promise.resolve();
-    // Waiting for the client: nothing read yet; the low-water mark is one batch.
-    expect([reads, frames.length, waits.map((w) => w.bytes)]).toEqual([0, 0, [5_000]]);
-    waits.shift()?.release();
-    await vi.waitFor(() => expect([reads, frames.length, waits.length]).toEqual([1, 1, 1]));
+    // Two batches go out; the third waits until the socket has taken the first.
+    await vi.waitFor(() => expect([reads, frames.length]).toEqual([2, 2]));
+    await new Promise((r) => setTimeout(r, 20));
+    expect([reads, frames.length]).toEqual([2, 2]);
+    taken.shift()?.();
+    await vi.waitFor(() => expect([reads, frames.length]).toEqual([3, 3]));
+    // Taking the third before the second changes nothing: the second is still untaken.
+    taken.splice(1, 1)[0]?.();
+    await new Promise((r) => setTimeout(r, 20));
+    expect([reads, frames.length]).toEqual([3, 3]);
     // The client goes away while the stream waits: no further read, no further send.
     closing = true;
-    waits.shift()?.release();
+    taken.shift()?.();
     await sending;
-    expect([reads, frames.length]).toEqual([1, 1]);
+    expect([reads, frames.length]).toEqual([3, 3]);
   });
 });

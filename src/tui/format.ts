@@ -53,8 +53,9 @@ export function sanitize(text: string): string {
 
 // Text that oneLine would give back as it is: no control character, no whitespace but single
 // spaces inside. Most agent lines are such; a long history is a million of them.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const NOT_ONE_LINE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|[^\S ]| {2}|^ | $/;
+const NOT_ONE_LINE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|[^\S ]| {2}|^ | $/;
 
 /** The text on one line: whitespace runs collapsed, cut with an ellipsis past `max` characters. */
 export function oneLine(text: string, max = 500): string {

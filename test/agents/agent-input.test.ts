@@ -7,6 +7,7 @@ import {
   userMessageLine,
 } from '../../src/agents/agent-input.ts';
 import { parseInputLine } from '../../src/agents/builtin/inbox.ts';
+import { untakenNotice } from '../../src/agents/spawn-agent.ts';
 import type { StreamLine } from '../../src/agents/stream-line.ts';
 
 /** A replay as Claude Code prints it: the blocks of every message it took up together, in order. */
@@ -177,6 +178,10 @@ describe('AgentInput safety net: messages the agent does not take up after its r
     expect(ended()).toBe(1);
     expect(untaken).toEqual([['/quirk one', 'quirk two']]);
     expect(agent.send('too late')).toBe(false);
+    // What the codon's journal then says (an info, after "codon one's agent ").
+    expect(untakenNotice(['/quirk one', 'quirk two'])).toBe(
+      'did not take up 2 messages ("/quirk one", "quirk two") after its answer and printed nothing for 5 s: its input was closed, so the codon ends without them',
+    );
   });
 
   it('does nothing while the agent takes the message up and answers, however long the turn', () => {

@@ -40,6 +40,8 @@ export type AgentRun = {
   lines: AsyncIterable<StreamLine>;
   /** Lines that were not stream-json (kept for the log). */
   onStderr(listener: (text: string) => void): void;
+  /** What the engine tells the journal about the run's input (messages the agent did not take up). */
+  onNotice(listener: (message: string) => void): void;
   exited: Promise<ProcessExit>;
   /** Why the agent could not be started (EMFILE, a missing binary); read once `exited` resolved. */
   readonly startFailure: string | undefined;

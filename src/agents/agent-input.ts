@@ -4,11 +4,32 @@ import type { StreamLine } from './stream-line.ts';
 export type InputFormat = 'text' | 'stream-json';
 
 /**
- * One user message of stream-json input, as Claude Code 2.1 reads it with `--input-format
- * stream-json` (and the built-in agent too).
+ * How long the agent may stay quiet after a `result` without taking up the messages still pending
+ * before its input is closed anyway (see AgentInput).
  */
-export function userMessageLine(text: string): string {
-  return `${JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'text', text }] } })}\n`;
+export const UNTAKEN_QUIET_MS = 5000;
+
+/**
+ * The content of one stream-json user message holding `text`. Claude Code runs a user message whose
+ * last text block starts with `/` as one of its own commands (`/clear` swaps its session, `/cost`
+ * prints figures) when it takes it up between turns, and never prints it back. Such a text gets an
+ * empty text block after it: Claude Code then reads the message as text, and drops the empty block
+ * from what the model gets (checked with 2.1.197; the built-in agent drops it too).
+ */
+export function messageContent(text: string): Array<{ type: 'text'; text: string }> {
+  const content = [{ type: 'text' as const, text }];
+  if (text.trimStart().startsWith('/')) content.push({ type: 'text', text: '' });
+  return content;
+}
+
+/**
+ * One user message of stream-json input, as Claude Code 2.1 reads it with `--input-format
+ * stream-json` (and the built-in agent too). A message (`asText`) is always text for the model; the
+ * prompt is written as it is.
+ */
+export function userMessageLine(text: string, asText = false): string {
+  const content = asText ? messageContent(text) : [{ type: 'text', text }];
+  return `${JSON.stringify({ type: 'user', message: { role: 'user', content } })}\n`;
 }
 
 /** A user line the agent printed back for a message it took up (`--replay-user-messages`). */
@@ -16,26 +37,72 @@ export function isReplay(line: StreamLine): boolean {
   return line.type === 'user' && line.isReplay === true;
 }
 
+/** The texts of a replayed user line: its non-empty text blocks, in order. */
+function replayedTexts(line: StreamLine): string[] {
+  if (line.type !== 'user') return [];
+  const { content } = line.message;
+  if (typeof content === 'string') return [content];
+  return content.flatMap((block) =>
+    block.type === 'text' && 'text' in block && typeof block.text === 'string' && block.text !== ''
+      ? [block.text]
+      : [],
+  );
+}
+
+/**
+ * Which of the `pending` messages (oldest first) one replay takes up, by index: Claude Code prints
+ * several messages it takes up together as one replay holding each one's text blocks, so every pending
+ * text found in the replay's text, in order, is taken. One the agent never printed back (it ran it as a
+ * command of its own) is skipped and stays pending. When no text matches (the agent printed it back
+ * changed), the oldest is taken: one replay is at least one message.
+ */
+export function takenUp(pending: readonly string[], replayed: readonly string[]): number[] {
+  if (pending.length === 0) return [];
+  const text = replayed.join('\n');
+  const taken: number[] = [];
+  let from = 0;
+  pending.forEach((message, index) => {
+    if (message === '') return;
+    const at = text.indexOf(message, from);
+    if (at < 0) return;
+    taken.push(index);
+    from = at + message.length;
+  });
+  return taken.length > 0 ? taken : [0];
+}
+
+export type AgentInputIo = {
+  write(line: string): void;
+  end(): void;
+  /** The agent showed no sign of taking up these messages after its result: its input was closed. */
+  untaken?(texts: readonly string[]): void;
+};
+
 /**
  * An agent's stdin, and where its turns stand. In `text` the prompt is written and stdin closed. In
  * `stream-json` the prompt is the first message and stdin stays open for more (`send`): a message
  * is pending from its write until the agent prints it back (its replay) as it takes it up, either
  * into the running turn's next request or as a new turn after its result. A `result` line ends a
  * turn: with nothing pending stdin is closed, so the agent exits; with a message pending it stays
- * open, since the agent starts another turn with it.
+ * open, since the agent starts another turn with it. Should the agent not take it up (no replay)
+ * and its output stay quiet for `quietMs` after the result, stdin is closed all the same and
+ * `untaken` says which messages were left: no quirk of an agent CLI keeps a codon running forever.
  */
 export class AgentInput {
-  readonly #write: (line: string) => void;
-  readonly #end: () => void;
+  readonly #io: AgentInputIo;
+  readonly #quietMs: number;
   #open: boolean;
-  #pending = 0;
+  /** The texts written and not yet printed back, oldest first. */
+  #pending: string[] = [];
   #inTurn = true;
+  /** Set between a result with messages pending and the agent taking one up (or its quiet period). */
+  #untakenTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(format: InputFormat, prompt: string, io: { write(line: string): void; end(): void }) {
-    this.#write = io.write;
-    this.#end = io.end;
+  constructor(format: InputFormat, prompt: string, io: AgentInputIo, options: { quietMs?: number } = {}) {
+    this.#io = io;
+    this.#quietMs = options.quietMs ?? UNTAKEN_QUIET_MS;
     this.#open = format === 'stream-json';
-    if (this.#open) this.#writeMessage(prompt);
+    if (this.#open) this.#writeMessage(prompt, false);
     else {
       io.write(prompt);
       io.end();
@@ -49,35 +116,61 @@ export class AgentInput {
   /** False once the agent takes no more input; the message is not written then. */
   send(text: string): boolean {
     if (!this.#open) return false;
-    this.#writeMessage(text);
+    this.#writeMessage(text, true);
+    // Between turns, a new message is something new to take up: the quiet period starts again.
+    if (this.#untakenTimer) this.#armUntaken();
     return true;
   }
 
   /** Follows the agent's output: replays take up pending messages, a result ends the turn. */
   seen(line: StreamLine): void {
     if (isReplay(line)) {
-      this.#pending = Math.max(0, this.#pending - 1);
+      const taken = new Set(takenUp(this.#pending, replayedTexts(line)));
+      this.#pending = this.#pending.filter((_, index) => !taken.has(index));
       this.#inTurn = true;
+      this.#disarmUntaken();
     } else if (line.type === 'result') {
       this.#inTurn = false;
-      if (this.#pending === 0) this.#close();
-    }
+      if (this.#pending.length === 0) this.#close();
+      else this.#armUntaken();
+    } else if (this.#untakenTimer) this.#armUntaken();
   }
 
   /** The agent's output ended (it exited): nothing more can be sent. */
   ended(): void {
     this.#inTurn = false;
     this.#open = false;
+    this.#disarmUntaken();
   }
 
-  #writeMessage(text: string): void {
-    this.#pending += 1;
-    this.#write(userMessageLine(text));
+  #writeMessage(text: string, asText: boolean): void {
+    this.#pending.push(text);
+    this.#io.write(userMessageLine(text, asText));
+  }
+
+  /** (Re)starts the quiet period after which the pending messages count as not taken up. */
+  #armUntaken(): void {
+    this.#disarmUntaken();
+    this.#untakenTimer = setTimeout(() => {
+      this.#untakenTimer = undefined;
+      if (!this.#open || this.#pending.length === 0) return;
+      const untaken = this.#pending;
+      this.#pending = [];
+      this.#close();
+      this.#io.untaken?.(untaken);
+    }, this.#quietMs);
+    this.#untakenTimer.unref?.();
+  }
+
+  #disarmUntaken(): void {
+    if (this.#untakenTimer) clearTimeout(this.#untakenTimer);
+    this.#untakenTimer = undefined;
   }
 
   #close(): void {
+    this.#disarmUntaken();
     if (!this.#open) return;
     this.#open = false;
-    this.#end();
+    this.#io.end();
   }
 }

@@ -32,8 +32,12 @@ export function resumeChain(first: AgentRun, resume: ResumeTurn): AgentRun {
   const exited = new Promise<ProcessExit>((resolve) => {
     finish = resolve;
   });
+  const notices: Array<(message: string) => void> = [];
   first.onStderr((text) => {
     for (const listener of stderr) listener(text);
+  });
+  first.onNotice((message) => {
+    for (const listener of notices) listener(message);
   });
 
   async function* lines(): AsyncGenerator<StreamLine> {
@@ -64,6 +68,9 @@ export function resumeChain(first: AgentRun, resume: ResumeTurn): AgentRun {
       next.onStderr((text) => {
         for (const listener of stderr) listener(text);
       });
+      next.onNotice((message) => {
+        for (const listener of notices) listener(message);
+      });
       current = next;
     }
   }
@@ -75,6 +82,9 @@ export function resumeChain(first: AgentRun, resume: ResumeTurn): AgentRun {
     lines: lines(),
     onStderr: (listener) => {
       stderr.push(listener);
+    },
+    onNotice: (listener) => {
+      notices.push(listener);
     },
     exited,
     get startFailure() {

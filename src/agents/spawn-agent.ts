@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import { spawnSafely } from '../processes/spawn-safely.ts';
 import type { ProcessExit } from '../protocol/index.ts';
 import type { AgentRun } from './agent-adapter.ts';
-import { AgentInput, type InputFormat } from './agent-input.ts';
+import { AgentInput, type InputFormat, UNTAKEN_QUIET_MS } from './agent-input.ts';
 import { endGroup, endMarked, killTree } from './process-tree.ts';
 import { parseStreamLine, type StreamLine } from './stream-line.ts';
 
@@ -73,11 +73,16 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
   child.stdin?.on('error', () => {
     // The agent may exit before reading its prompt; its exit status tells the story.
   });
+  const noticeListeners: Array<(message: string) => void> = [];
   const input = new AgentInput(spec.input ?? 'text', spec.stdin, {
     write: (text) => {
       if (child.stdin?.writable) child.stdin.write(text);
     },
     end: () => child.stdin?.end(),
+    untaken: (texts) => {
+      const message = untakenNotice(texts);
+      for (const l of noticeListeners) l(message);
+    },
   });
 
   /** The signal stop() sent the agent while it ran, if it did. */
@@ -122,6 +127,9 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
     onStderr: (listener) => {
       stderrListeners.push(listener);
     },
+    onNotice: (listener) => {
+      noticeListeners.push(listener);
+    },
     exited,
     startFailure: undefined,
     send: (text) => input.send(text),
@@ -138,6 +146,18 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
       return Promise.all([stopping, endMarked(AGENT_MARK, spec.mark, graceMs)]).then(() => {});
     },
   };
+}
+
+/**
+ * What the journal says when the agent's input was closed with messages it did not take up: the
+ * rest of a sentence about the agent ("codon one's agent did not take up ...").
+ */
+export function untakenNotice(texts: readonly string[]): string {
+  const quoted = texts.map((text) => JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text));
+  const which =
+    texts.length === 1 ? `a message (${quoted[0]})` : `${texts.length} messages (${quoted.join(', ')})`;
+  const them = texts.length === 1 ? 'it' : 'them';
+  return `did not take up ${which} after its answer and printed nothing for ${UNTAKEN_QUIET_MS / 1000} s: its input was closed, so the codon ends without ${them}`;
 }
 
 /** A run whose agent never started: no output, exit code 127, and why in `startFailure`. */
@@ -158,6 +178,7 @@ export function notStarted(why: Promise<string> | string, mark?: string): AgentR
       stderrListeners.push(listener);
     },
     exited,
+    onNotice: () => {},
     get startFailure() {
       return reason;
     },

@@ -1,21 +1,36 @@
 import { RibosomeClient } from '../client/index.ts';
 import { type EventData, type FailureReason, parseServerEvent, type ServerEvent } from '../protocol/index.ts';
+import { sanitize, oneLine as shownOnOneLine } from '../tui/format.ts';
 import { messageLine } from '../tui/store/messages.ts';
 import { readTransition } from '../tui/store/transition-data.ts';
 
-const oneLine = (text: string, max = 160) => {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-};
+/** On one line, without control or bidirectional characters (what anyone wrote is printed here). */
+const oneLine = (text: string, max = 160) => shownOnOneLine(text, max);
 
 /** How a codon ended when a client ended it: a transition says so before its codon.completed. */
 type EndedBy = 'skipped' | 'stopped';
 
 /**
- * One printable line for an event, or undefined for events a reader of the log does not need.
- * `endedBy`: for a codon.completed, that a client skipped or stopped the codon (consoleView knows).
+ * Where a message added to a codon's prompt (codon.message `prompt`) came from: a redo's own text
+ * (its sentinel's `sentinel.action` redo said it), or a message a crash carried over from the
+ * interrupted run.
  */
-export function describeEvent(e: ServerEvent, endedBy?: EndedBy): string | undefined {
+type PromptSource = 'redo' | 'crash';
+const PROMPT_NOTES: Record<PromptSource, string> = {
+  redo: "with the redo's prompt",
+  crash: 'in its prompt, carried over from the crashed run',
+};
+
+/**
+ * One printable line for an event, or undefined for events a reader of the log does not need.
+ * `endedBy`: for a codon.completed, that a client skipped or stopped the codon (consoleView knows);
+ * `promptSource`: for a codon.message `prompt`, where it came from (consoleView knows).
+ */
+export function describeEvent(
+  e: ServerEvent,
+  endedBy?: EndedBy,
+  promptSource?: PromptSource,
+): string | undefined {
   switch (e.type) {
     case 'codon.started':
       return `> ${e.data.codonId}: ${e.data.codonName}`;
@@ -28,8 +43,13 @@ export function describeEvent(e: ServerEvent, endedBy?: EndedBy): string | undef
       return `    ${e.data.isError ? 'fail ' : 'done '} ${e.data.toolName}: ${oneLine(e.data.result, 120)}`;
     case 'file.updated':
       return `    file  ${e.data.action} ${e.data.path}`;
-    case 'codon.message':
-      return `    hear  ${oneLine(messageLine(e.data))}`;
+    case 'codon.message': {
+      if (e.data.delivery !== 'prompt') return `    hear  ${oneLine(messageLine(e.data))}`;
+      // messageLine's note for a prompt message names a redo; a crash's carry-over is said as such.
+      const line = messageLine({ ...e.data, delivery: 'live' });
+      const note = promptSource ? PROMPT_NOTES[promptSource] : 'in its prompt';
+      return `    hear  ${oneLine(line)} (${note})`;
+    }
     case 'rollback.completed':
       return `<< rolled back to ${e.data.codonId} (${e.data.checkpointType}, checkpoint ${e.data.checkpoint.slice(0, 12)}): run ${e.data.toRun}`;
     case 'codon.completed': {
@@ -45,7 +65,7 @@ export function describeEvent(e: ServerEvent, endedBy?: EndedBy): string | undef
     case 'server.idle':
       return `= ${e.data.message}`;
     case 'error':
-      return `! [${e.data.severity ?? 'error'}] ${e.data.message}`;
+      return `! [${e.data.severity ?? 'error'}] ${sanitize(e.data.message)}`;
     case 'info':
       return `  ${oneLine(e.data.message)}`;
     case 'sentinel.output':
@@ -80,7 +100,22 @@ export function describeEvent(e: ServerEvent, endedBy?: EndedBy): string | undef
  */
 export function consoleView(): (e: ServerEvent) => string | undefined {
   const endedBy = new Map<string, EndedBy>();
+  /** The texts of redos announced (not dry runs) and not yet in their codon's prompt: codon, sentinel, text. */
+  const redos = new Set<string>();
+  const redoKey = (codonId: string, sentinelId: string, text: string) =>
+    JSON.stringify([codonId, sentinelId, text]);
   return (e) => {
+    if (e.type === 'sentinel.action') {
+      if (e.data.action === 'redo' && !e.data.dryRun && e.data.text !== undefined)
+        redos.add(redoKey(e.data.codonId, e.data.sentinelId, e.data.text));
+      return describeEvent(e);
+    }
+    if (e.type === 'codon.message' && e.data.delivery === 'prompt') {
+      const { from } = e.data;
+      const key = from.kind === 'sentinel' ? redoKey(e.data.codonId, from.sentinelId, e.data.text) : '';
+      const source = redos.delete(key) ? 'redo' : 'crash';
+      return describeEvent(e, undefined, source);
+    }
     if (e.type === 'state.transition') {
       const t = readTransition(e.data);
       if (t?.type === 'CodonTransitioned') {

@@ -84,6 +84,11 @@ export class CodonRun {
       stall.seen();
       log.info({ stderr: text.slice(0, 2000) }, 'agent stderr');
     });
+    agent.onNotice((notice) => {
+      const message = `codon ${options.codonId}'s agent ${notice}`;
+      log.warn(message);
+      options.onOutput({ kind: 'event', event: { type: 'info', data: { message } } });
+    });
     const mapper = new StreamMapper({
       codonId: options.codonId,
       maxResultChars: options.maxResultChars,

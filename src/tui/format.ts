@@ -39,11 +39,13 @@ export function formatTime(iso: string): string {
 }
 
 // Agent output may carry escape sequences; printed raw they would move the cursor or recolour the
-// terminal under Ink's feet. Keep newlines, turn tabs into spaces, drop every other control code.
+// terminal under Ink's feet. Keep newlines, turn tabs into spaces, drop every other control code, and
+// the bidirectional controls (embeddings, overrides, isolates and marks: U+202A-202E, U+2066-2069,
+// U+200E, U+200F, U+061C), which would reorder what is drawn after them ("a\u202eevil" reads "alive").
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const ESCAPES = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[@-Z\\-_])/g;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 export function sanitize(text: string): string {
   return text.replace(ESCAPES, '').replace(/\r\n?/g, '\n').replace(/\t/g, '  ').replace(CONTROLS, '');
@@ -51,8 +53,9 @@ export function sanitize(text: string): string {
 
 // Text that oneLine would give back as it is: no control character, no whitespace but single
 // spaces inside. Most agent lines are such; a long history is a million of them.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const NOT_ONE_LINE = /[\u0000-\u001f\u007f-\u009f]|[^\S ]| {2}|^ | $/;
+const NOT_ONE_LINE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|[^\S ]| {2}|^ | $/;
 
 /** The text on one line: whitespace runs collapsed, cut with an ellipsis past `max` characters. */
 export function oneLine(text: string, max = 500): string {

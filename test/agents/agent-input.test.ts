@@ -1,26 +1,44 @@
-import { describe, expect, it } from 'vitest';
-import { AgentInput, userMessageLine } from '../../src/agents/agent-input.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  AgentInput,
+  messageContent,
+  takenUp,
+  UNTAKEN_QUIET_MS,
+  userMessageLine,
+} from '../../src/agents/agent-input.ts';
 import { parseInputLine } from '../../src/agents/builtin/inbox.ts';
+import { untakenNotice } from '../../src/agents/spawn-agent.ts';
 import type { StreamLine } from '../../src/agents/stream-line.ts';
 
-const replay = (text: string): StreamLine => ({
+/** A replay as Claude Code prints it: the blocks of every message it took up together, in order. */
+const replay = (...texts: string[]): StreamLine => ({
   type: 'user',
   isReplay: true,
-  message: { content: [{ type: 'text', text }] },
+  message: { content: texts.flatMap((text) => messageContent(text)) },
 });
 const result: StreamLine = { type: 'result', subtype: 'success', is_error: false };
+const assistant: StreamLine = {
+  type: 'assistant',
+  message: { id: 'm1', content: [{ type: 'text', text: 'working' }] },
+};
 
 function input(format: 'text' | 'stream-json' = 'stream-json') {
   const written: string[] = [];
+  const untaken: string[][] = [];
   let ended = 0;
   const agent = new AgentInput(format, 'the prompt', {
     write: (line) => written.push(line),
     end: () => {
       ended += 1;
     },
+    untaken: (texts) => untaken.push([...texts]),
   });
-  return { agent, written, ended: () => ended };
+  return { agent, written, untaken, ended: () => ended };
 }
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('AgentInput (an agent stdin that takes messages)', () => {
   it('writes the prompt as the first stream-json user message and keeps stdin open', () => {
@@ -77,6 +95,153 @@ describe('AgentInput (an agent stdin that takes messages)', () => {
   });
 });
 
+describe('AgentInput: what the agent prints back does not always match what was sent', () => {
+  it('a replay holding several messages (Claude Code merges those it takes up together) takes each', () => {
+    const { agent, ended } = input();
+    agent.seen(replay('the prompt'));
+    agent.send('first late');
+    agent.send('second late');
+    agent.send('third late');
+    agent.seen(result);
+    agent.seen(replay('first late'));
+    agent.seen(result);
+    expect(ended()).toBe(0);
+    agent.seen(replay('second late', 'third late'));
+    agent.seen(result);
+    expect(ended()).toBe(1);
+  });
+
+  it('a replay that matches no pending text still takes one message, the oldest', () => {
+    const { agent, ended } = input();
+    agent.seen(replay('the prompt'));
+    agent.send('hello');
+    agent.send('world');
+    agent.seen(replay('HELLO (changed)'));
+    agent.seen(result);
+    expect(ended()).toBe(0);
+    agent.seen(replay('world'));
+    agent.seen(result);
+    expect(ended()).toBe(1);
+  });
+
+  it('a message never printed back stays pending while later ones are taken', () => {
+    vi.useFakeTimers();
+    const { agent, ended, untaken } = input();
+    agent.seen(replay('the prompt'));
+    agent.send('swallowed');
+    agent.send('taken');
+    agent.seen(result);
+    agent.seen(replay('taken'));
+    agent.seen(result);
+    expect(ended()).toBe(0);
+    vi.advanceTimersByTime(UNTAKEN_QUIET_MS);
+    expect(ended()).toBe(1);
+    expect(untaken).toEqual([['swallowed']]);
+  });
+
+  it.each([
+    [
+      ['a', 'b'],
+      ['a', 'b'],
+      [0, 1],
+    ],
+    [['a', 'b'], ['a'], [0]],
+    [['a', 'b'], ['b'], [1]],
+    [['Look ok', 'ok'], ['Look ok'], [0]],
+    [['x', 'y'], ['z'], [0]],
+    [
+      ['line one\nline two', 'next'],
+      ['line one\nline two', 'next'],
+      [0, 1],
+    ],
+    [[], ['a'], []],
+  ])('takenUp(%j, replay %j) = %j', (pending, replayed, expected) => {
+    expect(takenUp(pending, replayed)).toEqual(expected);
+  });
+});
+
+describe('AgentInput safety net: messages the agent does not take up after its result', () => {
+  it('closes the input once the agent stays quiet after a result, and says which messages were left', () => {
+    vi.useFakeTimers();
+    const { agent, ended, untaken } = input();
+    agent.seen(replay('the prompt'));
+    agent.send('/quirk one');
+    agent.send('quirk two');
+    agent.seen(result);
+    vi.advanceTimersByTime(UNTAKEN_QUIET_MS - 1);
+    // Output after the result (Claude Code printing a session of its own) is a sign of life: the wait starts again.
+    agent.seen({ type: 'system', subtype: 'init', session_id: 'new' });
+    vi.advanceTimersByTime(UNTAKEN_QUIET_MS - 1);
+    expect(ended()).toBe(0);
+    expect(untaken).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(ended()).toBe(1);
+    expect(untaken).toEqual([['/quirk one', 'quirk two']]);
+    expect(agent.send('too late')).toBe(false);
+    // What the codon's journal then says (an info, after "codon one's agent ").
+    expect(untakenNotice(['/quirk one', 'quirk two'])).toBe(
+      'did not take up 2 messages ("/quirk one", "quirk two") after its answer and printed nothing for 5 s: its input was closed, so the codon ends without them',
+    );
+  });
+
+  it('does nothing while the agent takes the message up and answers, however long the turn', () => {
+    vi.useFakeTimers();
+    const { agent, ended, untaken } = input();
+    agent.seen(replay('the prompt'));
+    agent.send('late');
+    agent.seen(result);
+    agent.seen(replay('late'));
+    vi.advanceTimersByTime(UNTAKEN_QUIET_MS * 10);
+    agent.seen(assistant);
+    expect(ended()).toBe(0);
+    agent.seen(result);
+    expect(ended()).toBe(1);
+    vi.advanceTimersByTime(UNTAKEN_QUIET_MS * 2);
+    expect(untaken).toEqual([]);
+    expect(ended()).toBe(1);
+  });
+
+  it('a message sent between turns starts the wait again; an agent that exits ends it', () => {
+    vi.useFakeTimers();
+    const { agent, ended, untaken } = input();
+    agent.seen(replay('the prompt'));
+    agent.send('one');
+    agent.seen(result);
+    vi.advanceTimersByTime(UNTAKEN_QUIET_MS - 1);
+    agent.send('two');
+    vi.advanceTimersByTime(UNTAKEN_QUIET_MS - 1);
+    expect(ended()).toBe(0);
+    agent.ended();
+    vi.advanceTimersByTime(UNTAKEN_QUIET_MS * 2);
+    expect(ended()).toBe(0);
+    expect(untaken).toEqual([]);
+  });
+});
+
+describe('messageContent: a message is text for the model, never an agent CLI command', () => {
+  it('adds an empty text block after a text starting with a slash, so Claude Code does not run it', () => {
+    expect(messageContent('/clear')).toEqual([
+      { type: 'text', text: '/clear' },
+      { type: 'text', text: '' },
+    ]);
+    expect(messageContent('  /cost please')).toHaveLength(2);
+    expect(messageContent('/etc/hosts is the file')).toHaveLength(2);
+    expect(messageContent('look at /tmp')).toEqual([{ type: 'text', text: 'look at /tmp' }]);
+  });
+
+  it('messages get that form, the prompt is written as it is', () => {
+    const { agent, written } = input();
+    agent.send('/clear');
+    expect(JSON.parse(written[1] ?? '').message.content).toEqual(messageContent('/clear'));
+    const prompt = new AgentInput('stream-json', '/review', {
+      write: (line) => written.push(line),
+      end: () => {},
+    });
+    expect(prompt.inTurn).toBe(true);
+    expect(JSON.parse(written.at(-1) ?? '').message.content).toEqual([{ type: 'text', text: '/review' }]);
+  });
+});
+
 describe('parseInputLine (the built-in agent reads stream-json input)', () => {
   it.each([
     [userMessageLine('hi').trim(), { ok: true, text: 'hi' }],
@@ -85,6 +250,7 @@ describe('parseInputLine (the built-in agent reads stream-json input)', () => {
       '{"type":"user","message":{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}}',
       { ok: true, text: 'a\nb' },
     ],
+    [userMessageLine('/clear', true).trim(), { ok: true, text: '/clear' }],
     ['not json', { ok: false, error: 'not JSON' }],
     ['{"type":"control_request"}', { ok: false, error: 'not a stream-json user message' }],
     [

@@ -19,6 +19,7 @@ function fakeRun(pid: number, lines: StreamLine[], exit: ProcessExit = { type: '
       yield* lines;
     })(),
     onStderr: () => {},
+    onNotice: () => {},
     exited,
     startFailure: undefined,
     send: () => false,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { consoleView } from '../../src/cli/console-view.ts';
-import type { ServerEvent } from '../../src/protocol/index.ts';
+import type { MessageSender, ServerEvent } from '../../src/protocol/index.ts';
 import { codonEnd, codonStart, runStarted } from '../tui/helpers/events.ts';
 import { ev } from '../tui/helpers/fake-client.ts';
 
@@ -55,6 +55,59 @@ describe('the console view of a message to the agent', () => {
       delivery: 'live',
     });
     expect(lines([message])).toEqual(['    hear  sentinel loop-detector → agent: try the other file']);
+  });
+
+  it("says a redo's text is in the redo's prompt, and what a crash carried over is (trial 17b L2)", () => {
+    const judge = { kind: 'sentinel', sentinelId: 'judge' } as const;
+    const redo = (dryRun: boolean) =>
+      ev('sentinel.action', {
+        sentinelId: 'judge',
+        codonId: 'one',
+        triggerNumber: 1,
+        action: 'redo',
+        dryRun,
+        reason: 'text matches /REDO/',
+        text: 'slow down',
+      });
+    const prompt = (text: string, from: MessageSender = judge) =>
+      ev('codon.message', { codonId: 'one', text, from, delivery: 'prompt' });
+    const client = { kind: 'client', clientId: 'c1' } as const;
+    const heard = (events: ServerEvent[]) => lines(events).filter((l) => l.includes('hear'));
+    expect(heard([redo(false), prompt('slow down')])).toEqual([
+      "    hear  sentinel judge → agent: slow down (with the redo's prompt)",
+    ]);
+    // A crash carries over what the agent heard: a client's message, or a sentinel's that no redo said.
+    expect(heard([prompt('first message', client), prompt('slow down')])).toEqual([
+      '    hear  client c1 → agent: first message (in its prompt, carried over from the crashed run)',
+      '    hear  sentinel judge → agent: slow down (in its prompt, carried over from the crashed run)',
+    ]);
+    // A dry run's redo took nothing; a redo's text is its prompt's once.
+    expect(heard([redo(true), prompt('slow down')])[0]).toContain('carried over from the crashed run');
+    expect(heard([redo(false), prompt('slow down'), prompt('slow down')])[1]).toContain(
+      'carried over from the crashed run',
+    );
+  });
+
+  it('prints no control or bidirectional characters of what anyone wrote (trial 17b L4)', () => {
+    const bidi = '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c';
+    const text = `a${bidi}evil\u001b[31m red\u0007`;
+    const events = [
+      ev('codon.message', {
+        codonId: 'one',
+        text,
+        from: { kind: 'client', clientId: 'c1' },
+        delivery: 'live',
+      }),
+      ev('assistant.action', { codonId: 'one', action: 'message', content: text }),
+      ev('info', { message: text }),
+      ev('error', { code: 'X', message: text, severity: 'warning', fatal: false }),
+    ];
+    expect(lines(events)).toEqual([
+      '    hear  client c1 → agent: aevil red',
+      '    says  aevil red',
+      '  aevil red',
+      '! [warning] aevil red',
+    ]);
   });
 });
 

@@ -341,6 +341,11 @@ describe('format', () => {
   it('strips escape sequences and control characters from agent text', () => {
     expect(sanitize('a\u001b[31mred\u001b[0m\tb\r\nc\u0007\u001b]0;title\u0007d')).toBe('ared  b\ncd');
     expect(oneLine('  many\n\nlines  ', 100)).toBe('many lines');
+    // Bidirectional controls would reorder what follows them (trial 17b L4).
+    expect(sanitize('a\u202eevil\u202c \u2066x\u2069\u200e\u200f\u061c\u202a\u202b\u202d\u2067\u2068')).toBe(
+      'aevil x',
+    );
+    expect(oneLine('a\u202eevil', 100)).toBe('aevil');
     expect(oneLine('x'.repeat(10), 5)).toBe('xxxx…');
     // Its shortcut for text already on one line gives what the whole treatment gives.
     const slow = (text: string, max: number) => {
@@ -359,6 +364,9 @@ describe('format', () => {
       '\u2028',
       '\u001b[31m',
       '\u0007',
+      '\u202e',
+      '\u2067',
+      '\u200f',
       'é',
       '→',
     );

@@ -187,6 +187,24 @@ describe('the dashboard store', () => {
     ]);
   });
 
+  it('shows a message without the bidirectional controls that would reorder its row (trial 17b L4)', () => {
+    const bidi = '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c';
+    const s = events([
+      ...codonStart('two', 0),
+      ev('codon.message', {
+        codonId: 'two',
+        text: `a${bidi}evil\u0007`,
+        from: { kind: 'client', clientId: 'c9' },
+        delivery: 'live',
+      }),
+      ev('assistant.action', { codonId: 'two', action: 'message', content: `ok\u202e done` }),
+    ]);
+    const texts = Array.from({ length: s.log.rows.length }, (_, i) => s.log.rows.at(i)?.text ?? '');
+    expect(texts).toContain('client c9 → agent: aevil');
+    expect(texts.some((t) => t.includes('ok done'))).toBe(true);
+    expect(texts.join('')).not.toMatch(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+  });
+
   it('lists the runs of the execution with the run each rollback started from', () => {
     const s = events([
       ...runStarted(),

@@ -30,7 +30,11 @@ export function parseInputLine(line: string): { ok: true; text: string } | { ok:
     typeof content === 'string'
       ? content
       : content
-          .flatMap((block) => ('text' in block && typeof block.text === 'string' ? [block.text] : []))
+          // An empty block adds nothing (Claude Code drops it too; Ribosome adds one after a text
+          // starting with `/`, see agent-input messageContent).
+          .flatMap((block) =>
+            'text' in block && typeof block.text === 'string' && block.text !== '' ? [block.text] : [],
+          )
           .join('\n');
   return text.trim() === '' ? { ok: false, error: 'the message has no text' } : { ok: true, text };
 }

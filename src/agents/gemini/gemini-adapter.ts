@@ -146,6 +146,7 @@ function withExitStatus(run: AgentRun): AgentRun {
     pid: run.pid,
     lines: lines(),
     onStderr: (listener) => run.onStderr(listener),
+    onNotice: (listener) => run.onNotice(listener),
     exited: run.exited,
     get startFailure() {
       return run.startFailure;

@@ -79,7 +79,11 @@ export function freshGuards(actionCount: number): RunGuards {
 
 export type Limits = { maxActions: number; cooldownMs: number };
 
-/** An action whose `when` held (as often as `after` asks) but that a guard kept back, and which one. */
+/**
+ * An action whose `when` held (as often as `after` asks) but that a guard kept back, and which one.
+ * With the decisions, in the actions' order (`index`): an action held back because one before it
+ * ended the run comes after that one.
+ */
 export type HeldBack = { index: number; kind: ActionKind; why: string };
 
 export type Decision = {
@@ -109,13 +113,21 @@ export function decideActions(
   const decisions: Decision[] = [];
   const heldBack: HeldBack[] = [];
   const hold = (index: number, kind: ActionKind, why: string) => heldBack.push({ index, kind, why });
+  /** The action of this output that ended the run, if one did. */
+  let endedBy: ActionKind | undefined;
   for (const [index, action] of actions.entries()) {
     if (!action.holds(context.output)) continue;
     const times = (held[index] ?? 0) + 1;
     held[index] = times;
     if (times < action.after) continue;
     if (ended) {
-      hold(index, action.kind, "an earlier action of this sentinel ended the codon's run");
+      hold(
+        index,
+        action.kind,
+        endedBy
+          ? `the ${endedBy} on this output ends the codon's run`
+          : "an earlier action of this sentinel ended the codon's run",
+      );
       continue;
     }
     if (taken >= limits.maxActions) {
@@ -147,7 +159,10 @@ export function decideActions(
     } else decisions.push(decision);
     taken++;
     if (message) lastMessageAt = now;
-    if (ENDS_RUN.has(action.kind)) ended = true;
+    if (ENDS_RUN.has(action.kind)) {
+      ended = true;
+      endedBy = action.kind;
+    }
   }
   return { decisions, guards: { taken, lastMessageAt, held, ended }, heldBack };
 }

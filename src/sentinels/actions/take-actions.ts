@@ -147,11 +147,20 @@ export class SentinelActions {
       (i) => this.#redosDone(i),
     );
     this.#guards = guards;
-    for (const held of heldBack)
-      await o.heldBack(
-        `sentinel ${o.sentinelId}: ${held.kind} on output #${triggerNumber} not taken${o.dryRun ? ' (dry run)' : ''}: ${held.why}`,
-      );
-    for (const decision of decisions) {
+    // In the actions' order: a note that an action was held back comes after the action that held it.
+    const steps = [
+      ...decisions.map((decision) => ({ index: decision.index, decision })),
+      ...heldBack.map((held) => ({ index: held.index, held })),
+    ].sort((a, b) => a.index - b.index);
+    for (const step of steps) {
+      if ('held' in step) {
+        const { held } = step;
+        await o.heldBack(
+          `sentinel ${o.sentinelId}: ${held.kind} on output #${triggerNumber} not taken${o.dryRun ? ' (dry run)' : ''}: ${held.why}`,
+        );
+        continue;
+      }
+      const { decision } = step;
       if ('error' in decision) {
         await o.failed(`${decision.kind} not taken: ${decision.error}`);
         continue;

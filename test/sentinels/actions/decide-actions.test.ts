@@ -199,6 +199,18 @@ describe('actions a guard keeps back say why (trial 17 M3)', () => {
         "halt: an earlier action of this sentinel ended the codon's run",
       ],
     });
+    // An action held back by one of the same output that ended the run names it.
+    guards = freshGuards(actions.length);
+    expect(step(0, 0).held).toEqual([]);
+    const haltFirst = compiled([
+      { when: REPEATING, do: 'halt' },
+      { when: REPEATING, do: 'message', text: 'x' },
+    ]);
+    const same = decideActions(haltFirst, context(verdict(true)), freshGuards(2), limits, 0, () => 0);
+    expect(same.decisions.map((d) => d.kind)).toEqual(['halt']);
+    expect(same.heldBack).toEqual([
+      { index: 1, kind: 'message', why: "the halt on this output ends the codon's run" },
+    ]);
     guards = freshGuards(actions.length);
     const tight = decideActions(
       actions,

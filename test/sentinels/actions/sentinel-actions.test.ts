@@ -172,6 +172,40 @@ describe('sentinel actions (in-process: real bus and scripted provider, fake eng
     expect(h.requests('watcher')).toHaveLength(5);
   });
 
+  it('an action held back by a halt on the same output is noted after that halt, naming it (trial 17b L1)', async () => {
+    for (const dryRun of [true, false]) {
+      const f = fakes();
+      const h = await startHarness({
+        plan: plan(`        actions:
+          - { when: [{ path: repeating, op: equals, value: true }], do: halt }
+          - { when: [{ path: repeating, op: equals, value: true }], do: rollback }
+          - { when: [{ path: repeating, op: equals, value: true }], do: message, text: "{{output.advice}}" }
+        dryRun: ${dryRun}
+`),
+        script: {
+          tracks: [{ name: 'watcher', match: { tools: false }, turns: [verdict(true)], loop: true }],
+        },
+        hooks: { engine: f.engine, sendMessage: f.sendMessage },
+      });
+      await runCodon(h, 1, [], () => h.of('sentinel.action').length > 0);
+      await waitFor(() => h.of('info').length >= 2, 'the notes', 10_000);
+      const said = h.events.flatMap((e) =>
+        e.type === 'sentinel.action'
+          ? [`action ${e.data.action}`]
+          : e.type === 'info' && e.data.message.startsWith('sentinel watcher')
+            ? [e.data.message]
+            : [],
+      );
+      const dry = dryRun ? ' (dry run)' : '';
+      expect(said).toEqual([
+        'action halt',
+        `sentinel watcher: rollback on output #1 not taken${dry}: the halt on this output ends the codon's run`,
+        `sentinel watcher: message on output #1 not taken${dry}: the halt on this output ends the codon's run`,
+      ]);
+      await h.stop();
+    }
+  });
+
   it('an action the engine refuses is a sentinel.error (action-failed); the sentinel goes on', async () => {
     const f = fakes({
       message: { ok: false, code: 'NO_CODON_RUNNING', message: 'no codon is running' },

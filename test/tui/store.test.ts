@@ -831,4 +831,14 @@ describe('a codon.message in the activity list (trial 17 M2)', () => {
     });
     expect(line).toBe('client c-1 → agent: red line2 tab');
   });
+
+  it("says a message added to a run's prompt (a redo's text, or carried over a crash) is in its next run's prompt", () => {
+    const line = messageLine({
+      codonId: 'one',
+      text: 'keep the tests green',
+      from: { kind: 'client', clientId: 'c-1' },
+      delivery: 'prompt',
+    });
+    expect(line).toBe("client c-1 → agent: keep the tests green (in its next run's prompt)");
+  });
 });

@@ -12,11 +12,14 @@ export function isOwnMessage(from: MessageSender, ownClientIds: readonly string[
   return from.kind === 'client' && ownClientIds.includes(from.clientId);
 }
 
-/** How a message reached the agent, in a status line: "live", "a new turn", "with the redo's prompt". */
+/**
+ * How a message reached the agent, in a status line: "live", "a new turn", "in its next run's prompt" (a
+ * redo's text, or a message a crash carried over: `ribosome log` tells the two apart).
+ */
 const DELIVERY_WORDS: Record<EventData<'codon.message'>['delivery'], string> = {
   live: 'live',
   'next-turn': 'a new turn',
-  prompt: "with the redo's prompt",
+  prompt: "in its next run's prompt",
 };
 
 /** The status line once a message of ours reached the agent: `message sent to two's agent (live)`. */
@@ -27,7 +30,7 @@ export function messageSentLine(data: EventData<'codon.message'>): string {
 const DELIVERY_NOTE: Record<EventData<'codon.message'>['delivery'], string> = {
   live: '',
   'next-turn': ' (a new turn)',
-  prompt: " (with the redo's prompt)",
+  prompt: " (in its next run's prompt)",
 };
 
 /**

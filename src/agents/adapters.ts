@@ -2,6 +2,7 @@ import type { Agent } from '../plan/primitives.ts';
 import type { AgentAdapter, AgentAdapters } from './agent-adapter.ts';
 import { BuiltinAdapter } from './builtin-adapter.ts';
 import { ClaudeCodeAdapter } from './claude-code-adapter.ts';
+import { CodexAdapter } from './codex/codex-adapter.ts';
 import { notStarted } from './spawn-agent.ts';
 
 /** Whose configuration (home, settings, login) an agent CLI runs with: our own per execution, or the user's. */
@@ -16,6 +17,7 @@ export function agentAdapters(
     'claude-code': new ClaudeCodeAdapter({
       config: options.claudeConfig ?? options.agentConfig ?? 'isolated',
     }),
+    codex: new CodexAdapter({ config: options.agentConfig ?? 'isolated' }),
   };
 }
 

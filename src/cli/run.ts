@@ -13,6 +13,7 @@ import type { Engine, ReadyInfo } from '../engine/engine.ts';
 import { notifierCompanion } from '../notify/companion.ts';
 import { formatProblems, loadPlan, type Provider } from '../plan/index.ts';
 import {
+  agentKeyProblems,
   blockedPortProblems,
   keyVariables,
   missingProviderKeys,
@@ -495,7 +496,10 @@ function summaryLine(
  * it needs a credential even for a gateway on this machine). Names only.
  */
 function startCredentialProblem(uses: ProviderUse[], serverUrl: string): string | undefined {
-  const missing = missingProviderKeys(uses, process.env);
+  const missing = [
+    ...missingProviderKeys(uses, process.env),
+    ...agentKeyProblems(uses, serverUrl, process.env),
+  ];
   if (missing.length > 0) return missing.join('\n');
   const users = usualCredentialUsers(uses, serverUrl);
   const first = users[0];

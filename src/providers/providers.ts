@@ -1,3 +1,4 @@
+import { DEFAULT_PROVIDER_BASE_URL } from '../config/proxy-config.ts';
 import { isLoopbackUrl, providerAuth } from '../credentials/credentials.ts';
 import type { LoadedPlan, Provider } from '../plan/index.ts';
 import type { Agent } from '../plan/primitives.ts';
@@ -46,6 +47,29 @@ export type ProviderUse = {
  */
 const needsCredentialEvenLocally = (use: ProviderUse): boolean =>
   use.kind === 'claude-code' && !use.userLogin;
+
+/**
+ * The key variable of an agent CLI that does not read Anthropic's (ANTHROPIC_API_KEY and kin) when its
+ * provider names none (apiKeyEnv): such uses are checked by `agentKeyProblems`, not with the usual ones.
+ */
+export const AGENT_KEY_VARS: Partial<Record<ProviderUse['kind'], string>> = { codex: 'OPENAI_API_KEY' };
+
+/**
+ * Where an agent that speaks another vendor's API goes when the server's provider is the default one
+ * (Anthropic's, which it cannot call): its vendor's. Any other server provider is taken as it is.
+ */
+const AGENT_DEFAULT_PROVIDERS: Partial<Record<ProviderUse['kind'], string>> = {
+  codex: 'https://api.openai.com',
+};
+
+/** The provider `kind` calls for `url`: its vendor's API in place of the default Anthropic one. */
+export function agentProviderUrl(kind: ProviderUse['kind'], url: string): string {
+  const own = AGENT_DEFAULT_PROVIDERS[kind];
+  return own && url.replace(/\/+$/, '') === DEFAULT_PROVIDER_BASE_URL ? own : url;
+}
+
+/** Callers that do not use Node's fetch: the ports it refuses are no matter to them. */
+const NOT_FETCH: ReadonlySet<ProviderUse['kind']> = new Set(['claude-code', 'codex']);
 
 /** Every codon and loaded sentinel of the plan with the provider it calls. */
 export function providerUses(plan: LoadedPlan, claudeConfig: 'isolated' | 'user'): ProviderUse[] {
@@ -132,17 +156,39 @@ export function missingProviderKeys(uses: readonly ProviderUse[], env: NodeJS.Pr
 
 /**
  * The uses that need one of the usual credential variables: a remote provider without apiKeyEnv, or
- * one on this machine called by Claude Code in its own configuration (`local`).
+ * one on this machine called by Claude Code in its own configuration (`local`). An agent with a key
+ * variable of its own (AGENT_KEY_VARS) is `agentKeyProblems`' to check.
  */
 export function usualCredentialUsers(
   uses: readonly ProviderUse[],
   serverUrl: string,
 ): Array<ProviderUse & { url: string; local: boolean }> {
   return uses.flatMap((use) => {
-    if (use.provider?.apiKeyEnv || use.userLogin) return [];
+    if (use.provider?.apiKeyEnv || use.userLogin || AGENT_KEY_VARS[use.kind]) return [];
     const url = use.provider?.baseUrl ?? serverUrl;
     const local = isLoopbackUrl(url);
     return local && !needsCredentialEvenLocally(use) ? [] : [{ ...use, url, local }];
+  });
+}
+
+/**
+ * Uses by an agent with a key variable of its own (AGENT_KEY_VARS: Codex's OPENAI_API_KEY) of a provider
+ * off this machine, without apiKeyEnv, when that variable is not set: a sentence for each. On this
+ * machine (the scripted provider, a local gateway) the agent gets a placeholder instead.
+ */
+export function agentKeyProblems(
+  uses: readonly ProviderUse[],
+  serverUrl: string,
+  env: NodeJS.ProcessEnv,
+): string[] {
+  return uses.flatMap((use) => {
+    const keyVar = AGENT_KEY_VARS[use.kind];
+    if (!keyVar || use.provider?.apiKeyEnv) return [];
+    const url = use.provider?.baseUrl ?? agentProviderUrl(use.kind, serverUrl);
+    if (isLoopbackUrl(url) || env[keyVar]?.trim()) return [];
+    return [
+      `${use.who} (${use.kind}) calls ${new URL(url).origin} with the key in ${keyVar}, which is not set: set ${keyVar}, give the codon a provider with its apiKeyEnv, or run offline with --scripted-provider`,
+    ];
   });
 }
 
@@ -156,7 +202,7 @@ export function blockedPortProblems(
   serverUrl: string,
   proxy: { enabled: boolean; port?: number | undefined },
 ): string[] {
-  const fetching = uses.filter((use) => use.kind !== 'claude-code');
+  const fetching = uses.filter((use) => !NOT_FETCH.has(use.kind));
   if (proxy.enabled) {
     const port = proxy.port;
     if (port === undefined || !isFetchBlockedPort(port) || fetching.length === 0) return [];

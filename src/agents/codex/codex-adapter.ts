@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { agentProviderUrl } from '../../providers/providers.ts';
 import type { AgentAdapter, AgentRun, AgentStart } from '../agent-adapter.ts';
 import { cliBinary, missingCliHint } from '../cli-binary.ts';
 import { providerEnv } from '../provider-env.ts';
@@ -45,7 +46,8 @@ export class CodexAdapter implements AgentAdapter {
     }
     const base: Omit<CodexTurn, 'prompt' | 'session'> = {
       model: codexModel(options.model),
-      providerBaseUrl: options.providerBaseUrl,
+      // The server's default provider is Anthropic's: Codex calls OpenAI's instead.
+      providerBaseUrl: agentProviderUrl('codex', options.providerBaseUrl),
       mark: options.mark,
       maxRetries: maxRetries(options.env),
       ...(options.systemPrompt ? { instructionsFile: instructionsFile(options) } : {}),

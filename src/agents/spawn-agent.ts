@@ -80,10 +80,15 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
     end: () => child.stdin?.end(),
   });
 
+  /** The signal stop() sent the agent while it ran, if it did. */
+  let signalled: NodeJS.Signals | undefined;
   const exited = new Promise<ProcessExit>((resolve) => {
     child.once('close', (code, signal) => {
       input.ended();
       if (signal) resolve({ type: 'killed', signal });
+      // A stop we asked for reads as one, however the agent ended while handling our SIGTERM (Claude
+      // Code exits 143, the built-in agent 1 or 143, either may exit 0): killed by the signal sent.
+      else if (signalled) resolve({ type: 'killed', signal: signalled });
       else resolve(code === 0 ? { type: 'success' } : { type: 'error', code: code ?? 1 });
     });
   });
@@ -126,6 +131,7 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
     stop(graceMs) {
       // Once the agent has exited (the usual last stop), its tree is gone: only its group is left.
       const reaped = child.exitCode !== null || child.signalCode !== null;
+      if (!reaped) signalled ??= 'SIGTERM';
       stopping ??= reaped ? endGroup(pid, graceMs) : killTree(pid, graceMs);
       // What left the tree still carries the run's mark; looked for at every stop, the last one
       // (after the agent exited) included.

@@ -47,7 +47,9 @@ export async function commitCheckpoint(args: {
       ref: args.ref,
       to: object.sha,
       from: args.refExists ? args.parent : null,
-      reflog: `ribosome: ${args.meta.checkpointType} ${args.meta.codonId}`,
+      reflog: args.meta.initial
+        ? `ribosome: initial checkpoint of run ${args.meta.runId}`
+        : `ribosome: ${args.meta.checkpointType} ${args.meta.codonId}`,
       durable: args.durable,
       now,
     });

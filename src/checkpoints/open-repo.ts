@@ -99,6 +99,12 @@ export async function openRepo(options: ResolvedOptions): Promise<Result<OpenedR
     const stale = await removeStaleLocks(gitDir);
     if (stale.length > 0)
       options.logger?.warn({ gitDir, locks: stale }, 'removed stale git locks from the checkpoint store');
+    const temps = await removeStaleTemps(gitDir);
+    if (temps.length > 0)
+      options.logger?.warn(
+        { gitDir, files: temps.length, first: temps.slice(0, 5) },
+        'removed temporary object files a killed git or checkpoint left in the checkpoint store',
+      );
   } catch (error) {
     return fail(
       'STORE_UNAVAILABLE',
@@ -141,6 +147,29 @@ async function removeStaleLocks(gitDir: string): Promise<string[]> {
       )
     )
       removed.push(path);
+  }
+  return removed;
+}
+
+/**
+ * Temporary files of a write a kill cut short: a pack (`objects/pack/tmp_pack_*`, `tmp_idx_*`, ...) or a
+ * loose object (`objects/xx/tmp_obj_*`, git's and ours). Nothing refers to them and, with gc off, nothing
+ * else would ever remove them. No write is live (the runtime lock, as for removeStaleLocks).
+ */
+async function removeStaleTemps(gitDir: string): Promise<string[]> {
+  const objects = join(gitDir, 'objects');
+  const entries = await readdir(objects, { recursive: true }).catch(() => [] as string[]);
+  const removed: string[] = [];
+  for (const path of entries) {
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    if (!name.startsWith('tmp_')) continue;
+    if (
+      await unlink(join(objects, path)).then(
+        () => true,
+        () => false,
+      )
+    )
+      removed.push(join('objects', path));
   }
   return removed;
 }

@@ -1,4 +1,7 @@
-/** `ribosome mock-provider`: serve a scripted Anthropic-compatible provider until SIGTERM/SIGINT. */
+/**
+ * `ribosome mock-provider`: serve the scripted provider (Anthropic Messages, OpenAI Responses and
+ * Gemini APIs) until SIGTERM/SIGINT.
+ */
 import type { Command } from 'commander';
 import type { RecordedRequest } from '../llm/mock-provider/server.ts';
 
@@ -7,7 +10,9 @@ type Options = { script: string; port: string; host: string; quiet?: boolean };
 export function registerMockProvider(program: Command): void {
   program
     .command('mock-provider')
-    .description('Serve a scripted Anthropic-compatible Messages API (offline demos and tests)')
+    .description(
+      'Serve scripted Anthropic Messages, OpenAI Responses and Gemini APIs (offline demos and tests)',
+    )
     .requiredOption(
       '--script <file>',
       'script of turns to replay (YAML or JSON; see examples/scripts/README.md)',

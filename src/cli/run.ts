@@ -32,6 +32,7 @@ import {
   runRows,
   writePlanRecord,
 } from '../runs/index.ts';
+import { journalRedos } from '../sentinels/actions/take-actions.ts';
 import { createSentinelHooks } from '../sentinels/sentinel-hooks.ts';
 import { isLoopbackHost } from '../server/origin.ts';
 import {
@@ -371,7 +372,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
           checkpointInclude,
           provider: (codon) => targetFor(codon.provider),
           outputDir,
-          hooks: ({ bus, logger, layout }, record) =>
+          hooks: ({ bus, logger, layout, journal }, record) =>
             createSentinelHooks({
               bus,
               logger,
@@ -383,6 +384,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
               onStates: record.states,
               engine: record.engine,
               sendMessage: record.sendMessage,
+              redos: journalRedos(() => journal.ofIndexedType('sentinel.action')),
             }),
         });
         return engine;

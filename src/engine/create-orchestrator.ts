@@ -15,6 +15,7 @@ import { SqliteTransitionLog, StateStore } from '../state/state-store.ts';
 import { StorageFault } from '../storage/guard.ts';
 import { diagnose } from '../storage/probe.ts';
 import { ArchiveManifest } from './archive.ts';
+import { carryOver, readCarryWindow } from './carry-over.ts';
 import { Checkpointing } from './checkpointing.ts';
 import type { CodonHooks } from './codon-hooks.ts';
 import { DATA_LINK_EXCLUDE, linkDataDir } from './data-link.ts';
@@ -142,6 +143,7 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
         : undefined;
       return row && typeof codonId === 'string' ? { type: row.type, codonId } : undefined;
     },
+    carryOver: () => carryOver(readCarryWindow(deps.journal)),
     ...(settings.budget ? { budget: settings.budget } : {}),
     ...(deps.requestStop ? { requestStop: deps.requestStop } : {}),
     ...(settings.hooks

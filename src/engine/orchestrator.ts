@@ -27,6 +27,7 @@ import { codonOf, runOf } from '../state/reducer.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { TransitionData } from '../state/transitions.ts';
 import type { ArchiveManifest } from './archive.ts';
+import { type CarriedMessage, describeCarried } from './carry-over.ts';
 import { listCheckpoints } from './checkpoint-list.ts';
 import type { Checkpointing } from './checkpointing.ts';
 import { type CodonHooks, noHooks } from './codon-hooks.ts';
@@ -97,6 +98,8 @@ export type OrchestratorOptions = {
   lastCodonEvent?: LastCodonEvent;
   /** The run's budget: the plan's, under the config file and the command line (README "Budgets"). */
   budget?: BudgetLimits;
+  /** What a crash left for each codon's next run, from the journal (carry-over.ts). */
+  carryOver?: () => Map<string, CarriedMessage[]>;
   /** Stops the whole server (onFailure then: abort); without it an abort idles instead. */
   requestStop?: (reason: string) => void;
 };
@@ -139,6 +142,8 @@ export class Orchestrator implements Engine {
    * task, in place of the usual decision (no idle in between, no command slipping in).
    */
   #followUp: FollowUp | undefined;
+  /** Texts a crash kept from an agent (or a redo it interrupted), by codon: its next start's prompt takes them. */
+  #carried = new Map<string, CarriedMessage[]>();
 
   constructor(options: OrchestratorOptions) {
     this.#o = options;
@@ -431,9 +436,16 @@ export class Orchestrator implements Engine {
   /**
    * Starts a codon, unless one is active: that would be two at once, which never happens.
    * `attempt`: set for an automatic attempt, which counts in the codon's own budget; a start by a
-   * person or by the rules begins that budget afresh.
+   * person or by the rules begins that budget afresh. `said`: texts added to its prompt after a
+   * blank line each (a redo's), after those a crash carried over to it; each is journaled as
+   * codon.message `prompt` before codon.started.
    */
-  async #startCodon(codon: RuntimeCodon, skipPreCommands: boolean, attempt?: NextAttempt): Promise<void> {
+  async #startCodon(
+    planned: RuntimeCodon,
+    skipPreCommands: boolean,
+    attempt?: NextAttempt,
+    said: readonly CarriedMessage[] = [],
+  ): Promise<void> {
     const runId = this.#runId();
     const run = runOf(this.#state, runId);
     const busy =
@@ -441,11 +453,19 @@ export class Orchestrator implements Engine {
     if (busy) {
       await this.#recorder.reportError(
         'CODON_RUNNING',
-        `not starting ${codon.id}: codon ${busy} is still active (only one codon runs at a time)`,
+        `not starting ${planned.id}: codon ${busy} is still active (only one codon runs at a time)`,
         'warning',
       );
       return;
     }
+    const texts = [...(this.#carried.get(planned.id) ?? []), ...said];
+    this.#carried.delete(planned.id);
+    for (const { text, from } of texts)
+      await this.#publish('codon.message', { codonId: planned.id, text, from, delivery: 'prompt' });
+    const codon =
+      texts.length === 0
+        ? planned
+        : { ...planned, prompt: [planned.prompt, ...texts.map((t) => t.text)].join('\n\n') };
     let recorded: () => void = () => {};
     this.#finished = new Promise((resolve) => {
       recorded = resolve;
@@ -694,16 +714,9 @@ export class Orchestrator implements Engine {
           failed(`codon ${codonId} was rolled back but not run again: ${budget}`);
           return void (await this.#idle('codon-completed', budget));
         }
-        const prompt = redo.text === undefined ? codon.prompt : `${codon.prompt}\n\n${redo.text}`;
         // The sentinel's text reaches the agent in the new run's prompt.
-        if (redo.text !== undefined)
-          await this.#publish('codon.message', {
-            codonId,
-            text: redo.text,
-            from: redo.from,
-            delivery: 'prompt',
-          });
-        return this.#startCodon({ ...codon, prompt }, false);
+        const said = redo.text === undefined ? [] : [{ text: redo.text, from: redo.from }];
+        return this.#startCodon(codon, false, undefined, said);
       },
       drop: (why) => {
         if (settle()) failed(`the rollback did not happen: ${why}`);
@@ -760,17 +773,22 @@ export class Orchestrator implements Engine {
     const endedAgents = await endLeftoverAgents(this.#o.agentStateDir, this.#o.stopGraceMs, this.#log);
     const previousId = this.#state.runOrder.at(-1);
     const runId = this.#o.bus.runId;
+    let told: string | undefined;
     if (previousId && runOf(this.#state, previousId)?.status === 'running') {
       // The crashed run's own end (its codon's codon.completed) is journaled as part of that run.
       this.#o.bus.setRunId(previousId);
       try {
         if (this.#o.lastCodonEvent)
           await completeUnended(this.#recorder, this.#state, previousId, this.#o.lastCodonEvent);
-        await markCrashed(this.#recorder, this.#state, previousId, endedAgents);
+        this.#carried = this.#o.carryOver?.() ?? new Map();
+        told = await markCrashed(this.#recorder, this.#state, previousId, endedAgents, (codonId) => {
+          const carried = this.#carried.get(codonId);
+          return carried ? describeCarried(codonId, carried) : undefined;
+        });
       } finally {
         this.#o.bus.setRunId(runId);
       }
-    }
+    } else this.#carried = this.#o.carryOver?.() ?? new Map();
     const previous = previousId ? runOf(this.#state, previousId) : undefined;
     const autostart = this.#o.autostart;
     let recovered = false;
@@ -824,6 +842,12 @@ export class Orchestrator implements Engine {
         recovered,
       };
     }
+    // What no crash warning named (a redo the crash interrupted, an earlier crash's): said in this run.
+    for (const [codonId, carried] of this.#carried)
+      if (codonId !== told)
+        await this.#publish('info', {
+          message: `a server stopped before codon ${codonId} ran again: ${describeCarried(codonId, carried)}`,
+        });
     await this.#snapshot();
     // Its own task: the server announces it listens once the run has begun, not after rig setup.
     this.#enqueue(() => this.#proceed({ kind: 'startup', autostart }));

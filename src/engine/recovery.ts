@@ -13,14 +13,16 @@ import { recoveryTarget } from './what-next.ts';
 /**
  * The previous server died with its run open: the run crashed, and its active codon ended failed,
  * with its codon.completed (every codon.started gets one, even across a crash). `endedAgents`: the
- * codons whose agents this server found running and ended.
+ * codons whose agents this server found running and ended. `carried`: what the warning adds about
+ * the interrupted codon's messages that carry over. Returns the interrupted codon, if any.
  */
 export async function markCrashed(
   recorder: Recorder,
   state: EngineState,
   runId: string,
   endedAgents: readonly string[],
-): Promise<void> {
+  carried: (codonId: string) => string | undefined = () => undefined,
+): Promise<string | undefined> {
   const run = runOf(state, runId);
   const interrupted = run
     ? run.order.map((id) => codonOf(run, id)).find((c) => c && isActive(c.status))
@@ -32,9 +34,10 @@ export async function markCrashed(
   };
   if (!interrupted) {
     await recorder.apply(crashed.type, crashed.data);
-    return;
+    return undefined;
   }
   const message = `the server stopped while codon ${interrupted.codonId} ran; it is marked failed`;
+  const carries = carried(interrupted.codonId);
   const endedHere = endedAgents.includes(interrupted.codonId);
   // One step: a kill in between never leaves the run crashed without its codon's codon.completed.
   await recorder.applyAll(
@@ -42,7 +45,13 @@ export async function markCrashed(
     [
       {
         type: 'error',
-        data: { message, codon: interrupted.codonId, fatal: false, severity: 'warning', code: 'RUN_CRASHED' },
+        data: {
+          message: carries ? `${message}; ${carries}` : message,
+          codon: interrupted.codonId,
+          fatal: false,
+          severity: 'warning',
+          code: 'RUN_CRASHED',
+        },
       },
       {
         type: 'codon.completed',
@@ -66,6 +75,7 @@ export async function markCrashed(
       },
     ],
   );
+  return interrupted.codonId;
 }
 
 /** The newest codon.started or codon.completed of a run in the journal. */

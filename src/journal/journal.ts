@@ -2,6 +2,13 @@
 export type JournalRow = { seq: number; runId: string; type: string; json: string };
 export type JournalEntry = Omit<JournalRow, 'seq'> & { id: string; timestamp: string };
 
+/**
+ * Event types the journal indexes on their own: rare events read over the whole execution (a redo's
+ * `max` counts the sentinel.action redos of every run).
+ */
+export const INDEXED_TYPES = ['sentinel.action'] as const;
+export type IndexedType = (typeof INDEXED_TYPES)[number];
+
 /** Where a history read may stop: whichever limit comes first. */
 export type BatchLimits = { maxEvents: number; maxBytes: number };
 
@@ -34,6 +41,10 @@ export interface Journal {
   recentOfRun(runId: string, limits: BatchLimits): JournalRow[];
   /** The newest event of a run whose type is one of `types`. */
   lastOfRun(runId: string, types: readonly string[]): JournalRow | undefined;
+  /** The newest event of any run whose type is one of `types`, before `beforeSeq` if given. */
+  lastOf(types: readonly string[], beforeSeq?: number): JournalRow | undefined;
+  /** Every event of an indexed type (few, and found without reading the others), oldest first. */
+  ofIndexedType(type: IndexedType): JournalRow[];
   close(): void;
 }
 

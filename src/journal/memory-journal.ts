@@ -1,6 +1,7 @@
 import {
   type BatchLimits,
   batchOf,
+  type IndexedType,
   type Journal,
   type JournalBatch,
   type JournalEntry,
@@ -43,6 +44,14 @@ export class MemoryJournal implements Journal {
 
   lastOfRun(runId: string, types: readonly string[]): JournalRow | undefined {
     return this.#rows.findLast((r) => r.runId === runId && types.includes(r.type));
+  }
+
+  lastOf(types: readonly string[], beforeSeq = Number.POSITIVE_INFINITY): JournalRow | undefined {
+    return this.#rows.findLast((r) => r.seq < beforeSeq && types.includes(r.type));
+  }
+
+  ofIndexedType(type: IndexedType): JournalRow[] {
+    return this.#rows.filter((r) => r.type === type);
   }
 
   close(): void {}

@@ -3,6 +3,8 @@ import type { StorageGuard } from '../storage/guard.ts';
 import { inTransaction } from './database.ts';
 import {
   type BatchLimits,
+  INDEXED_TYPES,
+  type IndexedType,
   type Journal,
   type JournalBatch,
   type JournalEntry,
@@ -21,6 +23,9 @@ CREATE TABLE IF NOT EXISTS events (
   json TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_run ON events(run_id, seq);
+${INDEXED_TYPES.map(
+  (type) => `CREATE INDEX IF NOT EXISTS "events_type_${type}" ON events(seq) WHERE type = '${type}';`,
+).join('\n')}
 `;
 
 type Row = { seq: number; run_id: string; type: string; json: string };
@@ -174,6 +179,26 @@ export class SqliteJournal implements Journal {
       )
       .get(runId, ...types) as Row | undefined;
     return row ? toRow(row) : undefined;
+  }
+
+  lastOf(types: readonly string[], beforeSeq = Number.MAX_SAFE_INTEGER): JournalRow | undefined {
+    if (types.length === 0) return undefined;
+    // Newest first along the primary key: the event sought is near the journal's end.
+    const row = this.#db
+      .prepare(
+        `SELECT seq, run_id, type, json FROM events WHERE seq < ? AND type IN (${types.map(() => '?').join(', ')}) ORDER BY seq DESC LIMIT 1`,
+      )
+      .get(beforeSeq, ...types) as Row | undefined;
+    return row ? toRow(row) : undefined;
+  }
+
+  ofIndexedType(type: IndexedType): JournalRow[] {
+    if (!INDEXED_TYPES.includes(type)) return [];
+    // The type as a literal, so SQLite takes its partial index (a bound parameter would not).
+    const rows = this.#db
+      .prepare(`SELECT seq, run_id, type, json FROM events WHERE type = '${type}' ORDER BY seq`)
+      .all() as Row[];
+    return rows.map(toRow);
   }
 
   /**

@@ -16,6 +16,8 @@ export function checkPlan(plan: SalvagedPlan): ProblemDraft[] {
     ...checkContinuations(plan),
     ...checkSentinelRefs(plan),
     ...checkNamedSentinels(plan),
+    // Inline sentinel definitions, from their valid parts: checked even where their neighbours are not.
+    ...plan.sentinelParts.flatMap(({ parts, path }) => checkSentinelDefinition(parts, path)),
     ...checkIneffective(plan),
   ];
 }
@@ -164,10 +166,7 @@ function checkSentinelRefs(plan: SalvagedPlan): ProblemDraft[] {
     if (entry.kind !== 'codon') continue;
     for (const [j, ref] of (entry.codon.sentinels ?? []).entries()) {
       const path = [...entry.path, 'sentinels', j];
-      if (typeof ref !== 'string') {
-        if (!('file' in ref)) drafts.push(...checkSentinelDefinition(ref, path));
-        continue;
-      }
+      if (typeof ref !== 'string') continue;
       if (plan.sentinelIds.includes(ref)) continue;
       const guess = closest(ref, plan.sentinelIds);
       drafts.push({
@@ -188,7 +187,6 @@ function checkNamedSentinels(plan: SalvagedPlan): ProblemDraft[] {
   const drafts: ProblemDraft[] = [];
   for (const { id, entry, path } of plan.sentinels) {
     if ('file' in entry) continue;
-    drafts.push(...checkSentinelDefinition(entry, path));
     if (entry.id === undefined || entry.id === id) continue;
     drafts.push({
       code: 'SENTINEL_ID_MISMATCH',

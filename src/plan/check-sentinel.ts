@@ -6,16 +6,26 @@ import type { PathSegment, ProblemDraft } from './problems.ts';
 import type { SentinelAction } from './sentinel-actions-schema.ts';
 import type { SentinelOutput, Trigger } from './sentinel-schema.ts';
 
-type Checked = { trigger: Trigger; output?: SentinelOutput; actions?: readonly SentinelAction[] };
+/**
+ * What the checks read: a parsed definition, or the valid parts of one that failed its schema
+ * (salvage-sentinel.ts). An undefined trigger or output is invalid: the checks that need it stay
+ * silent; an undefined action (invalid) is skipped, the others keep their place in the list.
+ */
+type Checked = {
+  trigger?: Trigger;
+  output?: SentinelOutput;
+  actions?: ReadonlyArray<SentinelAction | undefined>;
+};
 
 /**
  * Checks of a sentinel definition beyond its schema. An event type the protocol does not know is a
  * warning, not an error: the sentinel still loads, it just never fires on that type. So is an
  * action's output field the output schema does not declare. An action whose `when` does not fit
- * the output type, or whose text template cannot be parsed, is an error.
+ * the output type, or whose text template cannot be parsed, is an error (one per template problem).
  */
 export function checkSentinelDefinition(definition: Checked, path: PathSegment[]): ProblemDraft[] {
-  return [...checkTrigger(definition.trigger, path), ...checkActions(definition, path)];
+  const trigger = definition.trigger === undefined ? [] : checkTrigger(definition.trigger, path);
+  return [...trigger, ...checkActions(definition, path)];
 }
 
 function checkTrigger(trigger: Trigger, path: PathSegment[]): ProblemDraft[] {
@@ -46,8 +56,10 @@ function checkTrigger(trigger: Trigger, path: PathSegment[]): ProblemDraft[] {
 
 function checkActions({ output, actions = [] }: Checked, path: PathSegment[]): ProblemDraft[] {
   const drafts: ProblemDraft[] = [];
-  const structured = output?.type === 'structured';
-  const fields = structured ? declaredFields(output.schema) : undefined;
+  // An invalid output (type unknown): nothing is said about `when`, and {{output.FIELD}} may be right.
+  const known = output !== undefined;
+  const structured = output?.type !== 'text';
+  const fields = output?.type === 'structured' ? declaredFields(output.schema) : undefined;
   const unknownField = (name: string, at: PathSegment[], what: string) => {
     if (fields === undefined || fields.includes(name)) return;
     const guess = closest(name, fields);
@@ -63,9 +75,10 @@ function checkActions({ output, actions = [] }: Checked, path: PathSegment[]): P
     });
   };
   for (const [i, action] of actions.entries()) {
+    if (action === undefined) continue;
     const at = [...path, 'actions', i];
     const { when } = action;
-    if (Array.isArray(when)) {
+    if (known && Array.isArray(when)) {
       if (!structured) {
         drafts.push({
           code: 'ACTION_WHEN_MISMATCH',
@@ -81,7 +94,7 @@ function checkActions({ output, actions = [] }: Checked, path: PathSegment[]): P
             'this condition never holds',
           );
       }
-    } else if (structured) {
+    } else if (known && structured) {
       drafts.push({
         code: 'ACTION_WHEN_MISMATCH',
         path: [...at, 'when'],
@@ -92,12 +105,14 @@ function checkActions({ output, actions = [] }: Checked, path: PathSegment[]): P
     if (!('text' in action) || action.text === undefined) continue;
     const parsed = parseTemplate(action.text, checkActionVariable(structured));
     if (!parsed.ok) {
-      drafts.push({
-        code: 'INVALID_TEMPLATE',
-        path: [...at, 'text'],
-        message: `Action ${i + 1}'s text, line ${parsed.error.line}, column ${parsed.error.column}: ${parsed.error.message}.`,
-        hint: 'Placeholders: {{output}}, {{output.FIELD}} (structured output), {{sentinel.id}}, {{codon.id}}, {{codon.name}}, {{triggerNumber}}; write "\\{{" for a literal "{{".',
-      });
+      for (const error of parsed.errors) {
+        drafts.push({
+          code: 'INVALID_TEMPLATE',
+          path: [...at, 'text'],
+          message: `Action ${i + 1}'s text, line ${error.line}, column ${error.column}: ${error.message}.`,
+          hint: 'Placeholders: {{output}}, {{output.FIELD}} (structured output), {{sentinel.id}}, {{codon.id}}, {{codon.name}}, {{triggerNumber}}; write "\\{{" for a literal "{{".',
+        });
+      }
       continue;
     }
     for (const name of parsed.template.names) {

@@ -2,6 +2,7 @@ import { dirname, resolve } from 'node:path';
 import { checkSentinelDefinition } from './check-sentinel.ts';
 import type { LoadedSentinel, SentinelLoadError } from './loaded-plan.ts';
 import { type PathSegment, type PlanProblem, type ProblemDraft, sortProblems } from './problems.ts';
+import { salvageSentinel } from './salvage-sentinel.ts';
 import { type SentinelDefinition, SentinelFile, type TemplateSource } from './sentinel-schema.ts';
 import { readSourceFile, readText } from './source-file.ts';
 import { issuesToDrafts } from './zod-issues.ts';
@@ -78,8 +79,12 @@ async function checkUnsorted(file: string): Promise<SentinelFileCheck> {
   const { source } = read;
   const parsed = SentinelFile.safeParse(source.data);
   if (!parsed.success) {
-    const problems = issuesToDrafts(parsed.error.issues, SentinelFile, source.data).map(source.locate);
-    return { ok: false, problems: [...read.warnings, ...problems] };
+    // The checks beyond the schema still read the parts that are valid: every problem in one pass.
+    const drafts = [
+      ...issuesToDrafts(parsed.error.issues, SentinelFile, source.data),
+      ...checkSentinelDefinition(salvageSentinel(source.data), []),
+    ];
+    return { ok: false, problems: [...read.warnings, ...drafts.map(source.locate)] };
   }
   const { $schema: _schema, ...definition } = parsed.data;
   const notes = checkSentinelDefinition(definition, []).map(source.locate);

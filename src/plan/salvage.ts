@@ -1,7 +1,9 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { Codon, LoopFields, Plan } from './plan-schema.ts';
 import { Id } from './primitives.ts';
 import type { PathSegment } from './problems.ts';
+import { isRecord, salvageObject, valid } from './salvage-object.ts';
+import { type SentinelParts, salvageSentinel } from './salvage-sentinel.ts';
 import { type NamedSentinel, SentinelFileRef } from './sentinel-schema.ts';
 
 /**
@@ -45,6 +47,11 @@ export type SalvagedPlan = {
   /** Every key of the `sentinels` map, valid entry or not. */
   sentinelIds: string[];
   sentinels: Array<{ id: string; entry: NamedSentinel; path: PathSegment[] }>;
+  /**
+   * The valid parts of every inline sentinel definition (named or in a codon's list), valid or not,
+   * for the checks beyond the schema.
+   */
+  sentinelParts: Array<{ parts: SentinelParts; path: PathSegment[] }>;
   items: SalvagedItem[];
   /** Paths of loop blocks found inside a loop. */
   nestedLoops: PathSegment[][];
@@ -60,6 +67,7 @@ export function salvagePlan(data: unknown): SalvagedPlan {
     fallbackModel: undefined,
     sentinelIds: [],
     sentinels: [],
+    sentinelParts: [],
     items: [],
     nestedLoops: [],
   };
@@ -77,6 +85,8 @@ export function salvagePlan(data: unknown): SalvagedPlan {
           ? valid(SentinelFileRef, value)
           : salvageObject(InlineNamedSentinel, value)?.value;
       if (entry !== undefined) plan.sentinels.push({ id, entry, path: ['sentinels', id] });
+      if (isRecord(value) && !('file' in value))
+        plan.sentinelParts.push({ parts: salvageSentinel(value), path: ['sentinels', id] });
     }
   }
 
@@ -84,7 +94,7 @@ export function salvagePlan(data: unknown): SalvagedPlan {
   for (const [i, item] of data.codons.entries()) {
     const path: PathSegment[] = ['codons', i];
     if (isRecord(item) && 'loop' in item) plan.items.push(salvageLoop(item.loop, [...path, 'loop'], plan));
-    else plan.items.push(salvageCodon(item, path));
+    else plan.items.push(salvageCodon(item, path, plan));
   }
   return plan;
 }
@@ -98,7 +108,7 @@ function salvageLoop(data: unknown, path: PathSegment[], plan: SalvagedPlan): Sa
       plan.nestedLoops.push(itemPath);
       return { kind: 'invalid', path: itemPath };
     }
-    return salvageCodon(item, itemPath);
+    return salvageCodon(item, itemPath, plan);
   });
   const id = valid(Id, header.id);
   return {
@@ -110,7 +120,13 @@ function salvageLoop(data: unknown, path: PathSegment[], plan: SalvagedPlan): Sa
   };
 }
 
-function salvageCodon(data: unknown, path: PathSegment[]): SalvagedEntry {
+function salvageCodon(data: unknown, path: PathSegment[], plan: SalvagedPlan): SalvagedEntry {
+  if (isRecord(data) && Array.isArray(data.sentinels)) {
+    for (const [j, ref] of data.sentinels.entries()) {
+      if (isRecord(ref) && !('file' in ref))
+        plan.sentinelParts.push({ parts: salvageSentinel(ref), path: [...path, 'sentinels', j] });
+    }
+  }
   const salvaged = salvageObject(Codon, data);
   return salvaged === undefined
     ? invalid(data, path)
@@ -120,32 +136,4 @@ function salvageCodon(data: unknown, path: PathSegment[]): SalvagedEntry {
 function invalid(data: unknown, path: PathSegment[]): InvalidEntry {
   const id = isRecord(data) ? valid(Id, data.id) : undefined;
   return id === undefined ? { kind: 'invalid', path } : { kind: 'invalid', path, id };
-}
-
-/** The object without its invalid fields, if that is still valid. */
-function salvageObject<S extends z.ZodObject>(
-  schema: S,
-  data: unknown,
-): { value: z.infer<S>; dropped: string[] } | undefined {
-  const whole = schema.safeParse(data);
-  if (whole.success) return { value: whole.data, dropped: [] };
-  if (!isRecord(data)) return undefined;
-  const kept: Record<string, unknown> = {};
-  const dropped: string[] = [];
-  for (const [key, value] of Object.entries(data)) {
-    const field = schema.shape[key];
-    if (field !== undefined && z.safeParse(field, value).success) kept[key] = value;
-    else dropped.push(key);
-  }
-  const partial = schema.safeParse(kept);
-  return partial.success ? { value: partial.data, dropped } : undefined;
-}
-
-function valid<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> | undefined {
-  const result = schema.safeParse(value);
-  return result.success ? result.data : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -87,7 +87,7 @@ export const SentinelAction = z
           .max(100)
           .default(DEFAULT_MAX_REDOS)
           .describe(
-            `Most redos of the codon by this action while the server runs. Default ${DEFAULT_MAX_REDOS}.`,
+            `Most redos of the codon by this action, counted over the execution's journal (every run and server restart). Default ${DEFAULT_MAX_REDOS}.`,
           ),
       })
       .describe(

@@ -59,9 +59,12 @@ export function issuesToDrafts(issues: readonly Issue[], root: Schema, input: un
         return;
       }
       case 'unrecognized_keys': {
-        const allowed = keysAt(root, path);
+        const allowed = keysAt(root, path, value);
         for (const unknown of issue.keys) {
-          const guess = closest(unknown, allowed);
+          const guess = closest(
+            unknown,
+            allowed.filter((k) => k !== unknown),
+          );
           const list = allowed.length > 0 ? ` Fields allowed here: ${allowed.join(', ')}.` : '';
           drafts.push({
             code: 'UNKNOWN_FIELD',

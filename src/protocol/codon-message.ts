@@ -12,8 +12,10 @@ export const MessageSender = z.discriminatedUnion('kind', [
 export type MessageSender = z.infer<typeof MessageSender>;
 
 /**
- * How the text reached the agent: `live` written while its turn ran (its next request carries it),
- * `next-turn` written after its result, starting another turn, `prompt` added to a redo's prompt.
+ * How the text reached the agent: `live` written while its turn ran (its next request carries it,
+ * or, when the turn makes no more, a new turn after its result), `next-turn` written after its
+ * result, starting another turn, `prompt` added to a codon's prompt (a redo's text, or what a crash
+ * carried over to the codon's next run).
  */
 export const MessageDelivery = z.enum(['live', 'next-turn', 'prompt']);
 export type MessageDelivery = z.infer<typeof MessageDelivery>;

@@ -102,7 +102,8 @@ export const errorCodeDescriptions: Record<ErrorCode, string> = {
   NOT_SUPPORTED: 'The command is not available in this build or configuration.',
   UNKNOWN_RUN: 'checkpoint.list of a run id the execution directory does not hold.',
   CHECKPOINT_WARNING: "A codon's checkpoint was made, with a warning (e.g. files it could not add).",
-  CODON_FAILED: 'A codon failed (see codon.completed failureReason).',
+  CODON_FAILED:
+    "A codon failed, or was stopped (codon.forceStop, a sentinel's halt, rollback or redo, the shutdown); codon.completed failureReason says which.",
   CODON_TIMEOUT: 'A codon ran past its timeoutMs and was stopped.',
   RUN_CRASHED: 'The previous server was killed while a codon ran; a restarted server reports it.',
   INTERNAL_ERROR: 'A command failed unexpectedly; the message says how.',

@@ -239,7 +239,9 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       ? { id: exchange.id, rawBody: raw, request: received, vendorSummary: () => vendor.summary() }
       : { id: exchange.id, rawBody: raw, request: received };
 
-    const step = await pipeline.request(received, context);
+    // Awaited only when a middleware answered with a promise: the proxy's own answer at once.
+    const pending = pipeline.request(received, context);
+    const step = pending instanceof Promise ? await pending : pending;
     if (!step.ok) {
       fail(exchange, middlewareFailure(step.error), step.error.cause);
       return;
@@ -315,7 +317,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       headers: toHeaderMap(answer.headers),
       body: upstream,
     };
-    const step = await pipeline.response(received, context);
+    const pending = pipeline.response(received, context);
+    const step = pending instanceof Promise ? await pending : pending;
     if (!step.ok) {
       upstream.destroy();
       fail(exchange, middlewareFailure(step.error), step.error.cause);

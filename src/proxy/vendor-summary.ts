@@ -31,8 +31,6 @@ const MAX_DEPTH = 256;
 /** Thrown inside the scan for anything it is not sure of; the caller then parses for real. */
 const UNSURE = Symbol('unsure');
 
-type Span = { start: number; end: number };
-
 /** The kinds of the other top-level values parseVendorRequest types ('0': a number; else any value). */
 const TOP_LEVEL_KIND: Record<string, string> = {
   system: '"[',
@@ -48,17 +46,22 @@ const TOP_LEVEL_KIND: Record<string, string> = {
 
 /** The keys the scan looks at; any other is skipped unread. */
 const KEYS = ['model', 'messages', 'max_tokens', 'stream', 'role', 'content', ...Object.keys(TOP_LEVEL_KIND)];
-/** An escaped key that is none of KEYS. */
-const OTHER_KEY = '';
+/** KEYS by their length, so that a key is compared with the two or three names of its length at most. */
+const KEYS_BY_LENGTH: string[][] = [];
+for (const name of KEYS) {
+  KEYS_BY_LENGTH[name.length] ??= [];
+  KEYS_BY_LENGTH[name.length]!.push(name);
+}
 
 /**
  * A one-pass scan of a Messages request body for what LoggingMiddleware logs, with no parse and no
  * object built: the JSON's structure is checked all the way (brackets, commas, colons, literals,
  * numbers), the top-level fields parseVendorRequest types by their kind, and each message by its role
- * and content; string contents are skipped unread (native indexOf). `undefined` when the body is not
- * that or the scan is not sure: the caller then parses for real. What it does not check: characters
- * inside strings, and shapes below a top-level field or a message (a content block's or tool_choice's
- * `type`, a tool's `name`, stop_sequences' items), which parseVendorRequest does.
+ * and content; string contents are skipped unread. `undefined` when the body is not that or the scan
+ * is not sure: the caller then parses for real. What it does not check: characters inside strings,
+ * and shapes below a top-level field or a message (a content block's or tool_choice's `type`, a tool's
+ * `name`, stop_sequences' items), which parseVendorRequest does. It allocates nothing but its result
+ * (no closure, no span object per value): it runs on every exchange (issue 16).
  */
 export function scanVendorSummary(body: Buffer): VendorSummary | undefined {
   try {
@@ -73,42 +76,53 @@ class Scan {
   readonly #body: Buffer;
   #at = 0;
   #depth = 0;
+  /** Where the string #string read last starts and ends (the index of its closing quote). */
+  #start = 0;
+  #end = 0;
 
   constructor(body: Buffer) {
     this.#body = body;
   }
 
   request(): VendorSummary {
-    let model: Span | undefined;
+    let modelStart = -1;
+    let modelEnd = -1;
     let messages: number | undefined;
-    let maxTokens: Span | undefined;
+    let maxTokensStart = -1;
+    let maxTokensEnd = -1;
     let stream: boolean | undefined;
     this.#space();
     this.#expect(OPEN_OBJECT);
-    this.#members(CLOSE_OBJECT, (span) => {
-      const key = this.#key(span);
-      // JSON.parse keeps the last of repeated keys, and so does this.
-      if (key === 'model') {
-        model = this.#string();
-      } else if (key === 'messages') {
-        messages = this.#messages();
-      } else if (key === 'max_tokens') {
-        maxTokens = this.#number();
-      } else if (key === 'stream') {
-        stream = this.#boolean();
-      } else {
-        const wanted = key === undefined ? undefined : TOP_LEVEL_KIND[key];
-        if (wanted !== undefined && !wanted.includes(this.#kind())) throw UNSURE;
-        this.#value();
-      }
-    });
+    if (this.#open(CLOSE_OBJECT)) {
+      do {
+        const key = this.#memberKey();
+        // JSON.parse keeps the last of repeated keys, and so does this.
+        if (key === 'model') {
+          this.#string();
+          modelStart = this.#start;
+          modelEnd = this.#end;
+        } else if (key === 'messages') {
+          messages = this.#messages();
+        } else if (key === 'max_tokens') {
+          maxTokensStart = this.#at;
+          this.#number();
+          maxTokensEnd = this.#at;
+        } else if (key === 'stream') {
+          stream = this.#boolean();
+        } else {
+          const wanted = key === undefined ? undefined : TOP_LEVEL_KIND[key];
+          if (wanted !== undefined && !wanted.includes(this.#kind())) throw UNSURE;
+          this.#value();
+        }
+      } while (this.#next(CLOSE_OBJECT));
+    }
     this.#space();
     if (this.#at !== this.#body.length) throw UNSURE;
-    if (model === undefined || model.end === model.start || messages === undefined) throw UNSURE;
+    if (modelEnd === modelStart || messages === undefined) throw UNSURE;
     return {
-      model: this.#text(model),
+      model: this.#text(modelStart, modelEnd),
       messages,
-      max_tokens: maxTokens === undefined ? undefined : this.#maxTokens(maxTokens),
+      max_tokens: maxTokensStart === -1 ? undefined : this.#maxTokens(maxTokensStart, maxTokensEnd),
       stream: stream ?? false,
     };
   }
@@ -117,77 +131,77 @@ class Scan {
   #messages(): number {
     this.#expect(OPEN_ARRAY);
     let count = 0;
-    this.#elements(() => {
+    if (!this.#open(CLOSE_ARRAY)) return count;
+    do {
+      this.#space();
       count += 1;
       let role: string | undefined;
       let content = false;
       this.#expect(OPEN_OBJECT);
-      this.#members(CLOSE_OBJECT, (span) => {
-        const key = this.#key(span);
-        if (key === 'role') {
-          role = this.#text(this.#string());
-        } else if (key === 'content') {
-          const kind = this.#peek();
-          if (kind !== QUOTE && kind !== OPEN_ARRAY) throw UNSURE;
-          this.#value();
-          content = true;
-        } else {
-          this.#value();
-        }
-      });
+      if (this.#open(CLOSE_OBJECT)) {
+        do {
+          const key = this.#memberKey();
+          if (key === 'role') {
+            this.#string();
+            role = this.#text(this.#start, this.#end);
+          } else if (key === 'content') {
+            const kind = this.#peek();
+            if (kind !== QUOTE && kind !== OPEN_ARRAY) throw UNSURE;
+            this.#value();
+            content = true;
+          } else {
+            this.#value();
+          }
+        } while (this.#next(CLOSE_OBJECT));
+      }
       if ((role !== 'user' && role !== 'assistant') || !content) throw UNSURE;
-    });
+    } while (this.#next(CLOSE_ARRAY));
     return count;
   }
 
-  #maxTokens(span: Span): number {
-    const value = Number(this.#body.toString('latin1', span.start, span.end));
+  #maxTokens(start: number, end: number): number {
+    const value = Number(this.#body.toString('latin1', start, end));
     // parseVendorRequest wants a whole number, not below 0.
     if (!Number.isSafeInteger(value) || value < 0) throw UNSURE;
     return value;
   }
 
-  /** `{` already taken: members up to `}`, each handed to `member` (with its key) after its colon. */
-  #members(close: number, member: (key: Span) => void): void {
+  /**
+   * Just after a `{` or `[`: one level deeper; false (and the level closed) when `close` comes
+   * first, the container being empty.
+   */
+  #open(close: number): boolean {
     this.#nest();
     this.#space();
-    if (this.#peek() === close) {
-      this.#at += 1;
-      this.#depth -= 1;
-      return;
-    }
-    for (;;) {
-      this.#space();
-      const key = this.#string();
-      this.#space();
-      this.#expect(COLON);
-      this.#space();
-      member(key);
-      this.#space();
-      const next = this.#take();
-      if (next === close) break;
-      if (next !== COMMA) throw UNSURE;
-    }
+    if (this.#peek() !== close) return true;
+    this.#at += 1;
     this.#depth -= 1;
+    return false;
   }
 
-  #elements(element: () => void): void {
-    this.#nest();
+  /** After a member or element: true when a comma says another follows, false at `close` (taken). */
+  #next(close: number): boolean {
     this.#space();
-    if (this.#peek() === CLOSE_ARRAY) {
-      this.#at += 1;
-      this.#depth -= 1;
-      return;
-    }
-    for (;;) {
-      this.#space();
-      element();
-      this.#space();
-      const next = this.#take();
-      if (next === CLOSE_ARRAY) break;
-      if (next !== COMMA) throw UNSURE;
-    }
+    const next = this.#take();
+    if (next === COMMA) return true;
+    if (next !== close) throw UNSURE;
     this.#depth -= 1;
+    return false;
+  }
+
+  /** A member's key and colon: the key's name when it is one of KEYS, else undefined. */
+  #memberKey(): string | undefined {
+    this.#skipKey();
+    return this.#key(this.#start, this.#end);
+  }
+
+  /** A member's key and colon, the key unread; then the space before the value. */
+  #skipKey(): void {
+    this.#space();
+    this.#string();
+    this.#space();
+    this.#expect(COLON);
+    this.#space();
   }
 
   /** Any value, checked and skipped. */
@@ -197,10 +211,18 @@ class Scan {
       this.#string();
     } else if (kind === OPEN_OBJECT) {
       this.#at += 1;
-      this.#members(CLOSE_OBJECT, () => this.#value());
+      if (!this.#open(CLOSE_OBJECT)) return;
+      do {
+        this.#skipKey();
+        this.#value();
+      } while (this.#next(CLOSE_OBJECT));
     } else if (kind === OPEN_ARRAY) {
       this.#at += 1;
-      this.#elements(() => this.#value());
+      if (!this.#open(CLOSE_ARRAY)) return;
+      do {
+        this.#space();
+        this.#value();
+      } while (this.#next(CLOSE_ARRAY));
     } else if (kind === 0x74) {
       this.#literal('true');
     } else if (kind === 0x66) {
@@ -212,7 +234,8 @@ class Scan {
     }
   }
 
-  #string(): Span {
+  /** A string: its contents' bounds go to #start and #end. */
+  #string(): void {
     this.#expect(QUOTE);
     const body = this.#body;
     const start = this.#at;
@@ -226,29 +249,34 @@ class Scan {
       at += byte === BACKSLASH ? 2 : 1;
     }
     this.#at = at + 1;
-    return { start, end: at };
+    this.#start = start;
+    this.#end = at;
   }
 
   /** A key's name when it is one the scan looks for, without decoding it; else undefined. */
-  #key(span: Span): string | undefined {
-    const length = span.end - span.start;
-    for (const name of KEYS) {
-      if (name.length !== length) continue;
-      let same = true;
-      for (let i = 0; i < length && same; i++) same = this.#body[span.start + i] === name.charCodeAt(i);
-      if (same) return name;
+  #key(start: number, end: number): string | undefined {
+    const body = this.#body;
+    const length = end - start;
+    const names = KEYS_BY_LENGTH[length];
+    if (names !== undefined) {
+      for (const name of names) {
+        let same = true;
+        for (let i = 0; i < length && same; i++) same = body[start + i] === name.charCodeAt(i);
+        if (same) return name;
+      }
     }
     // An escaped key (`"mod\u0065l"`) may still be one of them.
-    if (this.#body.indexOf(BACKSLASH, span.start) < span.end) {
-      const text = this.#text(span);
-      return KEYS.includes(text) ? text : OTHER_KEY;
+    for (let i = start; i < end; i++) {
+      if (body[i] !== BACKSLASH) continue;
+      const text = this.#text(start, end);
+      return KEYS.includes(text) ? text : undefined;
     }
     return undefined;
   }
 
   /** A string's value: escapes decoded by JSON.parse, only when there are any. */
-  #text(span: Span): string {
-    const raw = this.#body.toString('utf8', span.start, span.end);
+  #text(start: number, end: number): string {
+    const raw = this.#body.toString('utf8', start, end);
     if (!raw.includes('\\')) return raw;
     try {
       return JSON.parse(`"${raw}"`) as string;
@@ -257,10 +285,9 @@ class Scan {
     }
   }
 
-  #number(): Span {
-    const start = this.#at;
+  #number(): void {
     const body = this.#body;
-    let at = start;
+    let at = this.#at;
     if (body[at] === 0x2d) at += 1;
     if (body[at] === 0x30) at += 1;
     else if (isDigit(body[at])) while (isDigit(body[at])) at += 1;
@@ -277,7 +304,6 @@ class Scan {
       while (isDigit(body[at])) at += 1;
     }
     this.#at = at;
-    return { start, end: at };
   }
 
   #boolean(): boolean {

@@ -13,13 +13,24 @@ export const formatCost = (usd: number) => `$${usd.toFixed(4)}`;
 
 export const formatCodons = (done: number, total: number | null) => `${done}/${total ?? '?'}`;
 
+/** `completed`, `rolled back (stopped: w)`, `failed (failed: x; stopped: w)`. */
+function statusCell(r: RunRow): string {
+  const failed = r.failed.filter((id) => !r.stopped.includes(id));
+  const ended = [
+    ...(failed.length > 0 ? [`failed: ${failed.join(', ')}`] : []),
+    ...(r.stopped.length > 0 ? [`stopped: ${r.stopped.join(', ')}`] : []),
+  ];
+  const status = r.status === 'rolled-back' ? 'rolled back' : r.status;
+  return ended.length > 0 ? `${status} (${ended.join('; ')})` : status;
+}
+
 /** The table of `ribosome runs`: one line per run, columns padded to fit. */
 export function formatRuns(rows: readonly RunRow[]): string {
   if (rows.length === 0) return 'no runs yet';
   const header = ['run', 'status', 'codons', 'cost', 'started', 'duration', 'branch'];
   const cells = rows.map((r) => [
     r.id,
-    r.status + (r.failed.length > 0 ? ` (failed: ${r.failed.join(', ')})` : ''),
+    statusCell(r),
     formatCodons(r.done, r.total),
     formatCost(r.cost),
     r.startedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),

@@ -6,11 +6,13 @@ import type { PlanRecord } from './plan-record.ts';
 /**
  * One run of an execution as `ribosome runs` shows it. `status` is the recorded one, except that a
  * run still recorded as running while no server holds the execution is `crashed` (the next start
- * records it so). `total` is null when the execution has no plan record (an older version made it).
+ * records it so), and a run a rollback left (a client's, or a sentinel's rollback or redo: the next
+ * run began from the rollback) is `rolled-back`. `total` is null when the execution has no plan
+ * record (an older version made it).
  */
 export type RunRow = {
   id: string;
-  status: RunState['status'];
+  status: RunState['status'] | 'rolled-back';
   /** Why the run began: a server start, a rollback, or the recovery of a crashed run. */
   reason: RunState['reason'];
   /** Codons done in the run's lineage (those of the runs it grew from included), as the server counts them. */
@@ -18,6 +20,8 @@ export type RunRow = {
   total: number | null;
   /** Codons of the lineage whose latest ending is failed or stopped. */
   failed: string[];
+  /** Those of `failed` that were stopped (codon.forceStop, a sentinel's halt, rollback or redo). */
+  stopped: string[];
   /** What this run spent (agents and sentinels), US dollars. */
   cost: number;
   startedAt: string;
@@ -39,30 +43,34 @@ export type RunContext = {
 
 /** The runs in the order they started. Pure. */
 export function runRows(state: EngineState, context: RunContext): RunRow[] {
-  return state.runOrder.flatMap((id) => {
+  return state.runOrder.flatMap((id, i) => {
     const run = state.runs[id];
-    return run ? [runRow(state, run, context)] : [];
+    // A rollback ends the current run and begins the next one from it, in one step.
+    const left = state.runs[state.runOrder[i + 1] ?? '']?.reason === 'rollback';
+    return run ? [runRow(state, run, context, left)] : [];
   });
 }
 
-function runRow(state: EngineState, run: RunState, context: RunContext): RunRow {
+function runRow(state: EngineState, run: RunState, context: RunContext, rolledBack: boolean): RunRow {
   const lineage = lineageOf(state, run.runId);
   const counted = context.plan
     ? progress(context.plan.codons, lineage)
     : { done: new Set(lineage.endings.map((e) => e.codonId).filter((id) => isDone(lineage, id))).size };
   const lastStatus = new Map(lineage.endings.map((e) => [e.codonId, e.status]));
   const failed = [...lastStatus].filter(([, s]) => s === 'failed' || s === 'stopped').map(([id]) => id);
+  const stopped = failed.filter((id) => lastStatus.get(id) === 'stopped');
   const lost = run.status === 'running' && !context.serverAlive;
   const endedAt = run.endedAt ?? (lost ? (context.lastEventAt.get(run.runId) ?? run.startedAt) : null);
   const end = endedAt ? Date.parse(endedAt) : context.now.getTime();
   const named = runBranchName(run.runId);
   return {
     id: run.runId,
-    status: lost ? 'crashed' : run.status,
+    status: lost ? 'crashed' : rolledBack && run.status === 'completed' ? 'rolled-back' : run.status,
     reason: run.reason,
     done: counted.done,
     total: context.plan ? context.plan.codons.length : null,
     failed,
+    stopped,
     cost: run.cost,
     startedAt: run.startedAt,
     endedAt,

@@ -6,7 +6,12 @@ import type { CodonSentinel, LoadedSentinel, RuntimeCodon } from '../plan/index.
 import type { EventInput, FailureReason, ServerEvent } from '../protocol/index.ts';
 import type { ProviderTarget } from '../providers/providers.ts';
 import type { TransitionData } from '../state/transitions.ts';
-import type { ActionEngine, RedoCounts, SendMessage } from './actions/take-actions.ts';
+import {
+  type ActionEngine,
+  memoryRedos,
+  type RedoCounter,
+  type SendMessage,
+} from './actions/take-actions.ts';
 import { type CompiledSentinel, compileSentinel } from './compile-sentinel.ts';
 import { seenBySentinels } from './seen-events.ts';
 import { SentinelRuntime } from './sentinel-runtime.ts';
@@ -53,6 +58,11 @@ export type SentinelHooksOptions = {
   engine?: ActionEngine;
   /** [sendMessage=refuses] Orchestrator.sendMessage, for message actions. */
   sendMessage?: SendMessage;
+  /**
+   * [redos=counted in memory while the hooks live] What a redo's `max` counts; the server's counts
+   * the redos journaled in the execution (journalRedos), across restarts.
+   */
+  redos?: RedoCounter;
 };
 
 const NO_ENGINE = 'this server takes no sentinel actions';
@@ -85,7 +95,7 @@ export function createSentinelHooks(options: SentinelHooksOptions): CodonHooks {
   const env = options.env ?? process.env;
   const groups = new Map<string, Group>();
   // A redo's `max` counts over every run of its codon, so the count outlives each sentinel load.
-  const redos: RedoCounts = new Map();
+  const redos = options.redos ?? memoryRedos();
   const engine = options.engine ?? refusingEngine;
   const sendMessage: SendMessage =
     options.sendMessage ?? (() => ({ ok: false, code: 'NO_CODON_RUNNING', message: NO_ENGINE }));

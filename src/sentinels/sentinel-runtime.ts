@@ -4,7 +4,7 @@ import type { RuntimeCodon } from '../plan/index.ts';
 import type { EventInput, ServerEvent } from '../protocol/index.ts';
 import {
   type ActionEngine,
-  type RedoCounts,
+  type RedoCounter,
   type SendMessage,
   SentinelActions,
 } from './actions/take-actions.ts';
@@ -56,7 +56,7 @@ export type SentinelRuntimeOptions = {
   /** Orchestrator.sendMessage: how a message action reaches the agent. */
   sendMessage: SendMessage;
   /** Redos taken per codon, shared by the codon's runs (a redo's `max`). */
-  redos: RedoCounts;
+  redos: RedoCounter;
 };
 
 /** One event (event trigger) or the step events of a sequence. */

@@ -18,12 +18,18 @@ export type Lookup = (path: readonly string[]) => { ok: true; text: string } | {
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_$-]+)*$/;
 
+/**
+ * Parses a template; on failure `errors` holds every problem found (a placeholder that is wrong is
+ * skipped and the rest still read; an unclosed `{{` ends the text) and `error` the first of them.
+ */
 export function parseTemplate(
   text: string,
   check: CheckName,
-): { ok: true; template: Template } | { ok: false; error: TemplateError } {
+): { ok: true; template: Template } | { ok: false; error: TemplateError; errors: TemplateError[] } {
   const segments: Segment[] = [];
   const names: string[] = [];
+  const errors: TemplateError[] = [];
+  const fail = (line: number, column: number, message: string) => errors.push({ message, line, column });
   let literal = '';
   let i = 0;
   while (i < text.length) {
@@ -41,25 +47,32 @@ export function parseTemplate(
     const close = text.indexOf('}}', open + 2);
     const { line, column } = position(text, open);
     if (close === -1) {
-      return fail(line, column, 'unclosed "{{": close it with "}}", or write "\\{{" for a literal "{{"');
+      fail(line, column, 'unclosed "{{": close it with "}}", or write "\\{{" for a literal "{{"');
+      break;
     }
+    i = close + 2;
     const name = text.slice(open + 2, close).trim();
     if (!NAME.test(name)) {
-      return fail(
+      fail(
         line,
         column,
         `"{{${text.slice(open + 2, close)}}}" is not a variable: write a dotted name such as {{events}} or {{codon.id}}`,
       );
+      continue;
     }
     const path = name.split('.');
     const unknown = check(path);
-    if (unknown !== undefined) return fail(line, column, `{{${name}}}: ${unknown}`);
+    if (unknown !== undefined) {
+      fail(line, column, `{{${name}}}: ${unknown}`);
+      continue;
+    }
     if (literal) segments.push(literal);
     literal = '';
     segments.push({ name, path, line, column });
     names.push(name);
-    i = close + 2;
   }
+  const [first] = errors;
+  if (first !== undefined) return { ok: false, error: first, errors };
   if (literal) segments.push(literal);
   return { ok: true, template: { segments, names } };
 }
@@ -92,10 +105,6 @@ export function renderTemplate(
 
 export function formatTemplateError(error: TemplateError, where: string): string {
   return `${where} line ${error.line}, column ${error.column}: ${error.message}`;
-}
-
-function fail(line: number, column: number, message: string): { ok: false; error: TemplateError } {
-  return { ok: false, error: { message, line, column } };
 }
 
 function position(text: string, offset: number): { line: number; column: number } {

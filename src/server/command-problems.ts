@@ -34,9 +34,12 @@ export function commandProblems(issues: readonly Issue[], root: Schema, input: u
         add(`expected ${typeText(issue.expected)}, got ${kindOf(value)}`);
         return;
       case 'unrecognized_keys': {
-        const allowed = keysAt(root, path);
+        const allowed = keysAt(root, path, value);
         for (const key of issue.keys) {
-          const guess = closest(key, allowed);
+          const guess = closest(
+            key,
+            allowed.filter((k) => k !== key),
+          );
           add(`unknown field${guess === undefined ? '' : ` (did you mean "${guess}"?)`}`, [
             ...path,
             echo(key),

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { z } from 'zod';
+import { isAlive } from '../agents/process-tree.ts';
 import { StorageFault } from '../storage/guard.ts';
 
 export const LockInfo = z.object({
@@ -134,11 +135,8 @@ export function readLock(file: string): LockInfo | null {
 /** Whether the process holding a lock is alive (and still a Ribosome server, when its heartbeat is old). */
 export function isHolderAlive(holder: LockInfo): boolean {
   if (holder.pid === process.pid) return false;
-  try {
-    process.kill(holder.pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  // A killed server is a zombie until its parent reaps it (slowly, or never, under some PID 1s): dead.
+  if (!isAlive(holder.pid)) return false;
   // The pid exists. If its heartbeat stopped long ago and it is not a Ribosome process, the pid was reused.
   if (Date.now() - Date.parse(holder.heartbeat) < STALE_HEARTBEAT_MS) return true;
   try {

@@ -19,17 +19,28 @@ export type TuiActions = {
 export const DEFAULT_STOP_REASON = 'stopped from the terminal UI';
 
 export function createActions(client: TuiClient, dispatch: (action: StoreAction) => void): TuiActions {
+  let unsent = 0;
   const send = <T extends CommandType>(
     type: T,
     data: CommandInput<T> | undefined,
     label: string,
     rollbackTarget?: string,
   ) => {
+    const text = type === 'codon.message' ? (data as CommandInput<'codon.message'>).text : undefined;
     try {
       const id = client.send(type, data);
-      dispatch({ kind: 'commandSent', id, type, label, ...(rollbackTarget ? { rollbackTarget } : {}) });
+      dispatch({
+        kind: 'commandSent',
+        id,
+        type,
+        label,
+        ...(rollbackTarget ? { rollbackTarget } : {}),
+        ...(text === undefined ? {} : { text }),
+      });
     } catch (error) {
-      dispatch({ kind: 'commandNotSent', type, label, message: (error as Error).message });
+      const message = (error as Error).message;
+      const kept = text === undefined ? {} : { text, id: `not-sent-${++unsent}` };
+      dispatch({ kind: 'commandNotSent', type, label, message, ...kept });
     }
   };
   return {

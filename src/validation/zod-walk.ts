@@ -103,13 +103,30 @@ function schemasAt(root: Schema, path: readonly PathSegment[]): Schema[] {
   return current;
 }
 
-export function keysAt(root: Schema, path: readonly PathSegment[]): string[] {
+/**
+ * The keys an object at `path` may have. With the input's `value` there, a union's objects are
+ * narrowed to those whose literal fields it matches (a sentinel action with `do: halt` gets halt's
+ * fields, not every kind's); all of them when none matches.
+ */
+export function keysAt(root: Schema, path: readonly PathSegment[], value?: unknown): string[] {
+  const objects = schemasAt(root, path)
+    .flatMap(alternatives)
+    .filter((s): s is z.ZodObject => s instanceof z.ZodObject);
+  const fitting = objects.filter((s) => literalsFit(s, value));
   const keys = new Set<string>();
-  for (const s of schemasAt(root, path).flatMap(alternatives)) {
-    if (s instanceof z.ZodObject) for (const key of Object.keys(s.shape)) keys.add(key);
-  }
+  for (const s of fitting.length > 0 ? fitting : objects)
+    for (const key of Object.keys(s.shape)) keys.add(key);
   keys.delete('$schema');
   return [...keys];
+}
+
+/** Whether every literal field of `object` (a union's discriminator) that `value` has holds one of its values. */
+function literalsFit(object: z.ZodObject, value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  return Object.entries(object.shape).every(([key, field]) => {
+    if (!(field instanceof z.ZodLiteral) || !(key in value)) return true;
+    return field.def.values.includes(Reflect.get(value, key));
+  });
 }
 
 export function describeAt(root: Schema, path: readonly PathSegment[]): string | undefined {

@@ -1,16 +1,19 @@
 import React from 'react';
 import type { BrowserClient } from '../client/browser.ts';
+import { fitMessage } from '../protocol/codon-message.ts';
 import { createActions } from '../tui/actions.ts';
 import { useCheckpointRefresh } from '../tui/hooks/use-checkpoint-refresh.ts';
 import { useNow } from '../tui/hooks/use-now.ts';
 import { orderedCodons, runningCodon } from '../tui/store/codons.ts';
 import { currentRunCost, describeCost } from '../tui/store/reduce.ts';
-import { runWord, statusNotice } from '../tui/store/selectors.ts';
+import type { CodonRow } from '../tui/store/run-state.ts';
+import { refusedMessage, runWord, statusNotice } from '../tui/store/selectors.ts';
 import { Activity } from './components/activity.tsx';
 import { Changes } from './components/changes.tsx';
 import { Controls, type Dialog } from './components/controls.tsx';
 import { CostView } from './components/cost-chart.tsx';
 import { Fleet, type FleetSummary } from './components/fleet.tsx';
+import type { MessageTarget } from './components/message-box.tsx';
 import { Overview } from './components/overview.tsx';
 import { isTextEntry, KEY_HELP, keyCommand, VIEWS, type ViewId } from './keys.ts';
 import { useConnection, useDashboard } from './use-dashboard.ts';
@@ -105,6 +108,15 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
   const codons = orderedCodons(state.run.codons);
   const running = runningCodon(state.run.codons);
   const current = selected ?? running?.codonId ?? codons.findLast((c) => c.attempts > 0)?.codonId;
+  // The message being typed: kept across tabs, and a refused message's text comes back to it (once).
+  const [draft, setDraft] = React.useState('');
+  const refused = refusedMessage(state.run.commands);
+  const restored = React.useRef<string | undefined>(undefined);
+  React.useEffect(() => {
+    if (refused === undefined || restored.current === refused.id) return;
+    restored.current = refused.id;
+    setDraft((typed) => fitMessage(typed === '' ? refused.text : `${refused.text} ${typed}`));
+  }, [refused]);
 
   React.useEffect(() => {
     onSummary({
@@ -193,8 +205,15 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
           selected={current}
           onSelect={setSelected}
           now={now}
-          {...(canControl && running?.status === 'running'
-            ? { message: { codonId: running.codonId, send: actions.message } }
+          {...(canControl
+            ? {
+                message: {
+                  target: messageTarget(running),
+                  text: draft,
+                  setText: setDraft,
+                  onSend: actions.message,
+                },
+              }
             : {})}
         />
       ) : null}
@@ -271,4 +290,11 @@ function Help({ readonly }: { readonly: boolean }) {
       </table>
     </div>
   );
+}
+
+/** Who takes a message from the box: the running codon's agent, or why none does. */
+function messageTarget(running: CodonRow | undefined): MessageTarget {
+  if (running === undefined) return { unavailable: 'no codon is running' };
+  if (running.status !== 'running') return { unavailable: `codon ${running.codonId} is still preparing` };
+  return { codonId: running.codonId };
 }

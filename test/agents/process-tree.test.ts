@@ -81,3 +81,46 @@ describe('an agent run stopped after its agent exited', () => {
     await waitFor(() => pidsWith(`sleep ${m}`).length === 0, 'the sleep to end', 5_000);
   });
 });
+
+describe('an agent run stopped while its agent runs (a stop we asked for reads as one)', () => {
+  /** An agent that says it is ready, then waits; on SIGTERM it does `onTerm`. */
+  const agent = (onTerm: string) =>
+    spawnAgent({
+      command: 'bash',
+      args: [
+        '-c',
+        `trap '${onTerm}' TERM; echo '{"type":"system","subtype":"init"}'; while true; do sleep 0.05; done`,
+      ],
+      cwd: process.cwd(),
+      env: { PATH: process.env.PATH ?? '' },
+      stdin: '',
+      mark: randomUUID(),
+    });
+
+  it.each([
+    ['exits 143 on SIGTERM (Claude Code)', 'exit 143', 'SIGTERM'],
+    ['exits 1 on SIGTERM (the built-in agent)', 'exit 1', 'SIGTERM'],
+    ['exits 0 on SIGTERM', 'exit 0', 'SIGTERM'],
+    ['ignores SIGTERM until SIGKILL', 'true', 'SIGKILL'],
+  ])('an agent that %s', async (_name, onTerm, signal) => {
+    const run = agent(onTerm);
+    const lines = run.lines[Symbol.asyncIterator]();
+    await lines.next();
+    await run.stop(300);
+    expect(await run.exited).toEqual({ type: 'killed', signal });
+  });
+
+  it('an agent that exits on its own, then is stopped, keeps its own exit', async () => {
+    const run = spawnAgent({
+      command: 'bash',
+      args: ['-c', 'exit 3'],
+      cwd: process.cwd(),
+      env: { PATH: process.env.PATH ?? '' },
+      stdin: '',
+      mark: randomUUID(),
+    });
+    const exit = await run.exited;
+    await run.stop(0);
+    expect(exit).toEqual({ type: 'error', code: 3 });
+  });
+});

@@ -66,9 +66,10 @@ describe('moving a branch', () => {
     }
     expect(storeGit(store, ['rev-parse', 'refs/heads/run/r']).trim()).toBe(shas[2]);
     expect(storeGit(store, ['rev-parse', 'run/r@{1}']).trim()).toBe(shas[1]);
-    expect(storeGit(store, ['reflog', 'show', '--format=%gs', 'run/r']).trim().split('\n')[0]).toBe(
-      'ribosome: completed c2',
-    );
+    const reflog = storeGit(store, ['reflog', 'show', '--format=%gs', 'run/r']).trim().split('\n');
+    expect(reflog[0]).toBe('ribosome: completed c2');
+    // The run's first line names its initial checkpoint, not a rig setup.
+    expect(reflog.at(-1)).toBe('ribosome: initial checkpoint of run r');
     expect(storeGit(store, ['fsck', '--strict', '--no-dangling'])).toBe('');
   });
 

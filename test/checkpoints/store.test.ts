@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -370,5 +371,18 @@ describe('CheckpointStore: errors', () => {
     expect(blocked.ok ? 'ok' : blocked.error.code).toBe('CHECKPOINT_FAILED');
     const reopened = unwrap(await CheckpointStore.open({ executionDir: dir, workTree: agentRoot }));
     unwrap(await checkpointOf(reopened, 'r', 'c1'));
+  });
+
+  it('removes the temporary pack and object files a killed write left when the store is reopened', async () => {
+    const { store, dir, agentRoot } = await openStore();
+    unwrap(await store.startRun('r'));
+    unwrap(await checkpointOf(store, 'r', 'c0'));
+    const left = ['objects/pack/tmp_pack_a1b2c3', 'objects/pack/tmp_idx_a1b2c3', 'objects/ab/tmp_obj_d4e5f6'];
+    for (const path of left) write(store.gitDir, path, 'partial');
+    const reopened = unwrap(await CheckpointStore.open({ executionDir: dir, workTree: agentRoot }));
+    for (const path of left) expect(existsSync(join(store.gitDir, path)), path).toBe(false);
+    unwrap(await checkpointOf(reopened, 'r', 'c1'));
+    const fsck = spawnSync('git', ['--git-dir', store.gitDir, 'fsck', '--strict'], { encoding: 'utf8' });
+    expect(fsck.status, fsck.stderr).toBe(0);
   });
 });

@@ -8,8 +8,9 @@
  * more sequences and shrinks what fails.
  */
 import fc from 'fast-check';
-import { describe, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { sequenceProperty } from './model/commands.ts';
+import { Harness } from './model/harness.ts';
 
 const seed = process.env.RIBOSOME_MODEL_SEED
   ? Number(process.env.RIBOSOME_MODEL_SEED)
@@ -20,6 +21,10 @@ const numRuns = Number(process.env.RIBOSOME_MODEL_RUNS ?? 20);
 const shrink = process.env.RIBOSOME_MODEL_SHRINK === '1';
 
 describe('the ribosome run process against the model of its rules', () => {
+  // A sequence cut short by the test's timeout leaves its server, agents and provider running:
+  // end them with the file (and start no more).
+  afterAll(() => Harness.disposeAll(), 60_000);
+
   it(
     `keeps the rules over ${numRuns} random sequences of commands, kills and restarts (seed ${seed})`,
     async () => {

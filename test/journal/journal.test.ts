@@ -28,6 +28,8 @@ const entry = (i: number, runId = 'run-a', size = 10): JournalEntry => ({
   json: JSON.stringify({ id: `e${i}`, pad: 'x'.repeat(size) }),
 });
 
+const typed = (i: number, runId: string, type: string) => ({ ...entry(i, runId), type });
+
 describe.each([
   ['memory', () => new MemoryJournal() as Journal],
   ['sqlite', () => sqlite().journal as Journal],
@@ -99,7 +101,6 @@ describe.each([
 
   it('finds the newest event of a run among some types', () => {
     const j = make();
-    const typed = (i: number, runId: string, type: string) => ({ ...entry(i, runId), type });
     j.append([
       typed(1, 'a', 'codon.started'),
       typed(2, 'a', 'codon.completed'),
@@ -112,6 +113,39 @@ describe.each([
     expect(j.lastOfRun('b', ['codon.completed'])).toBeUndefined();
     expect(j.lastOfRun('a', [])).toBeUndefined();
     j.close();
+  });
+
+  it('finds the newest event of some types over every run, before a point; reads an indexed type whole', () => {
+    const j = make();
+    j.append([
+      typed(1, 'a', 'codon.started'),
+      typed(2, 'a', 'sentinel.action'),
+      typed(3, 'b', 'codon.completed'),
+      typed(4, 'b', 'sentinel.action'),
+      typed(5, 'b', 'info'),
+    ]);
+    expect(j.lastOf(['codon.started', 'codon.completed'])?.seq).toBe(3);
+    expect(j.lastOf(['codon.started', 'codon.completed'], 3)?.seq).toBe(1);
+    expect(j.lastOf(['codon.completed'], 3)).toBeUndefined();
+    expect(j.lastOf([])).toBeUndefined();
+    expect(j.ofIndexedType('sentinel.action').map((r) => [r.seq, r.runId])).toEqual([
+      [2, 'a'],
+      [4, 'b'],
+    ]);
+    j.close();
+  });
+});
+
+describe('sqlite journal: indexed types', () => {
+  it('reads sentinel.action through its partial index, not the whole table', () => {
+    const { journal, file } = sqlite();
+    journal.close();
+    const db = openDatabase(file);
+    const plan = db
+      .prepare(`EXPLAIN QUERY PLAN SELECT seq FROM events WHERE type = 'sentinel.action' ORDER BY seq`)
+      .all() as Array<{ detail: string }>;
+    expect(plan.map((p) => p.detail).join('; ')).toContain('events_type_sentinel.action');
+    db.close();
   });
 });
 

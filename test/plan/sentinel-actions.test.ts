@@ -107,6 +107,62 @@ describe('sentinel actions in a plan', () => {
     );
   });
 
+  it('an invalid action or sentinel does not hide the problems of the ones that parsed (trial 17 L1, L2)', async () => {
+    const problems = await problemsOf(
+      yaml(
+        'name: x',
+        'sentinels:',
+        '  s:',
+        '    model: m',
+        '    userPrompt: u',
+        '    trigger: { type: event, eventTypes: [tool.reslt] }',
+        '    actions:',
+        '      - { when: { regex: x }, do: explode }',
+        '      - { when: [{ path: a, op: equals, value: 1 }], do: halt, text: "stray" }',
+        '      - { when: { regex: x }, do: message, text: "{{nope}} {{output" }',
+        'codons:',
+        '  - id: a',
+        '    prompt: hi',
+        '    sentinels:',
+        '      - id: bad',
+        '        model: m',
+        '        userPrompt: u',
+        '        trigger: { type: event, eventTypes: [tool.result] }',
+        '        maxActions: 0',
+        '      - id: good',
+        '        model: m',
+        '        userPrompt: u',
+        '        trigger: { type: event, eventTypes: [tool.result] }',
+        '        actions: [{ when: [{ path: a, op: equals, value: 1 }], do: halt }]',
+      ),
+    );
+    expect(problems.map((p) => `${p.severity} ${p.code} ${p.path}`)).toEqual([
+      'warning UNKNOWN_EVENT_TYPE sentinels.s.trigger.eventTypes[0]',
+      'error INVALID_VALUE sentinels.s.actions[0].do',
+      'error ACTION_WHEN_MISMATCH sentinels.s.actions[1].when',
+      'error UNKNOWN_FIELD sentinels.s.actions[1].text',
+      'error INVALID_TEMPLATE sentinels.s.actions[2].text',
+      'error INVALID_TEMPLATE sentinels.s.actions[2].text',
+      'error INVALID_VALUE codons[0].sentinels[0].maxActions',
+      'error ACTION_WHEN_MISMATCH codons[0].sentinels[1].actions[0].when',
+    ]);
+    expect(only(problems, 'UNKNOWN_FIELD', 'sentinels.s.actions[1].text').hint).toBe(
+      'Remove it. Fields allowed here: when, do, after.',
+    );
+  });
+
+  it('an output that is invalid says nothing about the `when` of the actions', async () => {
+    const problems = await problemsOf(
+      plan(
+        '    output: { type: structured, schema: { type: array } }',
+        '    actions:',
+        '      - { when: [{ path: a, op: equals, value: 1 }], do: message, text: "{{output.a}}" }',
+        '      - { when: { regex: x }, do: halt }',
+      ),
+    );
+    expect(problems.map((p) => `${p.code} ${p.path}`)).toEqual(['INVALID_VALUE sentinels.s.output.schema']);
+  });
+
   it('a sentinel file whose action does not fit does not load (SENTINEL_FILE_INVALID)', async () => {
     const dir = await tempFiles({
       's.yaml': yaml(

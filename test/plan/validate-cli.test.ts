@@ -167,6 +167,52 @@ describe.concurrent('ribosome validate', () => {
     expect(fixed.stdout).toContain('OK: sentinel watch');
   });
 
+  it('a sentinel file with schema errors: the checks beyond the schema still run on what parsed (trial 17 L1, L2)', async ({
+    expect,
+  }) => {
+    const bad1 = await validate('test/plan/fixtures/sentinel-bad1.yaml', '--json');
+    expect(bad1.code).toBe(2);
+    const report = JsonReport.parse(JSON.parse(bad1.stdout));
+    // The hint lists what a halt accepts, and suggests no field for the field itself.
+    expect(report.problems.find((p) => p.code === 'UNKNOWN_FIELD')).toMatchObject({
+      message: 'Unknown field "text".',
+      hint: 'Remove it. Fields allowed here: when, do, after.',
+    });
+    expect(report.problems.map((p) => `${p.code} ${p.path} ${p.line}:${p.column}`)).toEqual([
+      'INVALID_VALUE actions[0].do 10:9',
+      // Action 2 parsed: its `when` is held against the text output.
+      'ACTION_WHEN_MISMATCH actions[1].when 11:11',
+      // Every problem of action 3's text, not only the first.
+      'INVALID_TEMPLATE actions[2].text 15:11',
+      'INVALID_TEMPLATE actions[2].text 15:11',
+      'INVALID_TEMPLATE actions[2].text 15:11',
+      'INVALID_REGEX actions[3].when.regex 16:20',
+      'INVALID_VALUE actions[4].max 20:10',
+      'UNKNOWN_FIELD actions[5].text 23:5',
+      'INVALID_VALUE maxActions 24:13',
+      'INVALID_VALUE cooldownMs 25:13',
+      'WRONG_TYPE dryRun 26:9',
+    ]);
+    expect(
+      report.problems.filter((p) => p.code === 'INVALID_TEMPLATE').map((p) => p.message.split(': ')[0]),
+    ).toEqual([
+      "Action 3's text, line 1, column 7",
+      "Action 3's text, line 1, column 25",
+      "Action 3's text, line 1, column 36",
+    ]);
+
+    const bad2 = await validate('test/plan/fixtures/sentinel-bad2.yaml', '--json');
+    expect(bad2.code).toBe(2);
+    const problems = JsonReport.parse(JSON.parse(bad2.stdout)).problems;
+    expect(problems.map((p) => `${p.severity} ${p.code} ${p.path}`)).toEqual([
+      'error ACTION_WHEN_MISMATCH actions[0].when',
+      'warning UNKNOWN_OUTPUT_FIELD actions[1].when[0].path',
+      'error INVALID_TEMPLATE actions[1].text',
+      'error INVALID_VALUE actions[2].when[0].op',
+      'error INVALID_TEMPLATE actions[3].text',
+    ]);
+  });
+
   it('a config file with problems, and --kind over what the content says', async ({ expect }) => {
     const dir = mkdtempSync(join(tmpdir(), 'ribosome-validate-'));
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));

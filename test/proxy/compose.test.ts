@@ -82,4 +82,36 @@ describe('compose', () => {
       compose([{ readOnly: true, request: async (r) => r }, { request: async (r) => r }]).mayChangeRequest,
     ).toBe(true);
   });
+
+  it('answers at once when no handler returns a promise, and keeps the order across sync and async ones', async () => {
+    const order: string[] = [];
+    const sync = (name: string): Middleware => ({
+      name,
+      request: (req) => {
+        order.push(name);
+        return { ...req, headers: { ...req.headers, [name]: '1' } };
+      },
+    });
+    const direct = compose([sync('a'), sync('b')]).request(request(), context());
+    expect(direct).not.toBeInstanceOf(Promise);
+    expect('ok' in direct && direct.ok && direct.value.headers).toEqual({ a: '1', b: '1' });
+
+    order.length = 0;
+    const mixed = compose([sync('a'), tagging('b', order), sync('c')]);
+    const result = await mixed.request(request(), context());
+    expect(order).toEqual(['a', 'req:b', 'c']);
+    expect(result.ok && result.value.headers).toEqual({ a: '1', b: '1', c: '1' });
+
+    const broken = compose([
+      sync('a'),
+      {
+        name: 'sync-throw',
+        request: () => {
+          throw new Error('boom');
+        },
+      },
+    ]);
+    const failed = await broken.request(request(), context());
+    expect(!failed.ok && failed.error).toMatchObject({ middleware: 'sync-throw', phase: 'request' });
+  });
 });

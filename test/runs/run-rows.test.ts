@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exitSummaryLine, formatDuration, runRows } from '../../src/runs/index.ts';
+import { exitSummaryLine, formatDuration, formatRuns, runRows } from '../../src/runs/index.ts';
 import { reduceAll } from '../../src/state/reducer.ts';
 import type { Transition } from '../../src/state/transitions.ts';
 
@@ -42,6 +42,7 @@ describe('runRows', () => {
         done: 1,
         total: 3,
         failed: ['two'],
+        stopped: [],
         cost: 0,
         startedAt: '2026-01-01T00:00:00.000Z',
         endedAt: null,
@@ -59,6 +60,65 @@ describe('runRows', () => {
   it('without a plan record (an older execution) the total is unknown', () => {
     const [row] = runRows(state, { plan: undefined, serverAlive: true, lastEventAt, now });
     expect(row).toMatchObject({ done: 1, total: null });
+  });
+});
+
+describe('a run a rollback left', () => {
+  // Run 1: one completed, two stopped (a sentinel's redo, or forceStop), then a rollback to two's start.
+  const stopped: Transition = {
+    type: 'CheckpointCreated',
+    data: {
+      runId,
+      checkpoint: {
+        codonId: 'two',
+        codonName: 'two',
+        checkpointType: 'error',
+        sha: 'c'.repeat(40),
+        status: 'stopped',
+        timestamp: '2026-01-01T00:00:10.000Z',
+      },
+    },
+  };
+  const at = '2026-01-01T00:00:20.000Z';
+  const rolled = reduceAll([
+    { type: 'RunStarted', data: { runId, startedAt: '2026-01-01T00:00:00.000Z', reason: 'start' } },
+    { type: 'InitialCheckpointSet', data: { runId, sha: 'a'.repeat(40) } },
+    checkpoint('one', 'completed', 'b'.repeat(40)),
+    stopped,
+    { type: 'RunCompleted', data: { runId, endedAt: at } },
+    {
+      type: 'RunStarted',
+      data: {
+        runId: 'run-2',
+        startedAt: at,
+        reason: 'rollback',
+        fromRunId: runId,
+        fromCheckpoint: 'b'.repeat(40),
+      },
+    },
+  ]);
+
+  it('is rolled-back, its stopped codon named as stopped, not failed; the run it began goes on', () => {
+    const rows = runRows(rolled, { plan, serverAlive: true, lastEventAt, now });
+    expect(rows.map((r) => [r.id, r.status, r.failed, r.stopped])).toEqual([
+      [runId, 'rolled-back', ['two'], ['two']],
+      ['run-2', 'running', [], []],
+    ]);
+    const table = formatRuns(rows).split('\n');
+    expect(table[1]).toMatch(/^run-1 +rolled back \(stopped: two\) +1\/3 /);
+    expect(table[2]).toMatch(/^run-2 +running +1\/3 /);
+  });
+
+  it('a run that ended by itself with a codon stopped and one failed names each so', () => {
+    const ended = reduceAll([
+      { type: 'RunStarted', data: { runId, startedAt: '2026-01-01T00:00:00.000Z', reason: 'start' } },
+      checkpoint('one', 'failed', 'b'.repeat(40)),
+      stopped,
+      { type: 'RunCompleted', data: { runId, endedAt: at } },
+    ]);
+    const rows = runRows(ended, { plan, serverAlive: false, lastEventAt, now });
+    expect(rows[0]?.status).toBe('completed');
+    expect(formatRuns(rows).split('\n')[1]).toMatch(/^run-1 +completed \(failed: one; stopped: two\) /);
   });
 });
 

@@ -94,6 +94,21 @@ describe('template rendering', () => {
     ['codon alone', '{{codon}}', /unknown variable/, 1, 1],
     ['too deep', '{{time.zone}}', /unknown variable/, 1, 1],
   ];
+  it('reports every problem of a text, not only the first (trial 17 L1)', () => {
+    const parsed = parseTemplate(
+      'a {{ nope }} b {{}} c {{events}} {{output',
+      checkVariable({ structured: false }),
+    );
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.errors.map((e) => [e.column, e.message.slice(0, 20)])).toEqual([
+      [3, '{{nope}}: unknown va'],
+      [16, '"{{}}" is not a vari'],
+      [34, 'unclosed "{{": close'],
+    ]);
+    expect(parsed.error).toEqual(parsed.errors[0]);
+  });
+
   it.each(parseErrors)('refuses at load: %s', (_name, template, message, line, column) => {
     const out = render(template);
     expect(out.parseError?.message).toMatch(message);

@@ -1,4 +1,5 @@
-import { mkdirSync, readdirSync, rmdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { acquireRuntimeLock, readLock } from '../../src/server/runtime-lock.ts';
@@ -28,5 +29,45 @@ describe('runtime lock heartbeat', () => {
     expect(readLock(file)).toMatchObject({ pid: process.pid, port: 1234 });
     acquired.lock.release();
     expect(readdirSync(t.path)).toEqual([]);
+  });
+});
+
+describe('runtime lock of a killed server', () => {
+  const t = tempDir();
+  afterAll(() => t.remove());
+
+  it('is taken over while the killed holder is still a zombie (not yet reaped by its parent)', async () => {
+    // `true &` exits at once; the shell then becomes `sleep`, which never reaps it: a zombie.
+    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    try {
+      const zombie = await new Promise<number>((resolve) =>
+        parent.stdout.once('data', (chunk: Buffer) => resolve(Number(String(chunk).trim()))),
+      );
+      await waitFor(() => {
+        try {
+          const stat = readFileSync(`/proc/${zombie}/stat`, 'utf8');
+          return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+        } catch {
+          return false;
+        }
+      }, 'the child to become a zombie');
+      const file = join(t.path, 'runtime.lock');
+      const now = new Date().toISOString();
+      writeFileSync(
+        file,
+        JSON.stringify({ pid: zombie, port: 7700, host: '127.0.0.1', startTime: now, heartbeat: now }),
+      );
+      const acquired = acquireRuntimeLock(file);
+      expect(acquired.ok).toBe(true);
+      if (acquired.ok) {
+        expect(acquired.tookOverFrom?.pid).toBe(zombie);
+        acquired.lock.release();
+      }
+    } finally {
+      process.kill(-parent.pid!, 'SIGKILL');
+    }
   });
 });

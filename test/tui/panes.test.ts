@@ -1,5 +1,9 @@
 import { cleanup } from 'ink-testing-library';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ServerEventOf } from '../../src/protocol/index.ts';
+import { initialRunState } from '../../src/tui/store/run-state.ts';
+import { sentinelOutput } from '../../src/tui/store/sentinels.ts';
+import { sentinelLines } from '../../src/tui/view/content/sentinel-lines.ts';
 import {
   codonEnd,
   codonStart,
@@ -200,6 +204,28 @@ describe('sentinel pane', () => {
     expect(frame).toContain('llm-call-failed: HTTP 529 overloaded (retriable), 2 in a row');
     expect(frame).toContain('Sentinels · 1');
   });
+
+  it('says how many older outputs it no longer shows, and where they are', () => {
+    let state = initialRunState('ws://x');
+    for (let n = 1; n <= 60; n++)
+      state = sentinelOutput(
+        state,
+        ev('sentinel.output', {
+          sentinelId: 'drift',
+          codonId: 'two',
+          triggerNumber: n,
+          outputType: 'text',
+          content: `verdict ${n}`,
+          cost: 0,
+          tokens: { input: 1, output: 1 },
+          eventCount: 1,
+        }) as ServerEventOf<'sentinel.output'>,
+      );
+    const text = sentinelLines(state, 160).map((line) => line.text);
+    expect(text).toContain('  … 10 earlier output(s) not kept here (ribosome log has every one)');
+    expect(text.filter((line) => line.includes('verdict'))).toHaveLength(50);
+    expect(text.at(-1)).toContain('verdict 60');
+  });
 });
 
 describe('errors pane', () => {
@@ -221,6 +247,19 @@ describe('errors pane', () => {
     expect(frame).toMatch(/CODON \d\d:\d\d:\d\d CODON_TIMEOUT: codon two failed: timeout/);
     expect(frame).toContain('→ inspect failureReason; consider codon.redo [timeout]');
     expect(frame).toContain('Errors · 1');
+  });
+
+  it('keeps the newest 200 errors and says how many there were', async () => {
+    const client = new FakeClient({ history: planRun() });
+    const app = renderApp(client, { width: 160 });
+    await app.waitFor('No errors.');
+    client.emit(
+      ...Array.from({ length: 230 }, (_, i) =>
+        ev('error', { message: `warning number ${i + 1}`, fatal: false, severity: 'warning' }),
+      ),
+    );
+    const frame = await app.waitFor('warning number 230');
+    expect(frame).toContain('Errors · last 200 of 230 (ribosome log has all)');
   });
 });
 
@@ -406,9 +445,61 @@ describe('controls', () => {
     );
     await app.waitFor('you → agent: use ab');
     await app.waitFor('sentinel loop-detector → agent: stop looping (a new turn)');
+    // The status line says where it went, in a sentence.
+    await app.waitFor("message sent to two's agent (live)");
     await app.press('m', 'h', 'i', KEYS.enter);
+    await app.waitFor('sending the message to the agent…');
     client.refuse('NO_CODON_RUNNING', 'the agent of codon two has finished its work and takes no more input');
-    await app.waitFor('operation NO_CODON_RUNNING: the agent of codon two has finished');
+    await app.waitFor(
+      'message not sent: NO_CODON_RUNNING: the agent of codon two has finished its work and takes no more input — m opens it again',
+    );
+    // What was typed is not lost: m opens the prompt with it.
+    await app.press('m');
+    await app.waitFor('Message to the agent: hi');
+  });
+
+  it('m with no codon running says so at once, and keeps what was typed (trial 17 L4)', async () => {
+    const client = new FakeClient({ history: [...runStarted('ribosome/run-1'), ...codonStart('one', 0)] });
+    const app = renderApp(client, { width: 160 });
+    await app.waitFor('▶ one');
+    client.emit(...codonEnd('one', 'completed'));
+    await app.waitFor('✓ one');
+    await app.press('m');
+    await app.waitFor('no codon is running: the server refuses it until one runs');
+    await app.press('w', 'a', 'i', 't', KEYS.escape);
+    await app.waitFor((f) => !f.includes('no codon is running'));
+    await app.press('m');
+    await app.waitFor('esc keeps it): wait');
+  });
+
+  it("a sentinel's action that then failed reads as failed in Activity (trial 17 L4)", async () => {
+    const client = new FakeClient({ history: planRun() });
+    const app = renderApp(client, { width: 160 });
+    await app.waitFor('sleep 30');
+    const action = (sentinelId: string, act: 'halt' | 'rollback') =>
+      ev('sentinel.action', {
+        sentinelId,
+        codonId: 'two',
+        triggerNumber: 1,
+        action: act,
+        dryRun: false,
+        reason: 'regex ^X',
+      });
+    client.emit(
+      action('twoA', 'halt'),
+      action('twoB', 'rollback'),
+      ev('sentinel.error', {
+        sentinelId: 'twoB',
+        codonId: 'two',
+        errorType: 'action-failed',
+        message: 'rollback failed: codon two is already being stopped',
+        retriable: false,
+        consecutiveFailureCount: 0,
+      }),
+    );
+    const frame = await app.waitFor('— failed:');
+    expect(frame).toContain('⚑ [twoB] rollback two (regex ^X) — failed: codon two is already being stopped');
+    expect(frame).toMatch(/⚑ \[twoA\] halt two \(regex \^X\)\s*$/m);
   });
 
   it('shows a refused command in the status line and the errors pane', async () => {

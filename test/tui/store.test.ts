@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ServerEvent } from '../../src/protocol/index.ts';
 import { orderedCodons, runningCodon } from '../../src/tui/store/codons.ts';
+import { commandLine } from '../../src/tui/store/command-answers.ts';
 import { messageLine } from '../../src/tui/store/messages.ts';
 import {
   currentRunCost,
@@ -13,6 +14,7 @@ import { initialRunState, MAX_ACTIVITY, type RunState } from '../../src/tui/stor
 import {
   nextCodonId,
   passedOverCodons,
+  refusedMessage,
   rollbackTargets,
   runCheckpoints,
   runWord,
@@ -392,6 +394,66 @@ describe('errors', () => {
       ['n2', 'sent'],
       ['s1', 'answered'],
     ]);
+  });
+});
+
+describe('messages of this UI (trial 17 L4, L5)', () => {
+  const sent = (s: RunState, id: string, text: string) =>
+    reduceRun(s, { kind: 'commandSent', id, type: 'codon.message', label: 'message the agent', text });
+  const heard = (from: { kind: 'client'; clientId: string } | { kind: 'sentinel'; sentinelId: string }) =>
+    ev('codon.message', { codonId: 'a', text: 'x', from, delivery: 'next-turn' });
+  const connected = () =>
+    reduceRun(fold([...runStarted(), ...codonStart('a', 0)]), {
+      kind: 'connection',
+      state: 'open',
+      at: 't',
+      clientId: 'me',
+    });
+
+  it("answered only by our own codon.message, in a sentence; another's or a sentinel's does not answer it", () => {
+    let s = sent(connected(), 'm1', 'go on');
+    expect(commandLine(s.commands[0]!)).toBe('sending the message to the agent…');
+    expect(statusNotice(s)?.text).toBe('sending the message to the agent…');
+    s = fold(
+      [heard({ kind: 'sentinel', sentinelId: 'loop' }), heard({ kind: 'client', clientId: 'other' })],
+      s,
+    );
+    expect(s.commands[0]?.status).toBe('sent');
+    s = fold([heard({ kind: 'client', clientId: 'me' })], s);
+    expect(s.commands[0]).toMatchObject({ status: 'answered' });
+    expect(commandLine(s.commands[0]!)).toBe("message sent to a's agent (a new turn)");
+    expect(statusNotice(s)).toEqual({ text: "message sent to a's agent (a new turn)", tone: 'ok' });
+    expect(refusedMessage(s.commands)).toBeUndefined();
+  });
+
+  it('a refused message, or one that could not be sent, keeps its text for the prompt', () => {
+    let s = sent(connected(), 'm1', 'go on');
+    s = fold(
+      [
+        ev('error', {
+          code: 'NO_CODON_RUNNING',
+          message: 'no codon is running',
+          commandId: 'm1',
+          severity: 'operation',
+          fatal: false,
+        }),
+      ],
+      s,
+    );
+    expect(refusedMessage(s.commands)).toEqual({ id: 'm1', text: 'go on' });
+    expect(statusNotice(s)?.text).toBe(
+      'message not sent: NO_CODON_RUNNING: no codon is running — m opens it again',
+    );
+    s = reduceRun(s, {
+      kind: 'commandNotSent',
+      type: 'codon.message',
+      label: 'message the agent',
+      message: 'not connected',
+      text: 'second',
+      id: 'not-sent-1',
+    });
+    expect(refusedMessage(s.commands)).toEqual({ id: 'not-sent-1', text: 'second' });
+    expect(statusNotice(s)?.text).toBe('message not sent: not connected — m opens it again');
   });
 });
 

@@ -65,18 +65,41 @@ describe('keys', () => {
     expect(keys(['x', 'a', { escape: true }]).effects).toEqual([]);
   });
 
-  it('m opens a one-line message: typed keys are text, enter sends it, esc cancels, empty sends nothing', () => {
+  it('m opens a one-line message: typed keys are text, enter sends it, esc closes, empty sends nothing', () => {
     const typed = keys(['m', 'g', 'o', ' ', 'l', 'e', 'f', 'x', { backspace: true }, 't']);
     expect(typed.view.modal).toEqual({ kind: 'message', text: 'go left' });
     expect(typed.effects).toEqual([]); // g is text here, not start
     const sent = keys([{ return: true }], ctx(), typed.view);
     expect(sent.effects).toEqual([{ kind: 'message', text: 'go left' }]);
     expect(sent.view.modal).toBeUndefined();
+    // Sent: the next prompt opens empty.
+    expect(keys(['m'], ctx(), sent.view).view.modal).toEqual({ kind: 'message', text: '' });
     for (const cancelled of [keys(['m', 'a', { escape: true }]), keys(['m', ' ', { return: true }])]) {
       expect(cancelled.effects).toEqual([]);
       expect(cancelled.view.modal).toBeUndefined();
     }
-    expect(helpLine(false, 80, undefined, 'message')).toBe('READ-WRITE  enter send  esc cancel');
+    expect(helpLine(false, 80, undefined, 'message')).toBe(
+      'READ-WRITE  enter send  esc close (kept)  ctrl+u clear',
+    );
+  });
+
+  it('nothing typed is lost: esc keeps the text, a refused message comes back once (trial 17 L4)', () => {
+    const closed = keys(['m', 'h', 'i', { escape: true }]);
+    expect(closed.view.modal).toBeUndefined();
+    const reopened = keys(['m'], ctx(), closed.view);
+    expect(reopened.view.modal).toEqual({ kind: 'message', text: 'hi' });
+    // ctrl+u clears it; enter on nothing drops it.
+    const cleared = handleKey(reopened.view, 'u', { ctrl: true }, ctx());
+    expect(cleared.view.modal).toEqual({ kind: 'message', text: '' });
+
+    // Our message "use ab" was refused (NO_CODON_RUNNING): m gives it back, once.
+    const refused = ctx({ refusedMessage: { id: 'c7', text: 'use ab' } });
+    const back = keys(['m'], refused);
+    expect(back.view.modal).toEqual({ kind: 'message', text: 'use ab' });
+    const again = keys([{ escape: true }, 'm'], refused, keys(['m', { return: true }], refused).view);
+    expect(again.view.modal).toEqual({ kind: 'message', text: '' });
+    // A draft kept with esc and a refused text both come back.
+    expect(keys(['m'], refused, closed.view).view.modal).toEqual({ kind: 'message', text: 'use ab hi' });
   });
 
   it('picks a rollback target, then confirms (y) or confirms with restart (a), or backs out (n)', () => {

@@ -160,6 +160,33 @@ describe('the dashboard store', () => {
     expect(filterRows(s.log.rows, { kinds: new Set(ACTIVITY_KINDS) })).toBe(s.log.rows);
   });
 
+  it("lists a sentinel's actions, and the failure of one, as sentinel rows (trial 17 L4)", () => {
+    const s = events([
+      ...codonStart('two', 0),
+      ev('sentinel.action', {
+        sentinelId: 'twoB',
+        codonId: 'two',
+        triggerNumber: 1,
+        action: 'rollback',
+        dryRun: false,
+        reason: 'regex ^X',
+      }),
+      ev('sentinel.error', {
+        sentinelId: 'twoB',
+        codonId: 'two',
+        errorType: 'action-failed',
+        message: 'rollback failed: codon two is already being stopped',
+        retriable: false,
+        consecutiveFailureCount: 0,
+      }),
+    ]);
+    const rows = filterRows(s.log.rows, { kinds: new Set(['sentinel']) });
+    expect(Array.from({ length: rows.length }, (_, i) => [rows.at(i)?.text, rows.at(i)?.tone])).toEqual([
+      ['⚑ [twoB] rollback two (regex ^X)', 'warn'],
+      ['twoB action-failed: rollback failed: codon two is already being stopped', 'bad'],
+    ]);
+  });
+
   it('lists the runs of the execution with the run each rollback started from', () => {
     const s = events([
       ...runStarted(),

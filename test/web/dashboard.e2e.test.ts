@@ -100,6 +100,10 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', { timeout: 60_000 }, (
     await page.goto(dashboard.href);
     await page.waitForSelector('[data-testid="connection"]:has-text("open")');
     for (const id of ['one', 'two', 'three']) await status(page, id, 'pending');
+    // No codon runs: the message box is there, says why it cannot send, and keeps what is typed.
+    await page.waitForSelector('[data-testid="message-unavailable"]:has-text("no codon is running")');
+    await page.fill('[data-testid="message-text"]', 'look at two.txt first');
+    expect(await page.isDisabled('[data-testid="message-send"]')).toBe(true);
     // Live: the page starts the codon and the timeline follows.
     await page.click('[data-testid="control-next"]');
     await status(page, 'one', 'completed');
@@ -132,6 +136,14 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', { timeout: 60_000 }, (
     await page.click('[data-testid="tab-overview"]');
     await page.click('[data-testid="control-next"]');
     await status(page, 'two', 'running');
+    // Two's agent runs (a long tool call): the message typed while idle is still there and goes to it.
+    await page.waitForSelector('[data-testid="message-box"]:has-text("message to the agent of two")');
+    expect(await page.inputValue('[data-testid="message-text"]')).toBe('look at two.txt first');
+    await page.click('[data-testid="message-send"]');
+    await page.waitForSelector(
+      `[data-testid="control-progress"]:has-text("message sent to two's agent (live)")`,
+    );
+    expect(await page.inputValue('[data-testid="message-text"]')).toBe('');
     await page.click('[data-testid="control-skip"]');
     await status(page, 'two', 'skipped');
     // Skipping moves on: three runs and ends.

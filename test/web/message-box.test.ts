@@ -1,6 +1,7 @@
 import React from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { MessageBox, MessageTarget } from '../../src/web/components/message-box.tsx';
 import { Overview } from '../../src/web/components/overview.tsx';
 import { initialDashboard, reduceDashboard } from '../../src/web/model/dashboard.ts';
 import { codonStart, resetCost, runStarted } from '../tui/helpers/events.ts';
@@ -56,9 +57,9 @@ describe('messages to the agent on the dashboard', () => {
     ]);
   });
 
-  it("shows a message box on the running codon's overview only when the page may send (not readonly)", () => {
+  it('shows a message box on the overview only when the page may send (not readonly), disabled with the reason when no codon runs', () => {
     const state = running();
-    const render = (message?: { codonId: string; send: (text: string) => void }) =>
+    const render = (message?: React.ComponentProps<typeof MessageBox>) =>
       renderToStaticMarkup(
         React.createElement(Overview, {
           state,
@@ -68,9 +69,25 @@ describe('messages to the agent on the dashboard', () => {
           ...(message ? { message } : {}),
         }),
       );
-    const withBox = render({ codonId: 'one', send: () => {} });
+    const box = (target: MessageTarget, text = 'go on') => ({
+      target,
+      text,
+      setText: () => {},
+      onSend: () => {},
+    });
+    const withBox = render(box({ codonId: 'one' }));
     expect(withBox).toContain('data-testid="message-box"');
     expect(withBox).toContain('message to the agent of <b>one</b>');
+    expect(withBox).toMatch(/<button type="submit" data-testid="message-send">send/);
     expect(render()).not.toContain('message-box');
+    // No codon runs: the box stays, says why, keeps the text; send is disabled.
+    const idle = render(box({ unavailable: 'no codon is running' }));
+    expect(idle).toContain(
+      '<span class="tone-muted" data-testid="message-unavailable">no codon is running</span>',
+    );
+    expect(idle).toContain('value="go on"');
+    expect(idle).toMatch(
+      /<button type="submit" data-testid="message-send" disabled="" title="no codon is running">send/,
+    );
   });
 });

@@ -1,4 +1,7 @@
-/** Ids shaped like the real API's (`msg_01...`, `toolu_01...`, `req_011C...`), random per call. */
+/**
+ * Ids shaped like the real APIs' (Anthropic `msg_01...`, `toolu_01...`, `req_011C...`; OpenAI
+ * `resp_<hex>`, `fc_<hex>`, `call_...`; Gemini's response ids), random per call.
+ */
 import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
@@ -15,6 +18,12 @@ export type IdSource = {
   toolUseId(): string;
   requestId(): string;
   signature(): string;
+  /** OpenAI object ids: `resp_`, `msg_`, `fc_`, `rs_` followed by 48 hex digits. */
+  openAiId(prefix: 'resp' | 'msg' | 'fc' | 'rs'): string;
+  /** The call_id pairing an OpenAI function_call with its output. */
+  callId(): string;
+  /** Gemini's responseId. */
+  geminiResponseId(): string;
 };
 
 export const randomIds: IdSource = {
@@ -22,4 +31,7 @@ export const randomIds: IdSource = {
   toolUseId: () => `toolu_01${base58(22)}`,
   requestId: () => `req_011C${base58(20)}`,
   signature: () => randomBytes(96).toString('base64'),
+  openAiId: (prefix) => `${prefix}_${randomBytes(24).toString('hex')}`,
+  callId: () => `call_${base58(24)}`,
+  geminiResponseId: () => randomBytes(15).toString('base64url'),
 };

@@ -1,8 +1,11 @@
 /**
- * The parts of an incoming Messages request that scripts match on, read leniently: the provider must
- * accept whatever a real client (Claude Code) sends, so only what the API itself requires is checked.
+ * The parts of an incoming request that scripts match on (the neutral RequestView), and how an
+ * Anthropic Messages request maps to it. Requests are read leniently: the provider must accept
+ * whatever a real client (Claude Code) sends, so only what the API itself requires is checked.
+ * The other APIs' views (responses-view.ts, gemini-view.ts) build theirs with `conversationView`.
  */
 import { z } from 'zod';
+import type { WireApi } from './script-schema.ts';
 
 const LooseBlockSchema = z.looseObject({ type: z.string() });
 type LooseBlock = z.infer<typeof LooseBlockSchema>;
@@ -25,6 +28,7 @@ export const CountTokensRequestSchema = WireRequestSchema.omit({ max_tokens: tru
 export type RequestHeaders = Record<string, string | string[] | undefined>;
 
 export type RequestView = {
+  api: WireApi;
   model: string;
   system: string;
   firstUser: string;
@@ -51,6 +55,7 @@ function blockText(block: LooseBlock): string {
 export function viewOf(request: WireRequest, headers: RequestHeaders): RequestView {
   const users = request.messages.filter((message) => message.role === 'user');
   return {
+    api: 'anthropic',
     model: request.model,
     system: textOf(request.system),
     firstUser: textOf(users[0]?.content),
@@ -58,6 +63,52 @@ export function viewOf(request: WireRequest, headers: RequestHeaders): RequestVi
     hasTools: (request.tools?.length ?? 0) > 0,
     headers,
   };
+}
+
+/** One item of a conversation as the view sees it: who said it, its text, whether it calls a tool. */
+export type ViewEntry = { role: 'system' | 'user' | 'assistant'; text: string; callsTool?: boolean };
+
+/**
+ * system, firstUser and lastUser of a conversation given as a flat list of entries (OpenAI input
+ * items, Gemini contents). System entries form `system` and do not split the user side. lastUser is
+ * the last run of user entries (a turn's tool results and messages). firstUser is the user text before
+ * the first tool call: the agents open with context messages of their own (Codex its environment
+ * context, Gemini CLI a context message the model acknowledges), so the prompt is not always the
+ * first user message, but it always comes before the model first acts.
+ */
+export function conversationView(
+  entries: ViewEntry[],
+): Pick<RequestView, 'system' | 'firstUser' | 'lastUser'> {
+  const system: string[] = [];
+  const first: string[] = [];
+  let last: string[] = [];
+  let acted = false;
+  let userRunOpen = false;
+  for (const entry of entries) {
+    if (entry.role === 'system') {
+      if (entry.text) system.push(entry.text);
+      continue;
+    }
+    if (entry.role === 'assistant') {
+      if (entry.callsTool) acted = true;
+      userRunOpen = false;
+      continue;
+    }
+    if (!userRunOpen) last = [];
+    userRunOpen = true;
+    if (!entry.text) continue;
+    last.push(entry.text);
+    if (!acted) first.push(entry.text);
+  }
+  return { system: system.join('\n'), firstUser: first.join('\n'), lastUser: last.join('\n') };
+}
+
+/** Every string inside a JSON value, in order (a Gemini functionResponse's `response` object). */
+export function stringsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(stringsIn);
+  return [];
 }
 
 /** First issue as `field: problem`, the way the API words request errors. */

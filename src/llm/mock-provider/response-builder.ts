@@ -28,6 +28,21 @@ export function estimateInputTokens(request: {
   return estimateTokens({ system: request.system, messages: request.messages, tools: request.tools });
 }
 
+/**
+ * A reply's token counts: the script's `usage` (written once, in Anthropic's terms: `input_tokens`
+ * excludes the cache) or estimates. Each API's builder words them its own way.
+ */
+export type TurnUsage = { input: number; output: number; cacheRead: number; cacheCreation: number };
+
+export function usageOf(turn: ReplyTurn, estimatedInput: number): TurnUsage {
+  return {
+    input: turn.usage?.input_tokens ?? estimatedInput,
+    output: turn.usage?.output_tokens ?? estimateTokens(turn.content.map(visibleText).join('')),
+    cacheRead: turn.usage?.cache_read_input_tokens ?? 0,
+    cacheCreation: turn.usage?.cache_creation_input_tokens ?? 0,
+  };
+}
+
 export function buildMessage(
   turn: ReplyTurn,
   context: { model: string; inputTokens: number; ids: IdSource },
@@ -45,6 +60,7 @@ export function buildMessage(
     return { type: 'tool_use', id: id ?? context.ids.toolUseId(), name, input };
   });
   const hasToolUse = content.some((block) => block.type === 'tool_use');
+  const usage = usageOf(turn, context.inputTokens);
   return {
     id: context.ids.messageId(),
     type: 'message',
@@ -54,10 +70,10 @@ export function buildMessage(
     stop_reason: turn.stopReason ?? (hasToolUse ? 'tool_use' : 'end_turn'),
     stop_sequence: null,
     usage: {
-      input_tokens: turn.usage?.input_tokens ?? context.inputTokens,
-      cache_creation_input_tokens: turn.usage?.cache_creation_input_tokens ?? 0,
-      cache_read_input_tokens: turn.usage?.cache_read_input_tokens ?? 0,
-      output_tokens: turn.usage?.output_tokens ?? estimateTokens(turn.content.map(visibleText).join('')),
+      input_tokens: usage.input,
+      cache_creation_input_tokens: usage.cacheCreation,
+      cache_read_input_tokens: usage.cacheRead,
+      output_tokens: usage.output,
       service_tier: 'standard',
     },
   };
@@ -71,7 +87,8 @@ function visibleText(block: ReplyTurn['content'][number]): string {
 
 const PIECE = 24;
 
-function pieces(text: string): string[] {
+/** Text cut into the small pieces a stream sends as deltas. */
+export function pieces(text: string): string[] {
   const out: string[] = [];
   for (let i = 0; i < text.length; i += PIECE) out.push(text.slice(i, i + PIECE));
   return out;

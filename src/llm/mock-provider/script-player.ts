@@ -21,6 +21,7 @@ export type ScriptPlayer = {
 };
 
 export function trackMatches(match: TrackMatch, view: RequestView): boolean {
+  if (match.api !== undefined && match.api !== view.api) return false;
   if (match.model !== undefined && !view.model.startsWith(match.model)) return false;
   if (match.system !== undefined && !view.system.includes(match.system)) return false;
   if (match.firstUser !== undefined && !view.firstUser.includes(match.firstUser)) return false;

@@ -1,8 +1,10 @@
 /**
  * Script format of the scripted provider (`ribosome mock-provider --script FILE`), YAML or JSON.
  *
- * A script answers each `POST /v1/messages` with the next turn of the track the request belongs to.
- * Tracks let several callers (the agent, a sentinel, Claude Code's side requests) be scripted apart.
+ * A script answers each model request (Anthropic `POST /v1/messages`, OpenAI `POST /v1/responses`,
+ * Gemini `POST /v1beta/models/<model>:generateContent` or `:streamGenerateContent`) with the next turn
+ * of the track the request belongs to, written once and sent in the API the request came in. Tracks
+ * let several callers (the agent, a sentinel, Claude Code's side requests) be scripted apart.
  *
  *   tracks:                       # optional; checked in order, the first whose `match` fits wins
  *     - name: sentinel
@@ -13,6 +15,7 @@
  *         lastUser: "tool output" #   last user message contains (text and tool_result content)
  *         tools: false            #   the request declares tools (true) or none (false)
  *         header: { x-caller: sentinel }  # request header contains
+ *         api: gemini             #   the request's API: anthropic, openai-responses or gemini
  *       turns: [ ... ]
  *       loop: false               # true: start over after the last turn
  *       whenExhausted: { ... }    # overrides the script-level setting for this track
@@ -23,15 +26,17 @@
  *
  * A turn is exactly one of:
  *   content: [ blocks ]         a reply; blocks are { text: "..." }, { thinking: "...", signature? }
- *                               or { tool_use: { name: Write, input: {...}, id? } }
+ *                               or { tool_use: { name: Write, input: {...}, id? } } (a tool call in
+ *                               every API: OpenAI function_call, Gemini functionCall)
  *     stopReason: end_turn      optional; default tool_use when a tool_use block is present
  *     usage: { input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens }
  *                               optional overrides of the estimated counts
  *     stallAfterEvents: 3       optional, streaming only: send 3 SSE events, then go silent forever
- *   error: { status: 429, type?, message?, retryAfter? }
- *                               an HTTP error with Anthropic's error body; `type` defaults from the
- *                               status (429 rate_limit_error, 500 api_error, 529 overloaded_error);
- *                               retryAfter (seconds) becomes the `retry-after` header
+ *   error: { status: 429, type?, message?, retryAfter?, inStream? }
+ *                               an HTTP error with the API's error body; `type` (the API's own error
+ *                               type, code or status) defaults from the status per API; retryAfter
+ *                               (seconds) becomes the `retry-after` header (and Gemini's RetryInfo);
+ *                               inStream: a streaming request gets a 200 stream that fails instead
  *   stall: true                 never answer (until the client leaves or the provider stops)
  * and may also carry:
  *   delayMs: 2000               wait before answering (a long delay is a bounded stall)
@@ -108,6 +113,7 @@ export const ErrorTurnSchema = z.strictObject({
     type: z.string().min(1).optional(),
     message: z.string().optional(),
     retryAfter: z.number().nonnegative().optional(),
+    inStream: z.boolean().optional(),
   }),
   ...timing,
 });
@@ -126,6 +132,10 @@ export type ReplyTurn = z.infer<typeof ReplyTurnSchema>;
 export type ErrorTurn = z.infer<typeof ErrorTurnSchema>;
 export type StallTurn = z.infer<typeof StallTurnSchema>;
 
+/** The wire APIs the provider speaks; a request's API is known from its path. */
+export const WireApiSchema = z.enum(['anthropic', 'openai-responses', 'gemini']);
+export type WireApi = z.infer<typeof WireApiSchema>;
+
 export const TrackMatchSchema = z
   .strictObject({
     model: z.string().min(1).optional(),
@@ -134,6 +144,7 @@ export const TrackMatchSchema = z
     lastUser: z.string().min(1).optional(),
     tools: z.boolean().optional(),
     header: z.record(z.string(), z.string()).optional(),
+    api: WireApiSchema.optional(),
   })
   .refine((match) => Object.keys(match).length > 0, 'a match needs at least one condition');
 export type TrackMatch = z.infer<typeof TrackMatchSchema>;

@@ -1,31 +1,27 @@
 /**
- * The scripted Anthropic-compatible provider: an HTTP server answering `POST /v1/messages` (plain or
- * streamed) and `POST /v1/messages/count_tokens` from a script, so plans run offline. Everything it
- * receives is kept in `requests` for tests to inspect.
+ * The scripted provider: an HTTP server answering model requests from a script, so plans run offline.
+ * It speaks the Anthropic Messages API (`POST /v1/messages`, `POST /v1/messages/count_tokens`), the
+ * OpenAI Responses API (`POST /v1/responses`) and the Gemini API (`POST /v1beta/models/<model>:
+ * generateContent`, `:streamGenerateContent`, `:countTokens`), routed by path (wire-apis.ts); one
+ * script serves them all. Everything it receives is kept in `requests` for tests to inspect.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiErrorBody } from '../schemas.ts';
 import { type IdSource, randomIds } from './ids.ts';
-import {
-  CountTokensRequestSchema,
-  describeIssue,
-  type RequestHeaders,
-  viewOf,
-  type WireRequest,
-  WireRequestSchema,
-} from './request-view.ts';
-import {
-  apiError,
-  buildMessage,
-  encodeSse,
-  errorBodyOf,
-  estimateInputTokens,
-  streamEventsOf,
-} from './response-builder.ts';
+import type { RequestHeaders } from './request-view.ts';
+import { apiError } from './response-builder.ts';
 import { parseScript } from './script-loader.ts';
 import { createScriptPlayer, type PlayedTurn } from './script-player.ts';
-import type { Script, ScriptInput, Turn } from './script-schema.ts';
+import type { Script, ScriptInput, Turn, WireApi } from './script-schema.ts';
+import {
+  type Exchange,
+  type JsonReply,
+  notFoundReply,
+  ROUTES_HINT,
+  routeOf,
+  WIRE_APIS,
+} from './wire-apis.ts';
 
 export type RecordedRequest = {
   method: string;
@@ -34,6 +30,8 @@ export type RecordedRequest = {
   headers: RequestHeaders;
   /** Parsed JSON body, or the raw text when it was not JSON. */
   body: unknown;
+  /** The API the path belongs to; null for paths no API here serves. */
+  api: WireApi | null;
   /** Track and position that answered; null for requests no turn answered (errors, other routes). */
   track: string | null;
   position: number | null;
@@ -68,9 +66,6 @@ class ScriptInvalidError extends Error {
   readonly code = 'SCRIPT_INVALID';
 }
 
-const ROUTES_HINT =
-  'This scripted provider serves POST /v1/messages and POST /v1/messages/count_tokens (Anthropic Messages API).';
-
 export async function startMockProvider(options: MockProviderOptions): Promise<MockProvider> {
   const parsed = parseScript(options.script);
   if (!parsed.ok) throw new ScriptInvalidError(parsed.error.message);
@@ -82,12 +77,13 @@ export async function startMockProvider(options: MockProviderOptions): Promise<M
   // Aborted on stop(), so delays, stalls and streams end at once.
   const lifetime = new AbortController();
 
-  const record = (req: IncomingMessage, body: unknown, played?: PlayedTurn): void => {
+  const record = (req: IncomingMessage, body: unknown, api: WireApi | null, played?: PlayedTurn): void => {
     const entry: RecordedRequest = {
       method: req.method ?? 'GET',
       url: req.url ?? '/',
       headers: req.headers,
       body,
+      api,
       track: played?.track ?? null,
       position: played?.position ?? null,
       receivedAt: new Date().toISOString(),
@@ -97,62 +93,51 @@ export async function startMockProvider(options: MockProviderOptions): Promise<M
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/\/+$/, '') || '/';
+    const url = new URL(req.url ?? '/', 'http://x');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const method = req.method ?? 'GET';
     const requestId = ids.requestId();
     res.setHeader('request-id', requestId);
 
-    if ((req.method === 'GET' || req.method === 'HEAD') && path === '/') {
-      record(req, undefined);
+    if ((method === 'GET' || method === 'HEAD') && path === '/') {
+      record(req, undefined, null);
       return sendJson(res, 200, { name: 'ribosome mock-provider', message: ROUTES_HINT });
     }
-    const isMessages = path === '/v1/messages';
-    const isCount = path === '/v1/messages/count_tokens';
-    if (req.method !== 'POST' || (!isMessages && !isCount)) {
-      record(req, undefined);
-      return sendJson(
-        res,
-        404,
-        apiError('not_found_error', `No route for ${req.method} ${path}. ${ROUTES_HINT}`),
-      );
+    const route = routeOf(method, path, url.searchParams);
+    if (!route) {
+      record(req, undefined, null);
+      return sendReply(res, notFoundReply(method, path));
     }
+    const wire = WIRE_APIS[route.api];
 
     const raw = await readBody(req, maxBodyBytes);
     if (raw === null) {
-      record(req, undefined);
-      return sendJson(res, 413, apiError('request_too_large', `Request body exceeds ${maxBodyBytes} bytes.`));
+      record(req, undefined, route.api);
+      return sendReply(res, wire.error(413, `Request body exceeds ${maxBodyBytes} bytes.`));
     }
     let body: unknown;
     try {
       body = JSON.parse(raw);
     } catch {
-      record(req, raw);
-      return sendJson(res, 400, apiError('invalid_request_error', 'The request body is not valid JSON.'));
+      record(req, raw, route.api);
+      return sendReply(res, wire.error(400, 'The request body is not valid JSON.'));
     }
 
-    if (isCount) {
-      record(req, body);
-      const count = CountTokensRequestSchema.safeParse(body);
-      if (!count.success)
-        return sendJson(res, 400, apiError('invalid_request_error', describeIssue(count.error)));
-      return sendJson(res, 200, { input_tokens: estimateInputTokens(count.data) });
+    if (route.kind === 'count') {
+      record(req, body, route.api);
+      return sendReply(res, wire.count?.(body) ?? notFoundReply(method, path));
     }
-
-    const request = WireRequestSchema.safeParse(body);
-    if (!request.success) {
-      record(req, body);
-      return sendJson(res, 400, apiError('invalid_request_error', describeIssue(request.error)));
+    const accepted = wire.accept(body, { route, headers: req.headers, ids, requestId });
+    if (!accepted.ok) {
+      record(req, body, route.api);
+      return sendReply(res, accepted.reply);
     }
-    const played = player.next(viewOf(request.data, req.headers));
-    record(req, body, played);
-    await play(played.turn, request.data, res, requestId);
+    const played = player.next(accepted.exchange.view);
+    record(req, body, route.api, played);
+    await play(played.turn, accepted.exchange, res);
   };
 
-  const play = async (
-    turn: Turn,
-    request: WireRequest,
-    res: ServerResponse,
-    requestId: string,
-  ): Promise<void> => {
+  const play = async (turn: Turn, exchange: Exchange, res: ServerResponse): Promise<void> => {
     const gone = new AbortController(); // the client left or the provider stops
     const onClose = () => gone.abort();
     res.on('close', onClose);
@@ -161,28 +146,22 @@ export async function startMockProvider(options: MockProviderOptions): Promise<M
     try {
       if (turn.delayMs && !(await wait(turn.delayMs, signal))) return;
       if ('stall' in turn) return await forever(signal);
-      if ('error' in turn) {
-        const headers: Record<string, string> = {};
-        if (turn.error.retryAfter !== undefined) headers['retry-after'] = String(turn.error.retryAfter);
-        return sendJson(res, turn.error.status, errorBodyOf(turn, requestId), headers);
+      if ('error' in turn && !(turn.error.inStream && exchange.stream)) {
+        return sendReply(res, exchange.failure(turn));
       }
-      const message = buildMessage(turn, {
-        model: request.model,
-        inputTokens: estimateInputTokens(request),
-        ids,
-      });
-      if (!request.stream) {
+      if ('content' in turn && !exchange.stream) {
         if (turn.stallAfterEvents !== undefined) return await forever(signal);
-        return sendJson(res, 200, message);
+        return sendJson(res, 200, exchange.reply(turn));
       }
+      const frames = 'error' in turn ? exchange.failureFrames(turn) : exchange.frames(turn);
+      const stallAt = 'content' in turn ? turn.stallAfterEvents : undefined;
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
       res.flushHeaders();
-      const events = streamEventsOf(message);
-      for (const [index, event] of events.entries()) {
-        if (index === turn.stallAfterEvents) return await forever(signal);
+      for (const [index, frame] of frames.entries()) {
+        if (index === stallAt) return await forever(signal);
         if (signal.aborted) return;
-        res.write(encodeSse(event));
-        if (turn.chunkDelayMs && index < events.length - 1 && !(await wait(turn.chunkDelayMs, signal)))
+        res.write(frame);
+        if (turn.chunkDelayMs && index < frames.length - 1 && !(await wait(turn.chunkDelayMs, signal)))
           return;
       }
       res.end();
@@ -222,6 +201,10 @@ export async function startMockProvider(options: MockProviderOptions): Promise<M
   };
 
   return { url: `http://${urlHost}:${port}`, host, port, requests, stop };
+}
+
+function sendReply(res: ServerResponse, reply: JsonReply): void {
+  sendJson(res, reply.status, reply.body, reply.headers);
 }
 
 /** A JSON reply with its length (also used by the tests' own providers). */

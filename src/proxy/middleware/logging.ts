@@ -37,7 +37,8 @@ export function createLoggingMiddleware(logger: Logger, options: LoggingOptions 
   return {
     name: 'LoggingMiddleware',
     readOnly: true,
-    request: async (request, context) => {
+    // Synchronous on purpose: the pipeline then runs without a promise or a microtask turn.
+    request: (request, context) => {
       // The proxy's summary reads the body without parsing it; a request a middleware before this
       // one replaced is summed up from what it carries.
       const vendor =
@@ -53,7 +54,7 @@ export function createLoggingMiddleware(logger: Logger, options: LoggingOptions 
       }
       return request;
     },
-    response: async (response, context) => {
+    response: (response, context) => {
       logger.info(
         {
           exchange: context.id,

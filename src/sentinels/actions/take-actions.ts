@@ -40,8 +40,55 @@ export interface ActionEngine {
   ): ActionResult;
 }
 
-/** Redos taken per codon, sentinel and action, kept by the hooks while the server runs. */
-export type RedoCounts = Map<string, number>;
+/** One redo action of one sentinel for one codon: what a redo's `max` counts for. */
+export type RedoKey = { codonId: string; sentinelId: string; condition: string };
+
+/**
+ * How many redos an action took for a codon (a redo's `max`). The server's counts the redos
+ * journaled in the execution (journalRedos); without a journal, those taken since it was made.
+ */
+export interface RedoCounter {
+  done(key: RedoKey): number;
+  /** A redo the engine took. */
+  taken(key: RedoKey): void;
+}
+
+/** A counter in memory: redos taken since it was made. */
+export function memoryRedos(): RedoCounter {
+  const counts = new Map<string, number>();
+  const name = (k: RedoKey) => `${k.codonId}\n${k.sentinelId}\n${k.condition}`;
+  return {
+    done: (key) => counts.get(name(key)) ?? 0,
+    taken: (key) => void counts.set(name(key), (counts.get(name(key)) ?? 0) + 1),
+  };
+}
+
+/**
+ * The sentinel.action redos (not dry runs) of the execution's journal, every run and server: a
+ * redo is counted from its announcement, so one a crash interrupted counts too. An action is told
+ * by its condition: its reason is the condition, with " (N times)" when `after` asks for more than one.
+ */
+export function journalRedos(actions: () => Iterable<{ json: string }>): RedoCounter {
+  return {
+    done: ({ codonId, sentinelId, condition }) => {
+      let n = 0;
+      for (const row of actions()) {
+        const data = (JSON.parse(row.json) as { data?: Record<string, unknown> }).data ?? {};
+        const reason = typeof data.reason === 'string' ? data.reason : '';
+        if (
+          data.action === 'redo' &&
+          data.dryRun === false &&
+          data.codonId === codonId &&
+          data.sentinelId === sentinelId &&
+          (reason === condition || reason.startsWith(`${condition} (`))
+        )
+          n++;
+      }
+      return n;
+    },
+    taken: () => {},
+  };
+}
 
 export type ActionsOptions = {
   actions: readonly CompiledAction[];
@@ -51,7 +98,7 @@ export type ActionsOptions = {
   codon: { id: string; name: string };
   engine: ActionEngine;
   sendMessage: SendMessage;
-  redos: RedoCounts;
+  redos: RedoCounter;
   now: () => number;
   logger: Logger;
   /** sentinel.action, before the action takes effect. */
@@ -146,10 +193,7 @@ export class SentinelActions {
             kind: 'sentinel',
             sentinelId: o.sentinelId,
           });
-          if (taken.ok) {
-            const key = redoKey(codonId, o.sentinelId, decision.index);
-            o.redos.set(key, (o.redos.get(key) ?? 0) + 1);
-          }
+          if (taken.ok) o.redos.taken(this.#redoKey(decision.index));
           return refusal(taken);
         }
       }
@@ -160,7 +204,12 @@ export class SentinelActions {
   }
 
   #redosDone(index: number): number {
-    return this.#o.redos.get(redoKey(this.#o.codon.id, this.#o.sentinelId, index)) ?? 0;
+    return this.#o.redos.done(this.#redoKey(index));
+  }
+
+  #redoKey(index: number): RedoKey {
+    const o = this.#o;
+    return { codonId: o.codon.id, sentinelId: o.sentinelId, condition: o.actions[index]?.condition ?? '' };
   }
 }
 
@@ -168,5 +217,3 @@ function refusal(result: ActionResult | MessageOutcome): string | undefined {
   if (result.ok) return undefined;
   return 'code' in result ? `${result.code}: ${result.message}` : result.message;
 }
-
-const redoKey = (codonId: string, sentinelId: string, index: number) => `${codonId}\n${sentinelId}\n${index}`;

@@ -8,7 +8,7 @@ import { useRunStore } from '../hooks/use-run-store.ts';
 import { type Size, useTerminalSize } from '../hooks/use-terminal-size.ts';
 import { orderedCodons, runningCodon } from '../store/codons.ts';
 import type { RunState } from '../store/run-state.ts';
-import { nextCodonId, rollbackTargets, statusNotice } from '../store/selectors.ts';
+import { nextCodonId, refusedMessage, rollbackTargets, statusNotice } from '../store/selectors.ts';
 import { makeTheme, ThemeContext } from '../theme.ts';
 import { activityLines } from '../view/content/activity-lines.ts';
 import { checkpointLines } from '../view/content/checkpoint-lines.ts';
@@ -145,7 +145,14 @@ export function App(props: AppProps): React.ReactElement {
       }`,
     },
     sentinels: { lines: sentinels, anchor: 'bottom', info: `${state.sentinelOrder.length}` },
-    errors: { lines: errors, anchor: 'bottom', info: `${state.errors.length}` },
+    errors: {
+      lines: errors,
+      anchor: 'bottom',
+      info:
+        state.errorsDropped > 0
+          ? `last ${state.errors.length} of ${(state.errors.length + state.errorsDropped).toLocaleString('en-US')} (ribosome log has all)`
+          : `${state.errors.length}`,
+    },
     checkpoints: {
       lines: checkpoints,
       anchor: 'top',
@@ -191,6 +198,7 @@ export function App(props: AppProps): React.ReactElement {
   // Ink re-subscribes a changed input handler only after the frame is drawn: a key pressed in
   // between would meet the previous render's data. One stable handler reads the latest instead.
   // The entries' ids only when a key asks for them: not a thousand-id array per frame.
+  const refused = refusedMessage(state.commands);
   const context: KeyContext = {
     readonly,
     targets,
@@ -200,6 +208,7 @@ export function App(props: AppProps): React.ReactElement {
     codonIds,
     pageSize,
     maxScroll,
+    ...(refused === undefined ? {} : { refusedMessage: refused }),
   };
   const latest = React.useRef({ run, context });
   latest.current = { run, context };
@@ -280,6 +289,7 @@ export function App(props: AppProps): React.ReactElement {
         readonly,
         width: size.width,
         next: nextCodonId(state.run),
+        codonRunning: running !== undefined,
       }),
     ),
   );

@@ -14,6 +14,8 @@ export type FooterProps = {
   width: number;
   /** The codon codon.next starts, when the server said (server.idle nextCodonId). */
   next?: string;
+  /** A codon runs: the message prompt says at once when none does (the server would refuse it). */
+  codonRunning?: boolean;
 };
 
 /** The status line (latest news, or the open prompt) above the help line (mode and keys). */
@@ -23,6 +25,7 @@ export const Footer = React.memo(function Footer({
   readonly,
   width,
   next,
+  codonRunning = true,
 }: FooterProps): React.ReactElement {
   const theme = useTheme();
   let status: React.ReactElement;
@@ -39,7 +42,13 @@ export const Footer = React.memo(function Footer({
     status = h(
       Text,
       { wrap: 'truncate-start' },
-      h(Text, { bold: true, color: theme.tone('accent') }, 'Message to the agent: '),
+      codonRunning
+        ? h(Text, { bold: true, color: theme.tone('accent') }, 'Message to the agent: ')
+        : h(
+            Text,
+            { bold: true, color: theme.tone('warn') },
+            'Message to the agent (no codon is running: the server refuses it until one runs; esc keeps it): ',
+          ),
       modal.text,
       h(Text, { inverse: true }, ' '),
       h(Text, { color: theme.tone('muted') }, '  (enter: send · esc: cancel)'),

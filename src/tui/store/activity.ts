@@ -1,5 +1,5 @@
 import { own, type ServerEventOf } from '../../protocol/index.ts';
-import { formatCost, formatDuration } from '../format.ts';
+import { formatCost, formatDuration, oneLine } from '../format.ts';
 import type { Tone } from '../theme.ts';
 import { type ActivityEntry, MAX_ACTIVITY, type RunState, type ToolResult } from './run-state.ts';
 
@@ -50,6 +50,15 @@ export function appendActivity(state: RunState, entry: ActivityEntry): RunState 
   scratch.push(entry);
   // A long batch (a whole history at once) trims now and then, not once per entry.
   return scratch.length > 2 * max + 1_000 ? trimActivity(state) : state;
+}
+
+/** Puts `entry` in place of the activity entry at `index` (in the batch's array while one runs). */
+export function replaceActivity(state: RunState, index: number, entry: ActivityEntry): RunState {
+  if (batching && state.activity === scratch) {
+    scratch[index] = entry;
+    return state;
+  }
+  return { ...state, activity: state.activity.map((e, i) => (i === index ? entry : e)) };
 }
 
 export function assistantAction(state: RunState, e: ServerEventOf<'assistant.action'>): RunState {
@@ -171,4 +180,55 @@ export function codonCompletedLine(state: RunState, e: ServerEventOf<'codon.comp
 
 export function note(state: RunState, id: string, text: string, tone: Tone): RunState {
   return appendActivity(state, { kind: 'note', id, text, tone });
+}
+
+/** The actions a sentinel.error action-failed names first: `halt failed: ...`, `rollback not taken: ...`. */
+const FAILED_ACTION = /^(message|halt|rollback|redo) failed: /;
+
+/** `⚑ [loop] halt two (repeating equals true)`, `⚑ [loop] would message two (...): text`. */
+export function sentinelActionText(d: ServerEventOf<'sentinel.action'>['data']): string {
+  const what = `${d.dryRun ? 'would ' : ''}${d.action} ${d.codonId}`;
+  const text = d.text === undefined ? '' : `: ${oneLine(d.text)}`;
+  return `⚑ [${d.sentinelId}] ${what} (${oneLine(d.reason)})${text}`;
+}
+
+/** `⚑ [loop] halt two (...)`: a sentinel's action, kept findable so a later failure marks it. */
+export function sentinelActionLine(state: RunState, e: ServerEventOf<'sentinel.action'>): RunState {
+  const d = e.data;
+  return appendActivity(state, {
+    kind: 'note',
+    id: e.id,
+    text: sentinelActionText(d),
+    tone: d.action === 'message' || d.dryRun ? 'info' : 'warn',
+    ...(d.dryRun ? {} : { action: { sentinelId: d.sentinelId, codonId: d.codonId, action: d.action } }),
+  });
+}
+
+/**
+ * A sentinel action that failed after it was announced (sentinel.error action-failed, "rollback
+ * failed: ..."): its Activity line, the latest of that sentinel, codon and action not yet marked,
+ * says so (`⚑ [twoB] rollback second (...) — failed: already being stopped`), not only the Sentinels pane.
+ */
+export function sentinelActionFailed(state: RunState, e: ServerEventOf<'sentinel.error'>): RunState {
+  const d = e.data;
+  const kind = d.errorType === 'action-failed' ? FAILED_ACTION.exec(d.message)?.[1] : undefined;
+  if (kind === undefined) return state;
+  const index = state.activity.findLastIndex(
+    (entry) =>
+      entry.kind === 'note' &&
+      entry.action !== undefined &&
+      !entry.action.failed &&
+      entry.action.sentinelId === d.sentinelId &&
+      entry.action.codonId === d.codonId &&
+      entry.action.action === kind,
+  );
+  const entry = state.activity[index];
+  if (entry?.kind !== 'note' || entry.action === undefined) return state;
+  const reason = oneLine(d.message.slice(`${kind} failed: `.length));
+  return replaceActivity(state, index, {
+    ...entry,
+    text: `${entry.text} — failed: ${reason}`,
+    tone: 'bad',
+    action: { ...entry.action, failed: true },
+  });
 }

@@ -26,10 +26,8 @@ export function addError(state: RunState, e: ServerEventOf<'error'>): RunState {
     ...(d.context ? { context: d.context } : {}),
     ...(command ? { command: command.type } : {}),
   };
-  const errors =
-    state.errors.length >= MAX_ERRORS
-      ? [...state.errors.slice(1 - MAX_ERRORS), view]
-      : [...state.errors, view];
+  const full = state.errors.length >= MAX_ERRORS;
+  const errors = full ? [...state.errors.slice(1 - MAX_ERRORS), view] : [...state.errors, view];
   const commands = command
     ? state.commands.map((c) =>
         c === command
@@ -37,5 +35,5 @@ export function addError(state: RunState, e: ServerEventOf<'error'>): RunState {
           : c,
       )
     : state.commands;
-  return { ...state, errors, commands };
+  return { ...state, errors, errorsDropped: state.errorsDropped + (full ? 1 : 0), commands };
 }

@@ -7,6 +7,23 @@ export function senderLabel(from: MessageSender, ownClientIds: readonly string[]
   return ownClientIds.includes(from.clientId) ? 'you' : `client ${from.clientId}`;
 }
 
+/** Whether this UI's client sent the message (its own send, answered). */
+export function isOwnMessage(from: MessageSender, ownClientIds: readonly string[] = []): boolean {
+  return from.kind === 'client' && ownClientIds.includes(from.clientId);
+}
+
+/** How a message reached the agent, in a status line: "live", "a new turn", "with the redo's prompt". */
+const DELIVERY_WORDS: Record<EventData<'codon.message'>['delivery'], string> = {
+  live: 'live',
+  'next-turn': 'a new turn',
+  prompt: "with the redo's prompt",
+};
+
+/** The status line once a message of ours reached the agent: `message sent to two's agent (live)`. */
+export function messageSentLine(data: EventData<'codon.message'>): string {
+  return `message sent to ${data.codonId}'s agent (${DELIVERY_WORDS[data.delivery]})`;
+}
+
 const DELIVERY_NOTE: Record<EventData<'codon.message'>['delivery'], string> = {
   live: '',
   'next-turn': ' (a new turn)',

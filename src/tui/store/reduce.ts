@@ -7,6 +7,8 @@ import {
   fileUpdated,
   inActivityBatch,
   note,
+  sentinelActionFailed,
+  sentinelActionLine,
   toolResult,
 } from './activity.ts';
 import {
@@ -20,14 +22,15 @@ import {
   setCodonCost,
   upsertCodon,
 } from './codons.ts';
-import { answerCommand } from './command-answers.ts';
+import { answerCommand, commandLine } from './command-answers.ts';
 import { addError, severityOf } from './errors.ts';
-import { messageLine } from './messages.ts';
+import { isOwnMessage, messageLine, messageSentLine } from './messages.ts';
 import { isRollbackEvent, rollbackEvent, rollbackRefused, rollbackRequested } from './rollback.ts';
 import {
   initialRunState,
   MAX_COMMANDS,
   type RunState,
+  type SentCommand,
   type StoreAction,
   type ZERO_TOKENS,
 } from './run-state.ts';
@@ -60,19 +63,37 @@ export function reduceRun(state: RunState, action: StoreAction): RunState {
       };
     }
     case 'commandSent': {
-      const commands = [
-        ...state.commands.slice(1 - MAX_COMMANDS),
-        { id: action.id, type: action.type, label: action.label, status: 'sent' as const },
-      ];
-      const next = {
-        ...state,
-        commands,
-        notice: { text: `sent ${action.type}: ${action.label}`, tone: 'muted' as const },
+      const command: SentCommand = {
+        id: action.id,
+        type: action.type,
+        label: action.label,
+        status: 'sent',
+        ...(action.text === undefined ? {} : { text: action.text }),
       };
+      const commands = [...state.commands.slice(1 - MAX_COMMANDS), command];
+      const text =
+        action.type === 'codon.message' ? commandLine(command) : `sent ${action.type}: ${action.label}`;
+      const next = { ...state, commands, notice: { text, tone: 'muted' as const } };
       return action.rollbackTarget ? rollbackRequested(next, action.id, action.rollbackTarget) : next;
     }
-    case 'commandNotSent':
-      return { ...state, notice: { text: `could not send ${action.type}: ${action.message}`, tone: 'bad' } };
+    case 'commandNotSent': {
+      const notice = { text: `could not send ${action.type}: ${action.message}`, tone: 'bad' as const };
+      if (action.text === undefined || action.id === undefined) return { ...state, notice };
+      // A message that never left: kept as a failed command, so the prompt gives its text back.
+      const command: SentCommand = {
+        id: action.id,
+        type: action.type,
+        label: action.label,
+        status: 'failed',
+        error: action.message,
+        text: action.text,
+      };
+      return {
+        ...state,
+        commands: [...state.commands.slice(1 - MAX_COMMANDS), command],
+        notice: { ...notice, text: `${oneLine(commandLine(command))} — m opens it again` },
+      };
+    }
   }
 }
 
@@ -139,7 +160,7 @@ export function foldEvents(state: RunState, events: readonly ServerEvent[]): Run
 }
 
 export function foldEvent(state: RunState, e: ServerEvent): RunState {
-  return answerCommand(foldEventOnly(state, e), e.type);
+  return answerCommand(foldEventOnly(state, e), e);
 }
 
 function foldEventOnly(state: RunState, e: ServerEvent): RunState {
@@ -211,7 +232,10 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
       if (d.commandId) next = rollbackRefused(next, d.commandId, d.code, d.message);
       const label = `${severity}${d.code ? ` ${d.code}` : ''}: ${oneLine(d.message)}`;
       next = note(next, e.id, `! ${label}`, severity === 'warning' ? 'warn' : 'bad');
-      return { ...next, notice: { text: label, tone: severity === 'warning' ? 'warn' : 'bad' } };
+      // A refused message: said as such, and where its text went (back to the prompt).
+      const message = next.commands.find((c) => c.id === d.commandId && c.type === 'codon.message');
+      const text = message ? `${oneLine(commandLine(message))} — m opens it again` : label;
+      return { ...next, notice: { text, tone: severity === 'warning' ? 'warn' : 'bad' } };
     }
     case 'incomplete.codon':
       return note(state, e.id, `! ${e.data.codonId} was interrupted: ${oneLine(e.data.message)}`, 'warn');
@@ -230,8 +254,12 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
       return countAction(assistantAction(state, e), e.data);
     case 'tool.result':
       return toolResult(state, e);
-    case 'codon.message':
-      return note(state, e.id, messageLine(e.data, state.connection.clientIds), 'accent');
+    case 'codon.message': {
+      const next = note(state, e.id, messageLine(e.data, state.connection.clientIds), 'accent');
+      return isOwnMessage(e.data.from, state.connection.clientIds)
+        ? { ...next, notice: { text: messageSentLine(e.data), tone: 'ok' } }
+        : next;
+    }
     case 'file.updated':
       return fileUpdated(state, e);
     case 'archive.completed':
@@ -262,18 +290,9 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
     case 'sentinel.output':
       return sentinelOutput(state, e);
     case 'sentinel.error':
-      return sentinelError(state, e);
-    case 'sentinel.action': {
-      const d = e.data;
-      const what = `${d.dryRun ? 'would ' : ''}${d.action} ${d.codonId}`;
-      const text = d.text === undefined ? '' : `: ${oneLine(d.text)}`;
-      return note(
-        state,
-        e.id,
-        `⚑ [${d.sentinelId}] ${what} (${oneLine(d.reason)})${text}`,
-        d.action === 'message' || d.dryRun ? 'info' : 'warn',
-      );
-    }
+      return sentinelActionFailed(sentinelError(state, e), e);
+    case 'sentinel.action':
+      return sentinelActionLine(state, e);
     case 'verify.started':
       return note(
         state,

@@ -82,7 +82,14 @@ export type ActivityEntry =
       result?: ToolResult;
     }
   | { kind: 'file'; id: string; path: string; action: 'created' | 'modified' | 'deleted'; content: string }
-  | { kind: 'note'; id: string; text: string; tone: Tone };
+  | {
+      kind: 'note';
+      id: string;
+      text: string;
+      tone: Tone;
+      /** A sentinel's action (sentinel.action, not a dry run): a later action-failed marks it failed. */
+      action?: { sentinelId: string; codonId: string; action: string; failed?: true };
+    };
 
 export type SentinelOutput = {
   id: string;
@@ -125,6 +132,10 @@ export type SentCommand = {
   /** Sent; answered by its outcome event (command-answers.ts); failed by an error with its id. */
   status: 'sent' | 'answered' | 'failed';
   error?: string;
+  /** A codon.message's text: a refusal gives it back to the prompt (selectors.ts refusedMessage). */
+  text?: string;
+  /** What the answer said, as a sentence (a message: where it went). */
+  outcome?: string;
 };
 
 export type RollbackView = {
@@ -173,7 +184,10 @@ export type RunState = {
   activityDropped: number;
   sentinels: Record<string, SentinelView>;
   sentinelOrder: string[];
+  /** The newest errors, at most MAX_ERRORS. */
   errors: ErrorView[];
+  /** How many older errors were dropped to keep `errors` bounded (the pane says so). */
+  errorsDropped: number;
   checkpoints: CheckpointsView;
   rollback: RollbackView;
   commands: SentCommand[];
@@ -212,8 +226,24 @@ export type StoreAction =
       clientId?: string;
     }
   | { kind: 'syncFailed'; message: string }
-  | { kind: 'commandSent'; id: string; type: CommandType; label: string; rollbackTarget?: string }
-  | { kind: 'commandNotSent'; type: CommandType; label: string; message: string };
+  | {
+      kind: 'commandSent';
+      id: string;
+      type: CommandType;
+      label: string;
+      rollbackTarget?: string;
+      /** A codon.message's text. */
+      text?: string;
+    }
+  | {
+      kind: 'commandNotSent';
+      type: CommandType;
+      label: string;
+      message: string;
+      /** A codon.message's text, and an id of its own: the prompt gives it back. */
+      text?: string;
+      id?: string;
+    };
 
 export const MAX_ACTIVITY = 1_000;
 export const MAX_ERRORS = 200;
@@ -240,6 +270,7 @@ export function initialRunState(url: string, activityLimit?: number): RunState {
     sentinels: {},
     sentinelOrder: [],
     errors: [],
+    errorsDropped: 0,
     checkpoints: { created: [] },
     rollback: { phase: 'idle', log: [] },
     commands: [],

@@ -90,3 +90,12 @@ export function passedOverCodons(rows: readonly CodonRow[], idle: RunState['run'
     rows.filter((row, i) => row.status === 'pending' && (all || i < nextAt)).map((row) => row.codonId),
   );
 }
+
+/**
+ * Our latest message, when it was refused (or could not be sent): the message prompt opens with its
+ * text again, so nothing typed is lost. `id`: the command, so it is given back once.
+ */
+export function refusedMessage(commands: RunState['commands']): { id: string; text: string } | undefined {
+  const last = commands.findLast((c) => c.type === 'codon.message');
+  return last?.status === 'failed' && last.text !== undefined ? { id: last.id, text: last.text } : undefined;
+}

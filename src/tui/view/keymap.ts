@@ -46,7 +46,8 @@ export const BINDINGS: readonly Binding[] = [
   {
     keys: 'm',
     label: 'message',
-    description: "type a message to the running codon's agent (codon.message); enter sends, esc cancels",
+    description:
+      "type a message to the running codon's agent (codon.message); enter sends, esc closes and keeps the text, a refused message comes back",
     control: true,
   },
   {
@@ -91,7 +92,7 @@ export const bindingsFor = (readonly: boolean, quit: QuitMode = 'ui'): Binding[]
 export function helpLine(readonly: boolean, width: number, next?: string, modal?: Modal['kind']): string {
   const mode = readonly ? 'READ-ONLY' : 'READ-WRITE';
   if (modal === 'forceStop') return `${mode}  enter stop  esc cancel`;
-  if (modal === 'message') return `${mode}  enter send  esc cancel`;
+  if (modal === 'message') return `${mode}  enter send  esc close (kept)  ctrl+u clear`;
   const tail = ['? help', 'q quit'];
   const middle = bindingsFor(readonly)
     .filter((b) => b.keys !== '?' && b.keys !== 'q' && b.keys !== 'enter' && b.keys !== '↑↓')
@@ -143,6 +144,8 @@ export type KeyContext = {
   codonIds: readonly string[];
   /** Lines a page key moves. */
   pageSize: number;
+  /** Our latest message, refused: `m` gives its text back (selectors.ts refusedMessage). */
+  refusedMessage?: { id: string; text: string };
   /** How far each pane can scroll (its lines minus its height). */
   maxScroll: Readonly<Record<PaneId, number>>;
 };
@@ -172,9 +175,12 @@ export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: Key
     return reason === undefined ? same() : to({ ...view, modal: { ...modal, reason } });
   }
   if (modal?.kind === 'message') {
-    if (key.escape) return to(closed());
+    const { messageDraft: _draft, ...rest } = closed();
+    // Esc keeps the text for the next `m`; enter sends it (a refusal gives it back) or, empty, drops it.
+    if (key.escape) return to(modal.text === '' ? rest : { ...rest, messageDraft: modal.text });
     if (key.return)
-      return modal.text.trim() === '' ? to(closed()) : to(closed(), [{ kind: 'message', text: modal.text }]);
+      return modal.text.trim() === '' ? to(rest) : to(rest, [{ kind: 'message', text: modal.text }]);
+    if (key.ctrl && input === 'u') return to({ ...view, modal: { ...modal, text: '' } });
     const typed = typeText(modal.text, input, key, Number.POSITIVE_INFINITY);
     // Up to the protocol's limit (32 KiB of UTF-8), cut between characters.
     const text = typed === undefined ? undefined : fitMessage(typed);
@@ -223,7 +229,7 @@ export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: Key
     if (input === 'g')
       return view.codonCursor === undefined ? same() : same([{ kind: 'start', codonId: view.codonCursor }]);
     if (input === 'x') return to({ ...view, modal: { kind: 'forceStop', reason: '' } });
-    if (input === 'm') return to({ ...view, modal: { kind: 'message', text: '' } });
+    if (input === 'm') return to(openMessage(view, ctx.refusedMessage));
     if (input === 'b')
       return to({ ...view, modal: { kind: 'rollbackPicker', cursor: 0 } }, [{ kind: 'checkpoints' }]);
   }
@@ -280,6 +286,21 @@ export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: Key
 }
 
 /** One key on a line of typed text: the new text, or undefined when the key types nothing. */
+/**
+ * The message prompt, opened with what was typed before: a refused message's text (once), then any
+ * draft closed with esc, so nothing typed is lost.
+ */
+function openMessage(view: ViewState, refused: KeyContext['refusedMessage']): ViewState {
+  const back = refused !== undefined && refused.id !== view.restoredMessage ? refused : undefined;
+  const { messageDraft, ...rest } = view;
+  const text = [back?.text, messageDraft].filter((t) => t !== undefined && t !== '').join(' ');
+  return {
+    ...rest,
+    modal: { kind: 'message', text: fitMessage(text) },
+    ...(back === undefined ? {} : { restoredMessage: back.id }),
+  };
+}
+
 function typeText(value: string, input: string, key: KeyInfo, max: number): string | undefined {
   if (key.backspace || key.delete) return Array.from(value).slice(0, -1).join('');
   if (key.ctrl || key.meta || !input) return undefined;

@@ -33,6 +33,10 @@ export type ViewState = {
   activityCursor?: string;
   /** Activity entries shown in full. */
   expanded: Readonly<Record<string, true>>;
+  /** A message typed and closed with esc: the prompt opens with it again. */
+  messageDraft?: string;
+  /** The refused message whose text the prompt already gave back (its command id): given back once. */
+  restoredMessage?: string;
 };
 
 export function initialViewState(): ViewState {

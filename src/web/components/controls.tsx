@@ -1,5 +1,6 @@
 import React from 'react';
 import type { TuiActions } from '../../tui/actions.ts';
+import { commandLine } from '../../tui/store/command-answers.ts';
 import {
   nextCodonId,
   type RollbackTarget,
@@ -60,7 +61,7 @@ export function Controls({
         {showsRollback(rollback, last)
           ? `rollback ${rollback.phase}${rollback.totalSteps ? ` ${rollback.currentStep ?? 0}/${rollback.totalSteps}` : ''}${rollback.error ? `: ${rollback.error.message}` : ''}`
           : last
-            ? `${last.label}: ${last.status}${last.error ? ` (${last.error})` : ''}`
+            ? commandLine(last)
             : ''}
       </span>
       {dialog === 'stop' ? (

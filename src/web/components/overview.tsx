@@ -19,8 +19,8 @@ export function Overview({
   selected: string | undefined;
   onSelect: (codonId: string) => void;
   now: number;
-  /** The running codon's agent takes messages from this page (readandwrite only). */
-  message?: { codonId: string; send: (text: string) => void };
+  /** The message box (readandwrite pages only): who takes a message now, the text, sending it. */
+  message?: React.ComponentProps<typeof MessageBox>;
 }): React.ReactElement {
   const { run, connection } = state.run;
   const codons = orderedCodons(state.run.codons);
@@ -69,7 +69,7 @@ export function Overview({
           </>
         ) : null}
       </dl>
-      {message ? <MessageBox codonId={message.codonId} onSend={message.send} /> : null}
+      {message ? <MessageBox {...message} /> : null}
       <table className="timeline">
         <thead>
           <tr>

@@ -1,6 +1,6 @@
 import { type ErrorSeverity, type ServerEvent, suggestedAction } from '../../protocol/index.ts';
 import { formatCost, formatDuration, oneLine } from '../../tui/format.ts';
-import { PAIRING_WINDOW, resultOf } from '../../tui/store/activity.ts';
+import { PAIRING_WINDOW, resultOf, sentinelActionText } from '../../tui/store/activity.ts';
 import { severityOf } from '../../tui/store/errors.ts';
 import { messageLine } from '../../tui/store/messages.ts';
 import type { ToolResult } from '../../tui/store/run-state.ts';
@@ -200,6 +200,17 @@ export function foldActivity(
         });
         break;
       }
+      case 'sentinel.action':
+        push({
+          ...base,
+          kind: 'sentinel',
+          codonId: e.data.codonId,
+          sentinelId: e.data.sentinelId,
+          text: oneLine(sentinelActionText(e.data), 300),
+          tone: e.data.action === 'message' || e.data.dryRun ? 'info' : 'warn',
+          ...(e.data.text === undefined ? {} : { detail: e.data.text }),
+        });
+        break;
       case 'sentinel.error':
         push({
           ...base,

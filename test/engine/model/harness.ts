@@ -146,6 +146,8 @@ export class Harness {
   }
 
   static async create(options: HarnessOptions = {}): Promise<Harness> {
+    // A test that timed out goes on in the background: it starts no new server once disposed of.
+    if (Harness.#closed) throw new Error('the model harness was closed (the test ended)');
     const provider = await startModelProvider();
     const h = new Harness(mkdtempSync(join(tmpdir(), 'ribosome-model-')), provider, options);
     Harness.#active.add(h);
@@ -161,6 +163,7 @@ export class Harness {
   }
 
   static readonly #active = new Set<Harness>();
+  static #closed = false;
 
   /** For a process that exits before its harnesses were disposed: ends what they left, at once. */
   static abandonAll(): void {
@@ -176,6 +179,7 @@ export class Harness {
 
   /** Disposes every harness not yet disposed (for an interrupted soak). */
   static async disposeAll(): Promise<void> {
+    Harness.#closed = true;
     await Promise.all([...Harness.#active].map((h) => h.dispose()));
   }
 

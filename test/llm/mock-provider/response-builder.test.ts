@@ -16,6 +16,9 @@ const ids: IdSource = {
   toolUseId: () => `toolu_${++n}`,
   requestId: () => `req_${++n}`,
   signature: () => 'c2ln',
+  openAiId: (prefix) => `${prefix}_${++n}`,
+  callId: () => `call_${++n}`,
+  geminiResponseId: () => `gr${++n}`,
 };
 
 const reply = buildMessage(

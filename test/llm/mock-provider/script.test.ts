@@ -11,6 +11,7 @@ function script(input: ScriptInput): Script {
 }
 
 const view = (overrides: Partial<RequestView> = {}): RequestView => ({
+  api: 'anthropic',
   model: 'claude-sonnet-4-5',
   system: 'You are a coding agent.',
   firstUser: 'Create hello.txt',
@@ -93,6 +94,8 @@ describe('trackMatches', () => {
       trackMatches({ header: { 'X-Caller': 'sentinel' } }, view({ headers: { 'x-caller': 'sentinel-1' } })),
     ).toBe(true);
     expect(trackMatches({ header: { 'x-caller': 'sentinel' } }, view())).toBe(false);
+    expect(trackMatches({ api: 'gemini', tools: true }, view({ api: 'gemini' }))).toBe(true);
+    expect(trackMatches({ api: 'gemini' }, view())).toBe(false);
   });
 });
 

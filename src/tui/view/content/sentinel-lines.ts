@@ -41,6 +41,14 @@ export function sentinelLines(state: Pick<RunState, 'sentinels' | 'sentinelOrder
       }),
     );
     const items = [...outputs, ...errors].sort((a, b) => a.at.localeCompare(b.at));
+    // Only the newest outputs are kept (MAX_SENTINEL_OUTPUTS): say so before them, and where the rest are.
+    const older = s.calls - s.outputs.length;
+    if (older > 0)
+      lines.push({
+        text: `  … ${older.toLocaleString('en-US')} earlier output(s) not kept here (ribosome log has every one)`,
+        tone: 'muted',
+        dim: true,
+      });
     if (items.length === 0) lines.push({ text: '  no output yet', tone: 'muted', dim: true });
     for (const item of items) lines.push(...wrapLine(item.line, width, 3, '     '));
   }

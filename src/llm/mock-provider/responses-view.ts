@@ -1,0 +1,73 @@
+/**
+ * An OpenAI Responses request (`POST /v1/responses`, as Codex CLI sends it) mapped to the neutral
+ * RequestView: system is `instructions` plus system/developer messages; user messages and tool
+ * outputs (`function_call_output` and the other `*_call_output` items) are the user side; assistant
+ * messages, reasoning and `*_call` items the model's.
+ */
+import { z } from 'zod';
+import { conversationView, type RequestHeaders, type RequestView, type ViewEntry } from './request-view.ts';
+
+const InputItemSchema = z.looseObject({ type: z.string().optional(), role: z.string().optional() });
+type InputItem = z.infer<typeof InputItemSchema>;
+
+export const ResponsesRequestSchema = z.looseObject({
+  model: z.string().min(1),
+  input: z.union([z.string(), z.array(InputItemSchema)]).optional(),
+  instructions: z.string().nullable().optional(),
+  tools: z.array(z.unknown()).nullable().optional(),
+  stream: z.boolean().nullable().optional(),
+});
+export type ResponsesRequest = z.infer<typeof ResponsesRequestSchema>;
+
+/** Text of a message's content or a tool output: a string, or parts carrying `text`. */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part: unknown) =>
+      typeof part === 'object' && part !== null && 'text' in part && typeof part.text === 'string'
+        ? part.text
+        : '',
+    )
+    .filter(Boolean)
+    .join('\n');
+}
+
+function entryOf(item: InputItem): ViewEntry | null {
+  const type = item.type ?? 'message';
+  if (type === 'message') {
+    const role = item.role === 'assistant' ? 'assistant' : item.role === 'user' ? 'user' : 'system';
+    return { role, text: textOf(item.content) };
+  }
+  if (type.endsWith('_call_output')) return { role: 'user', text: textOf(item.output) };
+  if (type.endsWith('_call')) return { role: 'assistant', text: '', callsTool: true };
+  if (type === 'reasoning') return { role: 'assistant', text: '' };
+  return null;
+}
+
+export function responsesViewOf(request: ResponsesRequest, headers: RequestHeaders): RequestView {
+  const input = request.input ?? [];
+  const items: InputItem[] = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
+  const entries: ViewEntry[] = [{ role: 'system', text: request.instructions ?? '' }];
+  for (const item of items) {
+    const entry = entryOf(item);
+    if (entry) entries.push(entry);
+  }
+  return {
+    api: 'openai-responses',
+    model: request.model,
+    ...conversationView(entries),
+    hasTools: (request.tools?.length ?? 0) > 0,
+    headers,
+  };
+}
+
+/** The API's wording of a request error, with the parameter it concerns. */
+export function describeResponsesIssue(error: z.ZodError): { message: string; param: string | null } {
+  const issue = error.issues[0];
+  if (!issue) return { message: 'Invalid request.', param: null };
+  const param = issue.path.map(String).join('.') || null;
+  if (issue.code === 'invalid_type' && issue.input === undefined)
+    return { message: `Missing required parameter: '${param}'.`, param };
+  return { message: `Invalid '${param ?? 'body'}': ${issue.message}`, param };
+}

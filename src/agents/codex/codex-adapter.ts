@@ -74,6 +74,7 @@ export class CodexAdapter implements AgentAdapter {
       // A resumed or forked session's usage includes the earlier runs': only this run's is counted.
       ...(turn.session ? withTotals(sessionTotals(home, turn.session.id)) : {}),
       onGiveUp: () => void run?.stop(GIVE_UP_GRACE_MS),
+      readTotals: (sessionId) => sessionTotals(home, sessionId),
     });
     run = spawnAgent({
       command: cliBinary(CODEX),

@@ -15,17 +15,24 @@ export type CodexTranslatorOptions = {
   before?: CodexUsage;
   /** Called once when the translator gave the run up (a provider it cannot reach): stop the process. */
   onGiveUp?: () => void;
+  /**
+   * The session's token totals as Codex recorded them (its rollout file): a failed turn reports none,
+   * yet its answered requests cost tokens.
+   */
+  readTotals?: (sessionId: string) => CodexUsage | undefined;
 };
 
 /**
  * Codex's `exec --json` events as the engine's stream-json lines (src/agents/stream-line.ts): the
  * thread id as the session, tool items as tool_use and tool_result, the turn's usage (Codex reports it
  * per turn, for the whole session) as one assistant line without content, and a result at the turn's
- * end, with the HTTP status of an API error when its message gives it. Pure but for `onGiveUp`.
+ * end, with the HTTP status of an API error when its message gives it. Pure but for `onGiveUp` and
+ * `readTotals`.
  */
 export class CodexTranslator implements Translator {
   readonly #model: string;
   readonly #onGiveUp: (() => void) | undefined;
+  readonly #readTotals: ((sessionId: string) => CodexUsage | undefined) | undefined;
   #before: CodexUsage | undefined;
   #session: string | undefined;
   /** Tool items whose tool_use was printed (on item.started). */
@@ -42,6 +49,7 @@ export class CodexTranslator implements Translator {
     this.#model = options.model;
     this.#before = options.before;
     this.#onGiveUp = options.onGiveUp;
+    this.#readTotals = options.readTotals;
   }
 
   line(text: string): { ok: true; lines: StreamLine[] } | { ok: false; error: string } {
@@ -62,7 +70,7 @@ export class CodexTranslator implements Translator {
     if (this.#ended) return [];
     this.#ended = true;
     const why = this.#lastError ? `: ${this.#lastError}` : '';
-    return [this.#failure(`Codex exited without finishing its turn${why}`)];
+    return this.#failed(`Codex exited without finishing its turn${why}`);
   }
 
   #event(event: CodexEvent): StreamLine[] {
@@ -81,7 +89,7 @@ export class CodexTranslator implements Translator {
         return this.#turnCompleted(event.usage);
       case 'turn.failed':
         this.#ended = true;
-        return [this.#failure(event.error?.message ?? this.#lastError ?? 'the turn failed')];
+        return this.#failed(event.error?.message ?? this.#lastError ?? 'the turn failed');
       case 'error':
         return this.#error(event.message);
     }
@@ -122,20 +130,7 @@ export class CodexTranslator implements Translator {
     this.#ended = true;
     this.#connectFailures = 0;
     const usage = total ? this.#turnUsage(total) : undefined;
-    const out: StreamLine[] = [];
-    if (usage) {
-      this.#turns++;
-      out.push({
-        type: 'assistant',
-        ...this.#sessionField(),
-        message: {
-          id: `codex-${this.#session ?? 'turn'}-${this.#turns}`,
-          model: this.#model,
-          content: [],
-          usage,
-        },
-      });
-    }
+    const out: StreamLine[] = usage ? [this.#usageLine(usage)] : [];
     out.push({
       type: 'result',
       subtype: 'success',
@@ -161,7 +156,7 @@ export class CodexTranslator implements Translator {
       if (this.#connectFailures >= CONNECT_FAILURES_MAX) {
         this.#ended = true;
         this.#onGiveUp?.();
-        return [this.#failure(`the provider could not be reached (${detail})`)];
+        return this.#failed(`the provider could not be reached (${detail})`);
       }
     }
     const status = statusOf(detail);
@@ -175,6 +170,21 @@ export class CodexTranslator implements Translator {
         ...(status === null ? {} : { error_status: status }),
       },
     ];
+  }
+
+  /** The turn's tokens as an assistant message of its own, without content. */
+  #usageLine(usage: Usage): StreamLine {
+    this.#turns++;
+    return {
+      type: 'assistant',
+      ...this.#sessionField(),
+      message: {
+        id: `codex-${this.#session ?? 'turn'}-${this.#turns}`,
+        model: this.#model,
+        content: [],
+        usage,
+      },
+    };
   }
 
   /** This run's usage in the engine's (Anthropic's) terms: cached and cache-written input apart. */
@@ -193,7 +203,17 @@ export class CodexTranslator implements Translator {
     };
   }
 
-  #failure(message: string): StreamLine {
+  /** A failed result, after the usage line of what the turn spent before it failed (when recorded). */
+  #failed(message: string): StreamLine[] {
+    const session = this.#session;
+    const total = session ? this.#readTotals?.(session) : undefined;
+    const usage = total ? this.#turnUsage(total) : undefined;
+    const spent = usage && (usage.input_tokens > 0 || usage.output_tokens > 0) ? usage : undefined;
+    const failure = this.#failure(message, spent);
+    return spent ? [this.#usageLine(spent), failure] : [failure];
+  }
+
+  #failure(message: string, usage?: Usage): StreamLine {
     this.#ended = true;
     const retryAfter = retryAfterMs(message);
     return {
@@ -204,6 +224,7 @@ export class CodexTranslator implements Translator {
       api_error_status: statusOf(message),
       ...(retryAfter === undefined ? {} : { retry_after_ms: retryAfter }),
       ...this.#sessionField(),
+      ...(usage ? { usage } : {}),
     };
   }
 

@@ -132,6 +132,33 @@ describe('CodexTranslator on real Codex output', () => {
     expect(lines.filter((l) => l.type === 'result')).toHaveLength(1);
   });
 
+  it('a failed turn still counts what its answered requests spent (the totals Codex recorded)', () => {
+    const sessions: string[] = [];
+    const translator = new CodexTranslator({
+      model: 'gpt-5.5',
+      before: { input_tokens: 100, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 10 },
+      readTotals: (id) => {
+        sessions.push(id);
+        return {
+          input_tokens: 600,
+          cached_input_tokens: 100,
+          cache_write_input_tokens: 0,
+          output_tokens: 60,
+        };
+      },
+    });
+    const lines = translate('error-429.jsonl', translator);
+    expect(sessions).toEqual(['01a219b6-8462-7a43-8c4d-5a6402d0fc10']);
+    const usage = {
+      input_tokens: 400,
+      output_tokens: 50,
+      cache_read_input_tokens: 100,
+      cache_creation_input_tokens: 0,
+    };
+    expect(lines.at(-2)).toMatchObject({ type: 'assistant', message: { content: [], usage } });
+    expect(result(lines)).toMatchObject({ is_error: true, api_error_status: 429, usage });
+  });
+
   it("Codex's own retries become api_retry lines (info events), with the status", () => {
     const retries = translate('error-429.jsonl').filter(
       (l) => l.type === 'system' && l.subtype === 'api_retry',

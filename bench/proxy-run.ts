@@ -253,8 +253,15 @@ type Round = { p50: number; p99: number; rps: number; sse: number; cpuMsPerReque
 
 async function measure(rounds: number, profileDir: string | undefined) {
   const temp = mkdtempSync(join(tmpdir(), 'ribosome-proxy-run-'));
-  const profEnv = (name: string): NodeJS.ProcessEnv =>
-    profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(profileDir, name)}` } : {};
+  // PROXY_RUN_SERVER_NODE_OPTIONS: extra Node options for the server alone (e.g. GC flags to compare).
+  const serverOptions = process.env.PROXY_RUN_SERVER_NODE_OPTIONS ?? '';
+  const profEnv = (name: string): NodeJS.ProcessEnv => {
+    const options = [
+      profileDir ? `--cpu-prof --cpu-prof-dir=${join(profileDir, name)}` : '',
+      name === 'server' ? serverOptions : '',
+    ].filter(Boolean);
+    return options.length > 0 ? { NODE_OPTIONS: options.join(' ') } : {};
+  };
   const pools: Pool[] = [];
   try {
     const up = await startProcess(NODE, [import.meta.filename, '--upstream'], /^port (\d+)$/, {});

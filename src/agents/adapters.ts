@@ -3,6 +3,8 @@ import type { AgentAdapter, AgentAdapters } from './agent-adapter.ts';
 import { BuiltinAdapter } from './builtin-adapter.ts';
 import { ClaudeCodeAdapter } from './claude-code-adapter.ts';
 import { CodexAdapter } from './codex/codex-adapter.ts';
+import { GeminiAdapter } from './gemini/gemini-adapter.ts';
+import { OpencodeAdapter } from './opencode/opencode-adapter.ts';
 import { notStarted } from './spawn-agent.ts';
 
 /** Whose configuration (home, settings, login) an agent CLI runs with: our own per execution, or the user's. */
@@ -18,6 +20,8 @@ export function agentAdapters(
       config: options.claudeConfig ?? options.agentConfig ?? 'isolated',
     }),
     codex: new CodexAdapter({ config: options.agentConfig ?? 'isolated' }),
+    gemini: new GeminiAdapter({ config: options.agentConfig ?? 'isolated' }),
+    opencode: new OpencodeAdapter({ config: options.agentConfig ?? 'isolated' }),
   };
 }
 

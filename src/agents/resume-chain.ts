@@ -15,11 +15,15 @@ export type ResumeTurn = (text: string, sessionId: string | undefined) => AgentR
  * codon ends. A message never joins a running turn, so `inTurn` is always false (delivery `next-turn`).
  * A turn that failed (an error result, a non-zero exit) or a stop ends the chain: nothing more is sent.
  * Every process of the chain carries the codon run's mark (each resume is started with it), so a stop or
- * a crash recovery finds the current one.
+ * a crash recovery finds the current one. An agent that reports its cost reports its own process's: a
+ * later turn's `total_cost_usd` is given with the earlier turns' added, the whole chain's, as a process
+ * that ran every turn would report it.
  */
 export function resumeChain(first: AgentRun, resume: ResumeTurn): AgentRun {
   let current = first;
   let sessionId: string | undefined;
+  /** What the chain's finished processes reported as their cost. */
+  let costBefore = 0;
   const queued: string[] = [];
   let stopped = false;
   let ended = false;
@@ -35,14 +39,21 @@ export function resumeChain(first: AgentRun, resume: ResumeTurn): AgentRun {
   async function* lines(): AsyncGenerator<StreamLine> {
     for (;;) {
       let failed = false;
+      let cost: number | undefined;
       for await (const line of current.lines) {
         if (line.type === 'system' && line.session_id) sessionId = line.session_id;
         if (line.type === 'result') {
           if (line.session_id) sessionId = line.session_id;
           failed ||= line.is_error;
+          if (line.total_cost_usd !== undefined) {
+            cost = line.total_cost_usd;
+            yield { ...line, total_cost_usd: costBefore + cost };
+            continue;
+          }
         }
         yield line;
       }
+      costBefore += cost ?? 0;
       const exit = await current.exited;
       if (stopped || failed || exit.type !== 'success' || queued.length === 0) {
         ended = true;

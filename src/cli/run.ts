@@ -21,6 +21,7 @@ import {
   providerRoutes,
   providerUses,
   targetOf,
+  unusableCredentialProblems,
   usualCredentialUsers,
 } from '../providers/providers.ts';
 import {
@@ -253,10 +254,10 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   const agentConfig = plan.raw.agentConfig ?? settings.value.agentConfig ?? 'isolated';
   const claudeConfig = plan.raw.claudeConfig ?? settings.value.claudeConfig ?? agentConfig;
   // Offline (--scripted-provider) every provider is the scripted one: nothing leaves the machine.
-  const uses = flags.scriptedProvider ? [] : providerUses(plan, claudeConfig);
+  const uses = flags.scriptedProvider ? [] : providerUses(plan, claudeConfig, agentConfig);
   const routes = providerRoutes(uses);
   // Offline too: no agent sees a key variable of the plan's providers.
-  const keyVars = keyVariables(providerUses(plan, claudeConfig));
+  const keyVars = keyVariables(providerUses(plan, claudeConfig, agentConfig));
   const targetFor = (provider: Provider | undefined) =>
     targetOf(flags.scriptedProvider ? undefined : provider, {
       serverUrl: providerUrl,
@@ -503,6 +504,8 @@ function startCredentialProblem(uses: ProviderUse[], serverUrl: string): string 
     ...agentKeyProblems(uses, serverUrl, process.env),
   ];
   if (missing.length > 0) return missing.join('\n');
+  const unusable = unusableCredentialProblems(uses, serverUrl, process.env);
+  if (unusable.length > 0) return unusable.join('\n');
   const users = usualCredentialUsers(uses, serverUrl);
   const first = users[0];
   if (!first) return undefined;

@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { claudeBinary } from '../agents/claude-binary.ts';
+import type { AgentCli } from '../agents/cli-binary.ts';
+import { GEMINI_CLI } from '../agents/gemini/gemini-cli.ts';
+import { OPENCODE } from '../agents/opencode/opencode-cli.ts';
 import { type ProviderBaseUrlResult, resolveProviderBaseUrl } from '../config/proxy-config.ts';
 import { claudeLoginFile } from '../credentials/claude-login.ts';
 import { type DoctorReport, report } from './check-result.ts';
@@ -8,7 +11,7 @@ import { checkExecutionDir } from './execution-dir.ts';
 import { checkNodeVersion } from './node-version.ts';
 import { checkPort } from './port.ts';
 import { checkProvider } from './provider.ts';
-import { checkClaudeCode, checkGit } from './tools.ts';
+import { checkAgentCli, checkClaudeCode, checkGit } from './tools.ts';
 
 export type DoctorOptions = {
   /** [executionDir='ribosome-runs'] Where runs go (run's default is ribosome-runs/<plan name>). */
@@ -44,11 +47,15 @@ export function doctorProvider(
   });
 }
 
+/** The agent CLIs besides Claude Code, each checked found (and its version) or missing (a warning). */
+const AGENT_CLIS: readonly AgentCli[] = [GEMINI_CLI, OPENCODE];
+
 /** Runs every check (the slow ones at once) and returns them in a fixed order. */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
-  const [git, claude, provider, port] = await Promise.all([
+  const [git, claude, clis, provider, port] = await Promise.all([
     checkGit(options.env),
     checkClaudeCode(claudeBinary(options.env), options.env),
+    Promise.all(AGENT_CLIS.map((cli) => checkAgentCli(cli, options.env))),
     checkProvider(doctorProvider(options), options.providerTimeoutMs),
     checkPort(options.host, options.port),
   ]);
@@ -56,6 +63,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     checkNodeVersion(options.nodeVersion, ENGINES_NODE),
     git,
     claude,
+    ...clis,
     checkCredentials(options.env, claudeLoginFile(options.env)),
     provider,
     checkExecutionDir(options.executionDir),

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { CLAUDE_CODE_INSTALL } from '../agents/claude-binary.ts';
+import { CLAUDE_CODE } from '../agents/claude-binary.ts';
+import { type AgentCli, cliBinary, installHint } from '../agents/cli-binary.ts';
 import type { CheckResult } from './check-result.ts';
 
 type Ran = { ok: true; output: string } | { ok: false; error: string };
@@ -30,14 +31,23 @@ export async function checkGit(env: NodeJS.ProcessEnv): Promise<CheckResult> {
   };
 }
 
-/** Claude Code is optional: the built-in agent (`agent: builtin`) runs without it, so its absence warns. */
-export async function checkClaudeCode(binary: string, env: NodeJS.ProcessEnv): Promise<CheckResult> {
+/**
+ * An agent CLI is found (its variable, an installed package, PATH: as its agent finds it) and its
+ * version. Each is optional (a plan whose codons name other agents runs without it), so its absence
+ * warns, saying how to get it. Named after it in lower case: `claude code`, `opencode`.
+ */
+export async function checkAgentCli(
+  cli: AgentCli,
+  env: NodeJS.ProcessEnv,
+  binary: string = cliBinary(cli, env),
+): Promise<CheckResult> {
+  const check = cli.name.toLowerCase();
   const ran = await versionOf(binary, env);
-  if (ran.ok) return { check: 'claude code', status: 'ok', detail: `${ran.output} (${binary})` };
-  return {
-    check: 'claude code',
-    status: 'warn',
-    detail: `${binary}: ${ran.error}`,
-    fix: CLAUDE_CODE_INSTALL,
-  };
+  if (ran.ok) return { check, status: 'ok', detail: `${ran.output} (${binary})` };
+  return { check, status: 'warn', detail: `${binary}: ${ran.error}`, fix: installHint(cli) };
+}
+
+/** Claude Code is optional: the built-in agent (`agent: builtin`) runs without it, so its absence warns. */
+export function checkClaudeCode(binary: string, env: NodeJS.ProcessEnv): Promise<CheckResult> {
+  return checkAgentCli(CLAUDE_CODE, env, binary);
 }

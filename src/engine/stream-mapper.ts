@@ -254,7 +254,8 @@ function resultText(content: unknown): string {
 
 /** A one-line description of a tool call for activity views. */
 function summarize(input: Record<string, unknown>): string {
-  for (const key of ['file_path', 'command', 'pattern', 'path', 'url']) {
+  // filePath: opencode's file tools.
+  for (const key of ['file_path', 'filePath', 'command', 'pattern', 'path', 'url']) {
     const value = input[key];
     if (typeof value === 'string') return value.length > 200 ? `${value.slice(0, 200)}…` : value;
   }

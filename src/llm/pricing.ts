@@ -36,6 +36,13 @@ const openai = (input: number, output: number, cacheRead: number): ModelPrice =>
   cacheRead,
 });
 
+const gemini = (input: number, output: number, cacheRead: number): ModelPrice => ({
+  input,
+  output,
+  cacheWrite: input,
+  cacheRead,
+});
+
 /** Longest matching prefix wins. A family entry (no minor version) holds the family's current price. */
 export const PRICES: Readonly<Record<string, ModelPrice>> = {
   'claude-opus-4': price(5, 25),
@@ -77,6 +84,16 @@ export const PRICES: Readonly<Record<string, ModelPrice>> = {
   'gpt-5': openai(1.25, 10, 0.125),
   'gpt-5-codex': openai(1.25, 10, 0.125),
   'gpt-5-mini': openai(0.25, 2, 0.025),
+  // Gemini (Gemini CLI reports no cost): Google's list prices for the Gemini API's paid tier as of
+  // November 2026, prompts up to 200k tokens; thinking is billed as output. Implicit caching has no
+  // write charge; cache reads are Google's cached-input price.
+  'gemini-3-pro': gemini(2, 12, 0.2),
+  'gemini-3-flash': gemini(0.5, 3, 0.05),
+  'gemini-2.5-pro': gemini(1.25, 10, 0.125),
+  'gemini-2.5-flash': gemini(0.3, 2.5, 0.03),
+  'gemini-2.5-flash-lite': gemini(0.1, 0.4, 0.01),
+  'gemini-2.0-flash': gemini(0.1, 0.4, 0.025),
+  'gemini-2.0-flash-lite': gemini(0.075, 0.3, 0.075),
 };
 
 export const FALLBACK_PRICE: ModelPrice = price(5, 25);

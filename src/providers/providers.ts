@@ -1,5 +1,5 @@
 import { DEFAULT_PROVIDER_BASE_URL } from '../config/proxy-config.ts';
-import { isLoopbackUrl, providerAuth } from '../credentials/credentials.ts';
+import { isLoopbackUrl, presentCredentials, providerAuth } from '../credentials/credentials.ts';
 import type { LoadedPlan, Provider } from '../plan/index.ts';
 import type { Agent } from '../plan/primitives.ts';
 import { blockedPortMeaning, fetchBlockedPort, isFetchBlockedPort } from './fetch-ports.ts';
@@ -37,7 +37,7 @@ export type ProviderUse = {
   provider?: Provider;
   /** Who calls: a codon's agent, or a sentinel (which calls with fetch, as the built-in agent does). */
   kind: Agent | 'sentinel';
-  /** Claude Code with the user's own configuration may be authenticated by their login. */
+  /** Claude Code (or opencode) with the user's own configuration may be authenticated by their login. */
   userLogin: boolean;
 };
 
@@ -52,7 +52,10 @@ const needsCredentialEvenLocally = (use: ProviderUse): boolean =>
  * The key variable of an agent CLI that does not read Anthropic's (ANTHROPIC_API_KEY and kin) when its
  * provider names none (apiKeyEnv): such uses are checked by `agentKeyProblems`, not with the usual ones.
  */
-export const AGENT_KEY_VARS: Partial<Record<ProviderUse['kind'], string>> = { codex: 'OPENAI_API_KEY' };
+export const AGENT_KEY_VARS: Partial<Record<ProviderUse['kind'], string>> = {
+  codex: 'OPENAI_API_KEY',
+  gemini: 'GEMINI_API_KEY',
+};
 
 /**
  * Where an agent that speaks another vendor's API goes when the server's provider is the default one
@@ -60,6 +63,7 @@ export const AGENT_KEY_VARS: Partial<Record<ProviderUse['kind'], string>> = { co
  */
 const AGENT_DEFAULT_PROVIDERS: Partial<Record<ProviderUse['kind'], string>> = {
   codex: 'https://api.openai.com',
+  gemini: 'https://generativelanguage.googleapis.com',
 };
 
 /** The provider `kind` calls for `url`: its vendor's API in place of the default Anthropic one. */
@@ -68,17 +72,24 @@ export function agentProviderUrl(kind: ProviderUse['kind'], url: string): string
   return own && url.replace(/\/+$/, '') === DEFAULT_PROVIDER_BASE_URL ? own : url;
 }
 
-/** Callers that do not use Node's fetch: the ports it refuses are no matter to them. */
-const NOT_FETCH: ReadonlySet<ProviderUse['kind']> = new Set(['claude-code', 'codex']);
-
-/** Every codon and loaded sentinel of the plan with the provider it calls. */
-export function providerUses(plan: LoadedPlan, claudeConfig: 'isolated' | 'user'): ProviderUse[] {
+/**
+ * Every codon and loaded sentinel of the plan with the provider it calls. `agentConfig`: whose
+ * configuration the other agent CLIs run with (opencode's user configuration holds its login).
+ */
+export function providerUses(
+  plan: LoadedPlan,
+  claudeConfig: 'isolated' | 'user',
+  agentConfig: 'isolated' | 'user' = 'isolated',
+): ProviderUse[] {
   return plan.codons.flatMap((codon) => [
     {
       who: `codon ${codon.id}`,
       ...(codon.provider ? { provider: codon.provider } : {}),
       kind: codon.agent,
-      userLogin: codon.agent === 'claude-code' && claudeConfig === 'user',
+      userLogin:
+        codon.agent === 'claude-code'
+          ? claudeConfig === 'user'
+          : codon.agent === 'opencode' && agentConfig === 'user',
     },
     ...codon.sentinels.flatMap((entry) =>
       entry.status === 'loaded'
@@ -172,6 +183,28 @@ export function usualCredentialUsers(
 }
 
 /**
+ * Uses whose agent cannot send the usual credential that is set: opencode sends ANTHROPIC_API_KEY
+ * only (as `x-api-key`), never ANTHROPIC_AUTH_TOKEN or CLAUDE_CODE_OAUTH_TOKEN. Among the uses that
+ * need a usual variable (`usualCredentialUsers`), when one of the others is set but not that one (with
+ * none set, the usual message names them all). Sentences, names only.
+ */
+export function unusableCredentialProblems(
+  uses: readonly ProviderUse[],
+  serverUrl: string,
+  env: NodeJS.ProcessEnv,
+): string[] {
+  const present = presentCredentials(env);
+  if (present.length === 0 || present.includes('ANTHROPIC_API_KEY')) return [];
+  return usualCredentialUsers(uses, serverUrl).flatMap((use) =>
+    use.kind === 'opencode'
+      ? [
+          `${use.who} runs opencode, which authenticates with ANTHROPIC_API_KEY only: ${present.join(' and ')} ${present.length > 1 ? 'are' : 'is'} set, which it does not send; set ANTHROPIC_API_KEY (or the provider's apiKeyEnv)`,
+        ]
+      : [],
+  );
+}
+
+/**
  * Uses by an agent with a key variable of its own (AGENT_KEY_VARS: Codex's OPENAI_API_KEY) of a provider
  * off this machine, without apiKeyEnv, when that variable is not set: a sentence for each. On this
  * machine (the scripted provider, a local gateway) the agent gets a placeholder instead.
@@ -192,8 +225,11 @@ export function agentKeyProblems(
   });
 }
 
+/** Agents whose HTTP client refuses no port: Claude Code, Codex (not Node) and opencode (Bun's fetch). */
+const ANY_PORT = new Set<ProviderUse['kind']>(['claude-code', 'codex', 'opencode']);
+
 /**
- * Uses that call their provider with fetch (the built-in agent, sentinels) on a port fetch refuses:
+ * Uses that call their provider with Node's fetch (the built-in agent, sentinels) on a port fetch refuses:
  * directly, or with the proxy on, the proxy's own port (`proxyPort`: the main port + 1, when the main
  * port is given); the proxy itself reaches any port. Sentences naming each.
  */
@@ -202,7 +238,7 @@ export function blockedPortProblems(
   serverUrl: string,
   proxy: { enabled: boolean; port?: number | undefined },
 ): string[] {
-  const fetching = uses.filter((use) => !NOT_FETCH.has(use.kind));
+  const fetching = uses.filter((use) => !ANY_PORT.has(use.kind));
   if (proxy.enabled) {
     const port = proxy.port;
     if (port === undefined || !isFetchBlockedPort(port) || fetching.length === 0) return [];

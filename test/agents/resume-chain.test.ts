@@ -76,6 +76,28 @@ describe('resumeChain: messages to an agent without live input', () => {
     expect(chain.pid).toBe(12);
   });
 
+  it("gives a later turn's reported cost with the earlier turns' added: the chain's total, as one process would report it", async () => {
+    const costing = (session: string, cost: number): StreamLine => ({
+      ...result(session),
+      total_cost_usd: cost,
+    });
+    const first = fakeRun(11, [init('s1'), costing('s1', 0.5)]);
+    const second = fakeRun(12, [init('s1'), costing('s1', 0.25)]);
+    const third = fakeRun(13, [init('s1'), result('s1')]);
+    const next = [second, third];
+    const chain = resumeChain(first.run, () => {
+      const run = next.shift();
+      if (!run) throw new Error('two follow-ups expected');
+      if (run === second) chain.send('again');
+      run.release();
+      return run.run;
+    });
+    chain.send('more');
+    first.release();
+    const results = (await drain(chain)).filter((l) => l.type === 'result');
+    expect(results.map((l) => l.type === 'result' && l.total_cost_usd)).toEqual([0.5, 0.75, undefined]);
+  });
+
   it('sends nothing more after a failed turn or a stop', async () => {
     const failing = fakeRun(11, [init('s1'), result('s1', true)]);
     const chain = resumeChain(failing.run, () => {

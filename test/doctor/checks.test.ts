@@ -1,8 +1,9 @@
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { OPENCODE } from '../../src/agents/opencode/opencode-cli.ts';
 import { claudeLoginFile } from '../../src/credentials/claude-login.ts';
 import { checkCredentials } from '../../src/doctor/credentials.ts';
 import { doctorProvider } from '../../src/doctor/doctor.ts';
@@ -10,7 +11,7 @@ import { checkExecutionDir } from '../../src/doctor/execution-dir.ts';
 import { checkNodeVersion } from '../../src/doctor/node-version.ts';
 import { checkPort } from '../../src/doctor/port.ts';
 import { checkProvider, shownUrl } from '../../src/doctor/provider.ts';
-import { checkClaudeCode, checkGit } from '../../src/doctor/tools.ts';
+import { checkAgentCli, checkClaudeCode, checkGit } from '../../src/doctor/tools.ts';
 import { tempDir } from '../helpers/server-process.ts';
 
 const cleanups: Array<() => void | Promise<void>> = [];
@@ -61,7 +62,7 @@ describe('node version', () => {
   });
 });
 
-describe('git and Claude Code', () => {
+describe('git and the agent CLIs', () => {
   it('git found on PATH gives its version; a PATH without git fails with a fix', async () => {
     expect(await checkGit(process.env)).toMatchObject({
       status: 'ok',
@@ -78,6 +79,20 @@ describe('git and Claude Code', () => {
     expect(result.status).toBe('warn');
     expect(result.fix).toMatch(/npm install @anthropic-ai\/claude-code/);
     expect(result.fix).toMatch(/agent: builtin` need none/);
+  });
+
+  it('any agent CLI: the one its variable names, with its version; missing, a warning saying how to install it', async () => {
+    const bin = join(temp(), 'opencode');
+    writeFileSync(bin, '#!/bin/sh\necho 1.18.33\n');
+    chmodSync(bin, 0o755);
+    expect(await checkAgentCli(OPENCODE, { ...process.env, RIBOSOME_OPENCODE_BIN: bin })).toEqual({
+      check: 'opencode',
+      status: 'ok',
+      detail: `1.18.33 (${bin})`,
+    });
+    const missing = await checkAgentCli(OPENCODE, { ...process.env, RIBOSOME_OPENCODE_BIN: `${bin}-none` });
+    expect(missing).toMatchObject({ check: 'opencode', status: 'warn', detail: `${bin}-none: not found` });
+    expect(missing.fix).toMatch(/npm install -g opencode-ai\b.*RIBOSOME_OPENCODE_BIN/);
   });
 });
 

@@ -35,6 +35,9 @@ function env(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     CLAUDE_CONFIG_DIR: '',
     // Claude Code missing: a warning, and no slow `claude --version` in every run.
     RIBOSOME_CLAUDE_BIN: '/nonexistent/claude',
+    // The other agent CLIs too (found on PATH or not, as the machine has them).
+    RIBOSOME_OPENCODE_BIN: '/nonexistent/opencode',
+    RIBOSOME_GEMINI_BIN: '/nonexistent/gemini',
     ...extra,
   };
 }
@@ -46,7 +49,7 @@ async function doctor(args: string[], extra: NodeJS.ProcessEnv) {
 }
 
 describe('ribosome doctor', () => {
-  it('all well (Claude Code missing only warns): exit 0, a table with every check, no secret printed', async () => {
+  it('all well (agent CLIs missing only warn): exit 0, a table with every check, no secret printed', async () => {
     const t = tempDir();
     cleanups.push(t.remove);
     const provider = await listening();
@@ -57,8 +60,11 @@ describe('ribosome doctor', () => {
     for (const check of ['node', 'git', 'credentials', 'provider', 'execution dir', 'port'])
       expect(table.stdout).toMatch(new RegExp(`^${check}\\s+ok\\s`, 'm'));
     expect(table.stdout).toMatch(/^claude code\s+warn\s/m);
+    expect(table.stdout).toMatch(
+      /^opencode\s+warn\s+\/nonexistent\/opencode: not found\s+install it .*npm install -g opencode-ai/m,
+    );
     expect(table.stdout).toMatch(/present: ANTHROPIC_API_KEY/);
-    expect(table.stdout).toMatch(/all checks passed \(1 warning\)/);
+    expect(table.stdout).toMatch(/all checks passed \(3 warnings\)/);
     expect(table.stdout + table.stderr).not.toContain('MARKER');
 
     const json = await doctor([...args, '--json'], { CLAUDE_CODE_OAUTH_TOKEN: MARKER });
@@ -103,6 +109,8 @@ describe('ribosome doctor', () => {
       node: 'ok',
       git: 'fail',
       'claude code': 'warn',
+      'gemini cli': 'warn',
+      opencode: 'warn',
       credentials: 'fail',
       provider: 'fail',
       'execution dir': 'fail',
@@ -185,7 +193,7 @@ describe('ribosome doctor', () => {
     expect(result.code, result.stdout).toBe(0);
     expect(result.stdout).toMatch(/^credentials\s+warn\s+none of .* is set; a Claude Code login is there/m);
     expect(result.stdout).toMatch(/claudeConfig: user/);
-    expect(result.stdout).toMatch(/all checks passed \(2 warnings\)/);
+    expect(result.stdout).toMatch(/all checks passed \(4 warnings\)/);
     expect(result.stdout + result.stderr).not.toContain('MARKER');
   });
 

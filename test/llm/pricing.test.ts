@@ -36,6 +36,22 @@ describe('priceOf', () => {
     expect(priceOf(model)).toMatchObject({ estimated: false, price: { input, output, cacheRead: cached } });
   });
 
+  it.each([
+    ['gemini-2.5-pro', 1.25, 10, 0.125],
+    ['gemini-2.5-flash', 0.3, 2.5, 0.03],
+    ['gemini-2.5-flash-lite', 0.1, 0.4, 0.01],
+    ['gemini-2.5-flash-preview-09-2025', 0.3, 2.5, 0.03],
+    ['gemini-3-pro-preview', 2, 12, 0.2],
+    ['gemini-3-flash-preview', 0.5, 3, 0.05],
+  ])(
+    '%s (Gemini CLI) costs $%s in / $%s out, cached input $%s, per million',
+    (model, input, output, cached) => {
+      const found = priceOf(model);
+      expect(found.estimated).toBe(false);
+      expect(found.price).toEqual({ input, output, cacheWrite: input, cacheRead: cached });
+    },
+  );
+
   it('prices an unlisted version of a known family at the family rate, flagged estimated', () => {
     expect(priceOf('claude-opus-4-9')).toMatchObject({
       estimated: true,

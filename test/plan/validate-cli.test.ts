@@ -42,7 +42,9 @@ describe.concurrent('ribosome validate', () => {
     expect(lines[0]).toBe(
       'examples/plans/invalid/many-problems.yaml:4:8 - error INVALID_VALUE at agent: "claude-cod" is not allowed for "agent".',
     );
-    expect(lines[1]).toBe('  hint: Did you mean "claude-code"? Use one of: builtin, claude-code, codex, gemini, opencode.');
+    expect(lines[1]).toBe(
+      '  hint: Did you mean "claude-code"? Use one of: builtin, claude-code, codex, gemini, opencode.',
+    );
     expect(lines.filter((l) => l.startsWith('examples/plans/invalid/many-problems.yaml:'))).toHaveLength(12);
     expect(lines.at(-1)).toBe('12 errors, 0 warnings');
     expect(stdout).not.toContain('OK:');

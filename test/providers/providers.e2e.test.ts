@@ -189,6 +189,19 @@ codons:
     expect(offline.code, offline.stderr).toBe(0);
     expect(readFileSync(join(offline.exec, 'agentRoot', 'one.txt'), 'utf8')).toBe('offline');
   });
+
+  it('an opencode codon against a remote provider with only a bearer token set: exit 2 asking for ANTHROPIC_API_KEY', async () => {
+    const { plan } = workDir('name: oc\nagent: opencode\ncodons:\n  - id: one\n    prompt: Do one.\n');
+    const refused = await runPlan(plan, 'refused', ['--provider-base-url', 'https://gateway.invalid'], {
+      ...NONE,
+      ANTHROPIC_AUTH_TOKEN: 'a-token',
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'codon one runs opencode, which authenticates with ANTHROPIC_API_KEY only: ANTHROPIC_AUTH_TOKEN is set',
+    );
+    expect(existsSync(join(refused.exec, '.ribosome'))).toBe(false);
+  });
 });
 
 describe("the server's provider from the environment", () => {

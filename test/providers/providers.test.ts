@@ -10,6 +10,7 @@ import {
   type ProviderUse,
   providerRoutes,
   targetOf,
+  unusableCredentialProblems,
   usualCredentialUsers,
 } from '../../src/providers/providers.ts';
 
@@ -71,6 +72,31 @@ describe('providers', () => {
       ['codon a', 'https://api.anthropic.com'],
       ['sentinel s (codon b)', 'https://cheap.example.com'],
     ]);
+  });
+
+  it("Gemini CLI reads GEMINI_API_KEY, not the usual variables; the default provider becomes Google's for it", () => {
+    const gemini = (who: string, provider?: ProviderUse['provider']) => use(who, provider, false, 'gemini');
+    const mixed = [
+      gemini('codon g'),
+      gemini('codon k', { baseUrl: 'https://gw.example.com', apiKeyEnv: 'TEAM_KEY' }),
+      gemini('codon l', { baseUrl: 'http://127.0.0.1:4000' }),
+      use('codon a'),
+    ];
+    expect(usualCredentialUsers(mixed, 'https://api.anthropic.com').map((u) => u.who)).toEqual(['codon a']);
+    expect(agentKeyProblems(mixed, 'https://api.anthropic.com', { ANTHROPIC_API_KEY: 'k' })).toEqual([
+      'codon g (gemini) calls https://generativelanguage.googleapis.com with the key in GEMINI_API_KEY, which is not set: set GEMINI_API_KEY, give the codon a provider with its apiKeyEnv, or run offline with --scripted-provider',
+    ]);
+    expect(agentKeyProblems(mixed, 'https://api.anthropic.com', { GEMINI_API_KEY: 'g' })).toEqual([]);
+    // The server's provider on this machine (the scripted one, a gateway): a placeholder will do.
+    expect(agentKeyProblems(mixed, 'http://127.0.0.1:9', {})).toEqual([]);
+    expect(agentProviderUrl('gemini', 'https://api.anthropic.com')).toBe(
+      'https://generativelanguage.googleapis.com',
+    );
+    expect(agentProviderUrl('gemini', 'http://127.0.0.1:9001/p/0')).toBe('http://127.0.0.1:9001/p/0');
+    // Gemini CLI calls with Node's fetch: the ports fetch refuses are refused for it too.
+    expect(
+      blockedPortProblems([gemini('codon s')], 'http://127.0.0.1:6000', { enabled: false }),
+    ).toHaveLength(1);
   });
 
   it('Claude Code in its own configuration needs a credential even for a gateway on this machine', () => {
@@ -142,6 +168,27 @@ describe('providers', () => {
         /^the proxy would listen on port 6000 \(the main port \+ 1\), but .*; choose another --port$/,
       ),
     ]);
+  });
+
+  it('opencode: any port (Bun fetch), ANTHROPIC_API_KEY alone authenticates it, its user configuration may hold a login', () => {
+    const oc = (who: string, provider?: ProviderUse['provider']) => use(who, provider, false, 'opencode');
+    expect(blockedPortProblems([oc('codon o')], 'http://127.0.0.1:6000', { enabled: false })).toEqual([]);
+    const remote = 'https://api.anthropic.com';
+    const mixed = [oc('codon o'), use('codon b'), oc('codon k', { baseUrl: remote, apiKeyEnv: 'K' })];
+    expect(unusableCredentialProblems(mixed, remote, { ANTHROPIC_AUTH_TOKEN: 't' })).toEqual([
+      "codon o runs opencode, which authenticates with ANTHROPIC_API_KEY only: ANTHROPIC_AUTH_TOKEN is set, which it does not send; set ANTHROPIC_API_KEY (or the provider's apiKeyEnv)",
+    ]);
+    expect(
+      unusableCredentialProblems(mixed, remote, { ANTHROPIC_AUTH_TOKEN: 't', ANTHROPIC_API_KEY: 'k' }),
+    ).toEqual([]);
+    // None set: the usual message names every variable; a gateway on this machine needs none.
+    expect(unusableCredentialProblems(mixed, remote, {})).toEqual([]);
+    expect(
+      unusableCredentialProblems(mixed, 'http://127.0.0.1:4000', { CLAUDE_CODE_OAUTH_TOKEN: 'o' }),
+    ).toEqual([]);
+    expect(usualCredentialUsers([oc('codon o')], 'http://127.0.0.1:4000')).toEqual([]);
+    // With the user's configuration, their `opencode auth login` may do.
+    expect(usualCredentialUsers([use('codon u', undefined, true, 'opencode')], remote)).toEqual([]);
   });
 
   it('with apiKeyEnv only that key authenticates; without it the usual variables do', () => {

@@ -1,0 +1,159 @@
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { ProcessExit } from '../../protocol/index.ts';
+import { agentProviderUrl } from '../../providers/providers.ts';
+import type { AgentConfig } from '../adapters.ts';
+import type { AgentAdapter, AgentRun, AgentStart } from '../agent-adapter.ts';
+import { cliBinary, missingCliHint } from '../cli-binary.ts';
+import { resumeChain } from '../resume-chain.ts';
+import { notStarted, spawnAgent } from '../spawn-agent.ts';
+import type { StreamLine } from '../stream-line.ts';
+import {
+  dataDirPolicy,
+  GEMINI_CLI,
+  geminiArgs,
+  geminiEnv,
+  geminiSettings,
+  maxAttemptsOf,
+  sessionFileOf,
+} from './gemini-cli.ts';
+import { geminiTranslator } from './gemini-translator.ts';
+
+/**
+ * Gemini CLI, headless: one process per turn (`-p` prompt, stream-json out, stdin closed), its output
+ * translated; messages sent to it become follow-up turns by resume (resumeChain). Gemini CLI reports
+ * tokens but no cost: the engine prices them.
+ */
+export class GeminiAdapter implements AgentAdapter {
+  readonly kind = 'gemini';
+  readonly reportsCost = false;
+  readonly #config: AgentConfig;
+
+  /** `config` user: the user's own HOME and ~/.gemini (their auth and settings); isolated: our own. */
+  constructor(options: { config?: AgentConfig } = {}) {
+    this.#config = options.config ?? 'isolated';
+  }
+
+  start(options: AgentStart): AgentRun {
+    const isolated = this.#config === 'isolated';
+    if (!isolated && options.appendSystemPrompt) {
+      return notStarted(
+        'Gemini CLI takes appendSystemPrompt only in a configuration of its own (agentConfig: isolated), where it becomes the GEMINI.md of its home',
+        options.mark,
+      );
+    }
+    const home = isolated ? join(options.stateDir, 'gemini-home') : (process.env.HOME ?? homedir());
+    const tmp = join(options.stateDir, 'gemini-tmp');
+    mkdirSync(tmp, { recursive: true });
+    if (isolated) writeHome(home, options.appendSystemPrompt);
+    const env: NodeJS.ProcessEnv = {
+      // The server's default provider is Anthropic's: Gemini CLI calls Google's instead.
+      ...geminiEnv(process.env, {
+        ...options,
+        providerBaseUrl: agentProviderUrl('gemini', options.providerBaseUrl),
+        isolated,
+      }),
+      ...(isolated ? { HOME: home } : {}),
+      // Its error reports (the whole request) go to the temp directory: keep them in the execution.
+      TMPDIR: tmp,
+      ...(options.systemPrompt
+        ? { GEMINI_SYSTEM_MD: systemFile(options.stateDir, options.systemPrompt) }
+        : {}),
+      ...options.env,
+    };
+    const dataDir = options.dataDir ? dataDirFiles(options.stateDir, options.dataDir) : undefined;
+    const command = cliBinary(GEMINI_CLI);
+    const turn = (prompt: string, session: { resume?: string; fork?: string }): AgentRun => {
+      const run = spawnAgent({
+        command,
+        args: geminiArgs({ prompt, model: options.model, ...session, ...(dataDir ? { dataDir } : {}) }),
+        cwd: options.cwd,
+        env,
+        stdin: '',
+        mark: options.mark,
+        translator: geminiTranslator(),
+      });
+      if (run.pid === -1) {
+        const why = run.exited.then(() => missingCliHint(GEMINI_CLI, run.startFailure ?? 'not started'));
+        return notStarted(why, options.mark);
+      }
+      return withExitStatus(run);
+    };
+    // Continuing a session forks it (a new session from a copy of its file), as Claude Code's
+    // --fork-session does: the session continued stays as it was for a retry or a later codon.
+    const resumed = options.resumeSessionId;
+    const fork = resumed ? sessionFileOf(home, resumed) : undefined;
+    const first = turn(options.prompt, fork ? { fork } : resumed ? { resume: resumed } : {});
+    if (first.pid === -1) return first;
+    // A follow-up turn of this codon continues its own session in place.
+    return resumeChain(first, (text, sessionId) => turn(text, sessionId ? { resume: sessionId } : {}));
+  }
+}
+
+/** Its own home: settings (auth, retries, nothing sent home) and, when given, the appended system prompt as GEMINI.md. */
+function writeHome(home: string, append: string | undefined): void {
+  const dir = join(home, '.gemini');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'settings.json'), geminiSettings(maxAttemptsOf(process.env)));
+  const memory = join(dir, 'GEMINI.md');
+  if (append) writeFileSync(memory, `${append}\n`);
+  else rmSync(memory, { force: true });
+}
+
+/** The data directory's policy file (its file tools may read it, never write it) and the link's target. */
+function dataDirFiles(stateDir: string, link: string): { policy: string; target: string } {
+  let target = resolve(link);
+  try {
+    target = realpathSync(link);
+  } catch {
+    // Not there: the link's own path stands for it.
+  }
+  const policy = join(stateDir, 'gemini-data-policy.toml');
+  writeFileSync(policy, dataDirPolicy(resolve(link), target));
+  return { policy, target };
+}
+
+/** The replacing system prompt, as the file GEMINI_SYSTEM_MD names. */
+function systemFile(stateDir: string, text: string): string {
+  const path = join(stateDir, 'gemini-system.md');
+  writeFileSync(path, `${text}\n`);
+  return path;
+}
+
+/**
+ * The HTTP status of the API error that ended a run, from its exit code: Gemini CLI exits with the
+ * error's status (modulo 256, so 429 exits 173 and 500 exits 244); its other codes are below 144.
+ */
+export function exitStatusOf(exit: ProcessExit): number | null {
+  return exit.type === 'error' && exit.code >= 144 && exit.code <= 255 ? exit.code + 256 : null;
+}
+
+/**
+ * The run with an error result's API status filled in from the exit code when its text did not tell
+ * (statusOfError): that result is held until the output ends and the process has exited.
+ */
+function withExitStatus(run: AgentRun): AgentRun {
+  async function* lines(): AsyncGenerator<StreamLine> {
+    let held: (StreamLine & { type: 'result' }) | undefined;
+    for await (const line of run.lines) {
+      if (line.type === 'result' && line.is_error && line.api_error_status == null) held = line;
+      else yield line;
+    }
+    if (held) yield { ...held, api_error_status: exitStatusOf(await run.exited) };
+  }
+  return {
+    pid: run.pid,
+    lines: lines(),
+    onStderr: (listener) => run.onStderr(listener),
+    exited: run.exited,
+    get startFailure() {
+      return run.startFailure;
+    },
+    send: (text) => run.send(text),
+    get inTurn() {
+      return run.inTurn;
+    },
+    stop: (graceMs) => run.stop(graceMs),
+  };
+}

@@ -1,0 +1,243 @@
+import { z } from 'zod';
+import type { Translator } from '../spawn-agent.ts';
+import type { StreamLine } from '../stream-line.ts';
+
+/**
+ * Gemini CLI's headless `--output-format stream-json` (0.61), read as the stream-json lines the engine
+ * knows. Only the fields used are read; the rest passes, so newer CLIs with more fields still parse.
+ */
+const ModelStats = z.looseObject({
+  total_tokens: z.number().default(0),
+  input_tokens: z.number().default(0),
+  output_tokens: z.number().default(0),
+  cached: z.number().default(0),
+});
+type ModelStats = z.infer<typeof ModelStats>;
+
+export const GeminiEvent = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('init'), session_id: z.string(), model: z.string().optional() }),
+  z.looseObject({
+    type: z.literal('message'),
+    role: z.string(),
+    content: z.string(),
+    delta: z.boolean().optional(),
+  }),
+  z.looseObject({
+    type: z.literal('tool_use'),
+    tool_name: z.string(),
+    tool_id: z.string(),
+    parameters: z.record(z.string(), z.unknown()).default({}),
+  }),
+  z.looseObject({
+    type: z.literal('tool_result'),
+    tool_id: z.string(),
+    status: z.string(),
+    output: z.string().optional(),
+    error: z.looseObject({ message: z.string().optional() }).optional(),
+  }),
+  /** Warnings and errors along the way (a loop detected, a stream that ended without a finish reason). */
+  z.looseObject({ type: z.literal('error'), severity: z.string().optional(), message: z.string() }),
+  z.looseObject({
+    type: z.literal('result'),
+    status: z.string(),
+    error: z.looseObject({ type: z.string().optional(), message: z.string().optional() }).optional(),
+    stats: z.looseObject({ models: z.record(z.string(), ModelStats).default({}) }).optional(),
+  }),
+]);
+export type GeminiEvent = z.infer<typeof GeminiEvent>;
+
+/** What Gemini CLI appends to an API error's text when the API answered 429 (gemini-api-key or Vertex). */
+const RATE_LIMITED = /\nPlease wait and try again later\. To increase your limits/;
+/** An API error whose text is Google's error JSON (`[API Error: {"error":{"code":500,...}}]`). */
+const ERROR_CODE = /"code"\s*:\s*(\d{3})\b/;
+
+/**
+ * The HTTP status of the API error a result reports, when its text tells: Gemini CLI prints no status
+ * field, but adds its rate-limit advice to a 429 and keeps Google's error JSON in some messages. Null
+ * when the text does not say (the adapter then reads the exit code: see geminiExitStatus).
+ */
+export function statusOfError(message: string): number | null {
+  if (RATE_LIMITED.test(message)) return 429;
+  const code = ERROR_CODE.exec(message)?.[1];
+  return code ? Number(code) : null;
+}
+
+/**
+ * A translator for one Gemini CLI process. Gemini CLI streams the model's text in pieces and reports
+ * tokens once, per model, at the end of the run; so text is gathered into one text block per model
+ * response (flushed at its tool calls or at the end), each response gets its own message id (a new one
+ * after tool results), and the run's usage becomes one assistant line per model without content, just
+ * before the result, for the engine to price (Gemini CLI reports no cost).
+ */
+export function geminiTranslator(): Translator {
+  let sessionId: string | undefined;
+  let model: string | undefined;
+  let response = 0;
+  let afterResults = true;
+  let text = '';
+  /** The text of the latest model response: a successful result's `result`. */
+  let lastText = '';
+  let lastError: string | undefined;
+  let ended = false;
+
+  const messageId = () => `${sessionId ?? 'gemini'}-${response}`;
+  const assistant = (content: Extract<StreamLine, { type: 'assistant' }>['message']['content']) =>
+    ({
+      type: 'assistant',
+      ...(sessionId ? { session_id: sessionId } : {}),
+      message: { id: messageId(), ...(model ? { model } : {}), content },
+    }) as const;
+
+  /** A new model response begins with content after tool results (or the prompt). */
+  const responding = () => {
+    if (!afterResults) return;
+    afterResults = false;
+    response += 1;
+    lastText = '';
+  };
+
+  const flushText = (): StreamLine[] => {
+    if (text === '') return [];
+    const line = assistant([{ type: 'text', text }]);
+    lastText += text;
+    text = '';
+    return [line];
+  };
+
+  const result = (
+    isError: boolean,
+    message: string,
+    status: number | null,
+    usage?: AnthropicUsage,
+  ): StreamLine => ({
+    type: 'result',
+    subtype: isError ? 'error_during_execution' : 'success',
+    is_error: isError,
+    result: message,
+    api_error_status: status,
+    ...(sessionId ? { session_id: sessionId } : {}),
+    ...(usage ? { usage } : {}),
+  });
+
+  function translate(event: GeminiEvent): StreamLine[] {
+    switch (event.type) {
+      case 'init':
+        sessionId = event.session_id;
+        model = event.model ?? model;
+        return [
+          {
+            type: 'system',
+            subtype: 'init',
+            session_id: event.session_id,
+            ...(event.model ? { model: event.model } : {}),
+          },
+        ];
+      case 'message':
+        // The prompt is echoed as a user message: the engine has it already.
+        if (event.role !== 'assistant') return [];
+        responding();
+        text += event.content;
+        return [];
+      case 'tool_use':
+        responding();
+        return [
+          ...flushText(),
+          assistant([
+            { type: 'tool_use', id: event.tool_id, name: event.tool_name, input: event.parameters },
+          ]),
+        ];
+      case 'tool_result': {
+        afterResults = true;
+        const content = event.output ?? event.error?.message ?? '';
+        return [
+          ...flushText(),
+          {
+            type: 'user',
+            ...(sessionId ? { session_id: sessionId } : {}),
+            message: {
+              content: [
+                {
+                  type: 'tool_result',
+                  tool_use_id: event.tool_id,
+                  content,
+                  is_error: event.status === 'error',
+                },
+              ],
+            },
+          },
+        ];
+      }
+      case 'error':
+        lastError = event.message;
+        return [];
+      case 'result': {
+        ended = true;
+        const out = flushText();
+        const models = Object.entries(event.stats?.models ?? {}).filter(([, s]) => s.total_tokens > 0);
+        models.forEach(([name, stats], index) => {
+          out.push({
+            type: 'assistant',
+            ...(sessionId ? { session_id: sessionId } : {}),
+            message: { id: `${messageId()}-usage-${index}`, model: name, content: [], usage: usageOf(stats) },
+          });
+        });
+        const usage = models.map(([, s]) => usageOf(s)).reduce(addUsage, usageOf(undefined));
+        if (event.status === 'success') {
+          out.push(result(false, lastText, null, usage));
+          return out;
+        }
+        const message =
+          event.error?.message ?? lastError ?? `Gemini CLI ended with status ${event.status} and no message`;
+        out.push(result(true, message, statusOfError(message), usage));
+        return out;
+      }
+    }
+  }
+
+  return {
+    line(raw) {
+      let value: unknown;
+      try {
+        value = JSON.parse(raw);
+      } catch {
+        return { ok: false, error: 'not JSON' };
+      }
+      const parsed = GeminiEvent.safeParse(value);
+      if (!parsed.success) return { ok: false, error: z.prettifyError(parsed.error) };
+      return { ok: true, lines: translate(parsed.data) };
+    },
+    end() {
+      if (ended) return [];
+      ended = true;
+      return [
+        ...flushText(),
+        result(true, lastError ?? 'Gemini CLI exited without reporting a result', null),
+      ];
+    },
+  };
+}
+
+type AnthropicUsage = { input_tokens: number; output_tokens: number; cache_read_input_tokens: number };
+
+/**
+ * Gemini's counts in the Anthropic names the engine prices: its prompt count includes the cached
+ * tokens, so input is the rest; output is everything past the prompt (thinking tokens are billed as
+ * output, and stream-json lists them only in the total).
+ */
+function usageOf(stats: ModelStats | undefined): AnthropicUsage {
+  if (!stats) return { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 };
+  const cached = Math.min(stats.cached, stats.input_tokens);
+  return {
+    input_tokens: stats.input_tokens - cached,
+    output_tokens: Math.max(stats.output_tokens, stats.total_tokens - stats.input_tokens),
+    cache_read_input_tokens: cached,
+  };
+}
+
+function addUsage(a: AnthropicUsage, b: AnthropicUsage): AnthropicUsage {
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    cache_read_input_tokens: a.cache_read_input_tokens + b.cache_read_input_tokens,
+  };
+}

@@ -1,0 +1,113 @@
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { isLoopbackUrl, OFFLINE_KEY } from '../../credentials/credentials.ts';
+import type { AgentAdapter, AgentRun, AgentStart } from '../agent-adapter.ts';
+import { cliBinary, missingCliHint } from '../cli-binary.ts';
+import { providerEnv } from '../provider-env.ts';
+import { resumeChain } from '../resume-chain.ts';
+import { notStarted, spawnAgent } from '../spawn-agent.ts';
+import {
+  INSTALLED_MARKERS,
+  OPENCODE,
+  opencodeArgs,
+  opencodeConfig,
+  opencodeDirs,
+  opencodeEnv,
+  opencodeModelId,
+} from './opencode-cli.ts';
+import { opencodeTranslator } from './opencode-translator.ts';
+
+/**
+ * opencode (`opencode run --format json`), speaking Anthropic Messages to the codon's provider. It
+ * takes its prompt once and exits, so a message sent to it runs a follow-up turn by resume in the
+ * same session (src/agents/resume-chain.ts). It reports a cost (from its own price table).
+ */
+export class OpencodeAdapter implements AgentAdapter {
+  readonly kind = 'opencode';
+  readonly #config: 'isolated' | 'user';
+
+  /** `config` user: the user's own HOME, opencode config and login; isolated: our own, per execution. */
+  constructor(options: { config?: 'isolated' | 'user' } = {}) {
+    this.#config = options.config ?? 'isolated';
+  }
+
+  start(options: AgentStart): AgentRun {
+    const isolated = this.#config === 'isolated';
+    const dirs = opencodeDirs(join(options.stateDir, 'opencode-home'));
+    let config: Record<string, unknown>;
+    try {
+      config = this.#prepare(options, dirs, isolated);
+    } catch (error) {
+      return notStarted(`could not write opencode's configuration: ${String(error)}`, options.mark);
+    }
+    const env: NodeJS.ProcessEnv = {
+      ...providerEnv(options),
+      ...opencodeEnv({ dirs, isolated, config }),
+      ...options.env,
+      // opencode takes its directory from PWD when set (the server's own, inherited), not its cwd.
+      PWD: options.cwd,
+    };
+    // A gateway on this machine may take any key (the scripted provider does); opencode needs one.
+    if (!env.ANTHROPIC_API_KEY && isLoopbackUrl(options.providerBaseUrl)) env.ANTHROPIC_API_KEY = OFFLINE_KEY;
+    const turn = (prompt: string, resume?: { sessionId: string; fork: boolean }) => {
+      const run = spawnAgent({
+        command: cliBinary(OPENCODE),
+        args: opencodeArgs({ model: options.model, ...(resume ? { resume } : {}) }),
+        cwd: options.cwd,
+        env,
+        // On stdin, not as an argument: opencode quotes an argument holding spaces.
+        stdin: prompt,
+        input: 'text',
+        mark: options.mark,
+        translator: opencodeTranslator({ model: opencodeModelId(options.model) }),
+      });
+      if (run.pid !== -1) return run;
+      // Not started: when the binary is missing, say how to get it.
+      const why = run.exited.then(() => missingCliHint(OPENCODE, run.startFailure ?? 'not started'));
+      return notStarted(why, options.mark);
+    };
+    // A continuation forks the session it resumes (as Claude Code's --fork-session): a failed attempt
+    // leaves it as it was. A follow-up turn for a message goes on in the codon's own session.
+    const first = turn(
+      options.prompt,
+      options.resumeSessionId ? { sessionId: options.resumeSessionId, fork: true } : undefined,
+    );
+    return resumeChain(first, (text, sessionId) =>
+      turn(text, sessionId ? { sessionId, fork: false } : undefined),
+    );
+  }
+
+  /** Writes the home (isolated), the config file and the appended system prompt; returns the config. */
+  #prepare(options: AgentStart, dirs: ReturnType<typeof opencodeDirs>, isolated: boolean) {
+    mkdirSync(dirs.home, { recursive: true });
+    if (options.appendSystemPrompt) writeFileSync(dirs.instructionsFile, options.appendSystemPrompt);
+    const config = opencodeConfig({
+      providerBaseUrl: options.providerBaseUrl,
+      model: options.model,
+      isolated,
+      ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
+      ...(options.appendSystemPrompt ? { instructionsFile: dirs.instructionsFile } : {}),
+      ...(options.dataDir ? { readOnlyDirs: readOnlyDirs(options.dataDir) } : {}),
+    });
+    if (isolated) {
+      for (const dir of [dirs.config, dirs.data, dirs.state, dirs.cache]) mkdirSync(dir, { recursive: true });
+      const own = join(dirs.config, 'opencode');
+      mkdirSync(join(own, INSTALLED_MARKERS.dir), { recursive: true });
+      writeFileSync(join(own, INSTALLED_MARKERS.lockFile), INSTALLED_MARKERS.lock);
+      writeFileSync(dirs.configFile, `${JSON.stringify(config, null, 2)}\n`);
+    }
+    return config;
+  }
+}
+
+/** The data directory's link and where it leads (when it exists), absolute. */
+function readOnlyDirs(link: string): string[] {
+  const dirs = [resolve(link)];
+  try {
+    const real = realpathSync(link);
+    if (real !== dirs[0]) dirs.push(real);
+  } catch {
+    // Not there: the link path alone is denied.
+  }
+  return dirs;
+}

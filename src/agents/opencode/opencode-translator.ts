@@ -1,0 +1,217 @@
+import { z } from 'zod';
+import { parseRetryAfter } from '../../llm/retry-after.ts';
+import type { Usage } from '../../llm/schemas.ts';
+import type { Translator } from '../spawn-agent.ts';
+import type { StreamLine } from '../stream-line.ts';
+
+/**
+ * opencode's `run --format json` events, as far as Ribosome reads them (loose: newer versions may add
+ * fields). Every event carries the run's `sessionID`; parts carry their model response's `messageID`.
+ */
+const Tokens = z.looseObject({
+  input: z.number().nonnegative().default(0),
+  output: z.number().nonnegative().default(0),
+  reasoning: z.number().nonnegative().default(0),
+  cache: z
+    .looseObject({ read: z.number().nonnegative().default(0), write: z.number().nonnegative().default(0) })
+    .default({ read: 0, write: 0 }),
+});
+
+const ToolState = z.looseObject({
+  status: z.string(),
+  input: z.record(z.string(), z.unknown()).default({}),
+  output: z.string().optional(),
+  error: z.string().optional(),
+});
+
+const OpencodeEvent = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('step_start'), sessionID: z.string() }),
+  z.looseObject({
+    type: z.literal('text'),
+    sessionID: z.string(),
+    part: z.looseObject({ messageID: z.string(), text: z.string() }),
+  }),
+  z.looseObject({
+    type: z.literal('reasoning'),
+    sessionID: z.string(),
+    part: z.looseObject({ messageID: z.string(), text: z.string() }),
+  }),
+  z.looseObject({
+    type: z.literal('tool_use'),
+    sessionID: z.string(),
+    part: z.looseObject({ messageID: z.string(), callID: z.string(), tool: z.string(), state: ToolState }),
+  }),
+  z.looseObject({
+    type: z.literal('step_finish'),
+    sessionID: z.string(),
+    part: z.looseObject({
+      messageID: z.string(),
+      reason: z.string().optional(),
+      tokens: Tokens.optional(),
+      cost: z.number().nonnegative().optional(),
+    }),
+  }),
+  z.looseObject({
+    type: z.literal('error'),
+    sessionID: z.string().optional(),
+    error: z.looseObject({
+      name: z.string().optional(),
+      data: z
+        .looseObject({
+          message: z.string().optional(),
+          statusCode: z.number().optional(),
+          responseHeaders: z.record(z.string(), z.string()).optional(),
+        })
+        .optional(),
+    }),
+  }),
+]);
+type OpencodeEvent = z.infer<typeof OpencodeEvent>;
+
+/** How a turn ended badly, as the `result` line says it. */
+type Failure = { message: string; status: number | null; retryAfterMs?: number };
+
+/**
+ * Turns opencode's JSON events into the stream-json lines the engine maps (src/agents/stream-line.ts):
+ * a `system` init with the session at the first event; per model response (`messageID`) its text,
+ * reasoning and tool calls as `assistant` lines, each tool's result (opencode prints call and result
+ * together, once the tool ended) as a `user` tool_result, and its usage on an `assistant` line of its
+ * own at its `step_finish`; at the end a `result`: success when the last step finished for good
+ * (`stop`, not `tool-calls`) and no `error` came, with the process's summed usage and opencode's cost
+ * (its own price table: 0 for a model it does not know). Stateful: one per process. Pure otherwise.
+ */
+export function opencodeTranslator(options: { model: string; now?: () => number }): Translator {
+  const now = options.now ?? Date.now;
+  let sessionId: string | undefined;
+  let lastText: string | undefined;
+  let lastReason: string | undefined;
+  let failure: Failure | undefined;
+  let cost = 0;
+  const usage: Required<{ [K in keyof Usage]: number }> = {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  };
+  const session = () => (sessionId ? { session_id: sessionId } : {});
+  const assistant = (id: string, content: unknown[], extra: { usage?: Usage } = {}): StreamLine =>
+    ({
+      type: 'assistant',
+      ...session(),
+      message: { id, model: options.model, content, ...extra },
+    }) as StreamLine;
+
+  function translate(event: OpencodeEvent): StreamLine[] {
+    const out: StreamLine[] = [];
+    const id = event.sessionID;
+    if (id && sessionId === undefined) {
+      sessionId = id;
+      out.push({ type: 'system', subtype: 'init', session_id: id, model: options.model });
+    }
+    switch (event.type) {
+      case 'step_start':
+        return out;
+      case 'text':
+        lastText = event.part.text;
+        out.push(assistant(event.part.messageID, [{ type: 'text', text: event.part.text }]));
+        return out;
+      case 'reasoning':
+        out.push(assistant(event.part.messageID, [{ type: 'thinking', thinking: event.part.text }]));
+        return out;
+      case 'tool_use': {
+        const { callID, tool, state } = event.part;
+        const isError = state.status === 'error';
+        out.push(
+          assistant(event.part.messageID, [{ type: 'tool_use', id: callID, name: tool, input: state.input }]),
+        );
+        out.push({
+          type: 'user',
+          ...session(),
+          message: {
+            content: [
+              {
+                type: 'tool_result',
+                tool_use_id: callID,
+                content: (isError ? state.error : state.output) ?? '',
+                is_error: isError,
+              },
+            ],
+          },
+        });
+        return out;
+      }
+      case 'step_finish': {
+        lastReason = event.part.reason;
+        cost += event.part.cost ?? 0;
+        const t = event.part.tokens;
+        if (!t) return out;
+        const step: Usage = {
+          input_tokens: t.input,
+          // opencode counts reasoning apart; Anthropic's output_tokens include it.
+          output_tokens: t.output + t.reasoning,
+          cache_creation_input_tokens: t.cache.write,
+          cache_read_input_tokens: t.cache.read,
+        };
+        usage.input_tokens += step.input_tokens;
+        usage.output_tokens += step.output_tokens;
+        usage.cache_creation_input_tokens += step.cache_creation_input_tokens ?? 0;
+        usage.cache_read_input_tokens += step.cache_read_input_tokens ?? 0;
+        out.push(assistant(event.part.messageID, [], { usage: step }));
+        return out;
+      }
+      case 'error': {
+        const data = event.error.data;
+        const message = data?.message ?? event.error.name ?? 'opencode reported an error';
+        const headers = data?.responseHeaders ?? {};
+        const retryAfter = parseRetryAfter({ get: (name) => headers[name] ?? null }, now());
+        failure = {
+          message: failure ? `${failure.message}\n${message}` : message,
+          status: data?.statusCode ?? (event.error.name === 'ProviderAuthError' ? 401 : null),
+          ...(retryAfter === null ? {} : { retryAfterMs: retryAfter }),
+        };
+        return out;
+      }
+    }
+  }
+
+  return {
+    line(text) {
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        return { ok: false, error: 'not JSON' };
+      }
+      const parsed = OpencodeEvent.safeParse(value);
+      if (!parsed.success) {
+        // An event type of a newer opencode: nothing the engine needs from it.
+        const type = (value as { type?: unknown } | null)?.type;
+        if (typeof type === 'string' && !OPENCODE_EVENTS.has(type)) return { ok: true, lines: [] };
+        return { ok: false, error: z.prettifyError(parsed.error) };
+      }
+      return { ok: true, lines: translate(parsed.data) };
+    },
+    end() {
+      const finished = failure === undefined && lastReason !== undefined && lastReason !== 'tool-calls';
+      const why: Failure = failure ?? {
+        message: 'opencode ended without finishing its turn',
+        status: null,
+      };
+      return [
+        {
+          type: 'result',
+          subtype: finished ? 'success' : 'error_during_execution',
+          is_error: !finished,
+          result: finished ? (lastText ?? '') : why.message,
+          ...session(),
+          api_error_status: finished ? null : why.status,
+          ...(finished || why.retryAfterMs === undefined ? {} : { retry_after_ms: why.retryAfterMs }),
+          usage: { ...usage },
+          total_cost_usd: cost,
+        },
+      ];
+    },
+  };
+}
+
+const OPENCODE_EVENTS = new Set(['step_start', 'text', 'reasoning', 'tool_use', 'step_finish', 'error']);

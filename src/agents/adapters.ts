@@ -2,6 +2,7 @@ import type { Agent } from '../plan/primitives.ts';
 import type { AgentAdapter, AgentAdapters } from './agent-adapter.ts';
 import { BuiltinAdapter } from './builtin-adapter.ts';
 import { ClaudeCodeAdapter } from './claude-code-adapter.ts';
+import { CodexAdapter } from './codex/codex-adapter.ts';
 import { GeminiAdapter } from './gemini/gemini-adapter.ts';
 import { OpencodeAdapter } from './opencode/opencode-adapter.ts';
 import { notStarted } from './spawn-agent.ts';
@@ -18,6 +19,7 @@ export function agentAdapters(
     'claude-code': new ClaudeCodeAdapter({
       config: options.claudeConfig ?? options.agentConfig ?? 'isolated',
     }),
+    codex: new CodexAdapter({ config: options.agentConfig ?? 'isolated' }),
     gemini: new GeminiAdapter({ config: options.agentConfig ?? 'isolated' }),
     opencode: new OpencodeAdapter({ config: options.agentConfig ?? 'isolated' }),
   };

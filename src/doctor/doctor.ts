@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { claudeBinary } from '../agents/claude-binary.ts';
 import type { AgentCli } from '../agents/cli-binary.ts';
+import { CODEX } from '../agents/codex/codex-cli.ts';
 import { GEMINI_CLI } from '../agents/gemini/gemini-cli.ts';
 import { OPENCODE } from '../agents/opencode/opencode-cli.ts';
 import { type ProviderBaseUrlResult, resolveProviderBaseUrl } from '../config/proxy-config.ts';
@@ -48,7 +49,7 @@ export function doctorProvider(
 }
 
 /** The agent CLIs besides Claude Code, each checked found (and its version) or missing (a warning). */
-const AGENT_CLIS: readonly AgentCli[] = [GEMINI_CLI, OPENCODE];
+const AGENT_CLIS: readonly AgentCli[] = [CODEX, GEMINI_CLI, OPENCODE];
 
 /** Runs every check (the slow ones at once) and returns them in a fixed order. */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {

@@ -28,6 +28,14 @@ const price = (input: number, output: number): ModelPrice => ({
   cacheRead: input * 0.1,
 });
 
+/** An OpenAI price: its own cached-input rate, cache writes at 1.25x input. */
+const openai = (input: number, output: number, cacheRead: number): ModelPrice => ({
+  input,
+  output,
+  cacheWrite: input * 1.25,
+  cacheRead,
+});
+
 const gemini = (input: number, output: number, cacheRead: number): ModelPrice => ({
   input,
   output,
@@ -58,6 +66,24 @@ export const PRICES: Readonly<Record<string, ModelPrice>> = {
   'claude-3-5-haiku': price(0.8, 4),
   'claude-3-haiku': { input: 0.25, output: 1.25, cacheWrite: 0.3, cacheRead: 0.03 },
   'claude-3-opus': price(15, 75),
+  // OpenAI models Codex runs (its default gpt-6.2-sol): list prices of OpenAI's API pricing page, Standard
+  // tier, up to 272K input tokens, as of November 2026. OpenAI prices cached input and 30-minute cache
+  // writes per model (cached mostly at 0.1x input, writes at 1.25x); longer inputs, Fast and Batch
+  // rates are not modelled.
+  'gpt-6.2-astra': openai(8, 40, 0.4),
+  'gpt-6.2-sol': openai(2, 10, 0.1),
+  'gpt-6.1-sol': openai(2, 10, 0.1),
+  'gpt-6.1-terra': openai(1, 5, 0.05),
+  'gpt-6-astra': openai(10, 50, 1),
+  'gpt-6-sol': openai(2, 10, 0.2),
+  'gpt-6-luna': openai(0.1, 0.5, 0.01),
+  'gpt-5.6-sol': openai(4, 20, 0.4),
+  'gpt-5.6-terra': openai(2, 12, 0.2),
+  'gpt-5.6-luna': openai(0.2, 1.2, 0.02),
+  'gpt-5.5': openai(5, 30, 0.5),
+  'gpt-5': openai(1.25, 10, 0.125),
+  'gpt-5-codex': openai(1.25, 10, 0.125),
+  'gpt-5-mini': openai(0.25, 2, 0.025),
   // Gemini (Gemini CLI reports no cost): Google's list prices for the Gemini API's paid tier as of
   // November 2026, prompts up to 200k tokens; thinking is billed as output. Implicit caching has no
   // write charge; cache reads are Google's cached-input price.

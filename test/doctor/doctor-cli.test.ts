@@ -38,6 +38,7 @@ function env(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     // The other agent CLIs too (found on PATH or not, as the machine has them).
     RIBOSOME_OPENCODE_BIN: '/nonexistent/opencode',
     RIBOSOME_GEMINI_BIN: '/nonexistent/gemini',
+    RIBOSOME_CODEX_BIN: '/nonexistent/codex',
     ...extra,
   };
 }
@@ -63,8 +64,11 @@ describe('ribosome doctor', () => {
     expect(table.stdout).toMatch(
       /^opencode\s+warn\s+\/nonexistent\/opencode: not found\s+install it .*npm install -g opencode-ai/m,
     );
+    expect(table.stdout).toMatch(
+      /^codex cli\s+warn\s+\/nonexistent\/codex: not found\s+install it .*npm install -g @openai\/codex/m,
+    );
     expect(table.stdout).toMatch(/present: ANTHROPIC_API_KEY/);
-    expect(table.stdout).toMatch(/all checks passed \(3 warnings\)/);
+    expect(table.stdout).toMatch(/all checks passed \(4 warnings\)/);
     expect(table.stdout + table.stderr).not.toContain('MARKER');
 
     const json = await doctor([...args, '--json'], { CLAUDE_CODE_OAUTH_TOKEN: MARKER });
@@ -109,6 +113,7 @@ describe('ribosome doctor', () => {
       node: 'ok',
       git: 'fail',
       'claude code': 'warn',
+      'codex cli': 'warn',
       'gemini cli': 'warn',
       opencode: 'warn',
       credentials: 'fail',
@@ -193,7 +198,7 @@ describe('ribosome doctor', () => {
     expect(result.code, result.stdout).toBe(0);
     expect(result.stdout).toMatch(/^credentials\s+warn\s+none of .* is set; a Claude Code login is there/m);
     expect(result.stdout).toMatch(/claudeConfig: user/);
-    expect(result.stdout).toMatch(/all checks passed \(4 warnings\)/);
+    expect(result.stdout).toMatch(/all checks passed \(5 warnings\)/);
     expect(result.stdout + result.stderr).not.toContain('MARKER');
   });
 

@@ -27,6 +27,16 @@ describe('priceOf', () => {
   });
 
   it.each([
+    ['gpt-6.2-sol', 2, 10, 0.1],
+    ['gpt-6.2-astra', 8, 40, 0.4],
+    ['gpt-6-luna', 0.1, 0.5, 0.01],
+    ['gpt-5.5', 5, 30, 0.5],
+    ['gpt-5-codex', 1.25, 10, 0.125],
+  ])('OpenAI %s (Codex): $%s in / $%s out, cached input $%s, per million', (model, input, output, cached) => {
+    expect(priceOf(model)).toMatchObject({ estimated: false, price: { input, output, cacheRead: cached } });
+  });
+
+  it.each([
     ['gemini-2.5-pro', 1.25, 10, 0.125],
     ['gemini-2.5-flash', 0.3, 2.5, 0.03],
     ['gemini-2.5-flash-lite', 0.1, 0.4, 0.01],
@@ -52,7 +62,7 @@ describe('priceOf', () => {
   });
 
   it('prices an unknown model with the documented fallback, flagged estimated', () => {
-    expect(priceOf('gpt-5')).toEqual({ price: FALLBACK_PRICE, estimated: true, matched: null });
+    expect(priceOf('llama-4-maverick')).toEqual({ price: FALLBACK_PRICE, estimated: true, matched: null });
     expect(priceOf('claude-opusx')).toMatchObject({ estimated: true, matched: null });
   });
 });

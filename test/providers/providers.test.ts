@@ -120,6 +120,35 @@ describe('providers', () => {
     ).toEqual([]);
   });
 
+  it('Codex needs OPENAI_API_KEY for a remote provider without apiKeyEnv, not the usual variables', () => {
+    const codex = (who: string, provider?: ProviderUse['provider']) => use(who, provider, false, 'codex');
+    const uses = [
+      codex('codon x'),
+      codex('codon local', { baseUrl: 'http://127.0.0.1:4000' }),
+      codex('codon gw', { baseUrl: 'https://gw.example.com', apiKeyEnv: 'GW_KEY' }),
+    ];
+    expect(usualCredentialUsers(uses, 'https://api.anthropic.com')).toEqual([]);
+    // The server's default provider is Anthropic's: Codex goes to OpenAI's.
+    expect(agentKeyProblems(uses, 'https://api.anthropic.com', { ANTHROPIC_API_KEY: 'a' })).toEqual([
+      'codon x (codex) calls https://api.openai.com with the key in OPENAI_API_KEY, which is not set: set OPENAI_API_KEY, give the codon a provider with its apiKeyEnv, or run offline with --scripted-provider',
+    ]);
+    expect(agentKeyProblems(uses, 'https://api.anthropic.com', { OPENAI_API_KEY: 'k' })).toEqual([]);
+    // On this machine (the scripted provider) it gets a placeholder.
+    expect(agentKeyProblems(uses, 'http://127.0.0.1:5000', {})).toEqual([]);
+    expect(agentKeyProblems([use('codon b')], 'https://api.anthropic.com', {})).toEqual([]);
+  });
+
+  it("the server's default (Anthropic) provider becomes OpenAI's for Codex; any other stays", () => {
+    expect(agentProviderUrl('codex', 'https://api.anthropic.com/')).toBe('https://api.openai.com');
+    expect(agentProviderUrl('codex', 'http://127.0.0.1:9001/p/0')).toBe('http://127.0.0.1:9001/p/0');
+    expect(agentProviderUrl('claude-code', 'https://api.anthropic.com')).toBe('https://api.anthropic.com');
+  });
+
+  it('Codex (not a Node fetch client) reaches any port', () => {
+    const codex = use('codon x', undefined, false, 'codex');
+    expect(blockedPortProblems([codex], 'http://127.0.0.1:6000', { enabled: false })).toEqual([]);
+  });
+
   it('a provider on a port fetch refuses is named for the built-in agent and sentinels, not Claude Code', () => {
     const mixed = [
       use('codon a'),

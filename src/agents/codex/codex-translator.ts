@@ -1,0 +1,336 @@
+import type { Usage } from '../../llm/schemas.ts';
+import type { Translator } from '../spawn-agent.ts';
+import type { StreamLine } from '../stream-line.ts';
+import { CodexEvent, type CodexItem, type CodexUsage } from './codex-events.ts';
+
+/**
+ * Codex retries a refused connection without end ("Reconnecting... waiting for network"), whatever its
+ * retry settings say; at the second failure in a row (about 5 s) the run is given up as failed.
+ */
+export const CONNECT_FAILURES_MAX = 2;
+
+export type CodexTranslatorOptions = {
+  model: string;
+  /** The session's token totals before this run (a resumed or forked session counts the earlier runs'). */
+  before?: CodexUsage;
+  /** Called once when the translator gave the run up (a provider it cannot reach): stop the process. */
+  onGiveUp?: () => void;
+  /**
+   * The session's token totals as Codex recorded them (its rollout file): a failed turn reports none,
+   * yet its answered requests cost tokens.
+   */
+  readTotals?: (sessionId: string) => CodexUsage | undefined;
+};
+
+/**
+ * Codex's `exec --json` events as the engine's stream-json lines (src/agents/stream-line.ts): the
+ * thread id as the session, tool items as tool_use and tool_result, the turn's usage (Codex reports it
+ * per turn, for the whole session) as one assistant line without content, and a result at the turn's
+ * end, with the HTTP status of an API error when its message gives it. Pure but for `onGiveUp` and
+ * `readTotals`.
+ */
+export class CodexTranslator implements Translator {
+  readonly #model: string;
+  readonly #onGiveUp: (() => void) | undefined;
+  readonly #readTotals: ((sessionId: string) => CodexUsage | undefined) | undefined;
+  #before: CodexUsage | undefined;
+  #session: string | undefined;
+  /** Tool items whose tool_use was printed (on item.started). */
+  readonly #open = new Set<string>();
+  #lastMessage = '';
+  #lastError: string | undefined;
+  #connectFailures = 0;
+  #turns = 0;
+  /** Assistant lines printed: each gets an id of its own (Codex reports no response ids). */
+  #items = 0;
+  #ended = false;
+
+  constructor(options: CodexTranslatorOptions) {
+    this.#model = options.model;
+    this.#before = options.before;
+    this.#onGiveUp = options.onGiveUp;
+    this.#readTotals = options.readTotals;
+  }
+
+  line(text: string): { ok: true; lines: StreamLine[] } | { ok: false; error: string } {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return { ok: false, error: 'not JSON' };
+    }
+    const parsed = CodexEvent.safeParse(value);
+    // An event this version does not know is no error: newer CLIs add some.
+    if (!parsed.success)
+      return isObject(value) ? { ok: true, lines: [] } : { ok: false, error: 'not an event' };
+    return { ok: true, lines: this.#ended ? [] : this.#event(parsed.data) };
+  }
+
+  end(): StreamLine[] {
+    if (this.#ended) return [];
+    this.#ended = true;
+    const why = this.#lastError ? `: ${this.#lastError}` : '';
+    return this.#failed(`Codex exited without finishing its turn${why}`);
+  }
+
+  #event(event: CodexEvent): StreamLine[] {
+    switch (event.type) {
+      case 'thread.started':
+        this.#session = event.thread_id;
+        return [{ type: 'system', subtype: 'init', session_id: event.thread_id, model: this.#model }];
+      case 'turn.started':
+        return [];
+      case 'item.started':
+      case 'item.updated':
+        return this.#started(event.item);
+      case 'item.completed':
+        return this.#completed(event.item);
+      case 'turn.completed':
+        return this.#turnCompleted(event.usage);
+      case 'turn.failed':
+        this.#ended = true;
+        return this.#failed(event.error?.message ?? this.#lastError ?? 'the turn failed');
+      case 'error':
+        return this.#error(event.message);
+    }
+  }
+
+  #started(item: CodexItem): StreamLine[] {
+    const call = toolCall(item);
+    if (!call || this.#open.has(item.id)) return [];
+    this.#open.add(item.id);
+    return [this.#toolUse(item.id, call)];
+  }
+
+  #completed(item: CodexItem): StreamLine[] {
+    if (item.type === 'agent_message' && 'text' in item && typeof item.text === 'string') {
+      this.#lastMessage = item.text;
+      return [this.#assistant([{ type: 'text', text: item.text }])];
+    }
+    if (item.type === 'reasoning' && 'text' in item && typeof item.text === 'string') {
+      return [this.#assistant([{ type: 'thinking', thinking: item.text }])];
+    }
+    const call = toolCall(item);
+    if (!call) return [];
+    const out = this.#open.delete(item.id) ? [] : [this.#toolUse(item.id, call)];
+    const result = toolResult(item);
+    out.push({
+      type: 'user',
+      ...this.#sessionField(),
+      message: {
+        content: [
+          { type: 'tool_result', tool_use_id: item.id, content: result.text, is_error: result.isError },
+        ],
+      },
+    });
+    return out;
+  }
+
+  #turnCompleted(total: CodexUsage | undefined): StreamLine[] {
+    this.#ended = true;
+    this.#connectFailures = 0;
+    const usage = total ? this.#turnUsage(total) : undefined;
+    const out: StreamLine[] = usage ? [this.#usageLine(usage)] : [];
+    out.push({
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      result: this.#lastMessage,
+      ...this.#sessionField(),
+      ...(usage ? { usage } : {}),
+    });
+    return out;
+  }
+
+  #error(message: string): StreamLine[] {
+    const retry = RECONNECTING.exec(message);
+    if (!retry) {
+      this.#lastError = message;
+      return [];
+    }
+    const [, attempt, max, detail = message] = retry;
+    if (attempt === undefined) {
+      // A refused connection: Codex would wait for it forever.
+      this.#connectFailures++;
+      this.#lastError = detail;
+      if (this.#connectFailures >= CONNECT_FAILURES_MAX) {
+        this.#ended = true;
+        this.#onGiveUp?.();
+        return this.#failed(`the provider could not be reached (${detail})`);
+      }
+    }
+    const status = statusOf(detail);
+    return [
+      {
+        type: 'system',
+        subtype: 'api_retry',
+        attempt: attempt === undefined ? this.#connectFailures : Number(attempt),
+        ...(max === undefined ? {} : { max_retries: Number(max) }),
+        error: detail,
+        ...(status === null ? {} : { error_status: status }),
+      },
+    ];
+  }
+
+  /** The turn's tokens as an assistant message of its own, without content. */
+  #usageLine(usage: Usage): StreamLine {
+    this.#turns++;
+    return {
+      type: 'assistant',
+      ...this.#sessionField(),
+      message: {
+        id: `codex-${this.#session ?? 'turn'}-${this.#turns}`,
+        model: this.#model,
+        content: [],
+        usage,
+      },
+    };
+  }
+
+  /** This run's usage in the engine's (Anthropic's) terms: cached and cache-written input apart. */
+  #turnUsage(total: CodexUsage): Usage {
+    const before = this.#before;
+    this.#before = total;
+    const minus = (key: CountKey) => Math.max(0, total[key] - (before?.[key] ?? 0));
+    const cached = minus('cached_input_tokens');
+    const written = minus('cache_write_input_tokens');
+    return {
+      // OpenAI's input_tokens include the cached ones; Anthropic's do not.
+      input_tokens: Math.max(0, minus('input_tokens') - cached - written),
+      output_tokens: minus('output_tokens'),
+      cache_read_input_tokens: cached,
+      cache_creation_input_tokens: written,
+    };
+  }
+
+  /** A failed result, after the usage line of what the turn spent before it failed (when recorded). */
+  #failed(message: string): StreamLine[] {
+    const session = this.#session;
+    const total = session ? this.#readTotals?.(session) : undefined;
+    const usage = total ? this.#turnUsage(total) : undefined;
+    const spent = usage && (usage.input_tokens > 0 || usage.output_tokens > 0) ? usage : undefined;
+    const failure = this.#failure(message, spent);
+    return spent ? [this.#usageLine(spent), failure] : [failure];
+  }
+
+  #failure(message: string, usage?: Usage): StreamLine {
+    this.#ended = true;
+    const retryAfter = retryAfterMs(message);
+    return {
+      type: 'result',
+      subtype: 'error_during_execution',
+      is_error: true,
+      result: message,
+      api_error_status: statusOf(message),
+      ...(retryAfter === undefined ? {} : { retry_after_ms: retryAfter }),
+      ...this.#sessionField(),
+      ...(usage ? { usage } : {}),
+    };
+  }
+
+  #toolUse(id: string, call: { name: string; input: Record<string, unknown> }): StreamLine {
+    return this.#assistant([{ type: 'tool_use', id, name: call.name, input: call.input }]);
+  }
+
+  #assistant(content: Array<Record<string, unknown> & { type: string }>): StreamLine {
+    return {
+      type: 'assistant',
+      ...this.#sessionField(),
+      message: {
+        id: `codex-${this.#session ?? 'session'}-item-${++this.#items}`,
+        model: this.#model,
+        content,
+      },
+    };
+  }
+
+  #sessionField(): { session_id?: string } {
+    return this.#session ? { session_id: this.#session } : {};
+  }
+}
+
+type CountKey = 'input_tokens' | 'cached_input_tokens' | 'cache_write_input_tokens' | 'output_tokens';
+
+/** `Reconnecting... 1/2 (detail)`, or `Reconnecting... waiting for network (detail)` (no count). */
+const RECONNECTING = /^Reconnecting\.\.\.\s+(?:(\d+)\/(\d+)|waiting for network)\s*(?:\((.*)\))?$/s;
+
+/**
+ * The HTTP status of an API error, as Codex words it: `unexpected status 503 ...`, `... last status:
+ * 429 ...` (retries used up), `rate limit exceeded: ...` (a 429 in the stream), its text for a 500, or
+ * the provider's raw error body (a 400, printed as it came). Null when the message gives none.
+ */
+export function statusOf(message: string): number | null {
+  const stated = /(?:unexpected status|last status:)\s*(\d{3})\b/i.exec(message);
+  if (stated?.[1]) return Number(stated[1]);
+  if (/^rate limit exceeded\b/i.test(message)) return 429;
+  if (/currently experiencing high demand/i.test(message)) return 500;
+  try {
+    const body: unknown = JSON.parse(message);
+    if (isObject(body) && isObject(body.error)) return 400;
+  } catch {
+    // Not a body.
+  }
+  return null;
+}
+
+/** "Please try again in 1.5s" / "in 200ms", as OpenAI words a rate limit. */
+function retryAfterMs(message: string): number | undefined {
+  const m = /try again in (\d+(?:\.\d+)?)\s*(ms|s)\b/i.exec(message);
+  if (!m?.[1]) return undefined;
+  return Math.round(Number(m[1]) * (m[2]?.toLowerCase() === 'ms' ? 1 : 1000));
+}
+
+/** The tool call a Codex item stands for, or undefined for a message, reasoning or a note. */
+function toolCall(item: CodexItem): { name: string; input: Record<string, unknown> } | undefined {
+  switch (item.type) {
+    case 'command_execution':
+      return 'command' in item ? { name: 'command_execution', input: { command: item.command } } : undefined;
+    case 'file_change': {
+      const changes = 'changes' in item && Array.isArray(item.changes) ? item.changes : [];
+      const first = changes[0];
+      return { name: 'file_change', input: { ...(first ? { path: first.path } : {}), changes } };
+    }
+    case 'mcp_tool_call':
+      return 'server' in item && 'tool' in item
+        ? {
+            name: `mcp__${item.server}__${item.tool}`,
+            input: isObject(item.arguments) ? item.arguments : {},
+          }
+        : undefined;
+    case 'web_search':
+      return 'query' in item ? { name: 'web_search', input: { query: item.query } } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function toolResult(item: CodexItem): { text: string; isError: boolean } {
+  const status = 'status' in item && typeof item.status === 'string' ? item.status : 'completed';
+  const failed = status === 'failed' || status === 'declined';
+  switch (item.type) {
+    case 'command_execution': {
+      const code = 'exit_code' in item ? item.exit_code : undefined;
+      const output =
+        'aggregated_output' in item && typeof item.aggregated_output === 'string'
+          ? item.aggregated_output
+          : '';
+      return { text: output, isError: failed || (typeof code === 'number' && code !== 0) };
+    }
+    case 'file_change': {
+      const changes = 'changes' in item && Array.isArray(item.changes) ? item.changes : [];
+      return { text: changes.map((c) => `${c.kind} ${c.path}`).join('\n'), isError: failed };
+    }
+    case 'mcp_tool_call': {
+      const error = 'error' in item && isObject(item.error) ? item.error : undefined;
+      if (error) return { text: String(error.message), isError: true };
+      const result = 'result' in item ? item.result : undefined;
+      return { text: result === undefined ? '' : JSON.stringify(result), isError: failed };
+    }
+    default:
+      return { text: '', isError: failed };
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -202,7 +202,7 @@ const SentinelBodyShape = {
         .boolean()
         .default(false)
         .describe(
-          'Fail the codon (sentinel-load-failure) when the sentinel cannot be loaded at codon start. Default false.',
+          'Fail the codon (sentinel-load-failure) when the sentinel cannot be loaded at codon start (a prompt template that does not parse, an output schema or output path that cannot be used). Default false.',
         ),
     })
     .prefault({})
@@ -240,7 +240,7 @@ export const SentinelFileRef = z
       .boolean()
       .default(false)
       .describe(
-        "Fail the codon when this file cannot be loaded (missing or invalid). The file's own setting cannot apply then. Default false.",
+        'No effect, kept so that plans that set it stay valid: a sentinel file that cannot be loaded (missing or invalid) is an error of the plan, and the plan does not run. Default false.',
       ),
   })
   .describe('A sentinel defined in its own file.')

@@ -47,7 +47,7 @@ export type ProviderUse = {
 const needsCredentialEvenLocally = (use: ProviderUse): boolean =>
   use.kind === 'claude-code' && !use.userLogin;
 
-/** Every codon and loaded sentinel of the plan with the provider it calls. */
+/** Every codon and sentinel of the plan with the provider it calls. */
 export function providerUses(plan: LoadedPlan, claudeConfig: 'isolated' | 'user'): ProviderUse[] {
   return plan.codons.flatMap((codon) => [
     {
@@ -56,18 +56,12 @@ export function providerUses(plan: LoadedPlan, claudeConfig: 'isolated' | 'user'
       kind: codon.agent,
       userLogin: codon.agent === 'claude-code' && claudeConfig === 'user',
     },
-    ...codon.sentinels.flatMap((entry) =>
-      entry.status === 'loaded'
-        ? [
-            {
-              who: `sentinel ${entry.sentinel.id} (codon ${codon.id})`,
-              ...(entry.sentinel.provider ? { provider: entry.sentinel.provider } : {}),
-              kind: 'sentinel' as const,
-              userLogin: false,
-            },
-          ]
-        : [],
-    ),
+    ...codon.sentinels.map((entry) => ({
+      who: `sentinel ${entry.sentinel.id} (codon ${codon.id})`,
+      ...(entry.sentinel.provider ? { provider: entry.sentinel.provider } : {}),
+      kind: 'sentinel' as const,
+      userLogin: false,
+    })),
   ]);
 }
 

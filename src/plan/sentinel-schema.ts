@@ -106,6 +106,12 @@ export const ExecutionStrategy = z
         intervalMs: Duration.describe(
           'Call the LLM at most once per interval, with the events queued meanwhile.',
         ),
+        leading: z
+          .boolean()
+          .optional()
+          .describe(
+            'true: a trigger that comes at least intervalMs after the last call is called at once (then the window runs from that call), so a first look is not an interval late. Default false: the first trigger opens the window and the call comes when it closes.',
+          ),
       })
       .describe('Call the LLM on a fixed interval while triggers are pending.'),
   ])

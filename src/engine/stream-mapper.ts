@@ -25,6 +25,24 @@ export type MappedOutput =
       retryAfterMs?: number;
     };
 
+type UsageField =
+  | 'input_tokens'
+  | 'output_tokens'
+  | 'cache_creation_input_tokens'
+  | 'cache_read_input_tokens';
+const USAGE_FIELDS: readonly UsageField[] = [
+  'input_tokens',
+  'output_tokens',
+  'cache_creation_input_tokens',
+  'cache_read_input_tokens',
+];
+const NO_USAGE: Record<UsageField, number> = {
+  input_tokens: 0,
+  output_tokens: 0,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 0,
+};
+
 type Totals = { input: number; output: number; cacheCreation: number; cacheRead: number; cost: number };
 
 export type StreamMapperOptions = {
@@ -38,15 +56,18 @@ export type StreamMapperOptions = {
 
 /**
  * Turns the agent's stream-json into protocol events and state changes. Claude Code prints one
- * `assistant` line per content block, all with the same message id and usage; usage is therefore
- * counted once per message, when the next message (or the end) shows it complete. `token.usage`
- * carries the codon's running totals; the last one of a codon is the authoritative figure.
+ * `assistant` line per content block, all with the same message id and usage; a message's usage is
+ * counted when its first line shows it, and a later line of the same message adds only what it shows
+ * beyond that. So the spend is journaled as it comes, before the tools the message asks for run: a
+ * server killed meanwhile keeps it (trial 17b L9). `token.usage` carries the codon's running totals;
+ * the last one of a codon is the authoritative figure.
  */
 export class StreamMapper {
   readonly #options: StreamMapperOptions;
   readonly #now: () => number;
   readonly #tools = new Map<string, { name: string; startedAt: number }>();
-  #pending: { id: string; model: string; usage: Usage } | undefined;
+  /** The message whose usage was counted last, and how much of it was. */
+  #counted: { id: string; usage: Record<UsageField, number> } | undefined;
   #messages = 0;
   #totals: Totals = { input: 0, output: 0, cacheCreation: 0, cacheRead: 0, cost: 0 };
   /** The totals at the end of the agent's previous turn: a result's usage is its own turn's. */
@@ -72,9 +93,8 @@ export class StreamMapper {
         }
         return [];
       case 'assistant': {
-        const out = line.message.id === this.#pending?.id ? [] : this.#flushUsage();
         const model = line.message.model ?? this.#model ?? 'unknown';
-        if (line.message.usage) this.#pending = { id: line.message.id, model, usage: line.message.usage };
+        const out = line.message.usage ? this.#count(line.message.id, model, line.message.usage) : [];
         for (const block of line.message.content) {
           if (block.type === 'text' && 'text' in block && typeof block.text === 'string') {
             out.push({
@@ -119,7 +139,7 @@ export class StreamMapper {
         return out;
       }
       case 'user': {
-        const out = this.#flushUsage();
+        const out: MappedOutput[] = [];
         if (typeof line.message.content === 'string') return out;
         for (const block of line.message.content) {
           if (
@@ -152,7 +172,7 @@ export class StreamMapper {
         return out;
       }
       case 'result': {
-        const out = this.#flushUsage();
+        const out: MappedOutput[] = [];
         if (line.session_id) out.push({ kind: 'session', agentSessionId: line.session_id });
         // The agent's own totals are authoritative where it reports them: its usage is the turn's
         // (a process that ran several turns, for messages sent to it, adds them up), its cost the
@@ -188,34 +208,46 @@ export class StreamMapper {
     }
   }
 
-  /** Call when the stream ends, to count a last message that no later line completed. */
+  /** Call when the stream ends. Every message's usage is counted as it comes: nothing is left. */
   finish(): MappedOutput[] {
-    return this.#flushUsage();
+    return [];
   }
 
   get totalCost(): number {
     return this.#totals.cost;
   }
 
-  #flushUsage(): MappedOutput[] {
-    const pending = this.#pending;
-    if (!pending) return [];
-    this.#pending = undefined;
-    const { usage, model } = pending;
-    const cost = costOf(model, usage).usd;
-    this.#messages++;
+  /** A message's usage as a line shows it: what it adds to what was counted of the message. */
+  #count(id: string, model: string, usage: Usage): MappedOutput[] {
+    const fresh = id !== this.#counted?.id;
+    const before = fresh ? NO_USAGE : (this.#counted?.usage ?? NO_USAGE);
+    const now = {
+      input_tokens: Math.max(before.input_tokens, usage.input_tokens),
+      output_tokens: Math.max(before.output_tokens, usage.output_tokens),
+      cache_creation_input_tokens: Math.max(
+        before.cache_creation_input_tokens,
+        usage.cache_creation_input_tokens ?? 0,
+      ),
+      cache_read_input_tokens: Math.max(before.cache_read_input_tokens, usage.cache_read_input_tokens ?? 0),
+    };
+    this.#counted = { id, usage: now };
     this.#model = model;
+    const grew = USAGE_FIELDS.some((field) => now[field] > before[field]);
+    if (!fresh && !grew) return [];
+    const cost = Math.max(0, costOf(model, now).usd - costOf(model, before).usd);
     this.#totals = {
-      input: this.#totals.input + usage.input_tokens,
-      output: this.#totals.output + usage.output_tokens,
-      cacheCreation: this.#totals.cacheCreation + (usage.cache_creation_input_tokens ?? 0),
-      cacheRead: this.#totals.cacheRead + (usage.cache_read_input_tokens ?? 0),
+      input: this.#totals.input + now.input_tokens - before.input_tokens,
+      output: this.#totals.output + now.output_tokens - before.output_tokens,
+      cacheCreation:
+        this.#totals.cacheCreation + now.cache_creation_input_tokens - before.cache_creation_input_tokens,
+      cacheRead: this.#totals.cacheRead + now.cache_read_input_tokens - before.cache_read_input_tokens,
       cost: this.#totals.cost + cost,
     };
+    if (fresh) this.#messages++;
     return [
       { kind: 'event', event: { type: 'token.usage', data: this.#usageData(undefined) } },
-      { kind: 'cost', amount: cost },
-      { kind: 'messageCount', count: this.#messages },
+      ...(cost > 0 ? [{ kind: 'cost' as const, amount: cost }] : []),
+      ...(fresh ? [{ kind: 'messageCount' as const, count: this.#messages }] : []),
     ];
   }
 

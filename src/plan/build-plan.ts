@@ -61,7 +61,7 @@ export function buildLoadedPlan(input: BuildInput): LoadedPlan {
 
   // A sentinel without a provider of its own calls the plan's (not its codon's).
   const withPlanProvider = (entry: CodonSentinel): CodonSentinel =>
-    entry.status === 'loaded' && entry.sentinel.provider === undefined && raw.provider !== undefined
+    entry.sentinel.provider === undefined && raw.provider !== undefined
       ? { ...entry, sentinel: { ...entry.sentinel, provider: raw.provider } }
       : entry;
 

@@ -1,10 +1,11 @@
 import { EVENT_TYPES, isEventType } from '../protocol/events.ts';
 import { checkActionVariable } from '../sentinels/actions/action-variables.ts';
+import { checkVariable } from '../sentinels/prompt-variables.ts';
 import { parseTemplate } from '../sentinels/template.ts';
 import { closest } from '../validation/suggest.ts';
 import type { PathSegment, ProblemDraft } from './problems.ts';
-import type { SentinelAction } from './sentinel-actions-schema.ts';
-import type { SentinelOutput, Trigger } from './sentinel-schema.ts';
+import type { ActionParts } from './salvage-sentinel.ts';
+import type { SentinelDefinition, SentinelOutput, Trigger } from './sentinel-schema.ts';
 
 /**
  * What the checks read: a parsed definition, or the valid parts of one that failed its schema
@@ -14,7 +15,7 @@ import type { SentinelOutput, Trigger } from './sentinel-schema.ts';
 type Checked = {
   trigger?: Trigger;
   output?: SentinelOutput;
-  actions?: ReadonlyArray<SentinelAction | undefined>;
+  actions?: ReadonlyArray<ActionParts | undefined>;
 };
 
 /**
@@ -94,7 +95,7 @@ function checkActions({ output, actions = [] }: Checked, path: PathSegment[]): P
             'this condition never holds',
           );
       }
-    } else if (known && structured) {
+    } else if (known && structured && when !== undefined) {
       drafts.push({
         code: 'ACTION_WHEN_MISMATCH',
         path: [...at, 'when'],
@@ -102,8 +103,9 @@ function checkActions({ output, actions = [] }: Checked, path: PathSegment[]): P
         hint: 'Write conditions on its fields, e.g. `when: [{ path: repeating, op: equals, value: true }]`.',
       });
     }
-    if (!('text' in action) || action.text === undefined) continue;
+    if (action.text === undefined) continue;
     const parsed = parseTemplate(action.text, checkActionVariable(structured));
+    // The placeholders that parsed are checked too, so one problem of a text does not hide another.
     if (!parsed.ok) {
       for (const error of parsed.errors) {
         drafts.push({
@@ -113,9 +115,8 @@ function checkActions({ output, actions = [] }: Checked, path: PathSegment[]): P
           hint: 'Placeholders: {{output}}, {{output.FIELD}} (structured output), {{sentinel.id}}, {{codon.id}}, {{codon.name}}, {{triggerNumber}}; write "\\{{" for a literal "{{".',
         });
       }
-      continue;
     }
-    for (const name of parsed.template.names) {
+    for (const name of parsed.ok ? parsed.template.names : parsed.names) {
       const [root, field] = name.split('.');
       if (root === 'output' && field !== undefined)
         unknownField(field, [...at, 'text'], `{{${name}}} fails to render when the output lacks it`);
@@ -129,4 +130,35 @@ function declaredFields(schema: Record<string, unknown>): string[] | undefined {
   const { properties } = schema;
   if (typeof properties !== 'object' || properties === null) return undefined;
   return Object.keys(properties);
+}
+
+/**
+ * The prompt templates (their text, read from their files when they have one) checked as the engine
+ * parses them when the codon starts: a template that does not parse would leave the codon without
+ * the sentinel, so it is an error here, one per problem.
+ */
+export function checkPromptTemplates(
+  definition: Pick<SentinelDefinition, 'systemPrompt' | 'userPrompt' | 'output'>,
+  texts: { systemPrompt?: string | undefined; userPrompt: string },
+  path: PathSegment[],
+): ProblemDraft[] {
+  const check = checkVariable({ structured: definition.output.type === 'structured' });
+  const drafts: ProblemDraft[] = [];
+  for (const field of ['systemPrompt', 'userPrompt'] as const) {
+    const text = texts[field];
+    const source = definition[field];
+    if (text === undefined || source === undefined) continue;
+    const parsed = parseTemplate(text, check);
+    if (parsed.ok) continue;
+    const file = typeof source === 'string' ? undefined : source.file;
+    for (const error of parsed.errors) {
+      drafts.push({
+        code: 'INVALID_TEMPLATE',
+        path: file === undefined ? [...path, field] : [...path, field, 'file'],
+        message: `The ${field}${file === undefined ? '' : ` (${file})`}, line ${error.line}, column ${error.column}: ${error.message}.`,
+        hint: 'The placeholders are listed in examples/sentinels/README.md ("Prompt templates"); write "\\{{" for a literal "{{".',
+      });
+    }
+  }
+  return drafts;
 }

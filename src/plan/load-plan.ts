@@ -61,8 +61,8 @@ export async function loadPlan(planPath: string, overrides: PlanOverrides = {}):
   const codons: SalvagedCodon[] = salvaged.items.flatMap((item) =>
     (item.kind === 'loop' ? item.codons : [item]).filter((entry) => entry.kind === 'codon'),
   );
-  for (const { codon, path } of codons) {
-    const resolution = await resolveCodon(codon, path, dir, sentinels);
+  for (const { codon, path, sentinelRefs } of codons) {
+    const resolution = await resolveCodon(codon, path, dir, sentinels, sentinelRefs);
     drafts.push(...resolution.drafts);
     problems.push(...resolution.problems);
     if (resolution.files !== undefined) files.set(formatPath(path), resolution.files);

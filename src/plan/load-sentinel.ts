@@ -1,5 +1,5 @@
 import { dirname, resolve } from 'node:path';
-import { checkSentinelDefinition } from './check-sentinel.ts';
+import { checkPromptTemplates, checkSentinelDefinition } from './check-sentinel.ts';
 import type { LoadedSentinel, SentinelLoadError } from './loaded-plan.ts';
 import { type PathSegment, type PlanProblem, type ProblemDraft, sortProblems } from './problems.ts';
 import { salvageSentinel } from './salvage-sentinel.ts';
@@ -8,8 +8,8 @@ import { readSourceFile, readText } from './source-file.ts';
 import { issuesToDrafts } from './zod-issues.ts';
 
 /**
- * Loading sentinel definitions. Problems inside a sentinel file (or a template it names) are warnings:
- * the plan still loads, and the reference carries a loadError the engine reports at codon start.
+ * Loading sentinel definitions. Problems inside a sentinel file (or a template it names) keep their
+ * severity: a file a plan names that cannot be loaded makes the plan invalid, as an inline mistake does.
  */
 
 export type SentinelFileLoad =
@@ -94,6 +94,8 @@ async function checkUnsorted(file: string): Promise<SentinelFileCheck> {
     const problems = templates.drafts.map(source.locate);
     return { ok: false, problems: [...read.warnings, ...notes, ...problems] };
   }
+  const prompts = checkPromptTemplates(definition, templates.templates, []).map(source.locate);
+  if (prompts.length > 0) return { ok: false, problems: [...read.warnings, ...notes, ...prompts] };
   return {
     ok: true,
     sentinel: toLoadedSentinel(definition, templates.templates, { source: 'file', sourcePath: file }),
@@ -101,10 +103,10 @@ async function checkUnsorted(file: string): Promise<SentinelFileCheck> {
   };
 }
 
-/** Loads one sentinel file (YAML or JSON) a plan names. Never throws; every problem comes back as a warning. */
+/** Loads one sentinel file (YAML or JSON) a plan names. Never throws. */
 export async function loadSentinelFile(file: string): Promise<SentinelFileLoad> {
   const checked = await checkSentinelFile(file);
-  if (checked.ok) return { ...checked, problems: checked.problems.map(asWarning) };
+  if (checked.ok) return checked;
   const codes = new Set(checked.problems.map((p) => p.code));
   const whole = checked.problems.length === 1 && checked.problems[0]?.path === '';
   const notFound = whole && codes.has('FILE_NOT_FOUND');
@@ -127,7 +129,7 @@ export async function loadSentinelFile(file: string): Promise<SentinelFileLoad> 
     loadError: syntax
       ? { code: 'SENTINEL_FILE_INVALID', message: checked.problems[0]?.message ?? 'cannot read' }
       : invalid(file, errors),
-    problems: checked.problems.map(asWarning),
+    problems: checked.problems,
   };
 }
 
@@ -136,8 +138,4 @@ function invalid(file: string, count: number): SentinelLoadError {
     code: 'SENTINEL_FILE_INVALID',
     message: `${file} has ${count} problem${count === 1 ? '' : 's'}.`,
   };
-}
-
-function asWarning(problem: PlanProblem): PlanProblem {
-  return { ...problem, severity: 'warning' };
 }

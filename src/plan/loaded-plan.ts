@@ -31,28 +31,14 @@ export const SentinelLoadError = z.object({
 export type SentinelLoadError = z.infer<typeof SentinelLoadError>;
 
 /**
- * A sentinel attached to a codon. A sentinel file that cannot be loaded does not make the plan
- * invalid: the reference is kept as `failed`, and at codon start the engine reports a
- * sentinel-load-failure, failing the codon only when `failCodonOnLoadError` is true.
+ * A sentinel attached to a codon. A sentinel file that cannot be loaded makes the plan invalid (as an
+ * inline mistake does), so every attached sentinel is loaded; `status` stays for the shape's readers.
  */
-export const CodonSentinel = z.discriminatedUnion('status', [
-  z.object({
-    status: z.literal('loaded'),
-    ref: z.string().describe('How the plan names it: the id, or the file path as written.'),
-    sentinel: LoadedSentinel,
-  }),
-  z.object({
-    status: z.literal('failed'),
-    ref: z
-      .string()
-      .describe(
-        'How the plan names it: the id, or the file path as written (for FailureReason.sentinelRefs).',
-      ),
-    sourcePath: z.string().describe('Absolute path of the sentinel file.'),
-    loadError: SentinelLoadError,
-    failCodonOnLoadError: z.boolean(),
-  }),
-]);
+export const CodonSentinel = z.object({
+  status: z.literal('loaded'),
+  ref: z.string().describe('How the plan names it: the id, or the file path as written.'),
+  sentinel: LoadedSentinel,
+});
 export type CodonSentinel = z.infer<typeof CodonSentinel>;
 
 export const ResolvedRigStep = z.discriminatedUnion('type', [

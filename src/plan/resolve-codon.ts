@@ -6,6 +6,7 @@ import type { Codon, RigSetupStep } from './plan-schema.ts';
 import { normalizeInside } from './primitives.ts';
 import type { PathSegment, PlanProblem, ProblemDraft } from './problems.ts';
 import type { SentinelResolver } from './resolve-sentinels.ts';
+import type { CodonSentinelRef } from './sentinel-schema.ts';
 import { readText } from './source-file.ts';
 
 /** The parts of a codon that come from the file system: prompt, rig setup sources, sentinels. */
@@ -23,11 +24,13 @@ export type CodonResolution = {
   problems: PlanProblem[];
 };
 
+/** `sentinelRefs`: its valid sentinel references with their places in its list (salvage.ts). */
 export async function resolveCodon(
   codon: Codon,
   path: PathSegment[],
   planDir: string,
   sentinels: SentinelResolver,
+  sentinelRefs: ReadonlyArray<{ index: number; ref: CodonSentinelRef }>,
 ): Promise<CodonResolution> {
   const drafts: ProblemDraft[] = [];
   const problems: PlanProblem[] = [];
@@ -77,7 +80,7 @@ export async function resolveCodon(
   }
 
   const attached: Array<{ index: number; sentinel: CodonSentinel }> = [];
-  for (const [index, ref] of (codon.sentinels ?? []).entries()) {
+  for (const { index, ref } of sentinelRefs) {
     const sentinel = await sentinels.resolveRef(ref, [...path, 'sentinels', index]);
     if (sentinel !== undefined) attached.push({ index, sentinel });
   }
@@ -118,7 +121,7 @@ function duplicateSentinels(
   const drafts: ProblemDraft[] = [];
   const seen = new Set<string>();
   for (const { index, sentinel } of attached) {
-    const id = sentinel.status === 'loaded' ? sentinel.sentinel.id : sentinel.ref;
+    const id = sentinel.sentinel.id;
     if (!seen.has(id)) {
       seen.add(id);
       continue;

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { checkPromptTemplates } from './check-sentinel.ts';
 import { loadSentinelFile, readTemplates, type SentinelFileLoad, toLoadedSentinel } from './load-sentinel.ts';
 import type { CodonSentinel } from './loaded-plan.ts';
 import type { PathSegment, PlanProblem, ProblemDraft } from './problems.ts';
@@ -35,31 +36,38 @@ export function createSentinelResolver(planDir: string) {
     return load;
   };
 
-  async function fromFile(ref: SentinelFileRef, path: PathSegment[], id?: string): Promise<CodonSentinel> {
+  /**
+   * Undefined when the file cannot be loaded: an error of the plan, as a mistake in an inline sentinel is
+   * (a sentinel may be a guard, so a typo must not mean a run without it).
+   */
+  async function fromFile(
+    ref: SentinelFileRef,
+    path: PathSegment[],
+    id?: string,
+  ): Promise<CodonSentinel | undefined> {
     const file = resolve(planDir, ref.file);
     const name = id ?? ref.file;
     const load = await loadOnce(file);
     if (!load.ok) {
-      const missing = load.loadError.code === 'SENTINEL_FILE_NOT_FOUND';
-      const consequence = ref.failCodonOnLoadError
-        ? 'codons using it will fail at start (failCodonOnLoadError).'
-        : 'codons using it run without it.';
+      const { code, message } = load.loadError;
+      const what =
+        code === 'SENTINEL_FILE_NOT_FOUND'
+          ? `Sentinel file not found: ${file}`
+          : code === 'SENTINEL_FILE_UNREADABLE'
+            ? `Sentinel file cannot be read: ${file} (${message.replace(/\.$/, '')})`
+            : `Sentinel file cannot be loaded: ${file}`;
       drafts.push({
-        code: missing ? 'SENTINEL_FILE_NOT_FOUND' : 'SENTINEL_FILE_INVALID',
-        severity: 'warning',
+        code: code === 'SENTINEL_FILE_NOT_FOUND' ? code : 'SENTINEL_FILE_INVALID',
         path: [...path, 'file'],
-        message: `${missing ? 'Sentinel file not found' : 'Sentinel file cannot be loaded'}: ${file}; ${consequence}`,
-        hint: missing
-          ? 'Fix the path (it is relative to the plan file) or create the file.'
-          : `Fix the problems reported in ${file}.`,
+        message: `${what}; the codons using it cannot run without it.`,
+        hint:
+          code === 'SENTINEL_FILE_INVALID'
+            ? `Fix the problems reported in ${file}.`
+            : code === 'SENTINEL_FILE_UNREADABLE'
+              ? 'Make the file readable, or fix the path (it is relative to the plan file).'
+              : 'Fix the path (it is relative to the plan file) or create the file.',
       });
-      return {
-        status: 'failed',
-        ref: name,
-        sourcePath: file,
-        loadError: load.loadError,
-        failCodonOnLoadError: ref.failCodonOnLoadError,
-      };
+      return undefined;
     }
     if (id !== undefined && load.sentinel.id !== id) {
       drafts.push({
@@ -81,6 +89,11 @@ export function createSentinelResolver(planDir: string) {
     const templates = await readTemplates(definition, planDir, path);
     if (!templates.ok) {
       drafts.push(...templates.drafts);
+      return undefined;
+    }
+    const prompts = checkPromptTemplates(definition, templates.templates, path);
+    if (prompts.length > 0) {
+      drafts.push(...prompts);
       return undefined;
     }
     return {

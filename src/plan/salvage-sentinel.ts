@@ -1,5 +1,5 @@
 import { isRecord, salvageObject, valid } from './salvage-object.ts';
-import { SentinelAction } from './sentinel-actions-schema.ts';
+import { ActionWhen, SentinelAction } from './sentinel-actions-schema.ts';
 import { SentinelOutput, Trigger } from './sentinel-schema.ts';
 
 /**
@@ -11,8 +11,11 @@ export type SentinelParts = {
   trigger?: Trigger;
   output?: SentinelOutput;
   /** By position in the file; an action that stays invalid without its invalid fields is undefined. */
-  actions: Array<SentinelAction | undefined>;
+  actions: Array<ActionParts | undefined>;
 };
+
+/** What the checks read of an action: its `when` and text, each absent when invalid. */
+export type ActionParts = { when?: ActionWhen; text?: string | undefined };
 
 export function salvageSentinel(data: unknown): SentinelParts {
   if (!isRecord(data)) return { actions: [] };
@@ -26,11 +29,22 @@ export function salvageSentinel(data: unknown): SentinelParts {
   };
 }
 
-/** The action, or what is left of it without its invalid fields (a halt's stray `text`, a redo's bad `max`). */
-function salvageAction(data: unknown): SentinelAction | undefined {
+/**
+ * The action, or what is left of it without its invalid fields (a halt's stray `text`, a redo's bad
+ * `max`); with an invalid `when` (a regex that does not compile), its text is still checked.
+ */
+function salvageAction(data: unknown): ActionParts | undefined {
   const whole = SentinelAction.safeParse(data);
   if (whole.success) return whole.data;
   if (!isRecord(data)) return undefined;
   const branch = SentinelAction.options.find((option) => option.shape.do.value === data.do);
-  return branch === undefined ? undefined : salvageObject(branch, data)?.value;
+  if (branch === undefined) return undefined;
+  const salvaged = salvageObject(branch, data)?.value;
+  if (salvaged !== undefined) return salvaged;
+  const when = valid(ActionWhen, data.when);
+  const text = 'text' in branch.shape && typeof data.text === 'string' ? data.text : undefined;
+  return {
+    ...(when === undefined ? {} : { when }),
+    ...(text === undefined ? {} : { text }),
+  };
 }

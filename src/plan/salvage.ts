@@ -4,7 +4,7 @@ import { Id } from './primitives.ts';
 import type { PathSegment } from './problems.ts';
 import { isRecord, salvageObject, valid } from './salvage-object.ts';
 import { type SentinelParts, salvageSentinel } from './salvage-sentinel.ts';
-import { type NamedSentinel, SentinelFileRef } from './sentinel-schema.ts';
+import { CodonSentinelRef, type NamedSentinel, SentinelFileRef } from './sentinel-schema.ts';
 
 /**
  * The valid parts of a plan that may be invalid elsewhere, so cross-codon checks and file checks can
@@ -21,6 +21,11 @@ export type SalvagedCodon = {
   path: PathSegment[];
   /** Fields left out because they were invalid; checks that depend on them stay silent. */
   dropped: string[];
+  /**
+   * Its valid sentinel references at their places in its list, also when another entry of the list is
+   * invalid (the list is then dropped from `codon`), so the files they name are still checked.
+   */
+  sentinelRefs: Array<{ index: number; ref: CodonSentinelRef }>;
 };
 /** An invalid codon or loop block; its id is kept when readable, so duplicates are still found. */
 export type InvalidEntry = { kind: 'invalid'; path: PathSegment[]; id?: string };
@@ -128,9 +133,13 @@ function salvageCodon(data: unknown, path: PathSegment[], plan: SalvagedPlan): S
     }
   }
   const salvaged = salvageObject(Codon, data);
-  return salvaged === undefined
-    ? invalid(data, path)
-    : { kind: 'codon', codon: salvaged.value, path, dropped: salvaged.dropped };
+  if (salvaged === undefined) return invalid(data, path);
+  const list = isRecord(data) && Array.isArray(data.sentinels) ? data.sentinels : [];
+  const sentinelRefs = list.flatMap((item, index) => {
+    const ref = valid(CodonSentinelRef, item);
+    return ref === undefined ? [] : [{ index, ref }];
+  });
+  return { kind: 'codon', codon: salvaged.value, path, dropped: salvaged.dropped, sentinelRefs };
 }
 
 function invalid(data: unknown, path: PathSegment[]): InvalidEntry {

@@ -106,6 +106,12 @@ export const ExecutionStrategy = z
         intervalMs: Duration.describe(
           'Call the LLM at most once per interval, with the events queued meanwhile.',
         ),
+        leading: z
+          .boolean()
+          .optional()
+          .describe(
+            'true: a trigger that comes at least intervalMs after the last call is called at once (then the window runs from that call), so a first look is not an interval late. Default false: the first trigger opens the window and the call comes when it closes.',
+          ),
       })
       .describe('Call the LLM on a fixed interval while triggers are pending.'),
   ])
@@ -202,7 +208,7 @@ const SentinelBodyShape = {
         .boolean()
         .default(false)
         .describe(
-          'Fail the codon (sentinel-load-failure) when the sentinel cannot be loaded at codon start. Default false.',
+          'Fail the codon (sentinel-load-failure) when the sentinel cannot be loaded at codon start (a prompt template that does not parse, an output schema or output path that cannot be used). Default false.',
         ),
     })
     .prefault({})
@@ -240,7 +246,7 @@ export const SentinelFileRef = z
       .boolean()
       .default(false)
       .describe(
-        "Fail the codon when this file cannot be loaded (missing or invalid). The file's own setting cannot apply then. Default false.",
+        'No effect, kept so that plans that set it stay valid: a sentinel file that cannot be loaded (missing or invalid) is an error of the plan, and the plan does not run. Default false.',
       ),
   })
   .describe('A sentinel defined in its own file.')

@@ -29,7 +29,7 @@ export const MessageText = z
   .string()
   .min(1, 'must not be empty')
   // Characters first (a UTF-8 byte count is never below it), then the bytes themselves.
-  .max(MESSAGE_MAX_BYTES, { abort: true })
+  .max(MESSAGE_MAX_BYTES, { abort: true, error: `at most ${MESSAGE_MAX_BYTES} bytes of UTF-8` })
   .refine((text) => text.trim() !== '', 'must hold more than white space')
   .refine(
     (text) => new TextEncoder().encode(text).length <= MESSAGE_MAX_BYTES,

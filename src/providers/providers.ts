@@ -73,7 +73,7 @@ export function agentProviderUrl(kind: ProviderUse['kind'], url: string): string
 }
 
 /**
- * Every codon and loaded sentinel of the plan with the provider it calls. `agentConfig`: whose
+ * Every codon and sentinel of the plan with the provider it calls. `agentConfig`: whose
  * configuration the other agent CLIs run with (opencode's user configuration holds its login).
  */
 export function providerUses(
@@ -91,18 +91,12 @@ export function providerUses(
           ? claudeConfig === 'user'
           : codon.agent === 'opencode' && agentConfig === 'user',
     },
-    ...codon.sentinels.flatMap((entry) =>
-      entry.status === 'loaded'
-        ? [
-            {
-              who: `sentinel ${entry.sentinel.id} (codon ${codon.id})`,
-              ...(entry.sentinel.provider ? { provider: entry.sentinel.provider } : {}),
-              kind: 'sentinel' as const,
-              userLogin: false,
-            },
-          ]
-        : [],
-    ),
+    ...codon.sentinels.map((entry) => ({
+      who: `sentinel ${entry.sentinel.id} (codon ${codon.id})`,
+      ...(entry.sentinel.provider ? { provider: entry.sentinel.provider } : {}),
+      kind: 'sentinel' as const,
+      userLogin: false,
+    })),
   ]);
 }
 

@@ -4,15 +4,17 @@ import type { EngineState, RunState } from '../state/reducer.ts';
 import type { PlanRecord } from './plan-record.ts';
 
 /**
- * One run of an execution as `ribosome runs` shows it. `status` is the recorded one, except that a
- * run still recorded as running while no server holds the execution is `crashed` (the next start
- * records it so), and a run a rollback left (a client's, or a sentinel's rollback or redo: the next
- * run began from the rollback) is `rolled-back`. `total` is null when the execution has no plan
- * record (an older version made it).
+ * One run of an execution as `ribosome runs` shows it. `status` says what happened: `running`;
+ * `crashed` (still recorded as running while no server holds the execution; the next start records it
+ * so); `rolled-back` (a rollback left it: a client's, or a sentinel's rollback or redo; the next run
+ * began from it); `completed` (it ended with every codon of the plan done or passed over); else, ended
+ * with codons left, `failed` (a codon's latest ending failed), `stopped` (only stopped ones: forceStop,
+ * a sentinel's halt) or `ended` (none: the server stopped between codons). `total` is null when the
+ * execution has no plan record (an older version made it).
  */
 export type RunRow = {
   id: string;
-  status: RunState['status'] | 'rolled-back';
+  status: 'running' | 'crashed' | 'rolled-back' | 'completed' | 'failed' | 'stopped' | 'ended';
   /** Why the run began: a server start, a rollback, or the recovery of a crashed run. */
   reason: RunState['reason'];
   /** Codons done in the run's lineage (those of the runs it grew from included), as the server counts them. */
@@ -65,7 +67,11 @@ function runRow(state: EngineState, run: RunState, context: RunContext, rolledBa
   const named = runBranchName(run.runId);
   return {
     id: run.runId,
-    status: lost ? 'crashed' : rolledBack && run.status === 'completed' ? 'rolled-back' : run.status,
+    status: lost
+      ? 'crashed'
+      : rolledBack && run.status === 'completed'
+        ? 'rolled-back'
+        : endedAs(run.status, counted.done, context.plan?.codons.length, failed, stopped),
     reason: run.reason,
     done: counted.done,
     total: context.plan ? context.plan.codons.length : null,
@@ -77,4 +83,20 @@ function runRow(state: EngineState, run: RunState, context: RunContext, rolledBa
     durationMs: Math.max(0, end - Date.parse(run.startedAt)),
     branch: run.branch ?? (named.ok ? named.value : null),
   };
+}
+
+/** An ended run named by what happened (the journal records RunCompleted or RunFailed). */
+function endedAs(
+  recorded: RunState['status'],
+  done: number,
+  total: number | undefined,
+  failed: readonly string[],
+  stopped: readonly string[],
+): RunRow['status'] {
+  if (recorded === 'running' || recorded === 'crashed') return recorded;
+  const allDone = total === undefined ? recorded === 'completed' : done >= total;
+  if (allDone && recorded === 'completed') return 'completed';
+  if (failed.length > stopped.length) return 'failed';
+  if (stopped.length > 0) return 'stopped';
+  return allDone ? 'completed' : 'ended';
 }

@@ -75,8 +75,8 @@ const refusingEngine: ActionEngine = {
 type Group = { codon: RuntimeCodon; sentinels: SentinelRuntime[] };
 type LoadProblem = {
   ref: string;
-  sentinelId?: string;
-  kind: 'file' | 'template' | 'configuration';
+  sentinelId: string;
+  kind: 'template' | 'configuration';
   message: string;
   failCodon: boolean;
 };
@@ -152,7 +152,7 @@ export function createSentinelHooks(options: SentinelHooksOptions): CodonHooks {
       ? 'the codon fails (failCodonOnLoadError)'
       : 'the codon runs without it';
     log.warn({ codonId: codon.id, ref: problem.ref, kind: problem.kind }, problem.message);
-    if (problem.kind === 'template' && problem.sentinelId !== undefined) {
+    if (problem.kind === 'template') {
       await publish('sentinel.error', {
         sentinelId: problem.sentinelId,
         codonId: codon.id,
@@ -269,17 +269,6 @@ function compileEntry(
   entry: CodonSentinel,
   outputDir: string,
 ): { ok: true; sentinel: CompiledSentinel } | { ok: false; problem: LoadProblem } {
-  if (entry.status === 'failed') {
-    return {
-      ok: false,
-      problem: {
-        ref: entry.ref,
-        kind: 'file',
-        message: `${entry.loadError.message.replace(/\.$/, '')} (${entry.sourcePath})`,
-        failCodon: entry.failCodonOnLoadError,
-      },
-    };
-  }
   const result = compileSentinel(entry.sentinel, outputDir);
   if (result.ok) return result;
   return {

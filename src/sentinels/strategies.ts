@@ -11,7 +11,8 @@ import type { ExecutionStrategy } from '../plan/index.ts';
  * - count: fires on every `every`-th trigger.
  * - timeWindow: the first trigger after a fire opens a window of `intervalMs`; when it closes, one
  *   fire takes everything that came in it. So at most one call per interval, and no timer runs while
- *   nothing is pending.
+ *   nothing is pending. With `leading`, a trigger `intervalMs` or more after the last fire fires at
+ *   once, and one that comes sooner waits for the rest of the interval since that fire.
  *
  * `flush()` fires now if anything is pending (the codon is ending); `dispose()` cancels timers.
  */
@@ -52,10 +53,12 @@ export function createStrategy(
     if (timer !== undefined) timers.clearTimeout(timer);
     timer = undefined;
   };
+  let lastFireAt: number | undefined;
   const fireNow = () => {
     cancel();
     if (disposed || pending === 0) return;
     pending = 0;
+    if (config.type === 'timeWindow' && config.leading) lastFireAt = timers.now();
     fire();
   };
   const arm = (ms: number, then: () => void) => {
@@ -85,6 +88,14 @@ export function createStrategy(
           if (pending >= config.every) fireNow();
         };
       case 'timeWindow':
+        if (config.leading) {
+          return (now) => {
+            if (timer !== undefined) return;
+            const since = lastFireAt === undefined ? config.intervalMs : (now ?? timers.now()) - lastFireAt;
+            if (since >= config.intervalMs) fireNow();
+            else arm(config.intervalMs - since, fireNow);
+          };
+        }
         return () => {
           if (timer === undefined) arm(config.intervalMs, fireNow);
         };

@@ -25,7 +25,9 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_$-]+)*$/;
 export function parseTemplate(
   text: string,
   check: CheckName,
-): { ok: true; template: Template } | { ok: false; error: TemplateError; errors: TemplateError[] } {
+):
+  | { ok: true; template: Template }
+  | { ok: false; error: TemplateError; errors: TemplateError[]; names: readonly string[] } {
   const segments: Segment[] = [];
   const names: string[] = [];
   const errors: TemplateError[] = [];
@@ -72,7 +74,7 @@ export function parseTemplate(
     names.push(name);
   }
   const [first] = errors;
-  if (first !== undefined) return { ok: false, error: first, errors };
+  if (first !== undefined) return { ok: false, error: first, errors, names };
   if (literal) segments.push(literal);
   return { ok: true, template: { segments, names } };
 }

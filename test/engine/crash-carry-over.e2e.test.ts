@@ -13,7 +13,14 @@ import type { ScriptInput } from '../../src/llm/mock-provider/script-schema.ts';
 import { type MockProvider, startMockProvider } from '../../src/llm/mock-provider/server.ts';
 import type { ServerEvent } from '../../src/protocol/index.ts';
 import { pidsWith, waitFor } from '../helpers/processes.ts';
-import { journalRows, killAll, type ServerProcess, startServer, tempDir } from '../helpers/server-process.ts';
+import {
+  journalRows,
+  killAll,
+  runCli,
+  type ServerProcess,
+  startServer,
+  tempDir,
+} from '../helpers/server-process.ts';
 
 const temps: Array<{ remove(): void }> = [];
 const clients: RibosomeClient[] = [];
@@ -80,6 +87,60 @@ const reply = (text: string) => ({ content: [{ text }] });
 const bash = (command: string) => ({ content: [{ tool_use: { name: 'Bash', input: { command } } }] });
 const write = (file: string) => ({
   content: [{ tool_use: { name: 'Write', input: { file_path: file, content: `${file}\n` } } }],
+});
+
+describe('a crash loses no spend (trial 17b L9)', () => {
+  it('what the agent spent before a kill -9 counts: runs and log show it, not $0', {
+    timeout: TIMEOUT,
+  }, async () => {
+    const marker = `sleep ${71_000 + Math.floor(Math.random() * 9000)}`;
+    markers.push(marker);
+    const s = await setUp(
+      `name: spent\nagent: builtin\nmodel: claude-sonnet-4-5\ncodons:\n  - id: a\n    name: A\n    prompt: Do a.\n`,
+      {
+        tracks: [
+          // A million fresh input tokens ($3.00 at Sonnet 4.5's price), then a tool that outlives the server.
+          {
+            name: 'stuck',
+            match: { firstUser: 'Do a.' },
+            turns: [{ ...bash(marker), usage: { input_tokens: 1_000_000, output_tokens: 0 } }],
+          },
+        ],
+      },
+    );
+    const first = await s.start(['--no-autostart']);
+    const running = first.until('assistant.action', (e) => e.data.toolName === 'Bash');
+    first.client.send('codon.next');
+    await running;
+    await waitFor(() => pidsWith(marker).length > 0, 'the tool to run', WAIT);
+    // The spend is journaled with the agent's response, before its tool runs.
+    expect(journalRows(s.exec).find((r) => r.type === 'token.usage')?.data.totalCost).toBe(3);
+    await crash(first.server);
+
+    const cli = async (...args: string[]) => {
+      const proc = runCli([...args, '--execution', s.exec]);
+      const { code } = await proc.exited;
+      return { code, stdout: proc.stdout() };
+    };
+    const before = await cli('runs', '--json');
+    expect(before.code).toBe(0);
+    expect(JSON.parse(before.stdout)).toMatchObject([{ status: 'crashed', cost: 3 }]);
+
+    // The next start records the crash: the codon's failure line carries its spend.
+    await s.start(['--no-autostart']);
+    await waitFor(
+      () =>
+        journalRows(s.exec).some(
+          (r) => r.type === 'state.transition' && r.data.transitionType === 'RunCrashed',
+        ),
+      'the crash to be recorded',
+      WAIT,
+    );
+    const log = await cli('log');
+    expect(log.stdout).toMatch(/< a FAILED \([^)]*\$3\.0000\)/);
+    const after = await cli('runs', '--json');
+    expect(JSON.parse(after.stdout)[0]).toMatchObject({ status: 'crashed', cost: 3 });
+  });
 });
 
 describe('a crash loses nothing the agent was told', () => {

@@ -42,7 +42,8 @@ describe('StreamMapper over an agent that reports no cost (Codex, Gemini, openco
         usage: { input_tokens: 1_000_000, output_tokens: 0 },
       },
     };
-    expect(usage(response)).toEqual([]);
+    // Counted as the response comes (trial 17b L9), priced from the table.
+    expect(usage(response)).toMatchObject([{ inputTokens: 1_000_000, totalCost: 3, costEstimated: true }]);
     const [last] = usage({
       type: 'result',
       subtype: 'success',
@@ -58,5 +59,41 @@ describe('StreamMapper over an agent that reports no cost (Codex, Gemini, openco
     const mapper = new StreamMapper({ codonId: 'c', maxResultChars: 100 });
     const events = mapper.map(result(1, 1, 0.01));
     expect(events.some((out) => out.kind === 'event' && 'costEstimated' in out.event.data)).toBe(false);
+  });
+});
+
+describe('StreamMapper counts a message as its first line shows it (trial 17b L9)', () => {
+  const line = (
+    id: string,
+    usage: { input_tokens: number; output_tokens: number },
+    text = 'x',
+  ): StreamLine => ({
+    type: 'assistant',
+    message: { id, model: 'claude-sonnet-4-5', content: [{ type: 'text', text }], usage },
+  });
+  const kinds = (outs: ReturnType<StreamMapper['map']>) =>
+    outs.map((o) => (o.kind === 'event' ? o.event.type : o.kind === 'cost' ? `cost ${o.amount}` : o.kind));
+
+  it('before the tool it asks for runs; a later line of it adds only what it shows beyond', () => {
+    const mapper = new StreamMapper({ codonId: 'c', maxResultChars: 100 });
+    // A million input tokens at $3: journaled with the message, not after its tool's result.
+    expect(kinds(mapper.map(line('m1', { input_tokens: 1_000_000, output_tokens: 0 })))).toEqual([
+      'token.usage',
+      'cost 3',
+      'messageCount',
+      'assistant.action',
+    ]);
+    expect(mapper.totalCost).toBe(3);
+    // The same usage on the message's next block: nothing more.
+    expect(kinds(mapper.map(line('m1', { input_tokens: 1_000_000, output_tokens: 0 })))).toEqual([
+      'assistant.action',
+    ]);
+    // More output on a later block: only the difference (100 000 output tokens at $15 a million).
+    const more = mapper.map(line('m1', { input_tokens: 1_000_000, output_tokens: 100_000 }));
+    expect(kinds(more)).toEqual(['token.usage', 'cost 1.5', 'assistant.action']);
+    expect(mapper.totalCost).toBe(4.5);
+    // The next message counts anew; the end leaves nothing behind.
+    expect(kinds(mapper.map(line('m2', { input_tokens: 10, output_tokens: 0 })))[0]).toBe('token.usage');
+    expect(mapper.finish()).toEqual([]);
   });
 });

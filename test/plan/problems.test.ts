@@ -621,29 +621,20 @@ describe('sentinel references', () => {
   });
 });
 
-describe('sentinel files that cannot be loaded are warnings', () => {
-  it('a missing file: the plan loads and the reference keeps a loadError', async () => {
+describe('sentinel files that cannot be loaded are errors, as inline mistakes are (trial 17b M1)', () => {
+  it('a missing file: an error where the plan names it', async () => {
     const result = await loadText(
       yaml('name: x', 'codons:', '  - id: a', '    prompt: hi', '    sentinels:', '      - file: gone.yaml'),
     );
-    expect(result.ok).toBe(true);
-    if (!result.ok) return;
-    expectProblem(result.warnings, {
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const problem = expectProblem(result.problems, {
       code: 'SENTINEL_FILE_NOT_FOUND',
-      severity: 'warning',
       path: 'codons[0].sentinels[0].file',
       line: 6,
       column: 15,
     });
-    expect(result.plan.codons[0]!.sentinels).toEqual([
-      {
-        status: 'failed',
-        ref: 'gone.yaml',
-        sourcePath: join(result.dir, 'gone.yaml'),
-        loadError: { code: 'SENTINEL_FILE_NOT_FOUND', message: expect.any(String) },
-        failCodonOnLoadError: false,
-      },
-    ]);
+    expect(problem.message).toContain(join(result.dir, 'gone.yaml'));
   });
 
   it('an invalid file: its problems point into it, once, however many codons use it', async () => {
@@ -670,30 +661,92 @@ describe('sentinel files that cannot be loaded are warnings', () => {
         ),
       },
     );
-    expect(result.ok).toBe(true);
-    if (!result.ok) return;
-    const inFile = result.warnings.filter((p) => p.file === join(result.dir, 'bad.yaml'));
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const inFile = result.problems.filter((p) => p.file === join(result.dir, 'bad.yaml'));
     expect(inFile.map((p) => [p.path, p.line, p.column, p.severity])).toEqual([
-      ['trigger.eventTypes', 4, 37, 'warning'],
-      ['maxQueue', 5, 11, 'warning'],
+      ['trigger.eventTypes', 4, 37, 'error'],
+      ['maxQueue', 5, 11, 'error'],
     ]);
-    expectProblem(result.warnings, {
+    expectProblem(result.problems, {
       code: 'SENTINEL_FILE_INVALID',
-      severity: 'warning',
       path: 'sentinels.bad.file',
       line: 3,
       column: 16,
     });
-    for (const codon of result.plan.codons) {
-      expect(codon.sentinels).toEqual([
-        expect.objectContaining({
-          status: 'failed',
-          ref: 'bad',
-          failCodonOnLoadError: true,
-          loadError: expect.objectContaining({ code: 'SENTINEL_FILE_INVALID' }),
-        }),
-      ]);
-    }
+  });
+
+  it('a prompt template that does not parse is an error, inline and from a file', async () => {
+    const problems = await problemsOf(
+      yaml(
+        'name: x',
+        'codons:',
+        '  - id: a',
+        '    prompt: hi',
+        '    sentinels:',
+        '      - { id: s, model: m, userPrompt: "{{evnets}}", trigger: { type: event, eventTypes: [tool.result] } }',
+        '      - { file: s.yaml }',
+      ),
+      {
+        's.yaml': yaml(
+          'id: t',
+          'model: m',
+          'systemPrompt: "Watch {{codon.nam}}"',
+          'userPrompt: "{{events"',
+          'trigger: { type: event, eventTypes: [tool.result] }',
+        ),
+      },
+    );
+    expect(problems.map((p) => `${p.severity} ${p.code} ${p.path} ${p.message.split(':')[0]}`)).toEqual([
+      'error INVALID_TEMPLATE codons[0].sentinels[0].userPrompt The userPrompt, line 1, column 1',
+      'error SENTINEL_FILE_INVALID codons[0].sentinels[1].file Sentinel file cannot be loaded',
+      'error INVALID_TEMPLATE systemPrompt The systemPrompt, line 1, column 7',
+      'error INVALID_TEMPLATE userPrompt The userPrompt, line 1, column 1',
+    ]);
+  });
+
+  it('an invalid inline sentinel hides neither the files beside it nor its own text problems (trial 17b L3)', async () => {
+    const problems = await problemsOf(
+      yaml(
+        'name: x',
+        'codons:',
+        '  - id: a',
+        '    prompt: hi',
+        '    sentinels:',
+        '      - file: warn.yaml',
+        '      - file: bad.yaml',
+        '      - id: inl',
+        '        model: m',
+        '        userPrompt: "{{events}}"',
+        '        trigger: { type: event, eventTypes: [tool.result] }',
+        '        actions:',
+        '          - when: { regex: "[" }',
+        '            do: redo',
+        '            text: "{{output.x}}"',
+      ),
+      {
+        'warn.yaml': yaml(
+          'id: warn',
+          'model: m',
+          'userPrompt: "{{events}}"',
+          'trigger: { type: event, eventTypes: [tool.reslt] }',
+        ),
+        'bad.yaml': yaml(
+          'id: bad',
+          'model: m',
+          'userPrompt: "{{events}}"',
+          'trigger: { type: event, eventTypes: [tool.result] }',
+          'actions: [{ when: [{ path: a, op: equals, value: 1 }], do: halt }]',
+        ),
+      },
+    );
+    expect(problems.map((p) => `${p.severity} ${p.code} ${p.path}`)).toEqual([
+      'error SENTINEL_FILE_INVALID codons[0].sentinels[1].file',
+      'error INVALID_REGEX codons[0].sentinels[2].actions[0].when.regex',
+      'error INVALID_TEMPLATE codons[0].sentinels[2].actions[0].text',
+      'error ACTION_WHEN_MISMATCH actions[0].when',
+      'warning UNKNOWN_EVENT_TYPE trigger.eventTypes[0]',
+    ]);
   });
 
   it("a file whose id differs from the plan's key: the key wins, with a warning", async () => {

@@ -12,13 +12,16 @@ const readYaml = async (name: string): Promise<unknown> =>
   parse(await readFile(join(EXAMPLES, name), 'utf8'));
 
 describe('zod schemas', () => {
-  it.each(['minimal.yaml', 'empty.yaml', 'loop.yaml', 'sentinels.yaml', 'sentinel-file-missing.yaml'])(
-    'accepts examples/plans/%s',
-    async (name) => {
-      const result = Plan.safeParse(await readYaml(name));
-      expect(result.error?.issues ?? []).toEqual([]);
-    },
-  );
+  it.each([
+    'minimal.yaml',
+    'empty.yaml',
+    'loop.yaml',
+    'sentinels.yaml',
+    'invalid/sentinel-file-missing.yaml',
+  ])('accepts examples/plans/%s', async (name) => {
+    const result = Plan.safeParse(await readYaml(name));
+    expect(result.error?.issues ?? []).toEqual([]);
+  });
 
   it('accepts the example sentinel file', async () => {
     const result = SentinelFile.safeParse(await readYaml('sentinels/progress.yaml'));

@@ -50,13 +50,61 @@ describe.concurrent('ribosome validate', () => {
     expect(stdout).not.toContain('OK:');
   });
 
-  it('warnings are printed and the plan still passes', async ({ expect }) => {
-    const { code, stdout } = await validate('examples/plans/sentinel-file-missing.yaml');
-    expect(code).toBe(0);
-    expect(stdout).toContain(
-      'examples/plans/sentinel-file-missing.yaml:9:15 - warning SENTINEL_FILE_NOT_FOUND at codons[0].sentinels[0].file',
+  it('warnings are printed and the plan still passes', async ({ expect, onTestFinished }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'ribosome-validate-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(
+      join(dir, 'watch.yaml'),
+      'id: watch\nmodel: m\nuserPrompt: "{{events}}"\ntrigger: { type: event, eventTypes: [tool.reslt] }\n',
     );
-    expect(stdout.trimEnd().split('\n').at(-1)).toBe('OK: missing-sentinel-file (1 codon)');
+    writeFileSync(
+      join(dir, 'plan.yaml'),
+      'name: warned\ncodons:\n  - id: one\n    prompt: hi\n    sentinels: [{ file: watch.yaml }]\n',
+    );
+    const { code, stdout } = await validate(join(dir, 'plan.yaml'));
+    expect(code).toBe(0);
+    expect(stdout).toContain('watch.yaml:4:38 - warning UNKNOWN_EVENT_TYPE at trigger.eventTypes[0]');
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe('OK: warned (1 codon)');
+  });
+
+  it('a sentinel file the plan names that cannot be loaded is an error, as inline (trial 17b M1)', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const missing = await validate('examples/plans/invalid/sentinel-file-missing.yaml');
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toContain(
+      'examples/plans/invalid/sentinel-file-missing.yaml:9:15 - error SENTINEL_FILE_NOT_FOUND at codons[0].sentinels[0].file',
+    );
+    expect(missing.stdout).not.toContain('OK:');
+
+    // The file's own problems keep their severity: an action that does not fit is an error of the plan.
+    const dir = mkdtempSync(join(tmpdir(), 'ribosome-validate-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(
+      join(dir, 'guard.yaml'),
+      [
+        'id: guard',
+        'model: m',
+        'userPrompt: "{{events}}"',
+        'trigger: { type: event, eventTypes: [tool.result] }',
+        'actions:',
+        '  - when: [{ path: repeating, op: equals, value: true }]',
+        '    do: halt',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(dir, 'plan.yaml'),
+      'name: guarded\ncodons:\n  - id: one\n    prompt: hi\n    sentinels: [{ file: guard.yaml }]\n',
+    );
+    const invalid = await validate(join(dir, 'plan.yaml'), '--json');
+    expect(invalid.code).toBe(2);
+    const report = JsonReport.parse(JSON.parse(invalid.stdout));
+    expect(report.problems.map((p) => [p.severity, p.code, p.file, p.path])).toEqual([
+      ['error', 'SENTINEL_FILE_INVALID', join(dir, 'plan.yaml'), 'codons[0].sentinels[0].file'],
+      ['error', 'ACTION_WHEN_MISMATCH', join(dir, 'guard.yaml'), 'actions[0].when'],
+    ]);
   });
 
   it('--json: machine-readable problems, exit 2', async ({ expect }) => {
@@ -210,6 +258,8 @@ describe.concurrent('ribosome validate', () => {
       'error ACTION_WHEN_MISMATCH actions[0].when',
       'warning UNKNOWN_OUTPUT_FIELD actions[1].when[0].path',
       'error INVALID_TEMPLATE actions[1].text',
+      // A placeholder that parsed is checked beside one that did not (trial 17b L3).
+      'warning UNKNOWN_OUTPUT_FIELD actions[1].text',
       'error INVALID_VALUE actions[2].when[0].op',
       'error INVALID_TEMPLATE actions[3].text',
     ]);

@@ -117,8 +117,66 @@ describe('a run a rollback left', () => {
       { type: 'RunCompleted', data: { runId, endedAt: at } },
     ]);
     const rows = runRows(ended, { plan, serverAlive: false, lastEventAt, now });
-    expect(rows[0]?.status).toBe('completed');
-    expect(formatRuns(rows).split('\n')[1]).toMatch(/^run-1 +completed \(failed: one; stopped: two\) /);
+    expect(rows[0]?.status).toBe('failed');
+    expect(formatRuns(rows).split('\n')[1]).toMatch(/^run-1 +failed \(failed: one; stopped: two\) /);
+  });
+});
+
+describe('an ended run is named by what happened (trial 17b L7)', () => {
+  const at = '2026-01-01T00:00:20.000Z';
+  const ending = (codonId: string, status: 'completed' | 'failed' | 'stopped'): Transition => ({
+    type: 'CheckpointCreated',
+    data: {
+      runId,
+      checkpoint: {
+        codonId,
+        codonName: codonId,
+        checkpointType: status === 'completed' ? 'completed' : 'error',
+        sha: codonId.padEnd(40, '0').slice(0, 40),
+        status,
+        timestamp: '2026-01-01T00:00:10.000Z',
+      },
+    },
+  });
+  const ended = (endings: Transition[], end: Transition['type']) =>
+    reduceAll([
+      { type: 'RunStarted', data: { runId, startedAt: '2026-01-01T00:00:00.000Z', reason: 'start' } },
+      ...endings,
+      end === 'RunFailed'
+        ? { type: 'RunFailed', data: { runId, endedAt: at, reason: 'codon two stopped; SIGTERM' } }
+        : { type: 'RunCompleted', data: { runId, endedAt: at } },
+    ]);
+  const row = (state: ReturnType<typeof reduceAll>) => {
+    const rows = runRows(state, { plan, serverAlive: false, lastEventAt, now });
+    return { status: rows[0]?.status, line: formatRuns(rows).split('\n')[1] };
+  };
+
+  it('codons only stopped (a halt, a forceStop), then a shutdown: stopped, not failed', () => {
+    const r = row(ended([ending('one', 'stopped'), ending('two', 'stopped')], 'RunFailed'));
+    expect(r.status).toBe('stopped');
+    expect(r.line).toMatch(/^run-1 +stopped \(stopped: one, two\) +0\/3 /);
+  });
+
+  it('a shutdown between codons with 2 of 3 done: ended, not completed', () => {
+    const r = row(ended([ending('one', 'completed'), ending('two', 'completed')], 'RunCompleted'));
+    expect(r.status).toBe('ended');
+    expect(r.line).toMatch(/^run-1 +ended +2\/3 /);
+  });
+
+  it('every codon done: completed', () => {
+    const all = row(
+      ended(
+        [ending('one', 'completed'), ending('two', 'completed'), ending('three', 'completed')],
+        'RunCompleted',
+      ),
+    );
+    expect(all.line).toMatch(/^run-1 +completed +3\/3 /);
+  });
+
+  it('a failed codon among stopped ones, with codons left: failed', () => {
+    expect(row(ended([ending('one', 'failed'), ending('two', 'stopped')], 'RunFailed')).status).toBe(
+      'failed',
+    );
   });
 });
 

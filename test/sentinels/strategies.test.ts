@@ -71,6 +71,25 @@ describe('execution strategies (fire times in ms)', () => {
       [100],
     ],
     ['timeWindow flush', { type: 'timeWindow', intervalMs: 100 }, ['t', 20, 'f', 200], [20]],
+    // leading (trial 17b L8): the first look is not an interval late, and the pace stays one per interval.
+    [
+      'timeWindow leading calls the first trigger at once, later ones at the end of the interval',
+      { type: 'timeWindow', intervalMs: 100, leading: true },
+      ['t', 30, 't', 30, 't', 100],
+      [0, 100],
+    ],
+    [
+      'timeWindow leading keeps one call per interval under a steady stream',
+      { type: 'timeWindow', intervalMs: 100, leading: true },
+      ['t', 40, 't', 40, 't', 40, 't', 40, 't', 40],
+      [0, 100, 200],
+    ],
+    [
+      'timeWindow leading after a quiet interval calls at once again',
+      { type: 'timeWindow', intervalMs: 100, leading: true },
+      ['t', 150, 't', 't', 100],
+      [0, 150, 250],
+    ],
   ];
   it.each(table)('%s', (_name, config, script, expected) => {
     expect(play(config, script)).toEqual(expected);

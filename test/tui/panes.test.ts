@@ -472,6 +472,24 @@ describe('controls', () => {
     await app.waitFor('esc keeps it): wait');
   });
 
+  it('the message prompt says how much of the limit a long text takes, and when a paste was cut (trial 17b L5)', async () => {
+    const client = new FakeClient({ history: planRun() });
+    const app = renderApp(client, { width: 160 });
+    await app.waitFor('sleep 30');
+    await app.press('m');
+    await app.waitFor('(enter: send · esc: close, kept)');
+    await app.press('a'.repeat(2048));
+    await app.waitFor('(2.0 of 32 KiB · enter: send · esc: close, kept)');
+    await app.press('b'.repeat(40_000));
+    await app.waitFor('cut at the message limit (32 KiB)  (32.0 of 32 KiB · enter: send · esc: close, kept)');
+    await app.press(KEYS.enter);
+    const [sent] = client.controls();
+    expect(sent).toMatchObject({
+      type: 'codon.message',
+      data: { text: `${'a'.repeat(2048)}${'b'.repeat(30_720)}` },
+    });
+  });
+
   it("a sentinel's action that then failed reads as failed in Activity (trial 17 L4)", async () => {
     const client = new FakeClient({ history: planRun() });
     const app = renderApp(client, { width: 160 });

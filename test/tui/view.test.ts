@@ -102,6 +102,28 @@ describe('keys', () => {
     expect(keys(['m'], refused, closed.view).view.modal).toEqual({ kind: 'message', text: 'use ab hi' });
   });
 
+  it('a paste past the limit is cut at 32 KiB of UTF-8 and the prompt knows it, until text is taken away (trial 17b L5)', () => {
+    const pasted = keys(['m', 'x'.repeat(40_000)]);
+    expect(pasted.view.modal).toEqual({ kind: 'message', text: 'x'.repeat(32_768), cut: true });
+    // More typing stays cut; a backspace or ctrl+u clears the note.
+    expect(keys(['y'], ctx(), pasted.view).view.modal).toMatchObject({ cut: true });
+    expect(keys([{ backspace: true }], ctx(), pasted.view).view.modal).toEqual({
+      kind: 'message',
+      text: 'x'.repeat(32_767),
+    });
+    expect(handleKey(pasted.view, 'u', { ctrl: true }, ctx()).view.modal).toEqual({
+      kind: 'message',
+      text: '',
+    });
+    // Two-byte characters: 16 384 of them fill the limit.
+    expect(keys(['m', 'é'.repeat(20_000)]).view.modal).toEqual({
+      kind: 'message',
+      text: 'é'.repeat(16_384),
+      cut: true,
+    });
+    expect(keys(['m', 'short']).view.modal).toEqual({ kind: 'message', text: 'short' });
+  });
+
   it('picks a rollback target, then confirms (y) or confirms with restart (a), or backs out (n)', () => {
     const picked = keys(['b', { downArrow: true }, { return: true }]);
     expect(picked.effects).toEqual([{ kind: 'checkpoints' }]);

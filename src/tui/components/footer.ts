@@ -1,11 +1,19 @@
 import { Box, Text } from 'ink';
 import React from 'react';
+import { MESSAGE_MAX_BYTES } from '../../protocol/index.ts';
 import type { RunState } from '../store/run-state.ts';
 import { useTheme } from '../theme.ts';
 import { helpLine } from '../view/keymap.ts';
 import type { Modal } from '../view/view-state.ts';
 
 const h = React.createElement;
+const LIMIT = `${MESSAGE_MAX_BYTES / 1024} KiB`;
+
+/** How much of a message's limit the text takes, once it takes a noticeable part ("3.2 of 32 KiB · "). */
+function messageSize(text: string): string {
+  const bytes = text.length * 3 < 1024 ? text.length : Buffer.byteLength(text, 'utf8');
+  return bytes < 1024 ? '' : `${(bytes / 1024).toFixed(1)} of ${LIMIT} · `;
+}
 
 export type FooterProps = {
   notice: RunState['notice'];
@@ -51,7 +59,8 @@ export const Footer = React.memo(function Footer({
           ),
       modal.text,
       h(Text, { inverse: true }, ' '),
-      h(Text, { color: theme.tone('muted') }, '  (enter: send · esc: cancel)'),
+      modal.cut ? h(Text, { color: theme.tone('warn') }, `  cut at the message limit (${LIMIT})`) : '',
+      h(Text, { color: theme.tone('muted') }, `  (${messageSize(modal.text)}enter: send · esc: close, kept)`),
     );
   } else if (modal?.kind === 'confirmRollback') {
     status = h(

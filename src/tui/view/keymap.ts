@@ -180,11 +180,12 @@ export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: Key
     if (key.escape) return to(modal.text === '' ? rest : { ...rest, messageDraft: modal.text });
     if (key.return)
       return modal.text.trim() === '' ? to(rest) : to(rest, [{ kind: 'message', text: modal.text }]);
-    if (key.ctrl && input === 'u') return to({ ...view, modal: { ...modal, text: '' } });
+    if (key.ctrl && input === 'u') return to({ ...view, modal: { kind: 'message', text: '' } });
     const typed = typeText(modal.text, input, key, Number.POSITIVE_INFINITY);
-    // Up to the protocol's limit (32 KiB of UTF-8), cut between characters.
-    const text = typed === undefined ? undefined : fitMessage(typed);
-    return text === undefined ? same() : to({ ...view, modal: { ...modal, text } });
+    if (typed === undefined) return same();
+    // Up to the protocol's limit (32 KiB of UTF-8), cut between characters; the prompt says it was cut
+    // until a key takes text away.
+    return to({ ...view, modal: messageModal(typed, modal.cut === true && !key.backspace && !key.delete) });
   }
   if (input === 'q' && !key.ctrl) return same([{ kind: 'quit' }]);
   if (modal?.kind === 'help') {
@@ -296,9 +297,17 @@ function openMessage(view: ViewState, refused: KeyContext['refusedMessage']): Vi
   const text = [back?.text, messageDraft].filter((t) => t !== undefined && t !== '').join(' ');
   return {
     ...rest,
-    modal: { kind: 'message', text: fitMessage(text) },
+    modal: messageModal(text, false),
     ...(back === undefined ? {} : { restoredMessage: back.id }),
   };
+}
+
+/** The message prompt holding `text` as far as a message may hold it, saying so when it was cut. */
+function messageModal(text: string, cut: boolean): Extract<Modal, { kind: 'message' }> {
+  const fitted = fitMessage(text);
+  return fitted.length < text.length || cut
+    ? { kind: 'message', text: fitted, cut: true }
+    : { kind: 'message', text: fitted };
 }
 
 function typeText(value: string, input: string, key: KeyInfo, max: number): string | undefined {

@@ -16,7 +16,8 @@ export const PANE_TITLES: Record<PaneId, string> = {
 export type Modal =
   | { kind: 'help' }
   | { kind: 'forceStop'; reason: string }
-  | { kind: 'message'; text: string }
+  /** `cut`: what was typed or pasted went past the message limit (32 KiB of UTF-8) and was cut there. */
+  | { kind: 'message'; text: string; cut?: true }
   | { kind: 'rollbackPicker'; cursor: number }
   | { kind: 'confirmRollback'; target: RollbackTarget }
   | { kind: 'codonDetails'; codonId: string };

@@ -187,6 +187,50 @@ codons:
     if (process.env.RIBOSOME_PRINT_TRACE) process.stdout.write(`${trace.join('\n')}\n`);
   });
 
+  it('the cost watcher looks as spend arrives and halts a step past $2.00 before it ends (trial 17b L8)', async () => {
+    const r = await run(
+      `name: spending
+agent: builtin
+model: claude-sonnet-4-5
+codons:
+  - id: spender
+    name: Spend
+    prompt: Spend a lot.
+    sentinels: [{ file: cost-watcher.yaml }]
+`,
+      {
+        tracks: [
+          {
+            name: 'cost-watcher',
+            match: { system: 'You watch what a coding agent spends' },
+            whenExhausted: reply('HALT: $3.00 spent, all of it uncached input.'),
+          },
+          // Each turn reads 1 M fresh input tokens ($3 at claude-sonnet-4-5's price): the first one
+          // passes $2.00. Then 40 more turns of a second each, then the answer.
+          {
+            name: 'agent',
+            match: { firstUser: 'Spend a lot.' },
+            turns: [
+              { ...bash('sleep 1; echo spent'), usage: { input_tokens: 1_000_000 }, repeat: 40 },
+              reply('Spent.'),
+            ],
+          },
+        ],
+      },
+      { 'cost-watcher.yaml': join(ROOT, 'examples/sentinels/cost-watcher.yaml') },
+    );
+    const halt = await r.until('sentinel.action', (e) => e.data.action === 'halt');
+    const completed = await r.until('codon.completed');
+    // Its first look, on the first token.usage past $0.50, already halts: not a window (2 min) later,
+    // when the step would long have ended and a halt would come too late.
+    expect(halt.data).toMatchObject({ sentinelId: 'cost-watcher', codonId: 'spender', triggerNumber: 1 });
+    expect(completed.data).toMatchObject({ codonId: 'spender', success: false });
+    expect(completed.data.failureReason?.message).toMatch(/^stopped by sentinel cost-watcher/);
+    const usage = r.events.filter((e) => e.type === 'token.usage');
+    expect(usage[0]?.data.totalCost).toBeGreaterThan(2);
+    expect(r.provider.requests.filter((q) => q.track === 'agent').length).toBeLessThan(41);
+  });
+
   /** Codon `setup` writes base.txt; codon `work` writes work.txt, then echoes forever. */
   const workPlan = (actions: string, extra = '') => `name: steered
 agent: builtin

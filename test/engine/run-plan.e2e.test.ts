@@ -65,7 +65,8 @@ describe('running a plan', () => {
       expect(e.data.cost).toBeGreaterThan(0);
       expect(e.data.duration).toBeGreaterThan(0);
     }
-    // Within a codon: started, the agent's actions, tool results, usage, then completed.
+    // Within a codon: started, the agent's actions with their usage as each line shows it (the spend
+    // counted before the tool runs), tool results, then completed.
     const one = history.slice(
       history.findIndex((e) => e.type === 'codon.started'),
       history.findIndex((e) => e.type === 'codon.completed') + 1,
@@ -74,12 +75,14 @@ describe('running a plan', () => {
       types(one, ['codon.started', 'assistant.action', 'tool.result', 'token.usage', 'codon.completed']),
     ).toEqual([
       'codon.started:one',
-      'assistant.action',
-      'assistant.action',
       'token.usage',
+      'assistant.action',
+      // The message's second block shows more of its output.
+      'token.usage',
+      'assistant.action',
       'tool.result',
-      'assistant.action',
       'token.usage',
+      'assistant.action',
       // The agent's own totals from its result line: the authoritative figure.
       'token.usage',
       'codon.completed:one',

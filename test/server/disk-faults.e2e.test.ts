@@ -136,7 +136,9 @@ async function expectResumable(
   const again = await startServer(plan, exec, ['--scripted-provider', script, '--no-autostart']);
   const client = await connect(again.url, 'readandwrite');
   const history = new Set((await client.syncHistory()).map((e) => e.id));
-  expect(ids.filter((id) => !history.has(id))).toEqual([]);
+  // Named by type and seen order, so a miss says which event a client saw that the journal lost.
+  const missing = seen.filter((e) => ids.includes(e.id) && !history.has(e.id));
+  expect(missing.map((e) => `${e.type} ${e.id} (${seen.indexOf(e) + 1} of ${seen.length} seen)`)).toEqual([]);
   expect(again.stderr()).toContain('the previous run crashed');
   // And the interrupted codon runs again.
   const done = client.next('codon.completed', (e) => e.data.codonId === 'filler', 60_000);

@@ -37,11 +37,16 @@ describe('runtime lock of a killed server', () => {
   afterAll(() => t.remove());
 
   it('is taken over while the killed holder is still a zombie (not yet reaped by its parent)', async () => {
-    // `true &` exits at once; the shell then becomes `sleep`, which never reaps it: a zombie.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], {
-      detached: true,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    // The forked child exits at once and its parent never waits for it: a zombie (a shell may reap
+    // its background jobs itself, so not `sh -c 'true & ...'`).
+    const parent = spawn(
+      'perl',
+      ['-e', '$| = 1; my $p = fork(); exit 0 if $p == 0; print "$p\n"; sleep 30'],
+      {
+        detached: true,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
     try {
       const zombie = await new Promise<number>((resolve) =>
         parent.stdout.once('data', (chunk: Buffer) => resolve(Number(String(chunk).trim()))),

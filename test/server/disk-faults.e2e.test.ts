@@ -1,6 +1,7 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { RibosomeClient } from '../../src/client/index.ts';
@@ -22,6 +23,7 @@ import { killAll, runCli, type ServerProcess, startServer, tempDir } from '../he
 
 // README "Faults": a failed journal or state write stops the server with this code.
 const STORAGE_FAILED_EXIT = 4;
+const WRITER = join(import.meta.dirname, '../helpers/journal-writer.ts');
 
 const { temps, clients } = e2eResources();
 const tmpfs = tmpfsSupport();
@@ -137,8 +139,14 @@ async function expectResumable(
   const client = await connect(again.url, 'readandwrite');
   const history = new Set((await client.syncHistory()).map((e) => e.id));
   // Named by type and seen order, so a miss says which event a client saw that the journal lost.
-  const missing = seen.filter((e) => ids.includes(e.id) && !history.has(e.id));
-  expect(missing.map((e) => `${e.type} ${e.id} (${seen.indexOf(e) + 1} of ${seen.length} seen)`)).toEqual([]);
+  const journaled = seen.filter((e) => ids.includes(e.id));
+  const named = (events: ServerEvent[]) =>
+    events.map((e) => `${e.type} ${e.id} (${journaled.indexOf(e) + 1} of ${journaled.length} seen)`);
+  const missing = journaled.filter((e) => !history.has(e.id));
+  // The one loss allowed is not ours: a commit the kernel acknowledged in the instant the disk failed
+  // (README "Faults"), so only the last events seen, a commit's worth, may be missing; none before.
+  const lastCommit = journaled.slice(journaled.length - Math.min(missing.length, 10));
+  expect(named(missing)).toEqual(named(lastCommit));
   expect(again.stderr()).toContain('the previous run crashed');
   // And the interrupted codon runs again.
   const done = client.next('codon.completed', (e) => e.data.codonId === 'filler', 60_000);
@@ -292,6 +300,54 @@ describe.skipIf(!ext4.ok)(`a file system that turns read-only mid-run${skipped(e
     remountExt4(device, mnt);
     expect(existsSync(join(exec, '.ribosome', 'ribosome.db'))).toBe(true);
     await expectResumable(files.plan, files.script, exec, seenBy(client), fatal.id);
+  }, 180_000);
+});
+
+describe.skipIf(!ext4.ok)(`what the journal acknowledged, across a file system error${skipped(ext4)}`, () => {
+  // The server announces an event only once its commit returned (fsync'd): whatever the moment the
+  // disk fails, a repaired and remounted file system must still hold every event announced.
+  it('holds every acknowledged commit but the one the kernel acknowledged as the disk failed (5 faults at random moments)', async () => {
+    const t = tempDir();
+    temps.push(t);
+    for (let cycle = 0; cycle < 5; cycle++) {
+      const mnt = join(t.path, `mnt${cycle}`);
+      const { device } = mountExt4(join(t.path, `disk${cycle}.img`), mnt, 32);
+      const file = join(mnt, 'ribosome.db');
+      const writer = spawn(process.execPath, [WRITER, file, 'inline'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const acked: string[] = [];
+      let out = '';
+      writer.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const lines = out.split('\n');
+        out = lines.pop() ?? '';
+        for (const line of lines) if (line.startsWith('acked ')) acked.push(line.slice(6));
+      });
+      const exited = new Promise<number | null>((resolve) => writer.once('exit', (code) => resolve(code)));
+      await waitFor(
+        () => acked.length >= 50 + Math.floor(Math.random() * 400),
+        'the writer to commit',
+        30_000,
+      );
+      triggerExt4Error(device);
+      expect(await within(exited, 30_000, () => 'the writer to fail')).toBe(4);
+      remountExt4(device, mnt);
+      const db = new DatabaseSync(file, { readOnly: true });
+      const stored = new Set(
+        (db.prepare('SELECT id FROM events').all() as Array<{ id: string }>).map((row) => row.id),
+      );
+      db.close();
+      // The kernel may lose the commit it acknowledged in the instant the disk failed (README
+      // "Faults"): at most that last commit (the writer's last burst of 10, one transaction), whole.
+      const lastCommit = acked.slice(-10);
+      const lost = acked.filter((id) => !stored.has(id));
+      if (lost.length > 0)
+        console.log(`fault ${cycle}: the last commit the writer saw acknowledged was lost`);
+      expect({ cycle, lostBeforeTheLastCommit: lost.filter((id) => !lastCommit.includes(id)) }).toEqual({
+        cycle,
+        lostBeforeTheLastCommit: [],
+      });
+      expect([0, lastCommit.length]).toContain(lost.length);
+    }
   }, 180_000);
 });
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { CREDENTIAL_VARS, isLoopbackUrl, OFFLINE_KEY } from '../../credentials/credentials.ts';
 import type { AgentStart } from '../agent-adapter.ts';
 import type { AgentCli } from '../cli-binary.ts';
+import { parseJsonLine } from '../json-line.ts';
 
 /** Gemini CLI (`@google/gemini-cli`): doctor and the gemini agent find it by this. */
 export const GEMINI_CLI: AgentCli = {
@@ -161,15 +162,9 @@ function sessionHeader(path: string): { sessionId: string; lastUpdated: string }
     return undefined;
   }
   const [first = ''] = text.split('\n', 1);
-  let header: unknown;
-  try {
-    header = JSON.parse(first);
-  } catch {
-    return undefined;
-  }
-  const parsed = SessionHeader.safeParse(header);
-  if (!parsed.success) return undefined;
-  const { sessionId } = parsed.data;
+  const parsed = parseJsonLine(first, SessionHeader);
+  if (!parsed.ok) return undefined;
+  const { sessionId } = parsed.value;
   const stamps = [...text.matchAll(/"lastUpdated":"([^"]+)"/g)].map((m) => m[1] ?? '');
   return { sessionId, lastUpdated: stamps.sort().at(-1) ?? '' };
 }

@@ -1,5 +1,6 @@
 import type { ProcessExit } from '../protocol/index.ts';
 import type { AgentRun } from './agent-adapter.ts';
+import { wrapRun } from './agent-run.ts';
 import type { StreamLine } from './stream-line.ts';
 
 /**
@@ -27,18 +28,22 @@ export function resumeChain(first: AgentRun, resume: ResumeTurn): AgentRun {
   const queued: string[] = [];
   let stopped = false;
   let ended = false;
-  const stderr: Array<(text: string) => void> = [];
   let finish!: (exit: ProcessExit) => void;
   const exited = new Promise<ProcessExit>((resolve) => {
     finish = resolve;
   });
+  const stderr: Array<(text: string) => void> = [];
   const notices: Array<(message: string) => void> = [];
-  first.onStderr((text) => {
-    for (const listener of stderr) listener(text);
-  });
-  first.onNotice((message) => {
-    for (const listener of notices) listener(message);
-  });
+  /** Each turn's stderr and notices reach the chain's listeners, those added before it started too. */
+  const relay = (run: AgentRun) => {
+    run.onStderr((text) => {
+      for (const listener of stderr) listener(text);
+    });
+    run.onNotice((message) => {
+      for (const listener of notices) listener(message);
+    });
+  };
+  relay(first);
 
   async function* lines(): AsyncGenerator<StreamLine> {
     for (;;) {
@@ -64,21 +69,13 @@ export function resumeChain(first: AgentRun, resume: ResumeTurn): AgentRun {
         finish(exit);
         return;
       }
-      const next = resume(queued.splice(0).join('\n\n'), sessionId);
-      next.onStderr((text) => {
-        for (const listener of stderr) listener(text);
-      });
-      next.onNotice((message) => {
-        for (const listener of notices) listener(message);
-      });
-      current = next;
+      current = resume(queued.splice(0).join('\n\n'), sessionId);
+      relay(current);
     }
   }
 
-  return {
-    get pid() {
-      return current.pid;
-    },
+  // The pid and startFailure are the current turn's.
+  return wrapRun(() => current, {
     lines: lines(),
     onStderr: (listener) => {
       stderr.push(listener);
@@ -87,9 +84,6 @@ export function resumeChain(first: AgentRun, resume: ResumeTurn): AgentRun {
       notices.push(listener);
     },
     exited,
-    get startFailure() {
-      return current.startFailure;
-    },
     send(text) {
       if (ended || stopped) return false;
       queued.push(text);
@@ -100,5 +94,5 @@ export function resumeChain(first: AgentRun, resume: ResumeTurn): AgentRun {
       stopped = true;
       return current.stop(graceMs);
     },
-  };
+  });
 }

@@ -3,8 +3,9 @@ import { spawnSafely } from '../processes/spawn-safely.ts';
 import type { ProcessExit } from '../protocol/index.ts';
 import type { AgentRun } from './agent-adapter.ts';
 import { AgentInput, type InputFormat, UNTAKEN_QUIET_MS } from './agent-input.ts';
+import { parseJsonLine } from './json-line.ts';
 import { endGroup, endMarked, killTree } from './process-tree.ts';
-import { parseStreamLine, type StreamLine } from './stream-line.ts';
+import { StreamLine } from './stream-line.ts';
 
 /**
  * The environment variable that marks every process of one agent run (the agent, its tools, what
@@ -41,8 +42,8 @@ export type Translator = {
 /** Claude Code's stream-json, one line each. */
 const streamJson: Translator = {
   line(text) {
-    const parsed = parseStreamLine(text);
-    return parsed.ok ? { ok: true, lines: [parsed.line] } : parsed;
+    const parsed = parseJsonLine(text, StreamLine);
+    return parsed.ok ? { ok: true, lines: [parsed.value] } : parsed;
   },
 };
 

@@ -86,17 +86,3 @@ export const StreamLine = z.discriminatedUnion('type', [
   }),
 ]);
 export type StreamLine = z.infer<typeof StreamLine>;
-
-/** Parses one stdout line; anything that is not a stream-json object is reported, not thrown. */
-export function parseStreamLine(text: string): { ok: true; line: StreamLine } | { ok: false; error: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { ok: false, error: 'not JSON' };
-  }
-  const parsed = StreamLine.safeParse(value);
-  return parsed.success
-    ? { ok: true, line: parsed.data }
-    : { ok: false, error: z.prettifyError(parsed.error) };
-}

@@ -3,6 +3,7 @@
  * the shape Claude Code reads. The first is the prompt; the loop takes later ones between requests.
  */
 import { z } from 'zod';
+import { parseJsonLine } from '../json-line.ts';
 
 const UserMessageLine = z.looseObject({
   type: z.literal('user'),
@@ -17,15 +18,11 @@ const UserMessageLine = z.looseObject({
 
 /** The text of one input line, or why it is not a user message. */
 export function parseInputLine(line: string): { ok: true; text: string } | { ok: false; error: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return { ok: false, error: 'not JSON' };
+  const parsed = parseJsonLine(line, UserMessageLine);
+  if (!parsed.ok) {
+    return { ok: false, error: parsed.json === undefined ? parsed.error : 'not a stream-json user message' };
   }
-  const parsed = UserMessageLine.safeParse(value);
-  if (!parsed.success) return { ok: false, error: 'not a stream-json user message' };
-  const { content } = parsed.data.message;
+  const { content } = parsed.value.message;
   const text =
     typeof content === 'string'
       ? content

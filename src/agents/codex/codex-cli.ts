@@ -1,8 +1,8 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { isLoopbackUrl, OFFLINE_KEY } from '../../credentials/credentials.ts';
 import type { AgentStart } from '../agent-adapter.ts';
 import type { AgentCli } from '../cli-binary.ts';
+import { withAgentKey } from '../provider-env.ts';
 import { AGENT_MARK } from '../spawn-agent.ts';
 
 export const CODEX: AgentCli = {
@@ -160,9 +160,6 @@ export function codexEnv(
   const env: NodeJS.ProcessEnv = { ...base };
   // providerEnv put the apiKeyEnv value in Anthropic's variable; Codex reads its own.
   if (options.apiKeyEnv) delete env.ANTHROPIC_API_KEY;
-  const key = options.apiKeyEnv ? serverEnv[options.apiKeyEnv] : serverEnv[CODEX_KEY_VAR];
-  if (key?.trim()) env[CODEX_KEY_VAR] = key;
-  else if (isLoopbackUrl(options.providerBaseUrl)) env[CODEX_KEY_VAR] = OFFLINE_KEY;
-  else delete env[CODEX_KEY_VAR];
-  return env;
+  const key = serverEnv[options.apiKeyEnv || CODEX_KEY_VAR];
+  return withAgentKey(env, CODEX_KEY_VAR, key, options.providerBaseUrl);
 }

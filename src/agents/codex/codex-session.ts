@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { parseJsonLine } from '../json-line.ts';
 import { CodexUsage } from './codex-events.ts';
 
 const TokenCount = z.looseObject({
@@ -35,14 +36,8 @@ export function lastTotals(rollout: string): CodexUsage | undefined {
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i];
     if (!line?.includes('"token_count"')) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    const parsed = TokenCount.safeParse(value);
-    const totals = parsed.success ? parsed.data.payload.info?.total_token_usage : undefined;
+    const parsed = parseJsonLine(line, TokenCount);
+    const totals = parsed.ok ? parsed.value.payload.info?.total_token_usage : undefined;
     if (totals) return totals;
   }
   return undefined;

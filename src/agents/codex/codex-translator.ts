@@ -1,4 +1,5 @@
 import type { Usage } from '../../llm/schemas.ts';
+import { parseJsonLine } from '../json-line.ts';
 import type { Translator } from '../spawn-agent.ts';
 import type { StreamLine } from '../stream-line.ts';
 import { CodexEvent, type CodexItem, type CodexUsage } from './codex-events.ts';
@@ -53,17 +54,10 @@ export class CodexTranslator implements Translator {
   }
 
   line(text: string): { ok: true; lines: StreamLine[] } | { ok: false; error: string } {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return { ok: false, error: 'not JSON' };
-    }
-    const parsed = CodexEvent.safeParse(value);
+    const parsed = parseJsonLine(text, CodexEvent);
+    if (parsed.ok) return { ok: true, lines: this.#ended ? [] : this.#event(parsed.value) };
     // An event this version does not know is no error: newer CLIs add some.
-    if (!parsed.success)
-      return isObject(value) ? { ok: true, lines: [] } : { ok: false, error: 'not an event' };
-    return { ok: true, lines: this.#ended ? [] : this.#event(parsed.data) };
+    return isObject(parsed.json) ? { ok: true, lines: [] } : parsed;
   }
 
   end(): StreamLine[] {

@@ -5,6 +5,7 @@ import type { ProcessExit } from '../../protocol/index.ts';
 import { agentProviderUrl } from '../../providers/providers.ts';
 import type { AgentConfig } from '../adapters.ts';
 import type { AgentAdapter, AgentRun, AgentStart } from '../agent-adapter.ts';
+import { wrapRun } from '../agent-run.ts';
 import { cliBinary, missingCliHint } from '../cli-binary.ts';
 import { resumeChain } from '../resume-chain.ts';
 import { notStarted, spawnAgent } from '../spawn-agent.ts';
@@ -142,19 +143,5 @@ function withExitStatus(run: AgentRun): AgentRun {
     }
     if (held) yield { ...held, api_error_status: exitStatusOf(await run.exited) };
   }
-  return {
-    pid: run.pid,
-    lines: lines(),
-    onStderr: (listener) => run.onStderr(listener),
-    onNotice: (listener) => run.onNotice(listener),
-    exited: run.exited,
-    get startFailure() {
-      return run.startFailure;
-    },
-    send: (text) => run.send(text),
-    get inTurn() {
-      return run.inTurn;
-    },
-    stop: (graceMs) => run.stop(graceMs),
-  };
+  return wrapRun(run, { lines: lines() });
 }

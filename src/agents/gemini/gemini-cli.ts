@@ -1,9 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
-import { CREDENTIAL_VARS, isLoopbackUrl, OFFLINE_KEY } from '../../credentials/credentials.ts';
+import { CREDENTIAL_VARS } from '../../credentials/credentials.ts';
 import type { AgentStart } from '../agent-adapter.ts';
 import type { AgentCli } from '../cli-binary.ts';
+import { parseJsonLine } from '../json-line.ts';
+import { withAgentKey } from '../provider-env.ts';
 
 /** Gemini CLI (`@google/gemini-cli`): doctor and the gemini agent find it by this. */
 export const GEMINI_CLI: AgentCli = {
@@ -97,8 +99,6 @@ export function maxAttemptsOf(env: NodeJS.ProcessEnv): number {
   return Number.isInteger(value) && value >= 1 && value <= 10 ? value : DEFAULT_MAX_ATTEMPTS;
 }
 
-const set = (value: string | undefined): value is string => value !== undefined && value.trim() !== '';
-
 /**
  * Gemini CLI's environment: the server's, pointed at the codon's provider (GOOGLE_GEMINI_BASE_URL is
  * the provider's root; Gemini CLI adds `/v1beta/models/...`), with its key in GEMINI_API_KEY: the plan
@@ -114,16 +114,13 @@ export function geminiEnv(
   const env: NodeJS.ProcessEnv = { ...server };
   const drop = [...(options.keyVars ?? []), ...CLAUDE_VARS, ...(options.isolated ? OTHER_AUTH : [])];
   for (const name of drop) delete env[name];
-  if (options.apiKeyEnv !== undefined) {
-    delete env[GEMINI_KEY_VAR];
-    const key = server[options.apiKeyEnv];
-    if (set(key)) env[GEMINI_KEY_VAR] = key;
-  }
-  if (!set(env[GEMINI_KEY_VAR]) && isLoopbackUrl(options.providerBaseUrl)) env[GEMINI_KEY_VAR] = OFFLINE_KEY;
-  env.GOOGLE_GEMINI_BASE_URL = options.providerBaseUrl.replace(/\/+$/, '');
-  // Without it Gemini CLI relaunches itself in a child process and ignores SIGTERM.
-  env.GEMINI_CLI_NO_RELAUNCH = 'true';
-  return env;
+  const key = options.apiKeyEnv === undefined ? env[GEMINI_KEY_VAR] : server[options.apiKeyEnv];
+  return {
+    ...withAgentKey(env, GEMINI_KEY_VAR, key, options.providerBaseUrl),
+    GOOGLE_GEMINI_BASE_URL: options.providerBaseUrl.replace(/\/+$/, ''),
+    // Without it Gemini CLI relaunches itself in a child process and ignores SIGTERM.
+    GEMINI_CLI_NO_RELAUNCH: 'true',
+  };
 }
 
 /**
@@ -161,15 +158,9 @@ function sessionHeader(path: string): { sessionId: string; lastUpdated: string }
     return undefined;
   }
   const [first = ''] = text.split('\n', 1);
-  let header: unknown;
-  try {
-    header = JSON.parse(first);
-  } catch {
-    return undefined;
-  }
-  const parsed = SessionHeader.safeParse(header);
-  if (!parsed.success) return undefined;
-  const { sessionId } = parsed.data;
+  const parsed = parseJsonLine(first, SessionHeader);
+  if (!parsed.ok) return undefined;
+  const { sessionId } = parsed.value;
   const stamps = [...text.matchAll(/"lastUpdated":"([^"]+)"/g)].map((m) => m[1] ?? '');
   return { sessionId, lastUpdated: stamps.sort().at(-1) ?? '' };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseJsonLine } from '../json-line.ts';
 import type { Translator } from '../spawn-agent.ts';
 import type { StreamLine } from '../stream-line.ts';
 
@@ -196,15 +197,8 @@ export function geminiTranslator(): Translator {
 
   return {
     line(raw) {
-      let value: unknown;
-      try {
-        value = JSON.parse(raw);
-      } catch {
-        return { ok: false, error: 'not JSON' };
-      }
-      const parsed = GeminiEvent.safeParse(value);
-      if (!parsed.success) return { ok: false, error: z.prettifyError(parsed.error) };
-      return { ok: true, lines: translate(parsed.data) };
+      const parsed = parseJsonLine(raw, GeminiEvent);
+      return parsed.ok ? { ok: true, lines: translate(parsed.value) } : parsed;
     },
     end() {
       if (ended) return [];

@@ -1,9 +1,8 @@
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { isLoopbackUrl, OFFLINE_KEY } from '../../credentials/credentials.ts';
 import type { AgentAdapter, AgentRun, AgentStart } from '../agent-adapter.ts';
 import { cliBinary, missingCliHint } from '../cli-binary.ts';
-import { providerEnv } from '../provider-env.ts';
+import { providerEnv, withAgentKey } from '../provider-env.ts';
 import { resumeChain } from '../resume-chain.ts';
 import { notStarted, spawnAgent } from '../spawn-agent.ts';
 import {
@@ -40,15 +39,15 @@ export class OpencodeAdapter implements AgentAdapter {
     } catch (error) {
       return notStarted(`could not write opencode's configuration: ${String(error)}`, options.mark);
     }
-    const env: NodeJS.ProcessEnv = {
+    const own: NodeJS.ProcessEnv = {
       ...providerEnv(options),
       ...opencodeEnv({ dirs, isolated, config }),
       ...options.env,
       // opencode takes its directory from PWD when set (the server's own, inherited), not its cwd.
       PWD: options.cwd,
     };
-    // A gateway on this machine may take any key (the scripted provider does); opencode needs one.
-    if (!env.ANTHROPIC_API_KEY && isLoopbackUrl(options.providerBaseUrl)) env.ANTHROPIC_API_KEY = OFFLINE_KEY;
+    // opencode reads ANTHROPIC_API_KEY (providerEnv put the apiKeyEnv value there) and needs one.
+    const env = withAgentKey(own, 'ANTHROPIC_API_KEY', own.ANTHROPIC_API_KEY, options.providerBaseUrl);
     const turn = (prompt: string, resume?: { sessionId: string; fork: boolean }) => {
       const run = spawnAgent({
         command: cliBinary(OPENCODE),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseRetryAfter } from '../../llm/retry-after.ts';
 import type { Usage } from '../../llm/schemas.ts';
+import { parseJsonLine } from '../json-line.ts';
 import type { Translator } from '../spawn-agent.ts';
 import type { StreamLine } from '../stream-line.ts';
 
@@ -176,20 +177,11 @@ export function opencodeTranslator(options: { model: string; now?: () => number 
 
   return {
     line(text) {
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        return { ok: false, error: 'not JSON' };
-      }
-      const parsed = OpencodeEvent.safeParse(value);
-      if (!parsed.success) {
-        // An event type of a newer opencode: nothing the engine needs from it.
-        const type = (value as { type?: unknown } | null)?.type;
-        if (typeof type === 'string' && !OPENCODE_EVENTS.has(type)) return { ok: true, lines: [] };
-        return { ok: false, error: z.prettifyError(parsed.error) };
-      }
-      return { ok: true, lines: translate(parsed.data) };
+      const parsed = parseJsonLine(text, OpencodeEvent);
+      if (parsed.ok) return { ok: true, lines: translate(parsed.value) };
+      // An event type of a newer opencode: nothing the engine needs from it.
+      const type = (parsed.json as { type?: unknown } | null | undefined)?.type;
+      return typeof type === 'string' && !OPENCODE_EVENTS.has(type) ? { ok: true, lines: [] } : parsed;
     },
     end() {
       const finished = failure === undefined && lastReason !== undefined && lastReason !== 'tool-calls';

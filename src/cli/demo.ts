@@ -30,7 +30,9 @@ type DemoFlags = { execution?: string; keepServing?: boolean; exitWhenDone?: boo
 export function registerDemo(program: Command): void {
   program
     .command('demo')
-    .description('Run the demo plan offline with the built-in agent and the scripted provider')
+    .description(
+      'Run the demo plan offline on the scripted provider: the built-in agent, or with --mixed one codon per agent',
+    )
     .option(
       '--mixed',
       'the mixed-agents demo: one codon per agent (built-in, Claude Code, Codex, Gemini CLI, opencode)',

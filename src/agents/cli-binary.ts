@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** An agent CLI Ribosome starts: where to find it and what to tell a user who lacks it. */
@@ -22,6 +22,34 @@ export function installHint(cli: AgentCli): string {
 /** The CLI's binary: its variable, else the installed package's bin, else its command on PATH. */
 export function cliBinary(cli: AgentCli, env: NodeJS.ProcessEnv = process.env): string {
   return env[cli.envVar] || installedBin(cli) || cli.bin;
+}
+
+/**
+ * Whether `command` can be started: a path (absolute, or with a slash) to an executable file, or a
+ * command found as one in a directory of PATH, as spawning it would find it.
+ */
+export function commandFound(command: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (command.includes('/')) return isExecutableFile(command);
+  return (env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && isExecutableFile(join(dir, command)));
+}
+
+/** Whether the CLI's binary (as `cliBinary` names it) is there to start: its agent would find it. */
+export function cliFound(
+  cli: AgentCli,
+  env: NodeJS.ProcessEnv = process.env,
+): { found: boolean; binary: string } {
+  const binary = cliBinary(cli, env);
+  return { found: commandFound(binary, env), binary };
+}
+
+function isExecutableFile(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function installedBin(cli: AgentCli): string | undefined {

@@ -33,7 +33,8 @@ export function describeEvent(
 ): string | undefined {
   switch (e.type) {
     case 'codon.started':
-      return `> ${e.data.codonId}: ${e.data.codonName}`;
+      // The agent, as a server that says it names it: plans mixing agents read which one ran each codon.
+      return `> ${e.data.codonId}: ${e.data.codonName}${e.data.agent ? ` (${oneLine(e.data.agent, 40)})` : ''}`;
     case 'assistant.action':
       if (e.data.action === 'tool_use') return `    tool  ${oneLine(e.data.content)}`;
       return e.data.action === 'thinking'

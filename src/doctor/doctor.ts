@@ -1,9 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { claudeBinary } from '../agents/claude-binary.ts';
-import type { AgentCli } from '../agents/cli-binary.ts';
-import { CODEX } from '../agents/codex/codex-cli.ts';
-import { GEMINI_CLI } from '../agents/gemini/gemini-cli.ts';
-import { OPENCODE } from '../agents/opencode/opencode-cli.ts';
+import { AGENT_CLIS } from '../agents/agent-clis.ts';
 import { type ProviderBaseUrlResult, resolveProviderBaseUrl } from '../config/proxy-config.ts';
 import { claudeLoginFile } from '../credentials/claude-login.ts';
 import { type DoctorReport, report } from './check-result.ts';
@@ -12,7 +8,7 @@ import { checkExecutionDir } from './execution-dir.ts';
 import { checkNodeVersion } from './node-version.ts';
 import { checkPort } from './port.ts';
 import { checkProvider } from './provider.ts';
-import { checkAgentCli, checkClaudeCode, checkGit } from './tools.ts';
+import { checkAgentCli, checkGit } from './tools.ts';
 
 export type DoctorOptions = {
   /** [executionDir='ribosome-runs'] Where runs go (run's default is ribosome-runs/<plan name>). */
@@ -48,22 +44,18 @@ export function doctorProvider(
   });
 }
 
-/** The agent CLIs besides Claude Code, each checked found (and its version) or missing (a warning). */
-const AGENT_CLIS: readonly AgentCli[] = [CODEX, GEMINI_CLI, OPENCODE];
-
 /** Runs every check (the slow ones at once) and returns them in a fixed order. */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
-  const [git, claude, clis, provider, port] = await Promise.all([
+  const [git, clis, provider, port] = await Promise.all([
     checkGit(options.env),
-    checkClaudeCode(claudeBinary(options.env), options.env),
-    Promise.all(AGENT_CLIS.map((cli) => checkAgentCli(cli, options.env))),
+    // Each agent CLI (Claude Code first) found and its version, or missing: a warning.
+    Promise.all(Object.values(AGENT_CLIS).map((cli) => checkAgentCli(cli, options.env))),
     checkProvider(doctorProvider(options), options.providerTimeoutMs),
     checkPort(options.host, options.port),
   ]);
   return report([
     checkNodeVersion(options.nodeVersion, ENGINES_NODE),
     git,
-    claude,
     ...clis,
     checkCredentials(options.env, claudeLoginFile(options.env)),
     provider,

@@ -131,6 +131,7 @@ export class CodonLifecycle {
       ...(previous?.sessionId ? { previousSessionId: previous.sessionId } : {}),
       startTime,
       ...(attempt ?? {}),
+      agent: codon.agent,
       ...(codon.promptMetadata ? { promptMetadata: codon.promptMetadata } : {}),
     });
     const preparing: Preparing = { codon, abort: new AbortController() };

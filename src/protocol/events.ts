@@ -82,6 +82,10 @@ const serverState = {
       z.string().optional(),
       'The model this attempt runs with (the fallback model once it took over).',
     ),
+    agent: ours(
+      z.string().optional(),
+      "The agent that runs the codon (builtin, claude-code, codex, gemini, opencode): the codon's, else the plan's.",
+    ),
     promptMetadata: z
       .object({
         name: z.string().optional(),

@@ -10,6 +10,20 @@ const lines = (events: readonly ServerEvent[]) => {
   return events.flatMap((e) => describe(e) ?? []);
 };
 
+describe('the console view of a codon start', () => {
+  it('names the agent when the server says which one runs the codon (a plan may mix them)', () => {
+    const started = ev('codon.started', {
+      codonId: 'test',
+      codonName: 'Add a test',
+      sessionId: 's-1',
+      startTime: '2026-01-01T00:00:00.000Z',
+      agent: 'codex',
+    });
+    const older = ev('codon.started', { ...started.data, agent: undefined } as never);
+    expect(lines([started, older])).toEqual(['> test: Add a test (codex)', '> test: Add a test']);
+  });
+});
+
 describe('the console view of a codon that did not complete', () => {
   it('a failure: its type apart from its message, in brackets', () => {
     const failed = ev('codon.completed', {

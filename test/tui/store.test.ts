@@ -20,6 +20,7 @@ import {
   runWord,
   statusNotice,
 } from '../../src/tui/store/selectors.ts';
+import { codonDetailLines } from '../../src/tui/view/content/codon-detail-lines.ts';
 import { codonLines } from '../../src/tui/view/content/codon-lines.ts';
 import { helpLine } from '../../src/tui/view/keymap.ts';
 import {
@@ -107,6 +108,29 @@ describe('codon list', () => {
       s,
     );
     expect(done.codons.x).toMatchObject({ status: 'failed', cost: 1, duration: 5 });
+  });
+
+  it('keeps the agent codon.started names (a plan may mix them): the notice and the codon details say it', () => {
+    const started = ev('codon.started', {
+      codonId: 'test',
+      codonName: 'Add a test',
+      sessionId: 's',
+      startTime: new Date().toISOString(),
+      agent: 'codex',
+    });
+    const s = fold([...codonStart('test', 2), started]);
+    expect(s.codons.test?.agent).toBe('codex');
+    expect(s.notice).toEqual({ text: 'running test: Add a test (codex)', tone: 'accent' });
+    // A redo's transition alone keeps it.
+    const again = fold([...codonEnd('test', 'failed'), ...codonStart('test', 2)], s);
+    expect(again.codons.test?.agent).toBe('codex');
+    const details = codonDetailLines(s.codons.test, 'test', {
+      plan: undefined,
+      readonly: true,
+      width: 80,
+      now: 0,
+    });
+    expect(details.map((l) => l.text)).toContain('  agent        codex');
   });
 
   it('takes state.snapshot as the truth for the codons it lists', () => {

@@ -42,7 +42,7 @@ export function upsertCodon(
  */
 export function codonStarted(
   state: RunState,
-  d: { codonId: string; codonName: string; startTime: string; codonIndex?: number },
+  d: { codonId: string; codonName: string; startTime: string; codonIndex?: number; agent?: string },
   status: 'preparing' | 'running',
   always: boolean,
 ): RunState {
@@ -54,6 +54,7 @@ export function codonStarted(
       return {
         ...row,
         ...(d.codonIndex === undefined ? {} : { index: d.codonIndex }),
+        ...(d.agent === undefined ? {} : { agent: d.agent }),
         startTime: d.startTime,
         ...(newAttempt
           ? {

@@ -172,7 +172,10 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
       const started = noteAttempt(codonStarted({ ...state, run }, d, 'running', false), d);
       return {
         ...codonStartedLine(started, e),
-        notice: { text: `running ${d.codonId}: ${d.codonName}`, tone: 'accent' },
+        notice: {
+          text: `running ${d.codonId}: ${d.codonName}${d.agent ? ` (${d.agent})` : ''}`,
+          tone: 'accent',
+        },
       };
     }
     case 'codon.completed': {

@@ -21,6 +21,8 @@ export type CodonRow = {
   codonName: string;
   /** Index in the plan, once a CodonStarted transition has told it. */
   index?: number;
+  /** The agent that runs it, once a codon.started has said (servers before issue 18 do not). */
+  agent?: string;
   /** Order in which the UI first heard of the codon (sorts codons without an index). */
   seen: number;
   status: CodonStatus;

@@ -9,10 +9,11 @@
  * process behind (a `sleep 300` its shell tool started), a budget stop, codon.message reaches the agent.
  */
 import { existsSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
 import type { RibosomeClient } from '../../../src/client/index.ts';
 import type { ServerEvent } from '../../../src/protocol/index.ts';
+import { describeWithClis } from '../../helpers/agent-clis.ts';
 import { e2eResources } from '../../helpers/e2e-resources.ts';
 import { processesIn } from '../../helpers/mounts.ts';
 import { writePlanAndScript } from '../../helpers/plans.ts';
@@ -57,12 +58,6 @@ const plan = (spec: ConformanceSpec, codons: Array<{ id: string; prompt: string;
   `name: conformance\nagent: ${spec.agent}\nmodel: ${spec.model}\ncodons:\n${codons
     .map((c) => `  - id: ${c.id}\n    prompt: ${JSON.stringify(c.prompt)}\n${c.extra ?? ''}`)
     .join('')}`;
-
-/** Whether `binary` can be run: an existing path, or a command found on PATH. */
-export function installed(binary: string): boolean {
-  if (isAbsolute(binary) || binary.includes('/')) return existsSync(binary);
-  return (process.env.PATH ?? '').split(delimiter).some((dir) => dir && existsSync(join(dir, binary)));
-}
 
 /** Pids of processes working in `dir` whose command line holds `needle` (a shell tool's command). */
 function commandsIn(dir: string, needle: string): number[] {
@@ -109,17 +104,7 @@ const completedOf = (events: readonly ServerEvent[], codonId: string) =>
  */
 export function describeConformance(spec: ConformanceSpec): void {
   const title = `conformance: ${spec.agent} against the scripted provider (e2e)`;
-  const missing = spec.binary !== undefined && !installed(spec.binary);
-  if (missing && process.env.CI) {
-    describe(title, () => {
-      it('has its CLI installed (CI installs every agent CLI)', () => {
-        throw new Error(`${spec.agent}: ${spec.binary} is not installed`);
-      });
-    });
-    return;
-  }
-  if (missing) console.log(`skipping ${title}: ${spec.binary} is not installed`);
-  describe.skipIf(missing)(title, () => {
+  describeWithClis(title, spec.binary === undefined ? [] : [spec.binary], () => {
     const { serve, temps } = e2eResources();
     const script = readFileSync(spec.script, 'utf8');
     const start = (codons: Parameters<typeof plan>[1], extra: string[] = []) =>

@@ -36,6 +36,7 @@ export function codonDetailLines(
     row.toolCalls ? `${row.toolCalls.toLocaleString('en-US')} tool call(s)` : '',
   ].filter(Boolean);
   field('activity', tally.length > 0 ? tally.join(' · ') : undefined);
+  field('agent', row.agent === undefined ? undefined : oneLine(row.agent, 40));
   field('model', fallbackModelOf(row) ?? row.retry?.model);
   const failure = row.failureReason;
   if (failure) {

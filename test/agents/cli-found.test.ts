@@ -1,0 +1,59 @@
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { AGENT_CLIS, missingClis } from '../../src/agents/agent-clis.ts';
+import { cliFound, commandFound } from '../../src/agents/cli-binary.ts';
+import { tempDir } from '../helpers/server-process.ts';
+
+const temp = tempDir();
+afterAll(() => temp.remove());
+
+/** A PATH directory holding an executable `tool`, a non-executable `plain` and a directory `dir`. */
+const bin = join(temp.path, 'bin');
+mkdirSync(join(bin, 'dir'), { recursive: true });
+writeFileSync(join(bin, 'tool'), '#!/bin/sh\n');
+chmodSync(join(bin, 'tool'), 0o755);
+writeFileSync(join(bin, 'plain'), '');
+chmodSync(join(bin, 'plain'), 0o644);
+const env = { PATH: `/nonexistent-dir:${bin}` };
+
+describe('whether an agent CLI is found, as spawning it would find it', () => {
+  it('a command: an executable file in a PATH directory; a path: that file, executable', () => {
+    expect(commandFound('tool', env)).toBe(true);
+    expect(commandFound('plain', env)).toBe(false);
+    expect(commandFound('dir', env)).toBe(false);
+    expect(commandFound('missing', env)).toBe(false);
+    expect(commandFound('tool', { PATH: '' })).toBe(false);
+    expect(commandFound(join(bin, 'tool'), { PATH: '' })).toBe(true);
+    expect(commandFound(join(bin, 'plain'), env)).toBe(false);
+    expect(commandFound('/nonexistent/tool', env)).toBe(false);
+  });
+
+  it('a CLI is looked for where its agent looks: its variable first, else its command on PATH', () => {
+    const codex = AGENT_CLIS.codex;
+    expect(cliFound(codex, { ...env, RIBOSOME_CODEX_BIN: join(bin, 'tool') })).toEqual({
+      found: true,
+      binary: join(bin, 'tool'),
+    });
+    expect(cliFound(codex, { ...env, RIBOSOME_CODEX_BIN: '/nonexistent/codex' })).toEqual({
+      found: false,
+      binary: '/nonexistent/codex',
+    });
+  });
+
+  it('missingClis: the CLIs of the agents given that are not found, in their order; builtin needs none', () => {
+    const all = {
+      ...env,
+      RIBOSOME_CLAUDE_BIN: 'tool',
+      RIBOSOME_CODEX_BIN: '/nonexistent/codex',
+      RIBOSOME_GEMINI_BIN: 'tool',
+      RIBOSOME_OPENCODE_BIN: 'no-opencode',
+    };
+    const missing = missingClis(['builtin', 'opencode', 'claude-code', 'codex', 'gemini'], all);
+    expect(missing).toEqual([
+      { agent: 'opencode', cli: AGENT_CLIS.opencode, binary: 'no-opencode', fromVar: true },
+      { agent: 'codex', cli: AGENT_CLIS.codex, binary: '/nonexistent/codex', fromVar: true },
+    ]);
+    expect(missingClis(['builtin'], { PATH: '' })).toEqual([]);
+  });
+});

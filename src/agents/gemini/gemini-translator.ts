@@ -49,6 +49,12 @@ export type GeminiEvent = z.infer<typeof GeminiEvent>;
 
 /** What Gemini CLI appends to an API error's text when the API answered 429 (gemini-api-key or Vertex). */
 const RATE_LIMITED = /\nPlease wait and try again later\. To increase your limits/;
+/**
+ * A response stream that broke off: what Gemini CLI says when the API sent an error inside a 200 stream
+ * (or ended it early). The API failed mid-answer, as a bad gateway would: read as a 502, an api-error
+ * worth retrying, not an unknown failure.
+ */
+const STREAM_BROKE = /^Model stream ended without a finish reason/;
 /** An API error whose text is Google's error JSON (`[API Error: {"error":{"code":500,...}}]`). */
 const ERROR_CODE = /"code"\s*:\s*(\d{3})\b/;
 
@@ -59,6 +65,7 @@ const ERROR_CODE = /"code"\s*:\s*(\d{3})\b/;
  */
 export function statusOfError(message: string): number | null {
   if (RATE_LIMITED.test(message)) return 429;
+  if (STREAM_BROKE.test(message)) return 502;
   const code = ERROR_CODE.exec(message)?.[1];
   return code ? Number(code) : null;
 }

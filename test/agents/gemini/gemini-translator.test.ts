@@ -153,7 +153,8 @@ describe('Gemini CLI stream-json, translated', () => {
       type: 'result',
       is_error: true,
       result: 'Model stream ended without a finish reason.',
-      api_error_status: null,
+      // An error inside the stream: an api-error worth retrying (a 502), not an unknown failure.
+      api_error_status: 502,
     });
   });
 
@@ -190,7 +191,7 @@ describe('statusOfError', () => {
       400,
     ],
     ['[API Error: Scripted 503 UNAVAILABLE]', null],
-    ['Model stream ended without a finish reason.', null],
+    ['Model stream ended without a finish reason.', 502],
   ])('%s -> %s', (message, status) => {
     expect(statusOfError(message)).toBe(status);
   });

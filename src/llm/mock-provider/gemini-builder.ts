@@ -2,11 +2,12 @@
  * Turns a scripted reply into what the Gemini API would send: one GenerateContentResponse for
  * `:generateContent`, or the chunks of `:streamGenerateContent` (text in small pieces, each function
  * call whole, the last chunk carrying finishReason and usageMetadata). Text blocks become text parts,
- * tool_use blocks functionCall parts ({ name, args }), thinking blocks `thought: true` text parts.
+ * tool_use blocks functionCall parts ({ name, args }; a freeform input as `{ input: "<text>" }`),
+ * thinking blocks `thought: true` text parts.
  * Errors are Google's error JSON. Pure, given an id source.
  */
 import type { IdSource } from './ids.ts';
-import { pieces, usageOf } from './response-builder.ts';
+import { objectInput, pieces, usageOf } from './response-builder.ts';
 import type { ErrorTurn, ReplyTurn } from './script-schema.ts';
 
 export type GeminiPart =
@@ -38,7 +39,7 @@ export function buildGeminiResponse(turn: ReplyTurn, context: GeminiContext): Ge
     if ('text' in block) return { text: block.text };
     if ('thinking' in block) return { text: block.thinking, thought: true };
     const { name, input, id } = block.tool_use;
-    return { functionCall: { name, args: input, ...(id ? { id } : {}) } };
+    return { functionCall: { name, args: objectInput(input), ...(id ? { id } : {}) } };
   });
   const usage = usageOf(turn, context.inputTokens);
   // Gemini's prompt count includes cached content; the script's input_tokens leaves it out.

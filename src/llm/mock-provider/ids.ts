@@ -1,6 +1,6 @@
 /**
  * Ids shaped like the real APIs' (Anthropic `msg_01...`, `toolu_01...`, `req_011C...`; OpenAI
- * `resp_<hex>`, `fc_<hex>`, `call_...`; Gemini's response ids), random per call.
+ * `resp_<hex>`, `fc_<hex>`, `ctc_<hex>`, `call_...`; Gemini's response ids), random per call.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -18,8 +18,8 @@ export type IdSource = {
   toolUseId(): string;
   requestId(): string;
   signature(): string;
-  /** OpenAI object ids: `resp_`, `msg_`, `fc_`, `rs_` followed by 48 hex digits. */
-  openAiId(prefix: 'resp' | 'msg' | 'fc' | 'rs'): string;
+  /** OpenAI object ids: `resp_`, `msg_`, `fc_`, `ctc_`, `rs_` followed by 48 hex digits. */
+  openAiId(prefix: 'resp' | 'msg' | 'fc' | 'ctc' | 'rs'): string;
   /** The call_id pairing an OpenAI function_call with its output. */
   callId(): string;
   /** Gemini's responseId. */

@@ -1,7 +1,8 @@
 /**
  * Turns a scripted reply into what the real API would send: a Message for plain JSON, or the ordered
  * SSE events of a stream (message_start, a ping, per-block start/deltas/stop, message_delta,
- * message_stop). Pure, given an id source.
+ * message_stop). A freeform tool call (a string input) becomes a tool_use with input
+ * `{ input: "<text>" }`: the Messages API has no freeform tools. Pure, given an id source.
  */
 import {
   type ApiErrorBody,
@@ -43,6 +44,14 @@ export function usageOf(turn: ReplyTurn, estimatedInput: number): TurnUsage {
   };
 }
 
+/**
+ * A tool call's input as an object, for the APIs without freeform tools (Anthropic, Gemini): a
+ * script's freeform input (a string, for OpenAI's custom tools) becomes `{ input: "<text>" }`.
+ */
+export function objectInput(input: string | Record<string, unknown>): Record<string, unknown> {
+  return typeof input === 'string' ? { input } : input;
+}
+
 export function buildMessage(
   turn: ReplyTurn,
   context: { model: string; inputTokens: number; ids: IdSource },
@@ -57,7 +66,7 @@ export function buildMessage(
       };
     }
     const { name, input, id } = block.tool_use;
-    return { type: 'tool_use', id: id ?? context.ids.toolUseId(), name, input };
+    return { type: 'tool_use', id: id ?? context.ids.toolUseId(), name, input: objectInput(input) };
   });
   const hasToolUse = content.some((block) => block.type === 'tool_use');
   const usage = usageOf(turn, context.inputTokens);
@@ -82,7 +91,8 @@ export function buildMessage(
 function visibleText(block: ReplyTurn['content'][number]): string {
   if ('text' in block) return block.text;
   if ('thinking' in block) return block.thinking;
-  return block.tool_use.name + JSON.stringify(block.tool_use.input);
+  const { name, input } = block.tool_use;
+  return name + (typeof input === 'string' ? input : JSON.stringify(input));
 }
 
 const PIECE = 24;

@@ -3,7 +3,9 @@
  * JSON, or the ordered SSE events of a stream (response.created, response.in_progress, per output
  * item `output_item.added`, its deltas and `.done`, then response.completed). Text blocks become
  * message items with output_text, tool_use blocks function_call items (`arguments` is a JSON
- * string), thinking blocks reasoning items with a summary. Pure, given an id source and a clock value.
+ * string) or, when the script's input is a string, custom_tool_call items (a freeform tool's call,
+ * as Codex's apply_patch: `input` is that text), thinking blocks reasoning items with a summary.
+ * Pure, given an id source and a clock value.
  */
 import type { IdSource } from './ids.ts';
 import { pieces, usageOf } from './response-builder.ts';
@@ -20,6 +22,14 @@ export type ResponseItem =
       call_id: string;
       name: string;
       arguments: string;
+    }
+  | {
+      type: 'custom_tool_call';
+      id: string;
+      status: 'completed';
+      call_id: string;
+      name: string;
+      input: string;
     }
   | { type: 'reasoning'; id: string; summary: SummaryText[] };
 
@@ -76,6 +86,16 @@ export function buildResponse(turn: ReplyTurn, context: ResponsesContext): Respo
       };
     }
     const { name, input, id } = block.tool_use;
+    if (typeof input === 'string') {
+      return {
+        type: 'custom_tool_call',
+        id: ids.openAiId('ctc'),
+        status: 'completed',
+        call_id: id ?? ids.callId(),
+        name,
+        input,
+      };
+    }
     return {
       type: 'function_call',
       id: ids.openAiId('fc'),
@@ -138,6 +158,21 @@ function itemEvents(item: ResponseItem, output_index: number): Unnumbered[] {
           delta,
         })),
         { type: 'response.function_call_arguments.done', ...at, arguments: item.arguments },
+        { type: 'response.output_item.done', output_index, item },
+      ];
+    case 'custom_tool_call':
+      return [
+        {
+          type: 'response.output_item.added',
+          output_index,
+          item: { ...item, status: 'in_progress', input: '' },
+        },
+        ...pieces(item.input).map((delta) => ({
+          type: 'response.custom_tool_call_input.delta',
+          ...at,
+          delta,
+        })),
+        { type: 'response.custom_tool_call_input.done', ...at, input: item.input },
         { type: 'response.output_item.done', output_index, item },
       ];
     case 'reasoning': {

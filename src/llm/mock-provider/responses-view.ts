@@ -2,7 +2,9 @@
  * An OpenAI Responses request (`POST /v1/responses`, as Codex CLI sends it) mapped to the neutral
  * RequestView: system is `instructions` plus system/developer messages; user messages and tool
  * outputs (`function_call_output` and the other `*_call_output` items) are the user side; assistant
- * messages, reasoning and `*_call` items the model's.
+ * messages, reasoning and `*_call` items the model's (a freeform tool's `custom_tool_call` and its
+ * `custom_tool_call_output` included). Tools are those of `tools` and those an `additional_tools` input
+ * item declares (Codex's code-mode models, gpt-6.x, send theirs that way and no `tools`).
  */
 import { z } from 'zod';
 import { conversationView, type RequestHeaders, type RequestView, type ViewEntry } from './request-view.ts';
@@ -45,6 +47,14 @@ function entryOf(item: InputItem): ViewEntry | null {
   return null;
 }
 
+/** The request declares a tool: in `tools`, or in an `additional_tools` input item. */
+function declaresTools(request: ResponsesRequest, items: InputItem[]): boolean {
+  if ((request.tools?.length ?? 0) > 0) return true;
+  return items.some(
+    (item) => item.type === 'additional_tools' && Array.isArray(item.tools) && item.tools.length > 0,
+  );
+}
+
 export function responsesViewOf(request: ResponsesRequest, headers: RequestHeaders): RequestView {
   const input = request.input ?? [];
   const items: InputItem[] = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
@@ -57,7 +67,7 @@ export function responsesViewOf(request: ResponsesRequest, headers: RequestHeade
     api: 'openai-responses',
     model: request.model,
     ...conversationView(entries),
-    hasTools: (request.tools?.length ?? 0) > 0,
+    hasTools: declaresTools(request, items),
     headers,
   };
 }

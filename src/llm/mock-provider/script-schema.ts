@@ -28,6 +28,10 @@
  *   content: [ blocks ]         a reply; blocks are { text: "..." }, { thinking: "...", signature? }
  *                               or { tool_use: { name: Write, input: {...}, id? } } (a tool call in
  *                               every API: OpenAI function_call, Gemini functionCall)
+ *                               A tool_use whose input is a string is a freeform (custom) tool call,
+ *                               as Codex's apply_patch: OpenAI custom_tool_call with that text as its
+ *                               input; Anthropic and Gemini, which have no freeform tools, get the
+ *                               text as an object { input: "<text>" }
  *     stopReason: end_turn      optional; default tool_use when a tool_use block is present
  *     usage: { input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens }
  *                               optional overrides of the estimated counts
@@ -76,7 +80,8 @@ export const ScriptBlockSchema = keyedUnion(
     tool_use: z.strictObject({
       tool_use: z.strictObject({
         name: z.string().min(1),
-        input: z.record(z.string(), z.unknown()).default({}),
+        /** An object (a function call), or a string: a freeform (custom) tool call's raw input. */
+        input: z.union([z.string(), z.record(z.string(), z.unknown())]).default({}),
         id: z.string().min(1).optional(),
       }),
     }),

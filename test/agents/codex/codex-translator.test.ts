@@ -223,6 +223,29 @@ describe('CodexTranslator on real Codex output', () => {
     expect(translator.line('Reading additional input from stdin...').ok).toBe(false);
   });
 
+  it('apply_patch calls (file_change items: an add, an update) as tool events the log shows', () => {
+    // Codex 0.171 with gpt-6.2-sol, applying two scripted custom_tool_call apply_patch calls.
+    const mapper = new StreamMapper({ codonId: 'c', maxResultChars: 1000, costReported: false });
+    const events = translate('apply-patch-turn.jsonl', new CodexTranslator({ model: 'gpt-6.2-sol' }))
+      .flatMap((l) => mapper.map(l))
+      .flatMap((o) => (o.kind === 'event' ? [o.event] : []));
+    const root = '/tmp/p18/try-gpt-6.2-sol/root';
+    const tools = events.flatMap((e) =>
+      e.type === 'assistant.action' && e.data.action === 'tool_use'
+        ? [[e.data.toolName, e.data.content]]
+        : e.type === 'tool.result'
+          ? [[e.data.toolName, e.data.result, e.data.isError]]
+          : [],
+    );
+    expect(tools).toEqual([
+      ['file_change', `file_change ${root}/hello.txt`],
+      ['file_change', `add ${root}/hello.txt`, false],
+      ['file_change', `file_change ${root}/greet.txt`],
+      ['file_change', `update ${root}/greet.txt`, false],
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: 'token.usage', data: { modelId: 'gpt-6.2-sol' } });
+  });
+
   it('through the engine: tool events in order, usage priced as an estimate', () => {
     const mapper = new StreamMapper({ codonId: 'c', maxResultChars: 1000, costReported: false });
     const outputs = translate('tool-turn.jsonl').flatMap((l) => mapper.map(l));

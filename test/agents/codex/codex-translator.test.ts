@@ -230,7 +230,7 @@ describe('CodexTranslator on real Codex output', () => {
       .flatMap((l) => mapper.map(l))
       .flatMap((o) => (o.kind === 'event' ? [o.event] : []));
     const root = '/tmp/p18/try-gpt-6.2-sol/root';
-    const tools = events.flatMap((e) =>
+    const tools = events.flatMap((e): unknown[][] =>
       e.type === 'assistant.action' && e.data.action === 'tool_use'
         ? [[e.data.toolName, e.data.content]]
         : e.type === 'tool.result'

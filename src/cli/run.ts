@@ -23,6 +23,7 @@ import {
   targetOf,
   unusableCredentialProblems,
   usualCredentialUsers,
+  vendorDefaultProblems,
 } from '../providers/providers.ts';
 import {
   exitSummaryLine,
@@ -249,17 +250,19 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     file: file.value,
   });
   if (!proxy.ok) return fail(proxy.error.message, EXIT.invalidInput);
+  const vendorProblems = vendorDefaultProblems(process.env);
+  if (vendorProblems.length > 0) return fail(vendorProblems.join('\n'), EXIT.invalidInput);
 
   let providerUrl = proxy.value.providerBaseUrl;
   const agentConfig = plan.raw.agentConfig ?? settings.value.agentConfig ?? 'isolated';
   const claudeConfig = plan.raw.claudeConfig ?? settings.value.claudeConfig ?? agentConfig;
   // Offline (--scripted-provider) every provider is the scripted one: nothing leaves the machine.
   const uses = flags.scriptedProvider ? [] : providerUses(plan, claudeConfig, agentConfig);
-  const routes = providerRoutes(uses);
+  const routes = providerRoutes(uses, providerUrl);
   // Offline too: no agent sees a key variable of the plan's providers.
   const keyVars = keyVariables(providerUses(plan, claudeConfig, agentConfig));
-  const targetFor = (provider: Provider | undefined) =>
-    targetOf(flags.scriptedProvider ? undefined : provider, {
+  const targetFor = (provider: Provider | undefined, kind: ProviderUse['kind']) =>
+    targetOf({ provider: flags.scriptedProvider ? undefined : provider, kind }, {
       serverUrl: providerUrl,
       proxyUrl: agentUrl,
       routes,
@@ -371,13 +374,13 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
           claudeConfig,
           agentConfig,
           checkpointInclude,
-          provider: (codon) => targetFor(codon.provider),
+          provider: (codon) => targetFor(codon.provider, codon.agent),
           outputDir,
           hooks: ({ bus, logger, layout, journal }, record) =>
             createSentinelHooks({
               bus,
               logger,
-              provider: (sentinel) => targetFor(sentinel.provider),
+              provider: (sentinel) => targetFor(sentinel.provider, 'sentinel'),
               outputDir: join(layout.internal, 'sentinels'),
               paths: { agentRoot: layout.agentRoot, dataDir: dataLinkPath(layout.agentRoot) },
               emitTriggered: file.value.sentinelTriggeredEvents === true,

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { Command } from 'commander';
+import { missingPlanClis } from '../agents/agent-clis.ts';
 import { parseCost, parseDuration, runBudget } from '../budgets/limits.ts';
 import { loadConfigFile } from '../config/config-file.ts';
 import { resolveProxyConfig } from '../config/proxy-config.ts';
@@ -262,12 +263,15 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   // Offline too: no agent sees a key variable of the plan's providers.
   const keyVars = keyVariables(providerUses(plan, claudeConfig, agentConfig));
   const targetFor = (provider: Provider | undefined, kind: ProviderUse['kind']) =>
-    targetOf({ provider: flags.scriptedProvider ? undefined : provider, kind }, {
-      serverUrl: providerUrl,
-      proxyUrl: agentUrl,
-      routes,
-      keyVars,
-    });
+    targetOf(
+      { provider: flags.scriptedProvider ? undefined : provider, kind },
+      {
+        serverUrl: providerUrl,
+        proxyUrl: agentUrl,
+        routes,
+        keyVars,
+      },
+    );
   // First in, last out: the notifier outlives the other companions, so the run's last notices go out.
   const companions: Parameters<typeof startRuntime>[0]['companions'] = [
     notifierCompanion({ plan, configTargets: settings.value.notify }),
@@ -326,6 +330,9 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     const problem = startCredentialProblem(uses, providerUrl);
     if (problem) return fail(problem, EXIT.invalidInput);
   }
+  // Every agent CLI the plan's codons need, before any codon runs and spends (offline too).
+  const clis = missingPlanClis(plan.codons);
+  if (clis) return fail(clis, EXIT.invalidInput);
   const mainPort = settings.value.port;
   const blocked = blockedPortProblems(uses, providerUrl, {
     enabled: proxy.value.enabled,

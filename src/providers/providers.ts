@@ -63,12 +63,11 @@ export const AGENT_KEY_VARS: Partial<Record<ProviderUse['kind'], string>> = {
  * (Anthropic's, which it cannot call): its vendor's, or the URL in `envVar` (tests: a server on this
  * machine standing for the vendor). Any other server provider is taken as it is.
  */
-export const AGENT_DEFAULT_PROVIDERS: Partial<
-  Record<ProviderUse['kind'], { url: string; envVar: string }>
-> = {
-  codex: { url: 'https://api.openai.com', envVar: 'RIBOSOME_CODEX_PROVIDER_URL' },
-  gemini: { url: 'https://generativelanguage.googleapis.com', envVar: 'RIBOSOME_GEMINI_PROVIDER_URL' },
-};
+export const AGENT_DEFAULT_PROVIDERS: Partial<Record<ProviderUse['kind'], { url: string; envVar: string }>> =
+  {
+    codex: { url: 'https://api.openai.com', envVar: 'RIBOSOME_CODEX_PROVIDER_URL' },
+    gemini: { url: 'https://generativelanguage.googleapis.com', envVar: 'RIBOSOME_GEMINI_PROVIDER_URL' },
+  };
 
 /**
  * The vendor's provider `kind` calls in place of the server's `url` when that is the default Anthropic

@@ -14,6 +14,7 @@ import type { Engine, ReadyInfo } from '../engine/engine.ts';
 import { notifierCompanion } from '../notify/companion.ts';
 import { formatProblems, loadPlan, type Provider } from '../plan/index.ts';
 import {
+  API_KEY_ONLY,
   agentKeyProblems,
   blockedPortProblems,
   keyVariables,
@@ -517,13 +518,16 @@ function startCredentialProblem(uses: ProviderUse[], serverUrl: string): string 
   const unusable = unusableCredentialProblems(uses, serverUrl, process.env);
   if (unusable.length > 0) return unusable.join('\n');
   const users = usualCredentialUsers(uses, serverUrl);
-  const first = users[0];
+  // An agent that sends ANTHROPIC_API_KEY only is named, so the advice is what it accepts.
+  const apiKeyOnly = users.find((use) => API_KEY_ONLY.has(use.kind));
+  const first = apiKeyOnly ?? users[0];
   if (!first) return undefined;
   const problem = credentialProblem({
     providerUrl: first.url,
     scripted: false,
     env: process.env,
     claudeCode: first.local,
+    ...(apiKeyOnly ? { apiKeyOnly: apiKeyOnly.kind } : {}),
   });
   if (!problem) return undefined;
   const more = users.length > 1 ? ` (and ${users.length - 1} more)` : '';

@@ -222,6 +222,9 @@ export function usualCredentialUsers(
   });
 }
 
+/** Agents that send ANTHROPIC_API_KEY only (as `x-api-key`), never the other usual variables. */
+export const API_KEY_ONLY: ReadonlySet<ProviderUse['kind']> = new Set(['opencode']);
+
 /**
  * Uses whose agent cannot send the usual credential that is set: opencode sends ANTHROPIC_API_KEY
  * only (as `x-api-key`), never ANTHROPIC_AUTH_TOKEN or CLAUDE_CODE_OAUTH_TOKEN. Among the uses that
@@ -236,7 +239,7 @@ export function unusableCredentialProblems(
   const present = presentCredentials(env);
   if (present.length === 0 || present.includes('ANTHROPIC_API_KEY')) return [];
   return usualCredentialUsers(uses, serverUrl).flatMap((use) =>
-    use.kind === 'opencode'
+    API_KEY_ONLY.has(use.kind)
       ? [
           `${use.who} runs opencode, which authenticates with ANTHROPIC_API_KEY only: ${present.join(' and ')} ${present.length > 1 ? 'are' : 'is'} set, which it does not send; set ANTHROPIC_API_KEY (or the provider's apiKeyEnv)`,
         ]

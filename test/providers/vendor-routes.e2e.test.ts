@@ -86,15 +86,23 @@ describeWithClis(
         if (!/Proxy port \d+ .* already in use/.test(stderr)) break;
       }
       expect(code, stderr).toBe(0);
-      for (const id of ['cx', 'gm']) expect(readFileSync(join(exec, 'agentRoot', `${id}.txt`), 'utf8')).toBe(id);
+      for (const id of ['cx', 'gm'])
+        expect(readFileSync(join(exec, 'agentRoot', `${id}.txt`), 'utf8')).toBe(id);
       // Each vendor answered its own codon only, every request with that vendor's key alone.
       expect(openai.requests.length).toBeGreaterThan(0);
       expect(openai.requests.every((r) => r.track === 'cx' && r.url.startsWith('/v1/responses'))).toBe(true);
-      expect(new Set(openai.requests.map((r) => r.headers.authorization))).toEqual(new Set(['Bearer openai-key']));
+      expect(new Set(openai.requests.map((r) => r.headers.authorization))).toEqual(
+        new Set(['Bearer openai-key']),
+      );
       expect(google.requests.length).toBeGreaterThan(0);
-      expect(google.requests.every((r) => r.track === 'gm' && r.url.startsWith('/v1beta/models/'))).toBe(true);
-      expect(new Set(google.requests.map((r) => r.headers['x-goog-api-key']))).toEqual(new Set(['gemini-key']));
-      for (const r of [...openai.requests, ...google.requests]) expect(r.headers['x-api-key']).toBeUndefined();
+      expect(google.requests.every((r) => r.track === 'gm' && r.url.startsWith('/v1beta/models/'))).toBe(
+        true,
+      );
+      expect(new Set(google.requests.map((r) => r.headers['x-goog-api-key']))).toEqual(
+        new Set(['gemini-key']),
+      );
+      for (const r of [...openai.requests, ...google.requests])
+        expect(r.headers['x-api-key']).toBeUndefined();
       // Through the proxy (its LoggingMiddleware saw them), and none to Anthropic's host.
       const log = readFileSync(join(exec, '.ribosome/logs/server.log'), 'utf8');
       const logged = log.split('\n').filter((l) => l.includes('[LOGGING-MIDDLEWARE] request'));

@@ -69,9 +69,14 @@ function installedBin(cli: AgentCli): string | undefined {
   }
 }
 
-/** Says how to get the CLI when its start failed for want of the binary (ENOENT). */
-export function missingCliHint(cli: AgentCli, failure: string): string {
-  return failure.includes('ENOENT')
-    ? `${failure}; ${cli.name} is not installed: ${installHint(cli)}`
-    : failure;
+/**
+ * Says how to get the CLI when its start failed for want of the binary (ENOENT): the variable's path
+ * when it named one, else that it is not installed.
+ */
+export function missingCliHint(cli: AgentCli, failure: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (!failure.includes('ENOENT')) return failure;
+  const named = env[cli.envVar];
+  return named
+    ? `${failure}; ${cli.envVar}=${named}: not found; ${installHint(cli)}`
+    : `${failure}; ${cli.name} is not installed: ${installHint(cli)}`;
 }

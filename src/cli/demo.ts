@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { AGENT_CLIS, type MissingCli, missingClis } from '../agents/agent-clis.ts';
-import { installHint } from '../agents/cli-binary.ts';
+import { AGENT_CLIS, type MissingCli, missingCliLine, missingClis } from '../agents/agent-clis.ts';
 import type { Agent } from '../plan/primitives.ts';
 import { exitOnceStopped, run } from './run.ts';
 
@@ -74,12 +73,7 @@ export function registerDemo(program: Command): void {
 
 /** Why the mixed demo does not start: each CLI missing, where it was looked for, how to install it. */
 export function missingText(missing: readonly MissingCli[]): string {
-  const lines = missing.map(({ agent, cli, binary, fromVar }) => {
-    const where = fromVar
-      ? `${cli.envVar}=${binary}: not found`
-      : `${binary}: not found${binary.includes('/') ? '' : ' on PATH'}`;
-    return `  ${cli.name} (agent ${agent}): ${where}; ${installHint(cli)}\n`;
-  });
+  const lines = missing.map((m) => `  ${missingCliLine(m)}\n`);
   return [
     `ribosome demo --mixed: ${missing.length === 1 ? 'an agent CLI is' : `${missing.length} agent CLIs are`} missing (the demo runs a codon with each); nothing was run:\n`,
     ...lines,

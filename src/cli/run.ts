@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { Command } from 'commander';
+import { missingPlanClis } from '../agents/agent-clis.ts';
 import { parseCost, parseDuration, runBudget } from '../budgets/limits.ts';
 import { loadConfigFile } from '../config/config-file.ts';
 import { resolveProxyConfig } from '../config/proxy-config.ts';
@@ -13,6 +14,7 @@ import type { Engine, ReadyInfo } from '../engine/engine.ts';
 import { notifierCompanion } from '../notify/companion.ts';
 import { formatProblems, loadPlan, type Provider } from '../plan/index.ts';
 import {
+  API_KEY_ONLY,
   agentKeyProblems,
   blockedPortProblems,
   keyVariables,
@@ -23,6 +25,7 @@ import {
   targetOf,
   unusableCredentialProblems,
   usualCredentialUsers,
+  vendorDefaultProblems,
 } from '../providers/providers.ts';
 import {
   exitSummaryLine,
@@ -249,22 +252,27 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     file: file.value,
   });
   if (!proxy.ok) return fail(proxy.error.message, EXIT.invalidInput);
+  const vendorProblems = vendorDefaultProblems(process.env);
+  if (vendorProblems.length > 0) return fail(vendorProblems.join('\n'), EXIT.invalidInput);
 
   let providerUrl = proxy.value.providerBaseUrl;
   const agentConfig = plan.raw.agentConfig ?? settings.value.agentConfig ?? 'isolated';
   const claudeConfig = plan.raw.claudeConfig ?? settings.value.claudeConfig ?? agentConfig;
   // Offline (--scripted-provider) every provider is the scripted one: nothing leaves the machine.
   const uses = flags.scriptedProvider ? [] : providerUses(plan, claudeConfig, agentConfig);
-  const routes = providerRoutes(uses);
+  const routes = providerRoutes(uses, providerUrl);
   // Offline too: no agent sees a key variable of the plan's providers.
   const keyVars = keyVariables(providerUses(plan, claudeConfig, agentConfig));
-  const targetFor = (provider: Provider | undefined) =>
-    targetOf(flags.scriptedProvider ? undefined : provider, {
-      serverUrl: providerUrl,
-      proxyUrl: agentUrl,
-      routes,
-      keyVars,
-    });
+  const targetFor = (provider: Provider | undefined, kind: ProviderUse['kind']) =>
+    targetOf(
+      { provider: flags.scriptedProvider ? undefined : provider, kind },
+      {
+        serverUrl: providerUrl,
+        proxyUrl: agentUrl,
+        routes,
+        keyVars,
+      },
+    );
   // First in, last out: the notifier outlives the other companions, so the run's last notices go out.
   const companions: Parameters<typeof startRuntime>[0]['companions'] = [
     notifierCompanion({ plan, configTargets: settings.value.notify }),
@@ -323,6 +331,9 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     const problem = startCredentialProblem(uses, providerUrl);
     if (problem) return fail(problem, EXIT.invalidInput);
   }
+  // Every agent CLI the plan's codons need, before any codon runs and spends (offline too).
+  const clis = missingPlanClis(plan.codons);
+  if (clis) return fail(clis, EXIT.invalidInput);
   const mainPort = settings.value.port;
   const blocked = blockedPortProblems(uses, providerUrl, {
     enabled: proxy.value.enabled,
@@ -371,13 +382,13 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
           claudeConfig,
           agentConfig,
           checkpointInclude,
-          provider: (codon) => targetFor(codon.provider),
+          provider: (codon) => targetFor(codon.provider, codon.agent),
           outputDir,
           hooks: ({ bus, logger, layout, journal }, record) =>
             createSentinelHooks({
               bus,
               logger,
-              provider: (sentinel) => targetFor(sentinel.provider),
+              provider: (sentinel) => targetFor(sentinel.provider, 'sentinel'),
               outputDir: join(layout.internal, 'sentinels'),
               paths: { agentRoot: layout.agentRoot, dataDir: dataLinkPath(layout.agentRoot) },
               emitTriggered: file.value.sentinelTriggeredEvents === true,
@@ -507,13 +518,16 @@ function startCredentialProblem(uses: ProviderUse[], serverUrl: string): string 
   const unusable = unusableCredentialProblems(uses, serverUrl, process.env);
   if (unusable.length > 0) return unusable.join('\n');
   const users = usualCredentialUsers(uses, serverUrl);
-  const first = users[0];
+  // An agent that sends ANTHROPIC_API_KEY only is named, so the advice is what it accepts.
+  const apiKeyOnly = users.find((use) => API_KEY_ONLY.has(use.kind));
+  const first = apiKeyOnly ?? users[0];
   if (!first) return undefined;
   const problem = credentialProblem({
     providerUrl: first.url,
     scripted: false,
     env: process.env,
     claudeCode: first.local,
+    ...(apiKeyOnly ? { apiKeyOnly: apiKeyOnly.kind } : {}),
   });
   if (!problem) return undefined;
   const more = users.length > 1 ? ` (and ${users.length - 1} more)` : '';

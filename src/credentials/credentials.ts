@@ -101,17 +101,22 @@ export function isLoopbackUrl(url: string): boolean {
  * Why a run cannot reach its provider, or undefined when it can: a provider off this machine with no
  * credential in the environment (the built-in scripted provider needs none). `claudeCode`: the caller
  * is Claude Code in its own configuration, which does not start without a credential even against a
- * gateway on this machine.
+ * gateway on this machine. `apiKeyOnly`: the advice names ANTHROPIC_API_KEY alone.
  */
 export function credentialProblem(options: {
   providerUrl: string;
   scripted: boolean;
   env: NodeJS.ProcessEnv;
   claudeCode?: boolean;
+  /** An agent among the callers that sends ANTHROPIC_API_KEY only (opencode): the advice names no other. */
+  apiKeyOnly?: string;
 }): string | undefined {
   if (options.scripted || presentCredentials(options.env).length > 0) return undefined;
   const origin = new URL(options.providerUrl).origin;
   if (!isLoopbackUrl(options.providerUrl)) {
+    if (options.apiKeyOnly) {
+      return `no credential for the provider ${origin}: set ANTHROPIC_API_KEY (${options.apiKeyOnly} sends no other credential), or run offline with --scripted-provider`;
+    }
     return `no credential for the provider ${origin}: set ANTHROPIC_API_KEY (an API key), ANTHROPIC_AUTH_TOKEN (a gateway's bearer token) or CLAUDE_CODE_OAUTH_TOKEN (from \`claude setup-token\`), or run offline with --scripted-provider`;
   }
   if (!options.claudeCode) return undefined;

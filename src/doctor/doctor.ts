@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { AGENT_CLIS } from '../agents/agent-clis.ts';
 import { type ProviderBaseUrlResult, resolveProviderBaseUrl } from '../config/proxy-config.ts';
 import { claudeLoginFile } from '../credentials/claude-login.ts';
+import type { Agent } from '../plan/primitives.ts';
 import { type DoctorReport, report } from './check-result.ts';
-import { checkCredentials } from './credentials.ts';
+import { checkAgentKeys, checkCredentials } from './credentials.ts';
 import { checkExecutionDir } from './execution-dir.ts';
 import { checkNodeVersion } from './node-version.ts';
 import { checkPort } from './port.ts';
@@ -53,11 +54,14 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     checkProvider(doctorProvider(options), options.providerTimeoutMs),
     checkPort(options.host, options.port),
   ]);
+  // The key each found agent CLI authenticates with (codex's OPENAI_API_KEY, ...).
+  const found = (Object.keys(AGENT_CLIS) as Agent[]).filter((_, i) => clis[i]?.status === 'ok');
   return report([
     checkNodeVersion(options.nodeVersion, ENGINES_NODE),
     git,
     ...clis,
     checkCredentials(options.env, claudeLoginFile(options.env)),
+    ...checkAgentKeys(options.env, found),
     provider,
     checkExecutionDir(options.executionDir),
     port,

@@ -19,7 +19,51 @@ export function checkPlan(plan: SalvagedPlan): ProblemDraft[] {
     // Inline sentinel definitions, from their valid parts: checked even where their neighbours are not.
     ...plan.sentinelParts.flatMap(({ parts, path }) => checkSentinelDefinition(parts, path)),
     ...checkIneffective(plan),
+    ...checkUserConfig(plan),
   ];
+}
+
+/** Agents whose CLI runs with the user's configuration under `agentConfig: user` (claude-code: below). */
+const AGENT_CONFIG_AGENTS: ReadonlySet<string> = new Set(['codex', 'gemini', 'opencode']);
+
+/**
+ * `agentConfig: user` or `claudeConfig: user` on a plan none of whose codons runs an agent it applies
+ * to: warnings. Said only when there are codons and every one's agent is known (an invalid one is
+ * reported already).
+ */
+function checkUserConfig(plan: SalvagedPlan): ProblemDraft[] {
+  if (plan.agentConfig !== 'user' && plan.claudeConfig !== 'user') return [];
+  const agents = new Set<string>();
+  for (const entry of declaredCodons(plan)) {
+    const found = valid(entry);
+    const agent = found && !found.dropped.includes('agent') ? (found.codon.agent ?? plan.agent) : undefined;
+    if (agent === undefined) return [];
+    agents.add(agent);
+  }
+  if (agents.size === 0) return [];
+  const runs = (names: string[]) => names.some((name) => agents.has(name));
+  const drafts: ProblemDraft[] = [];
+  // Claude Code takes agentConfig when the plan has no claudeConfig.
+  const agentConfigAgents = [...AGENT_CONFIG_AGENTS, ...(plan.claudeConfig ? [] : ['claude-code'])];
+  if (plan.agentConfig === 'user' && !runs(agentConfigAgents)) {
+    drafts.push({
+      code: 'FIELD_HAS_NO_EFFECT',
+      severity: 'warning',
+      path: ['agentConfig'],
+      message: `agentConfig: user has no effect: no codon runs ${agentConfigAgents.join(', ').replace(/, (?=[^,]*$)/, ' or ')}.`,
+      hint: "It says whose configuration those agents' CLIs run with (the built-in agent has none); remove it, or give a codon such an agent.",
+    });
+  }
+  if (plan.claudeConfig === 'user' && !agents.has('claude-code')) {
+    drafts.push({
+      code: 'FIELD_HAS_NO_EFFECT',
+      severity: 'warning',
+      path: ['claudeConfig'],
+      message: 'claudeConfig: user has no effect: no codon runs claude-code.',
+      hint: 'It says whose Claude Code configuration claude-code codons run with; remove it, or give a codon `agent: claude-code`.',
+    });
+  }
+  return drafts;
 }
 
 /** Fields that are valid but do nothing as written: warnings (the plan runs), so a typo is not silent. */

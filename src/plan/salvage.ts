@@ -49,6 +49,8 @@ export type SalvagedPlan = {
   defaults: z.infer<typeof Plan.shape.defaults> | undefined;
   model: string | undefined;
   fallbackModel: string | undefined;
+  agentConfig: z.infer<typeof Plan.shape.agentConfig> | undefined;
+  claudeConfig: z.infer<typeof Plan.shape.claudeConfig> | undefined;
   /** Every key of the `sentinels` map, valid entry or not. */
   sentinelIds: string[];
   sentinels: Array<{ id: string; entry: NamedSentinel; path: PathSegment[] }>;
@@ -70,6 +72,8 @@ export function salvagePlan(data: unknown): SalvagedPlan {
     defaults: undefined,
     model: undefined,
     fallbackModel: undefined,
+    agentConfig: undefined,
+    claudeConfig: undefined,
     sentinelIds: [],
     sentinels: [],
     sentinelParts: [],
@@ -81,6 +85,8 @@ export function salvagePlan(data: unknown): SalvagedPlan {
   plan.defaults = valid(Plan.shape.defaults, data.defaults);
   plan.model = valid(Plan.shape.model, data.model);
   plan.fallbackModel = valid(Plan.shape.fallbackModel, data.fallbackModel);
+  plan.agentConfig = valid(Plan.shape.agentConfig, data.agentConfig);
+  plan.claudeConfig = valid(Plan.shape.claudeConfig, data.claudeConfig);
 
   if (isRecord(data.sentinels)) {
     for (const [id, value] of Object.entries(data.sentinels)) {

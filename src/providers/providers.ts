@@ -2,6 +2,7 @@ import { DEFAULT_PROVIDER_BASE_URL } from '../config/proxy-config.ts';
 import { isLoopbackUrl, presentCredentials, providerAuth } from '../credentials/credentials.ts';
 import type { LoadedPlan, Provider } from '../plan/index.ts';
 import type { Agent } from '../plan/primitives.ts';
+import { parseTarget } from '../proxy/target.ts';
 import { blockedPortMeaning, fetchBlockedPort, isFetchBlockedPort } from './fetch-ports.ts';
 
 /**
@@ -59,17 +60,45 @@ export const AGENT_KEY_VARS: Partial<Record<ProviderUse['kind'], string>> = {
 
 /**
  * Where an agent that speaks another vendor's API goes when the server's provider is the default one
- * (Anthropic's, which it cannot call): its vendor's. Any other server provider is taken as it is.
+ * (Anthropic's, which it cannot call): its vendor's, or the URL in `envVar` (tests: a server on this
+ * machine standing for the vendor). Any other server provider is taken as it is.
  */
-const AGENT_DEFAULT_PROVIDERS: Partial<Record<ProviderUse['kind'], string>> = {
-  codex: 'https://api.openai.com',
-  gemini: 'https://generativelanguage.googleapis.com',
-};
+export const AGENT_DEFAULT_PROVIDERS: Partial<Record<ProviderUse['kind'], { url: string; envVar: string }>> =
+  {
+    codex: { url: 'https://api.openai.com', envVar: 'RIBOSOME_CODEX_PROVIDER_URL' },
+    gemini: { url: 'https://generativelanguage.googleapis.com', envVar: 'RIBOSOME_GEMINI_PROVIDER_URL' },
+  };
+
+/**
+ * The vendor's provider `kind` calls in place of the server's `url` when that is the default Anthropic
+ * one; undefined when `url` stays (another server provider, or an agent that speaks Anthropic's API).
+ */
+export function vendorDefault(
+  kind: ProviderUse['kind'],
+  url: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  const own = AGENT_DEFAULT_PROVIDERS[kind];
+  if (!own || url.replace(/\/+$/, '') !== DEFAULT_PROVIDER_BASE_URL) return undefined;
+  return env[own.envVar]?.trim() || own.url;
+}
 
 /** The provider `kind` calls for `url`: its vendor's API in place of the default Anthropic one. */
-export function agentProviderUrl(kind: ProviderUse['kind'], url: string): string {
-  const own = AGENT_DEFAULT_PROVIDERS[kind];
-  return own && url.replace(/\/+$/, '') === DEFAULT_PROVIDER_BASE_URL ? own : url;
+export function agentProviderUrl(
+  kind: ProviderUse['kind'],
+  url: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  return vendorDefault(kind, url, env) ?? url;
+}
+
+/** Variables that replace a vendor's default (AGENT_DEFAULT_PROVIDERS) but hold no http(s) base URL. */
+export function vendorDefaultProblems(env: NodeJS.ProcessEnv): string[] {
+  return Object.values(AGENT_DEFAULT_PROVIDERS).flatMap(({ envVar }) => {
+    const value = env[envVar]?.trim();
+    const target = value ? parseTarget(value) : undefined;
+    return target && !target.ok ? [`${envVar} must be an http(s) base URL: ${target.message}`] : [];
+  });
 }
 
 /**
@@ -101,11 +130,24 @@ export function providerUses(
 }
 
 /**
- * The proxy's routes: each distinct base URL of the plan's own providers, in first-use order. The
- * agent of route n calls `<proxy>/p/<n>`; the plain proxy URL is the server's provider.
+ * The proxy's routes: each distinct base URL of the plan's own providers, and the vendor's default of
+ * an agent that cannot call the server's default provider (`vendorDefault`: Codex and Gemini CLI with
+ * no --provider-base-url), in first-use order. The agent of route n calls `<proxy>/p/<n>`; the plain
+ * proxy URL is the server's provider, so no agent sends its key to another vendor.
  */
-export function providerRoutes(uses: readonly ProviderUse[]): string[] {
-  return [...new Set(uses.flatMap((use) => (use.provider ? [use.provider.baseUrl] : [])))];
+export function providerRoutes(
+  uses: readonly ProviderUse[],
+  serverUrl: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
+  return [
+    ...new Set(
+      uses.flatMap((use) => {
+        const url = use.provider?.baseUrl ?? vendorDefault(use.kind, serverUrl, env);
+        return url === undefined ? [] : [url];
+      }),
+    ),
+  ];
 }
 
 /** Every provider key variable (apiKeyEnv) of the plan's codons and sentinels, each once. */
@@ -117,24 +159,28 @@ export function keyVariables(uses: readonly ProviderUse[]): string[] {
 export const routePrefix = (n: number): string => `/p/${n}`;
 
 /**
- * Where a codon or sentinel sends its calls: its own provider (through the proxy's route when the
- * proxy is on), else the server's provider (the plain proxy URL when on).
+ * Where a codon or sentinel sends its calls: its own provider, or its vendor's default
+ * (`vendorDefault`), through the proxy's route when the proxy is on; else the server's provider (the
+ * plain proxy URL when on).
  */
 export function targetOf(
-  provider: Provider | undefined,
+  use: { provider?: Provider | undefined; kind: ProviderUse['kind'] },
   at: {
     serverUrl: string;
     proxyUrl?: string | undefined;
     routes: readonly string[];
     /** The plan's key variables (`keyVariables`), for every target. */
     keyVars?: readonly string[];
+    env?: NodeJS.ProcessEnv;
   },
 ): ProviderTarget {
+  const { provider } = use;
   const keyVars = at.keyVars?.length ? { keyVars: at.keyVars } : {};
-  if (!provider) return { baseUrl: at.proxyUrl ?? at.serverUrl, ...keyVars };
-  const route = at.routes.indexOf(provider.baseUrl);
-  const baseUrl = at.proxyUrl && route >= 0 ? `${at.proxyUrl}${routePrefix(route)}` : provider.baseUrl;
-  return { baseUrl, ...(provider.apiKeyEnv ? { apiKeyEnv: provider.apiKeyEnv } : {}), ...keyVars };
+  const url = provider?.baseUrl ?? vendorDefault(use.kind, at.serverUrl, at.env);
+  if (url === undefined) return { baseUrl: at.proxyUrl ?? at.serverUrl, ...keyVars };
+  const route = at.routes.indexOf(url);
+  const baseUrl = at.proxyUrl && route >= 0 ? `${at.proxyUrl}${routePrefix(route)}` : url;
+  return { baseUrl, ...(provider?.apiKeyEnv ? { apiKeyEnv: provider.apiKeyEnv } : {}), ...keyVars };
 }
 
 /**
@@ -176,6 +222,9 @@ export function usualCredentialUsers(
   });
 }
 
+/** Agents that send ANTHROPIC_API_KEY only (as `x-api-key`), never the other usual variables. */
+export const API_KEY_ONLY: ReadonlySet<ProviderUse['kind']> = new Set(['opencode']);
+
 /**
  * Uses whose agent cannot send the usual credential that is set: opencode sends ANTHROPIC_API_KEY
  * only (as `x-api-key`), never ANTHROPIC_AUTH_TOKEN or CLAUDE_CODE_OAUTH_TOKEN. Among the uses that
@@ -190,7 +239,7 @@ export function unusableCredentialProblems(
   const present = presentCredentials(env);
   if (present.length === 0 || present.includes('ANTHROPIC_API_KEY')) return [];
   return usualCredentialUsers(uses, serverUrl).flatMap((use) =>
-    use.kind === 'opencode'
+    API_KEY_ONLY.has(use.kind)
       ? [
           `${use.who} runs opencode, which authenticates with ANTHROPIC_API_KEY only: ${present.join(' and ')} ${present.length > 1 ? 'are' : 'is'} set, which it does not send; set ANTHROPIC_API_KEY (or the provider's apiKeyEnv)`,
         ]
@@ -211,7 +260,7 @@ export function agentKeyProblems(
   return uses.flatMap((use) => {
     const keyVar = AGENT_KEY_VARS[use.kind];
     if (!keyVar || use.provider?.apiKeyEnv) return [];
-    const url = use.provider?.baseUrl ?? agentProviderUrl(use.kind, serverUrl);
+    const url = use.provider?.baseUrl ?? agentProviderUrl(use.kind, serverUrl, env);
     if (isLoopbackUrl(url) || env[keyVar]?.trim()) return [];
     return [
       `${use.who} (${use.kind}) calls ${new URL(url).origin} with the key in ${keyVar}, which is not set: set ${keyVar}, give the codon a provider with its apiKeyEnv, or run offline with --scripted-provider`,

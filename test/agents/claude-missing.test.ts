@@ -33,7 +33,7 @@ describe('Claude Code binary', () => {
       mark: 'claude-missing-test',
     });
     expect(await run.exited).toEqual({ type: 'error', code: 127 });
-    expect(run.startFailure).toMatch(/ENOENT.*Claude Code is not installed/);
+    expect(run.startFailure).toMatch(/ENOENT.*RIBOSOME_CLAUDE_BIN=\S*no-claude: not found/);
     expect(run.startFailure).toMatch(/npm install @anthropic-ai\/claude-code/);
   });
 });

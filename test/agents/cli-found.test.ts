@@ -1,8 +1,8 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AGENT_CLIS, missingClis } from '../../src/agents/agent-clis.ts';
-import { cliFound, commandFound } from '../../src/agents/cli-binary.ts';
+import { AGENT_CLIS, missingClis, missingPlanClis } from '../../src/agents/agent-clis.ts';
+import { cliFound, commandFound, installHint, missingCliHint } from '../../src/agents/cli-binary.ts';
 import { tempDir } from '../helpers/server-process.ts';
 
 const temp = tempDir();
@@ -55,5 +55,44 @@ describe('whether an agent CLI is found, as spawning it would find it', () => {
       { agent: 'codex', cli: AGENT_CLIS.codex, binary: '/nonexistent/codex', fromVar: true },
     ]);
     expect(missingClis(['builtin'], { PATH: '' })).toEqual([]);
+  });
+});
+
+describe('a missing CLI, said once for `ribosome run`, `ribosome demo --mixed` and a codon that cannot start', () => {
+  const all = {
+    ...env,
+    RIBOSOME_CLAUDE_BIN: 'tool',
+    RIBOSOME_CODEX_BIN: '/x/codex',
+    RIBOSOME_OPENCODE_BIN: 'tool',
+  };
+
+  it("missingPlanClis: each CLI the plan's codons need that is not found, with those codons; none: undefined", () => {
+    const codons = [
+      { codonId: 'first', agent: 'builtin' as const },
+      { codonId: 'cx', agent: 'codex' as const },
+      { codonId: 'gm', agent: 'gemini' as const },
+      { codonId: 'loop', agent: 'codex' as const },
+      { codonId: 'loop', agent: 'codex' as const },
+      { codonId: 'cc', agent: 'claude-code' as const },
+    ];
+    expect(missingPlanClis(codons, all)?.split('\n')).toEqual([
+      '2 agent CLIs of the plan are not found; nothing was run:',
+      `  Codex CLI (agent codex: codons cx, loop): RIBOSOME_CODEX_BIN=/x/codex: not found; ${installHint(AGENT_CLIS.codex)}`,
+      `  Gemini CLI (agent gemini: codon gm): gemini: not found on PATH; ${installHint(AGENT_CLIS.gemini)}`,
+      '`ribosome doctor` checks every agent CLI.',
+    ]);
+    expect(missingPlanClis(codons.slice(0, 1), { PATH: '' })).toBeUndefined();
+    expect(missingPlanClis([{ codonId: 'cc', agent: 'claude-code' }], all)).toBeUndefined();
+  });
+
+  it('missingCliHint names the variable and its path when the variable named the binary', () => {
+    const codex = AGENT_CLIS.codex;
+    expect(missingCliHint(codex, 'spawn /x/codex ENOENT', { RIBOSOME_CODEX_BIN: '/x/codex' })).toBe(
+      `spawn /x/codex ENOENT; RIBOSOME_CODEX_BIN=/x/codex: not found; ${installHint(codex)}`,
+    );
+    expect(missingCliHint(codex, 'spawn codex ENOENT', {})).toBe(
+      `spawn codex ENOENT; Codex CLI is not installed: ${installHint(codex)}`,
+    );
+    expect(missingCliHint(codex, 'spawn codex EACCES', {})).toBe('spawn codex EACCES');
   });
 });

@@ -50,6 +50,18 @@ describe('credentials', () => {
     ).toBeUndefined();
   });
 
+  it('for an agent that sends ANTHROPIC_API_KEY only (opencode) the advice names that variable alone', () => {
+    const problem = credentialProblem({
+      providerUrl: 'https://gw.example.com',
+      scripted: false,
+      env: {},
+      apiKeyOnly: 'opencode',
+    });
+    expect(problem).toBe(
+      'no credential for the provider https://gw.example.com: set ANTHROPIC_API_KEY (opencode sends no other credential), or run offline with --scripted-provider',
+    );
+  });
+
   it('Claude Code in its own configuration needs one even for a local gateway: any value it accepts', () => {
     const local = { providerUrl: 'http://127.0.0.1:4000', scripted: false, claudeCode: true };
     expect(credentialProblem({ ...local, env: {} })).toMatch(

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OPENCODE } from '../../src/agents/opencode/opencode-cli.ts';
 import { claudeLoginFile } from '../../src/credentials/claude-login.ts';
-import { checkCredentials } from '../../src/doctor/credentials.ts';
+import { checkAgentKeys, checkCredentials } from '../../src/doctor/credentials.ts';
 import { doctorProvider } from '../../src/doctor/doctor.ts';
 import { checkExecutionDir } from '../../src/doctor/execution-dir.ts';
 import { checkNodeVersion } from '../../src/doctor/node-version.ts';
@@ -108,6 +108,43 @@ describe('credentials', () => {
     const none = checkCredentials({ ANTHROPIC_API_KEY: '  ' });
     expect(none.status).toBe('fail');
     expect(none.fix).toMatch(/export ANTHROPIC_API_KEY/);
+  });
+});
+
+describe("credentials: each agent's own key", () => {
+  it('a codex- or gemini-only user with their key set is warned, not failed; the keys are named', () => {
+    const codexOnly = checkCredentials({ OPENAI_API_KEY: 'sk-MARKER' });
+    expect(codexOnly).toMatchObject({
+      status: 'warn',
+      detail:
+        'none of ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN is set; OPENAI_API_KEY (codex) is set',
+    });
+    expect(codexOnly.fix).toMatch(/built-in, claude-code and opencode codons and sentinels need one/);
+    expect(JSON.stringify(codexOnly)).not.toContain('MARKER');
+    expect(checkCredentials({ OPENAI_API_KEY: 'k', GEMINI_API_KEY: 'g' }).detail).toMatch(
+      /OPENAI_API_KEY \(codex\), GEMINI_API_KEY \(gemini\) are set$/,
+    );
+    expect(checkCredentials({ OPENAI_API_KEY: ' ' }).status).toBe('fail');
+  });
+
+  it('one line per agent found with a key of its own: codex OPENAI_API_KEY, gemini GEMINI_API_KEY, opencode ANTHROPIC_API_KEY', () => {
+    const env = { OPENAI_API_KEY: 'sk-MARKER', ANTHROPIC_AUTH_TOKEN: 't' };
+    const lines = checkAgentKeys(env, ['claude-code', 'codex', 'gemini', 'opencode']);
+    expect(lines.map((l) => [l.check, l.status, l.detail])).toEqual([
+      ['codex key', 'ok', 'OPENAI_API_KEY present'],
+      ['gemini key', 'warn', 'GEMINI_API_KEY is not set'],
+      [
+        'opencode key',
+        'warn',
+        'ANTHROPIC_API_KEY is not set (ANTHROPIC_AUTH_TOKEN is, which opencode does not send)',
+      ],
+    ]);
+    expect(lines[1]?.fix).toMatch(/^gemini codons authenticate with GEMINI_API_KEY .*agentConfig: user/);
+    expect(lines[2]?.fix).toMatch(/^opencode codons authenticate with ANTHROPIC_API_KEY only/);
+    expect(JSON.stringify(lines)).not.toContain('MARKER');
+    // An agent whose CLI was not found gets no line (its CLI's line already warns).
+    expect(checkAgentKeys(env, ['codex']).map((l) => l.check)).toEqual(['codex key']);
+    expect(checkAgentKeys({ ANTHROPIC_API_KEY: 'k' }, ['opencode'])[0]?.status).toBe('ok');
   });
 });
 

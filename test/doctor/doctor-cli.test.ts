@@ -28,6 +28,8 @@ function env(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     ANTHROPIC_API_KEY: '',
     ANTHROPIC_AUTH_TOKEN: '',
     CLAUDE_CODE_OAUTH_TOKEN: '',
+    OPENAI_API_KEY: '',
+    GEMINI_API_KEY: '',
     ANTHROPIC_BASE_URL: '',
     SERVICE_RUNTIME_PROVIDER_BASE_URL: '',
     // No Claude Code login of the machine's user is seen.
@@ -76,6 +78,26 @@ describe('ribosome doctor', () => {
     const report = DoctorReport.parse(JSON.parse(json.stdout));
     expect(report.ok).toBe(true);
     expect(json.stdout + json.stderr).not.toContain('MARKER');
+  });
+
+  it('a codex-only user with OPENAI_API_KEY passes: credentials warn, the codex key is named', async () => {
+    const t = tempDir();
+    cleanups.push(t.remove);
+    const provider = await listening();
+    const args = ['--execution', t.path, '--provider-base-url', `http://127.0.0.1:${provider}`, '--json'];
+    // node stands in for the Codex CLI: it answers --version.
+    const result = await doctor(args, { OPENAI_API_KEY: MARKER, RIBOSOME_CODEX_BIN: process.execPath });
+    expect(result.code, result.stderr).toBe(0);
+    const checks = DoctorReport.parse(JSON.parse(result.stdout)).checks;
+    const byName = Object.fromEntries(checks.map((c) => [c.check, c]));
+    expect(byName.credentials).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining('OPENAI_API_KEY (codex) is set'),
+    });
+    expect(byName['codex key']).toMatchObject({ status: 'ok', detail: 'OPENAI_API_KEY present' });
+    // No line for agents whose CLI is missing.
+    expect(byName['gemini key']).toBeUndefined();
+    expect(result.stdout + result.stderr).not.toContain('MARKER');
   });
 
   it('each check failing: no git on PATH, no credentials, provider down, directory under a file, port held', async () => {

@@ -183,6 +183,59 @@ describe('fields that do nothing as written (warnings: the plan still runs)', ()
   });
 });
 
+describe('agentConfig and claudeConfig user where no codon runs an agent they apply to (warnings)', () => {
+  const noEffect = async (...lines: string[]) =>
+    (await problemsOf(yaml(...lines)))
+      .filter((p) => p.code === 'FIELD_HAS_NO_EFFECT')
+      .map((p) => [p.severity, p.path, p.message]);
+
+  it('a plan of builtin codons: both warn, at their lines', async () => {
+    const problems = await problemsOf(
+      yaml('name: x', 'agentConfig: user', 'claudeConfig: user', 'codons: [{ id: a, prompt: go }]'),
+    );
+    expect(problems.filter((p) => p.code === 'FIELD_HAS_NO_EFFECT')).toMatchObject([
+      {
+        severity: 'warning',
+        path: 'agentConfig',
+        line: 2,
+        message: 'agentConfig: user has no effect: no codon runs codex, gemini or opencode.',
+      },
+      {
+        severity: 'warning',
+        path: 'claudeConfig',
+        line: 3,
+        message: 'claudeConfig: user has no effect: no codon runs claude-code.',
+      },
+    ]);
+  });
+
+  it('without claudeConfig, agentConfig applies to claude-code too', async () => {
+    expect(await noEffect('name: x', 'agentConfig: user', 'codons: [{ id: a, prompt: go }]')).toEqual([
+      [
+        'warning',
+        'agentConfig',
+        'agentConfig: user has no effect: no codon runs codex, gemini, opencode or claude-code.',
+      ],
+    ]);
+    expect(
+      await noEffect('name: x', 'agentConfig: user', 'codons: [{ id: a, prompt: go, agent: claude-code }]'),
+    ).toEqual([]);
+  });
+
+  it("a codon's own agent counts; isolated and a plan of such agents say nothing", async () => {
+    const codons = 'codons: [{ id: a, prompt: go }, { id: b, prompt: go, agent: gemini }]';
+    expect(await noEffect('name: x', 'agentConfig: user', codons)).toEqual([]);
+    expect(
+      await noEffect('name: x', 'agent: opencode', 'agentConfig: user', 'codons: [{ id: a, prompt: go }]'),
+    ).toEqual([]);
+    expect(await noEffect('name: x', 'agentConfig: isolated', 'codons: [{ id: a, prompt: go }]')).toEqual([]);
+    // An invalid agent (reported as such) leaves the question open: no warning.
+    expect(
+      await noEffect('name: x', 'agentConfig: user', 'codons: [{ id: a, prompt: go, agent: kodex }]'),
+    ).toEqual([]);
+  });
+});
+
 describe('system prompts', () => {
   it('an empty systemPrompt or appendSystemPrompt is refused; the codon one wins over the plan one', async () => {
     const problems = await problemsOf(

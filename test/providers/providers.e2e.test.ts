@@ -202,6 +202,19 @@ codons:
     );
     expect(existsSync(join(refused.exec, '.ribosome'))).toBe(false);
   });
+
+  it('an opencode codon (after a builtin one) against a remote provider with no credential: the advice names ANTHROPIC_API_KEY only', async () => {
+    const { plan } = workDir(
+      'name: oc\ncodons:\n  - id: first\n    prompt: Do first.\n  - id: one\n    agent: opencode\n    prompt: Do one.\n',
+    );
+    const refused = await runPlan(plan, 'none', ['--provider-base-url', 'https://gateway.invalid'], NONE);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'codon one (and 1 more): no credential for the provider https://gateway.invalid: set ANTHROPIC_API_KEY (opencode sends no other credential)',
+    );
+    expect(refused.stderr).not.toMatch(/ANTHROPIC_AUTH_TOKEN|CLAUDE_CODE_OAUTH_TOKEN/);
+    expect(existsSync(join(refused.exec, '.ribosome'))).toBe(false);
+  });
 });
 
 describe("the server's provider from the environment", () => {

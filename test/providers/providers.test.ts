@@ -12,6 +12,7 @@ import {
   targetOf,
   unusableCredentialProblems,
   usualCredentialUsers,
+  vendorDefaultProblems,
 } from '../../src/providers/providers.ts';
 
 const use = (
@@ -35,21 +36,21 @@ describe('providers', () => {
   ];
 
   it('one proxy route per distinct base URL; with the proxy on a provider is reached through its route', () => {
-    const routes = providerRoutes(uses);
+    const routes = providerRoutes(uses, 'https://api.anthropic.com');
     expect(routes).toEqual(['https://gw.example.com', 'https://cheap.example.com']);
     const at = { serverUrl: 'https://api.anthropic.com', routes };
-    expect(targetOf(undefined, at)).toEqual({ baseUrl: 'https://api.anthropic.com' });
-    expect(targetOf(uses[1]!.provider, at)).toEqual({
+    expect(targetOf(uses[0]!, at)).toEqual({ baseUrl: 'https://api.anthropic.com' });
+    expect(targetOf(uses[1]!, at)).toEqual({
       baseUrl: 'https://gw.example.com',
       apiKeyEnv: 'GW_KEY',
     });
     const proxied = { ...at, proxyUrl: 'http://127.0.0.1:9001' };
-    expect(targetOf(undefined, proxied)).toEqual({ baseUrl: 'http://127.0.0.1:9001' });
-    expect(targetOf(uses[1]!.provider, proxied)).toEqual({
+    expect(targetOf(uses[0]!, proxied)).toEqual({ baseUrl: 'http://127.0.0.1:9001' });
+    expect(targetOf(uses[1]!, proxied)).toEqual({
       baseUrl: 'http://127.0.0.1:9001/p/0',
       apiKeyEnv: 'GW_KEY',
     });
-    expect(targetOf(uses[2]!.provider, proxied)).toEqual({ baseUrl: 'http://127.0.0.1:9001/p/1' });
+    expect(targetOf(uses[2]!, proxied)).toEqual({ baseUrl: 'http://127.0.0.1:9001/p/1' });
   });
 
   it('a remote provider whose key variable is unset is named with the variable, never a value', () => {
@@ -144,6 +145,56 @@ describe('providers', () => {
     expect(agentProviderUrl('claude-code', 'https://api.anthropic.com')).toBe('https://api.anthropic.com');
   });
 
+  it("with the proxy on, Codex and Gemini CLI on the server's default provider get their vendor's as a route of their own", () => {
+    const mixed = [
+      use('codon a'),
+      use('codon x', undefined, false, 'codex'),
+      use('codon g', undefined, false, 'gemini'),
+      use('codon o', undefined, false, 'opencode'),
+      use('codon y', undefined, false, 'codex'),
+      use('codon p', { baseUrl: 'https://gw.example.com' }, false, 'codex'),
+      use('sentinel s (codon x)', undefined, false, 'sentinel'),
+    ];
+    const anthropic = 'https://api.anthropic.com';
+    const routes = providerRoutes(mixed, anthropic, {});
+    expect(routes).toEqual([
+      'https://api.openai.com',
+      'https://generativelanguage.googleapis.com',
+      'https://gw.example.com',
+    ]);
+    const proxied = { serverUrl: anthropic, proxyUrl: 'http://127.0.0.1:9001', routes, env: {} };
+    // No Codex or Gemini request reaches the plain route (Anthropic's); the others' do.
+    expect(mixed.map((u) => targetOf(u, proxied).baseUrl)).toEqual([
+      'http://127.0.0.1:9001',
+      'http://127.0.0.1:9001/p/0',
+      'http://127.0.0.1:9001/p/1',
+      'http://127.0.0.1:9001',
+      'http://127.0.0.1:9001/p/0',
+      'http://127.0.0.1:9001/p/2',
+      'http://127.0.0.1:9001',
+    ]);
+    // Without the proxy each calls its vendor directly.
+    const direct = { serverUrl: anthropic, routes, env: {} };
+    expect(targetOf(mixed[1]!, direct).baseUrl).toBe('https://api.openai.com');
+    expect(targetOf(mixed[2]!, direct).baseUrl).toBe('https://generativelanguage.googleapis.com');
+    // A server provider the user gave (a gateway may speak every API) is every agent's.
+    expect(providerRoutes(mixed, 'https://gw.example.com', {})).toEqual(['https://gw.example.com']);
+    const gateway = { serverUrl: 'https://llm.example.com', proxyUrl: 'http://127.0.0.1:9001', env: {} };
+    expect(targetOf(mixed[1]!, { ...gateway, routes: ['https://gw.example.com'] }).baseUrl).toBe(
+      'http://127.0.0.1:9001',
+    );
+    // The scripted provider (on this machine) serves every API: no vendor route.
+    expect(providerRoutes(mixed.slice(0, 3), 'http://127.0.0.1:5000', {})).toEqual([]);
+    // The vendor's default may be replaced (tests: a server standing for the vendor).
+    const env = { RIBOSOME_CODEX_PROVIDER_URL: 'http://127.0.0.1:7001' };
+    expect(providerRoutes(mixed.slice(0, 2), anthropic, env)).toEqual(['http://127.0.0.1:7001']);
+    expect(agentProviderUrl('codex', anthropic, env)).toBe('http://127.0.0.1:7001');
+    expect(vendorDefaultProblems(env)).toEqual([]);
+    expect(vendorDefaultProblems({ RIBOSOME_GEMINI_PROVIDER_URL: 'ftp://x' })).toEqual([
+      'RIBOSOME_GEMINI_PROVIDER_URL must be an http(s) base URL: must use http or https, got ftp',
+    ]);
+  });
+
   it('Codex (not a Node fetch client) reaches any port', () => {
     const codex = use('codon x', undefined, false, 'codex');
     expect(blockedPortProblems([codex], 'http://127.0.0.1:6000', { enabled: false })).toEqual([]);
@@ -217,8 +268,8 @@ describe('providers', () => {
     // The usual variables named as a provider's key stay for the codons that use them.
     expect(withProviderKey(env, undefined, ['ANTHROPIC_API_KEY'])).toEqual(env);
     const at = { serverUrl: 'https://api.anthropic.com', routes: [], keyVars };
-    expect(targetOf(undefined, at)).toEqual({ baseUrl: 'https://api.anthropic.com', keyVars });
-    expect(agentProvider(targetOf(uses[1]!.provider, at))).toEqual({
+    expect(targetOf(uses[0]!, at)).toEqual({ baseUrl: 'https://api.anthropic.com', keyVars });
+    expect(agentProvider(targetOf(uses[1]!, at))).toEqual({
       providerBaseUrl: 'https://gw.example.com',
       apiKeyEnv: 'GW_KEY',
       keyVars,

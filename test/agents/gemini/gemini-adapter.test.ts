@@ -248,7 +248,7 @@ describe('gemini agent: how Gemini CLI is started', () => {
     const run = start(fake);
     expect(await run.exited).toEqual({ type: 'error', code: 127 });
     expect(run.startFailure).toMatch(
-      /ENOENT.*Gemini CLI is not installed.*npm install -g @google\/gemini-cli/,
+      /ENOENT.*RIBOSOME_GEMINI_BIN=\S*no-gemini: not found.*npm install -g @google\/gemini-cli/,
     );
   });
 });

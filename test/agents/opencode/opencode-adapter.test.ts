@@ -172,6 +172,8 @@ describe('opencode adapter', () => {
     const run = start(new OpencodeAdapter());
     expect(await drain(run.lines)).toEqual([]);
     expect(await run.exited).toEqual({ type: 'error', code: 127 });
-    expect(run.startFailure).toMatch(/ENOENT.*opencode is not installed: .*npm install -g opencode-ai/);
+    expect(run.startFailure).toMatch(
+      /ENOENT.*RIBOSOME_OPENCODE_BIN=\S*none: not found; .*npm install -g opencode-ai/,
+    );
   });
 });

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parseJsonLine } from '../json-line.ts';
 import { CodexUsage } from './codex-events.ts';
 
+/** What Codex writes once a response's tool calls are done. */
 const TokenCount = z.looseObject({
   type: z.literal('event_msg'),
   payload: z.looseObject({
@@ -13,10 +14,24 @@ const TokenCount = z.looseObject({
 });
 
 /**
+ * What Codex writes as each model response ends, before the tools it asks for run: the only record of
+ * a response whose run was stopped (or died) in its tool call.
+ */
+const UsageRecord = z.looseObject({
+  type: z.literal('token_usage_record'),
+  payload: z.looseObject({ thread_token_usage: CodexUsage }),
+});
+
+const Totals = z.union([
+  TokenCount.transform((line) => line.payload.info?.total_token_usage),
+  UsageRecord.transform((line) => line.payload.thread_token_usage),
+]);
+
+/**
  * The session's token totals so far, from its rollout file (`<home>/sessions/YYYY/MM/DD/rollout-...-<id>.jsonl`,
- * its last `token_count` event); undefined when there is no such file or it counted nothing yet. A
- * resumed or forked run reports the session's totals, the earlier runs' included: this is what to
- * subtract.
+ * its last `token_count` event or `token_usage_record`); undefined when there is no such file or it
+ * counted nothing yet. A resumed or forked run reports the session's totals, the earlier runs'
+ * included: this is what to subtract.
  */
 export function sessionTotals(home: string, sessionId: string): CodexUsage | undefined {
   const file = rolloutFile(home, sessionId);
@@ -30,14 +45,14 @@ export function sessionTotals(home: string, sessionId: string): CodexUsage | und
   return lastTotals(text);
 }
 
-/** The totals of the last token_count event of a rollout's text. Pure. */
+/** The totals of the last token_count event or token_usage_record of a rollout's text. Pure. */
 export function lastTotals(rollout: string): CodexUsage | undefined {
   const lines = rollout.split('\n');
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i];
-    if (!line?.includes('"token_count"')) continue;
-    const parsed = parseJsonLine(line, TokenCount);
-    const totals = parsed.ok ? parsed.value.payload.info?.total_token_usage : undefined;
+    if (!line?.includes('"token_count"') && !line?.includes('"token_usage_record"')) continue;
+    const parsed = parseJsonLine(line, Totals);
+    const totals = parsed.ok ? parsed.value : undefined;
     if (totals) return totals;
   }
   return undefined;

@@ -19,6 +19,7 @@ import {
   maxAttemptsOf,
   sessionFileOf,
 } from './gemini-cli.ts';
+import { sessionSpend, spendOfFile } from './gemini-session.ts';
 import { geminiTranslator } from './gemini-translator.ts';
 
 /**
@@ -66,6 +67,12 @@ export class GeminiAdapter implements AgentAdapter {
     const dataDir = options.dataDir ? dataDirFiles(options.stateDir, options.dataDir) : undefined;
     const command = cliBinary(GEMINI_CLI);
     const turn = (prompt: string, session: { resume?: string; fork?: string }): AgentRun => {
+      // What the session continued has spent already: a run that ends without its result counts the rest.
+      const before = session.fork
+        ? spendOfFile(session.fork)
+        : session.resume
+          ? sessionSpend(home, session.resume)
+          : undefined;
       const run = spawnAgent({
         command,
         args: geminiArgs({ prompt, model: options.model, ...session, ...(dataDir ? { dataDir } : {}) }),
@@ -73,7 +80,10 @@ export class GeminiAdapter implements AgentAdapter {
         env,
         stdin: '',
         mark: options.mark,
-        translator: geminiTranslator(),
+        translator: geminiTranslator({
+          ...(before ? { before } : {}),
+          readSpent: (id) => sessionSpend(home, id),
+        }),
       });
       if (run.pid === -1) {
         const why = run.exited.then(() => missingCliHint(GEMINI_CLI, run.startFailure ?? 'not started'));

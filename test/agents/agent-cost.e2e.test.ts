@@ -1,6 +1,7 @@
 /**
  * What a Codex or Gemini CLI codon costs (trial 18 H2, M3): these CLIs report tokens, no cost, and only
- * at a turn's end; the engine prices them. Every response of the scripts below reports the same usage,
+ * at a turn's end; the engine prices them, and reads a turn cut short (a stop, a server killed) from
+ * the agent's session record. Every response of the scripts below reports the same usage,
  * so a codon's cost is its number of responses times that usage's price, whatever the engine did.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -13,7 +14,9 @@ import { costOf } from '../../src/llm/pricing.ts';
 import { describeWithClis } from '../helpers/agent-clis.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { processesIn } from '../helpers/mounts.ts';
+import { writePlanAndScript } from '../helpers/plans.ts';
 import { waitFor } from '../helpers/processes.ts';
+import { journalRows, startServer, tempDir } from '../helpers/server-process.ts';
 
 const TIMEOUT = 300_000;
 const WAIT = 240_000;
@@ -99,7 +102,7 @@ function commandsIn(dir: string, needle: string): number[] {
 
 for (const spec of SPECS) {
   describeWithClis(`${spec.agent}: a codon's cost counts every response (e2e)`, [spec.binary], () => {
-    const { serve } = e2eResources();
+    const { serve, temps } = e2eResources();
     const priced = (responses: number) => responses * costOf(spec.model, USAGE).usd;
 
     it("after a codon.message, the codon's cost is both turns' priced tokens", {
@@ -136,6 +139,35 @@ for (const spec of SPECS) {
       const done = (await completed).data;
       expect(done).toMatchObject({ codonId: 'c', success: false });
       expect(done.cost).toBeCloseTo(priced(1), 9);
+    });
+
+    it('a server killed in a tool call: the restarted server counts the response that asked for it', {
+      timeout: TIMEOUT,
+    }, async () => {
+      const t = tempDir();
+      temps.push(t);
+      const files = writePlanAndScript(t.path, plan(spec, PROMPTS.sleep), script(spec));
+      const exec = join(t.path, 'exec');
+      const root = join(exec, 'agentRoot');
+      const args = ['--scripted-provider', files.script];
+      const first = await startServer(files.plan, exec, args, 20_000, spec.env);
+      await waitFor(() => commandsIn(root, 'sleep 300').length > 0, 'sleep 300 running', WAIT);
+      first.kill('SIGKILL');
+      await first.exited;
+      const second = await startServer(files.plan, exec, [...args, '--no-autostart'], WAIT, spec.env);
+      await waitFor(
+        () => journalRows(exec).some((r) => r.type === 'codon.completed'),
+        'the crashed codon ended',
+        WAIT,
+      );
+      const completed = journalRows(exec).filter((r) => r.type === 'codon.completed');
+      expect(completed.map((r) => r.data)).toEqual([
+        expect.objectContaining({ codonId: 'c', success: false, cost: expect.closeTo(priced(1), 9) }),
+      ]);
+      // The agent the dead server left is gone.
+      await waitFor(() => commandsIn(root, 'sleep 300').length === 0, 'the orphaned sleep ended', WAIT);
+      second.kill('SIGTERM');
+      await second.exited;
     });
   });
 }

@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import type { Usage } from '../../llm/schemas.ts';
+import type { ModelSpend } from '../agent-adapter.ts';
 import { parseJsonLine } from '../json-line.ts';
 import { CodexUsage } from './codex-events.ts';
 
@@ -34,15 +36,64 @@ const Totals = z.union([
  * included: this is what to subtract.
  */
 export function sessionTotals(home: string, sessionId: string): CodexUsage | undefined {
+  const text = rollout(home, sessionId);
+  return text === undefined ? undefined : lastTotals(text);
+}
+
+/**
+ * What session `sessionId` under `home` spent, its earlier runs' and its fork parent's included, at
+ * the model its last turn ran (AgentAdapter.spentIn); undefined when it has no rollout or counted nothing.
+ */
+export function sessionSpend(home: string, sessionId: string): ModelSpend[] | undefined {
+  const text = rollout(home, sessionId);
+  const totals = text === undefined ? undefined : lastTotals(text);
+  if (text === undefined || !totals) return undefined;
+  return [{ model: lastModel(text) ?? 'unknown', usage: usageBetween(totals, undefined) }];
+}
+
+const TurnContext = z.looseObject({
+  type: z.literal('turn_context'),
+  payload: z.looseObject({ model: z.string() }),
+});
+
+/** The model of a rollout's last turn. Pure. */
+export function lastModel(rollout: string): string | undefined {
+  const lines = rollout.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i];
+    if (!line?.includes('"turn_context"')) continue;
+    const parsed = parseJsonLine(line, TurnContext);
+    if (parsed.ok) return parsed.value.payload.model;
+  }
+  return undefined;
+}
+
+type CountKey = 'input_tokens' | 'cached_input_tokens' | 'cache_write_input_tokens' | 'output_tokens';
+
+/**
+ * The tokens spent between two session totals, in the engine's (Anthropic's) terms: cached and
+ * cache-written input apart from the rest (OpenAI's input_tokens include them; Anthropic's do not). Pure.
+ */
+export function usageBetween(total: CodexUsage, before: CodexUsage | undefined): Usage {
+  const minus = (key: CountKey) => Math.max(0, total[key] - (before?.[key] ?? 0));
+  const cached = minus('cached_input_tokens');
+  const written = minus('cache_write_input_tokens');
+  return {
+    input_tokens: Math.max(0, minus('input_tokens') - cached - written),
+    output_tokens: minus('output_tokens'),
+    cache_read_input_tokens: cached,
+    cache_creation_input_tokens: written,
+  };
+}
+
+function rollout(home: string, sessionId: string): string | undefined {
   const file = rolloutFile(home, sessionId);
   if (!file) return undefined;
-  let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
-  return lastTotals(text);
 }
 
 /** The totals of the last token_count event or token_usage_record of a rollout's text. Pure. */

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import type { ProcessExit } from '../../protocol/index.ts';
 import { agentProviderUrl } from '../../providers/providers.ts';
 import type { AgentConfig } from '../adapters.ts';
-import type { AgentAdapter, AgentRun, AgentStart } from '../agent-adapter.ts';
+import type { AgentAdapter, AgentRun, AgentStart, ModelSpend } from '../agent-adapter.ts';
 import { wrapRun } from '../agent-run.ts';
 import { cliBinary, missingCliHint } from '../cli-binary.ts';
 import { resumeChain } from '../resume-chain.ts';
@@ -20,7 +20,7 @@ import {
   sessionFileOf,
 } from './gemini-cli.ts';
 import { sessionSpend, spendOfFile } from './gemini-session.ts';
-import { geminiTranslator } from './gemini-translator.ts';
+import { geminiTranslator, usageOf } from './gemini-translator.ts';
 
 /**
  * Gemini CLI, headless: one process per turn (`-p` prompt, stream-json out, stdin closed), its output
@@ -45,7 +45,7 @@ export class GeminiAdapter implements AgentAdapter {
         options.mark,
       );
     }
-    const home = isolated ? join(options.stateDir, 'gemini-home') : (process.env.HOME ?? homedir());
+    const home = homeOf(this.#config, options.stateDir);
     const tmp = join(options.stateDir, 'gemini-tmp');
     mkdirSync(tmp, { recursive: true });
     if (isolated) writeHome(home, options.appendSystemPrompt);
@@ -100,6 +100,19 @@ export class GeminiAdapter implements AgentAdapter {
     // A follow-up turn of this codon continues its own session in place.
     return resumeChain(first, (text, sessionId) => turn(text, sessionId ? { resume: sessionId } : {}));
   }
+
+  /** What the session's file records: each response with its tokens, as it ended. */
+  spentIn(sessionId: string, stateDir: string): ModelSpend[] | undefined {
+    const spend = sessionSpend(homeOf(this.#config, stateDir), sessionId);
+    return spend
+      ? Object.entries(spend).map(([model, stats]) => ({ model, usage: usageOf(stats) }))
+      : undefined;
+  }
+}
+
+/** The HOME Gemini CLI runs with: its own in the execution (isolated), else the user's. */
+function homeOf(config: AgentConfig, stateDir: string): string {
+  return config === 'isolated' ? join(stateDir, 'gemini-home') : (process.env.HOME ?? homedir());
 }
 
 /** Its own home: settings (auth, retries, nothing sent home) and, when given, the appended system prompt as GEMINI.md. */

@@ -243,7 +243,7 @@ type AnthropicUsage = { input_tokens: number; output_tokens: number; cache_read_
  * tokens, so input is the rest; output is everything past the prompt (thinking tokens are billed as
  * output, and stream-json lists them only in the total).
  */
-function usageOf(stats: ModelStats | undefined): AnthropicUsage {
+export function usageOf(stats: ModelStats | undefined): AnthropicUsage {
   if (!stats) return { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 };
   const cached = Math.min(stats.cached, stats.input_tokens);
   return {

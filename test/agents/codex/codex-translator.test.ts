@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lastTotals } from '../../../src/agents/codex/codex-session.ts';
+import { lastModel, lastTotals } from '../../../src/agents/codex/codex-session.ts';
 import { CodexTranslator, statusOf } from '../../../src/agents/codex/codex-translator.ts';
 import type { StreamLine } from '../../../src/agents/stream-line.ts';
 import { StreamMapper } from '../../../src/engine/stream-mapper.ts';
@@ -164,6 +164,8 @@ describe('CodexTranslator on real Codex output', () => {
     // the tools it asked for are done: a stop meanwhile leaves the record alone.
     const rollout = fixture('rollout-stopped.jsonl');
     expect(rollout).not.toContain('"token_count"');
+    // What a restarted server asks of a session its predecessor left (AgentAdapter.spentIn).
+    expect(lastModel(rollout)).toBe('gpt-6.2-sol');
     const translator = new CodexTranslator({ model: 'gpt-6.2-sol', readTotals: () => lastTotals(rollout) });
     // The stopped run's output: its thread, its turn and the command it was running; then SIGTERM.
     const lines = [

@@ -1,3 +1,4 @@
+import type { Usage } from '../llm/schemas.ts';
 import type { Agent } from '../plan/primitives.ts';
 import type { ProcessExit } from '../protocol/index.ts';
 import type { StreamLine } from './stream-line.ts';
@@ -63,11 +64,22 @@ export type AgentRun = {
   readonly inTurn: boolean;
 };
 
+/** Tokens one model spent, in the engine's (Anthropic's) terms, for the engine to price. */
+export type ModelSpend = { model: string; usage: Usage };
+
 export interface AgentAdapter {
   readonly kind: Agent;
   /** [true] False when the agent reports tokens but no cost: the engine prices them (token.usage costEstimated). */
   readonly reportsCost?: boolean;
   start(options: AgentStart): AgentRun;
+  /**
+   * What session `sessionId` (as the agent reported it; `stateDir` as its runs were given) records as
+   * spent so far, every run of it counted, and what it continued (a fork's parent) too; undefined when
+   * it has no record. For an agent that reports tokens only at a turn's end (Codex, Gemini CLI): a
+   * restarted server asks it what the codon its predecessor left running spent (README "Checkpoints
+   * and rollback").
+   */
+  spentIn?(sessionId: string, stateDir: string): ModelSpend[] | undefined;
 }
 
 /** The adapter of each agent a server can run; a codon whose agent has none fails to start, saying so. */

@@ -16,6 +16,16 @@ const AgentPid = z.object({
    * (rig-setup STEP_MARK), a gate's (run-gates GATE_MARK) or an agent run's (spawn-agent AGENT_MARK), by `kind`.
    */
   mark: z.string().optional(),
+  /**
+   * An agent that reports its tokens only at a turn's end (AgentAdapter.spentIn): which one, its session
+   * once it reported it, what that session had spent when this run began (USD, a continued session's
+   * earlier runs) and what the codon's agent had spent by then (earlier feedback rounds). A restarted
+   * server counts what the run spent beyond what was journaled (unreported-spend.ts).
+   */
+  agent: z.string().optional(),
+  agentSessionId: z.string().optional(),
+  spentBefore: z.number().optional(),
+  costBefore: z.number().optional(),
 });
 export type AgentPid = z.infer<typeof AgentPid>;
 /** Earlier versions kept one object; a list now, read either way. */

@@ -256,7 +256,14 @@ export class CodonLifecycle {
         active.base = { cost: record?.agentCost ?? 0, messages: record?.assistantMessageCount ?? 0 };
         active.agentEnded = false;
         try {
-          active.run = this.#startAgent(codon, runId, active.agentSessionId, active.model, prompt);
+          active.run = this.#startAgent(
+            codon,
+            runId,
+            active.agentSessionId,
+            active.model,
+            prompt,
+            active.base.cost,
+          );
         } catch (error) {
           active.agentEnded = true;
           const why = describeError(error, this.#o.agentStateDir);
@@ -282,6 +289,7 @@ export class CodonLifecycle {
     resumeSessionId: string | undefined,
     model: string | undefined,
     prompt = codon.prompt,
+    costBefore = 0,
   ): CodonRun {
     return new CodonRun({
       codonId: codon.id,
@@ -304,6 +312,7 @@ export class CodonLifecycle {
       maxResultChars: this.#o.maxResultChars,
       logger: this.#o.logger,
       onOutput: (output) => this.#onOutput(runId, codon.id, output),
+      costBefore,
     });
   }
 

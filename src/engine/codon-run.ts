@@ -3,9 +3,10 @@ import type { Logger } from 'pino';
 import type { AgentAdapter, AgentRun, AgentStart } from '../agents/agent-adapter.ts';
 import { notStarted } from '../agents/spawn-agent.ts';
 import { StallWatch } from '../retries/stall-watch.ts';
-import { AgentPidsFile } from './agent-pids.ts';
+import { type AgentPid, AgentPidsFile } from './agent-pids.ts';
 import type { CodonOutcome, StopKind } from './failure.ts';
 import { type MappedOutput, StreamMapper } from './stream-mapper.ts';
+import { priceSpend } from './unreported-spend.ts';
 
 export type CodonRunOptions = {
   codonId: string;
@@ -20,6 +21,8 @@ export type CodonRunOptions = {
   logger: Logger;
   /** Every mapped output, in stream order. */
   onOutput: (output: MappedOutput) => void;
+  /** [0] What the codon's agent spent before this run (its earlier feedback rounds). */
+  costBefore?: number;
 };
 
 /**
@@ -64,16 +67,21 @@ export class CodonRun {
     );
     // The pid recorded: an agent continued by resume (src/agents/resume-chain.ts) changes its own.
     const recordedPid = agent.pid;
+    const entry: AgentPid = {
+      pid: agent.pid,
+      codonId: options.codonId,
+      startedAt: new Date().toISOString(),
+      kind: 'agent',
+      mark,
+    };
     if (agent.pid > 0) {
       log.info({ pid: agent.pid, agent: options.adapter.kind }, 'agent started');
-      pids.add({
-        pid: agent.pid,
-        codonId: options.codonId,
-        startedAt: new Date().toISOString(),
-        kind: 'agent',
-        mark,
-      });
+      pids.add(entry);
     }
+    /** An agent reporting its tokens at a turn's end: its session in the entry, for a restarted server to read. */
+    const recordSession = unreportedSession(options, entry, (id) => {
+      if (recordedPid > 0) pids.add(id);
+    });
     const stall = new StallWatch(options.stallTimeoutMs, () => {
       if (this.#timedOut || this.#stoppedBy) return;
       this.#stalled = true;
@@ -108,6 +116,7 @@ export class CodonRun {
         stall.seen(line);
         for (const output of mapper.map(line)) {
           if (output.kind === 'result') result = output;
+          if (output.kind === 'session') recordSession?.(output.agentSessionId);
           options.onOutput(output);
         }
       }
@@ -167,4 +176,38 @@ export class CodonRun {
     }
     return this.#stop(this.#graceMs);
   }
+}
+
+/**
+ * For an agent that reports its tokens only at a turn's end (AgentAdapter.spentIn): a function that
+ * records its session in the run's pid file entry when it changes, with what the session had spent
+ * when the run began (a continued one's earlier runs, read now) and what the codon's agent had. A server
+ * killed mid-turn then leaves what a restarted one needs to count the turn's spend (unreported-spend.ts).
+ */
+function unreportedSession(
+  options: CodonRunOptions,
+  entry: AgentPid,
+  write: (entry: AgentPid) => void,
+): ((sessionId: string) => void) | undefined {
+  const { adapter, start } = options;
+  if (!adapter.spentIn) return undefined;
+  let spentBefore = 0;
+  try {
+    const before = start.resumeSessionId ? adapter.spentIn(start.resumeSessionId, start.stateDir) : undefined;
+    spentBefore = before ? priceSpend(before) : 0;
+  } catch {
+    // Unreadable: the continued session counts as new (a crash then over-counts, never under-counts).
+  }
+  let recorded: string | undefined;
+  return (sessionId) => {
+    if (sessionId === recorded) return;
+    recorded = sessionId;
+    write({
+      ...entry,
+      agent: adapter.kind,
+      agentSessionId: sessionId,
+      spentBefore,
+      costBefore: options.costBefore ?? 0,
+    });
+  };
 }

@@ -8,15 +8,22 @@ import { STEP_MARK } from './rig-setup.ts';
 
 const MARKS = { agent: AGENT_MARK, rig: STEP_MARK, gate: GATE_MARK } as const;
 
+/** What a killed server left: the codons whose agent was ended, and the agent runs that named their session. */
+export type Leftover = { ended: string[]; sessions: AgentPid[] };
+
 /**
  * A server that was killed leaves its agents (and their tools), rig setup and gate commands running:
  * ends each one the pid file names, whole trees, and every process carrying its mark (those that
- * left the tree), before anything else starts. Returns the codons whose agent it ended.
+ * left the tree), before anything else starts. Returns the codons whose agent it ended, and the
+ * entries of agent runs that recorded their session (an agent reporting tokens at a turn's end), ended
+ * now or not, for what they spent to be counted (unreported-spend.ts).
  */
-export async function endLeftoverAgents(stateDir: string, graceMs: number, log: Logger): Promise<string[]> {
+export async function endLeftoverAgents(stateDir: string, graceMs: number, log: Logger): Promise<Leftover> {
   const file = new AgentPidsFile(stateDir);
   const ended: string[] = [];
+  const sessions: AgentPid[] = [];
   for (const entry of file.read()) {
+    if ((entry.kind ?? 'agent') === 'agent' && entry.agentSessionId) sessions.push(entry);
     if (isAlive(entry.pid) && isTheSameProcess(entry)) {
       log.warn(
         { pid: entry.pid, codonId: entry.codonId, kind: entry.kind ?? 'agent' },
@@ -33,7 +40,7 @@ export async function endLeftoverAgents(stateDir: string, graceMs: number, log: 
     }
     file.remove(entry.pid);
   }
-  return ended;
+  return { ended, sessions };
 }
 
 /** Guards against a pid reused by an unrelated process since the crash. */

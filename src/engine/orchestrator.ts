@@ -45,6 +45,7 @@ import { type RollbackCommand, type RollbackTarget, resolveRollbackTarget } from
 import { switchRun } from './run-switch.ts';
 import { buildSnapshot } from './snapshot.ts';
 import { unknownCodonMessage } from './unknown-codon.ts';
+import { unreportedSpend } from './unreported-spend.ts';
 import {
   decide,
   type IdleReason,
@@ -770,7 +771,7 @@ export class Orchestrator implements Engine {
   // --- server start: recovery -----------------------------------------------------------------------
 
   async #startup(): Promise<void> {
-    const endedAgents = await endLeftoverAgents(this.#o.agentStateDir, this.#o.stopGraceMs, this.#log);
+    const leftover = await endLeftoverAgents(this.#o.agentStateDir, this.#o.stopGraceMs, this.#log);
     const previousId = this.#state.runOrder.at(-1);
     const runId = this.#o.bus.runId;
     let told: string | undefined;
@@ -781,10 +782,21 @@ export class Orchestrator implements Engine {
         if (this.#o.lastCodonEvent)
           await completeUnended(this.#recorder, this.#state, previousId, this.#o.lastCodonEvent);
         this.#carried = this.#o.carryOver?.() ?? new Map();
-        told = await markCrashed(this.#recorder, this.#state, previousId, endedAgents, (codonId) => {
-          const carried = this.#carried.get(codonId);
-          return carried ? describeCarried(codonId, carried) : undefined;
-        });
+        told = await markCrashed(
+          this.#recorder,
+          this.#state,
+          previousId,
+          leftover.ended,
+          (codonId) => {
+            const carried = this.#carried.get(codonId);
+            return carried ? describeCarried(codonId, carried) : undefined;
+          },
+          (codonId, agentCost) => {
+            // The codon's last agent run: a feedback round's entry replaces its first round's.
+            const entry = leftover.sessions.findLast((e) => e.codonId === codonId);
+            return entry ? unreportedSpend(entry, agentCost, this.#o.adapters, this.#o.agentStateDir) : 0;
+          },
+        );
       } finally {
         this.#o.bus.setRunId(runId);
       }

@@ -14,7 +14,9 @@ import { recoveryTarget } from './what-next.ts';
  * The previous server died with its run open: the run crashed, and its active codon ended failed,
  * with its codon.completed (every codon.started gets one, even across a crash). `endedAgents`: the
  * codons whose agents this server found running and ended. `carried`: what the warning adds about
- * the interrupted codon's messages that carry over. Returns the interrupted codon, if any.
+ * the interrupted codon's messages that carry over. `unreported`: what its agent spent beyond what
+ * was journaled (an agent reporting tokens at a turn's end: unreported-spend.ts), added to its cost.
+ * Returns the interrupted codon, if any.
  */
 export async function markCrashed(
   recorder: Recorder,
@@ -22,6 +24,7 @@ export async function markCrashed(
   runId: string,
   endedAgents: readonly string[],
   carried: (codonId: string) => string | undefined = () => undefined,
+  unreported: (codonId: string, agentCost: number) => number = () => 0,
 ): Promise<string | undefined> {
   const run = runOf(state, runId);
   const interrupted = run
@@ -39,14 +42,28 @@ export async function markCrashed(
   const message = `the server stopped while codon ${interrupted.codonId} ran; it is marked failed`;
   const carries = carried(interrupted.codonId);
   const endedHere = endedAgents.includes(interrupted.codonId);
+  const extra = unreported(interrupted.codonId, interrupted.agentCost);
+  const spent =
+    extra > 0
+      ? [
+          {
+            type: 'CostsIncremented' as const,
+            data: { runId, codonId: interrupted.codonId, amount: extra, source: 'agent' as const },
+          },
+        ]
+      : [];
+  const counted =
+    extra > 0
+      ? `; $${extra.toFixed(4)} its agent spent after its last report was read from its session record`
+      : '';
   // One step: a kill in between never leaves the run crashed without its codon's codon.completed.
   await recorder.applyAll(
-    [crashed],
+    [...spent, crashed],
     [
       {
         type: 'error',
         data: {
-          message: carries ? `${message}; ${carries}` : message,
+          message: `${message}${counted}${carries ? `; ${carries}` : ''}`,
           codon: interrupted.codonId,
           fatal: false,
           severity: 'warning',
@@ -58,7 +75,7 @@ export async function markCrashed(
         data: {
           codonId: interrupted.codonId,
           success: false,
-          cost: interrupted.cost,
+          cost: interrupted.cost + extra,
           duration: interrupted.startTime
             ? Math.max(0, Date.parse(now) - Date.parse(interrupted.startTime))
             : 0,

@@ -173,6 +173,9 @@ export class StreamMapper {
       }
       case 'result': {
         const out: MappedOutput[] = [];
+        // A turn's messages end with it: the next turn's are new ones, though a CLI run once per turn
+        // (Codex, Gemini CLI by resume) numbers its message ids from 1 again in each process.
+        this.#counted = undefined;
         if (line.session_id) out.push({ kind: 'session', agentSessionId: line.session_id });
         // The agent's own totals are authoritative where it reports them: its usage is the turn's
         // (a process that ran several turns, for messages sent to it, adds them up), its cost the

@@ -1,6 +1,14 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { AgentRun } from '../../src/agents/agent-adapter.ts';
+import { CodexTranslator } from '../../src/agents/codex/codex-translator.ts';
+import { geminiTranslator } from '../../src/agents/gemini/gemini-translator.ts';
+import { resumeChain } from '../../src/agents/resume-chain.ts';
+import type { Translator } from '../../src/agents/spawn-agent.ts';
 import type { StreamLine } from '../../src/agents/stream-line.ts';
-import { StreamMapper } from '../../src/engine/stream-mapper.ts';
+import { type MappedOutput, StreamMapper } from '../../src/engine/stream-mapper.ts';
+import { costOf } from '../../src/llm/pricing.ts';
 
 const result = (input: number, output: number, cost: number): StreamLine => ({
   type: 'result',
@@ -95,5 +103,74 @@ describe('StreamMapper counts a message as its first line shows it (trial 17b L9
     // The next message counts anew; the end leaves nothing behind.
     expect(kinds(mapper.map(line('m2', { input_tokens: 10, output_tokens: 0 })))[0]).toBe('token.usage');
     expect(mapper.finish()).toEqual([]);
+  });
+});
+
+describe('StreamMapper over a codon.message follow-up turn by resume (trial 18 H2)', () => {
+  const fixture = (agent: string, name: string) =>
+    readFileSync(join(import.meta.dirname, '../agents/fixtures', agent, name), 'utf8')
+      .split('\n')
+      .filter((text) => text.trim() !== '');
+  /** One CLI process's turn: its captured output through its own translator, as a finished run. */
+  const turn = (pid: number, translator: Translator, raw: string[]): AgentRun => {
+    const lines = raw.flatMap((text) => {
+      const out = translator.line(text);
+      return out.ok ? out.lines : [];
+    });
+    lines.push(...(translator.end?.() ?? []));
+    return {
+      pid,
+      lines: (async function* () {
+        yield* lines;
+      })(),
+      onStderr: () => {},
+      onNotice: () => {},
+      exited: Promise.resolve({ type: 'success' }),
+      startFailure: undefined,
+      send: () => false,
+      inTurn: false,
+      stop: async () => {},
+    };
+  };
+  /** The codon's last token.usage after both turns of the chain, and the cost each turn's tokens are priced at alone. */
+  async function chained(first: AgentRun, second: () => AgentRun) {
+    const chain = resumeChain(first, () => second());
+    expect(chain.send('also write msg.txt')).toBe(true);
+    const mapper = new StreamMapper({ codonId: 'c', maxResultChars: 100, costReported: false });
+    const outs: MappedOutput[] = [];
+    for await (const line of chain.lines) outs.push(...mapper.map(line));
+    const usage = outs.flatMap((o) =>
+      o.kind === 'event' && o.event.type === 'token.usage' ? [o.event.data] : [],
+    );
+    const costs = outs.flatMap((o) => (o.kind === 'cost' ? [o.amount] : []));
+    return { last: usage.at(-1), journaled: costs.reduce((a, b) => a + b, 0), mapper };
+  }
+
+  it("Codex: the second process's usage line (its ids count from 1 again) adds its cost", async () => {
+    const raw = fixture('codex', 'tool-turn.jsonl');
+    const one = (pid: number) => turn(pid, new CodexTranslator({ model: 'gpt-6.2-sol' }), raw);
+    const { last, journaled, mapper } = await chained(one(1), () => one(2));
+    // Each turn: 200 input tokens (40 of them cached) and 20 output.
+    const perTurn = costOf('gpt-6.2-sol', {
+      input_tokens: 160,
+      cache_read_input_tokens: 40,
+      output_tokens: 20,
+    }).usd;
+    expect(perTurn).toBeGreaterThan(0);
+    expect(last).toMatchObject({ inputTokens: 320, cacheReadTokens: 80, outputTokens: 40 });
+    expect(last?.totalCost).toBeCloseTo(2 * perTurn, 12);
+    expect(journaled).toBeCloseTo(2 * perTurn, 12);
+    expect(mapper.totalCost).toBeCloseTo(2 * perTurn, 12);
+  });
+
+  it("Gemini CLI: the second process's usage line adds its cost", async () => {
+    const raw = fixture('gemini', 'stream.jsonl');
+    const { last, journaled } = await chained(turn(1, geminiTranslator(), raw), () =>
+      turn(2, geminiTranslator(), raw),
+    );
+    const perTurn = costOf('gemini-2.5-flash', { input_tokens: 35497, output_tokens: 55 }).usd;
+    expect(last).toMatchObject({ inputTokens: 2 * 35497, outputTokens: 2 * 55 });
+    expect(last?.totalCost).toBeCloseTo(2 * perTurn, 12);
+    expect(journaled).toBeCloseTo(2 * perTurn, 12);
   });
 });

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentProviderUrl } from '../../providers/providers.ts';
-import type { AgentAdapter, AgentRun, AgentStart } from '../agent-adapter.ts';
+import type { AgentAdapter, AgentRun, AgentStart, ModelSpend } from '../agent-adapter.ts';
 import { cliBinary, missingCliHint } from '../cli-binary.ts';
 import { providerEnv } from '../provider-env.ts';
 import { resumeChain } from '../resume-chain.ts';
@@ -16,7 +16,7 @@ import {
   ISOLATED_CONFIG,
   maxRetries,
 } from './codex-cli.ts';
-import { sessionTotals } from './codex-session.ts';
+import { sessionSpend, sessionTotals } from './codex-session.ts';
 import { CodexTranslator } from './codex-translator.ts';
 
 /** How long a run given up on (its provider unreachable) has to end after SIGTERM. */
@@ -65,6 +65,11 @@ export class CodexAdapter implements AgentAdapter {
         ? turn(text, { id: sessionId, how: 'resume' })
         : notStarted('Codex reported no session to resume for the message', options.mark),
     );
+  }
+
+  /** The session's totals from its rollout file: the last response's, though its turn never ended. */
+  spentIn(sessionId: string, stateDir: string): ModelSpend[] | undefined {
+    return sessionSpend(codexHome(stateDir, this.#config), sessionId);
   }
 
   #spawn(options: AgentStart, home: string, turn: CodexTurn): AgentRun {

@@ -3,6 +3,7 @@ import { parseJsonLine } from '../json-line.ts';
 import type { Translator } from '../spawn-agent.ts';
 import type { StreamLine } from '../stream-line.ts';
 import { CodexEvent, type CodexItem, type CodexUsage } from './codex-events.ts';
+import { usageBetween } from './codex-session.ts';
 
 /**
  * Codex retries a refused connection without end ("Reconnecting... waiting for network"), whatever its
@@ -185,16 +186,7 @@ export class CodexTranslator implements Translator {
   #turnUsage(total: CodexUsage): Usage {
     const before = this.#before;
     this.#before = total;
-    const minus = (key: CountKey) => Math.max(0, total[key] - (before?.[key] ?? 0));
-    const cached = minus('cached_input_tokens');
-    const written = minus('cache_write_input_tokens');
-    return {
-      // OpenAI's input_tokens include the cached ones; Anthropic's do not.
-      input_tokens: Math.max(0, minus('input_tokens') - cached - written),
-      output_tokens: minus('output_tokens'),
-      cache_read_input_tokens: cached,
-      cache_creation_input_tokens: written,
-    };
+    return usageBetween(total, before);
   }
 
   /** A failed result, after the usage line of what the turn spent before it failed (when recorded). */
@@ -242,8 +234,6 @@ export class CodexTranslator implements Translator {
     return this.#session ? { session_id: this.#session } : {};
   }
 }
-
-type CountKey = 'input_tokens' | 'cached_input_tokens' | 'cache_write_input_tokens' | 'output_tokens';
 
 /** `Reconnecting... 1/2 (detail)`, or `Reconnecting... waiting for network (detail)` (no count). */
 const RECONNECTING = /^Reconnecting\.\.\.\s+(?:(\d+)\/(\d+)|waiting for network)\s*(?:\((.*)\))?$/s;

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import type { ProcessExit } from '../../protocol/index.ts';
 import { agentProviderUrl } from '../../providers/providers.ts';
 import type { AgentConfig } from '../adapters.ts';
-import type { AgentAdapter, AgentRun, AgentStart } from '../agent-adapter.ts';
+import type { AgentAdapter, AgentRun, AgentStart, ModelSpend } from '../agent-adapter.ts';
 import { wrapRun } from '../agent-run.ts';
 import { cliBinary, missingCliHint } from '../cli-binary.ts';
 import { resumeChain } from '../resume-chain.ts';
@@ -19,7 +19,8 @@ import {
   maxAttemptsOf,
   sessionFileOf,
 } from './gemini-cli.ts';
-import { geminiTranslator } from './gemini-translator.ts';
+import { sessionSpend, spendOfFile } from './gemini-session.ts';
+import { geminiTranslator, usageOf } from './gemini-translator.ts';
 
 /**
  * Gemini CLI, headless: one process per turn (`-p` prompt, stream-json out, stdin closed), its output
@@ -44,7 +45,7 @@ export class GeminiAdapter implements AgentAdapter {
         options.mark,
       );
     }
-    const home = isolated ? join(options.stateDir, 'gemini-home') : (process.env.HOME ?? homedir());
+    const home = homeOf(this.#config, options.stateDir);
     const tmp = join(options.stateDir, 'gemini-tmp');
     mkdirSync(tmp, { recursive: true });
     if (isolated) writeHome(home, options.appendSystemPrompt);
@@ -66,6 +67,12 @@ export class GeminiAdapter implements AgentAdapter {
     const dataDir = options.dataDir ? dataDirFiles(options.stateDir, options.dataDir) : undefined;
     const command = cliBinary(GEMINI_CLI);
     const turn = (prompt: string, session: { resume?: string; fork?: string }): AgentRun => {
+      // What the session continued has spent already: a run that ends without its result counts the rest.
+      const before = session.fork
+        ? spendOfFile(session.fork)
+        : session.resume
+          ? sessionSpend(home, session.resume)
+          : undefined;
       const run = spawnAgent({
         command,
         args: geminiArgs({ prompt, model: options.model, ...session, ...(dataDir ? { dataDir } : {}) }),
@@ -73,7 +80,10 @@ export class GeminiAdapter implements AgentAdapter {
         env,
         stdin: '',
         mark: options.mark,
-        translator: geminiTranslator(),
+        translator: geminiTranslator({
+          ...(before ? { before } : {}),
+          readSpent: (id) => sessionSpend(home, id),
+        }),
       });
       if (run.pid === -1) {
         const why = run.exited.then(() => missingCliHint(GEMINI_CLI, run.startFailure ?? 'not started'));
@@ -90,6 +100,19 @@ export class GeminiAdapter implements AgentAdapter {
     // A follow-up turn of this codon continues its own session in place.
     return resumeChain(first, (text, sessionId) => turn(text, sessionId ? { resume: sessionId } : {}));
   }
+
+  /** What the session's file records: each response with its tokens, as it ended. */
+  spentIn(sessionId: string, stateDir: string): ModelSpend[] | undefined {
+    const spend = sessionSpend(homeOf(this.#config, stateDir), sessionId);
+    return spend
+      ? Object.entries(spend).map(([model, stats]) => ({ model, usage: usageOf(stats) }))
+      : undefined;
+  }
+}
+
+/** The HOME Gemini CLI runs with: its own in the execution (isolated), else the user's. */
+function homeOf(config: AgentConfig, stateDir: string): string {
+  return config === 'isolated' ? join(stateDir, 'gemini-home') : (process.env.HOME ?? homedir());
 }
 
 /** Its own home: settings (auth, retries, nothing sent home) and, when given, the appended system prompt as GEMINI.md. */

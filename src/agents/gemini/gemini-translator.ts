@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { parseJsonLine } from '../json-line.ts';
 import type { Translator } from '../spawn-agent.ts';
 import type { StreamLine } from '../stream-line.ts';
+import { type SessionSpend, spentSince } from './gemini-session.ts';
 
 /**
  * Gemini CLI's headless `--output-format stream-json` (0.61), read as the stream-json lines the engine
@@ -70,14 +71,23 @@ export function statusOfError(message: string): number | null {
   return code ? Number(code) : null;
 }
 
+export type GeminiTranslatorOptions = {
+  /** What the session recorded as spent when this run started (a resumed or forked one's earlier runs). */
+  before?: SessionSpend;
+  /** What session `id` records as spent now (its session file), for a run that ends without a result. */
+  readSpent?: (sessionId: string) => SessionSpend | undefined;
+};
+
 /**
  * A translator for one Gemini CLI process. Gemini CLI streams the model's text in pieces and reports
  * tokens once, per model, at the end of the run; so text is gathered into one text block per model
  * response (flushed at its tool calls or at the end), each response gets its own message id (a new one
  * after tool results), and the run's usage becomes one assistant line per model without content, just
- * before the result, for the engine to price (Gemini CLI reports no cost).
+ * before the result, for the engine to price (Gemini CLI reports no cost). A run that ends without its
+ * result (stopped, timed out, killed) reports what its session file recorded as spent meanwhile
+ * (`readSpent`), the same way.
  */
-export function geminiTranslator(): Translator {
+export function geminiTranslator(options: GeminiTranslatorOptions = {}): Translator {
   let sessionId: string | undefined;
   let model: string | undefined;
   let response = 0;
@@ -110,6 +120,19 @@ export function geminiTranslator(): Translator {
     lastText += text;
     text = '';
     return [line];
+  };
+
+  /** Appends one assistant line per model without content, with its usage; returns their sum. */
+  const usageLines = (byModel: Record<string, ModelStats>, out: StreamLine[]): AnthropicUsage => {
+    const models = Object.entries(byModel).filter(([, s]) => s.total_tokens > 0);
+    models.forEach(([name, stats], index) => {
+      out.push({
+        type: 'assistant',
+        ...(sessionId ? { session_id: sessionId } : {}),
+        message: { id: `${messageId()}-usage-${index}`, model: name, content: [], usage: usageOf(stats) },
+      });
+    });
+    return models.map(([, s]) => usageOf(s)).reduce(addUsage, usageOf(undefined));
   };
 
   const result = (
@@ -181,15 +204,7 @@ export function geminiTranslator(): Translator {
       case 'result': {
         ended = true;
         const out = flushText();
-        const models = Object.entries(event.stats?.models ?? {}).filter(([, s]) => s.total_tokens > 0);
-        models.forEach(([name, stats], index) => {
-          out.push({
-            type: 'assistant',
-            ...(sessionId ? { session_id: sessionId } : {}),
-            message: { id: `${messageId()}-usage-${index}`, model: name, content: [], usage: usageOf(stats) },
-          });
-        });
-        const usage = models.map(([, s]) => usageOf(s)).reduce(addUsage, usageOf(undefined));
+        const usage = usageLines(event.stats?.models ?? {}, out);
         if (event.status === 'success') {
           out.push(result(false, lastText, null, usage));
           return out;
@@ -210,10 +225,13 @@ export function geminiTranslator(): Translator {
     end() {
       if (ended) return [];
       ended = true;
-      return [
-        ...flushText(),
-        result(true, lastError ?? 'Gemini CLI exited without reporting a result', null),
-      ];
+      const out = flushText();
+      // Its responses so far, as its session file recorded them: stream-json reports none before the end.
+      const now = sessionId ? options.readSpent?.(sessionId) : undefined;
+      const usage = now ? usageLines(spentSince(now, options.before), out) : undefined;
+      const spent = usage && (usage.input_tokens > 0 || usage.output_tokens > 0) ? usage : undefined;
+      out.push(result(true, lastError ?? 'Gemini CLI exited without reporting a result', null, spent));
+      return out;
     },
   };
 }
@@ -225,7 +243,7 @@ type AnthropicUsage = { input_tokens: number; output_tokens: number; cache_read_
  * tokens, so input is the rest; output is everything past the prompt (thinking tokens are billed as
  * output, and stream-json lists them only in the total).
  */
-function usageOf(stats: ModelStats | undefined): AnthropicUsage {
+export function usageOf(stats: ModelStats | undefined): AnthropicUsage {
   if (!stats) return { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 };
   const cached = Math.min(stats.cached, stats.input_tokens);
   return {

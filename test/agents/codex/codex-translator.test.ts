@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lastTotals } from '../../../src/agents/codex/codex-session.ts';
+import { lastModel, lastTotals } from '../../../src/agents/codex/codex-session.ts';
 import { CodexTranslator, statusOf } from '../../../src/agents/codex/codex-translator.ts';
 import type { StreamLine } from '../../../src/agents/stream-line.ts';
 import { StreamMapper } from '../../../src/engine/stream-mapper.ts';
@@ -157,6 +157,37 @@ describe('CodexTranslator on real Codex output', () => {
     };
     expect(lines.at(-2)).toMatchObject({ type: 'assistant', message: { content: [], usage } });
     expect(result(lines)).toMatchObject({ is_error: true, api_error_status: 429, usage });
+  });
+
+  it('a run stopped in its tool call counts the response that asked for it, from its token_usage_record (trial 18 M3)', () => {
+    // Codex writes a response's token_usage_record as the response ends, its token_count only once
+    // the tools it asked for are done: a stop meanwhile leaves the record alone.
+    const rollout = fixture('rollout-stopped.jsonl');
+    expect(rollout).not.toContain('"token_count"');
+    // What a restarted server asks of a session its predecessor left (AgentAdapter.spentIn).
+    expect(lastModel(rollout)).toBe('gpt-6.2-sol');
+    const translator = new CodexTranslator({ model: 'gpt-6.2-sol', readTotals: () => lastTotals(rollout) });
+    // The stopped run's output: its thread, its turn and the command it was running; then SIGTERM.
+    const lines = [
+      '{"type":"thread.started","thread_id":"01a21a5f-9740-74a3-8fbe-cbbd7b617e76"}',
+      '{"type":"turn.started"}',
+      '{"type":"item.started","item":{"id":"item_0","type":"command_execution","command":"sleep 300","aggregated_output":"","exit_code":null,"status":"in_progress"}}',
+    ].flatMap((text) => {
+      const parsed = translator.line(text);
+      return parsed.ok ? parsed.lines : [];
+    });
+    lines.push(...translator.end());
+    const usage = {
+      input_tokens: 1000,
+      output_tokens: 100,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+    };
+    expect(lines.at(-2)).toMatchObject({ type: 'assistant', message: { content: [], usage } });
+    expect(result(lines)).toMatchObject({ is_error: true, usage });
+    const mapper = new StreamMapper({ codonId: 'c', maxResultChars: 100, costReported: false });
+    for (const line of lines) mapper.map(line);
+    expect(mapper.totalCost).toBeGreaterThan(0);
   });
 
   it("Codex's own retries become api_retry lines (info events), with the status", () => {

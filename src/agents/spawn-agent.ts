@@ -69,8 +69,13 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
   const emitStderr = (text: string) => {
     for (const l of stderrListeners) l(text);
   };
+  /** The end of what the agent printed on stderr: a run that ended short says what it said last. */
+  let stderrEnd = '';
   child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', emitStderr);
+  child.stderr?.on('data', (text: string) => {
+    stderrEnd = (stderrEnd + text).slice(-STDERR_KEPT);
+    emitStderr(text);
+  });
   child.stdin?.on('error', () => {
     // The agent may exit before reading its prompt; its exit status tells the story.
   });
@@ -116,7 +121,10 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
           `[stdout, not ${spec.translator ? "the agent's JSON" : 'stream-json'}] ${text.slice(0, 500)}`,
         );
     }
-    for (const line of translator.end?.() ?? []) yield line;
+    const ended = translator.end?.() ?? [];
+    // A CLI that died without its result: its own last words say why (all of stderr is read once it closed).
+    const exit = ended.some((line) => line.type === 'result' && line.is_error) ? await exited : undefined;
+    for (const line of ended) yield exit ? withLastWords(line, exit, stderrEnd) : line;
     input.ended();
   }
 
@@ -147,6 +155,54 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
       return Promise.all([stopping, endMarked(AGENT_MARK, spec.mark, graceMs)]).then(() => {});
     },
   };
+}
+
+/** How much of the end of an agent's stderr is kept for a failure message. */
+const STDERR_KEPT = 8192;
+/** Lines of stderr a failure message quotes, and the most characters they take. */
+const LAST_WORDS_LINES = 3;
+const LAST_WORDS_CHARS = 500;
+
+/**
+ * The last lines an agent printed on stderr that say something: no blank lines, stack frames
+ * (`at ...`) or lone brackets, escape sequences removed; at most LAST_WORDS_LINES, the end kept
+ * within LAST_WORDS_CHARS. Empty when it said nothing. Pure.
+ */
+export function lastWords(stderr: string): string[] {
+  const lines = stderr
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences are what is removed
+    .replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, '')
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !/^at\s/.test(line) && !/^[\]{}()[,;]+$/.test(line));
+  const kept: string[] = [];
+  let chars = 0;
+  for (const line of lines.slice(-LAST_WORDS_LINES).reverse()) {
+    if (chars + line.length > LAST_WORDS_CHARS) {
+      if (kept.length === 0) kept.push(`…${line.slice(-(LAST_WORDS_CHARS - 1))}`);
+      break;
+    }
+    kept.unshift(line);
+    chars += line.length;
+  }
+  return kept;
+}
+
+/**
+ * A failed result a translator made up for a CLI that ended without one, with how the process ended
+ * and its last words on stderr. Other lines as they are. Pure.
+ */
+export function withLastWords(line: StreamLine, exit: ProcessExit, stderr: string): StreamLine {
+  if (line.type !== 'result' || !line.is_error) return line;
+  const how =
+    exit.type === 'error'
+      ? `exit code ${exit.code}`
+      : exit.type === 'killed'
+        ? `killed by ${exit.signal}`
+        : 'exit code 0';
+  const words = lastWords(stderr);
+  const said = words.length > 0 ? `; its stderr ended: ${words.join(' / ')}` : '; nothing on stderr';
+  return { ...line, result: `${line.result ?? 'the agent failed'} (${how}${said})` };
 }
 
 /**

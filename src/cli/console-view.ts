@@ -1,6 +1,6 @@
 import { RibosomeClient } from '../client/index.ts';
 import { type EventData, type FailureReason, parseServerEvent, type ServerEvent } from '../protocol/index.ts';
-import { sanitize, oneLine as shownOnOneLine } from '../tui/format.ts';
+import { oneLine as shownOnOneLine } from '../tui/format.ts';
 import { messageLine } from '../tui/store/messages.ts';
 import { readTransition } from '../tui/store/transition-data.ts';
 
@@ -66,7 +66,8 @@ export function describeEvent(
     case 'server.idle':
       return `= ${e.data.message}`;
     case 'error':
-      return `! [${e.data.severity ?? 'error'}] ${sanitize(e.data.message)}`;
+      // Whole (its hints are at the end), on one line: an agent's error text may span several.
+      return `! [${e.data.severity ?? 'error'}] ${oneLine(e.data.message, Number.POSITIVE_INFINITY)}`;
     case 'info':
       return `  ${oneLine(e.data.message)}`;
     case 'sentinel.output':

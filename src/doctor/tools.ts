@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CLAUDE_CODE } from '../agents/claude-binary.ts';
 import { type AgentCli, cliBinary, installHint } from '../agents/cli-binary.ts';
 import type { CheckResult } from './check-result.ts';
@@ -31,10 +34,33 @@ export async function checkGit(env: NodeJS.ProcessEnv): Promise<CheckResult> {
   };
 }
 
+/** Variables naming an agent CLI's own home, which would lead it back to the user's. */
+const AGENT_HOME_VARS = ['CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'GEMINI_CLI_HOME', 'OPENCODE_CONFIG_DIR'];
+
+/**
+ * `env` with a home of its own under `dir`: HOME, the XDG directories, no agent home variable. An agent
+ * CLI started to tell its version writes there, not in the user's home (Gemini CLI leaves a
+ * `~/.gemini/projects.json.<uuid>.tmp` at every start). Pure.
+ */
+export function throwawayHome(env: NodeJS.ProcessEnv, dir: string): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {
+    ...env,
+    HOME: dir,
+    XDG_CONFIG_HOME: join(dir, '.config'),
+    XDG_DATA_HOME: join(dir, '.local', 'share'),
+    XDG_STATE_HOME: join(dir, '.local', 'state'),
+    XDG_CACHE_HOME: join(dir, '.cache'),
+  };
+  for (const name of AGENT_HOME_VARS) delete out[name];
+  return out;
+}
+
 /**
  * An agent CLI is found (its variable, an installed package, PATH: as its agent finds it) and its
- * version. Each is optional (a plan whose codons name other agents runs without it), so its absence
- * warns, saying how to get it. Named after it in lower case: `claude code`, `opencode`.
+ * version, asked with a throwaway home (removed after) so that nothing is left in the user's. Each is
+ * optional (a plan whose codons name other agents runs without it), so its absence warns, saying how
+ * to get it, as does a `--version` that prints nothing. Named after it in lower case: `claude code`,
+ * `opencode`.
  */
 export async function checkAgentCli(
   cli: AgentCli,
@@ -42,8 +68,22 @@ export async function checkAgentCli(
   binary: string = cliBinary(cli, env),
 ): Promise<CheckResult> {
   const check = cli.name.toLowerCase();
-  const ran = await versionOf(binary, env);
-  if (ran.ok) return { check, status: 'ok', detail: `${ran.output} (${binary})` };
+  const home = mkdtempSync(join(tmpdir(), 'ribosome-doctor-home-'));
+  let ran: Ran;
+  try {
+    ran = await versionOf(binary, throwawayHome(env, home));
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+  if (ran.ok && ran.output.trim() !== '') return { check, status: 'ok', detail: `${ran.output} (${binary})` };
+  if (ran.ok) {
+    return {
+      check,
+      status: 'warn',
+      detail: `${binary}: \`--version\` printed nothing`,
+      fix: `run \`${binary} --version\` to see what is wrong; if it still prints nothing, reinstall it: ${installHint(cli)}`,
+    };
+  }
   return { check, status: 'warn', detail: `${binary}: ${ran.error}`, fix: installHint(cli) };
 }
 

@@ -41,6 +41,32 @@ describe('the console view of a codon that did not complete', () => {
     ]);
   });
 
+  it("an agent's multi-line error text reads on one line, in the failure and in the error event, whole in the latter (trial 18 L3)", () => {
+    const text =
+      '[API Error: Scripted 429 RESOURCE_EXHAUSTED\nSuggested retry after 1s.]\nPlease wait and try again later. To increase your limits, request a quota increase through AI Studio, or switch to another /auth method';
+    const failed = ev('codon.completed', {
+      codonId: 'r429-gm',
+      success: false,
+      cost: 0,
+      duration: 1500,
+      exitStatus: { type: 'error', code: 173 },
+      failureReason: { type: 'rate-limit', retriable: true, message: text },
+    });
+    const error = ev('error', {
+      code: 'CODON_FAILED',
+      message: `codon r429-gm failed: ${text}`,
+      severity: 'codon',
+      fatal: false,
+    });
+    const out = lines([failed, error]);
+    expect(out).toHaveLength(2);
+    for (const line of out) expect(line).not.toMatch(/\n/);
+    expect(out[0]).toMatch(
+      /^< r429-gm FAILED \(1\.5s, \$0\.0000\): \[rate-limit\] \[API Error: Scripted 429 RESOURCE_EXHAUSTED Suggested retry after 1s\.\] Please/,
+    );
+    expect(out[1]).toBe(`! [codon] codon r429-gm failed: ${text.replaceAll('\n', ' ')}`);
+  });
+
   it('a codon a client stopped or skipped reads STOPPED or SKIPPED, as its transition said, with who and why', () => {
     const events = [
       ...runStarted(),

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -93,6 +93,46 @@ describe('git and the agent CLIs', () => {
     const missing = await checkAgentCli(OPENCODE, { ...process.env, RIBOSOME_OPENCODE_BIN: `${bin}-none` });
     expect(missing).toMatchObject({ check: 'opencode', status: 'warn', detail: `${bin}-none: not found` });
     expect(missing.fix).toMatch(/npm install -g opencode-ai\b.*RIBOSOME_OPENCODE_BIN/);
+  });
+
+  it("asks for the version with a throwaway home, removed after: nothing is left in the user's (trial 18 L4)", async () => {
+    const dir = temp();
+    const userHome = join(dir, 'home');
+    mkdirSync(userHome);
+    const seen = join(dir, 'seen');
+    const bin = join(dir, 'gemini');
+    // As Gemini CLI does at every start: a temp file in its directory under HOME.
+    writeFileSync(
+      bin,
+      `#!/bin/sh\necho "$HOME|$XDG_CONFIG_HOME|$CODEX_HOME" > '${seen}'\nmkdir -p "$HOME/.gemini" && touch "$HOME/.gemini/projects.json.1.tmp"\necho 0.61.0\n`,
+    );
+    chmodSync(bin, 0o755);
+    const env = {
+      ...process.env,
+      HOME: userHome,
+      CODEX_HOME: join(userHome, '.codex'),
+      RIBOSOME_OPENCODE_BIN: bin,
+    };
+    expect(await checkAgentCli(OPENCODE, env)).toMatchObject({ status: 'ok', detail: `0.61.0 (${bin})` });
+    const [home = '', config, codexHome] = readFileSync(seen, 'utf8').trim().split('|');
+    expect(home).not.toBe(userHome);
+    expect(config).toBe(join(home, '.config'));
+    expect(codexHome).toBe('');
+    expect(readdirSync(userHome)).toEqual([]);
+    expect(existsSync(home)).toBe(false);
+  });
+
+  it('a --version that prints nothing is a warning, not ok', async () => {
+    const bin = join(temp(), 'opencode');
+    writeFileSync(bin, '#!/bin/sh\nexit 0\n');
+    chmodSync(bin, 0o755);
+    const result = await checkAgentCli(OPENCODE, { ...process.env, RIBOSOME_OPENCODE_BIN: bin });
+    expect(result).toMatchObject({
+      check: 'opencode',
+      status: 'warn',
+      detail: `${bin}: \`--version\` printed nothing`,
+    });
+    expect(result.fix).toMatch(/--version` to see what is wrong.*npm install -g opencode-ai/);
   });
 });
 

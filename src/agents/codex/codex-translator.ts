@@ -125,7 +125,8 @@ export class CodexTranslator implements Translator {
     this.#ended = true;
     this.#connectFailures = 0;
     const usage = total ? this.#turnUsage(total) : undefined;
-    const out: StreamLine[] = usage ? [this.#usageLine(usage)] : [];
+    const out: StreamLine[] = this.#closeOpen();
+    if (usage) out.push(this.#usageLine(usage));
     out.push({
       type: 'result',
       subtype: 'success',
@@ -196,7 +197,23 @@ export class CodexTranslator implements Translator {
     const usage = total ? this.#turnUsage(total) : undefined;
     const spent = usage && (usage.input_tokens > 0 || usage.output_tokens > 0) ? usage : undefined;
     const failure = this.#failure(message, spent);
-    return spent ? [this.#usageLine(spent), failure] : [failure];
+    return [...this.#closeOpen(), ...(spent ? [this.#usageLine(spent)] : []), failure];
+  }
+
+  /**
+   * A result for each call still open as the turn ends: Codex stops waiting for a command after about
+   * 30 s whatever `yield_time_ms` says, and a turn that ends meanwhile never reports it again.
+   */
+  #closeOpen(): StreamLine[] {
+    const ids = [...this.#open];
+    this.#open.clear();
+    return ids.map((id) => ({
+      type: 'user',
+      ...this.#sessionField(),
+      message: {
+        content: [{ type: 'tool_result', tool_use_id: id, content: STILL_RUNNING, is_error: true }],
+      },
+    }));
   }
 
   #failure(message: string, usage?: Usage): StreamLine {
@@ -234,6 +251,10 @@ export class CodexTranslator implements Translator {
     return this.#session ? { session_id: this.#session } : {};
   }
 }
+
+/** The result of a call Codex had not finished when its turn ended. */
+export const STILL_RUNNING =
+  'still running when Codex ended its turn: Codex stops waiting for a command after about 30 s (whatever yield_time_ms says), and its result was not reported';
 
 /** `Reconnecting... 1/2 (detail)`, or `Reconnecting... waiting for network (detail)` (no count). */
 const RECONNECTING = /^Reconnecting\.\.\.\s+(?:(\d+)\/(\d+)|waiting for network)\s*(?:\((.*)\))?$/s;

@@ -20,7 +20,7 @@ import {
   sessionFileOf,
 } from './gemini-cli.ts';
 import { sessionSpend, spendOfFile } from './gemini-session.ts';
-import { geminiTranslator, usageOf } from './gemini-translator.ts';
+import { geminiTranslator, statusOfStderr, usageOf } from './gemini-translator.ts';
 
 /**
  * Gemini CLI, headless: one process per turn (`-p` prompt, stream-json out, stdin closed), its output
@@ -153,18 +153,47 @@ export function exitStatusOf(exit: ProcessExit): number | null {
   return exit.type === 'error' && exit.code >= 144 && exit.code <= 255 ? exit.code + 256 : null;
 }
 
+/** How much of the end of Gemini CLI's stderr is read for a status (its error report ends it). */
+const STDERR_KEPT = 16_384;
+
+/** Gemini CLI's exit code when it has no auth it can use (its FatalAuthenticationError). */
+const AUTH_EXIT = 41;
+
 /**
- * The run with an error result's API status filled in from the exit code when its text did not tell
- * (statusOfError): that result is held until the output ends and the process has exited.
+ * What to do about a run that ended with `exit`, when its code says more than its text: exit 41 is
+ * Gemini CLI finding no auth method it can use ("Invalid auth method selected." when its settings
+ * name none, as a HOME without ~/.gemini/settings.json under agentConfig user). Undefined otherwise.
+ */
+export function exitHintOf(exit: ProcessExit): string | undefined {
+  if (exit.type !== 'error' || exit.code !== AUTH_EXIT) return undefined;
+  return 'Gemini CLI has no auth method it can use: with agentConfig: user it reads ~/.gemini/settings.json, whose security.auth.selectedType must name one ("gemini-api-key" uses GEMINI_API_KEY): set it there, or run gemini once and choose one';
+}
+
+/**
+ * The run with an error result's API status filled in when its text did not tell (statusOfError): from
+ * the exit code, else from what its stderr says (statusOfStderr); and what an exit code asks the user to
+ * do (exitHintOf). That result is held until the output ends and the process has exited.
  */
 function withExitStatus(run: AgentRun): AgentRun {
+  let stderr = '';
+  run.onStderr((text) => {
+    stderr = (stderr + text).slice(-STDERR_KEPT);
+  });
   async function* lines(): AsyncGenerator<StreamLine> {
     let held: (StreamLine & { type: 'result' }) | undefined;
     for await (const line of run.lines) {
       if (line.type === 'result' && line.is_error && line.api_error_status == null) held = line;
       else yield line;
     }
-    if (held) yield { ...held, api_error_status: exitStatusOf(await run.exited) };
+    if (!held) return;
+    const exit = await run.exited;
+    const hint = exitHintOf(exit);
+    yield {
+      ...held,
+      api_error_status: exitStatusOf(exit) ?? statusOfStderr(stderr),
+      // The hint first: a one-line view keeps a failure's start.
+      ...(hint ? { result: `${hint}. ${held.result ?? 'Gemini CLI failed'}` } : {}),
+    };
   }
   return wrapRun(run, { lines: lines() });
 }

@@ -58,6 +58,13 @@ const RATE_LIMITED = /\nPlease wait and try again later\. To increase your limit
 const STREAM_BROKE = /^Model stream ended without a finish reason/;
 /** An API error whose text is Google's error JSON (`[API Error: {"error":{"code":500,...}}]`). */
 const ERROR_CODE = /"code"\s*:\s*(\d{3})\b/;
+/**
+ * Google's words for a model it does not have (`models/x is not found for API version v1beta, or is
+ * not supported for generateContent`): Gemini CLI passes a 404's text on without its status, and exits 1.
+ */
+const MODEL_NOT_FOUND = /\bis not found for API version\b/;
+/** How Gemini CLI names every 404 in the error report it prints on stderr (`ModelNotFoundError: <text>`). */
+const NOT_FOUND_ERROR = /\bModelNotFoundError\b/;
 
 /**
  * The HTTP status of the API error a result reports, when its text tells: Gemini CLI prints no status
@@ -67,6 +74,7 @@ const ERROR_CODE = /"code"\s*:\s*(\d{3})\b/;
 export function statusOfError(message: string): number | null {
   if (RATE_LIMITED.test(message)) return 429;
   if (STREAM_BROKE.test(message)) return 502;
+  if (MODEL_NOT_FOUND.test(message)) return 404;
   const code = ERROR_CODE.exec(message)?.[1];
   return code ? Number(code) : null;
 }
@@ -77,6 +85,14 @@ export type GeminiTranslatorOptions = {
   /** What session `id` records as spent now (its session file), for a run that ends without a result. */
   readSpent?: (sessionId: string) => SessionSpend | undefined;
 };
+
+/**
+ * The HTTP status Gemini CLI's stderr tells when its result does not: it reports a 404 (whatever the
+ * provider's text) as a ModelNotFoundError, with no status in its result and exit code 1. Null else.
+ */
+export function statusOfStderr(stderr: string): number | null {
+  return NOT_FOUND_ERROR.test(stderr) ? 404 : null;
+}
 
 /**
  * A translator for one Gemini CLI process. Gemini CLI streams the model's text in pieces and reports

@@ -13,6 +13,7 @@ import {
   opencodeDirs,
   opencodeEnv,
   opencodeModelId,
+  TOOL_START_PLUGIN,
 } from './opencode-cli.ts';
 import { opencodeTranslator } from './opencode-translator.ts';
 
@@ -76,14 +77,19 @@ export class OpencodeAdapter implements AgentAdapter {
     );
   }
 
-  /** Writes the home (isolated), the config file and the appended system prompt; returns the config. */
+  /**
+   * Writes the home (isolated), the config file, the appended system prompt and the tool-start plugin
+   * (in both configurations); returns the config.
+   */
   #prepare(options: AgentStart, dirs: ReturnType<typeof opencodeDirs>, isolated: boolean) {
     mkdirSync(dirs.home, { recursive: true });
     if (options.appendSystemPrompt) writeFileSync(dirs.instructionsFile, options.appendSystemPrompt);
+    writeFileSync(dirs.pluginFile, TOOL_START_PLUGIN);
     const config = opencodeConfig({
       providerBaseUrl: options.providerBaseUrl,
       model: options.model,
       isolated,
+      pluginFile: dirs.pluginFile,
       ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
       ...(options.appendSystemPrompt ? { instructionsFile: dirs.instructionsFile } : {}),
       ...(options.dataDir ? { readOnlyDirs: readOnlyDirs(options.dataDir) } : {}),

@@ -1,4 +1,5 @@
 import { join, relative, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { AgentCli } from '../cli-binary.ts';
 
 /**
@@ -25,6 +26,8 @@ export function opencodeDirs(home: string) {
     configFile: join(home, 'opencode.json'),
     /** The appended system prompt, as an `instructions` file. */
     instructionsFile: join(home, 'append-system-prompt.md'),
+    /** The plugin that prints a line as each tool starts (TOOL_START_PLUGIN). */
+    pluginFile: join(home, 'ribosome-tool-start.js'),
   };
 }
 export type OpencodeDirs = ReturnType<typeof opencodeDirs>;
@@ -39,6 +42,36 @@ export const INSTALLED_MARKERS = {
   lockFile: 'package-lock.json',
   lock: `${JSON.stringify({ packages: { '': { dependencies: { '@opencode-ai/plugin': '*' } } } })}\n`,
 };
+
+/** The `type` of the line TOOL_START_PLUGIN prints: not one of opencode's own events. */
+export const TOOL_START_EVENT = 'ribosome.tool_start';
+
+/**
+ * An opencode plugin (its `tool.execute.before` hook) that prints a JSON line on opencode's stdout as
+ * each tool starts: `run --format json` prints a tool call only once it has ended, with its result, so
+ * a long command would show nothing while it runs and count as silence for stall detection. The line
+ * names the session (a subagent's tools have their own), the call and its input. A local file: nothing
+ * is fetched for it.
+ */
+export const TOOL_START_PLUGIN = `// Written by Ribosome: prints a line on stdout as each tool starts (opencode prints a call once it ended).
+export const RibosomeToolStart = async () => ({
+  'tool.execute.before': async (input, output) => {
+    try {
+      const line = {
+        type: ${JSON.stringify(TOOL_START_EVENT)},
+        timestamp: Date.now(),
+        sessionID: input.sessionID,
+        callID: input.callID,
+        tool: input.tool,
+        input: output && typeof output.args === 'object' && output.args !== null ? output.args : {},
+      };
+      process.stdout.write(JSON.stringify(line) + '\\n');
+    } catch {
+      // A call not shown until it ends, as without the plugin.
+    }
+  },
+});
+`;
 
 /** The model as opencode names it: always the `anthropic` provider, which Ribosome points at the codon's. */
 export function opencodeModelId(model: string): string {
@@ -76,6 +109,8 @@ export type OpencodeConfigOptions = {
   readOnlyDirs?: readonly string[];
   /** `isolated`: only the Anthropic provider is enabled (the one Ribosome points at the codon's). */
   isolated: boolean;
+  /** TOOL_START_PLUGIN's file (absolute), loaded as a plugin. */
+  pluginFile?: string;
 };
 
 /**
@@ -108,6 +143,7 @@ export function opencodeConfig(options: OpencodeConfigOptions): Record<string, u
   if (options.systemPrompt) config.agent = { build: { prompt: options.systemPrompt } };
   if (options.instructionsFile) config.instructions = [options.instructionsFile];
   if (options.readOnlyDirs?.length) config.permission = { edit: denyEdits(options.readOnlyDirs) };
+  if (options.pluginFile) config.plugin = [pathToFileURL(options.pluginFile).href];
   return config;
 }
 

@@ -4,6 +4,7 @@ import type { Usage } from '../../llm/schemas.ts';
 import { parseJsonLine } from '../json-line.ts';
 import type { Translator } from '../spawn-agent.ts';
 import type { StreamLine } from '../stream-line.ts';
+import { TOOL_START_EVENT } from './opencode-cli.ts';
 
 /**
  * opencode's `run --format json` events, as far as Ribosome reads them (loose: newer versions may add
@@ -27,6 +28,14 @@ const ToolState = z.looseObject({
 
 const OpencodeEvent = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('step_start'), sessionID: z.string() }),
+  // Printed by Ribosome's plugin (TOOL_START_PLUGIN) as a tool starts, any session's (a subagent's too).
+  z.looseObject({
+    type: z.literal(TOOL_START_EVENT),
+    sessionID: z.string(),
+    callID: z.string(),
+    tool: z.string(),
+    input: z.record(z.string(), z.unknown()).default({}),
+  }),
   z.looseObject({
     type: z.literal('text'),
     sessionID: z.string(),
@@ -75,11 +84,17 @@ type Failure = { message: string; status: number | null; retryAfterMs?: number }
 /**
  * Turns opencode's JSON events into the stream-json lines the engine maps (src/agents/stream-line.ts):
  * a `system` init with the session at the first event; per model response (`messageID`) its text,
- * reasoning and tool calls as `assistant` lines, each tool's result (opencode prints call and result
- * together, once the tool ended) as a `user` tool_result, and its usage on an `assistant` line of its
- * own at its `step_finish`; at the end a `result`: success when the last step finished for good
- * (`stop`, not `tool-calls`) and no `error` came, with the process's summed usage and opencode's cost
- * (its own price table: 0 for a model it does not know). Stateful: one per process. Pure otherwise.
+ * reasoning and tool calls as `assistant` lines, each tool's result as a `user` tool_result, and its
+ * usage on an `assistant` line of its own at its `step_finish`; at the end a `result`: success when the
+ * last step finished for good (`stop`, not `tool-calls`) and no `error` came, with the process's summed
+ * usage and opencode's cost (its own price table: 0 for a model it does not know).
+ *
+ * opencode prints a tool call once it has ended, with its result. Ribosome's plugin prints a line as a
+ * tool of the run's session starts: its tool_use goes out then (while it runs, a call is open), and the
+ * later event adds its result only; a call the plugin did not announce (one refused before it ran)
+ * goes out with its result. A call still open at the end gets a result saying opencode ended first.
+ * The plugin's line comes before opencode's events of the same response (they reach its printer
+ * later), so its tool_use carries a message id of its own. Stateful: one per process. Pure otherwise.
  */
 export function opencodeTranslator(options: { model: string; now?: () => number }): Translator {
   const now = options.now ?? Date.now;
@@ -88,6 +103,8 @@ export function opencodeTranslator(options: { model: string; now?: () => number 
   let lastReason: string | undefined;
   let failure: Failure | undefined;
   let cost = 0;
+  /** Calls whose tool_use went out as they started, without their result yet (in order). */
+  const started = new Set<string>();
   const usage: Required<{ [K in keyof Usage]: number }> = {
     input_tokens: 0,
     output_tokens: 0,
@@ -101,16 +118,32 @@ export function opencodeTranslator(options: { model: string; now?: () => number 
       ...session(),
       message: { id, model: options.model, content, ...extra },
     }) as StreamLine;
+  const toolResult = (callID: string, content: string, isError: boolean): StreamLine => ({
+    type: 'user',
+    ...session(),
+    message: { content: [{ type: 'tool_result', tool_use_id: callID, content, is_error: isError }] },
+  });
 
   function translate(event: OpencodeEvent): StreamLine[] {
     const out: StreamLine[] = [];
     const id = event.sessionID;
+    // A subagent's tool: opencode prints nothing else of that session.
+    if (event.type === TOOL_START_EVENT && sessionId !== undefined && id !== sessionId) return out;
     if (id && sessionId === undefined) {
       sessionId = id;
       out.push({ type: 'system', subtype: 'init', session_id: id, model: options.model });
     }
     switch (event.type) {
       case 'step_start':
+        return out;
+      case TOOL_START_EVENT:
+        if (started.has(event.callID)) return out;
+        started.add(event.callID);
+        out.push(
+          assistant(`tool-${event.callID}`, [
+            { type: 'tool_use', id: event.callID, name: event.tool, input: event.input },
+          ]),
+        );
         return out;
       case 'text':
         lastText = event.part.text;
@@ -122,23 +155,13 @@ export function opencodeTranslator(options: { model: string; now?: () => number 
       case 'tool_use': {
         const { callID, tool, state } = event.part;
         const isError = state.status === 'error';
-        out.push(
-          assistant(event.part.messageID, [{ type: 'tool_use', id: callID, name: tool, input: state.input }]),
-        );
-        out.push({
-          type: 'user',
-          ...session(),
-          message: {
-            content: [
-              {
-                type: 'tool_result',
-                tool_use_id: callID,
-                content: (isError ? state.error : state.output) ?? '',
-                is_error: isError,
-              },
-            ],
-          },
-        });
+        if (!started.delete(callID))
+          out.push(
+            assistant(event.part.messageID, [
+              { type: 'tool_use', id: callID, name: tool, input: state.input },
+            ]),
+          );
+        out.push(toolResult(callID, (isError ? state.error : state.output) ?? '', isError));
         return out;
       }
       case 'step_finish': {
@@ -189,7 +212,12 @@ export function opencodeTranslator(options: { model: string; now?: () => number 
         message: 'opencode ended without finishing its turn',
         status: null,
       };
+      const unfinished = [...started].map((callID) =>
+        toolResult(callID, 'opencode ended before this tool call did; its result was not seen', true),
+      );
+      started.clear();
       return [
+        ...unfinished,
         {
           type: 'result',
           subtype: finished ? 'success' : 'error_during_execution',
@@ -206,4 +234,12 @@ export function opencodeTranslator(options: { model: string; now?: () => number 
   };
 }
 
-const OPENCODE_EVENTS = new Set(['step_start', 'text', 'reasoning', 'tool_use', 'step_finish', 'error']);
+const OPENCODE_EVENTS = new Set([
+  'step_start',
+  TOOL_START_EVENT,
+  'text',
+  'reasoning',
+  'tool_use',
+  'step_finish',
+  'error',
+]);

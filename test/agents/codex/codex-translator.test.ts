@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lastModel, lastTotals } from '../../../src/agents/codex/codex-session.ts';
-import { CodexTranslator, statusOf } from '../../../src/agents/codex/codex-translator.ts';
+import { CodexTranslator, STILL_RUNNING, statusOf } from '../../../src/agents/codex/codex-translator.ts';
 import type { StreamLine } from '../../../src/agents/stream-line.ts';
 import { StreamMapper } from '../../../src/engine/stream-mapper.ts';
 
@@ -240,6 +240,31 @@ describe('CodexTranslator on real Codex output', () => {
         session_id: 't1',
       },
     ]);
+  });
+
+  it('a command Codex stopped waiting for (after 30 s) gets a result saying so when its turn ends (trial 18 L1)', () => {
+    // yielded-command.jsonl: `sleep 40` with yield_time_ms 600000; Codex answered "Slept." at 30 s.
+    const mapper = new StreamMapper({ codonId: 'c', maxResultChars: 1000, costReported: false });
+    const events = translate('yielded-command.jsonl')
+      .flatMap((l) => mapper.map(l))
+      .flatMap((o) => (o.kind === 'event' ? [o.event] : []));
+    expect(events.map((e) => (e.type === 'assistant.action' ? e.data.action : e.type))).toEqual([
+      'tool_use',
+      'message',
+      'tool.result',
+      'token.usage',
+      'token.usage',
+    ]);
+    expect(events[2]).toMatchObject({
+      type: 'tool.result',
+      data: { toolUseId: 'item_0', toolName: 'command_execution', isError: true, result: STILL_RUNNING },
+    });
+    // A turn that failed, or a Codex that died, with a call open: closed the same way, before the result.
+    const failed = new CodexTranslator({ model: 'm' });
+    const [thread, , started] = fixture('yielded-command.jsonl').split('\n');
+    failed.line(thread ?? '');
+    failed.line(started ?? '');
+    expect(failed.end().map((l) => l.type)).toEqual(['user', 'result']);
   });
 
   it('reads unknown events as nothing, and non-JSON as an error', () => {

@@ -12,7 +12,20 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AgentRun, AgentStart } from '../../../src/agents/agent-adapter.ts';
 import { exitStatusOf, GeminiAdapter } from '../../../src/agents/gemini/gemini-adapter.ts';
 import type { StreamLine } from '../../../src/agents/stream-line.ts';
+import { classifyOutcome } from '../../../src/engine/failure.ts';
 import { tempDir } from '../../helpers/server-process.ts';
+
+const FIXTURES = join(import.meta.dirname, '../fixtures/gemini');
+
+/** A result line as the engine's outcome holds it. */
+function resultOf(line: StreamLine | undefined) {
+  if (line?.type !== 'result') throw new Error(`not a result: ${JSON.stringify(line)}`);
+  return {
+    isError: line.is_error,
+    apiErrorStatus: line.api_error_status ?? null,
+    message: line.result ?? '',
+  };
+}
 
 /**
  * The gemini agent on a fake `gemini` (RIBOSOME_GEMINI_BIN): a shell script that records its arguments,
@@ -31,12 +44,14 @@ const success = '{"type":"result","timestamp":"t","status":"success","stats":{"m
 
 type Fake = { dir: string; runs(): Array<{ args: string[]; env: Record<string, string>; stdin: string }> };
 
-/** A fake gemini that prints `stdout` and exits with `code` on every run. */
-function fakeGemini(stdout: string[], code = 0): Fake {
+/** A fake gemini that prints `stdout` (and `stderr`) and exits with `code` on every run. */
+function fakeGemini(stdout: string[], code = 0, stderr = ''): Fake {
   const t = tempDir();
   cleanups.push(t.remove);
   const out = join(t.path, 'stdout.jsonl');
-  writeFileSync(out, `${stdout.join('\n')}\n`);
+  writeFileSync(out, stdout.length > 0 ? `${stdout.join('\n')}\n` : '');
+  const err = join(t.path, 'stderr.txt');
+  writeFileSync(err, stderr);
   const log = join(t.path, 'runs');
   mkdirSync(log);
   const fake = join(t.path, 'gemini');
@@ -49,6 +64,7 @@ for a in "$@"; do printf '%s\\n' "$a"; done > "$d/args"
 env > "$d/env"
 cat > "$d/stdin"
 cat '${out}'
+cat '${err}' >&2
 exit ${code}
 `,
   );
@@ -241,6 +257,39 @@ describe('gemini agent: how Gemini CLI is started', () => {
       expect(lines.at(-1)).toMatchObject({ type: 'result', is_error: true, api_error_status: status });
     },
   );
+
+  it("exit 41 without a result: the failure quotes Gemini CLI's stderr and says what to set (trial 18 M5)", async () => {
+    const fake = fakeGemini([], 41, readFileSync(join(FIXTURES, 'no-auth.stderr'), 'utf8'));
+    const lines = await drain(start(fake, 'user'));
+    const last = lines.at(-1);
+    expect(last).toMatchObject({ type: 'result', is_error: true, api_error_status: null });
+    const message = last?.type === 'result' ? (last.result ?? '') : '';
+    // What to set first (a one-line view keeps a message's start), then what Gemini CLI said.
+    expect(message).toMatch(
+      /^Gemini CLI has no auth method it can use: .*security\.auth\.selectedType.*"gemini-api-key".*run gemini once/,
+    );
+    expect(message).toMatch(
+      /Gemini CLI exited without reporting a result \(exit code 41; its stderr ended: /,
+    );
+    expect(message).toContain('Invalid auth method selected.');
+    expect(
+      classifyOutcome({ exit: { type: 'error', code: 41 }, timedOut: false, result: resultOf(last) }),
+    ).toMatchObject({ failureReason: { type: 'unknown', message } });
+  });
+
+  it('a 404 whose text Gemini CLI passes on without a status (exit 1): its stderr report says 404 (trial 18 L2)', async () => {
+    const failed = `{"type":"result","timestamp":"t","status":"error","error":{"type":"unknown","message":"[API Error: no such model here]"},"stats":{"models":{}}}`;
+    const fake = fakeGemini(
+      [init, failed],
+      1,
+      readFileSync(join(FIXTURES, 'model-not-found.stderr'), 'utf8'),
+    );
+    const last = (await drain(start(fake))).at(-1);
+    expect(last).toMatchObject({ type: 'result', is_error: true, api_error_status: 404 });
+    expect(
+      classifyOutcome({ exit: { type: 'error', code: 1 }, timedOut: false, result: resultOf(last) }),
+    ).toMatchObject({ failureReason: { type: 'api-error', retriable: false } });
+  });
 
   it('missing: the codon fails at once saying how to install it', async () => {
     const fake = fakeGemini([]);

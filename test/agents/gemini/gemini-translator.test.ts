@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { geminiTranslator, statusOfError } from '../../../src/agents/gemini/gemini-translator.ts';
+import {
+  geminiTranslator,
+  statusOfError,
+  statusOfStderr,
+} from '../../../src/agents/gemini/gemini-translator.ts';
 import type { StreamLine } from '../../../src/agents/stream-line.ts';
 import { StreamMapper } from '../../../src/engine/stream-mapper.ts';
 
@@ -192,7 +196,28 @@ describe('statusOfError', () => {
     ],
     ['[API Error: Scripted 503 UNAVAILABLE]', null],
     ['Model stream ended without a finish reason.', 502],
+    ['[API Error: models/gemini-nope is not found for API version v1beta]', 404],
   ])('%s -> %s', (message, status) => {
     expect(statusOfError(message)).toBe(status);
+  });
+});
+
+describe('a model the provider does not have (trial 18 L2)', () => {
+  const raw = (name: string) => readFileSync(join(import.meta.dirname, '../fixtures/gemini', name), 'utf8');
+
+  it("Google's 404 text gives the status its result lacks: an api-error, as for codex and opencode", () => {
+    // model-not-found.*: gemini-nope against the scripted provider's 404 (Google's words); exit code 1.
+    const lines = translate(fixture('model-not-found.jsonl'));
+    expect(lines.at(-1)).toMatchObject({
+      type: 'result',
+      is_error: true,
+      result: '[API Error: models/gemini-nope is not found for API version v1beta]',
+      api_error_status: 404,
+    });
+  });
+
+  it('its stderr names every 404 a ModelNotFoundError, whatever the text', () => {
+    expect(statusOfStderr(raw('model-not-found.stderr'))).toBe(404);
+    expect(statusOfStderr(raw('no-auth.stderr'))).toBeNull();
   });
 });

@@ -126,6 +126,9 @@ describe('opencode adapter', () => {
       permission: { edit: expect.objectContaining({ 'ribosome-data/*': 'deny', 'data/*': 'deny' }) },
     });
     expect(readFileSync(join(home, 'append-system-prompt.md'), 'utf8')).toBe('Be brief.');
+    // The plugin that prints a line as each tool starts, a local file.
+    expect(config.plugin).toEqual([`file://${join(home, 'ribosome-tool-start.js')}`]);
+    expect(readFileSync(join(home, 'ribosome-tool-start.js'), 'utf8')).toContain("'tool.execute.before'");
     // Its own config directory looks installed: opencode fetches no plugin package into it.
     expect(existsSync(join(home, 'config', 'opencode', 'node_modules'))).toBe(true);
     expect(readFileSync(join(home, 'config', 'opencode', 'package-lock.json'), 'utf8')).toContain(
@@ -146,6 +149,7 @@ describe('opencode adapter', () => {
     expect(JSON.parse(env.OPENCODE_CONFIG_CONTENT ?? '{}')).toMatchObject({
       provider: { anthropic: { options: { baseURL: 'http://127.0.0.1:4000/v1' } } },
       model: 'anthropic/claude-sonnet-4-5',
+      plugin: [`file://${join(dir, 'state', 'opencode-home', 'ribosome-tool-start.js')}`],
     });
   });
 

@@ -3,6 +3,8 @@
  * (test/agents/fixtures/opencode/), read by the translator and then by the engine's StreamMapper: the
  * events a client sees. tools.jsonl: reasoning, text, a write, a bash command, an edit that failed
  * (missing file) and a write the config denied (the data directory), then the final answer.
+ * tool-start.jsonl: the same with Ribosome's tool-start plugin (TOOL_START_PLUGIN) loaded: a bash
+ * command (2 s), an edit that failed, a call of a tool that does not exist (opencode's `invalid`).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { opencodeTranslator } from '../../../src/agents/opencode/opencode-translator.ts';
 import type { StreamLine } from '../../../src/agents/stream-line.ts';
 import { type MappedOutput, StreamMapper } from '../../../src/engine/stream-mapper.ts';
+import { trackTools } from '../../../src/retries/stall-watch.ts';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/opencode');
 const fixture = (name: string) =>
@@ -174,6 +177,66 @@ describe('opencode translator: captured runs', () => {
       usage: { input_tokens: 1200, output_tokens: 40 },
     });
     expect(translate([]).at(-1)).toMatchObject({ type: 'result', is_error: true });
+  });
+
+  it('with the tool-start plugin: each call goes out as it starts, open until its result comes (trial 18 M2)', () => {
+    const raw = fixture('tool-start.jsonl');
+    const translator = opencodeTranslator({ model: 'claude-sonnet-4-5' });
+    const open = new Set<string>();
+    /** For each opencode line: its own type, and the calls open (for stall detection) once it is read. */
+    const seen = raw.map((line) => {
+      const parsed = translator.line(line);
+      if (!parsed.ok) throw new Error(parsed.error);
+      for (const l of parsed.lines) trackTools(open, l);
+      return `${(JSON.parse(line) as { type: string }).type}:${open.size}`;
+    });
+    // The bash command is open from the plugin's line (before opencode's events of that response)
+    // until opencode's tool_use, which carries its result.
+    expect(seen.slice(0, 4)).toEqual(['ribosome.tool_start:1', 'step_start:1', 'text:1', 'tool_use:0']);
+    expect(seen.filter((s) => s.endsWith(':1'))).toHaveLength(3 + 2 + 2);
+
+    const out = events(mapped(translate(raw)));
+    const shown = out.map((e) =>
+      e.type === 'assistant.action'
+        ? `${e.data.action}:${e.data.content}`
+        : e.type === 'tool.result'
+          ? `result:${e.data.toolName}:${e.data.isError}`
+          : e.type,
+    );
+    // One tool_use per call (not again with its result), each before its result.
+    expect(shown.filter((s) => s !== 'token.usage')).toEqual([
+      'tool_use:bash sleep 2; echo slept',
+      'message:Running a command.',
+      'result:bash:false',
+      'tool_use:edit missing.txt',
+      'result:edit:true',
+      'tool_use:invalid ',
+      'result:invalid:false',
+      'message:Done.',
+    ]);
+  });
+
+  it("ignores a subagent's tool starts, and closes a call still open when opencode ends", () => {
+    const [start = ''] = fixture('tool-start.jsonl');
+    const sub = JSON.stringify({ ...JSON.parse(start), sessionID: 'ses_sub', callID: 'call_sub' });
+    const lines = translate([start, sub]);
+    expect(lines.filter((l) => l.type === 'assistant')).toHaveLength(1);
+    expect(lines.slice(-2)).toMatchObject([
+      {
+        type: 'user',
+        message: {
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 'toolu_01EDozoYTWH4QB6s6LXHu5yw',
+              content: 'opencode ended before this tool call did; its result was not seen',
+              is_error: true,
+            },
+          ],
+        },
+      },
+      { type: 'result', is_error: true, result: 'opencode ended without finishing its turn' },
+    ]);
   });
 
   it('skips event types of a newer opencode, and reports lines that are not its JSON', () => {

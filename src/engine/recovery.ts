@@ -1,6 +1,6 @@
 import type { CheckpointRecord } from '../checkpoints/index.ts';
 import { isActive } from '../state/codon-status.ts';
-import { codonOf, type EngineState, runOf } from '../state/reducer.ts';
+import { codonOf, costOfCodon, type EngineState, runOf } from '../state/reducer.ts';
 import type { Checkpointing, Outcome } from './checkpointing.ts';
 import type { Recorder } from './recorder.ts';
 import { recoveryTarget } from './what-next.ts';
@@ -58,7 +58,7 @@ export async function markCrashed(
         data: {
           codonId: interrupted.codonId,
           success: false,
-          cost: interrupted.cost,
+          ...costOfCodon(interrupted),
           duration: interrupted.startTime
             ? Math.max(0, Date.parse(now) - Date.parse(interrupted.startTime))
             : 0,
@@ -98,7 +98,7 @@ export async function completeUnended(
   await recorder.publish('codon.completed', {
     codonId: codon.codonId,
     success: codon.status === 'completed',
-    cost: codon.cost,
+    ...costOfCodon(codon),
     duration: codon.duration ?? 0,
     exitStatus: codon.exitStatus ?? { type: 'error', code: -1 },
     ...(codon.failureReason ? { failureReason: codon.failureReason } : {}),

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Recorder } from '../engine/recorder.ts';
 import type { BudgetLimits, BudgetStatus } from '../protocol/index.ts';
+import { codonOf, runOf } from '../state/reducer.ts';
 import { type BudgetAlert, type BudgetedCodon, BudgetLedger } from './ledger.ts';
 import { exceededMessage, refusalMessage, warningMessage } from './limits.ts';
 
@@ -50,7 +51,11 @@ export class BudgetKeeper {
       transition: (t, before, after) => {
         if (!COST_TRANSITIONS.has(t.type) || !('codonId' in t.data)) return;
         const delta = after.totalCost - before.totalCost;
-        if (delta !== 0) this.#act(this.#ledger.addCost(t.data.codonId, delta, this.#now()));
+        if (delta === 0) return;
+        const { runId, codonId } = t.data;
+        const estimated =
+          codonId !== undefined && codonOf(runOf(after, runId), codonId)?.costEstimated === true;
+        this.#act(this.#ledger.addCost(codonId, delta, this.#now(), estimated));
       },
       event: (type, data) => {
         if (type !== 'token.usage') return;

@@ -17,6 +17,8 @@ type Scope = {
   id: string;
   limits: BudgetLimits;
   cost: number;
+  /** Part of `cost` is an estimate (an agent that reports no cost). */
+  costEstimated: boolean;
   outputTokens: number;
   startedAt: number;
   /**
@@ -33,6 +35,7 @@ const newScope = (kind: BudgetScopeKind, id: string, limits: BudgetLimits, now: 
   id,
   limits,
   cost: 0,
+  costEstimated: false,
   outputTokens: 0,
   startedAt: now,
   warned: new Set(),
@@ -116,11 +119,15 @@ export class BudgetLedger {
     return this.#active;
   }
 
-  /** Spend (agent or sentinel, USD) recorded for a codon; negative when an estimate was corrected. */
-  addCost(codonId: string | undefined, usd: number, now: number): BudgetAlert[] {
+  /**
+   * Spend (agent or sentinel, USD) recorded for a codon; negative when an estimate was corrected.
+   * `estimated`: the codon's cost is, in part, Ribosome's estimate (its agent reports no cost).
+   */
+  addCost(codonId: string | undefined, usd: number, now: number, estimated = false): BudgetAlert[] {
     const scopes = codonId === undefined ? (this.#plan ? [this.#plan] : []) : this.#scopesOf(codonId);
     return scopes.flatMap((scope) => {
       scope.cost += usd;
+      if (estimated) scope.costEstimated = true;
       return this.#check(scope, 'maxCostUsd', now);
     });
   }
@@ -194,6 +201,7 @@ export class BudgetLedger {
         spent: {
           // Sums of float deltas: shown to the micro-dollar, without the noise of the last bits.
           costUsd: Math.round(scope.cost * 1e6) / 1e6,
+          ...(scope.costEstimated ? { costEstimated: true as const } : {}),
           durationMs: Math.max(0, (scope.frozenAt ?? now) - scope.startedAt),
           outputTokens: scope.outputTokens,
         },
@@ -228,7 +236,14 @@ export class BudgetLedger {
         : limit === 'maxOutputTokens'
           ? scope.outputTokens
           : now - scope.startedAt;
-    const breach: Breach = { scope: scope.kind, id: scope.id, limit, max, spent };
+    const breach: Breach = {
+      scope: scope.kind,
+      id: scope.id,
+      limit,
+      max,
+      spent,
+      ...(limit === 'maxCostUsd' && scope.costEstimated ? { estimated: true } : {}),
+    };
     // A clock has run out when it reaches its limit; a cost or a token count when it goes past.
     if (limit === 'maxDurationMs' ? spent >= max : spent > max) {
       scope.exceeded.set(limit, breach);

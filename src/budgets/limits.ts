@@ -1,3 +1,4 @@
+import { markEstimate } from '../llm/estimated-cost.ts';
 import type { BudgetLimits, BudgetScopeKind } from '../protocol/index.ts';
 
 /**
@@ -8,8 +9,18 @@ import type { BudgetLimits, BudgetScopeKind } from '../protocol/index.ts';
 export type LimitName = keyof BudgetLimits;
 export const LIMIT_NAMES: readonly LimitName[] = ['maxCostUsd', 'maxDurationMs', 'maxOutputTokens'];
 
-/** A limit passed: which scope, which limit, the limit and the spend. */
-export type Breach = { scope: BudgetScopeKind; id: string; limit: LimitName; max: number; spent: number };
+/**
+ * A limit passed: which scope, which limit, the limit and the spend; `estimated` when part of a cost
+ * spent is Ribosome's estimate (an agent that reports no cost).
+ */
+export type Breach = {
+  scope: BudgetScopeKind;
+  id: string;
+  limit: LimitName;
+  max: number;
+  spent: number;
+  estimated?: boolean;
+};
 
 /** True when the limits set at least one limit. */
 export function hasLimits(limits: BudgetLimits | undefined): limits is BudgetLimits {
@@ -41,9 +52,11 @@ function amount(limit: LimitName, value: number, max: number): string {
   return String(Math.round(value));
 }
 
-/** "maxCostUsd 1.00, spent 1.04". */
+/** "maxCostUsd 1.00, spent 1.04"; "spent ~1.04 (estimated)" when part of it is an estimate. */
 export function spendText(b: Breach): string {
-  return `${b.limit} ${amount(b.limit, b.max, b.max)}, spent ${amount(b.limit, b.spent, b.max)}`;
+  const spent = amount(b.limit, b.spent, b.max);
+  const shown = b.limit === 'maxCostUsd' && b.estimated ? `${markEstimate(spent, true)} (estimated)` : spent;
+  return `${b.limit} ${amount(b.limit, b.max, b.max)}, spent ${shown}`;
 }
 
 /** "plan budget exceeded: maxCostUsd 1.00, spent 1.04" (the failureReason message of a budget stop). */

@@ -1,4 +1,5 @@
 import { RibosomeClient } from '../client/index.ts';
+import { markEstimate } from '../llm/estimated-cost.ts';
 import { type EventData, type FailureReason, parseServerEvent, type ServerEvent } from '../protocol/index.ts';
 import { oneLine as shownOnOneLine } from '../tui/format.ts';
 import { messageLine } from '../tui/store/messages.ts';
@@ -6,6 +7,9 @@ import { readTransition } from '../tui/store/transition-data.ts';
 
 /** On one line, without control or bidirectional characters (what anyone wrote is printed here). */
 const oneLine = (text: string, max = 160) => shownOnOneLine(text, max);
+
+/** Said once, after the first estimated cost of the log: what the `~` means. */
+const ESTIMATE_NOTE = ' estimated: its agent reports no cost';
 
 /** How a codon ended when a client ended it: a transition says so before its codon.completed. */
 type EndedBy = 'skipped' | 'stopped';
@@ -24,12 +28,14 @@ const PROMPT_NOTES: Record<PromptSource, string> = {
 /**
  * One printable line for an event, or undefined for events a reader of the log does not need.
  * `endedBy`: for a codon.completed, that a client skipped or stopped the codon (consoleView knows);
- * `promptSource`: for a codon.message `prompt`, where it came from (consoleView knows).
+ * `promptSource`: for a codon.message `prompt`, where it came from (consoleView knows);
+ * `estimateNote`: for a codon.completed, said after its cost (the first estimated one says what `~` means).
  */
 export function describeEvent(
   e: ServerEvent,
   endedBy?: EndedBy,
   promptSource?: PromptSource,
+  estimateNote?: string,
 ): string | undefined {
   switch (e.type) {
     case 'codon.started':
@@ -54,7 +60,8 @@ export function describeEvent(
     case 'rollback.completed':
       return `<< rolled back to ${e.data.codonId} (${e.data.checkpointType}, checkpoint ${e.data.checkpoint.slice(0, 12)}): run ${e.data.toRun}`;
     case 'codon.completed': {
-      const took = `${(e.data.duration / 1000).toFixed(1)}s, $${e.data.cost.toFixed(4)}`;
+      const cost = markEstimate(`$${e.data.cost.toFixed(4)}`, e.data.costEstimated);
+      const took = `${(e.data.duration / 1000).toFixed(1)}s, ${cost}${estimateNote ?? ''}`;
       const reason = e.data.failureReason;
       if (e.data.success) return `< ${e.data.codonId} completed (${took})`;
       // A client's stop or skip: its message says who and why; the type (unknown) adds nothing.
@@ -98,10 +105,13 @@ export function describeEvent(
 /**
  * The console view of a stream of events (`ribosome log`, `run` without a terminal UI, the demo):
  * describeEvent, remembering what the state transitions said of how each codon ended, so a codon a
- * client stopped or skipped reads STOPPED or SKIPPED, as the idle line and the terminal UI say.
+ * client stopped or skipped reads STOPPED or SKIPPED, as the idle line and the terminal UI say, and
+ * whether the `~` of an estimated cost was explained yet (once, on its first use).
  */
 export function consoleView(): (e: ServerEvent) => string | undefined {
   const endedBy = new Map<string, EndedBy>();
+  /** Whether a codon.completed said what `~` before its cost means. */
+  let estimateSaid = false;
   /** The texts of redos announced (not dry runs) and not yet in their codon's prompt: codon, sentinel, text. */
   const redos = new Set<string>();
   const redoKey = (codonId: string, sentinelId: string, text: string) =>
@@ -129,7 +139,9 @@ export function consoleView(): (e: ServerEvent) => string | undefined {
     if (e.type !== 'codon.completed') return describeEvent(e);
     const ended = endedBy.get(e.data.codonId);
     endedBy.delete(e.data.codonId);
-    return describeEvent(e, ended);
+    const note = e.data.costEstimated && !estimateSaid ? ESTIMATE_NOTE : undefined;
+    if (note) estimateSaid = true;
+    return describeEvent(e, ended, undefined, note);
   };
 }
 

@@ -1,23 +1,25 @@
 import { basename } from 'node:path';
 import { ConfigFile } from '../config/config-file.ts';
+import { ScriptSchema } from '../llm/mock-provider/script-schema.ts';
 import { Plan } from '../plan/plan-schema.ts';
 import { SentinelFile } from '../plan/sentinel-schema.ts';
 
 /** The files `ribosome validate` checks, told apart by what they hold (pure). */
-export const FILE_KINDS = ['plan', 'sentinel', 'config'] as const;
+export const FILE_KINDS = ['plan', 'sentinel', 'config', 'script'] as const;
 export type FileKind = (typeof FILE_KINDS)[number];
 
 const KEYS: Record<FileKind, ReadonlySet<string>> = {
   plan: new Set(Object.keys(Plan.shape)),
   sentinel: new Set(Object.keys(SentinelFile.shape)),
   config: new Set(Object.keys(ConfigFile.shape)),
+  script: new Set(Object.keys(ScriptSchema.shape)),
 };
 
 /**
  * What a file is: the schema its `$schema` names; else a plan when it has `codons`, a sentinel when it
- * has `trigger` or `userPrompt`; else the kind most of its keys belong to only (a config file shares
- * `budget` and `notify` with plans); else a config file by its name (`*.config.yaml`); else a plan,
- * whose problems then say what is missing.
+ * has `trigger` or `userPrompt`, a scripted-provider script when it has `tracks` or `turns`; else the
+ * kind most of its keys belong to only (a config file shares `budget` and `notify` with plans); else a
+ * config file by its name (`*.config.yaml`); else a plan, whose problems then say what is missing.
  */
 export function detectKind(file: string, data: unknown): FileKind {
   const fields = typeof data === 'object' && data !== null && !Array.isArray(data) ? data : {};
@@ -29,6 +31,7 @@ export function detectKind(file: string, data: unknown): FileKind {
   const keys = Object.keys(fields);
   if (keys.includes('codons')) return 'plan';
   if (keys.includes('trigger') || keys.includes('userPrompt')) return 'sentinel';
+  if (keys.includes('tracks') || keys.includes('turns')) return 'script';
   const only = (kind: FileKind) =>
     keys.filter(
       (k) => KEYS[kind].has(k) && FILE_KINDS.every((other) => other === kind || !KEYS[other].has(k)),

@@ -497,6 +497,7 @@ function summaryLine(
   return exitSummaryLine({
     latest: rows.at(-1),
     cost: ours.reduce((sum, r) => sum + r.cost, 0),
+    costEstimated: ours.some((r) => r.costEstimated),
     durationMs: now.getTime() - startedAt.getTime(),
     code,
     reason,

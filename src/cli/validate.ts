@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { loadConfigFile } from '../config/config-file.ts';
+import { checkScriptFile } from '../llm/mock-provider/script-check.ts';
 import { formatProblems, loadPlan, type PlanProblem } from '../plan/index.ts';
 import { checkSentinelFile } from '../plan/load-sentinel.ts';
 import { readSourceFile } from '../plan/source-file.ts';
@@ -17,16 +18,21 @@ export type FileReport = {
   /** What the file holds, for the OK line: the plan's name and codon count, the sentinel's id. */
   name?: string;
   codons?: number;
+  /** A script's tracks and default-track turns. */
+  tracks?: number;
+  turns?: number;
   problems: PlanProblem[];
 };
 
 export function registerValidate(program: Command): void {
   program
     .command('validate')
-    .description('Check plan, sentinel and config files and report every problem in them')
+    .description(
+      'Check plan, sentinel, config and scripted-provider script files and report every problem in them',
+    )
     .argument(
       '<files...>',
-      'plan, sentinel or config files (YAML or JSON); the kind is told from the content',
+      'plan, sentinel, config or script files (YAML or JSON); the kind is told from the content',
     )
     .addOption(new Option('--kind <kind>', 'check every file as this kind').choices(FILE_KINDS))
     .option('--json', 'print the result as JSON')
@@ -54,7 +60,7 @@ export async function validateFile(file: string, kind?: FileKind): Promise<FileR
   const read = kind === undefined ? await readSourceFile(resolve(file), 'file') : undefined;
   const chosen = kind ?? detectKind(file, read?.ok ? read.source.data : undefined);
   // Nothing in it tells its kind (missing, a directory, empty): said of "the file", not "the plan file".
-  if (read && !read.ok && chosen !== 'config') {
+  if (read && !read.ok && chosen !== 'config' && chosen !== 'script') {
     const whole = read.problems.filter((p) => WHOLE_FILE.has(p.code));
     if (whole.length === read.problems.length)
       return { file, kind: chosen, ok: false, problems: whole.map(unknownKind) };
@@ -85,6 +91,19 @@ export async function validateFile(file: string, kind?: FileKind): Promise<FileR
         ? { file, kind: chosen, ok: true, problems: result.warnings }
         : { file, kind: chosen, ok: false, problems: result.problems };
     }
+    case 'script': {
+      const result = await checkScriptFile(file);
+      return result.ok
+        ? {
+            file,
+            kind: chosen,
+            ok: true,
+            tracks: result.tracks,
+            turns: result.turns,
+            problems: result.problems,
+          }
+        : { file, kind: chosen, ok: false, problems: result.problems };
+    }
   }
 }
 
@@ -109,6 +128,8 @@ function jsonReport(report: FileReport): Omit<FileReport, 'file'> {
   return rest;
 }
 
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
 function okLine(report: FileReport, named: boolean): string {
   const where = named ? `${report.file}: ` : '';
   switch (report.kind) {
@@ -118,5 +139,7 @@ function okLine(report: FileReport, named: boolean): string {
       return `OK: ${where}sentinel ${report.name}`;
     case 'config':
       return `OK: ${where}config file`;
+    case 'script':
+      return `OK: ${where}script (${count(report.tracks ?? 0, 'track')}, ${count(report.turns ?? 0, 'default turn')})`;
   }
 }

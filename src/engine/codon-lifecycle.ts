@@ -5,7 +5,7 @@ import type { AgentAdapters } from '../agents/agent-adapter.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { CheckpointType, ErrorCode, FailureReason } from '../protocol/index.ts';
 import { agentProvider, type ProviderTarget } from '../providers/providers.ts';
-import { type CodonRecord, codonOf, type EngineState, reduce, runOf } from '../state/reducer.ts';
+import { type CodonRecord, codonOf, costOfCodon, type EngineState, reduce, runOf } from '../state/reducer.ts';
 import type { Transition } from '../state/transitions.ts';
 import { describeError } from '../storage/probe.ts';
 import { runGates } from '../verify/run-gates.ts';
@@ -122,6 +122,7 @@ export class CodonLifecycle {
       sessionId,
       startTime,
       ...(previous?.sessionId ? { previousSessionId: previous.sessionId } : {}),
+      ...(adapterFor(this.#o.adapters, codon.agent).reportsCost === false ? { costEstimated: true } : {}),
     });
     await recorder.publish('codon.started', {
       codonId: codon.id,
@@ -462,7 +463,7 @@ export class CodonLifecycle {
         data: {
           codonId: codon.id,
           success,
-          cost: codonOf(runOf(settled, runId), codon.id)?.cost ?? 0,
+          ...costOfCodon(codonOf(runOf(settled, runId), codon.id)),
           duration,
           exitStatus: outcome.exit,
           ...(failureReason ? { failureReason } : {}),

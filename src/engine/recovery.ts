@@ -1,6 +1,6 @@
 import type { CheckpointRecord } from '../checkpoints/index.ts';
 import { isActive } from '../state/codon-status.ts';
-import { codonOf, type EngineState, runOf } from '../state/reducer.ts';
+import { codonOf, costOfCodon, type EngineState, runOf } from '../state/reducer.ts';
 import type { Checkpointing, Outcome } from './checkpointing.ts';
 import type { Recorder } from './recorder.ts';
 import { recoveryTarget } from './what-next.ts';
@@ -75,7 +75,11 @@ export async function markCrashed(
         data: {
           codonId: interrupted.codonId,
           success: false,
+          // What was journaled, and what the session's record adds (an estimate when the agent prices
+          // none: as the state marks it once its agent part is more than nothing).
+          ...costOfCodon(interrupted),
           cost: interrupted.cost + extra,
+          ...(extra > 0 && interrupted.agentCostPriced ? { costEstimated: true as const } : {}),
           duration: interrupted.startTime
             ? Math.max(0, Date.parse(now) - Date.parse(interrupted.startTime))
             : 0,
@@ -115,7 +119,7 @@ export async function completeUnended(
   await recorder.publish('codon.completed', {
     codonId: codon.codonId,
     success: codon.status === 'completed',
-    cost: codon.cost,
+    ...costOfCodon(codon),
     duration: codon.duration ?? 0,
     exitStatus: codon.exitStatus ?? { type: 'error', code: -1 },
     ...(codon.failureReason ? { failureReason: codon.failureReason } : {}),

@@ -44,6 +44,7 @@ export function buildSnapshot(
     agentSessionId: _s,
     agentCost: _ac,
     sentinelCost: _sc,
+    agentCostPriced: _p,
     ...c
   }: CodonRecord): CodonExecution => c;
   const current = executions.find((c) => c.status === 'preparing' || c.status === 'running');
@@ -56,6 +57,7 @@ export function buildSnapshot(
     completedCodons: executions.filter((c) => c !== current).map(toExecution),
     fileTree: options.fileTree,
     totalCost: state.totalCost,
+    ...(state.totalCostEstimated ? { totalCostEstimated: true as const } : {}),
     totalTime,
     isRollingBack: options.isRollingBack,
     ...(options.budgets ? { budgets: options.budgets } : {}),

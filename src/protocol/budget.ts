@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ours } from './extension.ts';
 
 /** Budgets as clients see them (README "Budgets"): optional fields of server.ready and state.snapshot. */
 
@@ -19,7 +20,15 @@ export const BudgetStatus = z.object({
   /** The plan's name, the loop id or the runtime codon id. */
   id: z.string(),
   limits: BudgetLimits,
-  spent: z.object({ costUsd: z.number(), durationMs: z.number(), outputTokens: z.number() }),
+  spent: z.object({
+    costUsd: z.number(),
+    costEstimated: ours(
+      z.literal(true).optional(),
+      "Present when part of `costUsd` is Ribosome's estimate (an agent that reports no cost).",
+    ),
+    durationMs: z.number(),
+    outputTokens: z.number(),
+  }),
   /** ok; warning: a limit reached 80 %; exceeded: a limit was passed (the scope's codons are refused). */
   state: z.enum(['ok', 'warning', 'exceeded']),
   /** Whether the scope's clock runs now (the plan's always; a loop's or codon's while one of its codons is active). */

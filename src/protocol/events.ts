@@ -100,6 +100,10 @@ const serverState = {
     codonId: z.string(),
     success: z.boolean(),
     cost: z.number(),
+    costEstimated: ours(
+      z.literal(true).optional(),
+      "Present when part of `cost` is Ribosome's estimate from its pricing table (an agent that reports no cost).",
+    ),
     duration: z.number(),
     exitStatus: ProcessExit,
     failureReason: FailureReason.optional(),
@@ -109,6 +113,10 @@ const serverState = {
     completedCodons: z.array(CodonExecution),
     fileTree: z.array(FileNode),
     totalCost: z.number(),
+    totalCostEstimated: ours(
+      z.literal(true).optional(),
+      "Present when part of `totalCost` is Ribosome's estimate from its pricing table (an agent that reports no cost).",
+    ),
     totalTime: z.number(),
     isRollingBack: z.boolean(),
     budgets: ours(
@@ -156,6 +164,8 @@ const serverState = {
       runCount: z.number(),
       totalCost: z.number(),
       currentRunCost: z.number(),
+      totalCostEstimated: ours(z.literal(true).optional(), 'Part of `totalCost` is an estimate.'),
+      currentRunCostEstimated: ours(z.literal(true).optional(), 'Part of `currentRunCost` is an estimate.'),
     }),
   }),
   // --- 6.2 Rollback ----------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { extendedEnum } from './extension.ts';
+import { extendedEnum, ours } from './extension.ts';
 
 /** Shared structures of spec section 2.4. */
 
@@ -80,6 +80,10 @@ export const CodonExecution = z.object({
   endTime: z.string().optional(),
   duration: z.number().optional(),
   cost: z.number(),
+  costEstimated: ours(
+    z.literal(true).optional(),
+    "Present when part of `cost` is Ribosome's estimate: the agent (Codex, Gemini CLI) reports tokens but no cost.",
+  ),
   assistantMessageCount: z.number().int().optional(),
   exitStatus: ProcessExit.optional(),
   failureReason: FailureReason.optional(),

@@ -1,3 +1,4 @@
+import { ESTIMATE_LEGEND, markEstimate } from '../llm/estimated-cost.ts';
 import type { RunRow } from './run-rows.ts';
 
 /** 41s, 3m05s, 2h04m: a duration for people. */
@@ -9,7 +10,8 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
 }
 
-export const formatCost = (usd: number) => `$${usd.toFixed(4)}`;
+/** `$0.0604`, `~$0.0604` when `estimated` (see llm/estimated-cost.ts). */
+export const formatCost = (usd: number, estimated?: boolean) => markEstimate(`$${usd.toFixed(4)}`, estimated);
 
 export const formatCodons = (done: number, total: number | null) => `${done}/${total ?? '?'}`;
 
@@ -24,7 +26,7 @@ function statusCell(r: RunRow): string {
   return ended.length > 0 ? `${status} (${ended.join('; ')})` : status;
 }
 
-/** The table of `ribosome runs`: one line per run, columns padded to fit. */
+/** The table of `ribosome runs`: one line per run, columns padded to fit; the legend of `~` under it when used. */
 export function formatRuns(rows: readonly RunRow[]): string {
   if (rows.length === 0) return 'no runs yet';
   const header = ['run', 'status', 'codons', 'cost', 'started', 'duration', 'branch'];
@@ -32,7 +34,7 @@ export function formatRuns(rows: readonly RunRow[]): string {
     r.id,
     statusCell(r),
     formatCodons(r.done, r.total),
-    formatCost(r.cost),
+    formatCost(r.cost, r.costEstimated),
     r.startedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
     formatDuration(r.durationMs),
     r.branch ?? '',
@@ -43,5 +45,6 @@ export function formatRuns(rows: readonly RunRow[]): string {
       .map((cell, i) => cell.padEnd(widths[i] ?? 0))
       .join('  ')
       .trimEnd();
-  return [line(header), ...cells.map(line)].join('\n');
+  const legend = rows.some((r) => r.costEstimated) ? [ESTIMATE_LEGEND] : [];
+  return [line(header), ...cells.map(line), ...legend].join('\n');
 }

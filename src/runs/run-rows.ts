@@ -26,6 +26,8 @@ export type RunRow = {
   stopped: string[];
   /** What this run spent (agents and sentinels), US dollars. */
   cost: number;
+  /** Part of `cost` is Ribosome's estimate: an agent that reports tokens but no cost (Codex, Gemini CLI). */
+  costEstimated: boolean;
   startedAt: string;
   endedAt: string | null;
   /** To its end, else to now (a running run) or to its last journaled event (a crashed one). */
@@ -78,6 +80,7 @@ function runRow(state: EngineState, run: RunState, context: RunContext, rolledBa
     failed,
     stopped,
     cost: run.cost,
+    costEstimated: run.costEstimated === true,
     startedAt: run.startedAt,
     endedAt,
     durationMs: Math.max(0, end - Date.parse(run.startedAt)),

@@ -6,6 +6,8 @@ export type ExitSummary = {
   latest: RunRow | undefined;
   /** What the runs this server started spent. */
   cost: number;
+  /** Part of `cost` is an estimate (an agent that reports no cost): shown `~$0.0604`. */
+  costEstimated?: boolean;
   /** The server's wall-clock time, start to stop. */
   durationMs: number;
   code: number;
@@ -23,7 +25,7 @@ export function exitSummaryLine(s: ExitSummary): string {
     parts.push(`${formatCodons(s.latest.done, s.latest.total)} codons`);
     if (s.latest.failed.length > 0) parts.push(`failed or stopped: ${s.latest.failed.join(' ')}`);
   }
-  parts.push(formatCost(s.cost), formatDuration(s.durationMs));
+  parts.push(formatCost(s.cost, s.costEstimated), formatDuration(s.durationMs));
   parts.push(`exit ${s.code}${s.reason ? ` (${s.reason})` : ''}`);
   return `ribosome: ${s.code === 0 ? 'done' : 'not done'}: ${parts.join(', ')}`;
 }

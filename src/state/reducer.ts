@@ -10,6 +10,11 @@ export type CodonRecord = CodonExecution & {
   /** The agent's part of `cost`; the rest is the sentinels'. */
   agentCost: number;
   sentinelCost: number;
+  /**
+   * The agent reports tokens but no cost (CodonStarted said so): its part is Ribosome's estimate, and
+   * `costEstimated` (of the codon, its run and the total) is set once that part is more than nothing.
+   */
+  agentCostPriced?: true;
 };
 
 export type RunStatus = 'running' | 'completed' | 'failed' | 'crashed';
@@ -33,6 +38,8 @@ export type RunState = {
   /** Codon ids in the order they (last) started. */
   order: string[];
   cost: number;
+  /** Part of `cost` is an estimate (a codon's agent reports no cost: see CodonRecord.agentCostPriced). */
+  costEstimated?: true;
   checkpoints: CheckpointInfo[];
 };
 
@@ -41,6 +48,8 @@ export type EngineState = {
   runOrder: string[];
   currentRunId: string | null;
   totalCost: number;
+  /** Part of `totalCost` is an estimate. */
+  totalCostEstimated?: true;
 };
 
 export const initialState = (): EngineState => ({ runs: {}, runOrder: [], currentRunId: null, totalCost: 0 });
@@ -125,6 +134,7 @@ export function reduce(state: EngineState, t: Transition): EngineState {
         sentinelCost: 0,
         assistantMessageCount: 0,
         attempt: (previous?.attempt ?? 0) + 1,
+        ...(t.data.costEstimated ? { agentCostPriced: true as const } : {}),
       };
       return withRun(state, {
         ...run,
@@ -203,8 +213,16 @@ export function summary(state: EngineState) {
     runCount: state.runOrder.length,
     totalCost: state.totalCost,
     currentRunCost: current?.cost ?? 0,
+    ...(state.totalCostEstimated ? { totalCostEstimated: true as const } : {}),
+    ...(current?.costEstimated ? { currentRunCostEstimated: true as const } : {}),
   };
 }
+
+/** A codon's cost as events give it (codon.completed): with `costEstimated` when part of it is an estimate. */
+export const costOfCodon = (codon: CodonRecord | undefined): { cost: number; costEstimated?: true } => ({
+  cost: codon?.cost ?? 0,
+  ...(codon?.costEstimated ? { costEstimated: true as const } : {}),
+});
 
 /** A run by id (own keys only: see `own`). */
 export const runOf = (state: EngineState, runId: string): RunState | undefined => own(state.runs, runId);
@@ -247,13 +265,17 @@ function addCost(
   delta: number,
 ): EngineState {
   const run = requireRun(state, runId);
-  const codon = requireCodon(run, codonId);
+  const { costEstimated: _was, ...codon } = requireCodon(run, codonId);
   const split =
     part === 'agent' ? { agentCost: codon.agentCost + delta } : { sentinelCost: codon.sentinelCost + delta };
+  // Marked once the estimated part is more than nothing; the run's and the total's marks then stay.
+  const estimated = codon.agentCostPriced === true && (split.agentCost ?? codon.agentCost) > 0;
+  const mark = estimated ? { costEstimated: true as const } : {};
   const next = withRun(state, {
     ...run,
     cost: run.cost + delta,
-    codons: { ...run.codons, [codonId]: { ...codon, ...split, cost: codon.cost + delta } },
+    ...mark,
+    codons: { ...run.codons, [codonId]: { ...codon, ...split, cost: codon.cost + delta, ...mark } },
   });
-  return { ...next, totalCost: state.totalCost + delta };
+  return { ...next, totalCost: state.totalCost + delta, ...(estimated ? { totalCostEstimated: true } : {}) };
 }

@@ -39,6 +39,8 @@ export const transitionDataSchemas = {
     sessionId: z.string(),
     previousSessionId: z.string().optional(),
     startTime: z.string(),
+    /** The codon's agent reports tokens but no cost: Ribosome prices them, so its spend is an estimate. */
+    costEstimated: z.literal(true).optional(),
   }),
   CodonTransitioned: z.object({
     ...CodonRef,

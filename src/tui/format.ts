@@ -1,9 +1,11 @@
 /** Text helpers for the terminal UI: numbers as people read them, and agent text made safe to print. */
+import { markEstimate } from '../llm/estimated-cost.ts';
 
-export function formatCost(usd: number): string {
+/** `$0.0604`; `~$0.0604` when `estimated` (part of it Ribosome's estimate: llm/estimated-cost.ts). */
+export function formatCost(usd: number, estimated?: boolean): string {
   if (usd === 0) return '$0';
   // Agent calls cost fractions of a cent: below a dollar, four decimals still say something.
-  return usd < 1 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+  return markEstimate(usd < 1 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`, estimated);
 }
 
 export function formatDuration(ms: number): string {

@@ -5,7 +5,7 @@ import { createActions } from '../tui/actions.ts';
 import { useCheckpointRefresh } from '../tui/hooks/use-checkpoint-refresh.ts';
 import { useNow } from '../tui/hooks/use-now.ts';
 import { orderedCodons, runningCodon } from '../tui/store/codons.ts';
-import { currentRunCost, describeCost } from '../tui/store/reduce.ts';
+import { currentRunCost, currentRunCostEstimated, describeCost } from '../tui/store/reduce.ts';
 import type { CodonRow } from '../tui/store/run-state.ts';
 import { refusedMessage, runWord, statusNotice } from '../tui/store/selectors.ts';
 import { Activity } from './components/activity.tsx';
@@ -124,6 +124,7 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
       status: `${state.run.connection.state} · ${runWord(state.run.run)}`,
       ...(running ? { currentCodon: running.codonId } : {}),
       cost: currentRunCost(state.run.run),
+      costEstimated: currentRunCostEstimated(state.run.run),
       ...(state.run.run.runId ? { runId: state.run.run.runId } : {}),
     });
   }, [url, onSummary, state.run.connection.state, state.run.run, running]);

@@ -46,6 +46,17 @@ describe('budget ledger: the plan scope', () => {
     expect(l.status(T0)[0]?.spent.costUsd).toBe(0.85); // 0.7 - 0.1 + 0.25, shown without float noise
   });
 
+  it("marks a scope's spend estimated once an estimated cost counts in it (trial 18 M1)", () => {
+    const l = ledger({ maxCostUsd: 1 });
+    l.begin('capped', T0);
+    l.addCost('capped', 0.1, T0);
+    expect(l.status(T0)[0]?.spent).not.toHaveProperty('costEstimated');
+    l.addCost('capped', 0.2, T0, true);
+    expect(l.status(T0).map((s) => s.spent.costEstimated)).toEqual([true, true]);
+    const [over] = l.addCost('capped', 0.3, T0);
+    expect(over).toMatchObject({ level: 'exceeded', scope: 'codon', estimated: true });
+  });
+
   it('counts output tokens from running totals, each attempt from zero', () => {
     const l = ledger({ maxOutputTokens: 1_000 });
     l.begin('plain', T0);

@@ -64,5 +64,9 @@ describe('budget limits', () => {
     expect(exceededMessage({ ...plan, max: 0.05, spent: 0.0512 })).toBe(
       'plan budget exceeded: maxCostUsd 0.0500, spent 0.0512',
     );
+    // Part of it Ribosome's estimate (an agent that reports no cost, trial 18 M1).
+    expect(exceededMessage({ ...plan, max: 0.1, spent: 0.12, estimated: true })).toBe(
+      'plan budget exceeded: maxCostUsd 0.10, spent ~0.12 (estimated)',
+    );
   });
 });

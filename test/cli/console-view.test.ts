@@ -24,6 +24,25 @@ describe('the console view of a codon start', () => {
   });
 });
 
+describe('the console view of a codon whose cost is an estimate (trial 18 M1)', () => {
+  it('marks it ~, and says what that means the first time', () => {
+    const done = ev('codon.completed', {
+      codonId: 'cx1',
+      success: true,
+      cost: 0.0604,
+      costEstimated: true,
+      duration: 500,
+      exitStatus: { type: 'success' },
+    });
+    const exact = ev('codon.completed', { ...done.data, codonId: 'cc', costEstimated: undefined } as never);
+    expect(lines([exact, done, { ...done, data: { ...done.data, codonId: 'cx2' } }])).toEqual([
+      '< cc completed (0.5s, $0.0604)',
+      '< cx1 completed (0.5s, ~$0.0604 estimated: its agent reports no cost)',
+      '< cx2 completed (0.5s, ~$0.0604)',
+    ]);
+  });
+});
+
 describe('the console view of a codon that did not complete', () => {
   it('a failure: its type apart from its message, in brackets', () => {
     const failed = ev('codon.completed', {

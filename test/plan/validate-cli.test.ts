@@ -280,6 +280,53 @@ describe.concurrent('ribosome validate', () => {
     });
   });
 
+  it('a scripted-provider script is told by its tracks or turns and checked as one (trial 18 L9)', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const good = await validate('examples/scripts/demo.yaml', 'examples/scripts/mixed-agents.yaml');
+    expect(good.code, good.stdout).toBe(0);
+    expect(good.stdout).toMatch(
+      /^OK: examples\/scripts\/demo\.yaml: script \(\d+ tracks?, \d+ default turns?\)$/m,
+    );
+    expect(good.stdout).not.toContain('MISSING_FIELD');
+    const dir = mkdtempSync(join(tmpdir(), 'ribosome-validate-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'script.yaml');
+    writeFileSync(
+      file,
+      [
+        'tracks:',
+        '  - name: cx',
+        '    match: { api: openai-responses }',
+        '    turns:',
+        '      - content: [{ tool_use: { nme: exec_command } }]',
+        'turns:',
+        '  - content: [{ text: hi }]',
+        '    stopReasn: end_turn',
+        '  - error: { status: 700 }',
+        '  - wait: 3',
+        '',
+      ].join('\n'),
+    );
+    const bad = await validate(file);
+    expect(bad.code).toBe(2);
+    const lines = bad.stdout.split('\n').filter((l) => l.startsWith(`${file}:`));
+    expect(lines).toEqual([
+      `${file}:5:31 - error MISSING_FIELD at tracks[0].turns[0].content[0].tool_use.name: Missing required field "name".`,
+      `${file}:5:33 - error UNKNOWN_FIELD at tracks[0].turns[0].content[0].tool_use.nme: Unknown field "nme".`,
+      `${file}:8:5 - error UNKNOWN_FIELD at turns[0].stopReasn: Unknown field "stopReasn".`,
+      `${file}:9:22 - error INVALID_VALUE at turns[1].error.status: "status" must be less than or equal to 599, not 700.`,
+      `${file}:10:5 - error INVALID_VALUE at turns[2]: a turn needs exactly one of: content, error, stall`,
+    ]);
+    // --kind script says so of a file nothing else tells; a plan checked as a script is no script.
+    const json = await validate(file, '--kind', 'script', '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({ kind: 'script', ok: false });
+    const plan = await validate('examples/plans/minimal.yaml', '--kind', 'script');
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toContain('UNKNOWN_FIELD at codons');
+  });
+
   it('--json with several files: every report and the overall result', async ({ expect }) => {
     const { code, stdout } = await validate(
       'examples/plans/minimal.yaml',

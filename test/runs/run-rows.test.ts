@@ -44,6 +44,7 @@ describe('runRows', () => {
         failed: ['two'],
         stopped: [],
         cost: 0,
+        costEstimated: false,
         startedAt: '2026-01-01T00:00:00.000Z',
         endedAt: null,
         durationMs: 60_000,
@@ -55,6 +56,44 @@ describe('runRows', () => {
   it('a running run no server holds: crashed, ended at its last journaled event', () => {
     const [row] = runRows(state, { plan, serverAlive: false, lastEventAt, now });
     expect(row).toMatchObject({ status: 'crashed', endedAt: '2026-01-01T00:00:42.000Z', durationMs: 42_000 });
+  });
+
+  it("marks a run's cost estimated (table and --json) when an agent that reports no cost spent in it", () => {
+    const spent = (codonId: string, amount: number, estimated: boolean): Transition[] => [
+      {
+        type: 'CodonStarted',
+        data: {
+          runId,
+          codonId,
+          codonName: codonId,
+          codonIndex: 0,
+          sessionId: `s-${codonId}`,
+          startTime: '2026-01-01T00:00:01.000Z',
+          ...(estimated ? { costEstimated: true as const } : {}),
+        },
+      },
+      { type: 'CostsIncremented', data: { runId, codonId, amount, source: 'agent' } },
+    ];
+    const exact = reduceAll(spent('one', 0.01, false), state);
+    const [plain] = runRows(exact, { plan, serverAlive: true, lastEventAt, now });
+    expect(plain).toMatchObject({ cost: 0.01, costEstimated: false });
+    expect(formatRuns([plain!])).not.toContain('~');
+    const priced = reduceAll(spent('two', 0.0504, true), exact);
+    const rows = runRows(priced, { plan, serverAlive: true, lastEventAt, now });
+    expect(JSON.parse(JSON.stringify(rows))[0]).toMatchObject({ cost: 0.0604, costEstimated: true });
+    const table = formatRuns(rows).split('\n');
+    expect(table[1]).toContain(' ~$0.0604 ');
+    expect(table.at(-1)).toMatch(/^~ marks an estimate: .*no cost/);
+    expect(
+      exitSummaryLine({
+        latest: rows[0],
+        cost: 0.0604,
+        costEstimated: true,
+        durationMs: 1_000,
+        code: 0,
+        reason: undefined,
+      }),
+    ).toContain(', ~$0.0604, 1s,');
   });
 
   it('without a plan record (an older execution) the total is unknown', () => {

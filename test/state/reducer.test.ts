@@ -130,6 +130,39 @@ describe('reducer', () => {
     expect(s.runs.r1!.cost).toBeCloseTo(0.6, 10);
   });
 
+  it("marks a codon's, its run's and the total cost estimated once an agent that reports no cost spends", () => {
+    const priced = (codonId: string, codonIndex: number): Transition => {
+      const t = started('r1', codonId, codonIndex);
+      return { ...t, data: { ...t.data, costEstimated: true } } as Transition;
+    };
+    const before = reduceAll([
+      run('r1'),
+      started('r1', 'exact'),
+      { type: 'CostsIncremented', data: { runId: 'r1', codonId: 'exact', amount: 0.2, source: 'agent' } },
+      priced('cx', 1),
+      // A sentinel's cost alone is no estimate.
+      { type: 'CostsIncremented', data: { runId: 'r1', codonId: 'cx', amount: 0.1, source: 'sentinel' } },
+    ]);
+    expect(before.runs.r1!.codons.cx!.costEstimated).toBeUndefined();
+    expect(before.runs.r1!.costEstimated).toBeUndefined();
+    expect(summary(before)).not.toHaveProperty('totalCostEstimated');
+    const s = reduceAll(
+      [
+        { type: 'CostsIncremented', data: { runId: 'r1', codonId: 'cx', amount: 0.3, source: 'agent' } },
+        { type: 'CodonFinalCostSet', data: { runId: 'r1', codonId: 'cx', cost: 0.5 } },
+      ],
+      before,
+    );
+    expect(s.runs.r1!.codons.exact!.costEstimated).toBeUndefined();
+    expect(s.runs.r1!.codons.cx).toMatchObject({ costEstimated: true, agentCost: 0.4 });
+    expect(s.runs.r1!.costEstimated).toBe(true);
+    expect(summary(s)).toMatchObject({ totalCostEstimated: true, currentRunCostEstimated: true });
+    // A new attempt starts without its mark; the run's stays (it spent the estimate).
+    const again = reduceAll([priced('cx', 1)], reduceAll([moved('r1', 'cx', 'preparing', 'failed')], s));
+    expect(again.runs.r1!.codons.cx!.costEstimated).toBeUndefined();
+    expect(again.runs.r1!.costEstimated).toBe(true);
+  });
+
   it('counts attempts when a codon is redone', () => {
     const s = reduceAll([
       run('r1'),

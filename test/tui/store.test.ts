@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ServerEvent } from '../../src/protocol/index.ts';
+import { budgetLine } from '../../src/tui/store/budget.ts';
 import { orderedCodons, runningCodon } from '../../src/tui/store/codons.ts';
 import { commandLine } from '../../src/tui/store/command-answers.ts';
 import { messageLine } from '../../src/tui/store/messages.ts';
@@ -22,6 +23,7 @@ import {
 } from '../../src/tui/store/selectors.ts';
 import { codonDetailLines } from '../../src/tui/view/content/codon-detail-lines.ts';
 import { codonLines } from '../../src/tui/view/content/codon-lines.ts';
+import { helpLines } from '../../src/tui/view/content/help-lines.ts';
 import { helpLine } from '../../src/tui/view/keymap.ts';
 import {
   codonEnd,
@@ -278,6 +280,111 @@ describe('activity', () => {
     const failed = reduceRun(s, { kind: 'syncFailed', message: 'gone' });
     expect(failed.incoming).toBeUndefined();
     expect(failed.codons.a).toBeUndefined();
+  });
+});
+
+describe('estimated costs (trial 18 M1)', () => {
+  /** A Codex codon's priced response: token.usage costEstimated, the cost, the server's marked totals. */
+  const priced = (codonId: string, cost: number, runCost: number): ServerEvent[] => [
+    ev('token.usage', {
+      codonId,
+      inputTokens: 30_132,
+      outputTokens: 34,
+      cacheCreationTokens: 0,
+      cacheReadTokens: 0,
+      totalCost: cost,
+      costEstimated: true,
+    }),
+    ev('state.transition', {
+      transitionType: 'CostsIncremented',
+      runId: RUN,
+      codonId,
+      transition: { type: 'CostsIncremented', data: { runId: RUN, codonId, amount: cost, source: 'agent' } },
+      resultingState: {
+        currentRunId: RUN,
+        runCount: 1,
+        totalCost: runCost,
+        currentRunCost: runCost,
+        totalCostEstimated: true,
+        currentRunCostEstimated: true,
+      },
+    }),
+  ];
+
+  it('marks the codon, its line, details and end, and the header total ~; a codon that reports its cost is not', () => {
+    const s = fold([
+      ...runStarted(),
+      ...codonStart('cc', 0),
+      ...usage('cc', 10, 1, 0.01),
+      ...codonEnd('cc', 'completed', 0.01),
+      ...codonStart('cx', 1),
+      ...priced('cx', 0.0604, 0.0704),
+    ]);
+    expect(s.codons.cc?.costEstimated).toBeFalsy();
+    expect(s.codons.cx).toMatchObject({ cost: 0.0604, costEstimated: true });
+    expect(describeCost(s.run)).toBe('~$0.0704');
+    const lines = codonLines(s.codons, s.run.idle, 60, Date.now(), true).lines.map((l) => l.text);
+    expect(lines.find((l) => l.includes(' cc '))).toContain(' $0.0100 ');
+    expect(lines.find((l) => l.includes(' cx '))).toContain(' ~$0.0604 ');
+    const details = codonDetailLines(s.codons.cx, 'cx', {
+      plan: undefined,
+      readonly: true,
+      width: 100,
+      now: 0,
+    });
+    expect(details.map((l) => l.text)).toContainEqual(
+      expect.stringMatching(/cost +~\$0\.0604 \(estimated: /),
+    );
+    expect(helpLines(true, 'ws://x').map((l) => l.text)).toContainEqual(
+      expect.stringContaining('~ marks an estimate'),
+    );
+    const ended = fold(
+      [
+        ev('codon.completed', {
+          codonId: 'cx',
+          success: true,
+          cost: 0.0604,
+          costEstimated: true,
+          duration: 500,
+          exitStatus: { type: 'success' },
+        }),
+      ],
+      s,
+    );
+    expect(ended.activity.at(-1)?.kind === 'codon' && ended.activity.at(-1)).toMatchObject({
+      text: '■ cx completed in 500ms, ~$0.0604',
+    });
+    // A new attempt costs nothing yet: no mark until it spends.
+    const again = fold(codonStart('cx', 1), ended);
+    expect(again.codons.cx?.costEstimated).toBeFalsy();
+  });
+
+  it('takes the marks of a state.snapshot (codons, total) and of a budget status', () => {
+    const s = fold([
+      ev('state.snapshot', {
+        completedCodons: [
+          { codonId: 'gm', codonName: 'gm', status: 'completed', cost: 0.03, costEstimated: true },
+        ],
+        fileTree: [],
+        totalCost: 0.03,
+        totalCostEstimated: true,
+        totalTime: 0,
+        isRollingBack: false,
+        budgets: [
+          {
+            scope: 'plan',
+            id: 'p',
+            limits: { maxCostUsd: 0.1 },
+            spent: { costUsd: 0.03, costEstimated: true, durationMs: 0, outputTokens: 0 },
+            state: 'ok',
+            ticking: false,
+          },
+        ],
+      }),
+    ]);
+    expect(s.codons.gm).toMatchObject({ costEstimated: true });
+    expect(describeCost(s.run)).toBe('~$0.0300');
+    expect(budgetLine(s.run, 0, Date.now())?.text).toBe('budget ~$0.03 / $0.10');
   });
 });
 

@@ -1,8 +1,12 @@
 import fc from 'fast-check';
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { CheckpointInfo, ServerEvent } from '../../src/protocol/index.ts';
 import { pendingCallIndex } from '../../src/tui/store/activity.ts';
 import { orderedCodons } from '../../src/tui/store/codons.ts';
+import { CostView } from '../../src/web/components/cost-chart.tsx';
+import { Overview } from '../../src/web/components/overview.tsx';
 import { ACTIVITY_KINDS, filterRows, MAX_ROWS } from '../../src/web/model/activity-rows.ts';
 import { initialDashboard, reduceDashboard } from '../../src/web/model/dashboard.ts';
 import { fileTree } from '../../src/web/model/file-tree.ts';
@@ -323,5 +327,59 @@ describe('the changes view after a rollback', () => {
     // An earlier run's list after the run's own leaves the run's as it was.
     const later = events([list('earlier', [cp('one', 'a1', 1)])], s);
     expect(later.run.checkpoints.listed?.checkpoints.map((c) => c.sha)).toEqual(['b1']);
+  });
+});
+
+describe('estimated costs on the page (trial 18 M1)', () => {
+  it('marks them ~ in the overview, timeline, activity and cost chart, with the legend', () => {
+    const s = events([
+      ...runStarted(),
+      ...codonStart('cx', 0),
+      ev('token.usage', {
+        codonId: 'cx',
+        inputTokens: 30_132,
+        outputTokens: 34,
+        cacheCreationTokens: 0,
+        cacheReadTokens: 0,
+        totalCost: 0.0604,
+        costEstimated: true,
+      }),
+      ev('state.transition', {
+        transitionType: 'CostsIncremented',
+        runId: RUN,
+        codonId: 'cx',
+        transition: {
+          type: 'CostsIncremented',
+          data: { runId: RUN, codonId: 'cx', amount: 0.0604, source: 'agent' },
+        },
+        resultingState: {
+          currentRunId: RUN,
+          runCount: 1,
+          totalCost: 0.0604,
+          currentRunCost: 0.0604,
+          totalCostEstimated: true,
+          currentRunCostEstimated: true,
+        },
+      }),
+      ev('codon.completed', {
+        codonId: 'cx',
+        success: true,
+        cost: 0.0604,
+        costEstimated: true,
+        duration: 500,
+        exitStatus: { type: 'success' },
+      }),
+    ]);
+    expect(s.log.rows.at(-1)?.text).toBe('■ cx completed in 500ms, ~$0.0604');
+    expect(s.series.estimated).toEqual({ cx: true });
+    const overview = renderToStaticMarkup(
+      createElement(Overview, { state: s, selected: undefined, onSelect: () => {}, now: Date.now() }),
+    );
+    expect(overview).toMatch(/data-testid="run-cost">~\$0\.0604</);
+    expect(overview).toMatch(/data-testid="codon-cost">~\$0\.0604</);
+    expect(overview).toContain('~ marks an estimate');
+    const chart = renderToStaticMarkup(createElement(CostView, { series: s.series }));
+    expect(chart).toContain('agent ~$0.0604');
+    expect(chart).toContain('~ marks an estimate');
   });
 });

@@ -66,9 +66,8 @@ function keyedUnion<S extends z.ZodType>(variants: Record<string, S>, what: stri
     }
     const parsed = variant.safeParse(value);
     if (parsed.success) return parsed.data;
-    for (const issue of parsed.error.issues) {
-      ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
-    }
+    // The variant's own issues (an unknown key, a bound), so a check can say them as it says a plan's.
+    for (const issue of parsed.error.issues) ctx.addIssue(issue as unknown as z.core.$ZodRawIssue);
     return z.NEVER;
   });
 }

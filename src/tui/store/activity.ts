@@ -164,7 +164,9 @@ export function codonStartedLine(state: RunState, e: ServerEventOf<'codon.starte
 
 export function codonCompletedLine(state: RunState, e: ServerEventOf<'codon.completed'>): RunState {
   const d = e.data;
-  const status = own(state.codons, d.codonId)?.status;
+  const row = own(state.codons, d.codonId);
+  const status = row?.status;
+  const cost = formatCost(d.cost, d.costEstimated === true || row?.costEstimated === true);
   const word = status === 'skipped' || status === 'stopped' ? status : d.success ? 'completed' : 'failed';
   const reason = d.failureReason
     ? `: ${d.failureReason.type}${d.failureReason.message ? ` ${d.failureReason.message}` : ''}`
@@ -173,7 +175,7 @@ export function codonCompletedLine(state: RunState, e: ServerEventOf<'codon.comp
     kind: 'codon',
     id: e.id,
     codonId: d.codonId,
-    text: `■ ${d.codonId} ${word} in ${formatDuration(d.duration)}, ${formatCost(d.cost)}${word === 'failed' ? reason : ''}`,
+    text: `■ ${d.codonId} ${word} in ${formatDuration(d.duration)}, ${cost}${word === 'failed' ? reason : ''}`,
     tone: word === 'completed' ? 'ok' : word === 'failed' ? 'bad' : 'warn',
   });
 }

@@ -1,3 +1,4 @@
+import { markEstimate } from '../../llm/estimated-cost.ts';
 import type { BudgetStatus } from '../../protocol/index.ts';
 import { formatClock, formatTokens } from '../format.ts';
 import type { Tone } from '../theme.ts';
@@ -42,7 +43,9 @@ export function budgetLine(
   const spent = live(first);
   const { maxCostUsd, maxDurationMs, maxOutputTokens } = first.limits;
   const parts = [
-    maxCostUsd === undefined ? '' : `${usd(spent.cost)} / ${usd(maxCostUsd)}`,
+    maxCostUsd === undefined
+      ? ''
+      : `${markEstimate(usd(spent.cost), first.spent.costEstimated)} / ${usd(maxCostUsd)}`,
     maxDurationMs === undefined ? '' : `${formatClock(spent.ms)} / ${formatClock(maxDurationMs)}`,
     maxOutputTokens === undefined
       ? ''

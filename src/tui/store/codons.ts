@@ -61,6 +61,7 @@ export function codonStarted(
               status,
               attempts: row.attempts + 1,
               cost: 0,
+              costEstimated: undefined,
               duration: undefined,
               failureReason: undefined,
               note: undefined,
@@ -119,6 +120,7 @@ export function codonCompleted(
     codonId: string;
     success: boolean;
     cost: number;
+    costEstimated?: boolean;
     duration: number;
     failureReason?: CodonRow['failureReason'];
   },
@@ -128,6 +130,8 @@ export function codonCompleted(
     status:
       row.status === 'skipped' || row.status === 'stopped' ? row.status : d.success ? 'completed' : 'failed',
     cost: d.cost,
+    // The attempt's token.usage said so already (a server before codon.completed carried it).
+    costEstimated: d.costEstimated === true || row.costEstimated === true,
     duration: d.duration,
     ...(d.failureReason ? { failureReason: d.failureReason } : {}),
     attempts: Math.max(row.attempts, 1),
@@ -145,6 +149,7 @@ export function applySnapshotCodons(state: RunState, executions: readonly CodonE
         ...row,
         status: e.status,
         cost: e.cost,
+        costEstimated: e.costEstimated === true,
         ...(e.duration === undefined ? {} : { duration: e.duration }),
         ...(e.startTime ? { startTime: e.startTime } : {}),
         ...(e.failureReason ? { failureReason: e.failureReason } : {}),
@@ -192,6 +197,7 @@ export function markUndone(state: RunState, codonIds: readonly string[]): RunSta
       ...row,
       status: 'pending',
       cost: 0,
+      costEstimated: undefined,
       attempts: 0,
       note: UNDONE,
     }));
@@ -201,6 +207,13 @@ export function markUndone(state: RunState, codonIds: readonly string[]): RunSta
 
 export function setCodonCost(state: RunState, codonId: string, cost: (row: CodonRow) => number): RunState {
   return upsertCodon(state, codonId, (row) => ({ ...row, cost: cost(row) }));
+}
+
+/** A token.usage priced by Ribosome (costEstimated): the codon's running attempt costs an estimate. */
+export function markCostEstimated(state: RunState, codonId: string): RunState {
+  const row = own(state.codons, codonId);
+  if (row?.costEstimated) return state;
+  return upsertCodon(state, codonId, (r) => ({ ...r, costEstimated: true }));
 }
 
 /** Codon rows in plan order where known, else in the order they were first heard of. */

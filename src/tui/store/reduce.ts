@@ -18,6 +18,7 @@ import {
   countAction,
   failActiveCodons,
   learnCodonsFromCheckpoints,
+  markCostEstimated,
   noteAttempt,
   setCodonCost,
   upsertCodon,
@@ -199,6 +200,7 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
         run: {
           ...run,
           totalCost: d.totalCost,
+          totalCostEstimated: d.totalCostEstimated === true,
           workTime: d.totalTime,
           isRollingBack: d.isRollingBack,
           ...(budgets ? { budgets } : {}),
@@ -215,10 +217,11 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
         cacheCreation: d.cacheCreationTokens,
         cacheRead: d.cacheReadTokens,
       };
-      return {
+      const next = {
         ...state,
         run: { ...state.run, codonTokens: { ...state.run.codonTokens, [d.codonId]: tokens } },
       };
+      return d.costEstimated ? markCostEstimated(next, d.codonId) : next;
     }
     case 'server.idle':
       return {
@@ -343,6 +346,8 @@ function transition(state: RunState, e: ServerEventOf<'state.transition'>): RunS
       runCount: resultingState.runCount,
       totalCost: resultingState.totalCost,
       runCost: resultingState.currentRunCost,
+      totalCostEstimated: resultingState.totalCostEstimated === true,
+      runCostEstimated: resultingState.currentRunCostEstimated === true,
     },
   };
   const t = readTransition(e.data);
@@ -444,10 +449,16 @@ export function totalTokens(run: RunState['run']): typeof ZERO_TOKENS {
 export const currentRunCost = (run: Pick<RunState['run'], 'runCount' | 'runCost' | 'totalCost'>): number =>
   run.runCount > 1 ? run.runCost : run.totalCost;
 
+/** Whether part of currentRunCost is an estimate. */
+export const currentRunCostEstimated = (
+  run: Pick<RunState['run'], 'runCount' | 'runCostEstimated' | 'totalCostEstimated'>,
+): boolean => (run.runCount > 1 ? run.runCostEstimated : run.totalCostEstimated) === true;
+
+/** The run's cost (and all runs' after a rollback), `~` marking a total that is partly an estimate. */
 export const describeCost = (run: RunState['run']) =>
   run.runCount > 1
-    ? `${formatCost(currentRunCost(run))} (all runs ${formatCost(run.totalCost)})`
-    : formatCost(run.totalCost);
+    ? `${formatCost(currentRunCost(run), currentRunCostEstimated(run))} (all runs ${formatCost(run.totalCost, run.totalCostEstimated)})`
+    : formatCost(run.totalCost, run.totalCostEstimated);
 
 /** Codons of the plan (from server.ready) that no event has named yet are shown as pending. */
 function seedPlan(state: RunState): RunState {

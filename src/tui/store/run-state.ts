@@ -27,6 +27,8 @@ export type CodonRow = {
   seen: number;
   status: CodonStatus;
   cost: number;
+  /** Part of `cost` is Ribosome's estimate (an agent that reports no cost): shown `~$…`. */
+  costEstimated?: boolean;
   duration?: number;
   startTime?: string;
   attempts: number;
@@ -52,6 +54,9 @@ export type RunInfo = {
   /** Cost of every run of this execution, and of the current run. */
   totalCost: number;
   runCost: number;
+  /** Part of `totalCost` or of `runCost` is an estimate (state.transition, state.snapshot say). */
+  totalCostEstimated?: boolean;
+  runCostEstimated?: boolean;
   /** Working time of the run's codons (state.snapshot totalTime). */
   workTime?: number;
   idle?: EventData<'server.idle'> & { at: string };

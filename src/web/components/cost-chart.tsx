@@ -1,4 +1,6 @@
 import type React from 'react';
+import { ESTIMATE_LEGEND } from '../../llm/estimated-cost.ts';
+import { own } from '../../protocol/index.ts';
 import { formatCost, formatTokens } from '../../tui/format.ts';
 import type { CostSeries } from '../model/chart-series.ts';
 import { type CostPoint, downsample, niceMax, stepPath } from '../model/chart-series.ts';
@@ -33,8 +35,8 @@ export function CostView({ series }: { series: CostSeries }): React.ReactElement
   return (
     <section className="cost" data-testid="view-cost">
       <h3>
-        Cumulative cost: agent {formatCost(series.totals.agent)}, sentinels{' '}
-        {formatCost(series.totals.sentinels)}
+        Cumulative cost: agent {formatCost(series.totals.agent, Object.keys(series.estimated).length > 0)},
+        sentinels {formatCost(series.totals.sentinels)}
       </h3>
       <svg
         viewBox={`0 0 ${W} ${H + 20}`}
@@ -56,6 +58,11 @@ export function CostView({ series }: { series: CostSeries }): React.ReactElement
           ■ sentinels
         </text>
       </svg>
+      {Object.keys(series.estimated).length > 0 ? (
+        <p className="muted" data-testid="cost-legend">
+          {ESTIMATE_LEGEND}
+        </p>
+      ) : null}
       <h3>
         Cumulative tokens: {formatTokens(series.totals.input)} in, {formatTokens(series.totals.output)} out
       </h3>
@@ -99,8 +106,8 @@ export function CostView({ series }: { series: CostSeries }): React.ReactElement
               <rect x={110} y={2} width={agent} height={16} className="bar-agent" />
               <rect x={110 + agent} y={2} width={sent} height={16} className="bar-sentinels" />
               <text x={116 + agent + sent} y={14} className="axis-label">
-                {formatCost(s?.agent ?? 0)} + {formatCost(s?.sentinels ?? 0)} · {formatTokens(s?.output ?? 0)}{' '}
-                out
+                {formatCost(s?.agent ?? 0, own(series.estimated, id))} + {formatCost(s?.sentinels ?? 0)} ·{' '}
+                {formatTokens(s?.output ?? 0)} out
               </text>
             </g>
           );

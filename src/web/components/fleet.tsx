@@ -6,6 +6,8 @@ export type FleetSummary = {
   status: string;
   currentCodon?: string;
   cost: number;
+  /** Part of `cost` is an estimate (an agent that reports no cost). */
+  costEstimated?: boolean;
   runId?: string;
 };
 
@@ -42,7 +44,7 @@ export function Fleet({
               <td>{s.url}</td>
               <td>{s.status}</td>
               <td>{s.currentCodon ?? '—'}</td>
-              <td>{formatCost(s.cost)}</td>
+              <td>{formatCost(s.cost, s.costEstimated)}</td>
               <td>
                 <button type="button" data-testid="fleet-open" onClick={() => onOpen(s.url)}>
                   open

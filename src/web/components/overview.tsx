@@ -1,8 +1,9 @@
 import type React from 'react';
+import { ESTIMATE_LEGEND } from '../../llm/estimated-cost.ts';
 import { formatCost, formatDuration, formatTime } from '../../tui/format.ts';
 import { budgetLine } from '../../tui/store/budget.ts';
 import { attemptWord, orderedCodons } from '../../tui/store/codons.ts';
-import { currentRunCost, totalTokens } from '../../tui/store/reduce.ts';
+import { currentRunCost, currentRunCostEstimated, totalTokens } from '../../tui/store/reduce.ts';
 import { PASSED_OVER, passedOverCodons, runWord } from '../../tui/store/selectors.ts';
 import type { DashboardState } from '../model/dashboard.ts';
 import { MessageBox } from './message-box.tsx';
@@ -51,8 +52,10 @@ export function Overview({
         <dd data-testid="run-branch">{run.branch ?? '—'}</dd>
         <dt>cost</dt>
         <dd data-testid="run-cost">
-          {formatCost(currentRunCost(run))}
-          {run.runCount > 1 ? ` (all ${run.runCount} runs ${formatCost(run.totalCost)})` : ''}
+          {formatCost(currentRunCost(run), currentRunCostEstimated(run))}
+          {run.runCount > 1
+            ? ` (all ${run.runCount} runs ${formatCost(run.totalCost, run.totalCostEstimated)})`
+            : ''}
         </dd>
         <dt>tokens</dt>
         <dd>
@@ -109,7 +112,7 @@ export function Overview({
                 <td>{c.startTime ? formatTime(c.startTime) : '—'}</td>
                 <td>{duration === undefined ? '—' : formatDuration(duration)}</td>
                 <td>{c.attempts}</td>
-                <td>{formatCost(c.cost)}</td>
+                <td data-testid="codon-cost">{formatCost(c.cost, c.costEstimated)}</td>
                 <td className="bar-col">
                   {start !== undefined && duration !== undefined ? (
                     <span
@@ -126,6 +129,11 @@ export function Overview({
           })}
         </tbody>
       </table>
+      {codons.some((c) => c.costEstimated) || run.totalCostEstimated ? (
+        <p className="muted" data-testid="cost-legend">
+          {ESTIMATE_LEGEND}
+        </p>
+      ) : null}
       <h3>Runs of this execution</h3>
       <ul className="runs" data-testid="runs">
         {state.runs.map((r) => (

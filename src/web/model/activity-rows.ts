@@ -115,7 +115,7 @@ export function foldActivity(
           ...base,
           kind: 'codon',
           codonId: d.codonId,
-          text: `■ ${d.codonId} ${d.success ? 'completed' : 'failed'} in ${formatDuration(d.duration)}, ${formatCost(d.cost)}${d.success ? '' : reason}`,
+          text: `■ ${d.codonId} ${d.success ? 'completed' : 'failed'} in ${formatDuration(d.duration)}, ${formatCost(d.cost, d.costEstimated)}${d.success ? '' : reason}`,
           tone: d.success ? 'ok' : 'bad',
         });
         if (codonId === d.codonId) codonId = undefined;

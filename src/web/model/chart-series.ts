@@ -16,6 +16,8 @@ export type CostSeries = {
   /** The running attempt's figures per codon (token.usage), not yet settled. */
   attempt: Readonly<Record<string, Spend>>;
   totals: Spend;
+  /** Codons whose agent's spend is, in part, Ribosome's estimate (token.usage costEstimated). */
+  estimated: Readonly<Record<string, true>>;
 };
 
 export const ZERO_SPEND: Spend = { agent: 0, sentinels: 0, input: 0, output: 0 };
@@ -25,6 +27,7 @@ export const EMPTY_SERIES: CostSeries = {
   codonOrder: [],
   attempt: {},
   totals: ZERO_SPEND,
+  estimated: {},
 };
 
 const add = (a: Spend, b: Spend): Spend => ({
@@ -49,6 +52,7 @@ export function foldSeries(series: CostSeries, events: readonly ServerEvent[]): 
   const perCodon = { ...series.perCodon };
   const attempt = { ...series.attempt };
   const codonOrder = series.codonOrder.slice();
+  let estimated = series.estimated;
   let totals = series.totals;
   const spend = (codonId: string, delta: Spend, t: number) => {
     if (!own(perCodon, codonId)) codonOrder.push(codonId);
@@ -62,6 +66,7 @@ export function foldSeries(series: CostSeries, events: readonly ServerEvent[]): 
       delete attempt[e.data.codonId];
     } else if (e.type === 'token.usage') {
       const d = e.data;
+      if (d.costEstimated && !own(estimated, d.codonId)) estimated = { ...estimated, [d.codonId]: true };
       const now: Spend = { agent: d.totalCost, sentinels: 0, input: d.inputTokens, output: d.outputTokens };
       const before = own(attempt, d.codonId) ?? ZERO_SPEND;
       attempt[d.codonId] = now;
@@ -71,7 +76,7 @@ export function foldSeries(series: CostSeries, events: readonly ServerEvent[]): 
       spend(d.codonId, { agent: 0, sentinels: d.cost, input: d.tokens.input, output: d.tokens.output }, t);
     }
   }
-  return { points, perCodon, codonOrder, attempt, totals };
+  return { points, perCodon, codonOrder, attempt, totals, estimated };
 }
 
 /** At most `max` points, evenly spaced in the list, keeping the last (a chart needs no more). */

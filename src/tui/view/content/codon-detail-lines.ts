@@ -29,7 +29,12 @@ export function codonDetailLines(
   field('started', row.startTime ? formatTime(row.startTime) : undefined);
   const elapsed = row.duration ?? (row.startTime ? options.now - Date.parse(row.startTime) : undefined);
   field('duration', elapsed === undefined || Number.isNaN(elapsed) ? undefined : formatDuration(elapsed));
-  field('cost', formatCost(row.cost));
+  field(
+    'cost',
+    row.costEstimated
+      ? `${formatCost(row.cost, true)} (estimated: its agent reports tokens, not cost; Ribosome priced them)`
+      : formatCost(row.cost),
+  );
   field('attempts', row.attempts > 0 ? String(row.attempts) : undefined);
   const tally = [
     row.messages ? `${row.messages.toLocaleString('en-US')} message(s)` : '',

@@ -99,7 +99,8 @@ export function codonLine(row: CodonRow, width: number, now: number, next = fals
   // A pending codon that is next says so; an ended one (a failed codon retried) keeps its status.
   const waiting = next && row.status === 'pending';
   const word = waiting ? 'next' : (attemptWord(row) ?? row.note ?? row.status);
-  const cost = formatCost(row.cost).padStart(7);
+  // An estimate's `~` stands out to the left of the column.
+  const cost = formatCost(row.cost, row.costEstimated).padStart(7);
   const time = (elapsed === undefined ? '' : formatDuration(elapsed)).padStart(6);
   // Automatic attempts show in the status word; the model when the fallback runs the codon.
   const fallback = fallbackModelOf(row);

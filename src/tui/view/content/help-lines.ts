@@ -1,3 +1,4 @@
+import { ESTIMATE_LEGEND } from '../../../llm/estimated-cost.ts';
 import { bindingsFor, type QuitMode } from '../keymap.ts';
 import type { Line } from '../lines.ts';
 import { STATUS_ICON } from './codon-lines.ts';
@@ -19,6 +20,7 @@ export function helpLines(readonly: boolean, url: string, quit: QuitMode = 'ui')
       .join('  ')}`,
     tone: 'muted',
   });
+  lines.push({ text: `  costs: ${ESTIMATE_LEGEND}`, tone: 'muted' });
   lines.push({ text: '  esc or ? closes this help', tone: 'muted' });
   return lines;
 }

@@ -13,7 +13,7 @@ import { GEMINI_CLI } from '../../src/agents/gemini/gemini-cli.ts';
 import { costOf } from '../../src/llm/pricing.ts';
 import { describeWithClis } from '../helpers/agent-clis.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
-import { processesIn } from '../helpers/mounts.ts';
+import { commandsIn } from '../helpers/mounts.ts';
 import { writePlanAndScript } from '../helpers/plans.ts';
 import { waitFor } from '../helpers/processes.ts';
 import { journalRows, startServer, tempDir } from '../helpers/server-process.ts';
@@ -88,17 +88,6 @@ whenExhausted: { error: { status: 400, message: "agent-cost: no track answers th
 
 const plan = (spec: Spec, prompt: string) =>
   `name: agent-cost\nagent: ${spec.agent}\nmodel: ${spec.model}\ncodons:\n  - id: c\n    prompt: ${JSON.stringify(prompt)}\n`;
-
-/** Pids of processes working in `dir` whose command line holds `needle`. */
-function commandsIn(dir: string, needle: string): number[] {
-  return processesIn(dir).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').includes(needle);
-    } catch {
-      return false;
-    }
-  });
-}
 
 for (const spec of SPECS) {
   describeWithClis(`${spec.agent}: a codon's cost counts every response (e2e)`, [spec.binary], () => {

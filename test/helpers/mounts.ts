@@ -143,3 +143,14 @@ export function processesIn(dir: string): number[] {
     })
     .map(Number);
 }
+
+/** Pids of processes working in `dir` whose command line holds `needle` (a shell tool's command). */
+export function commandsIn(dir: string, needle: string): number[] {
+  return processesIn(dir).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').includes(needle);
+    } catch {
+      return false;
+    }
+  });
+}

@@ -15,7 +15,7 @@ import type { RibosomeClient } from '../../../src/client/index.ts';
 import type { ServerEvent } from '../../../src/protocol/index.ts';
 import { describeWithClis } from '../../helpers/agent-clis.ts';
 import { e2eResources } from '../../helpers/e2e-resources.ts';
-import { processesIn } from '../../helpers/mounts.ts';
+import { commandsIn, processesIn } from '../../helpers/mounts.ts';
 import { writePlanAndScript } from '../../helpers/plans.ts';
 import { waitFor } from '../../helpers/processes.ts';
 import { journalRows, runToEnd, tempDir } from '../../helpers/server-process.ts';
@@ -58,17 +58,6 @@ const plan = (spec: ConformanceSpec, codons: Array<{ id: string; prompt: string;
   `name: conformance\nagent: ${spec.agent}\nmodel: ${spec.model}\ncodons:\n${codons
     .map((c) => `  - id: ${c.id}\n    prompt: ${JSON.stringify(c.prompt)}\n${c.extra ?? ''}`)
     .join('')}`;
-
-/** Pids of processes working in `dir` whose command line holds `needle` (a shell tool's command). */
-function commandsIn(dir: string, needle: string): number[] {
-  return processesIn(dir).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').includes(needle);
-    } catch {
-      return false;
-    }
-  });
-}
 
 /** The processes working in `dir`, for a failure message. */
 function describeLeft(dir: string): string {

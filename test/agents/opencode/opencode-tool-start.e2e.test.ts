@@ -3,13 +3,12 @@
  * runs (Ribosome's tool-start plugin), so a command longer than `stallTimeoutMs` is not a stall
  * (trial 18 M2: opencode's own JSON prints a call only once it has ended).
  */
-import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { cliBinary } from '../../../src/agents/cli-binary.ts';
 import { OPENCODE } from '../../../src/agents/opencode/opencode-cli.ts';
 import { describeWithClis } from '../../helpers/agent-clis.ts';
 import { e2eResources } from '../../helpers/e2e-resources.ts';
-import { processesIn } from '../../helpers/mounts.ts';
+import { commandsIn } from '../../helpers/mounts.ts';
 import { waitFor } from '../../helpers/processes.ts';
 
 /** Longer than an opencode start on a loaded machine (tens of seconds of silence). */
@@ -36,17 +35,6 @@ const SCRIPT = `tracks:
 turns: []
 whenExhausted: { error: { status: 400, message: "no track answers this request" } }
 `;
-
-/** Pids of processes working in `dir` whose command line holds `needle`. */
-function commandsIn(dir: string, needle: string): number[] {
-  return processesIn(dir).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').includes(needle);
-    } catch {
-      return false;
-    }
-  });
-}
 
 describeWithClis('opencode: a tool call is open while it runs (e2e)', [cliBinary(OPENCODE)], () => {
   const { serve } = e2eResources();

@@ -10,6 +10,7 @@ import {
   readFileSync,
   readlinkSync,
   realpathSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -38,7 +39,9 @@ function layout() {
   chmodSync(join(modules, 'tool/cli.sh'), 0o755);
   symlinkSync('../tool/cli.sh', join(modules, '.bin/tool'));
   symlinkSync('tool', join(modules, 'tool-alias'));
-  symlinkSync('/etc/hostname', join(modules, 'absolute'));
+  // An absolute link, to a file of this test's own (a test writing through it never reaches the system).
+  writeFileSync(join(outside, 'absolute-target'), 'target');
+  symlinkSync(join(outside, 'absolute-target'), join(modules, 'absolute'));
   symlinkSync('../../outside/secret', join(modules, 'leads-out'));
   symlinkSync('missing', join(modules, 'dangling'));
   writeFileSync(join(outside, 'secret'), 'outside');
@@ -82,7 +85,7 @@ describe('rig setup copy of symlinks', () => {
     const copied = join(root, 'node_modules');
     expect(readlinkSync(join(copied, '.bin/tool'))).toBe('../tool/cli.sh');
     expect(readlinkSync(join(copied, 'tool-alias'))).toBe('tool');
-    expect(readlinkSync(join(copied, 'absolute'))).toBe('/etc/hostname');
+    expect(readlinkSync(join(copied, 'absolute'))).toBe(join(outside, 'absolute-target'));
     expect(readlinkSync(join(copied, 'dangling'))).toBe('missing');
     // A link out is copied as the link itself: nothing is read or written through it.
     expect(readlinkSync(join(copied, 'leads-out'))).toBe('../../outside/secret');
@@ -103,11 +106,14 @@ describe('rig setup copy of symlinks', () => {
     expect(readlinkSync(join(root, 'node_modules/dangling'))).toBe('missing');
     expect(readlinkSync(join(root, 'node_modules/.bin/tool'))).toBe('../tool/cli.sh');
 
-    // What the agent left where a link goes: a file is replaced, a directory is not.
+    // What the agent left where a link goes: a file is replaced, a directory is not. (The link is
+    // removed first: writing through it would write its target.)
+    rmSync(join(root, 'node_modules/absolute'));
     writeFileSync(join(root, 'node_modules/absolute'), 'agent wrote this');
     const overFile = await runRigSetup({ agentRoot: root, executionDir: dir, onOutput: () => {}, steps });
     expect(overFile.ok).toBe(true);
     expect(lstatSync(join(root, 'node_modules/absolute')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(outside, 'absolute-target'), 'utf8')).toBe('target');
     mkdirSync(join(root, 'node_modules/leads-out-dir'));
     symlinkSync('../../outside', join(modules, 'leads-out-dir'));
     const overDir = await runRigSetup({ agentRoot: root, executionDir: dir, onOutput: () => {}, steps });

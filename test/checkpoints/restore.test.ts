@@ -118,7 +118,7 @@ describe('CheckpointStore: restore', () => {
   });
 
   it('include: ignored paths every checkpoint takes, restored like any file; none beyond a link', async () => {
-    const { store, agentRoot } = await openStore({
+    const { store, dir, agentRoot } = await openStore({
       include: ['keep.log', Buffer.from('logs/a.log'), 'gone.log', 'moved/b.log'],
     });
     for (const bad of ['../up', '/abs', 'a/.git/config', 'a//b']) {
@@ -135,7 +135,11 @@ describe('CheckpointStore: restore', () => {
     expect(treePaths(store, initial.sha)).toEqual(['.gitignore', 'keep.log', 'logs/a.log', 'moved/b.log']);
 
     write(agentRoot, 'keep.log', 'v2');
-    bash('rm logs/a.log && rm -r moved && ln -s /etc moved', agentRoot);
+    // A link to a directory outside the agent root (the test's own: a restore that followed it
+    // would write there, never into the system).
+    const elsewhere = join(dir, 'elsewhere');
+    mkdirSync(elsewhere);
+    bash(`rm logs/a.log && rm -r moved && ln -s ${elsewhere} moved`, agentRoot);
     const changed = unwrap(await checkpointOf(store, 'r', 'c1'));
     expect(showFile(store, changed.sha, 'keep.log')).toBe('v2');
     // Gone, and behind a link (never followed): out of the checkpoint.
@@ -149,6 +153,7 @@ describe('CheckpointStore: restore', () => {
     expect(read(agentRoot, 'logs/a.log')).toBe('a1');
     expect(read(agentRoot, 'moved/b.log')).toBe('b1');
     expect(read(agentRoot, 'other.log')).toBe('not included');
+    expect(existsSync(join(elsewhere, 'b.log'))).toBe(false);
   });
 
   it('leaves files over the size cap out of checkpoints, reports them, and leaves them in place on restore', async () => {

@@ -1,4 +1,13 @@
-import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,8 +34,11 @@ export function cliBinary(cli: AgentCli, env: NodeJS.ProcessEnv = process.env): 
 }
 
 /**
- * Whether `command` can be started: a path (absolute, or with a slash) to an executable file, or a
- * command found as one in a directory of PATH, as spawning it would find it.
+ * Whether `command` can be started: a path (absolute, or with a slash) to an executable program, or a
+ * command found as one in a directory of PATH, as spawning it would find it. A program: a regular file
+ * with an execute bit that is a script (`#!`) or a binary; an executable text file without `#!` would
+ * be run by sh line by line (retrial 18 L6: `RIBOSOME_CODEX_BIN=/etc/hostname`), so it is not one, as
+ * doctor, which runs it, finds.
  */
 export function commandFound(command: string, env: NodeJS.ProcessEnv = process.env): boolean {
   if (command.includes('/')) return isExecutableFile(command);
@@ -46,9 +58,23 @@ function isExecutableFile(path: string): boolean {
   try {
     if (!statSync(path).isFile()) return false;
     accessSync(path, constants.X_OK);
-    return true;
+    return process.platform === 'win32' || isProgram(path);
   } catch {
     return false;
+  }
+}
+
+/** How a program begins: `#!`, ELF, Mach-O (32, 64, either byte order) and universal Mach-O. */
+const PROGRAM_MAGIC = ['2321', '7f454c46', 'feedface', 'feedfacf', 'cefaedfe', 'cffaedfe', 'cafebabe'];
+
+function isProgram(path: string): boolean {
+  const head = Buffer.alloc(4);
+  const fd = openSync(path, 'r');
+  try {
+    const hex = head.subarray(0, readSync(fd, head, 0, 4, 0)).toString('hex');
+    return PROGRAM_MAGIC.some((magic) => hex.startsWith(magic));
+  } finally {
+    closeSync(fd);
   }
 }
 

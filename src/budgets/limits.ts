@@ -47,24 +47,38 @@ export function scopeName(b: Pick<Breach, 'scope' | 'id'>): string {
   return b.scope === 'plan' ? 'plan' : `${b.scope} ${b.id}`;
 }
 
-function amount(limit: LimitName, value: number, max: number): string {
-  if (limit === 'maxCostUsd') return value.toFixed(max >= 0.1 ? 2 : 4);
-  return String(Math.round(value));
+/** A limit as it was most likely written: whole cents with two decimals, anything finer with four. */
+function limitAmount(limit: LimitName, max: number): string {
+  if (limit !== 'maxCostUsd') return String(Math.round(max));
+  return Math.abs(max * 100 - Math.round(max * 100)) < 1e-9 ? max.toFixed(2) : max.toFixed(4);
 }
 
-/** "maxCostUsd 1.00, spent 1.04"; "spent ~1.04 (estimated)" when part of it is an estimate. */
+/**
+ * A spend with four decimals, as costs read elsewhere ($0.2048 over a 0.20 limit must not read 0.20),
+ * and more when four would make a spend over its limit read as the limit.
+ */
+function spentAmount(limit: LimitName, spent: number, max: number): string {
+  if (limit !== 'maxCostUsd') return String(Math.round(spent));
+  for (let digits = 4; digits < 10; digits++) {
+    const text = spent.toFixed(digits);
+    if (spent <= max || Number(text) > max) return text;
+  }
+  return spent.toFixed(10);
+}
+
+/** "maxCostUsd 1.00, spent 1.0412"; "spent ~1.0412 (estimated)" when part of it is an estimate. */
 export function spendText(b: Breach): string {
-  const spent = amount(b.limit, b.spent, b.max);
+  const spent = spentAmount(b.limit, b.spent, b.max);
   const shown = b.limit === 'maxCostUsd' && b.estimated ? `${markEstimate(spent, true)} (estimated)` : spent;
-  return `${b.limit} ${amount(b.limit, b.max, b.max)}, spent ${shown}`;
+  return `${b.limit} ${limitAmount(b.limit, b.max)}, spent ${shown}`;
 }
 
-/** "plan budget exceeded: maxCostUsd 1.00, spent 1.04" (the failureReason message of a budget stop). */
+/** "plan budget exceeded: maxCostUsd 1.00, spent 1.0412" (the failureReason message of a budget stop). */
 export function exceededMessage(b: Breach): string {
   return `${scopeName(b)} budget exceeded: ${spendText(b)}`;
 }
 
-/** "plan budget at 84 %: maxCostUsd 1.00, spent 0.84". */
+/** "plan budget at 84 %: maxCostUsd 1.00, spent 0.8400". */
 export function warningMessage(b: Breach): string {
   return `${scopeName(b)} budget at ${Math.floor((b.spent / b.max) * 100)} %: ${spendText(b)}`;
 }

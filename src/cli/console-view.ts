@@ -166,7 +166,7 @@ export function doneVerdict(idle: EventData<'server.idle'>, lastFailed: boolean)
 /**
  * Why a run that is over is not done, for the exit summary (pure): a budget that ran out (which one
  * and what it spent, when `budgetMessage` says it), a codon stopped, or a codon failed.
- * `budgetMessage`: the latest "plan budget exceeded: maxCostUsd 1.00, spent 1.04" the run said.
+ * `budgetMessage`: the latest "plan budget exceeded: maxCostUsd 1.00, spent 1.0400" the run said.
  */
 export function notDoneReason(
   idle: EventData<'server.idle'>,

@@ -16,7 +16,7 @@ export function registerDoctor(program: Command): void {
   program
     .command('doctor')
     .description(
-      'Check this machine for running plans: Node, git, Claude Code, credentials, provider, disk, port',
+      'Check this machine for running plans: Node, git, agent CLIs (Claude Code, Codex, Gemini CLI, opencode), credentials, provider, disk, port',
     )
     .option('--execution <dir>', 'execution directory to test for writing (default ./ribosome-runs)')
     .option('--port <n>', 'port to test (default: none given to run, a dynamic one)')

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLAUDE_CODE } from '../agents/claude-binary.ts';
-import { type AgentCli, cliBinary, installHint } from '../agents/cli-binary.ts';
+import { type AgentCli, cliBinary, commandFound, installHint } from '../agents/cli-binary.ts';
 import type { CheckResult } from './check-result.ts';
 
 type Ran = { ok: true; output: string } | { ok: false; error: string };
@@ -68,6 +68,16 @@ export async function checkAgentCli(
   binary: string = cliBinary(cli, env),
 ): Promise<CheckResult> {
   const check = cli.name.toLowerCase();
+  // There but not a program `ribosome run` would start (an executable text file without `#!`: sh
+  // would run it line by line): said as such, as run refuses it (retrial 18 L6).
+  if (binary.includes('/') && existsSync(binary) && !commandFound(binary, env)) {
+    return {
+      check,
+      status: 'warn',
+      detail: `${binary}: not an executable program (a script starting with #!, or a binary)`,
+      fix: installHint(cli),
+    };
+  }
   const home = mkdtempSync(join(tmpdir(), 'ribosome-doctor-home-'));
   let ran: Ran;
   try {

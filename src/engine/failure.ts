@@ -130,6 +130,22 @@ export function classifyOutcome(o: CodonOutcome): { success: boolean; failureRea
   return { success: true };
 }
 
+/** What a codon.forceStop says when its sender gives no reason (the protocol's default). */
+const DEFAULT_STOP_REASON = 'stopped by a client';
+
+/**
+ * Who stopped a codon and why, from a codon.forceStop's reason: "by a client: stuck"; the default
+ * reason, or one that already says so, is not said twice ("stopped by a client: stopped by a client",
+ * retrial 18 L9). Pure.
+ */
+export function clientStopReason(reason: string): string {
+  const said = reason.trim();
+  if (said === '') return 'by a client';
+  if (said.toLowerCase().startsWith(DEFAULT_STOP_REASON))
+    return `by a client${said.slice(DEFAULT_STOP_REASON.length)}`;
+  return `by a client: ${said}`;
+}
+
 /** How a stopped codon's failureReason reads: who stopped it and why (`reason` says who, e.g. "by a client: stuck"). */
 export function stoppedMessage(by: StopKind, reason: string | undefined): string {
   if (by === 'budget') return reason ?? 'its budget ran out';

@@ -34,7 +34,7 @@ import { type CodonHooks, noHooks } from './codon-hooks.ts';
 import { CodonLifecycle } from './codon-lifecycle.ts';
 import { CodonSteps } from './codon-steps.ts';
 import type { CommandContext, Engine, EngineCommand, ReadyInfo, SendToClient } from './engine.ts';
-import type { CodonOutcome } from './failure.ts';
+import { type CodonOutcome, clientStopReason } from './failure.ts';
 import { endLeftoverAgents } from './leftover-agents.ts';
 import { type Atomically, Recorder } from './recorder.ts';
 import { completeUnended, type LastCodonEvent, markCrashed, recoveryPoint } from './recovery.ts';
@@ -581,7 +581,7 @@ export class Orchestrator implements Engine {
     // Claimed before anything is awaited, so a second skip or stop sent meanwhile is refused.
     const stopped = this.#lifecycle.stopActive(
       skip ? 'skip' : 'forceStop',
-      skip ? undefined : `by a client: ${reason}`,
+      skip ? undefined : clientStopReason(reason),
     );
     if (!stopped) {
       return ctx.fail(

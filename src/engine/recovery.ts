@@ -1,4 +1,5 @@
 import type { CheckpointRecord } from '../checkpoints/index.ts';
+import { markEstimate } from '../llm/estimated-cost.ts';
 import { isActive } from '../state/codon-status.ts';
 import { codonOf, costOfCodon, type EngineState, runOf } from '../state/reducer.ts';
 import type { Checkpointing, Outcome } from './checkpointing.ts';
@@ -54,7 +55,7 @@ export async function markCrashed(
       : [];
   const counted =
     extra > 0
-      ? `; $${extra.toFixed(4)} its agent spent after its last report was read from its session record`
+      ? `; ${markEstimate(`$${extra.toFixed(4)}`, interrupted.agentCostPriced)} its agent spent after its last report was read from its session record`
       : '';
   // One step: a kill in between never leaves the run crashed without its codon's codon.completed.
   await recorder.applyAll(

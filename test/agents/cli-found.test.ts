@@ -15,6 +15,10 @@ writeFileSync(join(bin, 'tool'), '#!/bin/sh\n');
 chmodSync(join(bin, 'tool'), 0o755);
 writeFileSync(join(bin, 'plain'), '');
 chmodSync(join(bin, 'plain'), 0o644);
+// Executable, but text without `#!` (retrial 18 L6: /etc/hostname, mode 755, "agent wrote this"): sh
+// would run it line by line; not a program.
+writeFileSync(join(bin, 'text'), 'agent wrote this');
+chmodSync(join(bin, 'text'), 0o755);
 const env = { PATH: `/nonexistent-dir:${bin}` };
 
 describe('whether an agent CLI is found, as spawning it would find it', () => {
@@ -27,6 +31,18 @@ describe('whether an agent CLI is found, as spawning it would find it', () => {
     expect(commandFound(join(bin, 'tool'), { PATH: '' })).toBe(true);
     expect(commandFound(join(bin, 'plain'), env)).toBe(false);
     expect(commandFound('/nonexistent/tool', env)).toBe(false);
+  });
+
+  it('a program: a script with #! or a binary; an executable text file without #! is not one (retrial 18 L6)', () => {
+    expect(commandFound('text', env)).toBe(false);
+    expect(commandFound(join(bin, 'text'), env)).toBe(false);
+    expect(commandFound(process.execPath, env)).toBe(true);
+    expect(
+      missingPlanClis([{ codonId: 'kr3', agent: 'codex' }], {
+        ...env,
+        RIBOSOME_CODEX_BIN: join(bin, 'text'),
+      }),
+    ).toContain(`Codex CLI (agent codex: codon kr3): RIBOSOME_CODEX_BIN=${join(bin, 'text')}: not found`);
   });
 
   it('a CLI is looked for where its agent looks: its variable first, else its command on PATH', () => {

@@ -46,7 +46,7 @@ ${stuckTurns(m + 1)}`;
     expect(completed.data.success).toBe(false);
     expect(completed.data.failureReason).toMatchObject({ type: 'budget', retriable: false });
     expect(completed.data.failureReason?.message).toMatch(
-      /^plan budget exceeded: maxCostUsd 1\.00, spent 1\.\d\d$/,
+      /^plan budget exceeded: maxCostUsd 1\.00, spent 1\.\d{4}$/,
     );
     // The stop ended the agent's whole tree, the sleep it left in the background too.
     expect(pidsWith(`sleep ${m}`)).toEqual([]);
@@ -64,14 +64,14 @@ ${stuckTurns(m + 1)}`;
     );
     client.send('codon.next');
     expect((await refused).data.message).toMatch(
-      /^not starting spend: the plan budget exceeded: maxCostUsd 1\.00, spent 1\.\d\d; restart the server with a higher --max-cost/,
+      /^not starting spend: the plan budget exceeded: maxCostUsd 1\.00, spent 1\.\d{4}; restart the server with a higher --max-cost/,
     );
 
     const history = await client.syncHistory();
     const warnings = errorsWith(history, 'BUDGET_WARNING');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]?.data).toMatchObject({ severity: 'warning', fatal: false, context: 'plan' });
-    expect(warnings[0]?.data.message).toMatch(/^plan budget at 8\d %: maxCostUsd 1\.00, spent 0\.8\d$/);
+    expect(warnings[0]?.data.message).toMatch(/^plan budget at 8\d %: maxCostUsd 1\.00, spent 0\.8\d{3}$/);
     const exceeded = errorsWith(history, 'BUDGET_EXCEEDED');
     expect(exceeded.map((e) => e.data)).toMatchObject([
       { severity: 'codon', codon: 'spend', context: 'budget' },

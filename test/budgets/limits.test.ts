@@ -47,10 +47,12 @@ describe('budget limits', () => {
 
   it('names the scope, the limit and the spend in its messages', () => {
     const plan = { scope: 'plan' as const, id: 'p', limit: 'maxCostUsd' as const, max: 1, spent: 1.0412 };
-    expect(exceededMessage(plan)).toBe('plan budget exceeded: maxCostUsd 1.00, spent 1.04');
-    expect(warningMessage({ ...plan, spent: 0.84 })).toBe('plan budget at 84 %: maxCostUsd 1.00, spent 0.84');
+    expect(exceededMessage(plan)).toBe('plan budget exceeded: maxCostUsd 1.00, spent 1.0412');
+    expect(warningMessage({ ...plan, spent: 0.84 })).toBe(
+      'plan budget at 84 %: maxCostUsd 1.00, spent 0.8400',
+    );
     expect(refusalMessage(plan, 'two')).toBe(
-      "not starting two: the plan budget exceeded: maxCostUsd 1.00, spent 1.04; restart the server with a higher --max-cost (budgets count from the server's start)",
+      "not starting two: the plan budget exceeded: maxCostUsd 1.00, spent 1.0412; restart the server with a higher --max-cost (budgets count from the server's start)",
     );
     const loop = {
       scope: 'loop' as const,
@@ -62,11 +64,25 @@ describe('budget limits', () => {
     expect(exceededMessage(loop)).toBe('loop fix budget exceeded: maxDurationMs 60000, spent 60003');
     expect(refusalMessage(loop, 'a#2')).toContain("raise the loop's budget.maxDurationMs in the plan");
     expect(exceededMessage({ ...plan, max: 0.05, spent: 0.0512 })).toBe(
-      'plan budget exceeded: maxCostUsd 0.0500, spent 0.0512',
+      'plan budget exceeded: maxCostUsd 0.05, spent 0.0512',
     );
     // Part of it Ribosome's estimate (an agent that reports no cost, trial 18 M1).
     expect(exceededMessage({ ...plan, max: 0.1, spent: 0.12, estimated: true })).toBe(
-      'plan budget exceeded: maxCostUsd 0.10, spent ~0.12 (estimated)',
+      'plan budget exceeded: maxCostUsd 0.10, spent ~0.1200 (estimated)',
+    );
+  });
+
+  it('shows a spend over its limit as over it (retrial 18 L5: $0.2048 read "spent ~0.20")', () => {
+    const plan = { scope: 'plan' as const, id: 'p', limit: 'maxCostUsd' as const, max: 0.2, spent: 0.2048 };
+    expect(exceededMessage({ ...plan, estimated: true })).toBe(
+      'plan budget exceeded: maxCostUsd 0.20, spent ~0.2048 (estimated)',
+    );
+    // Four decimals would read as the limit: more are shown.
+    expect(exceededMessage({ ...plan, spent: 0.200001 })).toBe(
+      'plan budget exceeded: maxCostUsd 0.20, spent 0.200001',
+    );
+    expect(exceededMessage({ ...plan, max: 0.125, spent: 0.13 })).toBe(
+      'plan budget exceeded: maxCostUsd 0.1250, spent 0.1300',
     );
   });
 });

@@ -162,7 +162,7 @@ describe('reading a finished execution (the demo plan run to its end)', () => {
     const run = await runToEnd(join(dir, 'plan.yaml'), exec, join(dir, 'script.yaml'), ['--max-cost', '1']);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr.trimEnd().split('\n').at(-1)).toMatch(
-      /^ribosome: not done: 1\/3 codons, failed or stopped: two, \$\d+\.\d{4}, \d+s, exit 1 \(plan budget exceeded: maxCostUsd 1\.00, spent \d+\.\d\d\)$/,
+      /^ribosome: not done: 1\/3 codons, failed or stopped: two, \$\d+\.\d{4}, \d+s, exit 1 \(plan budget exceeded: maxCostUsd 1\.00, spent \d+\.\d{4}\)$/,
     );
   });
 });

@@ -122,6 +122,19 @@ describe('git and the agent CLIs', () => {
     expect(existsSync(home)).toBe(false);
   });
 
+  it('an executable file that is no program is a warning, as `run` refuses it (retrial 18 L6)', async () => {
+    const bin = join(temp(), 'hostname');
+    writeFileSync(bin, 'agent wrote this');
+    chmodSync(bin, 0o755);
+    const result = await checkAgentCli(OPENCODE, { ...process.env, RIBOSOME_OPENCODE_BIN: bin });
+    expect(result).toMatchObject({
+      check: 'opencode',
+      status: 'warn',
+      detail: `${bin}: not an executable program (a script starting with #!, or a binary)`,
+    });
+    expect(result.fix).toMatch(/npm install -g opencode-ai/);
+  });
+
   it('a --version that prints nothing is a warning, not ok', async () => {
     const bin = join(temp(), 'opencode');
     writeFileSync(bin, '#!/bin/sh\nexit 0\n');

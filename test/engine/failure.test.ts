@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyOutcome } from '../../src/engine/failure.ts';
+import { classifyOutcome, clientStopReason, stoppedMessage } from '../../src/engine/failure.ts';
 
 const ended = (message: string, apiErrorStatus: number | null = null) =>
   classifyOutcome({
@@ -33,5 +33,17 @@ describe('classifyOutcome: Claude Code without a credential it can use', () => {
     });
     // Only Claude Code's own words are a missing login: a sentence that merely mentions one is not.
     expect(ended('the user is not logged into the VPN')).toMatchObject({ type: 'unknown' });
+  });
+});
+
+describe('a stopped codon says who stopped it once (retrial 18 L9)', () => {
+  const stopped = (reason: string) => stoppedMessage('forceStop', clientStopReason(reason));
+  it('the default reason, or none, reads "stopped by a client", not twice', () => {
+    expect(stopped('stopped by a client')).toBe('stopped by a client');
+    expect(stopped('')).toBe('stopped by a client');
+    expect(stopped('Stopped by a client: wrong branch')).toBe('stopped by a client: wrong branch');
+  });
+  it("a reason of the client's own follows who stopped it", () => {
+    expect(stopped('stuck in sleep')).toBe('stopped by a client: stuck in sleep');
   });
 });

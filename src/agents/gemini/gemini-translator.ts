@@ -246,7 +246,12 @@ export function geminiTranslator(options: GeminiTranslatorOptions = {}): Transla
 /** The result of a call still open when the run ended without its result (a halt, timeout, stop or crash). */
 export const ENDED_FROM_OUTSIDE = 'ended with the codon before it finished; its result was not reported';
 
-function toolResult(sessionId: string | undefined, id: string, content: string, isError: boolean): StreamLine {
+function toolResult(
+  sessionId: string | undefined,
+  id: string,
+  content: string,
+  isError: boolean,
+): StreamLine {
   return {
     type: 'user',
     ...(sessionId ? { session_id: sessionId } : {}),

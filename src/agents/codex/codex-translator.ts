@@ -84,7 +84,7 @@ export class CodexTranslator implements Translator {
         return this.#turnCompleted(event.usage);
       case 'turn.failed':
         this.#ended = true;
-        return this.#failed(event.error?.message ?? this.#lastError ?? 'the turn failed');
+        return this.#failed(event.error?.message ?? this.#lastError ?? 'the turn failed', TURN_FAILED);
       case 'error':
         return this.#error(event.message);
     }
@@ -125,7 +125,7 @@ export class CodexTranslator implements Translator {
     this.#ended = true;
     this.#connectFailures = 0;
     const usage = total ? this.#turnUsage(total) : undefined;
-    const out: StreamLine[] = this.#closeOpen();
+    const out: StreamLine[] = this.#closeOpen(STILL_RUNNING);
     if (usage) out.push(this.#usageLine(usage));
     out.push({
       type: 'result',
@@ -190,28 +190,33 @@ export class CodexTranslator implements Translator {
     return usageBetween(total, before);
   }
 
-  /** A failed result, after the usage line of what the turn spent before it failed (when recorded). */
-  #failed(message: string): StreamLine[] {
+  /**
+   * A failed result, after the usage line of what the turn spent before it failed (when recorded).
+   * `open` is the result given to calls still open: by default the run was ended from outside (a stop,
+   * a halt, a timeout, a crash, or the translator giving up), not by Codex.
+   */
+  #failed(message: string, open = ENDED_FROM_OUTSIDE): StreamLine[] {
     const session = this.#session;
     const total = session ? this.#readTotals?.(session) : undefined;
     const usage = total ? this.#turnUsage(total) : undefined;
     const spent = usage && (usage.input_tokens > 0 || usage.output_tokens > 0) ? usage : undefined;
     const failure = this.#failure(message, spent);
-    return [...this.#closeOpen(), ...(spent ? [this.#usageLine(spent)] : []), failure];
+    return [...this.#closeOpen(open), ...(spent ? [this.#usageLine(spent)] : []), failure];
   }
 
   /**
-   * A result for each call still open as the turn ends: Codex stops waiting for a command after about
-   * 30 s whatever `yield_time_ms` says, and a turn that ends meanwhile never reports it again.
+   * A result for each call still open as the turn ends (`text` says why): Codex stops waiting for a
+   * command after about 30 s whatever `yield_time_ms` says, and a turn that ends meanwhile never reports
+   * it again; a run ended from outside never reports it either.
    */
-  #closeOpen(): StreamLine[] {
+  #closeOpen(text: string): StreamLine[] {
     const ids = [...this.#open];
     this.#open.clear();
     return ids.map((id) => ({
       type: 'user',
       ...this.#sessionField(),
       message: {
-        content: [{ type: 'tool_result', tool_use_id: id, content: STILL_RUNNING, is_error: true }],
+        content: [{ type: 'tool_result', tool_use_id: id, content: text, is_error: true }],
       },
     }));
   }
@@ -252,9 +257,15 @@ export class CodexTranslator implements Translator {
   }
 }
 
-/** The result of a call Codex had not finished when its turn ended. */
+/** The result of a call Codex had not finished when it ended its turn itself. */
 export const STILL_RUNNING =
   'still running when Codex ended its turn: Codex stops waiting for a command after about 30 s (whatever yield_time_ms says), and its result was not reported';
+
+/** The result of a call still open when the turn failed (an API error, say). */
+export const TURN_FAILED = 'still running when the turn failed; its result was not reported';
+
+/** The result of a call still open when the run was ended from outside (a stop, halt, timeout or crash). */
+export const ENDED_FROM_OUTSIDE = 'ended with the codon before it finished; its result was not reported';
 
 /** `Reconnecting... 1/2 (detail)`, or `Reconnecting... waiting for network (detail)` (no count). */
 const RECONNECTING = /^Reconnecting\.\.\.\s+(?:(\d+)\/(\d+)|waiting for network)\s*(?:\((.*)\))?$/s;

@@ -113,6 +113,8 @@ export function geminiTranslator(options: GeminiTranslatorOptions = {}): Transla
   let lastText = '';
   let lastError: string | undefined;
   let ended = false;
+  /** Tool calls started and not yet answered: a run ended meanwhile closes them (see end()). */
+  const open = new Set<string>();
 
   const messageId = () => `${sessionId ?? 'gemini'}-${response}`;
   const assistant = (content: Extract<StreamLine, { type: 'assistant' }>['message']['content']) =>
@@ -187,6 +189,7 @@ export function geminiTranslator(options: GeminiTranslatorOptions = {}): Transla
         return [];
       case 'tool_use':
         responding();
+        open.add(event.tool_id);
         return [
           ...flushText(),
           assistant([
@@ -195,24 +198,9 @@ export function geminiTranslator(options: GeminiTranslatorOptions = {}): Transla
         ];
       case 'tool_result': {
         afterResults = true;
+        open.delete(event.tool_id);
         const content = event.output ?? event.error?.message ?? '';
-        return [
-          ...flushText(),
-          {
-            type: 'user',
-            ...(sessionId ? { session_id: sessionId } : {}),
-            message: {
-              content: [
-                {
-                  type: 'tool_result',
-                  tool_use_id: event.tool_id,
-                  content,
-                  is_error: event.status === 'error',
-                },
-              ],
-            },
-          },
-        ];
+        return [...flushText(), toolResult(sessionId, event.tool_id, content, event.status === 'error')];
       }
       case 'error':
         lastError = event.message;
@@ -242,6 +230,9 @@ export function geminiTranslator(options: GeminiTranslatorOptions = {}): Transla
       if (ended) return [];
       ended = true;
       const out = flushText();
+      // Calls cut short (a halt, a timeout, a stop, a crash): Gemini CLI never reports their results.
+      for (const id of open) out.push(toolResult(sessionId, id, ENDED_FROM_OUTSIDE, true));
+      open.clear();
       // Its responses so far, as its session file recorded them: stream-json reports none before the end.
       const now = sessionId ? options.readSpent?.(sessionId) : undefined;
       const usage = now ? usageLines(spentSince(now, options.before), out) : undefined;
@@ -249,6 +240,22 @@ export function geminiTranslator(options: GeminiTranslatorOptions = {}): Transla
       out.push(result(true, lastError ?? 'Gemini CLI exited without reporting a result', null, spent));
       return out;
     },
+  };
+}
+
+/** The result of a call still open when the run ended without its result (a halt, timeout, stop or crash). */
+export const ENDED_FROM_OUTSIDE = 'ended with the codon before it finished; its result was not reported';
+
+function toolResult(
+  sessionId: string | undefined,
+  id: string,
+  content: string,
+  isError: boolean,
+): StreamLine {
+  return {
+    type: 'user',
+    ...(sessionId ? { session_id: sessionId } : {}),
+    message: { content: [{ type: 'tool_result', tool_use_id: id, content, is_error: isError }] },
   };
 }
 

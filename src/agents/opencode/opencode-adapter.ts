@@ -79,17 +79,20 @@ export class OpencodeAdapter implements AgentAdapter {
 
   /**
    * Writes the home (isolated), the config file, the appended system prompt and the tool-start plugin
-   * (in both configurations); returns the config.
+   * (isolated only); returns the config.
    */
   #prepare(options: AgentStart, dirs: ReturnType<typeof opencodeDirs>, isolated: boolean) {
     mkdirSync(dirs.home, { recursive: true });
     if (options.appendSystemPrompt) writeFileSync(dirs.instructionsFile, options.appendSystemPrompt);
-    writeFileSync(dirs.pluginFile, TOOL_START_PLUGIN);
+    // Isolated only: with any plugin, opencode waits for `@opencode-ai/plugin` to be installed into each
+    // config directory lacking it (64 MB from the npm registry into the user's ~/.config/opencode).
+    // The isolated home fakes that install; the user's is left alone, so their tool calls show as they end.
+    if (isolated) writeFileSync(dirs.pluginFile, TOOL_START_PLUGIN);
     const config = opencodeConfig({
       providerBaseUrl: options.providerBaseUrl,
       model: options.model,
       isolated,
-      pluginFile: dirs.pluginFile,
+      ...(isolated ? { pluginFile: dirs.pluginFile } : {}),
       ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
       ...(options.appendSystemPrompt ? { instructionsFile: dirs.instructionsFile } : {}),
       ...(options.dataDir ? { readOnlyDirs: readOnlyDirs(options.dataDir) } : {}),

@@ -185,7 +185,8 @@ export function opencodeTranslator(options: { model: string; now?: () => number 
       }
       case 'error': {
         const data = event.error.data;
-        const message = data?.message ?? event.error.name ?? 'opencode reported an error';
+        const said = data?.message ?? event.error.name ?? 'opencode reported an error';
+        const message = data?.statusCode === 404 ? notFound(said) : said;
         const headers = data?.responseHeaders ?? {};
         const retryAfter = parseRetryAfter({ get: (name) => headers[name] ?? null }, now());
         failure = {
@@ -232,6 +233,17 @@ export function opencodeTranslator(options: { model: string; now?: () => number 
       ];
     },
   };
+}
+
+/**
+ * A 404's text as codex and gemini say it: Anthropic answers a model it does not have with just
+ * `model: <name>` (not_found_error), which opencode passes on as it came.
+ */
+export function notFound(message: string): string {
+  const model = /^model:\s*(\S+)\s*$/.exec(message)?.[1];
+  return model
+    ? `model ${model} is not found at the provider (404: ${message})`
+    : `not found (404): ${message}`;
 }
 
 const OPENCODE_EVENTS = new Set([

@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lastModel, lastTotals } from '../../../src/agents/codex/codex-session.ts';
-import { CodexTranslator, STILL_RUNNING, statusOf } from '../../../src/agents/codex/codex-translator.ts';
+import {
+  CodexTranslator,
+  ENDED_FROM_OUTSIDE,
+  STILL_RUNNING,
+  statusOf,
+  TURN_FAILED,
+} from '../../../src/agents/codex/codex-translator.ts';
 import type { StreamLine } from '../../../src/agents/stream-line.ts';
 import { StreamMapper } from '../../../src/engine/stream-mapper.ts';
 
@@ -259,12 +265,28 @@ describe('CodexTranslator on real Codex output', () => {
       type: 'tool.result',
       data: { toolUseId: 'item_0', toolName: 'command_execution', isError: true, result: STILL_RUNNING },
     });
-    // A turn that failed, or a Codex that died, with a call open: closed the same way, before the result.
-    const failed = new CodexTranslator({ model: 'm' });
+  });
+
+  it('a call open when the run is ended from outside, or the turn failed, is closed without blaming the 30 s limit (retrial 18 L1)', () => {
     const [thread, , started] = fixture('yielded-command.jsonl').split('\n');
-    failed.line(thread ?? '');
-    failed.line(started ?? '');
-    expect(failed.end().map((l) => l.type)).toEqual(['user', 'result']);
+    const openCall = () => {
+      const translator = new CodexTranslator({ model: 'm' });
+      translator.line(thread ?? '');
+      translator.line(started ?? '');
+      return translator;
+    };
+    const closing = (lines: StreamLine[]) =>
+      lines.flatMap((l) =>
+        l.type === 'user' ? (l.message.content as Array<{ content?: unknown }>).map((c) => c.content) : [],
+      );
+    // A stop, halt, timeout or crash: the process ends with no turn.completed.
+    const stopped = openCall().end();
+    expect(stopped.map((l) => l.type)).toEqual(['user', 'result']);
+    expect(closing(stopped)).toEqual([ENDED_FROM_OUTSIDE]);
+    expect(ENDED_FROM_OUTSIDE).not.toMatch(/30 s/);
+    // A turn Codex failed itself.
+    const failed = openCall().line('{"type":"turn.failed","error":{"message":"unexpected status 500"}}');
+    expect(failed.ok && closing(failed.lines)).toEqual([TURN_FAILED]);
   });
 
   it('reads unknown events as nothing, and non-JSON as an error', () => {

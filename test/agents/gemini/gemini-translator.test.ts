@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  ENDED_FROM_OUTSIDE,
   geminiTranslator,
   statusOfError,
   statusOfStderr,
@@ -173,6 +174,25 @@ describe('Gemini CLI stream-json, translated', () => {
     });
     // After a result, the end adds nothing.
     expect(translate(fixture('stream.jsonl')).filter((l) => l.type === 'result')).toHaveLength(1);
+  });
+
+  it('a call cut short (a halt, timeout or stop: no result) gets a tool.result closing it (retrial 18 L2)', () => {
+    // Up to the second response's two calls, one answered (write_file), one not (the shell command).
+    const mapper = new StreamMapper({ codonId: 'c', maxResultChars: 1000, costReported: false });
+    const events = translate(fixture('stream.jsonl').slice(0, 8))
+      .flatMap((l) => mapper.map(l))
+      .flatMap((o) => (o.kind === 'event' ? [o.event] : []));
+    const results = events.flatMap((e) =>
+      e.type === 'tool.result' ? [[e.data.toolUseId, e.data.result, e.data.isError]] : [],
+    );
+    expect(results).toEqual([
+      ['run_shell_command__run_shell_command_1795727968929_0', '', false],
+      ['write_file__write_file_1795727970318_0', '', false],
+      ['run_shell_command__run_shell_command_1795727970377_1', ENDED_FROM_OUTSIDE, true],
+    ]);
+    // A run that ended with its result leaves no call to close.
+    const whole = translate(fixture('stream.jsonl'));
+    expect(whole.filter((l) => l.type === 'user')).toHaveLength(3);
   });
 
   it('a line that is not one of its events is reported, not thrown', () => {

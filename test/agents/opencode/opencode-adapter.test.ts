@@ -146,11 +146,15 @@ describe('opencode adapter', () => {
     expect(env).toMatchObject({ HOME: '/home/someone', ANTHROPIC_API_KEY: 'sk-user' });
     expect(env).not.toHaveProperty('OPENCODE_CONFIG');
     expect(env).not.toHaveProperty('OPENCODE_DISABLE_PROJECT_CONFIG');
-    expect(JSON.parse(env.OPENCODE_CONFIG_CONTENT ?? '{}')).toMatchObject({
+    const config = JSON.parse(env.OPENCODE_CONFIG_CONTENT ?? '{}');
+    expect(config).toMatchObject({
       provider: { anthropic: { options: { baseURL: 'http://127.0.0.1:4000/v1' } } },
       model: 'anthropic/claude-sonnet-4-5',
-      plugin: [`file://${join(dir, 'state', 'opencode-home', 'ribosome-tool-start.js')}`],
     });
+    // No plugin (retrial 18 L3): with one, opencode installs @opencode-ai/plugin into the user's
+    // ~/.config/opencode (64 MB from npm) before it runs.
+    expect(config).not.toHaveProperty('plugin');
+    expect(existsSync(join(dir, 'state', 'opencode-home', 'ribosome-tool-start.js'))).toBe(false);
   });
 
   it('a message sent while it works runs a follow-up turn in its session, without forking it', async () => {

@@ -141,6 +141,17 @@ describe('opencode translator: captured runs', () => {
     });
   });
 
+  it('a model the provider does not have: the result says it is not found, with status 404 (retrial 18 L9)', () => {
+    // Captured from opencode 1.18.33 against the scripted provider answering 404 `model: claude-nope`.
+    const lines = translate(fixture('model-not-found.jsonl'), 'claude-nope');
+    expect(lines.at(-1)).toMatchObject({
+      type: 'result',
+      is_error: true,
+      api_error_status: 404,
+      result: 'model claude-nope is not found at the provider (404: model: claude-nope)',
+    });
+  });
+
   it('an API error after a tool step: the step is reported, then an error result with its status', () => {
     const lines = translate(fixture('api-error.jsonl'));
     expect(lines.filter((l) => l.type === 'user')).toHaveLength(1);

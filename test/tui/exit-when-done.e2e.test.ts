@@ -71,7 +71,7 @@ describe.skipIf(!hasTmux)('ribosome run --exit-when-done on a terminal', () => {
     const ran = await runInTerminal(
       'failed',
       simplePlan(['one', 'two']),
-      codonScript({ one: 'ok', two: 400 }),
+      codonScript({ one: 'ok', two: 500 }),
     );
     expect(ran.code, ran.stderr).toBe(1);
     expect(ran.stderr).toMatch(/ribosome: .*1\/2 codons.*exit 1/);

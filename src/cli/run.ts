@@ -362,6 +362,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
             codonId: c.id,
             codonName: c.name,
             index: c.index,
+            agent: c.agent,
             ...(c.description ? { description: c.description } : {}),
           })),
         },

@@ -71,6 +71,9 @@ export const EXIT = {
   storageFailed: RUNTIME_EXIT.storageFailed,
 } as const;
 
+/** How long the terminal UI stays on its final screen before `--exit-when-done` ends it. */
+const TUI_LINGER_MS = 2000;
+
 export type RunFlags = {
   port?: string;
   host?: string;
@@ -359,6 +362,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
             codonId: c.id,
             codonName: c.name,
             index: c.index,
+            agent: c.agent,
             ...(c.description ? { description: c.description } : {}),
           })),
         },
@@ -424,12 +428,37 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   }
   process.stdout.write(`listening ${runtime.url}\n`);
   let code = EXIT.ok as number;
-  if (!flags.headless && process.stdout.isTTY && process.stdin.isTTY) {
+  const tui = !flags.headless && process.stdout.isTTY === true && process.stdin.isTTY === true;
+  if (tui) {
     // One command, server and UI: the terminal UI is a client like any other; quitting it stops the server.
     const { startTui } = await (await import('../tui/load.ts')).loadTui();
-    void startTui({ url: runtime.url, quitStopsServer: true, token: access.token }).then((uiCode) => {
-      code = uiCode;
-      void runtime.stop('the terminal UI quit');
+    // --exit-when-done: once the plan is done (or a codon failed), the UI ends by itself after a
+    // moment showing the final screen, with the exit code the console view would give.
+    const ended = new AbortController();
+    let doneWhy: string | undefined;
+    if (flags.exitWhenDone) {
+      code = EXIT.failure;
+      void watchUntilDone(runtime.url, {
+        print: false,
+        token: access.token,
+        onDone: (ok, why) => {
+          code = ok ? EXIT.ok : EXIT.failure;
+          doneWhy = why;
+          setTimeout(() => ended.abort(), TUI_LINGER_MS).unref();
+        },
+      }).catch((error: unknown) =>
+        process.stderr.write(`ribosome: watching the run: ${(error as Error).message}\n`),
+      );
+    }
+    void startTui({
+      url: runtime.url,
+      quitStopsServer: true,
+      token: access.token,
+      signal: ended.signal,
+    }).then((uiCode) => {
+      if (!flags.exitWhenDone) code = uiCode;
+      else if (uiCode !== EXIT.ok && doneWhy === undefined) code = uiCode;
+      void runtime.stop(doneWhy ?? 'the terminal UI quit');
     });
     // The terminal went away (closed window, dropped SSH, killed tmux): like quitting the UI. Only
     // here: a headless server under nohup must keep ignoring SIGHUP.
@@ -458,7 +487,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     process.stderr.write('ribosome: stopped before every codon was done (--exit-when-done exits 1)\n');
   }
   const exitCode = stopped === EXIT.ok ? code : stopped;
-  if (flags.headless && flags.exitWhenDone) {
+  if ((flags.headless || tui) && flags.exitWhenDone) {
     process.stderr.write(`${summaryLine(executionDir, plan, startedAt, exitCode, runtime.stopReason)}\n`);
   }
   return exitCode;

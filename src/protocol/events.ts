@@ -356,6 +356,8 @@ const connection = {
               codonName: z.string(),
               description: z.string().optional(),
               index: z.number().int(),
+              /** The agent that runs it (a plan may give each codon its own); servers before issue 18 omit it. */
+              agent: z.string().optional(),
             }),
           ),
         })

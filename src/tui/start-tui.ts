@@ -23,6 +23,8 @@ export type StartTuiOptions = {
   connectTimeoutMs?: number;
   /** The server's access token, when it needs one. */
   token?: string | undefined;
+  /** Aborted: the UI ends as after q (`ribosome run --exit-when-done` once the plan is done). */
+  signal?: AbortSignal;
 };
 
 export const TUI_EXIT = { ok: 0, cannotConnect: 1 } as const;
@@ -95,10 +97,13 @@ export async function runApp(
   const stop = () => instance.unmount();
   const signals = ['SIGTERM', 'SIGHUP'] as const;
   for (const signal of signals) process.once(signal, stop);
+  if (options.signal?.aborted) stop();
+  else options.signal?.addEventListener('abort', stop, { once: true });
   try {
     await instance.waitUntilExit();
   } finally {
     for (const signal of signals) process.off(signal, stop);
+    options.signal?.removeEventListener('abort', stop);
     instance.cleanup();
     unwatch?.();
     trace?.close();

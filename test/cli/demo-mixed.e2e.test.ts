@@ -1,7 +1,8 @@
 /**
  * `ribosome demo --mixed` through the real binary: the mixed-agents plan (one codon per agent) runs
  * offline to its end, each codon by the agent the plan names, each leaving its work and a checkpoint;
- * a missing agent CLI is named with its install command before anything starts.
+ * a codon rolled back to its start runs again in the same server (every agent's track loops); a
+ * missing agent CLI is named with its install command before anything starts.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -10,11 +11,12 @@ import { describe, expect, it } from 'vitest';
 import { AGENT_CLIS } from '../../src/agents/agent-clis.ts';
 import { cliBinary } from '../../src/agents/cli-binary.ts';
 import { MIXED_DEMO_AGENTS } from '../../src/cli/demo.ts';
+import { RibosomeClient } from '../../src/client/index.ts';
 import { describeWithClis } from '../helpers/agent-clis.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
-import { journalRows, runCli, tempDir } from '../helpers/server-process.ts';
+import { journalRows, ROOT, runCli, startServer, tempDir } from '../helpers/server-process.ts';
 
-const { temps } = e2eResources();
+const { temps, clients } = e2eResources();
 
 function temp(): string {
   const t = tempDir();
@@ -147,6 +149,44 @@ describeWithClis(
         expect.objectContaining({ id: runId, status: 'completed', done: 5, total: 5, failed: [] }),
       ]);
     }, 480_000);
+
+    it('a codon rolled back to its start runs again in the same server: its agent answered anew', async () => {
+      const exec = join(temp(), 'redo');
+      // The first three codons (built-in, Claude Code, Codex) one by one, then Codex's again.
+      const server = await startServer(
+        join(ROOT, 'examples/demo/mixed-agents.yaml'),
+        exec,
+        ['--scripted-provider', join(ROOT, 'examples/scripts/mixed-agents.yaml'), '--no-autostart'],
+        60_000,
+      );
+      const client = await RibosomeClient.connect(server.url, { mode: 'readandwrite' });
+      clients.push(client);
+      const WAIT = 120_000;
+      const completed = (codonId: string) =>
+        client.next('codon.completed', (e) => e.data.codonId === codonId, WAIT);
+      for (const codon of CODONS.slice(0, 3)) {
+        const done = completed(codon.id);
+        client.send('codon.next');
+        expect((await done).data, codon.id).toMatchObject({ codonId: codon.id, success: true });
+      }
+      const root = join(exec, 'agentRoot');
+      const relay = () => readFileSync(join(root, 'RELAY.md'), 'utf8').trimEnd().split('\n').slice(-3);
+      expect(relay()).toEqual(RELAY.slice(0, 3));
+
+      await client.request(
+        'rollback.toCodon',
+        { codonId: 'test', checkpointType: 'start' },
+        'rollback.completed',
+        { timeoutMs: WAIT },
+      );
+      expect(existsSync(join(root, 'test.sh'))).toBe(false);
+      const redone = completed('test');
+      client.send('codon.next');
+      expect((await redone).data).toMatchObject({ codonId: 'test', success: true });
+      // Codex's track played again from its first turn: test.sh back, and one codex line in the relay.
+      expect(relay()).toEqual(RELAY.slice(0, 3));
+      expect(execFileSync('sh', ['test.sh'], { cwd: root, encoding: 'utf8' })).toBe('test.sh: ok\n');
+    }, 300_000);
   },
 );
 

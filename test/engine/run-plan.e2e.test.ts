@@ -200,8 +200,8 @@ describe('running a plan', () => {
     expect(c.serverInfo.plan).toEqual({
       name: 'test',
       codons: [
-        { codonId: 'one', codonName: 'Codon one', index: 0 },
-        { codonId: 'two', codonName: 'Codon two', index: 1 },
+        { codonId: 'one', codonName: 'Codon one', index: 0, agent: 'builtin' },
+        { codonId: 'two', codonName: 'Codon two', index: 1, agent: 'builtin' },
       ],
     });
     expect(c.serverInfo.proxy).toEqual({ enabled: false });

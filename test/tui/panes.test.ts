@@ -60,16 +60,18 @@ describe('codon list pane', () => {
           codons: [
             { codonId: 'one', codonName: 'Write hello', index: 0 },
             { codonId: 'two', codonName: 'Edit hello', index: 1 },
-            { codonId: 'three', codonName: 'Write README', index: 2 },
+            { codonId: 'three', codonName: 'Write README', index: 2, agent: 'gemini' },
           ],
         },
         proxy: { enabled: true, url: 'http://127.0.0.1:4712' },
       },
     });
     const app = renderApp(client, { width: 140 });
-    const frame = await app.waitFor('three Write README');
-    expect(frame).toMatch(/· three Write README/);
-    expect(frame.indexOf('two Edit hello')).toBeLessThan(frame.indexOf('three Write README'));
+    const frame = await app.waitFor('gemini');
+    // A codon not started yet names the agent the plan gives it (its name cut before the agent is).
+    expect(frame).toMatch(/· three Write RE… gemini pending/);
+    expect(frame).toMatch(/· two Edit hello +pending/);
+    expect(frame.indexOf('two Edit hello')).toBeLessThan(frame.indexOf('three Write RE'));
     expect(frame).not.toContain('later codons appear');
     expect(frame).toContain('proxy on http://127.0.0.1:4712');
   });

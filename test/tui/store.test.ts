@@ -133,6 +133,10 @@ describe('codon list', () => {
       now: 0,
     });
     expect(details.map((l) => l.text)).toContain('  agent        codex');
+    // The codon list names it at the end of the codon's label, the name cut before it (trial 18b L7).
+    const line = (width: number) => codonLines(s.codons, s.run.idle, width, 0, true).lines[0]?.text ?? '';
+    expect(line(60)).toMatch(/^▶ test Add a test +codex +running/);
+    expect(line(46)).toMatch(/^▶ test Add a … codex running/);
   });
 
   it('takes state.snapshot as the truth for the codons it lists', () => {

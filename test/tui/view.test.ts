@@ -302,6 +302,34 @@ describe('activity lines', () => {
     ]);
   });
 
+  it('cuts a long tool line in its command, keeping the result mark in the pane', () => {
+    const long = `cat > test.sh <<'EOF' ${'x'.repeat(120)}`;
+    const tools: ActivityEntry[] = [
+      {
+        kind: 'tool',
+        id: 'l',
+        codonId: 'a',
+        toolName: 'run_shell_command',
+        summary: long,
+        result: { text: '', isError: false, truncated: false, originalLength: 0, ms: 25 },
+      },
+      {
+        kind: 'tool',
+        id: 'f',
+        codonId: 'a',
+        toolName: 'Bash',
+        summary: long,
+        result: { text: 'no', isError: true, truncated: false, originalLength: 2, ms: 3 },
+      },
+    ];
+    const lines = activityLines(tools, { width: 60, expanded: {} }).lines.slice();
+    expect(lines.map((l) => l.text)).toEqual([
+      ` +tool  run_shell_command ${long.slice(0, 25)}…  ✓ 25ms`,
+      ` +tool  Bash ${long.slice(0, 32)}…  ✗ failed 3ms`,
+    ]);
+    for (const line of lines) expect(line.text.length).toBe(60);
+  });
+
   it('expands a tool call to its input and result', () => {
     const made = activityLines(entries, { width: 60, expanded: { t: true }, cursor: 't' });
     const { cursorLine } = made;

@@ -235,6 +235,36 @@ describe('the dashboard store', () => {
     expect(s.runs[0]?.initialSha).toBe('abc123');
   });
 
+  it("shows each codon's agent, and a finished run still serving as plan done, not running (trial 18b L7)", () => {
+    const overview = (state: ReturnType<typeof events>) =>
+      renderToStaticMarkup(
+        createElement(Overview, { state, selected: undefined, onSelect: () => {}, now: Date.now() }),
+      );
+    const started = ev('codon.started', {
+      codonId: 'test',
+      codonName: 'Add a test',
+      sessionId: 's',
+      startTime: new Date().toISOString(),
+      agent: 'codex',
+    });
+    const running = events([...runStarted(), ...codonStart('test', 0), started]);
+    expect(overview(running)).toMatch(/data-testid="codon-agent">codex</);
+    expect(overview(running)).toMatch(/data-testid="run-status">running</);
+    const between = events(
+      [...codonEnd('test', 'completed'), ev('server.idle', { reason: 'codon-completed', message: 'x' })],
+      running,
+    );
+    expect(overview(between)).toMatch(/data-testid="run-status">idle</);
+    const done = events(
+      [ev('server.idle', { reason: 'all-codons-completed', message: 'all 1 codons have run' })],
+      between,
+    );
+    expect(overview(done)).toMatch(/data-testid="run-status">plan done</);
+    // Once the run's end is journaled (the server stopped), its recorded ending.
+    const ended = events([transition('RunCompleted', { endedAt: '2025-01-01T00:00:00.000Z' })], done);
+    expect(overview(ended)).toMatch(/data-testid="run-status">completed</);
+  });
+
   it('builds the file tree from file.updated, folders first', () => {
     const s = events([
       ev('file.updated', { path: 'b.txt', filename: 'b.txt', content: '1', action: 'created' }),

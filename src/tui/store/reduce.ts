@@ -467,7 +467,15 @@ function seedPlan(state: RunState): RunState {
     next = upsertCodon(
       next,
       codon.codonId,
-      (row) => (row.index === undefined ? { ...row, index: codon.index } : row),
+      (row) =>
+        row.index !== undefined && (row.agent !== undefined || codon.agent === undefined)
+          ? row
+          : {
+              ...row,
+              ...(row.index === undefined ? { index: codon.index } : {}),
+              // codon.started says which agent ran it; until then the plan says which will.
+              ...(row.agent === undefined && codon.agent !== undefined ? { agent: codon.agent } : {}),
+            },
       codon.codonName,
     );
   }

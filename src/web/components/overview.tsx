@@ -6,6 +6,7 @@ import { attemptWord, orderedCodons } from '../../tui/store/codons.ts';
 import { currentRunCost, currentRunCostEstimated, totalTokens } from '../../tui/store/reduce.ts';
 import { PASSED_OVER, passedOverCodons, runWord } from '../../tui/store/selectors.ts';
 import type { DashboardState } from '../model/dashboard.ts';
+import { runStatusWord } from '../model/lineage.ts';
 import { MessageBox } from './message-box.tsx';
 
 /** The run at a glance: codons as a timeline, totals, run and branch, proxy, budgets, earlier runs. */
@@ -77,6 +78,7 @@ export function Overview({
         <thead>
           <tr>
             <th>codon</th>
+            <th>agent</th>
             <th>status</th>
             <th>start</th>
             <th>duration</th>
@@ -100,6 +102,9 @@ export function Overview({
                 <td>
                   <b>{c.codonId}</b>{' '}
                   <span className="muted">{c.codonName !== c.codonId ? c.codonName : ''}</span>
+                </td>
+                <td className="muted" data-testid="codon-agent">
+                  {c.agent ?? ''}
                 </td>
                 <td
                   className={`status status-${c.status}${passedOver.has(c.codonId) ? ' muted' : ''}`}
@@ -138,7 +143,8 @@ export function Overview({
       <ul className="runs" data-testid="runs">
         {state.runs.map((r) => (
           <li key={r.runId} className={r.runId === run.runId ? 'current' : undefined}>
-            <b>{r.runId}</b> {r.status} · {r.reason ?? 'start'} {formatTime(r.startedAt)}
+            <b>{r.runId}</b> <span data-testid="run-status">{runStatusWord(r, run)}</span> ·{' '}
+            {r.reason ?? 'start'} {formatTime(r.startedAt)}
             {r.fromRunId
               ? ` · from ${r.fromRunId}${r.fromCheckpoint ? ` at ${r.fromCheckpoint.slice(0, 8)}` : ''}`
               : ''}

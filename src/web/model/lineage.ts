@@ -51,6 +51,19 @@ export function foldRuns(runs: readonly RunEntry[], events: readonly ServerEvent
   return out;
 }
 
+/**
+ * What the runs list says of a run: its recorded ending, or for the current run, still recorded as
+ * running while the server keeps serving (`--keep-serving`), what it is doing: `plan done` once every
+ * codon is, `idle` between codons, else `running`. Pure.
+ */
+export function runStatusWord(
+  entry: RunEntry,
+  current: { runId?: string | undefined; idle?: { reason: string } | undefined },
+): string {
+  if (entry.status !== 'running' || entry.runId !== current.runId || !current.idle) return entry.status;
+  return current.idle.reason === 'all-codons-completed' ? 'plan done' : 'idle';
+}
+
 /** A run and the runs it grew from (by rollback or recovery), newest first. */
 export function lineageOf(runs: readonly RunEntry[], runId: string | undefined): RunEntry[] {
   const out: RunEntry[] = [];

@@ -32,7 +32,17 @@ export function isExpandable(entry: ActivityEntry, width: number): boolean {
   }
 }
 
-function summary(entry: ActivityEntry): { text: string; tone?: Line['tone']; dim?: boolean; bold?: boolean } {
+/** Columns a summary line spends before its text: the cursor, the expand marker, the tag and a space. */
+const LEAD = 2 + TAG.tool.length + 1;
+
+/**
+ * `width`: the pane's; a tool's line fits its command (or path) to it, so its result mark (✓ ✗) at
+ * the end stays in sight.
+ */
+function summary(
+  entry: ActivityEntry,
+  width: number,
+): { text: string; tone?: Line['tone']; dim?: boolean; bold?: boolean } {
   switch (entry.kind) {
     case 'codon':
       return { text: entry.text, tone: entry.tone, bold: true };
@@ -51,8 +61,9 @@ function summary(entry: ActivityEntry): { text: string; tone?: Line['tone']; dim
         : r.isError
           ? `✗ failed ${formatDuration(r.ms)}`
           : `✓ ${formatDuration(r.ms)}`;
+      const room = width - LEAD - entry.toolName.length - 1 - 2 - state.length;
       return {
-        text: `${entry.toolName} ${oneLine(entry.summary, 200)}  ${state}`,
+        text: `${entry.toolName} ${oneLine(entry.summary, Math.max(8, Math.min(200, room)))}  ${state}`,
         tone: !r ? 'accent' : r.isError ? 'bad' : 'plain',
       };
     }
@@ -150,7 +161,7 @@ export function activityLines(
     const selected = i === cursor;
     const expandable = isExpandable(entry, options.width);
     const marker = expandable ? (options.expanded[entry.id] === true ? '−' : '+') : ' ';
-    const s = summary(entry);
+    const s = summary(entry, options.width);
     const tag = TAG[entry.kind];
     return {
       text: `${selected ? '›' : ' '}${marker}${tag ? `${tag} ` : ''}${s.text}`,

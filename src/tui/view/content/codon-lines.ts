@@ -109,5 +109,9 @@ export function codonLine(row: CodonRow, width: number, now: number, next = fals
   const name =
     row.codonName && row.codonName !== row.codonId ? `${row.codonId} ${row.codonName}` : row.codonId;
   const labelWidth = Math.max(4, width - 2 - right.length);
-  return `${waiting ? NEXT_ICON : STATUS_ICON[row.status]} ${padTo(`${name}${attempts}`, labelWidth)}${right}`;
+  // The agent that runs it (a plan may give each codon its own), once the server has said: at the
+  // label's end, the name cut before it is.
+  const agent = row.agent && labelWidth - row.agent.length - 1 >= 8 ? ` ${row.agent}` : '';
+  const label = `${padTo(`${name}${attempts}`, labelWidth - agent.length)}${agent}`;
+  return `${waiting ? NEXT_ICON : STATUS_ICON[row.status]} ${label}${right}`;
 }

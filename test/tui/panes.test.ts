@@ -58,8 +58,8 @@ describe('codon list pane', () => {
         plan: {
           name: 'p',
           codons: [
-            { codonId: 'one', codonName: 'Write hello', index: 0 },
-            { codonId: 'two', codonName: 'Edit hello', index: 1 },
+            { codonId: 'one', codonName: 'Write hello', index: 0, agent: 'builtin' },
+            { codonId: 'two', codonName: 'Edit hello', index: 1, agent: 'builtin' },
             { codonId: 'three', codonName: 'Write README', index: 2, agent: 'gemini' },
           ],
         },
@@ -68,12 +68,27 @@ describe('codon list pane', () => {
     });
     const app = renderApp(client, { width: 140 });
     const frame = await app.waitFor('gemini');
-    // A codon not started yet names the agent the plan gives it (its name cut before the agent is).
+    // A plan that mixes agents: a codon not started yet names the agent the plan gives it (its name
+    // cut before the agent is).
     expect(frame).toMatch(/· three Write RE… gemini pending/);
-    expect(frame).toMatch(/· two Edit hello +pending/);
+    expect(frame).toMatch(/· two Edit hello builtin pending/);
     expect(frame.indexOf('two Edit hello')).toBeLessThan(frame.indexOf('three Write RE'));
     expect(frame).not.toContain('later codons appear');
     expect(frame).toContain('proxy on http://127.0.0.1:4712');
+  });
+
+  it('names no agent in the codon list when every codon has the same one (names are not cut for it)', async () => {
+    const codons = ['one', 'two'].map((codonId, index) => ({
+      codonId,
+      codonName: `A long name for codon ${codonId}`,
+      index,
+      agent: 'builtin',
+    }));
+    const app = renderApp(new FakeClient({ history: planRun(), ready: { plan: { name: 'p', codons } } }), {
+      width: 140,
+    });
+    const frame = await app.waitFor('▶ two A long name');
+    expect(frame).not.toMatch(/[✓▶] (one|two) A long name[^│]*builtin/);
   });
 
   it('fills in as live events arrive', async () => {

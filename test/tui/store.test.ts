@@ -133,8 +133,16 @@ describe('codon list', () => {
       now: 0,
     });
     expect(details.map((l) => l.text)).toContain('  agent        codex');
-    // The codon list names it at the end of the codon's label, the name cut before it (trial 18b L7).
-    const line = (width: number) => codonLines(s.codons, s.run.idle, width, 0, true).lines[0]?.text ?? '';
+    // In a plan that mixes agents, the codon list names each at the end of the codon's label, the name
+    // cut before it (trial 18b L7); with one agent for all, it names none.
+    const alone = codonLines(s.codons, s.run.idle, 60, 0, true).lines[0]?.text ?? '';
+    expect(alone).toMatch(/^▶ test Add a test +running/);
+    const codons = {
+      ...s.codons,
+      first: { ...s.codons.test!, codonId: 'first', codonName: 'First', agent: 'builtin' },
+    };
+    const line = (width: number) =>
+      codonLines(codons, s.run.idle, width, 0, true).lines.find((l) => l.text.includes('test'))?.text ?? '';
     expect(line(60)).toMatch(/^▶ test Add a test +codex +running/);
     expect(line(46)).toMatch(/^▶ test Add a … codex running/);
   });

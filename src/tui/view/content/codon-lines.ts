@@ -59,6 +59,8 @@ export function codonLines(
   let running: number | undefined;
   const passedOver = passedOverCodons(rows, idle);
   const selecting = selected !== undefined && rows.some((row) => row.codonId === selected);
+  // Each codon's agent only when the plan mixes them: one agent for all would only cut names short.
+  const mixed = new Set(rows.flatMap((row) => (row.agent ? [row.agent] : []))).size > 1;
   const lines = rows.map((row, i): Line => {
     const active = isActiveStatus(row.status);
     if (active) running = i;
@@ -70,6 +72,7 @@ export function codonLines(
       selecting ? width - 2 : width,
       now,
       next,
+      mixed,
     );
     return {
       text: selecting ? `${chosen ? '›' : ' '} ${text}` : text,
@@ -92,7 +95,13 @@ export function codonLines(
 }
 
 /** One codon's line; `next` when the server named it as the codon codon.next starts. */
-export function codonLine(row: CodonRow, width: number, now: number, next = false): string {
+export function codonLine(
+  row: CodonRow,
+  width: number,
+  now: number,
+  next = false,
+  showAgent = false,
+): string {
   const elapsed =
     row.duration ??
     (isActiveStatus(row.status) && row.startTime ? now - Date.parse(row.startTime) : undefined);
@@ -109,9 +118,9 @@ export function codonLine(row: CodonRow, width: number, now: number, next = fals
   const name =
     row.codonName && row.codonName !== row.codonId ? `${row.codonId} ${row.codonName}` : row.codonId;
   const labelWidth = Math.max(4, width - 2 - right.length);
-  // The agent that runs it (a plan may give each codon its own), once the server has said: at the
-  // label's end, the name cut before it is.
-  const agent = row.agent && labelWidth - row.agent.length - 1 >= 8 ? ` ${row.agent}` : '';
+  // The agent that runs it (when the plan mixes agents), once the server has said: at the label's
+  // end, the name cut before it is.
+  const agent = showAgent && row.agent && labelWidth - row.agent.length - 1 >= 8 ? ` ${row.agent}` : '';
   const label = `${padTo(`${name}${attempts}`, labelWidth - agent.length)}${agent}`;
   return `${waiting ? NEXT_ICON : STATUS_ICON[row.status]} ${label}${right}`;
 }

@@ -126,6 +126,30 @@ export function buildResponse(turn: ReplyTurn, context: ResponsesContext): Respo
 
 type Unnumbered = { type: string } & Record<string, unknown>;
 
+/**
+ * A tool call's events: the item added with its one text field (a function's `arguments`, a freeform
+ * tool's `input`) empty, that text in `<events>.delta` pieces, `<events>.done` with all of it, the item done.
+ */
+function toolCallEvents<F extends 'arguments' | 'input'>(
+  item: { id: string } & Record<F, string>,
+  output_index: number,
+  field: F,
+  events: string,
+): Unnumbered[] {
+  const at = { item_id: item.id, output_index };
+  const text = item[field];
+  return [
+    {
+      type: 'response.output_item.added',
+      output_index,
+      item: { ...item, status: 'in_progress', [field]: '' },
+    },
+    ...pieces(text).map((delta) => ({ type: `${events}.delta`, ...at, delta })),
+    { type: `${events}.done`, ...at, [field]: text },
+    { type: 'response.output_item.done', output_index, item },
+  ];
+}
+
 function itemEvents(item: ResponseItem, output_index: number): Unnumbered[] {
   const at = { item_id: item.id, output_index };
   switch (item.type) {
@@ -146,35 +170,9 @@ function itemEvents(item: ResponseItem, output_index: number): Unnumbered[] {
       ];
     }
     case 'function_call':
-      return [
-        {
-          type: 'response.output_item.added',
-          output_index,
-          item: { ...item, status: 'in_progress', arguments: '' },
-        },
-        ...pieces(item.arguments).map((delta) => ({
-          type: 'response.function_call_arguments.delta',
-          ...at,
-          delta,
-        })),
-        { type: 'response.function_call_arguments.done', ...at, arguments: item.arguments },
-        { type: 'response.output_item.done', output_index, item },
-      ];
+      return toolCallEvents(item, output_index, 'arguments', 'response.function_call_arguments');
     case 'custom_tool_call':
-      return [
-        {
-          type: 'response.output_item.added',
-          output_index,
-          item: { ...item, status: 'in_progress', input: '' },
-        },
-        ...pieces(item.input).map((delta) => ({
-          type: 'response.custom_tool_call_input.delta',
-          ...at,
-          delta,
-        })),
-        { type: 'response.custom_tool_call_input.done', ...at, input: item.input },
-        { type: 'response.output_item.done', output_index, item },
-      ];
+      return toolCallEvents(item, output_index, 'input', 'response.custom_tool_call_input');
     case 'reasoning': {
       const part = item.summary[0] ?? { type: 'summary_text', text: '' };
       const where = { ...at, summary_index: 0 };

@@ -86,3 +86,23 @@ export const StreamLine = z.discriminatedUnion('type', [
   }),
 ]);
 export type StreamLine = z.infer<typeof StreamLine>;
+
+/**
+ * A `user` line carrying one tool call's result, as Claude Code prints it: what a translator emits
+ * when its CLI reports a tool's end (or the run ended first), in the session when it is known.
+ */
+export function toolResultLine(
+  toolUseId: string,
+  content: string,
+  isError: boolean,
+  sessionId?: string,
+): StreamLine {
+  return {
+    type: 'user',
+    ...(sessionId ? { session_id: sessionId } : {}),
+    message: { content: [{ type: 'tool_result', tool_use_id: toolUseId, content, is_error: isError }] },
+  };
+}
+
+/** The result of a call still open when its agent's run was ended from outside (a stop, halt, timeout or crash). */
+export const ENDED_FROM_OUTSIDE = 'ended with the codon before it finished; its result was not reported';

@@ -1,7 +1,7 @@
 import type { Usage } from '../../llm/schemas.ts';
 import { parseJsonLine } from '../json-line.ts';
 import type { Translator } from '../spawn-agent.ts';
-import type { StreamLine } from '../stream-line.ts';
+import { ENDED_FROM_OUTSIDE, type StreamLine, toolResultLine } from '../stream-line.ts';
 import { CodexEvent, type CodexItem, type CodexUsage } from './codex-events.ts';
 import { usageBetween } from './codex-session.ts';
 
@@ -109,15 +109,7 @@ export class CodexTranslator implements Translator {
     if (!call) return [];
     const out = this.#open.delete(item.id) ? [] : [this.#toolUse(item.id, call)];
     const result = toolResult(item);
-    out.push({
-      type: 'user',
-      ...this.#sessionField(),
-      message: {
-        content: [
-          { type: 'tool_result', tool_use_id: item.id, content: result.text, is_error: result.isError },
-        ],
-      },
-    });
+    out.push(toolResultLine(item.id, result.text, result.isError, this.#session));
     return out;
   }
 
@@ -212,13 +204,7 @@ export class CodexTranslator implements Translator {
   #closeOpen(text: string): StreamLine[] {
     const ids = [...this.#open];
     this.#open.clear();
-    return ids.map((id) => ({
-      type: 'user',
-      ...this.#sessionField(),
-      message: {
-        content: [{ type: 'tool_result', tool_use_id: id, content: text, is_error: true }],
-      },
-    }));
+    return ids.map((id) => toolResultLine(id, text, true, this.#session));
   }
 
   #failure(message: string, usage?: Usage): StreamLine {
@@ -263,9 +249,6 @@ export const STILL_RUNNING =
 
 /** The result of a call still open when the turn failed (an API error, say). */
 export const TURN_FAILED = 'still running when the turn failed; its result was not reported';
-
-/** The result of a call still open when the run was ended from outside (a stop, halt, timeout or crash). */
-export const ENDED_FROM_OUTSIDE = 'ended with the codon before it finished; its result was not reported';
 
 /** `Reconnecting... 1/2 (detail)`, or `Reconnecting... waiting for network (detail)` (no count). */
 const RECONNECTING = /^Reconnecting\.\.\.\s+(?:(\d+)\/(\d+)|waiting for network)\s*(?:\((.*)\))?$/s;

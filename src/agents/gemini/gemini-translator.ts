@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseJsonLine } from '../json-line.ts';
 import type { Translator } from '../spawn-agent.ts';
-import type { StreamLine } from '../stream-line.ts';
+import { ENDED_FROM_OUTSIDE, type StreamLine, toolResultLine } from '../stream-line.ts';
 import { type SessionSpend, spentSince } from './gemini-session.ts';
 
 /**
@@ -200,7 +200,7 @@ export function geminiTranslator(options: GeminiTranslatorOptions = {}): Transla
         afterResults = true;
         open.delete(event.tool_id);
         const content = event.output ?? event.error?.message ?? '';
-        return [...flushText(), toolResult(sessionId, event.tool_id, content, event.status === 'error')];
+        return [...flushText(), toolResultLine(event.tool_id, content, event.status === 'error', sessionId)];
       }
       case 'error':
         lastError = event.message;
@@ -231,7 +231,7 @@ export function geminiTranslator(options: GeminiTranslatorOptions = {}): Transla
       ended = true;
       const out = flushText();
       // Calls cut short (a halt, a timeout, a stop, a crash): Gemini CLI never reports their results.
-      for (const id of open) out.push(toolResult(sessionId, id, ENDED_FROM_OUTSIDE, true));
+      for (const id of open) out.push(toolResultLine(id, ENDED_FROM_OUTSIDE, true, sessionId));
       open.clear();
       // Its responses so far, as its session file recorded them: stream-json reports none before the end.
       const now = sessionId ? options.readSpent?.(sessionId) : undefined;
@@ -240,22 +240,6 @@ export function geminiTranslator(options: GeminiTranslatorOptions = {}): Transla
       out.push(result(true, lastError ?? 'Gemini CLI exited without reporting a result', null, spent));
       return out;
     },
-  };
-}
-
-/** The result of a call still open when the run ended without its result (a halt, timeout, stop or crash). */
-export const ENDED_FROM_OUTSIDE = 'ended with the codon before it finished; its result was not reported';
-
-function toolResult(
-  sessionId: string | undefined,
-  id: string,
-  content: string,
-  isError: boolean,
-): StreamLine {
-  return {
-    type: 'user',
-    ...(sessionId ? { session_id: sessionId } : {}),
-    message: { content: [{ type: 'tool_result', tool_use_id: id, content, is_error: isError }] },
   };
 }
 

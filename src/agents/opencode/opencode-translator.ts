@@ -3,7 +3,7 @@ import { parseRetryAfter } from '../../llm/retry-after.ts';
 import type { Usage } from '../../llm/schemas.ts';
 import { parseJsonLine } from '../json-line.ts';
 import type { Translator } from '../spawn-agent.ts';
-import type { StreamLine } from '../stream-line.ts';
+import { type StreamLine, toolResultLine } from '../stream-line.ts';
 import { TOOL_START_EVENT } from './opencode-cli.ts';
 
 /**
@@ -118,12 +118,6 @@ export function opencodeTranslator(options: { model: string; now?: () => number 
       ...session(),
       message: { id, model: options.model, content, ...extra },
     }) as StreamLine;
-  const toolResult = (callID: string, content: string, isError: boolean): StreamLine => ({
-    type: 'user',
-    ...session(),
-    message: { content: [{ type: 'tool_result', tool_use_id: callID, content, is_error: isError }] },
-  });
-
   function translate(event: OpencodeEvent): StreamLine[] {
     const out: StreamLine[] = [];
     const id = event.sessionID;
@@ -161,7 +155,7 @@ export function opencodeTranslator(options: { model: string; now?: () => number 
               { type: 'tool_use', id: callID, name: tool, input: state.input },
             ]),
           );
-        out.push(toolResult(callID, (isError ? state.error : state.output) ?? '', isError));
+        out.push(toolResultLine(callID, (isError ? state.error : state.output) ?? '', isError, sessionId));
         return out;
       }
       case 'step_finish': {
@@ -214,7 +208,12 @@ export function opencodeTranslator(options: { model: string; now?: () => number 
         status: null,
       };
       const unfinished = [...started].map((callID) =>
-        toolResult(callID, 'opencode ended before this tool call did; its result was not seen', true),
+        toolResultLine(
+          callID,
+          'opencode ended before this tool call did; its result was not seen',
+          true,
+          sessionId,
+        ),
       );
       started.clear();
       return [

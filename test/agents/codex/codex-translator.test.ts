@@ -4,12 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { lastModel, lastTotals } from '../../../src/agents/codex/codex-session.ts';
 import {
   CodexTranslator,
-  ENDED_FROM_OUTSIDE,
   STILL_RUNNING,
   statusOf,
   TURN_FAILED,
 } from '../../../src/agents/codex/codex-translator.ts';
-import type { StreamLine } from '../../../src/agents/stream-line.ts';
+import { ENDED_FROM_OUTSIDE, type StreamLine } from '../../../src/agents/stream-line.ts';
 import { StreamMapper } from '../../../src/engine/stream-mapper.ts';
 
 /**

@@ -2,12 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  ENDED_FROM_OUTSIDE,
   geminiTranslator,
   statusOfError,
   statusOfStderr,
 } from '../../../src/agents/gemini/gemini-translator.ts';
-import type { StreamLine } from '../../../src/agents/stream-line.ts';
+import { ENDED_FROM_OUTSIDE, type StreamLine } from '../../../src/agents/stream-line.ts';
 import { StreamMapper } from '../../../src/engine/stream-mapper.ts';
 
 /**

@@ -1,5 +1,6 @@
 /** Text helpers for the terminal UI: numbers as people read them, and agent text made safe to print. */
 import { markEstimate } from '../llm/estimated-cost.ts';
+import { displayText } from './display-text.ts';
 
 /** `$0.0604`; `~$0.0604` when `estimated` (part of it Ribosome's estimate: llm/estimated-cost.ts). */
 export function formatCost(usd: number, estimated?: boolean): string {
@@ -40,17 +41,13 @@ export function formatTime(iso: string): string {
   return Number.isNaN(date.getTime()) ? iso : date.toTimeString().slice(0, 8);
 }
 
-// Agent output may carry escape sequences; printed raw they would move the cursor or recolour the
-// terminal under Ink's feet. Keep newlines, turn tabs into spaces, drop every other control code, and
-// the bidirectional controls (embeddings, overrides, isolates and marks: U+202A-202E, U+2066-2069,
-// U+200E, U+200F, U+061C), which would reorder what is drawn after them ("a\u202eevil" reads "alive").
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const ESCAPES = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[@-Z\\-_])/g;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
+/**
+ * Agent text for the terminal UI: line breaks kept (CR read as LF), tabs as two spaces (Ink counts
+ * columns by characters), every other control character, escape sequence and bidirectional control
+ * shown as an inert stand-in (display-text.ts).
+ */
 export function sanitize(text: string): string {
-  return text.replace(ESCAPES, '').replace(/\r\n?/g, '\n').replace(/\t/g, '  ').replace(CONTROLS, '');
+  return displayText(text).replace(/\t/g, '  ');
 }
 
 // Text that oneLine would give back as it is: no control character, no whitespace but single

@@ -388,14 +388,15 @@ describe('format', () => {
     expect(progressBar(1, 4, 8)).toBe('[##------]');
   });
 
-  it('strips escape sequences and control characters from agent text', () => {
-    expect(sanitize('a\u001b[31mred\u001b[0m\tb\r\nc\u0007\u001b]0;title\u0007d')).toBe('ared  b\ncd');
+  it('shows escape sequences, control characters and bidi controls in agent text as stand-ins', () => {
+    // Colour dropped; the title sequence shown for what it is, inert.
+    expect(sanitize('a\u001b[31mred\u001b[0m\tb\r\nc\u0007\u001b]0;title\u0007d')).toBe(
+      'ared  b\nc␇␛]0;title␇d',
+    );
     expect(oneLine('  many\n\nlines  ', 100)).toBe('many lines');
     // Bidirectional controls would reorder what follows them (trial 17b L4).
-    expect(sanitize('a\u202eevil\u202c \u2066x\u2069\u200e\u200f\u061c\u202a\u202b\u202d\u2067\u2068')).toBe(
-      'aevil x',
-    );
-    expect(oneLine('a\u202eevil', 100)).toBe('aevil');
+    expect(sanitize('a\u202eevil\u202c \u2066x\u2069')).toBe('a<U+202E>evil<U+202C> <U+2066>x<U+2069>');
+    expect(oneLine('a\u202eevil', 100)).toBe('a<U+202E>evil');
     expect(oneLine('x'.repeat(10), 5)).toBe('xxxx…');
     // Its shortcut for text already on one line gives what the whole treatment gives.
     const slow = (text: string, max: number) => {

@@ -1,11 +1,12 @@
 import { RibosomeClient } from '../client/index.ts';
 import { markEstimate } from '../llm/estimated-cost.ts';
 import { type EventData, type FailureReason, parseServerEvent, type ServerEvent } from '../protocol/index.ts';
+import { displayLine } from '../tui/display-text.ts';
 import { oneLine as shownOnOneLine } from '../tui/format.ts';
 import { messageLine } from '../tui/store/messages.ts';
 import { readTransition } from '../tui/store/transition-data.ts';
 
-/** On one line, without control or bidirectional characters (what anyone wrote is printed here). */
+/** On one line, control and bidirectional characters shown as stand-ins (what anyone wrote is printed here). */
 const oneLine = (text: string, max = 160) => shownOnOneLine(text, max);
 
 /** Said once, after the first estimated cost of the log: what the `~` means. */
@@ -26,12 +27,27 @@ const PROMPT_NOTES: Record<PromptSource, string> = {
 };
 
 /**
- * One printable line for an event, or undefined for events a reader of the log does not need.
+ * One printable line for an event, or undefined for events a reader of the log does not need:
+ * eventLine's, with whatever control or bidirectional character a name, a path or an id still holds
+ * (a hostile server may send any) shown as an inert stand-in (display-text.ts).
+ */
+export function describeEvent(
+  e: ServerEvent,
+  endedBy?: EndedBy,
+  promptSource?: PromptSource,
+  estimateNote?: string,
+): string | undefined {
+  const line = eventLine(e, endedBy, promptSource, estimateNote);
+  return line === undefined ? undefined : displayLine(line);
+}
+
+/**
+ * The line describeEvent prints, as the event says it.
  * `endedBy`: for a codon.completed, that a client skipped or stopped the codon (consoleView knows);
  * `promptSource`: for a codon.message `prompt`, where it came from (consoleView knows);
  * `estimateNote`: for a codon.completed, said after its cost (the first estimated one says what `~` means).
  */
-export function describeEvent(
+function eventLine(
   e: ServerEvent,
   endedBy?: EndedBy,
   promptSource?: PromptSource,

@@ -8,8 +8,10 @@ import {
   openExecutionDb,
   readPlanRecord,
   readState,
+  type RunRow,
   runRows,
 } from '../runs/index.ts';
+import { displayJson, displayLine } from '../tui/display-text.ts';
 
 type RunsFlags = { execution?: string; json?: boolean };
 
@@ -36,7 +38,8 @@ export function runsCommand(flags: RunsFlags): number {
         lastEventAt: lastEventTimes(db),
         now: new Date(),
       });
-      process.stdout.write(`${flags.json ? JSON.stringify(rows, null, 2) : formatRuns(rows)}\n`);
+      const shown = flags.json ? displayJson(JSON.stringify(rows, null, 2)) : formatRuns(rows.map(shownRow));
+      process.stdout.write(`${shown}\n`);
       return 0;
     } finally {
       db.close();
@@ -44,6 +47,21 @@ export function runsCommand(flags: RunsFlags): number {
   } catch (error) {
     return fail(`runs: ${(error as Error).message}`, error instanceof ExecutionReadError ? 2 : 1);
   }
+}
+
+/**
+ * A row as the table shows it: a control or bidirectional character in a journal's ids, branch or
+ * times is printed as an inert stand-in (display-text.ts), never obeyed by the terminal.
+ */
+function shownRow(r: RunRow): RunRow {
+  return {
+    ...r,
+    id: displayLine(r.id),
+    failed: r.failed.map(displayLine),
+    stopped: r.stopped.map(displayLine),
+    startedAt: displayLine(r.startedAt),
+    branch: r.branch === null ? null : displayLine(r.branch),
+  };
 }
 
 function fail(message: string, code: number): number {

@@ -48,3 +48,16 @@ export function displayLine(text: string): string {
   if (!UNSAFE_IN_LINE.test(text)) return text;
   return text.replace(SGR, '').replace(UNSAFE_IN_LINE_ALL, standIn);
 }
+
+/** C1 and bidirectional controls, which JSON.stringify leaves raw (it escapes only C0). */
+const RAW_IN_JSON = new RegExp(`[\\u007f-\\u009f${BIDI}]`);
+const RAW_IN_JSON_ALL = new RegExp(RAW_IN_JSON.source, 'g');
+
+/**
+ * JSON for a terminal: the C1 and bidirectional controls JSON.stringify leaves raw written as `\u202e`
+ * escapes, so the same JSON parses to the same value. They can stand only inside strings.
+ */
+export function displayJson(json: string): string {
+  if (!RAW_IN_JSON.test(json)) return json;
+  return json.replace(RAW_IN_JSON_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

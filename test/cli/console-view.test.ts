@@ -147,9 +147,10 @@ describe('the console view of a message to the agent', () => {
     );
   });
 
-  it('prints no control or bidirectional characters of what anyone wrote (trial 17b L4)', () => {
-    const bidi = '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c';
+  it('shows the control and bidirectional characters of what anyone wrote as stand-ins (trial 17b L4)', () => {
+    const bidi = '\u202a\u202e\u2066\u2069\u200e\u200f\u061c';
     const text = `a${bidi}evil\u001b[31m red\u0007`;
+    const shown = 'a<U+202A><U+202E><U+2066><U+2069><U+200E><U+200F><U+061C>evil red␇';
     const events = [
       ev('codon.message', {
         codonId: 'one',
@@ -160,12 +161,22 @@ describe('the console view of a message to the agent', () => {
       ev('assistant.action', { codonId: 'one', action: 'message', content: text }),
       ev('info', { message: text }),
       ev('error', { code: 'X', message: text, severity: 'warning', fatal: false }),
+      // Names, paths and ids as a hostile server may send them: a title, the clipboard, a clear screen.
+      ev('codon.started', {
+        codonId: 'one\u001b[2J',
+        codonName: 'x\u001b]0;pwned\u0007\u001b]52;c;cm0gLXJm\u0007\nfake line',
+        sessionId: 's-1',
+        startTime: '2026-01-01T00:00:00.000Z',
+      }),
+      ev('file.updated', { path: 'src/\u202etxt.exe', filename: 'x', content: '', action: 'created' }),
     ];
     expect(lines(events)).toEqual([
-      '    hear  client c1 → agent: aevil red',
-      '    says  aevil red',
-      '  aevil red',
-      '! [warning] aevil red',
+      `    hear  client c1 → agent: ${shown}`,
+      `    says  ${shown}`,
+      `  ${shown}`,
+      `! [warning] ${shown}`,
+      '> one␛[2J: x␛]0;pwned␇␛]52;c;cm0gLXJm␇␊fake line',
+      '    file  created src/<U+202E>txt.exe',
     ]);
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { displayLine, displayText } from '../../src/tui/display-text.ts';
+import { displayJson, displayLine, displayText } from '../../src/tui/display-text.ts';
 
 /** What must never reach a terminal or a page: ESC and the other C0 controls but LF/TAB, DEL, C1, bidi. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
@@ -71,6 +71,20 @@ describe('displayText and displayLine', () => {
       fc.property(printable, (text) => {
         expect(displayText(text)).toBe(text);
         expect(displayLine(text)).toBe(text);
+      }),
+    );
+  });
+
+  it('escapes in JSON the C1 and bidi controls JSON.stringify leaves raw: the same value, nothing raw', () => {
+    const value = { name: 'a\u202eb\u009b2J\u001b]0;t\u0007', ok: 'שלום' };
+    const json = displayJson(JSON.stringify(value));
+    expect(json).toBe('{"name":"a\\u202eb\\u009b2J\\u001b]0;t\\u0007","ok":"שלום"}');
+    expect(JSON.parse(json)).toEqual(value);
+    fc.assert(
+      fc.property(fc.jsonValue(), hostile, (v, text) => {
+        const shown = displayJson(JSON.stringify([v, text]));
+        expect(shown).not.toMatch(FORBIDDEN_IN_LINE);
+        expect(JSON.parse(shown)).toEqual(JSON.parse(JSON.stringify([v, text])));
       }),
     );
   });

@@ -6,9 +6,9 @@ import {
   lastEventTimes,
   liveServerUrl,
   openExecutionDb,
+  type RunRow,
   readPlanRecord,
   readState,
-  type RunRow,
   runRows,
 } from '../runs/index.ts';
 import { displayJson, displayLine } from '../tui/display-text.ts';

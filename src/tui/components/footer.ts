@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import React from 'react';
 import { MESSAGE_MAX_BYTES } from '../../protocol/index.ts';
+import { displayLine } from '../display-text.ts';
 import type { RunState } from '../store/run-state.ts';
 import { useTheme } from '../theme.ts';
 import { helpLine } from '../view/keymap.ts';
@@ -42,7 +43,7 @@ export const Footer = React.memo(function Footer({
       Text,
       { wrap: 'truncate-start' },
       h(Text, { bold: true, color: theme.tone('warn') }, 'Force stop — reason: '),
-      modal.reason,
+      displayLine(modal.reason),
       h(Text, { inverse: true }, ' '),
       h(Text, { color: theme.tone('muted') }, '  (enter: stop · esc: cancel)'),
     );
@@ -57,7 +58,7 @@ export const Footer = React.memo(function Footer({
             { bold: true, color: theme.tone('warn') },
             'Message to the agent (no codon is running: the server refuses it until one runs; esc keeps it): ',
           ),
-      modal.text,
+      displayLine(modal.text),
       h(Text, { inverse: true }, ' '),
       modal.cut ? h(Text, { color: theme.tone('warn') }, `  cut at the message limit (${LIMIT})`) : '',
       h(Text, { color: theme.tone('muted') }, `  (${messageSize(modal.text)}enter: send · esc: close, kept)`),
@@ -66,10 +67,14 @@ export const Footer = React.memo(function Footer({
     status = h(
       Text,
       { wrap: 'truncate-end', bold: true, color: theme.tone('warn') },
-      `Roll back to ${modal.target.label}?  y: yes  a: yes, then restart  n: no`,
+      displayLine(`Roll back to ${modal.target.label}?  y: yes  a: yes, then restart  n: no`),
     );
   } else {
-    status = h(Text, { wrap: 'truncate-end', color: theme.tone(notice?.tone) }, notice?.text ?? ' ');
+    status = h(
+      Text,
+      { wrap: 'truncate-end', color: theme.tone(notice?.tone) },
+      notice?.text === undefined ? ' ' : displayLine(notice.text),
+    );
   }
   return h(
     Box,
@@ -78,7 +83,7 @@ export const Footer = React.memo(function Footer({
     h(
       Text,
       { wrap: 'truncate-end', color: theme.tone('muted') },
-      helpLine(readonly, width, next, modal?.kind),
+      displayLine(helpLine(readonly, width, next, modal?.kind)),
     ),
   );
 });

@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import React from 'react';
+import { displayLine } from '../display-text.ts';
 import { formatClock, formatDuration, formatTime, formatTokens } from '../format.ts';
 import { useNow } from '../hooks/use-now.ts';
 import { budgetLine } from '../store/budget.ts';
@@ -27,17 +28,20 @@ export const Header = React.memo(function Header({
     ? h(
         Text,
         { wrap: 'truncate-end', bold: true, inverse: true, color: theme.tone('bad') },
-        connection.state === 'closed'
-          ? ` ✗ DISCONNECTED from ${connection.url}${connection.lostAt ? ` at ${formatTime(connection.lostAt)}` : ''}; the server is gone — press q to quit `
-          : ` ✗ CONNECTION LOST to ${connection.url}${connection.lostAt ? ` at ${formatTime(connection.lostAt)}` : ''} — reconnecting… `,
+        displayLine(
+          connection.state === 'closed'
+            ? ` ✗ DISCONNECTED from ${connection.url}${connection.lostAt ? ` at ${formatTime(connection.lostAt)}` : ''}; the server is gone — press q to quit `
+            : ` ✗ CONNECTION LOST to ${connection.url}${connection.lostAt ? ` at ${formatTime(connection.lostAt)}` : ''} — reconnecting… `,
+        ),
       )
     : h(
         Text,
         { wrap: 'truncate-end' },
         h(Text, { bold: true, color: theme.tone('accent') }, 'Ribosome'),
         `  ${connection.state === 'open' ? '● connected' : `○ ${connection.state}`}`,
-        `  run ${run.runId ?? 'unknown'}`,
-        `  branch ${run.branch || 'unknown'}`,
+        // A server's words: its ids shown, never obeyed (display-text.ts).
+        displayLine(`  run ${run.runId ?? 'unknown'}`),
+        displayLine(`  branch ${run.branch || 'unknown'}`),
       );
   const tokens = totalTokens(run);
   const started = run.startedAt ? Date.parse(run.startedAt) : undefined;
@@ -47,7 +51,7 @@ export const Header = React.memo(function Header({
   const cache = tokens.cacheRead + tokens.cacheCreation;
   const budget = budgetLine(run, tokens.output, now);
   // What the run is doing (and what runs next) comes first: the line is cut at the right edge.
-  const before = `${runWord(run)}  cost ${describeCost(run)}  `;
+  const before = displayLine(`${runWord(run)}  cost ${describeCost(run)}  `);
   const after = [
     `tokens ${formatTokens(tokens.input)} in · ${formatTokens(tokens.output)} out${cache > 0 ? ` · ${formatTokens(cache)} cache` : ''}`,
     `elapsed ${elapsed}`,

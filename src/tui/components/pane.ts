@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import React from 'react';
+import { displayLine } from '../display-text.ts';
 import { useTheme } from '../theme.ts';
 import { type LineList, windowLines } from '../view/lines.ts';
 import { LineText } from './line-text.ts';
@@ -29,7 +30,9 @@ export const Pane = React.memo(function Pane(p: PaneProps): React.ReactElement {
   const more = [window.above > 0 ? `↑${window.above}` : '', window.below > 0 ? `↓${window.below}` : '']
     .filter(Boolean)
     .join(' ');
-  const head = `${p.focused ? '▶' : '─'} ${p.title}${p.info ? ` · ${p.info}` : ''}${more ? ` (${more})` : ''} `;
+  const head = displayLine(
+    `${p.focused ? '▶' : '─'} ${p.title}${p.info ? ` · ${p.info}` : ''}${more ? ` (${more})` : ''} `,
+  );
   const title = head.length >= inner ? head : head + '─'.repeat(inner - head.length);
   return h(
     Box,

@@ -2,6 +2,7 @@ import React from 'react';
 import type { BrowserClient } from '../client/browser.ts';
 import { fitMessage } from '../protocol/codon-message.ts';
 import { createActions } from '../tui/actions.ts';
+import { displayLine } from '../tui/display-text.ts';
 import { useCheckpointRefresh } from '../tui/hooks/use-checkpoint-refresh.ts';
 import { useNow } from '../tui/hooks/use-now.ts';
 import { orderedCodons, runningCodon } from '../tui/store/codons.ts';
@@ -196,7 +197,7 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
       ) : null}
       {notice ? (
         <div className={`notice tone-${notice.tone}`} data-testid="notice">
-          {notice.text}
+          {displayLine(notice.text)}
         </div>
       ) : null}
       {dialog === 'help' ? <Help readonly={!canControl} /> : null}
@@ -251,12 +252,12 @@ function Tabs({
   return (
     <header>
       <h1>
-        Ribosome <span className="muted">{title}</span>
+        Ribosome <span className="muted">{displayLine(title)}</span>
       </h1>
       <span className="conn" data-testid="connection">
-        {status}
+        {displayLine(status)}
       </span>
-      {extra ? <span className="muted">{extra}</span> : null}
+      {extra ? <span className="muted">{displayLine(extra)}</span> : null}
       <nav>
         {VIEWS.map((v) => (
           <button

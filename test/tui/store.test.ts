@@ -965,14 +965,14 @@ describe('a loop until verify whose gates passed', () => {
 });
 
 describe('a codon.message in the activity list (trial 17 M2)', () => {
-  it('is one line without the control characters and escape sequences its sender put in', () => {
+  it('is one line, the control characters its sender put in shown as stand-ins and its colours dropped', () => {
     const line = messageLine({
       codonId: 'one',
-      text: '\u0000\u001b[31mred\u001b[0m\nline2\ttab',
+      text: '\u0000\u001b[31mred\u001b[0m\u001b]0;t\u0007\nline2\ttab',
       from: { kind: 'client', clientId: 'c-1' },
       delivery: 'live',
     });
-    expect(line).toBe('client c-1 → agent: red line2 tab');
+    expect(line).toBe('client c-1 → agent: ␀red␛]0;t␇ line2 tab');
   });
 
   it("says a message added to a run's prompt (a redo's text, or carried over a crash) is in its next run's prompt", () => {

@@ -191,8 +191,8 @@ describe('the dashboard store', () => {
     ]);
   });
 
-  it('shows a message without the bidirectional controls that would reorder its row (trial 17b L4)', () => {
-    const bidi = '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c';
+  it('shows the bidirectional controls that would reorder a row as stand-ins (trial 17b L4)', () => {
+    const bidi = '\u202a\u202e\u2066\u2069\u200e\u200f\u061c';
     const s = events([
       ...codonStart('two', 0),
       ev('codon.message', {
@@ -204,8 +204,10 @@ describe('the dashboard store', () => {
       ev('assistant.action', { codonId: 'two', action: 'message', content: `ok\u202e done` }),
     ]);
     const texts = Array.from({ length: s.log.rows.length }, (_, i) => s.log.rows.at(i)?.text ?? '');
-    expect(texts).toContain('client c9 → agent: aevil');
-    expect(texts.some((t) => t.includes('ok done'))).toBe(true);
+    expect(texts).toContain(
+      'client c9 → agent: a<U+202A><U+202E><U+2066><U+2069><U+200E><U+200F><U+061C>evil␇',
+    );
+    expect(texts.some((t) => t.includes('ok<U+202E> done'))).toBe(true);
     expect(texts.join('')).not.toMatch(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
   });
 

@@ -1,4 +1,5 @@
 import React from 'react';
+import { displayLine, displayText } from '../../tui/display-text.ts';
 import { formatDuration, formatTime } from '../../tui/format.ts';
 import {
   ACTIVITY_KINDS,
@@ -65,7 +66,7 @@ export function Activity({
             <option value="">all</option>
             {codonIds.map((id) => (
               <option key={id} value={id}>
-                {id}
+                {displayLine(id)}
               </option>
             ))}
           </select>
@@ -143,21 +144,21 @@ const Row = React.memo(function Row({
         )}
         <span className="time">{formatTime(row.at)}</span>
         <span className="kind">{row.kind}</span>
-        {row.codonId ? <span className="codon">{row.codonId}</span> : null}
-        <span className="text">{row.text}</span>
+        {row.codonId ? <span className="codon">{displayLine(row.codonId)}</span> : null}
+        <span className="text">{displayLine(row.text)}</span>
         {row.result ? (
           <span className={row.result.isError ? 'bad' : 'muted'}>
             {row.result.isError ? ' ✗' : ' ✓'} {formatDuration(row.result.ms)}
           </span>
         ) : null}
-        {row.action ? <span className="muted"> → {row.action}</span> : null}
+        {row.action ? <span className="muted"> → {displayLine(row.action)}</span> : null}
       </div>
       {open ? (
         <div className="detail">
           {row.detail !== undefined ? (
             <>
               <div className="label">{row.kind === 'tool' ? 'input' : 'content'}</div>
-              <pre>{row.detail}</pre>
+              <pre>{displayText(row.detail)}</pre>
             </>
           ) : null}
           {row.result ? (
@@ -167,7 +168,7 @@ const Row = React.memo(function Row({
                 {row.result.truncated ? ` (truncated from ${row.result.originalLength} characters)` : ''}
               </div>
               <pre data-testid="tool-result" className={row.result.isError ? 'bad' : undefined}>
-                {row.result.text}
+                {displayText(row.result.text)}
               </pre>
             </>
           ) : null}

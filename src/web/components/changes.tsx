@@ -1,5 +1,6 @@
 import React from 'react';
 import type { BrowserClient } from '../../client/browser.ts';
+import { displayLine, displayText } from '../../tui/display-text.ts';
 import { formatTime } from '../../tui/format.ts';
 import { runCheckpoints } from '../../tui/store/selectors.ts';
 import { requestDiff } from '../diff-request.ts';
@@ -75,7 +76,9 @@ export function Changes({
   const option = (sha: string) => {
     const c = checkpoints.find((x) => x.sha === sha);
     return c
-      ? `${c.sha.slice(0, 8)} ${c.codonId || '(initial)'} ${c.checkpointType} ${formatTime(c.timestamp)}${c.runId && c.runId !== runId ? ` (run ${c.runId})` : ''}`
+      ? displayLine(
+          `${c.sha.slice(0, 8)} ${c.codonId || '(initial)'} ${c.checkpointType} ${formatTime(c.timestamp)}${c.runId && c.runId !== runId ? ` (run ${c.runId})` : ''}`,
+        )
       : sha.slice(0, 8);
   };
   return (
@@ -86,9 +89,9 @@ export function Changes({
         {file ? (
           <div className="file-content">
             <div className="label">
-              {file.path} · {file.action} {formatTime(file.at)}
+              {displayLine(file.path)} · {file.action} {formatTime(file.at)}
             </div>
-            <pre>{file.content}</pre>
+            <pre>{displayText(file.content)}</pre>
           </div>
         ) : null}
       </aside>
@@ -123,10 +126,12 @@ export function Changes({
           >
             {layout === 'unified' ? 'side by side' : 'unified'}
           </button>
-          <span className="muted">{codonId ? `codon ${codonId}` : 'select a codon in the overview'}</span>
+          <span className="muted">
+            {codonId ? displayLine(`codon ${codonId}`) : 'select a codon in the overview'}
+          </span>
         </div>
         {diff.phase === 'loading' ? <p className="muted">loading diff…</p> : null}
-        {diff.phase === 'failed' ? <p className="bad">{diff.message}</p> : null}
+        {diff.phase === 'failed' ? <p className="bad">{displayLine(diff.message)}</p> : null}
         {diff.phase === 'idle' && !(from && to) ? <p className="muted">pick two checkpoints</p> : null}
         {diff.phase === 'done' ? (
           <>
@@ -166,10 +171,10 @@ function Tree({
               className={`link ${c.path === open ? 'selected' : ''} action-${c.file.action}`}
               onClick={() => onOpen(c.path)}
             >
-              {c.name}
+              {displayLine(c.name)}
             </button>
           ) : (
-            <span className="dir">{c.name}/</span>
+            <span className="dir">{displayLine(c.name)}/</span>
           )}
           {c.children.length > 0 ? <Tree node={c} onOpen={onOpen} open={open} /> : null}
         </li>
@@ -182,7 +187,9 @@ function FileDiff({ file, layout }: { file: DiffFile; layout: 'unified' | 'split
   return (
     <div className="file-diff" data-testid="diff-file" data-path={file.path}>
       <div className="file-head">
-        <b>{file.oldPath ? `${file.oldPath} → ${file.path}` : file.path}</b>{' '}
+        <b data-testid="diff-file-name">
+          {displayLine(file.oldPath ? `${file.oldPath} → ${file.path}` : file.path)}
+        </b>{' '}
         <span className={`st-${file.status}`}>{file.status}</span>{' '}
         <span className="add">+{file.additions}</span> <span className="del">−{file.deletions}</span>
         {file.truncated ? <span className="warn"> (truncated)</span> : null}
@@ -215,7 +222,7 @@ function Unified({ file }: { file: DiffFile }) {
               <td className="no">{r.newNo ?? ''}</td>
               <td className="src">
                 {r.kind === 'add' ? '+' : r.kind === 'del' ? '-' : ' '}
-                {r.text}
+                {displayText(r.text)}
               </td>
             </tr>
           ),
@@ -239,9 +246,9 @@ function Split({ file }: { file: DiffFile }) {
             // biome-ignore lint/suspicious/noArrayIndexKey: rows are positional
             <tr key={i}>
               <td className="no">{r.left?.no ?? ''}</td>
-              <td className={`src ${r.left?.kind ?? 'empty'}`}>{r.left?.text ?? ''}</td>
+              <td className={`src ${r.left?.kind ?? 'empty'}`}>{displayText(r.left?.text ?? '')}</td>
               <td className="no">{r.right?.no ?? ''}</td>
-              <td className={`src ${r.right?.kind ?? 'empty'}`}>{r.right?.text ?? ''}</td>
+              <td className={`src ${r.right?.kind ?? 'empty'}`}>{displayText(r.right?.text ?? '')}</td>
             </tr>
           ),
         )}

@@ -1,5 +1,6 @@
 import React from 'react';
 import type { TuiActions } from '../../tui/actions.ts';
+import { displayLine } from '../../tui/display-text.ts';
 import { commandLine } from '../../tui/store/command-answers.ts';
 import {
   nextCodonId,
@@ -59,9 +60,11 @@ export function Controls({
       </button>
       <span className="progress" data-testid="control-progress">
         {showsRollback(rollback, last)
-          ? `rollback ${rollback.phase}${rollback.totalSteps ? ` ${rollback.currentStep ?? 0}/${rollback.totalSteps}` : ''}${rollback.error ? `: ${rollback.error.message}` : ''}`
+          ? displayLine(
+              `rollback ${rollback.phase}${rollback.totalSteps ? ` ${rollback.currentStep ?? 0}/${rollback.totalSteps}` : ''}${rollback.error ? `: ${rollback.error.message}` : ''}`,
+            )
           : last
-            ? commandLine(last)
+            ? displayLine(commandLine(last))
             : ''}
       </span>
       {dialog === 'stop' ? (
@@ -139,7 +142,7 @@ function RollbackDialog({
             >
               {targets.map((t, i) => (
                 <option key={`${t.kind}:${t.label}`} value={i}>
-                  {t.label}
+                  {displayLine(t.label)}
                 </option>
               ))}
             </select>
@@ -163,7 +166,7 @@ function RollbackDialog({
       ) : (
         <>
           <p data-testid="rollback-undoes">
-            Roll back to {target?.label}? This undoes{' '}
+            Roll back to {displayLine(target?.label ?? '')}? This undoes{' '}
             {undone.length > 0
               ? `the work of ${undone.join(', ')}`
               : 'nothing a codon did (no codon ran after it)'}

@@ -1,6 +1,7 @@
 import type React from 'react';
 import { ESTIMATE_LEGEND } from '../../llm/estimated-cost.ts';
 import { own } from '../../protocol/index.ts';
+import { displayLine } from '../../tui/display-text.ts';
 import { formatCost, formatTokens } from '../../tui/format.ts';
 import type { CostSeries } from '../model/chart-series.ts';
 import { type CostPoint, downsample, niceMax, stepPath } from '../model/chart-series.ts';
@@ -101,7 +102,7 @@ export function CostView({ series }: { series: CostSeries }): React.ReactElement
           return (
             <g key={id} transform={`translate(0 ${i * 22 + 2})`}>
               <text x={0} y={14} className="axis-label">
-                {id}
+                {displayLine(id)}
               </text>
               <rect x={110} y={2} width={agent} height={16} className="bar-agent" />
               <rect x={110 + agent} y={2} width={sent} height={16} className="bar-sentinels" />

@@ -1,4 +1,5 @@
 import type React from 'react';
+import { displayLine } from '../../tui/display-text.ts';
 import { formatCost } from '../../tui/format.ts';
 
 export type FleetSummary = {
@@ -41,9 +42,9 @@ export function Fleet({
               data-url={s.url}
               className={s.url === active ? 'selected' : undefined}
             >
-              <td>{s.url}</td>
-              <td>{s.status}</td>
-              <td>{s.currentCodon ?? '—'}</td>
+              <td>{displayLine(s.url)}</td>
+              <td>{displayLine(s.status)}</td>
+              <td>{displayLine(s.currentCodon ?? '—')}</td>
               <td>{formatCost(s.cost, s.costEstimated)}</td>
               <td>
                 <button type="button" data-testid="fleet-open" onClick={() => onOpen(s.url)}>

@@ -1,5 +1,6 @@
 import type React from 'react';
 import { fitMessage } from '../../protocol/codon-message.ts';
+import { displayLine } from '../../tui/display-text.ts';
 
 /** Who takes a message now: the running codon's agent, or why none does ("no codon is running"). */
 export type MessageTarget = { codonId: string } | { unavailable: string };
@@ -38,7 +39,7 @@ export function MessageBox({
       <label>
         {codonId !== undefined ? (
           <span>
-            message to the agent of <b>{codonId}</b>
+            message to the agent of <b>{displayLine(codonId)}</b>
           </span>
         ) : (
           <span>
@@ -59,7 +60,7 @@ export function MessageBox({
         type="submit"
         data-testid="message-send"
         disabled={!canSend}
-        title={'unavailable' in target ? target.unavailable : undefined}
+        title={'unavailable' in target ? displayLine(target.unavailable) : undefined}
       >
         send
       </button>

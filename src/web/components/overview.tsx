@@ -1,5 +1,6 @@
 import type React from 'react';
 import { ESTIMATE_LEGEND } from '../../llm/estimated-cost.ts';
+import { displayLine } from '../../tui/display-text.ts';
 import { formatCost, formatDuration, formatTime } from '../../tui/format.ts';
 import { budgetLine } from '../../tui/store/budget.ts';
 import { attemptWord, orderedCodons } from '../../tui/store/codons.ts';
@@ -46,11 +47,11 @@ export function Overview({
     <section className="overview" data-testid="view-overview">
       <dl className="facts">
         <dt>run</dt>
-        <dd data-testid="run-id">{run.runId ?? '—'}</dd>
+        <dd data-testid="run-id">{displayLine(run.runId ?? '—')}</dd>
         <dt>state</dt>
         <dd data-testid="run-state">{runWord(run)}</dd>
         <dt>branch</dt>
-        <dd data-testid="run-branch">{run.branch ?? '—'}</dd>
+        <dd data-testid="run-branch">{displayLine(run.branch ?? '—')}</dd>
         <dt>cost</dt>
         <dd data-testid="run-cost">
           {formatCost(currentRunCost(run), currentRunCostEstimated(run))}
@@ -64,7 +65,11 @@ export function Overview({
         </dd>
         <dt>proxy</dt>
         <dd>
-          {connection.proxy ? (connection.proxy.enabled ? `on ${connection.proxy.url ?? ''}` : 'off') : '—'}
+          {connection.proxy
+            ? connection.proxy.enabled
+              ? displayLine(`on ${connection.proxy.url ?? ''}`)
+              : 'off'
+            : '—'}
         </dd>
         {budget ? (
           <>
@@ -100,18 +105,20 @@ export function Overview({
                 onClick={() => onSelect(c.codonId)}
               >
                 <td>
-                  <b>{c.codonId}</b>{' '}
-                  <span className="muted">{c.codonName !== c.codonId ? c.codonName : ''}</span>
+                  <b>{displayLine(c.codonId)}</b>{' '}
+                  <span className="muted" data-testid="codon-name">
+                    {c.codonName !== c.codonId ? displayLine(c.codonName) : ''}
+                  </span>
                 </td>
                 <td className="muted" data-testid="codon-agent">
-                  {c.agent ?? ''}
+                  {displayLine(c.agent ?? '')}
                 </td>
                 <td
                   className={`status status-${c.status}${passedOver.has(c.codonId) ? ' muted' : ''}`}
                   data-testid="codon-status"
                 >
                   {passedOver.has(c.codonId) ? PASSED_OVER : c.status}
-                  {c.note ? ` (${c.note})` : ''}
+                  {c.note ? displayLine(` (${c.note})`) : ''}
                   {attemptWord(c) ? ` · ${attemptWord(c)}` : ''}
                 </td>
                 <td>{c.startTime ? formatTime(c.startTime) : '—'}</td>
@@ -143,12 +150,14 @@ export function Overview({
       <ul className="runs" data-testid="runs">
         {state.runs.map((r) => (
           <li key={r.runId} className={r.runId === run.runId ? 'current' : undefined}>
-            <b>{r.runId}</b> <span data-testid="run-status">{runStatusWord(r, run)}</span> ·{' '}
+            <b>{displayLine(r.runId)}</b> <span data-testid="run-status">{runStatusWord(r, run)}</span> ·{' '}
             {r.reason ?? 'start'} {formatTime(r.startedAt)}
             {r.fromRunId
-              ? ` · from ${r.fromRunId}${r.fromCheckpoint ? ` at ${r.fromCheckpoint.slice(0, 8)}` : ''}`
+              ? displayLine(
+                  ` · from ${r.fromRunId}${r.fromCheckpoint ? ` at ${r.fromCheckpoint.slice(0, 8)}` : ''}`,
+                )
               : ''}
-            {r.branch ? ` · ${r.branch}` : ''}
+            {r.branch ? displayLine(` · ${r.branch}`) : ''}
           </li>
         ))}
       </ul>

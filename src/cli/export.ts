@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { checkExportArgs, ExportError, type ExportFlags, runExport } from '../export/index.ts';
+import { displayLine } from '../tui/display-text.ts';
 
 export function registerExport(program: Command): void {
   program
@@ -23,10 +24,11 @@ export async function exportCommand(flags: ExportFlags): Promise<number> {
     return 2;
   }
   try {
-    process.stdout.write(`${await runExport(checked.value)}\n`);
+    // It names the codons (a plan's names) and paths: shown, never obeyed (display-text.ts).
+    process.stdout.write(`${displayLine(await runExport(checked.value))}\n`);
     return 0;
   } catch (error) {
-    process.stderr.write(`ribosome: ${(error as Error).message}\n`);
+    process.stderr.write(`ribosome: ${displayLine((error as Error).message)}\n`);
     return error instanceof ExportError ? error.code : 1;
   }
 }

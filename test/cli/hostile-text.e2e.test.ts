@@ -1,9 +1,10 @@
 /**
- * `ribosome log` through the real binary against a real execution whose plan names a codon with
+ * `ribosome log` (and `export`) through the real binary against a real execution whose plan names a codon with
  * terminal escapes (window title, clipboard, clear screen) and whose agent writes a file with a
  * right-to-left override in its name: what it prints holds none of those bytes, and shows each as a
  * visible stand-in, from the journal and from the live server alike.
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { runCli } from '../helpers/server-process.ts';
@@ -27,8 +28,8 @@ const SCRIPT = `turns:
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
-async function log(args: string[]) {
-  const proc = runCli(['log', ...args]);
+async function cli(args: string[]) {
+  const proc = runCli(args);
   const { code } = await proc.exited;
   return { code, stdout: proc.stdout(), stderr: proc.stderr() };
 }
@@ -41,7 +42,7 @@ describe('ribosome log of hostile names', () => {
       ['--execution', exec],
       ['--url', server.url],
     ]) {
-      const out = await log(args);
+      const out = await cli(['log', ...args]);
       expect(out.code, out.stderr).toBe(0);
       expect(out.stdout).not.toMatch(RAW);
       const lines = out.stdout.split('\n');
@@ -49,5 +50,10 @@ describe('ribosome log of hostile names', () => {
       expect(lines).toContain('    file  created notes<U+202E>txt.md');
       expect(lines).toContain('    says  Writing ␛]0;agent␇ it.');
     }
+    // export names the codons it hands back.
+    const exported = await cli(['export', '--execution', exec, '--patch', join(exec, '..', 'one.patch')]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).not.toMatch(RAW);
+    expect(exported.stdout).toContain(`(${NAME_SHOWN})`);
   }, 90_000);
 });

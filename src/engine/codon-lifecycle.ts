@@ -415,7 +415,9 @@ export class CodonLifecycle {
             : 'failed';
     const checkpointType: CheckpointType =
       to === 'completed' ? 'completed' : to === 'skipped' ? 'skipped' : 'error';
-    const checkpoint = await steps.checkpoint(codon, runId, checkpointType, to);
+    // Recorded below with the codon's end, in one transaction: a kill in between leaves a commit the
+    // state never recorded, which recovery sets aside, and the codon runs again from its start.
+    const checkpoint = await steps.commit(codon, runId, checkpointType, to);
     if (!checkpoint.ok && success) {
       // A step that cannot be undone is not a clean success.
       success = false;
@@ -431,19 +433,25 @@ export class CodonLifecycle {
       // Before the archive, which may move the same files away.
       await steps.copyOutputs(codon);
       const archived = await steps.archive(codon, runId);
-      if (archived) await steps.recordArchive({ ...archived, checkpointSha: checkpoint.value.sha });
+      if (archived) await steps.recordArchive({ ...archived, checkpointSha: checkpoint.value.record.sha });
     }
-    await recorder.apply('CodonTransitioned', {
-      runId,
-      codonId: codon.id,
-      from: 'running',
-      to,
-      at: new Date().toISOString(),
-      exitStatus: outcome.exit,
-      duration,
-      ...(failureReason ? { failureReason } : {}),
-      ...(active?.agentSessionId ? { agentSessionId: active.agentSessionId } : {}),
-    });
+    await recorder.applyAll([
+      ...(checkpoint.ok ? [checkpoint.value.created] : []),
+      {
+        type: 'CodonTransitioned',
+        data: {
+          runId,
+          codonId: codon.id,
+          from: 'running',
+          to,
+          at: new Date().toISOString(),
+          exitStatus: outcome.exit,
+          duration,
+          ...(failureReason ? { failureReason } : {}),
+          ...(active?.agentSessionId ? { agentSessionId: active.agentSessionId } : {}),
+        },
+      },
+    ]);
     await this.#o.hooks.afterAgent(codon, runId);
     await this.#checkDataDir(codon, dataAfter);
     // The final cost and codon.completed in one commit (one fsync, not two), in that order.
@@ -544,17 +552,23 @@ export class CodonLifecycle {
     await this.#checkDataDir(codon);
     // No agent ran: exit status `error` with code 1, by convention.
     const exitStatus = { type: 'error' as const, code: 1 };
-    await this.#o.steps.checkpoint(codon, runId, to === 'skipped' ? 'skipped' : 'error', to);
-    await recorder.apply('CodonTransitioned', {
-      runId,
-      codonId: codon.id,
-      from,
-      to,
-      at: new Date().toISOString(),
-      exitStatus,
-      failureReason,
-      duration: 0,
-    });
+    const checkpoint = await this.#o.steps.commit(codon, runId, to === 'skipped' ? 'skipped' : 'error', to);
+    await recorder.applyAll([
+      ...(checkpoint.ok ? [checkpoint.value.created] : []),
+      {
+        type: 'CodonTransitioned',
+        data: {
+          runId,
+          codonId: codon.id,
+          from,
+          to,
+          at: new Date().toISOString(),
+          exitStatus,
+          failureReason,
+          duration: 0,
+        },
+      },
+    ]);
     await recorder.publish('codon.completed', {
       codonId: codon.id,
       success: false,

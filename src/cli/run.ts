@@ -51,6 +51,7 @@ import { StorageFault } from '../storage/guard.ts';
 import { accessToken, dashboardCompanion } from '../web-server/index.ts';
 import {
   agentRootEntries,
+  clearInterruptedClone,
   cloneWorkspace,
   decideWorkspace,
   parseWorkspaceSpec,
@@ -600,13 +601,13 @@ async function chooseWorkspace(
   if (given === undefined) return { ok: true };
   const spec = parseWorkspaceSpec(given, option === undefined ? plan.dir : process.cwd());
   if (!spec.ok) return spec;
-  const agentRoot = executionLayout(executionDir, plan.agentRoot).agentRoot;
+  const { agentRoot, internal } = executionLayout(executionDir, plan.agentRoot);
   const decision = decideWorkspace({
     spec: spec.value,
     recorded: readWorkspaceRecord(executionDir),
     hasRuns: hasRuns(executionDir),
     agentRoot,
-    agentRootEntries: agentRootEntries(agentRoot),
+    agentRootEntries: agentRootEntries(agentRoot, internal),
   });
   if (decision.action === 'refuse') return { ok: false, message: decision.message };
   if (decision.action === 'keep') process.stderr.write(`${decision.notice}\n`);
@@ -625,6 +626,13 @@ async function cloneInto(
   layout: ExecutionLayout,
   logger: { info(o: object, m: string): void },
 ): Promise<void> {
+  const cleared = await clearInterruptedClone(layout);
+  if (cleared.length > 0) {
+    logger.info({ entries: cleared }, 'a clone killed half-way taken out of the agent root');
+    process.stderr.write(
+      `ribosome: the last start was stopped while it cloned the workspace; what it had moved into the agent root (${cleared.slice(0, 3).join(', ')}${cleared.length > 3 ? ', ...' : ''}) is taken out and the clone made again\n`,
+    );
+  }
   const entries = agentRootEntries(layout.agentRoot);
   if (entries.length > 0) {
     throw new WorkspaceError(

@@ -46,6 +46,10 @@ export class CommandError extends Error {
   }
 }
 
+/** How many invalid frames `invalidFrames` keeps (the latest), and how much of each it says. */
+export const INVALID_FRAMES_KEPT = 100;
+const INVALID_FRAME_CHARS = 1_000;
+
 const DEFAULT_RECONNECT: ReconnectOptions = {
   retries: Number.POSITIVE_INFINITY,
   minDelayMs: 200,
@@ -73,8 +77,13 @@ export class ClientCore {
   #ready: EventData<'server.ready'> | undefined;
   /** When the last frame arrived (Date.now()): a sync's idle timer measures the connection's silence. */
   #lastFrameAt = Date.now();
-  /** Frames that failed validation, kept for diagnosis. */
+  /**
+   * Why the latest frames that failed validation failed, for diagnosis: the last
+   * `INVALID_FRAMES_KEPT` (oldest dropped), so a server that sends nothing valid cannot grow it
+   * without end. `invalidFrameCount` counts them all.
+   */
   readonly invalidFrames: string[] = [];
+  #invalidFrameCount = 0;
 
   protected constructor(url: string, options: ClientOptions, openSocket: OpenSocket) {
     this.url = url;
@@ -317,7 +326,7 @@ export class ClientCore {
         for (const raw of batch.data.events) {
           const parsed = parseServerEvent(raw);
           if (parsed.ok) events.push(parsed.event);
-          else this.invalidFrames.push(parsed.error);
+          else this.#invalid(parsed.error);
         }
         count += events.length;
         try {
@@ -408,22 +417,35 @@ export class ClientCore {
     this.#setState('closed');
   }
 
+  /** Frames that failed validation since the client was made, those no longer in `invalidFrames` too. */
+  get invalidFrameCount(): number {
+    return this.#invalidFrameCount;
+  }
+
+  #invalid(why: string): void {
+    this.#invalidFrameCount += 1;
+    this.invalidFrames.push(
+      why.length > INVALID_FRAME_CHARS ? `${why.slice(0, INVALID_FRAME_CHARS)}...` : why,
+    );
+    if (this.invalidFrames.length > INVALID_FRAMES_KEPT) this.invalidFrames.shift();
+  }
+
   #onMessage(text: string, isBinary: boolean): void {
     this.#lastFrameAt = Date.now();
     if (isBinary) {
-      this.invalidFrames.push('binary frame');
+      this.#invalid('binary frame');
       return;
     }
     let raw: unknown;
     try {
       raw = JSON.parse(text);
     } catch {
-      this.invalidFrames.push(text.slice(0, 200));
+      this.#invalid(text.slice(0, 200));
       return;
     }
     const parsed = parseFrame(raw);
     if (!parsed.ok) {
-      this.invalidFrames.push(parsed.error);
+      this.#invalid(parsed.error);
       return;
     }
     const event = parsed.event;

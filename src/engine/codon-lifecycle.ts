@@ -16,6 +16,7 @@ import { CodonRun } from './codon-run.ts';
 import type { CodonSteps } from './codon-steps.ts';
 import { changedPaths, describeChange, type Fingerprint, fingerprintDir } from './data-fingerprint.ts';
 import { type CodonOutcome, classifyOutcome, errorCodeOf, type StopKind, stoppedMessage } from './failure.ts';
+import { DEFAULT_MESSAGE_QUEUE, type MessageQueueLimits, queueRefusal } from './message-queue.ts';
 import { renderPromptPaths } from './prompt-paths.ts';
 import type { Recorder } from './recorder.ts';
 import type { MappedOutput } from './stream-mapper.ts';
@@ -38,6 +39,8 @@ export type LifecycleOptions = {
   stopGraceMs: number;
   snapshotIntervalMs: number;
   maxResultChars: number;
+  /** What may wait for the agent, sent and not taken up (default DEFAULT_MESSAGE_QUEUE). */
+  messageQueue?: MessageQueueLimits;
   /** Publishes a state.snapshot. */
   snapshot: () => Promise<unknown>;
 };
@@ -349,7 +352,9 @@ export class CodonLifecycle {
    */
   sendMessage(
     text: string,
-  ): { ok: true; codonId: string; delivery: 'live' | 'next-turn' } | { ok: false; message: string } {
+  ):
+    | { ok: true; codonId: string; delivery: 'live' | 'next-turn' }
+    | { ok: false; code?: 'MESSAGE_QUEUE_FULL'; message: string } {
     const preparing = this.#preparing;
     if (preparing)
       return {
@@ -361,6 +366,15 @@ export class CodonLifecycle {
     const { id } = active.codon;
     if (active.stop)
       return { ok: false, message: `codon ${id} is being stopped; its agent takes no message` };
+    if (!active.agentEnded) {
+      const full = queueRefusal(
+        id,
+        active.run.backlog,
+        Buffer.byteLength(text),
+        this.#o.messageQueue ?? DEFAULT_MESSAGE_QUEUE,
+      );
+      if (full) return { ok: false, code: 'MESSAGE_QUEUE_FULL', message: full };
+    }
     const delivery = active.agentEnded ? undefined : active.run.send(text);
     if (!delivery)
       return {

@@ -36,6 +36,7 @@ import { CodonSteps } from './codon-steps.ts';
 import type { CommandContext, Engine, EngineCommand, ReadyInfo, SendToClient } from './engine.ts';
 import { type CodonOutcome, clientStopReason } from './failure.ts';
 import { endLeftoverAgents } from './leftover-agents.ts';
+import type { MessageQueueLimits } from './message-queue.ts';
 import { type Atomically, Recorder } from './recorder.ts';
 import {
   completeUnended,
@@ -68,7 +69,7 @@ import {
 /** What Orchestrator.sendMessage did: the agent has the text, or why no agent took it. */
 export type MessageOutcome =
   | { ok: true; codonId: string; delivery: Exclude<MessageDelivery, 'prompt'> }
-  | { ok: false; code: 'NO_CODON_RUNNING' | 'INVALID_COMMAND'; message: string };
+  | { ok: false; code: 'NO_CODON_RUNNING' | 'INVALID_COMMAND' | 'MESSAGE_QUEUE_FULL'; message: string };
 
 export type OrchestratorOptions = {
   plan: LoadedPlan;
@@ -88,6 +89,8 @@ export type OrchestratorOptions = {
   stopGraceMs: number;
   snapshotIntervalMs: number;
   maxResultChars: number;
+  /** What may wait for the running agent, sent and not taken up (README "Steering a running agent"). */
+  messageQueue?: MessageQueueLimits;
   fileTree: () => FileNode[];
   /** Work beside each codon's agent (sentinels). */
   hooks?: CodonHooks;
@@ -367,6 +370,7 @@ export class Orchestrator implements Engine {
       return { ok: false, code: 'INVALID_COMMAND', message: `the message is not sent: ${why}` };
     }
     const sent = this.#lifecycle.sendMessage(text);
+    if (!sent.ok && sent.code) return { ok: false, code: sent.code, message: sent.message };
     if (!sent.ok) {
       const waiting = this.#retries.pending ? '; an automatic retry is waiting to start' : '';
       return { ok: false, code: 'NO_CODON_RUNNING', message: `${sent.message}${waiting}` };

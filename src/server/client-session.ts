@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import type { ClientMode } from '../protocol/index.ts';
+import { TokenBucket } from './rate-limit.ts';
 import { textFrameHeader } from './ws-frames.ts';
 
 const TEXT = { binary: false } as const;
@@ -22,6 +23,8 @@ export class ClientSession {
   alive = true;
   /** Set while a history.sync streams to this client: one at a time. */
   historySyncing = false;
+  /** This client's codon.message allowance (limits.messageBurst at once, then limits.messageRate a second). */
+  readonly messages: TokenBucket;
   #closing = false;
   readonly #maxBuffered: number;
   readonly #onOverflow: (session: ClientSession) => void;
@@ -32,12 +35,14 @@ export class ClientSession {
     socket: Socket;
     maxBufferedBytes: number;
     onOverflow: (session: ClientSession) => void;
+    messageRate: { perSecond: number; burst: number };
   }) {
     this.id = options.id;
     this.ws = options.ws;
     this.#socket = options.socket;
     this.#maxBuffered = options.maxBufferedBytes;
     this.#onOverflow = options.onOverflow;
+    this.messages = new TokenBucket(options.messageRate, Date.now());
   }
 
   get handshaken(): boolean {

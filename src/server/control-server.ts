@@ -24,6 +24,7 @@ import { gateCommand } from './gate.ts';
 import { frameWithEvents, type HistoryLimits, streamHistory } from './history-stream.ts';
 import { createHttpRejecter, refuseUpgrade } from './http-reject.ts';
 import { type Dashboard, isDashboardOrigin, isOriginAllowed } from './origin.ts';
+import type { TokenBucket } from './rate-limit.ts';
 import { textFrames } from './ws-frames.ts';
 
 export type ServerLimits = {
@@ -41,6 +42,8 @@ export type ServerLimits = {
   closeGraceMs: number;
   historyBatch: HistoryLimits;
   handshakeHistory: HistoryLimits;
+  /** codon.message per client: `burst` at once, then `perSecond`; faster ones get RATE_LIMITED. */
+  messageRate: { perSecond: number; burst: number };
 };
 
 export type ServerInfo = {
@@ -238,6 +241,7 @@ export class ControlServer {
       socket,
       maxBufferedBytes: this.#options.limits.maxBufferedBytes,
       onOverflow: (s) => this.#dropSlowClient(s),
+      messageRate: this.#options.limits.messageRate,
     });
     this.#sessions.set(session.id, session);
     this.#log.debug({ clientId: session.id }, 'client connected');
@@ -294,6 +298,11 @@ export class ControlServer {
       return;
     }
     const command = checked.command;
+    // A flood of messages from one client stops here, before the engine or the journal sees it.
+    if (command.type === 'codon.message' && !session.messages.take(Date.now())) {
+      this.#sendError(session, 'RATE_LIMITED', rateLimited(session.messages), command.id);
+      return;
+    }
     try {
       this.#dispatch(session, command);
     } catch (error) {
@@ -449,4 +458,10 @@ export class ControlServer {
       session.ws.ping();
     }
   }
+}
+
+/** What RATE_LIMITED says: the limits, and when the next message is taken. */
+function rateLimited(bucket: TokenBucket): string {
+  const { burst, perSecond } = bucket;
+  return `the message is not sent: this client sends messages faster than ${perSecond} a second after ${burst} at once (limits.messageRate, limits.messageBurst); send again in ${bucket.waitMs(Date.now())} ms`;
 }

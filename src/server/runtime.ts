@@ -209,6 +209,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         maxEvents: settings.limits.handshakeHistoryEvents,
         maxBytes: settings.limits.handshakeHistoryBytes,
       },
+      messageRate: { perSecond: settings.limits.messageRate, burst: settings.limits.messageBurst },
     },
     info: {
       serverVersion: SERVER_VERSION,

@@ -117,27 +117,43 @@ export class CodonLifecycle {
     const { recorder } = this.#o;
     // Walked while the start is recorded: nothing writes to the data directory meanwhile.
     const dataBefore = this.#fingerprint();
-    await recorder.apply('CodonStarted', {
-      runId,
-      codonId: codon.id,
-      codonName: codon.name,
-      codonIndex: codon.index,
-      sessionId,
-      startTime,
-      ...(previous?.sessionId ? { previousSessionId: previous.sessionId } : {}),
-      ...(adapterFor(this.#o.adapters, codon.agent).reportsCost === false ? { costEstimated: true } : {}),
-    });
-    await recorder.publish('codon.started', {
-      codonId: codon.id,
-      codonName: codon.name,
-      ...(codon.description ? { codonDescription: codon.description } : {}),
-      sessionId,
-      ...(previous?.sessionId ? { previousSessionId: previous.sessionId } : {}),
-      startTime,
-      ...(attempt ?? {}),
-      agent: codon.agent,
-      ...(codon.promptMetadata ? { promptMetadata: codon.promptMetadata } : {}),
-    });
+    // One transaction: a kill between the start's record and its codon.started would leave the next
+    // server a codon to report ended (codon.completed) that no client was ever told had started.
+    await recorder.applyAll(
+      [
+        {
+          type: 'CodonStarted',
+          data: {
+            runId,
+            codonId: codon.id,
+            codonName: codon.name,
+            codonIndex: codon.index,
+            sessionId,
+            startTime,
+            ...(previous?.sessionId ? { previousSessionId: previous.sessionId } : {}),
+            ...(adapterFor(this.#o.adapters, codon.agent).reportsCost === false
+              ? { costEstimated: true }
+              : {}),
+          },
+        },
+      ],
+      [
+        {
+          type: 'codon.started',
+          data: {
+            codonId: codon.id,
+            codonName: codon.name,
+            ...(codon.description ? { codonDescription: codon.description } : {}),
+            sessionId,
+            ...(previous?.sessionId ? { previousSessionId: previous.sessionId } : {}),
+            startTime,
+            ...(attempt ?? {}),
+            agent: codon.agent,
+            ...(codon.promptMetadata ? { promptMetadata: codon.promptMetadata } : {}),
+          },
+        },
+      ],
+    );
     const preparing: Preparing = { codon, abort: new AbortController() };
     // Preparing from the moment it started: a stop or a crash check in between must see the codon.
     this.#preparing = preparing;

@@ -36,11 +36,12 @@ export type UpgradeVerdict =
 export function decideUpgrade(input: UpgradeInput): UpgradeVerdict {
   const browser = input.origin !== undefined && input.origin !== '';
   if (browser && input.ticket) return { ok: true, ticket: input.ticket };
+  // A page of a foreign origin learns nothing more, not even whether a token is needed.
+  if (browser && !input.allowOrigins.includes('*') && !input.allowOrigins.includes(input.origin as string))
+    return { ok: false, status: '403 Forbidden', error: 'origin_not_allowed' };
   if (input.token === 'missing') return { ok: false, status: '401 Unauthorized', error: 'token_required' };
   if (input.token === 'wrong') return { ok: false, status: '403 Forbidden', error: 'token_wrong' };
-  if (!browser) return { ok: true };
-  const allowed = input.allowOrigins.includes('*') || input.allowOrigins.includes(input.origin as string);
-  return allowed ? { ok: true } : { ok: false, status: '403 Forbidden', error: 'origin_not_allowed' };
+  return { ok: true };
 }
 
 export type TicketRequest = {

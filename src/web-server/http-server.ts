@@ -211,7 +211,7 @@ function notFound(res: ServerResponse): void {
 }
 
 function page(res: ServerResponse, status: number, title: string, message: string): void {
-  const body = `<!doctype html>\n<html><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1><p>${message}</p></body></html>\n`;
+  const body = `<!doctype html>\n<html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>${title}</title></head><body><h1>${title}</h1><p>${message}</p></body></html>\n`;
   res.writeHead(status, {
     ...HEADERS,
     'content-type': 'text/html; charset=utf-8',

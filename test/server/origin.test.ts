@@ -39,6 +39,8 @@ describe('decideUpgrade: who may open a WebSocket', () => {
     [{ origin: 'http://any.example', allowOrigins: ['*'] }, 'ok'],
     [{ origin: 'http://any.example', allowOrigins: ['*'], token: 'missing' }, '401 token_required'],
     [{ origin: 'http://127.0.0.1:5173', token: 'ok' }, '403 origin_not_allowed'],
+    [{ origin: 'http://127.0.0.1:5173', token: 'missing' }, '403 origin_not_allowed'],
+    [{ origin: 'http://127.0.0.1:5173', token: 'wrong' }, '403 origin_not_allowed'],
   ] as const)('%j -> %s', (input, expected) => {
     const verdict = row(input);
     const shown = verdict.ok

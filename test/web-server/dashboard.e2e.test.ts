@@ -223,8 +223,8 @@ describe('ribosome run --web', () => {
     const ws = local(server.url);
     const offered = ['ribosome', `ribosome-ticket.${ticket}`];
     expect(await upgrade(ws, { origin: page, host: `box.example:${server.port}` }, offered)).toBe('open');
-    expect(await upgrade(ws, { origin: `http://evil.example:${url.port}` }, offered)).toBe(401);
-    expect(await upgrade(ws, { origin: page })).toBe(401);
+    expect(await upgrade(ws, { origin: `http://evil.example:${url.port}` }, offered)).toBe(403);
+    expect(await upgrade(ws, { origin: page })).toBe(403);
     server.kill('SIGTERM');
     expect((await bounded(server.exited, 20_000))?.code).toBe(0);
     const written = internalFiles(s.exec);
@@ -247,7 +247,7 @@ describe('ribosome run --web', () => {
     expect((await ticketFrom(a.dashboard.origin, a.dashboard.origin, b.token)).status).toBe(403);
     const offered = ['ribosome', `ribosome-ticket.${ticketA}`];
     expect(await upgrade(a.server.url, { origin: a.dashboard.origin }, offered)).toBe('open');
-    expect(await upgrade(b.server.url, { origin: a.dashboard.origin }, offered)).toBe(401);
+    expect(await upgrade(b.server.url, { origin: a.dashboard.origin }, offered)).toBe(403);
     for (const { server } of servers) {
       server.kill('SIGTERM');
       expect((await bounded(server.exited, 20_000))?.code).toBe(0);

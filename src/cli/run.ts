@@ -116,7 +116,7 @@ export function registerRun(program: Command): void {
     .option('--config <file>', 'config file (YAML or JSON)')
     .option('--headless', 'no terminal UI; print "listening ws://HOST:PORT" once ready')
     .option('--no-autostart', 'idle after each codon instead of starting the next one')
-    .option('--allow-origin <origins...>', 'browser origins allowed to connect besides loopback')
+    .option('--allow-origin <origins...>', "browser origins allowed to connect besides Ribosome's own dashboards")
     .option('--max-clients <n>', 'WebSocket clients at once; one more gets HTTP 503 (default 64)')
     .option('--proxy', 'run the LLM proxy on port + 1 (env SERVICE_RUNTIME_WITHOUT_PROXY=false)')
     .option(

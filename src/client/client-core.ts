@@ -26,9 +26,14 @@ export type ClientOptions = {
   origin?: string;
   /**
    * The server's access token (`ribosome run --token`), sent as `Authorization: Bearer` on the upgrade
-   * (Node). A browser page carries the dashboard's cookie instead.
+   * (Node). A dashboard page has no token: it presents a `ticket` instead.
    */
   token?: string;
+  /**
+   * A dashboard page's credential, asked again at each (re)connection: the ticket its dashboard
+   * got for it (README "Access token"), offered as a WebSocket subprotocol.
+   */
+  ticket?: () => Promise<string>;
   /** How many received events to keep in `received` (oldest dropped; `history.batch` frames are never kept). */
   keepEvents?: number;
 };
@@ -371,10 +376,12 @@ export class ClientCore {
   async #open(): Promise<void> {
     const timeoutMs = this.#options.connectTimeoutMs ?? 10_000;
     const deadline = Date.now() + timeoutMs;
+    const ticket = await this.#options.ticket?.();
     const socket = await this.#openSocket(this.url, {
-      timeoutMs,
+      timeoutMs: Math.max(1, deadline - Date.now()),
       ...(this.#options.origin ? { origin: this.#options.origin } : {}),
       ...(this.#options.token ? { token: this.#options.token } : {}),
+      ...(ticket ? { ticket } : {}),
     });
     this.#socket = socket;
     socket.onMessage((text, isBinary) => this.#onMessage(text, isBinary));

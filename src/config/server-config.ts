@@ -25,7 +25,7 @@ export const ServerSettings = z.object({
     .array(z.string())
     .default([])
     .describe(
-      "Browser origins allowed to open a WebSocket besides loopback pages (--allow-origin); '*' allows any.",
+      "Browser origins allowed to open a WebSocket besides Ribosome's own dashboards (--allow-origin); '*' allows any.",
     ),
   autostart: z
     .boolean()

@@ -20,6 +20,10 @@ export class ClientSession {
   readonly ws: WebSocket;
   readonly #socket: Socket;
   mode: ClientMode | undefined;
+  /** The upgrade had an Origin: a page's connection. */
+  fromPage = false;
+  /** The most the dashboard ticket it came in with grants, if it came with one. */
+  ticketMode: ClientMode | undefined;
   alive = true;
   /** Set while a history.sync streams to this client: one at a time. */
   historySyncing = false;

@@ -64,8 +64,8 @@ export type CompanionDeps = RuntimeDeps & {
   port: number;
   /** The WebSocket URL clients connect to. */
   url: string;
-  /** The dashboard listens on this port: let its pages' origin connect. */
-  allowDashboard(port: number): void;
+  /** A ticket for a dashboard page of `origin` (ControlServer.mintTicket). */
+  mintTicket: ControlServer['mintTicket'];
 };
 
 export class LockHeldError extends Error {
@@ -281,9 +281,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   try {
     const { url, port } = await server.listen();
     lock.lock.setAddress(settings.host, port);
-    const allowDashboard = (webPort: number) => server.allowDashboard(webPort);
+    const mintTicket: ControlServer['mintTicket'] = (origin, mode) => server.mintTicket(origin, mode);
     for (const start of options.companions ?? [])
-      companions.push(await start({ ...deps, port, url, allowDashboard }));
+      companions.push(await start({ ...deps, port, url, mintTicket }));
     await engine.start();
     return {
       url,

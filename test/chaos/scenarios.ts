@@ -1,5 +1,6 @@
 /** Every scenario of the fault campaign, in the order `npm run chaos` runs them. */
 import { connections } from './connections.ts';
+import { crossSite } from './cross-site.ts';
 import { diskFull } from './disk-full.ts';
 import { emfile } from './emfile.ts';
 import { fuzz } from './fuzz.ts';
@@ -17,6 +18,7 @@ export const SCENARIOS: readonly Scenario[] = [
   emfile,
   fuzz,
   connections,
+  crossSite,
   historyFlood,
   slowClients,
   proxyFaults,

@@ -12,6 +12,7 @@ import { asStorageFault, type StorageFault, StorageGuard } from '../storage/guar
 import { diagnose } from '../storage/probe.ts';
 import { SERVER_VERSION } from '../version.ts';
 import { ControlServer, type ServerInfo } from './control-server.ts';
+import { listenWithRetry } from './listen-retry.ts';
 import { acquireRuntimeLock, type LockInfo } from './runtime-lock.ts';
 import { openServerLog, type ServerLog } from './server-log.ts';
 
@@ -58,6 +59,12 @@ export type RuntimeOptions = {
   companions?: Array<(deps: CompanionDeps) => Promise<{ stop(): Promise<void> }>>;
   /** The access token upgrades must carry (ControlServerOptions.token). */
   token?: string | undefined;
+  /**
+   * [0 each time: the OS chooses] With a dynamic port (settings.port 0), the port of attempt n: a
+   * companion's port taken (the proxy's, main + 1) makes the server listen again (listen-retry.ts).
+   * Tests inject a port whose + 1 they hold.
+   */
+  dynamicPort?: (attempt: number) => number;
 };
 
 export type CompanionDeps = RuntimeDeps & {
@@ -188,43 +195,45 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let stopReason: string | undefined;
   const companions: Array<{ stop(): Promise<void> }> = [];
 
-  const server = new ControlServer({
-    host: settings.host,
-    port: settings.port,
-    allowOrigins: settings.allowOrigins,
-    token: options.token,
-    limits: {
-      maxFrameBytes: settings.limits.maxFrameBytes,
-      hardMaxFrameBytes: settings.limits.hardMaxFrameBytes,
-      maxBufferedBytes: settings.limits.maxBufferedBytes,
-      maxClients: settings.limits.maxClients,
-      handshakeTimeoutMs: settings.limits.handshakeTimeoutMs,
-      heartbeatMs: settings.limits.heartbeatMs,
-      closeGraceMs: settings.limits.closeGraceMs,
-      historyBatch: {
-        maxEvents: settings.limits.historyBatchEvents,
-        maxBytes: settings.limits.historyBatchBytes,
+  const newServer = (port: number) =>
+    new ControlServer({
+      host: settings.host,
+      port,
+      allowOrigins: settings.allowOrigins,
+      token: options.token,
+      limits: {
+        maxFrameBytes: settings.limits.maxFrameBytes,
+        hardMaxFrameBytes: settings.limits.hardMaxFrameBytes,
+        maxBufferedBytes: settings.limits.maxBufferedBytes,
+        maxClients: settings.limits.maxClients,
+        handshakeTimeoutMs: settings.limits.handshakeTimeoutMs,
+        heartbeatMs: settings.limits.heartbeatMs,
+        closeGraceMs: settings.limits.closeGraceMs,
+        historyBatch: {
+          maxEvents: settings.limits.historyBatchEvents,
+          maxBytes: settings.limits.historyBatchBytes,
+        },
+        handshakeHistory: {
+          maxEvents: settings.limits.handshakeHistoryEvents,
+          maxBytes: settings.limits.handshakeHistoryBytes,
+        },
       },
-      handshakeHistory: {
-        maxEvents: settings.limits.handshakeHistoryEvents,
-        maxBytes: settings.limits.handshakeHistoryBytes,
+      info: {
+        serverVersion: SERVER_VERSION,
+        executionPath: layout.executionDir,
+        agentRootPath: layout.agentRoot,
+        dataPath: options.dataDir,
+        ...(options.readyExtras ? { extras: options.readyExtras } : {}),
       },
-    },
-    info: {
-      serverVersion: SERVER_VERSION,
-      executionPath: layout.executionDir,
-      agentRootPath: layout.agentRoot,
-      dataPath: options.dataDir,
-      ...(options.readyExtras ? { extras: options.readyExtras } : {}),
-    },
-    bus,
-    journal,
-    engine,
-    logger,
-    onShutdownRequested: (reason) => {
-      void stop(`client request: ${reason}`);
-    },
-  });
+      bus,
+      journal,
+      engine,
+      logger,
+      onShutdownRequested: (reason) => {
+        void stop(`client request: ${reason}`);
+      },
+    });
+  let server: ControlServer | undefined;
 
   // Each step of the way down is tried even when one before it failed.
   const stop = (reason: string): Promise<void> => {
@@ -245,7 +254,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       await attempt('engine', () => engine.stop(reason));
       for (const companion of companions.reverse()) await attempt('companion', () => companion.stop());
       await attempt('flush', () => bus.flush());
-      await attempt('server', () => server.close(storage.fault ? 'storage failure' : undefined));
+      await attempt('server', () => server?.close(storage.fault ? 'storage failure' : undefined));
       await attempt('flush', () => bus.flush());
       journal?.close();
       lock.lock.release();
@@ -278,11 +287,29 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
 
   try {
-    const { url, port } = await server.listen();
-    lock.lock.setAddress(settings.host, port);
-    const allowDashboard = (webPort: number) => server.allowDashboard(webPort);
-    for (const start of options.companions ?? [])
-      companions.push(await start({ ...deps, port, url, allowDashboard }));
+    const { url, port } = await listenWithRetry({
+      port: settings.port,
+      dynamicPort: options.dynamicPort,
+      attempt: async (port) => {
+        const current = newServer(port);
+        server = current;
+        const listening = await current.listen();
+        lock.lock.setAddress(settings.host, listening.port);
+        const allowDashboard = (webPort: number) => current.allowDashboard(webPort);
+        for (const start of options.companions ?? [])
+          companions.push(await start({ ...deps, ...listening, allowDashboard }));
+        return listening;
+      },
+      undo: async (error, n) => {
+        logger.warn(
+          { err: error, attempt: n },
+          'a port beside the dynamic main port is taken; listening again on another',
+        );
+        for (const companion of companions.splice(0).reverse()) await companion.stop();
+        await server?.close();
+        server = undefined;
+      },
+    });
     await engine.start();
     return {
       url,

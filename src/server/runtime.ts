@@ -11,7 +11,7 @@ import { newRunId } from '../state/run-id.ts';
 import { asStorageFault, type StorageFault, StorageGuard } from '../storage/guard.ts';
 import { diagnose } from '../storage/probe.ts';
 import { SERVER_VERSION } from '../version.ts';
-import { ControlServer, type ServerInfo } from './control-server.ts';
+import { ControlServer, type ControlServerOptions, type ServerInfo } from './control-server.ts';
 import { listenWithRetry } from './listen-retry.ts';
 import { acquireRuntimeLock, type LockInfo } from './runtime-lock.ts';
 import { openServerLog, type ServerLog } from './server-log.ts';
@@ -195,44 +195,45 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let stopReason: string | undefined;
   const companions: Array<{ stop(): Promise<void> }> = [];
 
-  const newServer = (port: number) =>
-    new ControlServer({
-      host: settings.host,
-      port,
-      allowOrigins: settings.allowOrigins,
-      token: options.token,
-      limits: {
-        maxFrameBytes: settings.limits.maxFrameBytes,
-        hardMaxFrameBytes: settings.limits.hardMaxFrameBytes,
-        maxBufferedBytes: settings.limits.maxBufferedBytes,
-        maxClients: settings.limits.maxClients,
-        handshakeTimeoutMs: settings.limits.handshakeTimeoutMs,
-        heartbeatMs: settings.limits.heartbeatMs,
-        closeGraceMs: settings.limits.closeGraceMs,
-        historyBatch: {
-          maxEvents: settings.limits.historyBatchEvents,
-          maxBytes: settings.limits.historyBatchBytes,
-        },
-        handshakeHistory: {
-          maxEvents: settings.limits.handshakeHistoryEvents,
-          maxBytes: settings.limits.handshakeHistoryBytes,
-        },
+  const serverOptions: ControlServerOptions = {
+    host: settings.host,
+    port: settings.port,
+    allowOrigins: settings.allowOrigins,
+    token: options.token,
+    limits: {
+      maxFrameBytes: settings.limits.maxFrameBytes,
+      hardMaxFrameBytes: settings.limits.hardMaxFrameBytes,
+      maxBufferedBytes: settings.limits.maxBufferedBytes,
+      maxClients: settings.limits.maxClients,
+      handshakeTimeoutMs: settings.limits.handshakeTimeoutMs,
+      heartbeatMs: settings.limits.heartbeatMs,
+      closeGraceMs: settings.limits.closeGraceMs,
+      historyBatch: {
+        maxEvents: settings.limits.historyBatchEvents,
+        maxBytes: settings.limits.historyBatchBytes,
       },
-      info: {
-        serverVersion: SERVER_VERSION,
-        executionPath: layout.executionDir,
-        agentRootPath: layout.agentRoot,
-        dataPath: options.dataDir,
-        ...(options.readyExtras ? { extras: options.readyExtras } : {}),
+      handshakeHistory: {
+        maxEvents: settings.limits.handshakeHistoryEvents,
+        maxBytes: settings.limits.handshakeHistoryBytes,
       },
-      bus,
-      journal,
-      engine,
-      logger,
-      onShutdownRequested: (reason) => {
-        void stop(`client request: ${reason}`);
-      },
-    });
+    },
+    info: {
+      serverVersion: SERVER_VERSION,
+      executionPath: layout.executionDir,
+      agentRootPath: layout.agentRoot,
+      dataPath: options.dataDir,
+      ...(options.readyExtras ? { extras: options.readyExtras } : {}),
+    },
+    bus,
+    journal,
+    engine,
+    logger,
+    onShutdownRequested: (reason) => {
+      void stop(`client request: ${reason}`);
+    },
+  };
+  // A new server for each listening attempt (listen-retry.ts), on the port of that attempt.
+  const newServer = (port: number) => new ControlServer({ ...serverOptions, port });
   let server: ControlServer | undefined;
 
   // Each step of the way down is tried even when one before it failed.

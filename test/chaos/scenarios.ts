@@ -7,6 +7,7 @@ import { fuzz } from './fuzz.ts';
 import { historyFlood } from './history-flood.ts';
 import { kills } from './kills.ts';
 import type { Scenario } from './lib/scenario.ts';
+import { proxyAccess } from './proxy-access.ts';
 import { proxyFaults } from './proxy-faults.ts';
 import { readonlyDb } from './readonly-db.ts';
 import { slowClients } from './slow-clients.ts';
@@ -22,4 +23,5 @@ export const SCENARIOS: readonly Scenario[] = [
   historyFlood,
   slowClients,
   proxyFaults,
+  proxyAccess,
 ];

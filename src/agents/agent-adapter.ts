@@ -58,11 +58,19 @@ export type AgentRun = {
    */
   send(text: string): boolean;
   /**
+   * The messages sent that the agent has not taken up yet (written and not printed back, or queued
+   * for its next turn): how many, and their UTF-8 bytes. Absent: none are ever waiting.
+   */
+  readonly backlog?: MessageBacklog;
+  /**
    * True from the agent's input until its `result` line, and again once it takes up a message it was
    * sent meanwhile; false between turns and once its input has ended.
    */
   readonly inTurn: boolean;
 };
+
+/** Messages waiting for an agent to take them up: how many, and their UTF-8 bytes. */
+export type MessageBacklog = { count: number; bytes: number };
 
 /** Tokens one model spent, in the engine's (Anthropic's) terms, for the engine to price. */
 export type ModelSpend = { model: string; usage: Usage };

@@ -1,3 +1,4 @@
+import type { MessageBacklog } from './agent-adapter.ts';
 import type { StreamLine } from './stream-line.ts';
 
 /** How the prompt reaches the agent: plain text on stdin (then closed), or stream-json user messages. */
@@ -92,8 +93,8 @@ export class AgentInput {
   readonly #io: AgentInputIo;
   readonly #quietMs: number;
   #open: boolean;
-  /** The texts written and not yet printed back, oldest first. */
-  #pending: string[] = [];
+  /** The texts written and not yet printed back, oldest first (`message`: not the prompt). */
+  #pending: Array<{ text: string; message: boolean }> = [];
   #inTurn = true;
   /** Set between a result with messages pending and the agent taking one up (or its quiet period). */
   #untakenTimer: ReturnType<typeof setTimeout> | undefined;
@@ -113,6 +114,18 @@ export class AgentInput {
     return this.#inTurn;
   }
 
+  /** The messages written and not yet taken up (the prompt is none of them). */
+  get backlog(): MessageBacklog {
+    let count = 0;
+    let bytes = 0;
+    for (const p of this.#pending) {
+      if (!p.message) continue;
+      count += 1;
+      bytes += Buffer.byteLength(p.text);
+    }
+    return { count, bytes };
+  }
+
   /** False once the agent takes no more input; the message is not written then. */
   send(text: string): boolean {
     if (!this.#open) return false;
@@ -125,7 +138,12 @@ export class AgentInput {
   /** Follows the agent's output: replays take up pending messages, a result ends the turn. */
   seen(line: StreamLine): void {
     if (isReplay(line)) {
-      const taken = new Set(takenUp(this.#pending, replayedTexts(line)));
+      const taken = new Set(
+        takenUp(
+          this.#pending.map((p) => p.text),
+          replayedTexts(line),
+        ),
+      );
       this.#pending = this.#pending.filter((_, index) => !taken.has(index));
       this.#inTurn = true;
       this.#disarmUntaken();
@@ -141,10 +159,11 @@ export class AgentInput {
     this.#inTurn = false;
     this.#open = false;
     this.#disarmUntaken();
+    this.#pending = [];
   }
 
   #writeMessage(text: string, asText: boolean): void {
-    this.#pending.push(text);
+    this.#pending.push({ text, message: asText });
     this.#io.write(userMessageLine(text, asText));
   }
 
@@ -154,7 +173,7 @@ export class AgentInput {
     this.#untakenTimer = setTimeout(() => {
       this.#untakenTimer = undefined;
       if (!this.#open || this.#pending.length === 0) return;
-      const untaken = this.#pending;
+      const untaken = this.#pending.map((p) => p.text);
       this.#pending = [];
       this.#close();
       this.#io.untaken?.(untaken);

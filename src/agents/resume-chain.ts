@@ -90,6 +90,10 @@ export function resumeChain(first: AgentRun, resume: ResumeTurn): AgentRun {
       return true;
     },
     inTurn: false,
+    // Queued for the next turn: the running one never takes them up.
+    get backlog() {
+      return { count: queued.length, bytes: queued.reduce((sum, text) => sum + Buffer.byteLength(text), 0) };
+    },
     stop(graceMs) {
       stopped = true;
       return current.stop(graceMs);

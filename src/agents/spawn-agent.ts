@@ -145,6 +145,9 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
     get inTurn() {
       return input.inTurn;
     },
+    get backlog() {
+      return input.backlog;
+    },
     stop(graceMs) {
       // Once the agent has exited (the usual last stop), its tree is gone: only its group is left.
       const reaped = child.exitCode !== null || child.signalCode !== null;

@@ -14,7 +14,7 @@ import {
 } from './options.ts';
 import { type ParsedDiff, parseUnifiedDiff } from './parse-diff.ts';
 import type { Recheck } from './recheck.ts';
-import { readRef, writeHead } from './ref-file.ts';
+import { moveRef, readRef, writeHead } from './ref-file.ts';
 import { type CodonCheckpointRequest, resolveCodonCheckpoint } from './resolve-codon.ts';
 import { resolveCheckpointSha } from './resolve-sha.ts';
 import { compareWithIndex, restoreWorkTree } from './restore-tree.ts';
@@ -176,6 +176,44 @@ export class CheckpointStore {
       if (!lineage.ok || options.scope !== 'run') return lineage;
       return ok(lineage.value.filter((c) => c.runId === runId));
     });
+  }
+
+  /**
+   * Sets aside the commits at the end of run `runId`'s branch after `keepSha`: checkpoints the engine's
+   * state never recorded (a kill came between a commit and its record). The branch moves back to
+   * `keepSha`; its old tip stays reachable on `refs/orphans/<branch>/<tip>`, for forensics. Returns that
+   * ref, or null when the branch already ends at `keepSha` (or does not exist).
+   */
+  setAside(runId: string, keepSha: string): Promise<Result<string | null>> {
+    return this.#queued(
+      'setAside',
+      async () => {
+        const branch = runBranchName(runId);
+        if (!branch.ok) return branch;
+        const ref = `refs/heads/${branch.value}`;
+        const tip = await tipOf(this.gitDir, ref);
+        if (!tip.ok) return tip;
+        if (!tip.value || tip.value === keepSha) return ok(null);
+        const side = `${ORPHAN_REF_PREFIX}${branch.value}/${tip.value}`;
+        const reflog = `recovery: set aside checkpoints after ${keepSha.slice(0, 12)} that were never recorded`;
+        try {
+          const kept = await readRef(this.gitDir, side);
+          if (kept !== tip.value)
+            await moveRef(this.gitDir, {
+              ref: side,
+              to: tip.value,
+              from: kept,
+              reflog,
+              durable: this.#durable,
+            });
+          await moveRef(this.gitDir, { ref, to: keepSha, from: tip.value, reflog, durable: this.#durable });
+        } catch (error) {
+          return fail('CHECKPOINT_FAILED', `Could not set aside ${side}: ${fileFailureWords(error)}`);
+        }
+        return ok(side);
+      },
+      'CHECKPOINT_FAILED',
+    );
   }
 
   /** Every checkpoint of every run, each once, oldest first. */
@@ -460,6 +498,9 @@ export class CheckpointStore {
 }
 
 const FULL_SHA = /^[0-9a-f]{40}$/;
+
+/** Where setAside keeps the checkpoints a run's state never recorded. */
+export const ORPHAN_REF_PREFIX = 'refs/orphans/';
 
 /** The commit a run branch names, or null: read by the store itself (its loose file or packed-refs). */
 async function tipOf(gitDir: string, ref: string): Promise<Result<string | null>> {

@@ -181,17 +181,35 @@ export function doneVerdict(idle: EventData<'server.idle'>, lastFailed: boolean)
 
 /**
  * Why a run that is over is not done, for the exit summary (pure): a budget that ran out (which one
- * and what it spent, when `budgetMessage` says it), a codon stopped, or a codon failed.
+ * and what it spent, when `budgetMessage` says it), a codon stopped, a checkpoint that could not be
+ * written (`unwritten`, when it is the failed codon's), or a codon failed.
  * `budgetMessage`: the latest "plan budget exceeded: maxCostUsd 1.00, spent 1.0400" the run said.
  */
 export function notDoneReason(
   idle: EventData<'server.idle'>,
   lastFailure: FailureReason | undefined,
   budgetMessage: string | undefined,
+  unwritten?: UnwrittenCheckpoint,
 ): string {
   if (idle.heldBy === 'budget' || lastFailure?.type === 'budget') return budgetMessage ?? 'budget exceeded';
   if (idle.passedOver && idle.passedOver.length > 0) return 'a codon failed';
-  return idle.lastEnded?.status === 'stopped' ? 'a codon was stopped' : 'a codon failed';
+  if (idle.lastEnded?.status === 'stopped') return 'a codon was stopped';
+  if (unwritten && idle.lastEnded?.codonId === unwritten.codonId)
+    return `a checkpoint could not be written: ${unwritten.cause}`;
+  return 'a codon failed';
+}
+
+/** A codon's checkpoint the server could not write (its git store full or failing), and git's words why. */
+export type UnwrittenCheckpoint = { codonId: string; cause: string };
+
+/**
+ * The checkpoint an `error` says could not be written (CHECKPOINT_FAILED with its codon: "the
+ * completed checkpoint of codon two could not be written: <cause>"), else undefined. Pure.
+ */
+export function unwrittenCheckpoint(error: EventData<'error'>): UnwrittenCheckpoint | undefined {
+  if (error.code !== 'CHECKPOINT_FAILED' || error.codon === undefined) return undefined;
+  const cause = /checkpoint of codon .* could not be written: (.+)$/s.exec(error.message)?.[1];
+  return cause === undefined ? undefined : { codonId: error.codon, cause: oneLine(cause, 300) };
 }
 
 /**
@@ -218,6 +236,7 @@ export async function watchUntilDone(
   let lastFailure: FailureReason | undefined;
   let lastFailed = false;
   let budgetMessage: string | undefined;
+  let unwritten: UnwrittenCheckpoint | undefined;
   let done = false;
   const describe = consoleView();
   const handle = (e: ServerEvent) => {
@@ -225,6 +244,8 @@ export async function watchUntilDone(
       const line = describe(e);
       if (line) write(line);
     }
+    if (e.type === 'codon.started' && unwritten?.codonId === e.data.codonId) unwritten = undefined;
+    if (e.type === 'error') unwritten = unwrittenCheckpoint(e.data) ?? unwritten;
     if (e.type === 'codon.completed') {
       lastFailed = !e.data.success;
       lastFailure = e.data.failureReason;
@@ -239,7 +260,7 @@ export async function watchUntilDone(
         done = true;
         options.onDone(
           verdict,
-          verdict ? 'the plan has run' : notDoneReason(e.data, lastFailure, budgetMessage),
+          verdict ? 'the plan has run' : notDoneReason(e.data, lastFailure, budgetMessage, unwritten),
         );
       }
     }

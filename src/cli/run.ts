@@ -51,6 +51,7 @@ import { StorageFault } from '../storage/guard.ts';
 import { accessToken, dashboardCompanion } from '../web-server/index.ts';
 import {
   agentRootEntries,
+  clearInterruptedClone,
   cloneWorkspace,
   decideWorkspace,
   parseWorkspaceSpec,
@@ -86,6 +87,7 @@ export type RunFlags = {
   allowOrigin?: string[];
   maxClients?: string;
   proxy?: boolean;
+  proxyHost?: string;
   providerBaseUrl?: string;
   scriptedProvider?: string;
   exitWhenDone?: boolean;
@@ -115,9 +117,16 @@ export function registerRun(program: Command): void {
     .option('--config <file>', 'config file (YAML or JSON)')
     .option('--headless', 'no terminal UI; print "listening ws://HOST:PORT" once ready')
     .option('--no-autostart', 'idle after each codon instead of starting the next one')
-    .option('--allow-origin <origins...>', 'browser origins allowed to connect besides loopback')
+    .option(
+      '--allow-origin <origins...>',
+      "browser origins allowed to connect besides Ribosome's own dashboards",
+    )
     .option('--max-clients <n>', 'WebSocket clients at once; one more gets HTTP 503 (default 64)')
     .option('--proxy', 'run the LLM proxy on port + 1 (env SERVICE_RUNTIME_WITHOUT_PROXY=false)')
+    .option(
+      '--proxy-host <h>',
+      'address the LLM proxy binds (default 127.0.0.1, whatever --host is); beyond loopback requests need the access token',
+    )
     .option(
       '--provider-base-url <url>',
       'LLM API base URL (over env SERVICE_RUNTIME_PROVIDER_BASE_URL, ANTHROPIC_BASE_URL)',
@@ -237,24 +246,27 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   if (webPort !== undefined && !(Number.isInteger(webPort) && webPort >= 0 && webPort <= 65535)) {
     return fail(`--web-port must be an integer from 0 to 65535, got "${flags.webPort}"`, EXIT.invalidInput);
   }
-  const access = accessToken({
-    flag: flags.token,
-    env: process.env.RIBOSOME_TOKEN,
-    loopback: isLoopbackHost(settings.value.host),
-  });
-  // The agents' processes inherit this environment: the token is the server's alone.
-  delete process.env.RIBOSOME_TOKEN;
-  if (!access.ok) return fail(access.message, EXIT.invalidInput);
   const budget = runBudget(plan.budget, settings.value.budget);
   const proxy = resolveProxyConfig({
     cli: {
       ...(flags.proxy ? { proxy: true } : {}),
       ...(flags.providerBaseUrl ? { providerBaseUrl: flags.providerBaseUrl } : {}),
+      ...(flags.proxyHost === undefined ? {} : { proxyHost: flags.proxyHost }),
     },
     env: process.env,
     file: file.value,
   });
   if (!proxy.ok) return fail(proxy.error.message, EXIT.invalidInput);
+  const access = accessToken({
+    flag: flags.token,
+    env: process.env.RIBOSOME_TOKEN,
+    // A proxy beyond loopback needs it as much as the server does.
+    loopback:
+      isLoopbackHost(settings.value.host) && (!proxy.value.enabled || isLoopbackHost(proxy.value.host)),
+  });
+  // The agents' processes inherit this environment: the token is the server's alone.
+  delete process.env.RIBOSOME_TOKEN;
+  if (!access.ok) return fail(access.message, EXIT.invalidInput);
   const vendorProblems = vendorDefaultProblems(process.env);
   if (vendorProblems.length > 0) return fail(vendorProblems.join('\n'), EXIT.invalidInput);
 
@@ -294,19 +306,22 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     });
   }
 
-  // The proxy starts after the scripted provider (if any), and agents then talk to it.
+  // The proxy starts after the scripted provider (if any), and agents then talk to it: through
+  // agentUrl, which carries the run's agent credential when the proxy listens beyond loopback.
   let agentUrl: string | undefined;
+  let proxyUrl: string | undefined;
   companions.push(async ({ logger, port: mainPort }) => {
     const { startProxyForServer } = await import('../proxy/start-for-server.ts');
     const handle = await startProxyForServer({
       config: { ...proxy.value, providerBaseUrl: providerUrl },
-      host: settings.value.host,
       mainPort,
       logger,
       configDir: flags.config ? dirname(resolve(flags.config)) : process.cwd(),
       routes,
+      accessToken: access.token,
     });
-    agentUrl = handle?.url;
+    agentUrl = handle?.agentUrl;
+    proxyUrl = handle?.url;
     return handle ?? { stop: async () => {} };
   });
 
@@ -366,7 +381,7 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
             ...(c.description ? { description: c.description } : {}),
           })),
         },
-        proxy: { enabled: proxy.value.enabled, ...(agentUrl ? { url: agentUrl } : {}) },
+        proxy: { enabled: proxy.value.enabled, ...(proxyUrl ? { url: proxyUrl } : {}) },
         ...(budget ? { budget } : {}),
       }),
       settings: settings.value,
@@ -424,6 +439,11 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   if (access.generated && !flags.web) {
     process.stderr.write(
       `ribosome: access token (clients send Authorization: Bearer <token>): ${access.token}\n`,
+    );
+  }
+  if (proxyUrl && agentUrl !== proxyUrl) {
+    process.stderr.write(
+      `ribosome: the LLM proxy listens beyond loopback (${proxyUrl}): clients need the access token, as the base URL <proxy>/t/<token> or the header x-ribosome-token\n`,
     );
   }
   process.stdout.write(`listening ${runtime.url}\n`);
@@ -600,13 +620,13 @@ async function chooseWorkspace(
   if (given === undefined) return { ok: true };
   const spec = parseWorkspaceSpec(given, option === undefined ? plan.dir : process.cwd());
   if (!spec.ok) return spec;
-  const agentRoot = executionLayout(executionDir, plan.agentRoot).agentRoot;
+  const { agentRoot, internal } = executionLayout(executionDir, plan.agentRoot);
   const decision = decideWorkspace({
     spec: spec.value,
     recorded: readWorkspaceRecord(executionDir),
     hasRuns: hasRuns(executionDir),
     agentRoot,
-    agentRootEntries: agentRootEntries(agentRoot),
+    agentRootEntries: agentRootEntries(agentRoot, internal),
   });
   if (decision.action === 'refuse') return { ok: false, message: decision.message };
   if (decision.action === 'keep') process.stderr.write(`${decision.notice}\n`);
@@ -625,6 +645,13 @@ async function cloneInto(
   layout: ExecutionLayout,
   logger: { info(o: object, m: string): void },
 ): Promise<void> {
+  const cleared = await clearInterruptedClone(layout);
+  if (cleared.length > 0) {
+    logger.info({ entries: cleared }, 'a clone killed half-way taken out of the agent root');
+    process.stderr.write(
+      `ribosome: the last start was stopped while it cloned the workspace; what it had moved into the agent root (${cleared.slice(0, 3).join(', ')}${cleared.length > 3 ? ', ...' : ''}) is taken out and the clone made again\n`,
+    );
+  }
   const entries = agentRootEntries(layout.agentRoot);
   if (entries.length > 0) {
     throw new WorkspaceError(

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { isLoopbackHost } from '../server/origin.ts';
-import { accessToken, parseServerUrl, startWebServer } from '../web-server/index.ts';
+import { accessToken, generateToken, parseServerUrl, startWebServer } from '../web-server/index.ts';
+import { askTicket } from '../web-server/ticket-source.ts';
 
 type WebFlags = { port?: string; host?: string; token?: string; readonly?: boolean };
 
@@ -16,7 +17,10 @@ export function registerWeb(program: Command): void {
       '--token <token>',
       'access token the dashboard needs (env RIBOSOME_TOKEN); generated when --host is not loopback',
     )
-    .option('--readonly', 'the page handshakes as readonly and shows no control')
+    .option(
+      '--readonly',
+      'the page may only watch: its servers grant it readonly whatever it asks, and its address never carries the token',
+    )
     .action(async (urls: string[], flags: WebFlags) => {
       process.exitCode = await web(urls, flags);
     });
@@ -45,23 +49,32 @@ async function web(urls: string[], flags: WebFlags): Promise<number> {
     loopback: isLoopbackHost(host),
   });
   if (!access.ok) return fail(access.message);
+  const readonly = flags.readonly === true;
+  // The servers' token (a generated one is no server's). A readonly page gets a key of its own
+  // instead, so whoever has its address can watch and nothing else (README "Access token").
+  const serverToken = access.generated ? undefined : access.token;
+  const pageKey = readonly && access.token !== undefined ? generateToken() : access.token;
   let server: Awaited<ReturnType<typeof startWebServer>>;
   try {
     server = await startWebServer({
       host,
       port,
       ...(process.env.RIBOSOME_WEB_ROOT ? { root: process.env.RIBOSOME_WEB_ROOT } : {}),
-      readonly: flags.readonly === true,
-      token: access.token,
-      // `/?token=` hands the token to every listed server: one cookie per port.
-      tokenPorts: servers.map((s) => s.port),
+      readonly,
+      token: pageKey,
+      ticket: (index, origin) =>
+        askTicket(servers[index]?.url ?? '', {
+          origin,
+          mode: readonly ? 'readonly' : 'readandwrite',
+          token: serverToken,
+        }),
       servers: () => servers.map((s) => s.url),
     });
   } catch (error) {
     process.stderr.write(`ribosome web: cannot listen on ${host}:${port}: ${(error as Error).message}\n`);
     return 1;
   }
-  const query = access.token === undefined ? '' : `?token=${encodeURIComponent(access.token)}`;
+  const query = pageKey === undefined ? '' : `?token=${encodeURIComponent(pageKey)}`;
   process.stdout.write(`dashboard ${server.url}${query}\n`);
   await new Promise<void>((resolve) => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());

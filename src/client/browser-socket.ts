@@ -1,3 +1,4 @@
+import { ticketProtocols } from '../protocol/dashboard-ticket.ts';
 import { type OpenSocket, RefusedUpgradeError, type SocketPort } from './socket.ts';
 
 /** Why a browser's upgrade may fail that it cannot tell: the server refused it for want of a token. */
@@ -9,7 +10,7 @@ export const TOKEN_HINT = '(a server bound beyond loopback needs an access token
  */
 export const openBrowserSocket: OpenSocket = (url, options) =>
   new Promise<SocketPort>((resolve, reject) => {
-    const ws = new WebSocket(url);
+    const ws = options.ticket ? new WebSocket(url, ticketProtocols(options.ticket)) : new WebSocket(url);
     const timer = setTimeout(() => {
       ws.close();
       reject(new Error(`could not connect to ${url} within ${options.timeoutMs} ms`));

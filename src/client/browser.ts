@@ -8,7 +8,7 @@ export { RefusedUpgradeError } from './socket.ts';
 /**
  * The typed client in a browser: the same API as RibosomeClient over the global WebSocket (no
  * Node modules, so a bundler can ship it to a page). A page cannot set an Origin or headers: the
- * browser sends its own origin, and the dashboard's cookie carries a token when one is needed.
+ * browser sends its own origin, and a dashboard's `ticket` is offered as a subprotocol.
  */
 export class BrowserClient extends ClientCore {
   private constructor(url: string, options: Omit<ClientOptions, 'origin'>) {

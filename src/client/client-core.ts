@@ -26,9 +26,14 @@ export type ClientOptions = {
   origin?: string;
   /**
    * The server's access token (`ribosome run --token`), sent as `Authorization: Bearer` on the upgrade
-   * (Node). A browser page carries the dashboard's cookie instead.
+   * (Node). A dashboard page has no token: it presents a `ticket` instead.
    */
   token?: string;
+  /**
+   * A dashboard page's credential, asked again at each (re)connection: the ticket its dashboard
+   * got for it (README "Access token"), offered as a WebSocket subprotocol.
+   */
+  ticket?: () => Promise<string>;
   /** How many received events to keep in `received` (oldest dropped; `history.batch` frames are never kept). */
   keepEvents?: number;
 };
@@ -45,6 +50,10 @@ export class CommandError extends Error {
     this.event = event;
   }
 }
+
+/** How many invalid frames `invalidFrames` keeps (the latest), and how much of each it says. */
+export const INVALID_FRAMES_KEPT = 100;
+const INVALID_FRAME_CHARS = 1_000;
 
 const DEFAULT_RECONNECT: ReconnectOptions = {
   retries: Number.POSITIVE_INFINITY,
@@ -73,8 +82,13 @@ export class ClientCore {
   #ready: EventData<'server.ready'> | undefined;
   /** When the last frame arrived (Date.now()): a sync's idle timer measures the connection's silence. */
   #lastFrameAt = Date.now();
-  /** Frames that failed validation, kept for diagnosis. */
+  /**
+   * Why the latest frames that failed validation failed, for diagnosis: the last
+   * `INVALID_FRAMES_KEPT` (oldest dropped), so a server that sends nothing valid cannot grow it
+   * without end. `invalidFrameCount` counts them all.
+   */
   readonly invalidFrames: string[] = [];
+  #invalidFrameCount = 0;
 
   protected constructor(url: string, options: ClientOptions, openSocket: OpenSocket) {
     this.url = url;
@@ -317,7 +331,7 @@ export class ClientCore {
         for (const raw of batch.data.events) {
           const parsed = parseServerEvent(raw);
           if (parsed.ok) events.push(parsed.event);
-          else this.invalidFrames.push(parsed.error);
+          else this.#invalid(parsed.error);
         }
         count += events.length;
         try {
@@ -362,10 +376,12 @@ export class ClientCore {
   async #open(): Promise<void> {
     const timeoutMs = this.#options.connectTimeoutMs ?? 10_000;
     const deadline = Date.now() + timeoutMs;
+    const ticket = await this.#options.ticket?.();
     const socket = await this.#openSocket(this.url, {
-      timeoutMs,
+      timeoutMs: Math.max(1, deadline - Date.now()),
       ...(this.#options.origin ? { origin: this.#options.origin } : {}),
       ...(this.#options.token ? { token: this.#options.token } : {}),
+      ...(ticket ? { ticket } : {}),
     });
     this.#socket = socket;
     socket.onMessage((text, isBinary) => this.#onMessage(text, isBinary));
@@ -408,22 +424,35 @@ export class ClientCore {
     this.#setState('closed');
   }
 
+  /** Frames that failed validation since the client was made, those no longer in `invalidFrames` too. */
+  get invalidFrameCount(): number {
+    return this.#invalidFrameCount;
+  }
+
+  #invalid(why: string): void {
+    this.#invalidFrameCount += 1;
+    this.invalidFrames.push(
+      why.length > INVALID_FRAME_CHARS ? `${why.slice(0, INVALID_FRAME_CHARS)}...` : why,
+    );
+    if (this.invalidFrames.length > INVALID_FRAMES_KEPT) this.invalidFrames.shift();
+  }
+
   #onMessage(text: string, isBinary: boolean): void {
     this.#lastFrameAt = Date.now();
     if (isBinary) {
-      this.invalidFrames.push('binary frame');
+      this.#invalid('binary frame');
       return;
     }
     let raw: unknown;
     try {
       raw = JSON.parse(text);
     } catch {
-      this.invalidFrames.push(text.slice(0, 200));
+      this.#invalid(text.slice(0, 200));
       return;
     }
     const parsed = parseFrame(raw);
     if (!parsed.ok) {
-      this.invalidFrames.push(parsed.error);
+      this.#invalid(parsed.error);
       return;
     }
     const event = parsed.event;

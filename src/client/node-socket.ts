@@ -1,10 +1,11 @@
 import { WebSocket } from 'ws';
+import { ticketProtocols } from '../protocol/dashboard-ticket.ts';
 import { type OpenSocket, RefusedUpgradeError, type SocketPort } from './socket.ts';
 
 /** The client's socket in Node: the `ws` package, which also reads the body of a refused upgrade. */
 export const openNodeSocket: OpenSocket = (url, options) =>
   new Promise<SocketPort>((resolve, reject) => {
-    const ws = new WebSocket(url, {
+    const ws = new WebSocket(url, options.ticket ? ticketProtocols(options.ticket) : [], {
       ...(options.origin ? { origin: options.origin } : {}),
       ...(options.token ? { headers: { authorization: `Bearer ${options.token}` } } : {}),
       handshakeTimeout: options.timeoutMs,

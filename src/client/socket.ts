@@ -13,7 +13,13 @@ export interface SocketPort {
   close(code: number, reason: string): Promise<void>;
 }
 
-export type SocketOptions = { timeoutMs: number; origin?: string; token?: string };
+export type SocketOptions = {
+  timeoutMs: number;
+  origin?: string;
+  token?: string;
+  /** A dashboard ticket, offered as a subprotocol (ticketProtocols). */
+  ticket?: string;
+};
 
 /** Opens a socket; rejects when it cannot (a RefusedUpgradeError when the server answered with HTTP). */
 export type OpenSocket = (url: string, options: SocketOptions) => Promise<SocketPort>;

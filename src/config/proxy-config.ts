@@ -9,6 +9,9 @@ import { parseTarget } from '../proxy/target.ts';
 
 export const DEFAULT_PROVIDER_BASE_URL = 'https://api.anthropic.com';
 
+/** Where the proxy listens unless told otherwise, whatever --host says: agents run on this machine. */
+export const DEFAULT_PROXY_HOST = '127.0.0.1';
+
 /** A user middleware in the file: a module path (relative to the file) or `{ module, options }`. */
 const FileMiddlewareSchema = z
   .union([
@@ -29,6 +32,13 @@ export const ProxyFileKeys = z.object({
     .boolean()
     .optional()
     .describe('false starts the LLM proxy on the main port + 1 (like --proxy). Default true: no proxy.'),
+  proxyHost: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      `Address the LLM proxy binds (--proxy-host over it), whatever --host is. Beyond loopback each request needs the access token. Default ${DEFAULT_PROXY_HOST}.`,
+    ),
   providerBaseUrl: z
     .string()
     .optional()
@@ -97,6 +107,8 @@ export function proxyKeyConflicts(keys: {
 
 export const ProxyConfigSchema = z.object({
   enabled: z.boolean(),
+  /** The address the proxy binds; beyond loopback every request needs a credential. */
+  host: z.string().min(1),
   providerBaseUrl: z.string(),
   middleware: z.array(MiddlewareSpecSchema),
   doubleMaxTokens: z.boolean(),
@@ -111,8 +123,8 @@ export const ProxyConfigSchema = z.object({
 export type ProxyConfig = z.infer<typeof ProxyConfigSchema>;
 
 export type ProxyConfigSources = {
-  /** Parsed command line: `--proxy` (true; false for a `--no-proxy`), `--provider-base-url`. */
-  cli: { proxy?: boolean; providerBaseUrl?: string };
+  /** Parsed command line: `--proxy` (true; false for a `--no-proxy`), `--provider-base-url`, `--proxy-host`. */
+  cli: { proxy?: boolean; providerBaseUrl?: string; proxyHost?: string };
   env: NodeJS.ProcessEnv;
   /** The parsed config file (any other keys are ignored). */
   file: Record<string, unknown>;
@@ -212,6 +224,9 @@ export function resolveProxyConfig(sources: ProxyConfigSources): ProxyConfigResu
   });
   if (!provider.ok) return invalid(provider.message);
 
+  if (sources.cli.proxyHost !== undefined && sources.cli.proxyHost.trim() === '') {
+    return invalid('--proxy-host must be an address such as 127.0.0.1 or 0.0.0.0, got an empty one.');
+  }
   const conflict = proxyKeyConflicts(file.data)[0];
   if (conflict) return invalid(`Config file key ${conflict.message}`);
   const maxBodyBytes = file.data.proxyMaxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -226,6 +241,7 @@ export function resolveProxyConfig(sources: ProxyConfigSources): ProxyConfigResu
     ok: true,
     value: {
       enabled: !withoutProxy,
+      host: sources.cli.proxyHost ?? file.data.proxyHost ?? DEFAULT_PROXY_HOST,
       providerBaseUrl: provider.value,
       middleware: file.data.proxyMiddleware ?? [],
       doubleMaxTokens: file.data.proxyDoubleMaxTokens ?? false,

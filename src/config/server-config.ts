@@ -25,7 +25,7 @@ export const ServerSettings = z.object({
     .array(z.string())
     .default([])
     .describe(
-      "Browser origins allowed to open a WebSocket besides loopback pages (--allow-origin); '*' allows any.",
+      "Browser origins allowed to open a WebSocket besides Ribosome's own dashboards (--allow-origin); '*' allows any.",
     ),
   autostart: z
     .boolean()
@@ -123,6 +123,35 @@ export const ServerSettings = z.object({
         .positive()
         .default(4 * MiB)
         .describe("Most bytes in the handshake's eventHistory. Default 4 MiB."),
+      messageQueueMessages: z
+        .number()
+        .int()
+        .positive()
+        .default(100)
+        .describe(
+          'Messages (codon.message, sentinel messages) the running agent may have waiting, sent and not yet taken up; one more gets MESSAGE_QUEUE_FULL. Default 100.',
+        ),
+      messageQueueBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(1 * MiB)
+        .describe(
+          'UTF-8 bytes of the messages waiting for the running agent; a message past it gets MESSAGE_QUEUE_FULL. Default 1 MiB.',
+        ),
+      messageRate: z
+        .number()
+        .positive()
+        .default(5)
+        .describe(
+          'codon.message per second one client may send, after a burst of messageBurst; faster ones get RATE_LIMITED. Default 5.',
+        ),
+      messageBurst: z
+        .number()
+        .int()
+        .positive()
+        .default(20)
+        .describe('codon.message one client may send at once before messageRate applies. Default 20.'),
     })
     // prefault: an absent `limits` is parsed as {}, so every inner default applies.
     .prefault({})

@@ -36,6 +36,7 @@ const answers: Record<CommandType | 'handshake', EventType[]> = {
   'rollback.toCodon': ['rollback.started', 'rollback.completed'],
   'rollback.toLastSuccess': ['rollback.started', 'rollback.completed'],
   'server.shutdown': [],
+  'dashboard.ticket': ['dashboard.ticket'],
   ping: ['pong'],
   'ping.broadcast': ['pong'],
   'history.sync': ['history.batch'],
@@ -54,7 +55,8 @@ control the execution of a plan of codons over one WebSocket connection.
 A client connects to ws://HOST:PORT and sends a \`handshake\` first (its \`id\` may be omitted); the
 server answers \`handshake.response\`, then \`server.ready\`, to that client only. Any other command
 before it is refused with HANDSHAKE_REQUIRED. Readonly clients may send only checkpoint.list,
-checkpoint.diff (ours), history.sync, ping, ping.broadcast and server.shutdown; any other command from them gets
+checkpoint.diff and dashboard.ticket (ours), history.sync, ping, ping.broadcast and server.shutdown
+(not with a readonly dashboard ticket); any other command from them gets
 INSUFFICIENT_PERMISSIONS, whatever its payload. Every other command needs an \`id\` (1 to 256
 characters); an error that answers a command carries it in \`data.commandId\`. Most events are
 journaled first, then sent to every handshaken client; each message's summary says how it travels:

@@ -16,6 +16,7 @@ import { CodonRun } from './codon-run.ts';
 import type { CodonSteps } from './codon-steps.ts';
 import { changedPaths, describeChange, type Fingerprint, fingerprintDir } from './data-fingerprint.ts';
 import { type CodonOutcome, classifyOutcome, errorCodeOf, type StopKind, stoppedMessage } from './failure.ts';
+import { DEFAULT_MESSAGE_QUEUE, type MessageQueueLimits, queueRefusal } from './message-queue.ts';
 import { renderPromptPaths } from './prompt-paths.ts';
 import type { Recorder } from './recorder.ts';
 import type { MappedOutput } from './stream-mapper.ts';
@@ -38,6 +39,8 @@ export type LifecycleOptions = {
   stopGraceMs: number;
   snapshotIntervalMs: number;
   maxResultChars: number;
+  /** What may wait for the agent, sent and not taken up (default DEFAULT_MESSAGE_QUEUE). */
+  messageQueue?: MessageQueueLimits;
   /** Publishes a state.snapshot. */
   snapshot: () => Promise<unknown>;
 };
@@ -114,27 +117,43 @@ export class CodonLifecycle {
     const { recorder } = this.#o;
     // Walked while the start is recorded: nothing writes to the data directory meanwhile.
     const dataBefore = this.#fingerprint();
-    await recorder.apply('CodonStarted', {
-      runId,
-      codonId: codon.id,
-      codonName: codon.name,
-      codonIndex: codon.index,
-      sessionId,
-      startTime,
-      ...(previous?.sessionId ? { previousSessionId: previous.sessionId } : {}),
-      ...(adapterFor(this.#o.adapters, codon.agent).reportsCost === false ? { costEstimated: true } : {}),
-    });
-    await recorder.publish('codon.started', {
-      codonId: codon.id,
-      codonName: codon.name,
-      ...(codon.description ? { codonDescription: codon.description } : {}),
-      sessionId,
-      ...(previous?.sessionId ? { previousSessionId: previous.sessionId } : {}),
-      startTime,
-      ...(attempt ?? {}),
-      agent: codon.agent,
-      ...(codon.promptMetadata ? { promptMetadata: codon.promptMetadata } : {}),
-    });
+    // One transaction: a kill between the start's record and its codon.started would leave the next
+    // server a codon to report ended (codon.completed) that no client was ever told had started.
+    await recorder.applyAll(
+      [
+        {
+          type: 'CodonStarted',
+          data: {
+            runId,
+            codonId: codon.id,
+            codonName: codon.name,
+            codonIndex: codon.index,
+            sessionId,
+            startTime,
+            ...(previous?.sessionId ? { previousSessionId: previous.sessionId } : {}),
+            ...(adapterFor(this.#o.adapters, codon.agent).reportsCost === false
+              ? { costEstimated: true }
+              : {}),
+          },
+        },
+      ],
+      [
+        {
+          type: 'codon.started',
+          data: {
+            codonId: codon.id,
+            codonName: codon.name,
+            ...(codon.description ? { codonDescription: codon.description } : {}),
+            sessionId,
+            ...(previous?.sessionId ? { previousSessionId: previous.sessionId } : {}),
+            startTime,
+            ...(attempt ?? {}),
+            agent: codon.agent,
+            ...(codon.promptMetadata ? { promptMetadata: codon.promptMetadata } : {}),
+          },
+        },
+      ],
+    );
     const preparing: Preparing = { codon, abort: new AbortController() };
     // Preparing from the moment it started: a stop or a crash check in between must see the codon.
     this.#preparing = preparing;
@@ -349,7 +368,9 @@ export class CodonLifecycle {
    */
   sendMessage(
     text: string,
-  ): { ok: true; codonId: string; delivery: 'live' | 'next-turn' } | { ok: false; message: string } {
+  ):
+    | { ok: true; codonId: string; delivery: 'live' | 'next-turn' }
+    | { ok: false; code?: 'MESSAGE_QUEUE_FULL'; message: string } {
     const preparing = this.#preparing;
     if (preparing)
       return {
@@ -361,6 +382,15 @@ export class CodonLifecycle {
     const { id } = active.codon;
     if (active.stop)
       return { ok: false, message: `codon ${id} is being stopped; its agent takes no message` };
+    if (!active.agentEnded) {
+      const full = queueRefusal(
+        id,
+        active.run.backlog,
+        Buffer.byteLength(text),
+        this.#o.messageQueue ?? DEFAULT_MESSAGE_QUEUE,
+      );
+      if (full) return { ok: false, code: 'MESSAGE_QUEUE_FULL', message: full };
+    }
     const delivery = active.agentEnded ? undefined : active.run.send(text);
     if (!delivery)
       return {
@@ -415,7 +445,9 @@ export class CodonLifecycle {
             : 'failed';
     const checkpointType: CheckpointType =
       to === 'completed' ? 'completed' : to === 'skipped' ? 'skipped' : 'error';
-    const checkpoint = await steps.checkpoint(codon, runId, checkpointType, to);
+    // Recorded below with the codon's end, in one transaction: a kill in between leaves a commit the
+    // state never recorded, which recovery sets aside, and the codon runs again from its start.
+    const checkpoint = await steps.commit(codon, runId, checkpointType, to);
     if (!checkpoint.ok && success) {
       // A step that cannot be undone is not a clean success.
       success = false;
@@ -431,19 +463,25 @@ export class CodonLifecycle {
       // Before the archive, which may move the same files away.
       await steps.copyOutputs(codon);
       const archived = await steps.archive(codon, runId);
-      if (archived) await steps.recordArchive({ ...archived, checkpointSha: checkpoint.value.sha });
+      if (archived) await steps.recordArchive({ ...archived, checkpointSha: checkpoint.value.record.sha });
     }
-    await recorder.apply('CodonTransitioned', {
-      runId,
-      codonId: codon.id,
-      from: 'running',
-      to,
-      at: new Date().toISOString(),
-      exitStatus: outcome.exit,
-      duration,
-      ...(failureReason ? { failureReason } : {}),
-      ...(active?.agentSessionId ? { agentSessionId: active.agentSessionId } : {}),
-    });
+    await recorder.applyAll([
+      ...(checkpoint.ok ? [checkpoint.value.created] : []),
+      {
+        type: 'CodonTransitioned',
+        data: {
+          runId,
+          codonId: codon.id,
+          from: 'running',
+          to,
+          at: new Date().toISOString(),
+          exitStatus: outcome.exit,
+          duration,
+          ...(failureReason ? { failureReason } : {}),
+          ...(active?.agentSessionId ? { agentSessionId: active.agentSessionId } : {}),
+        },
+      },
+    ]);
     await this.#o.hooks.afterAgent(codon, runId);
     await this.#checkDataDir(codon, dataAfter);
     // The final cost and codon.completed in one commit (one fsync, not two), in that order.
@@ -544,17 +582,23 @@ export class CodonLifecycle {
     await this.#checkDataDir(codon);
     // No agent ran: exit status `error` with code 1, by convention.
     const exitStatus = { type: 'error' as const, code: 1 };
-    await this.#o.steps.checkpoint(codon, runId, to === 'skipped' ? 'skipped' : 'error', to);
-    await recorder.apply('CodonTransitioned', {
-      runId,
-      codonId: codon.id,
-      from,
-      to,
-      at: new Date().toISOString(),
-      exitStatus,
-      failureReason,
-      duration: 0,
-    });
+    const checkpoint = await this.#o.steps.commit(codon, runId, to === 'skipped' ? 'skipped' : 'error', to);
+    await recorder.applyAll([
+      ...(checkpoint.ok ? [checkpoint.value.created] : []),
+      {
+        type: 'CodonTransitioned',
+        data: {
+          runId,
+          codonId: codon.id,
+          from,
+          to,
+          at: new Date().toISOString(),
+          exitStatus,
+          failureReason,
+          duration: 0,
+        },
+      },
+    ]);
     await recorder.publish('codon.completed', {
       codonId: codon.id,
       success: false,

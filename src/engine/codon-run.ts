@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { AgentAdapter, AgentRun, AgentStart } from '../agents/agent-adapter.ts';
+import type { AgentAdapter, AgentRun, AgentStart, MessageBacklog } from '../agents/agent-adapter.ts';
 import { notStarted } from '../agents/spawn-agent.ts';
 import { StallWatch } from '../retries/stall-watch.ts';
 import { type AgentPid, AgentPidsFile } from './agent-pids.ts';
@@ -162,6 +162,11 @@ export class CodonRun {
    * `next-turn` between turns (it starts another); undefined when it takes no more input (it
    * finished, or it is being stopped).
    */
+  /** The messages sent that the agent has not taken up yet. */
+  get backlog(): MessageBacklog {
+    return this.#agent.backlog ?? { count: 0, bytes: 0 };
+  }
+
   send(text: string): 'live' | 'next-turn' | undefined {
     if (this.#stoppedBy || this.#timedOut || this.#stalled) return undefined;
     const delivery = this.#agent.inTurn ? 'live' : 'next-turn';

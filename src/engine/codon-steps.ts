@@ -3,6 +3,8 @@ import type { CheckpointRecord } from '../checkpoints/index.ts';
 import { copyOutputs } from '../outputs/index.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { CheckpointType, CodonStatus, FailureReason } from '../protocol/index.ts';
+import type { TransitionData } from '../state/transitions.ts';
+import { killPoint } from '../storage/kill-point.ts';
 import { describeError } from '../storage/probe.ts';
 import { AgentPidsFile } from './agent-pids.ts';
 import { type ArchiveEntry, type ArchiveManifest, archiveFiles } from './archive.ts';
@@ -10,6 +12,9 @@ import { type Checkpointing, type Outcome, toInfo } from './checkpointing.ts';
 import type { Recorder } from './recorder.ts';
 import type { RigDirsLog } from './rig-dirs.ts';
 import { runRigSetup } from './rig-setup.ts';
+
+/** The transition that records a checkpoint in the state. */
+export type CheckpointCreated = { type: 'CheckpointCreated'; data: TransitionData<'CheckpointCreated'> };
 
 export type CodonStepsOptions = {
   checkpoints: Checkpointing;
@@ -44,6 +49,22 @@ export class CodonSteps {
     checkpointType: CheckpointType,
     status: CodonStatus,
   ): Promise<Outcome<CheckpointRecord>> {
+    const taken = await this.commit(codon, runId, checkpointType, status);
+    if (taken.ok) await this.#o.recorder.apply(taken.value.created.type, taken.value.created.data);
+    return taken.ok ? { ok: true, value: taken.value.record } : taken;
+  }
+
+  /**
+   * Takes a checkpoint in git and returns the transition that records it, for the caller to apply in
+   * the same transaction as what the checkpoint stands for (a codon's end): a commit the state never
+   * recorded is an orphan that recovery sets aside (recovery.ts). A failure is reported loudly.
+   */
+  async commit(
+    codon: RuntimeCodon,
+    runId: string,
+    checkpointType: CheckpointType,
+    status: CodonStatus,
+  ): Promise<Outcome<{ record: CheckpointRecord; created: CheckpointCreated }>> {
     const taken = await this.#o.checkpoints.take({
       runId,
       codonId: codon.id,
@@ -68,8 +89,11 @@ export class CodonSteps {
         'warning',
         codon.id,
       );
-    await this.#o.recorder.apply('CheckpointCreated', { runId, checkpoint: toInfo(record) });
-    return { ok: true, value: record };
+    killPoint(`checkpoint:${checkpointType}`);
+    return {
+      ok: true,
+      value: { record, created: { type: 'CheckpointCreated', data: { runId, checkpoint: toInfo(record) } } },
+    };
   }
 
   /**
@@ -192,6 +216,7 @@ export class CodonSteps {
       await warn(`nothing copied to ${outputDir}: ${describeError(error, outputDir)}`);
       return;
     }
+    killPoint('outputs-copied');
     for (const glob of result.unmatched) await warn(`${glob} matched no file`);
     for (const { file, reason } of result.skipped) await warn(`${file} not copied: ${reason}`);
     await this.#o.recorder.publish('outputs.copied', {
@@ -214,6 +239,7 @@ export class CodonSteps {
       codonId: codon.id,
       globs,
     });
+    killPoint('archive-moved');
     for (const { file, reason } of result.refused)
       await this.#o.recorder.publish('info', {
         message: `[${codon.id}] archive: ${file} not moved: ${reason}`,
@@ -244,6 +270,7 @@ export class CodonSteps {
 
   async startCheckpointRun(runId: string, fromSha?: string): Promise<void> {
     const initial = await this.#o.checkpoints.startRun(runId, fromSha);
+    if (initial.ok) killPoint('checkpoint:initial');
     if (initial.ok) await this.#o.recorder.apply('InitialCheckpointSet', { runId, sha: initial.value.sha });
     else
       await this.#o.recorder.reportError(

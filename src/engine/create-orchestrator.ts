@@ -127,6 +127,10 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
     stopGraceMs: settings.stopGraceMs ?? 3_000,
     snapshotIntervalMs: settings.snapshotIntervalMs ?? 5_000,
     maxResultChars: 10_000,
+    messageQueue: {
+      maxMessages: deps.settings.limits.messageQueueMessages,
+      maxBytes: deps.settings.limits.messageQueueBytes,
+    },
     fileTree: () => tree,
     checkpoints: new Checkpointing(store.value),
     archive: new ArchiveManifest(join(layout.internal, 'archive-manifest.json')),

@@ -36,8 +36,16 @@ import { CodonSteps } from './codon-steps.ts';
 import type { CommandContext, Engine, EngineCommand, ReadyInfo, SendToClient } from './engine.ts';
 import { type CodonOutcome, clientStopReason } from './failure.ts';
 import { endLeftoverAgents } from './leftover-agents.ts';
+import type { MessageQueueLimits } from './message-queue.ts';
 import { type Atomically, Recorder } from './recorder.ts';
-import { completeUnended, type LastCodonEvent, markCrashed, recoveryPoint } from './recovery.ts';
+import {
+  completeUnended,
+  type LastCodonEvent,
+  markCrashed,
+  recordedShas,
+  recoveryPoint,
+  setAsideOrphans,
+} from './recovery.ts';
 import { Retrying } from './retrying.ts';
 import type { RigDirsLog } from './rig-dirs.ts';
 import type { RestoreDeps } from './rollback.ts';
@@ -61,7 +69,7 @@ import {
 /** What Orchestrator.sendMessage did: the agent has the text, or why no agent took it. */
 export type MessageOutcome =
   | { ok: true; codonId: string; delivery: Exclude<MessageDelivery, 'prompt'> }
-  | { ok: false; code: 'NO_CODON_RUNNING' | 'INVALID_COMMAND'; message: string };
+  | { ok: false; code: 'NO_CODON_RUNNING' | 'INVALID_COMMAND' | 'MESSAGE_QUEUE_FULL'; message: string };
 
 export type OrchestratorOptions = {
   plan: LoadedPlan;
@@ -81,6 +89,8 @@ export type OrchestratorOptions = {
   stopGraceMs: number;
   snapshotIntervalMs: number;
   maxResultChars: number;
+  /** What may wait for the running agent, sent and not taken up (README "Steering a running agent"). */
+  messageQueue?: MessageQueueLimits;
   fileTree: () => FileNode[];
   /** Work beside each codon's agent (sentinels). */
   hooks?: CodonHooks;
@@ -360,6 +370,7 @@ export class Orchestrator implements Engine {
       return { ok: false, code: 'INVALID_COMMAND', message: `the message is not sent: ${why}` };
     }
     const sent = this.#lifecycle.sendMessage(text);
+    if (!sent.ok && sent.code) return { ok: false, code: sent.code, message: sent.message };
     if (!sent.ok) {
       const waiting = this.#retries.pending ? '; an automatic retry is waiting to start' : '';
       return { ok: false, code: 'NO_CODON_RUNNING', message: `${sent.message}${waiting}` };
@@ -775,7 +786,16 @@ export class Orchestrator implements Engine {
     const previousId = this.#state.runOrder.at(-1);
     const runId = this.#o.bus.runId;
     let told: string | undefined;
-    if (previousId && runOf(this.#state, previousId)?.status === 'running') {
+    const before = previousId ? runOf(this.#state, previousId) : undefined;
+    // Where a run that did not end well goes back to: its last clean point the state recorded. What
+    // git holds beyond it (a kill between a commit and its record) is set aside first, and said.
+    const point =
+      before && before.status !== 'completed'
+        ? await recoveryPoint(this.#o.checkpoints, before, recordedShas(this.#state))
+        : undefined;
+    const orphaned =
+      before && point?.ok ? await setAsideOrphans(this.#o.checkpoints, before.runId, point.value) : undefined;
+    if (previousId && before?.status === 'running') {
       // The crashed run's own end (its codon's codon.completed) is journaled as part of that run.
       this.#o.bus.setRunId(previousId);
       try {
@@ -796,18 +816,22 @@ export class Orchestrator implements Engine {
             const entry = leftover.sessions.findLast((e) => e.codonId === codonId);
             return entry ? unreportedSpend(entry, agentCost, this.#o.adapters, this.#o.agentStateDir) : 0;
           },
+          orphaned,
         );
+        if (!told && orphaned) await this.#recorder.reportError('CHECKPOINT_WARNING', orphaned, 'warning');
       } finally {
         this.#o.bus.setRunId(runId);
       }
-    } else this.#carried = this.#o.carryOver?.() ?? new Map();
+    } else {
+      this.#carried = this.#o.carryOver?.() ?? new Map();
+      if (orphaned) await this.#recorder.reportError('CHECKPOINT_WARNING', orphaned, 'warning');
+    }
     const previous = previousId ? runOf(this.#state, previousId) : undefined;
     const autostart = this.#o.autostart;
     let recovered = false;
     if (previous && (previous.status === 'crashed' || previous.status === 'failed')) {
       // Back to the run's last clean point, so the codon that broke starts again from a clean tree.
-      const point = await recoveryPoint(this.#o.checkpoints, previous);
-      if (point.ok) {
+      if (point?.ok) {
         const startOf = recoveryCodon(lineageOf(this.#state, previous.runId), previous.interruptedCodonId);
         const moved = await this.#rollBack(
           previous.runId,
@@ -826,7 +850,7 @@ export class Orchestrator implements Engine {
       } else {
         await this.#recorder.reportError(
           'CHECKPOINT_FAILED',
-          `recovery found no checkpoint of run ${previous.runId} to return to: ${point.message}`,
+          `recovery found no checkpoint of run ${previous.runId} to return to: ${point?.message ?? 'none was looked for'}`,
           'warning',
         );
       }

@@ -26,6 +26,8 @@ export async function markCrashed(
   endedAgents: readonly string[],
   carried: (codonId: string) => string | undefined = () => undefined,
   unreported: (codonId: string, agentCost: number) => number = () => 0,
+  /** What recovery found in git that the state never recorded (setAsideOrphans), said in the warning. */
+  orphaned?: string,
 ): Promise<string | undefined> {
   const run = runOf(state, runId);
   const interrupted = run
@@ -64,7 +66,7 @@ export async function markCrashed(
       {
         type: 'error',
         data: {
-          message: `${message}${counted}${carries ? `; ${carries}` : ''}`,
+          message: `${message}${counted}${carries ? `; ${carries}` : ''}${orphaned ? `; ${orphaned}` : ''}`,
           codon: interrupted.codonId,
           fatal: false,
           severity: 'warning',
@@ -127,22 +129,81 @@ export async function completeUnended(
   });
 }
 
+/** Every checkpoint the state recorded (CheckpointCreated, InitialCheckpointSet), of every run. */
+export function recordedShas(state: EngineState): Set<string> {
+  const shas = new Set<string>();
+  for (const runId of state.runOrder) {
+    const run = runOf(state, runId);
+    if (run?.initialCheckpoint) shas.add(run.initialCheckpoint);
+    for (const c of run?.checkpoints ?? []) shas.add(c.sha);
+  }
+  return shas;
+}
+
 /**
- * Where a crashed or failed run goes back to, with its lineage: its last clean point; a run that
- * died before its first checkpoint (a rollback had just begun it) goes back to where it began.
+ * The state decides at recovery, not git: a checkpoint of run `runId` that git holds but the state
+ * never recorded was committed by a server killed before its record, so it stands for no step that
+ * happened. A run's initial checkpoint holds no codon's work (the tree as the run began): it counts
+ * as recorded. `orphans` are such checkpoints at the end of the branch, for recovery to set aside;
+ * `clean` is the lineage the recovery may return to.
+ */
+export function splitRecorded(
+  lineage: readonly CheckpointRecord[],
+  runId: string,
+  recorded: ReadonlySet<string>,
+): { clean: CheckpointRecord[]; orphans: CheckpointRecord[] } {
+  const counts = (c: CheckpointRecord) => c.runId !== runId || c.initial || recorded.has(c.sha);
+  let end = lineage.length;
+  while (end > 0 && !lineage.slice(end - 1, end).every(counts)) end--;
+  return { clean: lineage.filter(counts), orphans: lineage.slice(end) };
+}
+
+export type RecoveryPoint = {
+  /** The run's lineage as git holds it, orphans included: what the return undoes. */
+  lineage: CheckpointRecord[];
+  target: CheckpointRecord;
+  orphans: CheckpointRecord[];
+};
+
+/**
+ * Where a crashed or failed run goes back to, with its lineage: its last clean point the state
+ * recorded; a run that died before its first checkpoint (a rollback had just begun it) goes back to
+ * where it began.
  */
 export async function recoveryPoint(
   checkpoints: Checkpointing,
   run: { runId: string; fromCheckpoint?: string },
-): Promise<Outcome<{ lineage: CheckpointRecord[]; target: CheckpointRecord }>> {
+  recorded: ReadonlySet<string>,
+): Promise<Outcome<RecoveryPoint>> {
   const lineage = await checkpoints.lineage(run.runId);
   if (lineage.ok) {
-    const target = recoveryTarget(lineage.value);
+    const { clean, orphans } = splitRecorded(lineage.value, run.runId, recorded);
+    const target = recoveryTarget(clean);
     return target
-      ? { ok: true, value: { lineage: lineage.value, target } }
+      ? { ok: true, value: { lineage: lineage.value, target, orphans } }
       : { ok: false, code: 'CHECKPOINT_NOT_FOUND', message: 'it has no clean checkpoint' };
   }
   if (!run.fromCheckpoint) return lineage;
   const from = await checkpoints.bySha(run.fromCheckpoint);
-  return from.ok ? { ok: true, value: { lineage: [], target: from.value } } : from;
+  return from.ok ? { ok: true, value: { lineage: [], target: from.value, orphans: [] } } : from;
+}
+
+/**
+ * Sets a run's orphan checkpoints aside (its branch ends at its last recorded checkpoint again; the
+ * orphans stay on a side ref) and says so: the words a crash warning carries, or undefined.
+ */
+export async function setAsideOrphans(
+  checkpoints: Checkpointing,
+  runId: string,
+  { lineage, orphans }: RecoveryPoint,
+): Promise<string | undefined> {
+  const keep = lineage.at(-orphans.length - 1);
+  if (orphans.length === 0 || !keep) return undefined;
+  const named = orphans.map((c) => `${c.checkpointType} of ${c.codonId} ${c.sha.slice(0, 12)}`).join(', ');
+  const moved = await checkpoints.store.setAside(runId, keep.sha);
+  const where = moved.ok
+    ? `kept on ${moved.value ?? 'the run branch'} for inspection`
+    : `left on the run's branch (${moved.error.message})`;
+  const one = orphans.length === 1;
+  return `git holds ${one ? 'a checkpoint' : `${orphans.length} checkpoints`} of run ${runId} that the server was killed before recording (${named}): not a step that happened, so not returned to; ${where}`;
 }

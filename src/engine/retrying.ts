@@ -9,6 +9,7 @@ import {
   retryMessage,
 } from '../retries/retry-policy.ts';
 import { codonOf, type EngineState, runOf } from '../state/reducer.ts';
+import { killPoint } from '../storage/kill-point.ts';
 import type { Checkpointing } from './checkpointing.ts';
 import type { CommandContext, EngineCommand } from './engine.ts';
 import type { CodonOutcome } from './failure.ts';
@@ -164,6 +165,7 @@ export class Retrying {
     if (decision.switchedToFallback) await this.#info(fallbackMessage(codon.id, decision));
     await this.#info(retryMessage(codon.id, decision));
     const restored = await this.#restoreStart(codon.id, runId);
+    if (restored.ok) killPoint('retry-restored');
     if (!restored.ok) {
       // Cancelled meanwhile: the command that did it has said so and decides what follows.
       if (!this.#timer.take(retry)) return;

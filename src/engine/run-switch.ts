@@ -2,6 +2,7 @@ import type { CheckpointRecord } from '../checkpoints/index.ts';
 import type { EventBus } from '../journal/event-bus.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import { type EngineState, runOf } from '../state/reducer.ts';
+import { killPoint } from '../storage/kill-point.ts';
 import type { CodonSteps } from './codon-steps.ts';
 import type { Recorder } from './recorder.ts';
 import { performRollback, type RollbackDeps } from './rollback.ts';
@@ -53,6 +54,7 @@ export async function switchRun(
   if (!done.ok) return done;
   const at = new Date().toISOString();
   const recovery = requested === 'recovery';
+  killPoint(recovery ? 'recovery-restored' : 'rollback-restored');
   const toRun = recovery ? deps.bus.runId : deps.newRunId();
   if (!recovery) deps.bus.setRunId(toRun);
   await deps.recorder.applyAll([

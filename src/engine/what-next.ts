@@ -1,6 +1,6 @@
 import type { CheckpointRecord } from '../checkpoints/index.ts';
 import type { CheckpointInfo, EventInput } from '../protocol/index.ts';
-import { type EngineState, runOf } from '../state/reducer.ts';
+import { type EngineState, type RunState, runOf } from '../state/reducer.ts';
 import { type LineageEntry, lineageEntries } from './checkpoint-list.ts';
 
 /**
@@ -45,11 +45,13 @@ export const ENDING_TYPES: ReadonlySet<CheckpointInfo['checkpointType']> = new S
   'skipped',
 ]);
 
+const isEndStatus = (status: string | undefined): status is EndStatus =>
+  status === 'completed' || status === 'failed' || status === 'skipped' || status === 'stopped';
+
 function endingOf(info: CheckpointInfo): Ending | undefined {
   if (!ENDING_TYPES.has(info.checkpointType)) return undefined;
   const status = info.status;
-  if (status === 'completed' || status === 'failed' || status === 'skipped' || status === 'stopped')
-    return { codonId: info.codonId, status };
+  if (isEndStatus(status)) return { codonId: info.codonId, status };
   // An error checkpoint of a codon recorded in another state still means it did not end well.
   return { codonId: info.codonId, status: info.checkpointType === 'skipped' ? 'skipped' : 'failed' };
 }
@@ -60,14 +62,33 @@ const endingsOf = (entries: readonly LineageEntry[]): Ending[] =>
     return ending ? [ending] : [];
   });
 
-/** The lineage of a run as the recorded state has it (its checkpoints, with those it inherited). */
+/**
+ * The lineage of a run as the recorded state has it (its checkpoints, with those it inherited), and
+ * the end of its latest codon when that codon's ending checkpoint could not be written.
+ */
 export function lineageOf(state: EngineState, runId: string | null = state.currentRunId): Lineage {
   const run = runId ? runOf(state, runId) : undefined;
   if (!run || !runId) return { endings: [] };
+  const endings = endingsOf(lineageEntries(state, runId));
+  const unrecorded = unrecordedEnding(run, endings);
   return {
-    endings: endingsOf(lineageEntries(state, runId)),
+    endings: unrecorded ? [...endings, unrecorded] : endings,
     ...(run.startOf && run.order.length === 0 ? { atStartOf: run.startOf } : {}),
   };
+}
+
+/**
+ * Every codon's end takes a checkpoint, so the run's latest codon ended (as its record says) without
+ * being the last ending only when that checkpoint could not be written (a full checkpoint store). It
+ * still ended (failed): server.idle, the rules and the run's summary count it, else a run waits for
+ * ever on an end it never sees. A crash's interrupted codon is not one: the next server recovers it.
+ */
+function unrecordedEnding(run: RunState, endings: readonly Ending[]): Ending | undefined {
+  const codonId = run.order.at(-1);
+  const status = codonId === undefined ? undefined : run.codons[codonId]?.status;
+  if (codonId === undefined || codonId === run.interruptedCodonId || !isEndStatus(status)) return undefined;
+  const last = endings.at(-1);
+  return last?.codonId === codonId && last.status === status ? undefined : { codonId, status };
 }
 
 /** The lineage as it stood at one checkpoint of a run's history (where a rollback to it goes back to). */

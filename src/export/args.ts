@@ -58,18 +58,39 @@ export function checkExportArgs(
   return { ok: true, value: { executionDir, target: { kind: 'dir', dir: resolve(cwd, flags.dir ?? '') } } };
 }
 
-/** Why git would refuse `name` as a branch name (git check-ref-format's rules), or undefined. */
+/**
+ * Names git keeps for refs of its own at the top of a repository (HEAD, ORIG_HEAD, FETCH_HEAD,
+ * MERGE_HEAD, CHERRY_PICK_HEAD, ...; git's pseudoref syntax): a branch of that name would be
+ * `refs/heads/HEAD`, which git itself shadows with the special ref wherever the short name is used.
+ */
+const SPECIAL_REF = /^[A-Z_]*HEAD$/;
+const SPECIAL_REFS = new Set([
+  'AUTO_MERGE',
+  'BISECT_EXPECTED_REV',
+  'MERGE_AUTOSTASH',
+  'NOTES_MERGE_PARTIAL',
+  'NOTES_MERGE_REF',
+]);
+
+/**
+ * Why `name` cannot be the branch: what `git check-ref-format --branch` refuses, and the names of
+ * git's special refs (`SPECIAL_REF`), or undefined. Pure.
+ */
 export function branchNameProblem(name: string): string | undefined {
   if (name === '' || name === '@') return 'is not a branch name';
+  if (SPECIAL_REF.test(name) || SPECIAL_REFS.has(name))
+    return 'is the name of a special git ref (like HEAD, ORIG_HEAD or FETCH_HEAD), not a branch; choose another name';
   if (name.startsWith('-')) return 'must not start with -';
   if (name.startsWith('refs/')) return 'name the branch without refs/ (e.g. result)';
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what git forbids
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(name))
     return 'must not hold spaces, control characters or ~ ^ : ? * [ \\';
   if (name.includes('..') || name.includes('@{') || name.includes('//')) return 'must not hold .., @{ or //';
-  if (name.endsWith('/') || name.endsWith('.') || name.endsWith('.lock')) {
-    return 'must not end with /, . or .lock';
+  if (name.startsWith('/') || name.endsWith('/') || name.endsWith('.')) {
+    return 'must not start or end with /, nor end with .';
   }
-  if (name.split('/').some((part) => part.startsWith('.'))) return 'no part may start with .';
+  const parts = name.split('/');
+  if (parts.some((part) => part.startsWith('.'))) return 'no part may start with .';
+  if (parts.some((part) => part.endsWith('.lock'))) return 'no part may end with .lock';
   return undefined;
 }

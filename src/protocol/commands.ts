@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CheckpointDiffRequest } from './checkpoint-diff.ts';
 import { CodonMessageRequest } from './codon-message.ts';
+import { DashboardTicketRequest } from './dashboard-ticket.ts';
 import { ClientMode } from './shared.ts';
 
 /** Client commands (spec 2.1, 2.2, 4.2). Every inbound frame is parsed with these before anything acts. */
@@ -72,6 +73,8 @@ export const ServerShutdown = command(
     .object({ reason: z.string().default('requested by a client') })
     .default({ reason: 'requested by a client' }),
 );
+/** Ours: a dashboard page's upgrade credential, for `ribosome web` (README "Access token"). */
+export const DashboardTicket = command('dashboard.ticket', DashboardTicketRequest);
 export const Ping = command('ping', NoData);
 export const PingBroadcast = command('ping.broadcast', NoData);
 export const HistorySync = command('history.sync', NoData);
@@ -89,6 +92,7 @@ export const ClientCommand = z.discriminatedUnion('type', [
   RollbackToCodon,
   RollbackToLastSuccess,
   ServerShutdown,
+  DashboardTicket,
   Ping,
   PingBroadcast,
   HistorySync,
@@ -112,6 +116,7 @@ export const commandSchemas = {
   'rollback.toCodon': RollbackToCodon,
   'rollback.toLastSuccess': RollbackToLastSuccess,
   'server.shutdown': ServerShutdown,
+  'dashboard.ticket': DashboardTicket,
   ping: Ping,
   'ping.broadcast': PingBroadcast,
   'history.sync': HistorySync,
@@ -119,10 +124,14 @@ export const commandSchemas = {
 
 export const COMMAND_TYPES = Object.keys(commandSchemas) as CommandType[];
 
-/** Commands a readonly client may send (spec 4.2, and our checkpoint.diff); every other command modifies state. */
+/**
+ * Commands a readonly client may send (spec 4.2, and our checkpoint.diff and dashboard.ticket, which
+ * the server limits itself); every other command modifies state.
+ */
 export const READONLY_COMMANDS: ReadonlySet<CommandType> = new Set([
   'checkpoint.list',
   'checkpoint.diff',
+  'dashboard.ticket',
   'history.sync',
   'ping',
   'ping.broadcast',

@@ -20,6 +20,7 @@ const TO_ASKER: readonly DeliveryWay[] = [{ to: 'asker', journaled: false }];
 const SPECIAL: Partial<Record<EventType, readonly DeliveryWay[]>> = {
   'checkpoint.list': [{ to: 'asker', journaled: false, when: 'answering checkpoint.list' }],
   'checkpoint.diff': [{ to: 'asker', journaled: false, when: 'answering checkpoint.diff' }],
+  'dashboard.ticket': [{ to: 'asker', journaled: false, when: 'answering dashboard.ticket' }],
   error: [
     { to: 'everyone', journaled: true, when: 'about the run (a codon, a sentinel, the engine)' },
     { to: 'asker', journaled: false, when: 'answering a command (it carries data.commandId)' },

@@ -16,11 +16,13 @@ export const ErrorCode = z
     'INVALID_COMMAND',
     'HANDSHAKE_ALREADY_DONE',
     'HISTORY_SYNC_IN_PROGRESS',
+    'RATE_LIMITED',
     // Command-level problems answered by the engine.
     'UNKNOWN_CODON',
     'CODON_RUNNING',
     'NO_CODON_RUNNING',
     'CODON_STOPPING',
+    'MESSAGE_QUEUE_FULL',
     'NOTHING_TO_REDO',
     'NO_NEXT_CODON',
     'SHUTTING_DOWN',
@@ -85,10 +87,14 @@ export const errorCodeDescriptions: Record<ErrorCode, string> = {
     'The command does not match its schema (a missing or over-long id, a field of the wrong type, ...); the message names each problem as `path: expected ..., got ...`.',
   HANDSHAKE_ALREADY_DONE: 'A second handshake on a connection; reconnect to change mode.',
   HISTORY_SYNC_IN_PROGRESS: "A history.sync while this client's previous one is still streaming.",
+  RATE_LIMITED:
+    'This client sent codon.message faster than limits.messageRate allows (after a burst of limits.messageBurst); the message was not sent.',
   UNKNOWN_CODON: 'No codon of the plan has that id.',
   CODON_RUNNING: 'The command needs no codon to be active, and one is.',
   NO_CODON_RUNNING:
     "codon.skip or codon.forceStop while no codon is active; codon.message while no codon's agent takes input (none runs, rig setup runs, or the agent finished).",
+  MESSAGE_QUEUE_FULL:
+    'codon.message while the running agent has not taken up limits.messageQueueMessages messages (or limits.messageQueueBytes of them) sent before; the message was not sent.',
   CODON_STOPPING: 'codon.skip or codon.forceStop while the active codon is already being stopped.',
   NOTHING_TO_REDO: 'codon.redo with no completed or failed codon to retry.',
   NO_NEXT_CODON: 'codon.next when every codon of the plan is done.',

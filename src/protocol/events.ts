@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BudgetLimits, BudgetStatus } from './budget.ts';
 import { CheckpointDiffData } from './checkpoint-diff.ts';
 import { CodonMessageData } from './codon-message.ts';
+import { DashboardTicketData } from './dashboard-ticket.ts';
 import { ErrorCode, ErrorSeverity } from './errors.ts';
 import { extendedEnum, ours, oursValues } from './extension.ts';
 import {
@@ -393,6 +394,8 @@ const connection = {
   }),
   pong: z.object({ message: z.literal('pong'), timestamp: Iso, clientId: z.string().optional() }),
   'history.batch': z.object({ events: z.array(ServerEventEnvelope), hasMore: z.boolean() }),
+  // Ours: a dashboard page's upgrade credential (README "Access token").
+  'dashboard.ticket': DashboardTicketData,
   /** Deprecated (spec 9): kept so old clients learn of a codon a crash interrupted. */
   'incomplete.codon': z.object({ codonId: z.string(), codonName: z.string(), message: z.string() }),
 };

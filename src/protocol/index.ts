@@ -2,6 +2,7 @@ export * from './budget.ts';
 export * from './checkpoint-diff.ts';
 export * from './codon-message.ts';
 export * from './commands.ts';
+export * from './dashboard-ticket.ts';
 export * from './delivery.ts';
 export * from './echo.ts';
 export * from './errors.ts';

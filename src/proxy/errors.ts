@@ -12,7 +12,10 @@ export type ExchangeFailureCode =
   | 'BODY_TOO_LARGE'
   | 'PROXY_BUSY'
   | 'PROXY_STOPPING'
-  | 'PROXY_INTERNAL';
+  | 'PROXY_INTERNAL'
+  | 'PROXY_CREDENTIAL_MISSING'
+  | 'PROXY_CREDENTIAL_WRONG'
+  | 'PATH_OUTSIDE_PREFIX';
 
 export type ExchangeFailure = {
   code: ExchangeFailureCode;
@@ -42,6 +45,9 @@ export class ProxyError extends Error {
 
 /** Anthropic's error types; the agent's SDK maps them to its own exceptions and retry rules. */
 function anthropicErrorType(status: number): string {
+  if (status === 400) return 'invalid_request_error';
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
   if (status === 413) return 'request_too_large';
   if (status === 529) return 'overloaded_error';
   return 'api_error';

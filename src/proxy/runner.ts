@@ -4,13 +4,15 @@ import type { LookupFunction } from 'node:net';
 import type { Logger } from 'pino';
 import { buildConnector, Pool } from 'undici';
 import { z } from 'zod';
+import { CREDENTIAL_HEADER, checkAccess } from './access.ts';
 import { createBodyBudget } from './body-budget.ts';
 import { ON_USED_CONNECTION } from './classify-error.ts';
 import { compose, middlewareName } from './compose.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES } from './defaults.ts';
-import { ProxyError } from './errors.ts';
+import { anthropicErrorBody, type ExchangeFailure, ProxyError } from './errors.ts';
 import { createForwarder, type Forwarder, type Upstream } from './forwarder.ts';
-import { errorForLog } from './log-safe.ts';
+import { errorForLog, redactUrl } from './log-safe.ts';
+import { confinePath } from './request-path.ts';
 import { parseTarget, type Target } from './target.ts';
 import { type Middleware, MiddlewareSchema } from './types.ts';
 
@@ -39,6 +41,11 @@ const RunnerOptionsSchema = z.object({
   maxInFlightBytes: z.number().int().positive().default(DEFAULT_MAX_IN_FLIGHT_BYTES),
   /** [name='Ribosome'] Shown by the health answer: "<name> Proxy OK". */
   name: z.string().min(1).default('Ribosome'),
+  /**
+   * [credentials=[]] When any: every request but the health check must carry one of them (access.ts),
+   * else it is refused (401 or 403) and counted. A proxy beyond loopback gets them; one on loopback none.
+   */
+  credentials: z.array(z.string().min(1)).default([]),
   /** Resolver for the target's host name (tests inject a failing one; default: the OS resolver). */
   lookup: z.custom<LookupFunction>((value) => typeof value === 'function').optional(),
 });
@@ -88,6 +95,20 @@ function upstreamOf(url: string, lookup: LookupFunction | undefined, what: strin
   };
 }
 
+/** The health answer's header that counts the requests refused so far (no credential, path outside). */
+export const REFUSED_HEADER = 'x-ribosome-proxy-refused';
+
+/** A request-target in origin form (path and query): an absolute one (`GET http://host/path`) is cut to it. */
+function originForm(url: string): string {
+  if (url.startsWith('/')) return url;
+  try {
+    const parsed = new URL(url);
+    return parsed.pathname + parsed.search;
+  } catch {
+    return '/';
+  }
+}
+
 /** Spec 4.4 health paths; any other path is forwarded. */
 function isHealthCheck(method: string | undefined, url: string | undefined): boolean {
   return (method === 'GET' || method === 'HEAD') && (url === '/' || url === '/health');
@@ -107,6 +128,8 @@ export class ProxyRunner {
   readonly #server: http.Server;
   readonly #forwarder: Forwarder;
   readonly #middlewareNames: string[];
+  readonly #credentials: readonly string[];
+  #refused = 0;
   #state: State = { kind: 'idle' };
 
   constructor(options: ProxyRunnerOptions) {
@@ -139,6 +162,7 @@ export class ProxyRunner {
     this.#target = main.target;
     this.#routes = routes;
     this.#middlewareNames = o.middleware.map(middlewareName);
+    this.#credentials = o.credentials;
     this.#dispatcher = main.dispatcher;
     this.#forwarder = createForwarder({
       ...main,
@@ -149,29 +173,44 @@ export class ProxyRunner {
       budget: createBodyBudget(o.maxInFlightBytes),
     });
     const healthBody = Buffer.from(`${o.name} Proxy OK`);
-    const healthHeaders = [
-      'content-type',
-      'text/plain; charset=utf-8',
-      'content-length',
-      String(healthBody.length),
-    ];
     this.#server = http.createServer({ noDelay: true }, (request, response) => {
       if (isHealthCheck(request.method, request.url)) {
-        response.writeHead(200, healthHeaders);
+        response.writeHead(200, [
+          'content-type',
+          'text/plain; charset=utf-8',
+          'content-length',
+          String(healthBody.length),
+          REFUSED_HEADER,
+          String(this.#refused),
+        ]);
         response.end(request.method === 'HEAD' ? undefined : healthBody);
         return;
       }
-      const route = routes.length > 0 ? ROUTE_PATH.exec(request.url ?? '') : null;
+      let url = originForm(request.url ?? '/');
+      if (this.#credentials.length > 0) {
+        const access = checkAccess({ url, header: request.headers[CREDENTIAL_HEADER] }, this.#credentials);
+        if (!access.ok) {
+          this.#refuse(request, response, access.failure);
+          return;
+        }
+        url = access.url;
+      }
+      // The proxy's own credential is not the provider's: it never leaves.
+      delete request.headers[CREDENTIAL_HEADER];
+      const route = routes.length > 0 ? ROUTE_PATH.exec(url) : null;
       const upstream = route ? routes[Number(route[1])] : undefined;
-      if (route && upstream) {
-        const rest = route[2] ?? '';
-        this.#forwarder.handle(request, response, {
-          upstream,
-          url: rest.startsWith('/') ? rest : `/${rest}`,
-        });
+      const rest = route && upstream ? (route[2] ?? '') : undefined;
+      const confined = confinePath(rest === undefined ? url : rest.startsWith('/') ? rest : `/${rest}`);
+      if (!confined.ok) {
+        const failure: ExchangeFailure = {
+          code: 'PATH_OUTSIDE_PREFIX',
+          status: 400,
+          message: confined.message,
+        };
+        this.#refuse(request, response, failure, url);
         return;
       }
-      this.#forwarder.handle(request, response);
+      this.#forwarder.handle(request, response, { upstream: upstream ?? main, url: confined.url });
     });
     this.#server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
       // As Node's default handler, plus a log line: a reset is the agent leaving, not a bad request.
@@ -185,6 +224,46 @@ export class ProxyRunner {
       }
       socket.destroy();
     });
+  }
+
+  /** Requests refused so far (no credential, a wrong one, a path outside its prefix). */
+  get refused(): number {
+    return this.#refused;
+  }
+
+  /**
+   * Answers a request the proxy will not forward, unread (so the connection closes), and counts it in
+   * the log line and the health answer. The request-target goes to the log only once a credential
+   * passed (`url`, without it): a refused credential is never logged.
+   */
+  #refuse(
+    request: http.IncomingMessage,
+    response: http.ServerResponse,
+    failure: ExchangeFailure,
+    url?: string,
+  ): void {
+    this.#refused += 1;
+    this.#logger.warn(
+      {
+        code: failure.code,
+        status: failure.status,
+        method: request.method,
+        ...(url === undefined ? {} : { url: redactUrl(url) }),
+        remote: request.socket.remoteAddress,
+        refused: this.#refused,
+      },
+      `[PROXY] refused a request (${failure.code}); ${this.#refused} refused so far`,
+    );
+    const body = anthropicErrorBody(failure);
+    response.writeHead(failure.status, [
+      'content-type',
+      'application/json',
+      'content-length',
+      String(Buffer.byteLength(body)),
+      'connection',
+      'close',
+    ]);
+    response.end(body);
   }
 
   get url(): string | undefined {

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import type { ClientMode } from '../protocol/index.ts';
+import { TokenBucket } from './rate-limit.ts';
 import { textFrameHeader } from './ws-frames.ts';
 
 const TEXT = { binary: false } as const;
@@ -19,9 +20,15 @@ export class ClientSession {
   readonly ws: WebSocket;
   readonly #socket: Socket;
   mode: ClientMode | undefined;
+  /** The upgrade had an Origin: a page's connection. */
+  fromPage = false;
+  /** The most the dashboard ticket it came in with grants, if it came with one. */
+  ticketMode: ClientMode | undefined;
   alive = true;
   /** Set while a history.sync streams to this client: one at a time. */
   historySyncing = false;
+  /** This client's codon.message allowance (limits.messageBurst at once, then limits.messageRate a second). */
+  readonly messages: TokenBucket;
   #closing = false;
   readonly #maxBuffered: number;
   readonly #onOverflow: (session: ClientSession) => void;
@@ -32,12 +39,14 @@ export class ClientSession {
     socket: Socket;
     maxBufferedBytes: number;
     onOverflow: (session: ClientSession) => void;
+    messageRate: { perSecond: number; burst: number };
   }) {
     this.id = options.id;
     this.ws = options.ws;
     this.#socket = options.socket;
     this.#maxBuffered = options.maxBufferedBytes;
     this.#onOverflow = options.onOverflow;
+    this.messages = new TokenBucket(options.messageRate, Date.now());
   }
 
   get handshaken(): boolean {

@@ -8,6 +8,7 @@ import type { EventBus } from '../journal/event-bus.ts';
 import type { Journal } from '../journal/journal.ts';
 import {
   type ClientCommand,
+  type ClientMode,
   type ErrorCode,
   type EventInput,
   type EventType,
@@ -19,11 +20,22 @@ import {
 } from '../protocol/index.ts';
 import { checkToken } from '../web-server/token.ts';
 import { CLOSE, ClientSession } from './client-session.ts';
+import {
+  mintTicket,
+  newTicketKey,
+  normalOrigin,
+  selectProtocol,
+  TICKET_TTL_MS,
+  type Ticket,
+  ticketsOffered,
+  verifyTicket,
+} from './dashboard-ticket.ts';
 import { parseCommand, parseFrame } from './frame.ts';
 import { gateCommand } from './gate.ts';
 import { frameWithEvents, type HistoryLimits, streamHistory } from './history-stream.ts';
 import { createHttpRejecter, refuseUpgrade } from './http-reject.ts';
-import { type Dashboard, isDashboardOrigin, isOriginAllowed } from './origin.ts';
+import { decideUpgrade } from './origin.ts';
+import type { TokenBucket } from './rate-limit.ts';
 import { textFrames } from './ws-frames.ts';
 
 export type ServerLimits = {
@@ -41,6 +53,8 @@ export type ServerLimits = {
   closeGraceMs: number;
   historyBatch: HistoryLimits;
   handshakeHistory: HistoryLimits;
+  /** codon.message per client: `burst` at once, then `perSecond`; faster ones get RATE_LIMITED. */
+  messageRate: { perSecond: number; burst: number };
 };
 
 export type ServerInfo = {
@@ -57,8 +71,8 @@ export type ControlServerOptions = {
   port: number;
   allowOrigins: readonly string[];
   /**
-   * When set, an upgrade must carry it (`Authorization: Bearer`, the cookie named for this server's
-   * port, `ribosome_token_<port>`, or `?token=`): 401 without one, 403 with a wrong one. Never logged.
+   * When set, an upgrade must carry it (`Authorization: Bearer` or `?token=`) or a dashboard ticket:
+   * 401 without one, 403 with a wrong one. Never logged.
    */
   token?: string | undefined;
   limits: ServerLimits;
@@ -88,7 +102,8 @@ export class ControlServer {
   #unsubscribe: (() => void) | undefined;
   #url = '';
   #port = 0;
-  #dashboard: Dashboard | undefined;
+  /** Signs dashboard tickets; never leaves this process. */
+  readonly #ticketKey = newTicketKey();
 
   constructor(options: ControlServerOptions) {
     this.#options = options;
@@ -107,6 +122,8 @@ export class ControlServer {
       skipUTF8Validation: true,
       // Never on: the broadcast writes pre-encoded frames beside ws (ClientSession.sendFrames).
       perMessageDeflate: false,
+      // A dashboard offers `ribosome` beside its ticket; the ticket is never echoed back.
+      handleProtocols: (offered) => selectProtocol(offered),
     });
   }
 
@@ -118,9 +135,23 @@ export class ControlServer {
     return this.#port;
   }
 
-  /** The dashboard (`--web`) listens on `port`: its pages' origin may open WebSockets here. */
-  allowDashboard(port: number): void {
-    this.#dashboard = { port, host: this.#options.host, tokenRequired: this.#options.token !== undefined };
+  /**
+   * A ticket that lets a dashboard page of `origin` open a WebSocket here (README "Access token"):
+   * for `--web` in this process, and `dashboard.ticket` for `ribosome web`. Undefined for an origin
+   * that is not `http(s)://HOST:PORT`.
+   */
+  mintTicket(
+    origin: string,
+    mode: ClientMode,
+  ): { ticket: string; expiresAt: number; origin: string } | undefined {
+    const normal = normalOrigin(origin);
+    if (!normal) return undefined;
+    const expiresAt = Date.now() + TICKET_TTL_MS;
+    return {
+      ticket: mintTicket(this.#ticketKey, { origin: normal, mode, expiresAt }),
+      expiresAt,
+      origin: normal,
+    };
   }
 
   get clientCount(): number {
@@ -183,38 +214,38 @@ export class ControlServer {
     clearTimeout(this.#pendingUpgrades.get(socket));
     this.#pendingUpgrades.delete(socket);
     const { token } = this.#options;
-    if (token !== undefined) {
-      const verdict = checkToken(
-        { authorization: req.headers.authorization, cookie: req.headers.cookie, url: req.url },
-        token,
-        [this.#port],
-      );
-      if (verdict !== 'ok') {
-        this.#log.warn({ remote: socket.remoteAddress, verdict }, 'refused WebSocket upgrade: token');
-        refuseUpgrade(
-          socket,
-          verdict === 'missing' ? '401 Unauthorized' : '403 Forbidden',
-          verdict === 'missing'
-            ? {
-                error: 'token_required',
-                message:
-                  'this server requires its access token: send Authorization: Bearer <token> (or open the dashboard address it printed)',
-              }
-            : { error: 'token_wrong', message: 'the access token sent is not this server’s' },
-        );
-        return;
-      }
-    }
     const origin = req.headers.origin;
-    if (
-      !isOriginAllowed(origin, this.#options.allowOrigins) &&
-      !isDashboardOrigin(origin, this.#dashboard, req.headers.host)
-    ) {
+    const now = Date.now();
+    let ticket: Ticket | undefined;
+    for (const offered of ticketsOffered(req.headers['sec-websocket-protocol'])) {
+      ticket ??= verifyTicket(this.#ticketKey, offered, origin, now);
+    }
+    const verdict = decideUpgrade({
+      origin,
+      allowOrigins: this.#options.allowOrigins,
+      ticket,
+      token:
+        token === undefined
+          ? 'none'
+          : checkToken({ authorization: req.headers.authorization, url: req.url }, token),
+    });
+    if (!verdict.ok) {
       const shown = echo(origin ?? '');
-      this.#log.warn({ origin: shown }, 'refused WebSocket upgrade from a non-allowed origin');
-      refuseUpgrade(socket, '403 Forbidden', {
-        error: 'origin_not_allowed',
-        message: `Origin ${shown} is not allowed; start the server with --allow-origin ${shown} to permit it`,
+      const offeredTicket = ticketsOffered(req.headers['sec-websocket-protocol']).length > 0;
+      this.#log.warn(
+        { remote: socket.remoteAddress, origin: shown, verdict: verdict.error, ticket: offeredTicket },
+        verdict.error === 'origin_not_allowed'
+          ? 'refused WebSocket upgrade from a non-allowed origin'
+          : 'refused WebSocket upgrade: token',
+      );
+      refuseUpgrade(socket, verdict.status, {
+        error: verdict.error,
+        message:
+          verdict.error === 'token_required'
+            ? 'this server requires its access token: send Authorization: Bearer <token> (or open the dashboard address it printed)'
+            : verdict.error === 'token_wrong'
+              ? 'the access token sent is not this server’s'
+              : `Origin ${shown} is not allowed: a page may connect only from a Ribosome dashboard (with the ticket it gets there) or from an origin given with --allow-origin ${shown}`,
       });
       return;
     }
@@ -228,19 +259,25 @@ export class ControlServer {
       });
       return;
     }
-    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#onConnection(ws, socket));
+    const fromPage = origin !== undefined && origin !== '';
+    this.#wss.handleUpgrade(req, socket, head, (ws) =>
+      this.#onConnection(ws, socket, fromPage, verdict.ticket?.mode),
+    );
   }
 
-  #onConnection(ws: WebSocket, socket: Socket): void {
+  #onConnection(ws: WebSocket, socket: Socket, fromPage: boolean, ticketMode: ClientMode | undefined): void {
     const session = new ClientSession({
       id: `client-${randomUUID()}`,
       ws,
       socket,
       maxBufferedBytes: this.#options.limits.maxBufferedBytes,
       onOverflow: (s) => this.#dropSlowClient(s),
+      messageRate: this.#options.limits.messageRate,
     });
+    session.fromPage = fromPage;
+    session.ticketMode = ticketMode;
     this.#sessions.set(session.id, session);
-    this.#log.debug({ clientId: session.id }, 'client connected');
+    this.#log.debug({ clientId: session.id, fromPage, ticketMode }, 'client connected');
     const { handshakeTimeoutMs, closeGraceMs } = this.#options.limits;
     const handshakeTimer = setTimeout(() => {
       if (session.handshaken) return;
@@ -282,6 +319,8 @@ export class ControlServer {
     const refused = gateCommand(parsed.type, {
       mode: session.mode,
       rollingBack: this.#options.engine.rollingBack,
+      fromPage: session.fromPage,
+      readonlyDashboard: session.ticketMode === 'readonly',
     });
     if (refused) {
       this.#sendError(session, refused.code, refused.message, parsed.commandId);
@@ -294,6 +333,11 @@ export class ControlServer {
       return;
     }
     const command = checked.command;
+    // A flood of messages from one client stops here, before the engine or the journal sees it.
+    if (command.type === 'codon.message' && !session.messages.take(Date.now())) {
+      this.#sendError(session, 'RATE_LIMITED', rateLimited(session.messages), command.id);
+      return;
+    }
     try {
       this.#dispatch(session, command);
     } catch (error) {
@@ -321,6 +365,37 @@ export class ControlServer {
         const reason = echo(command.data.reason, REASON_MAX_CHARS);
         this.#log.info({ clientId: session.id, reason }, 'shutdown requested');
         this.#options.onShutdownRequested(reason, session.id);
+        return;
+      }
+      case 'dashboard.ticket': {
+        const { origin, mode } = command.data;
+        // A readonly client may hand out readonly tickets only: no more than it has itself.
+        if (mode === 'readandwrite' && session.mode !== 'readandwrite') {
+          this.#sendError(
+            session,
+            'INSUFFICIENT_PERMISSIONS',
+            'a readandwrite dashboard.ticket needs a readandwrite client; this client is readonly',
+            command.id,
+          );
+          return;
+        }
+        const minted = this.mintTicket(origin, mode);
+        if (!minted) {
+          this.#sendError(
+            session,
+            'INVALID_COMMAND',
+            `dashboard.ticket: origin ${echo(origin)} is not http(s)://HOST:PORT`,
+            command.id,
+          );
+          return;
+        }
+        this.#log.info({ clientId: session.id, origin: minted.origin, mode }, 'dashboard ticket issued');
+        this.#sendTo(session, 'dashboard.ticket', {
+          ticket: minted.ticket,
+          origin: minted.origin,
+          mode,
+          expiresAt: new Date(minted.expiresAt).toISOString(),
+        });
         return;
       }
       default:
@@ -368,7 +443,9 @@ export class ControlServer {
       );
       return;
     }
-    const { mode, sendPreviousEvents } = request.data;
+    const { sendPreviousEvents } = request.data;
+    // The mode granted (spec 2.2: the response says it): no more than the client's ticket allows.
+    const mode: ClientMode = session.ticketMode === 'readonly' ? 'readonly' : request.data.mode;
     session.mode = mode;
     const { journal, bus, limits, info } = this.#options;
     // Serialized by hand so stored events are sent exactly as journaled, never parsed again.
@@ -387,7 +464,7 @@ export class ControlServer {
       port: this.#port,
     });
     this.#options.engine.greet?.((type, data) => this.#sendTo(session, type, data));
-    this.#log.info({ clientId: session.id, mode }, 'client handshaken');
+    this.#log.info({ clientId: session.id, mode, asked: request.data.mode }, 'client handshaken');
   }
 
   #sendTo<T extends EventType>(session: ClientSession, type: T, data: EventInput<T>): void {
@@ -449,4 +526,10 @@ export class ControlServer {
       session.ws.ping();
     }
   }
+}
+
+/** What RATE_LIMITED says: the limits, and when the next message is taken. */
+function rateLimited(bucket: TokenBucket): string {
+  const { burst, perSecond } = bucket;
+  return `the message is not sent: this client sends messages faster than ${perSecond} a second after ${burst} at once (limits.messageRate, limits.messageBurst); send again in ${bucket.waitMs(Date.now())} ms`;
 }

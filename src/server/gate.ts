@@ -4,6 +4,10 @@ export type GateInput = {
   /** The mode granted at handshake, or undefined before it. */
   mode: ClientMode | undefined;
   rollingBack: boolean;
+  /** The client is a page (its upgrade had an Origin): it may not ask for dashboard tickets. */
+  fromPage?: boolean;
+  /** The client came in with a readonly dashboard ticket: it may not stop the server either. */
+  readonlyDashboard?: boolean;
 };
 
 /**
@@ -18,6 +22,19 @@ export function gateCommand(
     return {
       code: 'HANDSHAKE_REQUIRED',
       message: `send {"type":"handshake","data":{"mode":"readonly"|"readandwrite"}} before ${type}`,
+    };
+  }
+  if (type === 'dashboard.ticket' && input.fromPage) {
+    return {
+      code: 'INSUFFICIENT_PERMISSIONS',
+      message:
+        'dashboard.ticket is for the process that serves a dashboard (a client without Origin), not a page',
+    };
+  }
+  if (type === 'server.shutdown' && input.readonlyDashboard) {
+    return {
+      code: 'INSUFFICIENT_PERMISSIONS',
+      message: 'server.shutdown: this client is a readonly dashboard, which may watch the run only',
     };
   }
   if (!isStateModifying(type)) return null;

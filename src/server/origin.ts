@@ -1,4 +1,5 @@
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+import type { Ticket } from './dashboard-ticket.ts';
+import { normalOrigin } from './dashboard-ticket.ts';
 
 /** An address only this machine reaches: localhost, 127.0.0.0/8, ::1. */
 export function isLoopbackHost(host: string): boolean {
@@ -6,55 +7,71 @@ export function isLoopbackHost(host: string): boolean {
   return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare);
 }
 
+export type UpgradeInput = {
+  /** The upgrade's Origin header: browsers always send one, other clients normally none. */
+  origin: string | undefined;
+  /** `--allow-origin` (`*` = any). */
+  allowOrigins: readonly string[];
+  /** A dashboard ticket the upgrade carried, already checked against its origin (verifyTicket). */
+  ticket: Ticket | undefined;
+  /** The access token: not required (`none`), or what the upgrade carried of it. */
+  token: 'none' | 'ok' | 'missing' | 'wrong';
+};
+
+export type UpgradeVerdict =
+  | { ok: true; ticket?: Ticket }
+  | {
+      ok: false;
+      status: '401 Unauthorized' | '403 Forbidden';
+      error: 'token_required' | 'token_wrong' | 'origin_not_allowed';
+    };
+
 /**
- * Cross-site WebSocket hijacking guard: a browser always sends Origin, so an upgrade that carries
- * one must come from a loopback page or an origin the user allowed. Non-browser clients send none.
+ * Who may open a WebSocket (README "Access token"), as a pure table. A page (an upgrade with an
+ * Origin) gets in with a dashboard ticket made for its origin, which stands for the token too; or
+ * from an origin the user allowed (`--allow-origin`), with the token when one is set. Being on
+ * loopback is not enough: any local server's page would do (cross-site WebSocket hijacking). An
+ * upgrade without Origin is not a browser's: only the token, when set, is asked of it.
  */
-export function isOriginAllowed(origin: string | undefined, allowed: readonly string[]): boolean {
-  if (origin === undefined || origin === '') return true;
-  if (allowed.includes('*') || allowed.includes(origin)) return true;
-  try {
-    const url = new URL(origin);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOSTS.has(url.hostname);
-  } catch {
-    return false;
-  }
+export function decideUpgrade(input: UpgradeInput): UpgradeVerdict {
+  const browser = input.origin !== undefined && input.origin !== '';
+  if (browser && input.ticket) return { ok: true, ticket: input.ticket };
+  // A page of a foreign origin learns nothing more, not even whether a token is needed.
+  if (browser && !input.allowOrigins.includes('*') && !input.allowOrigins.includes(input.origin as string))
+    return { ok: false, status: '403 Forbidden', error: 'origin_not_allowed' };
+  if (input.token === 'missing') return { ok: false, status: '401 Unauthorized', error: 'token_required' };
+  if (input.token === 'wrong') return { ok: false, status: '403 Forbidden', error: 'token_wrong' };
+  return { ok: true };
 }
 
-export type Dashboard = {
-  /** The dashboard's HTTP port (`--web`). */
-  port: number;
-  /** The address the server is bound to. */
-  host: string;
-  /** A token is required: then the page may be reached by any name of this host (see below). */
-  tokenRequired: boolean;
+export type TicketRequest = {
+  /** The origin the page says it has (`location.origin`). */
+  claimed: string;
+  /** The request's Host header: the name and port the browser reached the dashboard by. */
+  host: string | undefined;
+  /** The request's Origin header, when the browser sent one (never for a same-origin GET). */
+  origin: string | undefined;
+  /** The dashboard needs its key: the request carried it (checked before this). */
+  keyed: boolean;
 };
 
 /**
- * The dashboard's own pages (`ribosome run --web`): an http origin on its port, named as the server is
- * bound. With a token, also by the name the upgrade itself was sent to (its Host header): a server
- * bound to 0.0.0.0 is reached by whatever name the user typed. Without a token that second rule would
- * let a DNS-rebinding page in, so it needs one.
+ * The origin a dashboard may ask a ticket for, or why not: the page's own (the host and port its
+ * request reached, whatever the scheme a TLS proxy in front adds). Without a key, only by a
+ * loopback name: a page of another site whose name was rebound to this address (DNS rebinding) must
+ * get nothing.
  */
-export function isDashboardOrigin(
-  origin: string | undefined,
-  dashboard: Dashboard | undefined,
-  requestHost: string | undefined,
-): boolean {
-  if (!origin || !dashboard) return false;
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return false;
-  }
-  if (url.protocol !== 'http:' || url.port !== String(dashboard.port)) return false;
-  const bare = (name: string) => name.replace(/^\[|\]$/g, '').toLowerCase();
-  if (bare(url.hostname) === bare(dashboard.host)) return true;
-  if (!dashboard.tokenRequired || !requestHost) return false;
-  try {
-    return bare(new URL(`http://${requestHost}`).hostname) === bare(url.hostname);
-  } catch {
-    return false;
-  }
+export function ticketOrigin(
+  request: TicketRequest,
+): { ok: true; origin: string } | { ok: false; why: string } {
+  const claimed = normalOrigin(request.claimed);
+  if (!claimed) return { ok: false, why: 'origin must be the page’s origin, http(s)://HOST:PORT' };
+  if (request.origin !== undefined && request.origin !== claimed)
+    return { ok: false, why: 'asked by a page of another origin' };
+  const url = new URL(claimed);
+  if (!request.host || url.host !== request.host.toLowerCase())
+    return { ok: false, why: 'origin is not this dashboard’s' };
+  if (!request.keyed && !isLoopbackHost(url.hostname))
+    return { ok: false, why: 'without an access token the dashboard is only for loopback names' };
+  return { ok: true, origin: claimed };
 }

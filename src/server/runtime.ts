@@ -11,7 +11,8 @@ import { newRunId } from '../state/run-id.ts';
 import { asStorageFault, type StorageFault, StorageGuard } from '../storage/guard.ts';
 import { diagnose } from '../storage/probe.ts';
 import { SERVER_VERSION } from '../version.ts';
-import { ControlServer, type ServerInfo } from './control-server.ts';
+import { ControlServer, type ControlServerOptions, type ServerInfo } from './control-server.ts';
+import { listenWithRetry } from './listen-retry.ts';
 import { acquireRuntimeLock, type LockInfo } from './runtime-lock.ts';
 import { openServerLog, type ServerLog } from './server-log.ts';
 
@@ -58,14 +59,20 @@ export type RuntimeOptions = {
   companions?: Array<(deps: CompanionDeps) => Promise<{ stop(): Promise<void> }>>;
   /** The access token upgrades must carry (ControlServerOptions.token). */
   token?: string | undefined;
+  /**
+   * [0 each time: the OS chooses] With a dynamic port (settings.port 0), the port of attempt n: a
+   * companion's port taken (the proxy's, main + 1) makes the server listen again (listen-retry.ts).
+   * Tests inject a port whose + 1 they hold.
+   */
+  dynamicPort?: (attempt: number) => number;
 };
 
 export type CompanionDeps = RuntimeDeps & {
   port: number;
   /** The WebSocket URL clients connect to. */
   url: string;
-  /** The dashboard listens on this port: let its pages' origin connect. */
-  allowDashboard(port: number): void;
+  /** A ticket for a dashboard page of `origin` (ControlServer.mintTicket). */
+  mintTicket: ControlServer['mintTicket'];
 };
 
 export class LockHeldError extends Error {
@@ -188,7 +195,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let stopReason: string | undefined;
   const companions: Array<{ stop(): Promise<void> }> = [];
 
-  const server = new ControlServer({
+  const serverOptions: ControlServerOptions = {
     host: settings.host,
     port: settings.port,
     allowOrigins: settings.allowOrigins,
@@ -209,6 +216,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         maxEvents: settings.limits.handshakeHistoryEvents,
         maxBytes: settings.limits.handshakeHistoryBytes,
       },
+      messageRate: { perSecond: settings.limits.messageRate, burst: settings.limits.messageBurst },
     },
     info: {
       serverVersion: SERVER_VERSION,
@@ -224,7 +232,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     onShutdownRequested: (reason) => {
       void stop(`client request: ${reason}`);
     },
-  });
+  };
+  // A new server for each listening attempt (listen-retry.ts), on the port of that attempt.
+  const newServer = (port: number) => new ControlServer({ ...serverOptions, port });
+  let server: ControlServer | undefined;
 
   // Each step of the way down is tried even when one before it failed.
   const stop = (reason: string): Promise<void> => {
@@ -245,7 +256,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       await attempt('engine', () => engine.stop(reason));
       for (const companion of companions.reverse()) await attempt('companion', () => companion.stop());
       await attempt('flush', () => bus.flush());
-      await attempt('server', () => server.close(storage.fault ? 'storage failure' : undefined));
+      await attempt('server', () => server?.close(storage.fault ? 'storage failure' : undefined));
       await attempt('flush', () => bus.flush());
       journal?.close();
       lock.lock.release();
@@ -278,11 +289,29 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
 
   try {
-    const { url, port } = await server.listen();
-    lock.lock.setAddress(settings.host, port);
-    const allowDashboard = (webPort: number) => server.allowDashboard(webPort);
-    for (const start of options.companions ?? [])
-      companions.push(await start({ ...deps, port, url, allowDashboard }));
+    const { url, port } = await listenWithRetry({
+      port: settings.port,
+      dynamicPort: options.dynamicPort,
+      attempt: async (port) => {
+        const current = newServer(port);
+        server = current;
+        const listening = await current.listen();
+        lock.lock.setAddress(settings.host, listening.port);
+        const mintTicket: ControlServer['mintTicket'] = (origin, mode) => current.mintTicket(origin, mode);
+        for (const start of options.companions ?? [])
+          companions.push(await start({ ...deps, ...listening, mintTicket }));
+        return listening;
+      },
+      undo: async (error, n) => {
+        logger.warn(
+          { err: error, attempt: n },
+          'a port beside the dynamic main port is taken; listening again on another',
+        );
+        for (const companion of companions.splice(0).reverse()) await companion.stop();
+        await server?.close();
+        server = undefined;
+      },
+    });
     await engine.start();
     return {
       url,

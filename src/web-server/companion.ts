@@ -6,7 +6,7 @@ const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
 
 /**
  * `ribosome run --web`: the dashboard on port + 2 (or `webPort`; 0 = dynamic) of the server's host,
- * listing this server; its origin may connect. Prints its address on stderr (with `?token=` when a
+ * listing this server; its pages get tickets from this process to connect. Prints its address on stderr (with `?token=` when a
  * token is set: the one place the token is shown).
  */
 export function dashboardCompanion(options: {
@@ -29,7 +29,11 @@ export function dashboardCompanion(options: {
         ...(options.root === undefined ? {} : { root: options.root }),
         readonly: false,
         token,
-        tokenPorts: [deps.port],
+        // The page's ticket comes from this process: the server's own --web is readandwrite.
+        ticket: async (_server, origin) => {
+          const minted = deps.mintTicket(origin, 'readandwrite');
+          return minted ? { ok: true, ticket: minted.ticket } : { ok: false, message: 'not an origin' };
+        },
         logger: deps.logger,
         servers: (hostname) =>
           WILDCARD.has(host) && hostname ? [`ws://${hostname}:${deps.port}`] : [deps.url],
@@ -42,7 +46,6 @@ export function dashboardCompanion(options: {
       }
       throw error;
     }
-    deps.allowDashboard(web.port);
     options.print(`dashboard ${web.url}${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`);
     return web;
   };

@@ -4,8 +4,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { confinePath, realRoot } from '../confine/index.ts';
+import { ticketOrigin } from '../server/origin.ts';
 import { configBody, contentTypeOf, etagOf, requestedFile } from './static-path.ts';
-import { checkToken, queryToken, redactToken, tokenCookie, tokenMatches } from './token.ts';
+import { checkToken, queryToken, redactToken, tokenMatches } from './token.ts';
 
 /** The built dashboard (`npm run build:web`), at the package root. */
 export const DIST_WEB = fileURLToPath(new URL('../../dist-web/', import.meta.url));
@@ -20,13 +21,19 @@ export type WebServerOptions = {
   /** The WebSocket URLs `/config.json` lists, for a request that named this host (its Host header). */
   servers: (requestHostname: string | undefined) => string[];
   readonly: boolean;
-  /** When set, every request needs it (the cookies `/?token=` sets, or a Bearer header). */
+  /**
+   * The dashboard's key (the `?token=` of the address printed): when set, `/config.json` and
+   * `/ticket` need it as `Authorization: Bearer`, which the page sends from its sessionStorage.
+   */
   token?: string | undefined;
   /**
-   * The WebSocket ports of the servers listed: `/?token=` sets the token's cookie for each one
-   * (`ribosome_token_<port>`, what their upgrades check), and these cookies open the dashboard.
+   * A ticket for a page of `origin` to open a WebSocket on the `server`-th server of the list
+   * (readonly when this dashboard is), or why there is none.
    */
-  tokenPorts: readonly number[];
+  ticket: (
+    server: number,
+    origin: string,
+  ) => Promise<{ ok: true; ticket: string } | { ok: false; message: string }>;
   logger?: Log;
 };
 
@@ -40,9 +47,10 @@ const HEADERS = {
 };
 
 /**
- * The dashboard over HTTP: its static files (no listing, nothing outside its folder), `/config.json`,
- * and, with a token, the cookie hand-over (`/?token=T` sets one per listed server's port and
- * redirects to `/`; anything else without one gets 401, with a wrong one 403).
+ * The dashboard over HTTP: its static files (no listing, nothing outside its folder; the same for
+ * everyone, they hold nothing secret), `/config.json` and `/ticket?server=N&origin=O` (a WebSocket
+ * credential for the page). With a key, those two need it (401 without, 403 wrong), and `/?token=`
+ * with a wrong one gets a 403 page. No cookie is ever set (README "Access token").
  */
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
   const root = await realRoot(options.root ?? DIST_WEB);
@@ -86,63 +94,38 @@ async function handle(req: IncomingMessage, res: ServerResponse, root: string, o
     return;
   }
   const file = requestedFile(target);
-  const { token, tokenPorts } = options;
-  if (token !== undefined) {
+  const { token } = options;
+  if (token !== undefined && file === 'index.html') {
     const given = queryToken(target);
-    if (file === 'index.html' && given !== undefined) {
-      if (!tokenMatches(given, token)) {
-        options.logger?.warn({ remote: req.socket.remoteAddress }, 'dashboard opened with a wrong token');
-        return page(
-          res,
-          403,
-          'Wrong token',
-          'The token in this address is not the server’s. Open the address the server printed.',
-        );
-      }
-      res.writeHead(302, {
-        ...HEADERS,
-        location: '/',
-        'set-cookie': [...new Set(tokenPorts)].map((port) => tokenCookie(token, port)),
-        'cache-control': 'no-store',
-        'content-length': 0,
-      });
-      res.end();
-      return;
-    }
-    const verdict = checkToken(
-      { authorization: req.headers.authorization, cookie: req.headers.cookie },
-      token,
-      tokenPorts,
-    );
-    if (verdict === 'wrong') {
-      options.logger?.warn({ remote: req.socket.remoteAddress }, 'dashboard request with a wrong token');
+    if (given !== undefined && !tokenMatches(given, token)) {
+      options.logger?.warn({ remote: req.socket.remoteAddress }, 'dashboard opened with a wrong token');
       return page(
         res,
         403,
         'Wrong token',
-        'The token this browser holds for this dashboard is not the server’s (was the server restarted?). Open the address the server printed on its terminal (the one ending in ?token=…).',
-      );
-    }
-    if (verdict === 'missing') {
-      return page(
-        res,
-        401,
-        'Token needed',
-        'This dashboard needs its access token. Open the address the server printed on its terminal (the one ending in ?token=…).',
+        'The token in this address is not the server’s (was the server restarted?). Open the address the server printed.',
       );
     }
   }
-  if (file === 'config.json') {
-    const hostname = hostnameOf(req.headers.host);
-    const body = configBody(options.servers(hostname), options.readonly);
-    res.writeHead(200, {
-      ...HEADERS,
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(body),
-      'cache-control': 'no-store',
-    });
-    res.end(req.method === 'HEAD' ? undefined : body);
-    return;
+  if (file === 'config.json' || file === 'ticket') {
+    if (token !== undefined) {
+      const verdict = checkToken({ authorization: req.headers.authorization }, token);
+      if (verdict !== 'ok') {
+        if (verdict === 'wrong')
+          options.logger?.warn({ remote: req.socket.remoteAddress }, 'dashboard request with a wrong token');
+        return json(res, verdict === 'missing' ? 401 : 403, {
+          error: verdict === 'missing' ? 'token_required' : 'token_wrong',
+          message:
+            verdict === 'missing'
+              ? 'This dashboard needs its access token. Open the address the server printed (the one ending in ?token=…).'
+              : 'The token this page holds is not the server’s (was the server restarted?). Open the address the server printed.',
+        });
+      }
+    }
+    if (file === 'config.json') {
+      return jsonText(res, 200, configBody(options.servers(hostnameOf(req.headers.host)), options.readonly));
+    }
+    return ticket(req, res, options);
   }
   const rootInfo = await stat(root).catch(() => undefined);
   if (!rootInfo?.isDirectory()) {
@@ -179,6 +162,41 @@ async function handle(req: IncomingMessage, res: ServerResponse, root: string, o
   stream.pipe(res);
 }
 
+/** `/ticket?server=N&origin=O`: a ticket for this page's origin only (ticketOrigin). */
+async function ticket(req: IncomingMessage, res: ServerResponse, options: WebServerOptions): Promise<void> {
+  const query = new URL(req.url ?? '/', 'http://x').searchParams;
+  const server = Number(query.get('server'));
+  const wanted = ticketOrigin({
+    claimed: query.get('origin') ?? '',
+    host: req.headers.host,
+    origin: req.headers.origin,
+    keyed: options.token !== undefined,
+  });
+  if (!wanted.ok) return json(res, 403, { error: 'origin_not_allowed', message: wanted.why });
+  if (!(Number.isInteger(server) && server >= 0 && server < options.servers(undefined).length))
+    return json(res, 404, {
+      error: 'unknown_server',
+      message: 'server must be the index of a listed server',
+    });
+  const answer = await options.ticket(server, wanted.origin);
+  if (!answer.ok) return json(res, 502, { error: 'ticket_failed', message: answer.message });
+  return json(res, 200, { ticket: answer.ticket });
+}
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  jsonText(res, status, JSON.stringify(value));
+}
+
+function jsonText(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, {
+    ...HEADERS,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+  });
+  res.end(body);
+}
+
 function hostnameOf(host: string | undefined): string | undefined {
   if (!host) return undefined;
   try {
@@ -193,7 +211,7 @@ function notFound(res: ServerResponse): void {
 }
 
 function page(res: ServerResponse, status: number, title: string, message: string): void {
-  const body = `<!doctype html>\n<html><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1><p>${message}</p></body></html>\n`;
+  const body = `<!doctype html>\n<html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>${title}</title></head><body><h1>${title}</h1><p>${message}</p></body></html>\n`;
   res.writeHead(status, {
     ...HEADERS,
     'content-type': 'text/html; charset=utf-8',

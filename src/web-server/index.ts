@@ -9,8 +9,6 @@ export {
   checkToken,
   generateToken,
   redactToken,
-  tokenCookie,
-  tokenCookieName,
   tokenMatches,
   tokenProblem,
   tokensOf,

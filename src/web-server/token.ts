@@ -5,17 +5,10 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
  * RIBOSOME_TOKEN, or generated. Pure apart from the random bytes; the token itself is never logged.
  */
 
-/**
- * Cookies are per host, not per port: each server's token has a cookie of its own, named for its
- * WebSocket port, so two servers on one host can be watched from one browser.
- */
-export function tokenCookieName(wsPort: number): string {
-  return `ribosome_token_${wsPort}`;
-}
 /** Shortest token accepted from the user: a guessable one would protect nothing. */
 export const MIN_TOKEN_LENGTH = 16;
 
-/** 32 random bytes, base64url (43 characters): safe in a URL, a header and a cookie as is. */
+/** 32 random bytes, base64url (43 characters): safe in a URL and a header as is. */
 export function generateToken(): string {
   return randomBytes(32).toString('base64url');
 }
@@ -33,25 +26,21 @@ export function tokenMatches(given: string, expected: string): boolean {
   return timingSafeEqual(hash(given), hash(expected));
 }
 
+/**
+ * Where a token may be: never a cookie. A browser sends a host's cookies to every port of it, so a
+ * cookie would hand the token to every local server a page of it visits (README "Access token").
+ */
 export type TokenSources = {
   authorization?: string | undefined;
-  cookie?: string | undefined;
   /** The request target (path and query). */
   url?: string | undefined;
 };
 
-/**
- * Every token a request carries: `Authorization: Bearer`, the cookies named for `wsPorts` (see
- * tokenCookieName), `?token=` on the URL.
- */
-export function tokensOf(request: TokenSources, wsPorts: readonly number[]): string[] {
+/** Every token a request carries: `Authorization: Bearer`, `?token=` on the URL. */
+export function tokensOf(request: TokenSources): string[] {
   const found: string[] = [];
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.authorization ?? '');
   if (bearer?.[1]) found.push(bearer[1]);
-  for (const port of new Set(wsPorts)) {
-    const cookie = cookieValue(request.cookie, tokenCookieName(port));
-    if (cookie !== undefined) found.push(cookie);
-  }
   const query = queryToken(request.url);
   if (query !== undefined) found.push(query);
   return found;
@@ -66,39 +55,17 @@ export function queryToken(url: string | undefined): string | undefined {
   }
 }
 
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
-    try {
-      return decodeURIComponent(part.slice(eq + 1).trim());
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
-}
-
 /**
  * `ok` when the request carries the token (any one of its places), `missing` when it carries none
  * (401), `wrong` when what it carries does not match (403).
  */
-export function checkToken(
-  request: TokenSources,
-  expected: string,
-  wsPorts: readonly number[],
-): 'ok' | 'missing' | 'wrong' {
-  const given = tokensOf(request, wsPorts);
+export function checkToken(request: TokenSources, expected: string): 'ok' | 'missing' | 'wrong' {
+  const given = tokensOf(request);
   if (given.length === 0) return 'missing';
   // Every candidate is compared, so the answer's timing does not say which place held a match.
   let ok = false;
   for (const token of given) ok = tokenMatches(token, expected) || ok;
   return ok ? 'ok' : 'wrong';
-}
-
-/** The Set-Cookie header value that hands the token of the server on `wsPort` to the dashboard's page. */
-export function tokenCookie(token: string, wsPort: number): string {
-  return `${tokenCookieName(wsPort)}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`;
 }
 
 /** A URL (or request target) fit for a log: any `token=` value replaced. */

@@ -22,7 +22,14 @@ import { useConnection, useDashboard } from './use-dashboard.ts';
 export type DashboardConfig = { servers: { url: string }[]; readonly: boolean };
 
 /** The page: one dashboard per server (only the open one is shown), and the fleet of them all. */
-export function App({ config }: { config: DashboardConfig }): React.ReactElement {
+export function App({
+  config,
+  ticket,
+}: {
+  config: DashboardConfig;
+  /** A fresh WebSocket ticket for a server of the page (page-key.ts). */
+  ticket: (url: string) => Promise<string>;
+}): React.ReactElement {
   const urls = config.servers.map((s) => s.url);
   const [active, setActive] = React.useState(urls[0] ?? '');
   const [view, setView] = React.useState<ViewId>(urls.length > 1 ? 'fleet' : 'overview');
@@ -53,6 +60,7 @@ export function App({ config }: { config: DashboardConfig }): React.ReactElement
           key={url}
           url={url}
           readonly={config.readonly}
+          ticket={ticket}
           visible={url === active}
           view={view}
           setView={setView}
@@ -67,6 +75,7 @@ export function App({ config }: { config: DashboardConfig }): React.ReactElement
 type PaneProps = {
   url: string;
   readonly: boolean;
+  ticket: (url: string) => Promise<string>;
   visible: boolean;
   view: ViewId;
   setView: (v: ViewId) => void;
@@ -75,7 +84,7 @@ type PaneProps = {
 };
 
 function ServerPane(props: PaneProps): React.ReactElement | null {
-  const connection = useConnection(props.url, props.readonly);
+  const connection = useConnection(props.url, props.readonly, props.ticket);
   const { url, onSummary } = props;
   const phase = connection.phase;
   const message = connection.phase === 'failed' ? connection.message : '';

@@ -9,7 +9,11 @@ export type Connection =
   | { phase: 'open'; client: BrowserClient };
 
 /** Connects to one server (reconnecting when it drops) and hands out the client once the handshake is done. */
-export function useConnection(url: string, readonly: boolean): Connection {
+export function useConnection(
+  url: string,
+  readonly: boolean,
+  ticket: (url: string) => Promise<string>,
+): Connection {
   const [connection, setConnection] = React.useState<Connection>({ phase: 'connecting' });
   React.useEffect(() => {
     let disposed = false;
@@ -22,6 +26,7 @@ export function useConnection(url: string, readonly: boolean): Connection {
         mode: readonly ? 'readonly' : 'readandwrite',
         reconnect: true,
         keepEvents: 0,
+        ticket: () => ticket(url),
       }).then(
         (c) => {
           if (disposed) return void c.close();
@@ -41,7 +46,7 @@ export function useConnection(url: string, readonly: boolean): Connection {
       if (retry) clearTimeout(retry);
       void client?.close();
     };
-  }, [url, readonly]);
+  }, [url, readonly, ticket]);
   return connection;
 }
 

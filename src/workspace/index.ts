@@ -6,6 +6,7 @@ export { trackedIgnoredFiles } from './tracked-ignored.ts';
 export { userRepoGit } from './user-git.ts';
 export {
   agentRootEntries,
+  clearInterruptedClone,
   cloneWorkspace,
   type ResolvedWorkspace,
   resolveWorkspace,

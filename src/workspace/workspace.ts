@@ -1,7 +1,8 @@
-import { readdirSync, statSync } from 'node:fs';
-import { appendFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFile, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DATA_LINK_NAME } from '../engine/data-link.ts';
+import { killPoint } from '../storage/kill-point.ts';
 import { type WorkspaceRecord, writeWorkspaceRecord } from './record.ts';
 import type { WorkspaceSpec } from './spec.ts';
 import { gitWords, text, userRepoGit } from './user-git.ts';
@@ -64,13 +65,43 @@ export async function resolveWorkspace(spec: WorkspaceSpec): Promise<ResolvedWor
   return { repo: spec.path, ref: spec.ref ?? null, commit: text(commit), branch };
 }
 
-/** What stands in the agent root besides the data link: a fresh workspace needs it empty. */
-export function agentRootEntries(agentRoot: string): string[] {
+/**
+ * What stands in the agent root besides the data link: a fresh workspace needs it empty. What a clone
+ * killed half-way moved there (`internal`'s note of it) does not count: the next clone replaces it.
+ */
+export function agentRootEntries(agentRoot: string, internal?: string): string[] {
+  const leftover = new Set(internal === undefined ? [] : interruptedClone(internal));
   try {
-    return readdirSync(agentRoot).filter((name) => name !== DATA_LINK_NAME);
+    return readdirSync(agentRoot).filter((name) => name !== DATA_LINK_NAME && !leftover.has(name));
   } catch {
     return [];
   }
+}
+
+/** The note a clone keeps while it moves its entries into the agent root: their names. */
+const pendingNote = (internal: string) => join(internal, 'workspace-clone.pending');
+
+/** The entries a clone was moving into the agent root when it was killed (none when none was). */
+function interruptedClone(internal: string): string[] {
+  try {
+    const names: unknown = JSON.parse(readFileSync(pendingNote(internal), 'utf8'));
+    return Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Takes out of the agent root what a clone killed half-way had moved there, and its note. */
+export async function clearInterruptedClone(layout: {
+  internal: string;
+  agentRoot: string;
+}): Promise<string[]> {
+  const names = interruptedClone(layout.internal).filter(
+    (name) => name !== '' && name !== '.' && name !== '..' && !name.includes('/'),
+  );
+  for (const name of names) await rm(join(layout.agentRoot, name), { recursive: true, force: true });
+  await rm(pendingNote(layout.internal), { force: true });
+  return names;
 }
 
 /**
@@ -94,12 +125,18 @@ export async function cloneWorkspace(
     // was (empty) and the next start can clone again.
     const moved: string[] = [];
     try {
-      for (const name of await readdir(tmp)) {
+      // Noted first: a kill half-way leaves entries that are the clone's, not the user's, and the
+      // next start takes them out and clones again (clearInterruptedClone).
+      const names = await readdir(tmp);
+      await writeFile(pendingNote(layout.internal), JSON.stringify(names));
+      for (const name of names) {
         await rename(join(tmp, name), join(layout.agentRoot, name));
         moved.push(name);
+        killPoint('workspace-moved');
       }
       const record: WorkspaceRecord = { ...workspace, clonedAt: now.toISOString() };
       await writeWorkspaceRecord(layout.executionDir, record);
+      await rm(pendingNote(layout.internal), { force: true });
       return record;
     } catch (error) {
       for (const name of moved) await rm(join(layout.agentRoot, name), { recursive: true, force: true });

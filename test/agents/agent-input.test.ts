@@ -52,6 +52,21 @@ describe('AgentInput (an agent stdin that takes messages)', () => {
     expect(agent.inTurn).toBe(true);
   });
 
+  it('counts the messages sent and not yet taken up, and their bytes (the prompt is none of them)', () => {
+    const { agent } = input();
+    expect(agent.backlog).toEqual({ count: 0, bytes: 0 });
+    agent.send('one');
+    agent.send('twé');
+    expect(agent.backlog).toEqual({ count: 2, bytes: 3 + 4 });
+    agent.seen(replay('the prompt', 'one'));
+    expect(agent.backlog).toEqual({ count: 1, bytes: 4 });
+    agent.seen(replay('twé'));
+    expect(agent.backlog).toEqual({ count: 0, bytes: 0 });
+    agent.send('three');
+    agent.ended();
+    expect(agent.backlog).toEqual({ count: 0, bytes: 0 });
+  });
+
   it('closes stdin at a result with nothing pending; nothing is sent after', () => {
     const { agent, written, ended } = input();
     agent.seen(replay('the prompt'));

@@ -8,7 +8,11 @@ import type { StreamLine } from '../../src/agents/stream-line.ts';
  * it is added), each one telling apart: methods record their calls and `this`, getters read live state.
  */
 function fakeRun(pid: number) {
-  const state = { inTurn: false, startFailure: undefined as string | undefined };
+  const state = {
+    inTurn: false,
+    startFailure: undefined as string | undefined,
+    backlog: { count: 0, bytes: 0 },
+  };
   const calls: Array<{ member: string; args: unknown[]; self: unknown }> = [];
   const method = <R>(member: string, value: R) =>
     function (this: unknown, ...args: unknown[]): R {
@@ -28,6 +32,9 @@ function fakeRun(pid: number) {
     send: method('send', true),
     get inTurn() {
       return state.inTurn;
+    },
+    get backlog() {
+      return state.backlog;
     },
   };
   return { run, state, calls };

@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import type { ServerEvent } from '../../src/protocol/index.ts';
 import { COMMAND_TYPES } from '../../src/protocol/index.ts';
 import { acceptFrame } from '../../src/server/frame.ts';
+import { decideUpgrade, isLoopbackHost } from '../../src/server/origin.ts';
+import { foreignOrigins } from './cross-site.ts';
 import { fieldsOf, fuzzFrame, PROTOTYPE_KEYS, systematicFrames } from './lib/fuzz-frames.ts';
 import { seededRandom } from './lib/scenario.ts';
 import { downVerdict, FAILURE_EXIT_CODES, stackTraceIn } from './lib/server.ts';
@@ -61,6 +63,22 @@ describe('the fuzzer frames', () => {
     };
     expect(labels(42)).toEqual(labels(42));
     expect(labels(42)).not.toEqual(labels(43));
+  });
+});
+
+describe('the cross-site scenario', () => {
+  it('opens from loopback origins of other ports (and null), all of which the server must refuse', () => {
+    const origins = foreignOrigins(seededRandom(3), 200);
+    expect(new Set(origins).size).toBeGreaterThan(150);
+    expect(origins).toContain('null');
+    for (const origin of origins) {
+      if (origin !== 'null') expect(isLoopbackHost(new URL(origin).hostname), origin).toBe(true);
+      expect(decideUpgrade({ origin, allowOrigins: [], ticket: undefined, token: 'none' })).toEqual({
+        ok: false,
+        status: '403 Forbidden',
+        error: 'origin_not_allowed',
+      });
+    }
   });
 });
 

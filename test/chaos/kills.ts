@@ -6,6 +6,7 @@
  * points and at the end, state = journal fold = git and no agent outlives its codon or server.
  */
 import type { CommandType } from '../../src/protocol/index.ts';
+import type { KillPoint } from '../../src/storage/kill-point.ts';
 import type { Behaviour } from '../engine/model/model.ts';
 import { Execution } from './lib/execution.ts';
 import { type ChaosContext, pick, type Scenario } from './lib/scenario.ts';
@@ -40,19 +41,48 @@ export const kills: Scenario = {
   },
 };
 
+/**
+ * Kill points a life can reach after it listens (src/storage/kill-point.ts): a kill there lands between
+ * a git or file step and its record, a window a few milliseconds wide that a timer seldom hits. Those
+ * reached only while a server starts (a recovery, the first run's initial checkpoint, a workspace
+ * clone) have tests of their own (test/engine/kill-points.e2e.test.ts).
+ */
+const PLANTED: readonly KillPoint[] = [
+  'checkpoint:completed',
+  'checkpoint:error',
+  'checkpoint:skipped',
+  'rollback-restored',
+  'retry-restored',
+];
+
 async function cycle(ctx: ChaosContext, x: Execution, killCount: number): Promise<void> {
   for (let k = 0; k < killCount; k++) {
     for (const codon of CODONS) {
       if (ctx.random() < 0.3) x.behave(codon, pick<Behaviour>(ctx.random, ['stuck', 'stuck', '500', 'ok']));
     }
-    if (!(await x.start({ autostart: ctx.random() < 0.7 }))) return;
+    const planted =
+      ctx.random() < 0.3 ? `${pick(ctx.random, PLANTED)}#${1 + Math.floor(ctx.random() * 2)}` : undefined;
+    const autostart = ctx.random() < 0.7;
+    if (!(await x.start({ autostart, ...(planted ? { env: { RIBOSOME_KILL_AT: planted } } : {}) }))) return;
+    if (planted) {
+      const command = randomCommand(ctx, x);
+      if (await x.diesAtKillPoint(planted, 8_000)) {
+        ctx.log(`life ${x.lives}: ${command ?? 'no command'}, died at kill point ${planted}`);
+        ctx.tally.fault('SIGKILL at a kill point (between a step and its record)');
+        continue;
+      }
+    }
     // Now and then a quiet point first: the invariants must hold between crashes too.
-    if (ctx.random() < 0.25) {
+    if (!planted && ctx.random() < 0.25) {
       if (await x.settle()) await x.quietChecks(`quiet point of life ${x.lives}`);
       if (x.life?.exit) return void (await x.verdictIfDown(0));
     }
     const command = randomCommand(ctx, x);
     const how = await killMoment(ctx, x);
+    if (planted && x.life?.exit && (await x.diesAtKillPoint(planted, 0))) {
+      ctx.tally.fault('SIGKILL at a kill point (between a step and its record)');
+      continue;
+    }
     if (x.life?.exit) {
       ctx.tally.fault('the server went down by itself');
       await x.verdictIfDown(0);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckpointRecord } from '../../src/checkpoints/index.ts';
-import { doneVerdict, notDoneReason } from '../../src/cli/console-view.ts';
+import { doneVerdict, notDoneReason, unwrittenCheckpoint } from '../../src/cli/console-view.ts';
 import { buildSnapshot } from '../../src/engine/snapshot.ts';
 import {
   automaticNext,
@@ -23,8 +23,10 @@ const PLAN = [{ id: 'one' }, { id: 'two' }, { id: 'three' }];
 const at = '2026-01-01T00:00:00.000Z';
 
 /**
- * A tiny history language: `one completed` (a codon runs and ends), `two rig` (a codon starts and
- * takes its rig-setup checkpoint), `rollback <sha> [startOf]` (a new run from that checkpoint).
+ * A tiny history language: `one completed` (a codon runs and ends), `two failed unwritten` (its
+ * ending checkpoint could not be written), `two crash` (the server dies while it runs), `two rig` (a
+ * codon starts and takes its rig-setup checkpoint), `rollback <sha> [startOf]` (a new run from that
+ * checkpoint).
  * Checkpoint shas are `<run>:<codon>:<type>` so a step can name one.
  */
 function history(steps: string[]): EngineState {
@@ -106,8 +108,12 @@ function history(steps: string[]): EngineState {
     }
     if (statuses.get(`${run}/${a}`) !== 'preparing') begin(a);
     move(a, 'running');
+    if (b === 'crash') {
+      transitions.push({ type: 'RunCrashed', data: { runId: run, detectedAt: at, codonId: a } });
+      continue;
+    }
     const type = b === 'completed' ? 'completed' : b === 'skipped' ? 'skipped' : 'error';
-    checkpoint(a, type, b ?? 'completed');
+    if (c !== 'unwritten') checkpoint(a, type, b ?? 'completed');
     move(a, b ?? 'completed');
   }
   return reduceAll(transitions);
@@ -180,6 +186,88 @@ describe('what runs next: codon.redo', () => {
     { steps: ['one completed', 'rollback r1:init one'], redo: 'one' },
   ])('after $steps: $redo', ({ steps, redo }) => {
     expect(redoCodon(lineage(steps))).toBe(redo);
+  });
+});
+
+describe('a codon whose ending checkpoint could not be written (a full checkpoint store)', () => {
+  const plan = { name: 'p', codons: PLAN };
+
+  it.each([
+    { steps: ['one completed', 'two failed unwritten'], last: 'two failed', next: 'two', done: 1 },
+    // Run again after it completed: the earlier ending no longer stands.
+    {
+      steps: ['one completed', 'two completed', 'two failed unwritten'],
+      last: 'two failed',
+      next: 'two',
+      done: 1,
+    },
+    {
+      steps: ['one completed', 'two failed', 'two failed unwritten'],
+      last: 'two failed',
+      next: 'two',
+      done: 1,
+    },
+    // Written again once space was freed: that ending counts.
+    {
+      steps: ['one completed', 'two failed unwritten', 'two completed'],
+      last: 'two completed',
+      next: 'three',
+      done: 2,
+    },
+  ])('after $steps, server.idle names $last as the last ending', ({ steps, last, next, done }) => {
+    const on = lineage(steps);
+    const event = idleEvent('codon-completed', plan, on);
+    const [codonId, status] = last.split(' ');
+    expect(event.lastEnded).toEqual({ codonId, status });
+    expect(event.nextCodonId).toBe(next);
+    expect(progress(PLAN, on).done).toBe(done);
+    expect(redoCodon(on)).toBe(codonId);
+  });
+
+  it('ends an --exit-when-done run (exit 1) with the cause, where it waited for ever', () => {
+    const event = idleEvent('codon-completed', plan, lineage(['one completed', 'two failed unwritten']));
+    expect(doneVerdict(event, false)).toBe(false);
+    const cause = 'disk full at /x/.ribosome/checkpoints.git: No space left on device';
+    const unwritten = unwrittenCheckpoint({
+      message: `the completed checkpoint of codon two could not be written: ${cause}`,
+      codon: 'two',
+      fatal: false,
+      severity: 'codon',
+      code: 'CHECKPOINT_FAILED',
+    });
+    expect(unwritten).toEqual({ codonId: 'two', cause });
+    expect(notDoneReason(event, { type: 'unknown', retriable: false }, undefined, unwritten)).toBe(
+      `a checkpoint could not be written: ${cause}`,
+    );
+    // Another codon's checkpoint says nothing about this failure.
+    const other = { codonId: 'one', cause };
+    expect(notDoneReason(event, undefined, undefined, other)).toBe('a codon failed');
+  });
+
+  it.each([
+    {
+      code: 'CHECKPOINT_FAILED',
+      codon: undefined,
+      message: 'the rig-setup checkpoint of codon two could not be written: x',
+    },
+    {
+      code: 'CHECKPOINT_FAILED',
+      codon: 'two',
+      message: 'the retry of codon two is cancelled: its start checkpoint could not be restored: x',
+    },
+    {
+      code: 'CODON_FAILED',
+      codon: 'two',
+      message: 'the completed checkpoint of codon two could not be written: x',
+    },
+  ])('an error that is no unwritten checkpoint: $code $message', ({ code, codon, message }) => {
+    const data = { message, fatal: false, severity: 'codon' as const, code, ...(codon ? { codon } : {}) };
+    expect(unwrittenCheckpoint(data)).toBeUndefined();
+  });
+
+  it("a crash's interrupted codon is not an ending: the next server recovers it", () => {
+    const crashed = lineageOf(history(['one completed', 'two crash']), 'r1');
+    expect(crashed.endings).toEqual([{ codonId: 'one', status: 'completed' }]);
   });
 });
 

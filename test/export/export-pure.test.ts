@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { CheckpointRecord } from '../../src/checkpoints/index.ts';
 import { branchNameProblem, checkExportArgs } from '../../src/export/args.ts';
@@ -44,8 +45,52 @@ describe('checkExportArgs', () => {
     for (const bad of ['', '-x', 'a..b', 'a.lock', 'a/', 'x~1', '.hidden', 'refs/heads/x', 'a@{1}']) {
       expect(branchNameProblem(bad), bad).toBeDefined();
     }
-    for (const good of ['result', 'ribosome/result-1', 'v1.2'])
-      expect(branchNameProblem(good)).toBeUndefined();
+    for (const good of ['result', 'ribosome/result-1', 'v1.2', 'head', 'WIP', 'HEAD/x', 'x/HEAD', 'Head'])
+      expect(branchNameProblem(good), good).toBeUndefined();
+  });
+
+  it("git's special refs: a branch of that name would be refs/heads/HEAD, shadowed by git", () => {
+    for (const name of [
+      'HEAD',
+      'ORIG_HEAD',
+      'FETCH_HEAD',
+      'MERGE_HEAD',
+      'CHERRY_PICK_HEAD',
+      'REBASE_HEAD',
+      'AUTO_MERGE',
+    ])
+      expect(branchNameProblem(name), name).toMatch(/special git ref/);
+  });
+
+  it('refuses every name git check-ref-format --branch refuses', () => {
+    const names = [
+      'HEAD',
+      '/a',
+      'a/',
+      'a//b',
+      'a.lock/b',
+      'b/a.lock',
+      'a/.b',
+      '-x',
+      'a b',
+      'a@{b',
+      'a..b',
+      'a.',
+      'a\\b',
+      'a\tb',
+      'a:b',
+      'a?b',
+      'a*b',
+      'a[b',
+      'x^',
+      '@',
+      'ok/name',
+    ];
+    for (const name of names) {
+      const git = spawnSync('git', ['check-ref-format', '--branch', name]);
+      if (git.status !== 0) expect(branchNameProblem(name), name).toBeDefined();
+    }
+    expect(branchNameProblem('ok/name')).toBeUndefined();
   });
 });
 

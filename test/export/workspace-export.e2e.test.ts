@@ -119,6 +119,18 @@ describe('--workspace, then ribosome export', () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('--force');
 
+    // git's special refs are no branch names: refs/heads/HEAD would be shadowed by HEAD itself.
+    for (const name of ['HEAD', 'ORIG_HEAD', 'FETCH_HEAD']) {
+      const special = await exportCli(['--execution', w.exec, '--to-branch', name, '--force']);
+      expect(special.code, name).toBe(2);
+      expect(special.stderr).toContain(`--to-branch "${name}": is the name of a special git ref`);
+      expect(existsSync(join(w.repo, '.git/refs/heads', name))).toBe(false);
+    }
+    expect(git(w.repo, 'for-each-ref', '--format=%(refname)', 'refs/heads/')).toBe(
+      'refs/heads/main\nrefs/heads/result',
+    );
+    expect(repoState(w.repo)).toEqual(before);
+
     const patch = join(w.dir, 'out.patch');
     expect((await exportCli(['--execution', w.exec, '--patch', patch])).code).toBe(0);
     const fresh = join(w.dir, 'fresh');

@@ -93,7 +93,6 @@ describe('the real Claude Code CLI through the proxy', () => {
       const port = await freePort();
       const handle = await startProxyForServer({
         config: config.value,
-        host: '127.0.0.1',
         mainPort: port - 1,
         logger,
         configDir: tmpdir(),

@@ -44,7 +44,6 @@ async function startAsServerDoes(file: Record<string, unknown>): Promise<{ url: 
   const port = await freePort();
   proxy = await startProxyForServer({
     config: config.value,
-    host: '127.0.0.1',
     mainPort: port - 1,
     logger,
     configDir: '.',

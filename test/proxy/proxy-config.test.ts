@@ -24,6 +24,7 @@ describe('resolveProxyConfig: enabling', () => {
   it('is off by default, with the default provider and no extra middleware', () => {
     expect(resolved({})).toEqual({
       enabled: false,
+      host: '127.0.0.1',
       providerBaseUrl: DEFAULT_PROVIDER_BASE_URL,
       middleware: [],
       doubleMaxTokens: false,
@@ -33,6 +34,14 @@ describe('resolveProxyConfig: enabling', () => {
       logBodies: false,
     });
     expect(DEFAULT_PROVIDER_BASE_URL).toBe('https://api.anthropic.com');
+  });
+
+  it('binds loopback unless --proxy-host or the file key proxyHost says otherwise (the command line first)', () => {
+    expect(resolved({ cli: { proxy: true } }).host).toBe('127.0.0.1');
+    expect(resolved({ file: { proxyHost: '0.0.0.0' } }).host).toBe('0.0.0.0');
+    expect(resolved({ cli: { proxyHost: '::' }, file: { proxyHost: '0.0.0.0' } }).host).toBe('::');
+    expect(refused({ cli: { proxyHost: ' ' } })).toMatch(/--proxy-host/);
+    expect(refused({ file: { proxyHost: '' } })).toMatch(/proxyHost/);
   });
 
   it('turns on from each source alone', () => {

@@ -169,7 +169,6 @@ describe('startProxyForServer', () => {
     const port = await freePort();
     const handle = await startProxyForServer({
       config,
-      host: '127.0.0.1',
       mainPort: port - 1,
       logger,
       configDir: fixtures,
@@ -183,7 +182,6 @@ describe('startProxyForServer', () => {
     if (!result.ok) throw new Error(result.error.message);
     const handle = await startProxyForServer({
       config: result.value,
-      host: '127.0.0.1',
       mainPort: 4000,
       logger: captureLogger().logger,
       configDir: fixtures,
@@ -218,7 +216,6 @@ describe('startProxyForServer', () => {
     const taken = await occupyPort();
     const error = await startProxyForServer({
       config: enabledConfig({}),
-      host: '127.0.0.1',
       mainPort: taken - 1,
       logger: captureLogger().logger,
       configDir: fixtures,
@@ -230,7 +227,6 @@ describe('startProxyForServer', () => {
   it('fails with PROXY_MIDDLEWARE_LOAD_FAILED for a module that is not middleware', async () => {
     const error = await startProxyForServer({
       config: enabledConfig({ proxyMiddleware: ['./not-middleware.ts'] }),
-      host: '127.0.0.1',
       mainPort: 40_000,
       logger: captureLogger().logger,
       configDir: fixtures,
@@ -241,7 +237,6 @@ describe('startProxyForServer', () => {
   it('refuses a main port that leaves no port + 1', async () => {
     const handle: Promise<ProxyHandle | undefined> = startProxyForServer({
       config: enabledConfig({}),
-      host: '127.0.0.1',
       mainPort: 65535,
       logger: captureLogger().logger,
       configDir: fixtures,

@@ -63,19 +63,56 @@ describe('plain HTTP (spec 1, 4.1)', () => {
 });
 
 describe('origin check', () => {
-  it('refuses a browser origin that is not loopback with 403, accepts loopback and allowed ones', async () => {
+  it('refuses pages of other sites and of other local servers with 403; --allow-origin lets one in', async () => {
     const s = await server({ allowOrigins: ['https://dashboard.example'] });
-    await expect(
-      RibosomeClient.connect(s.url, { mode: 'readonly', origin: 'https://evil.example' }),
-    ).rejects.toThrow(/403/);
-    const local = await RibosomeClient.connect(s.url, { mode: 'readonly', origin: 'http://localhost:5173' });
-    cleanups.push(() => local.close());
+    for (const origin of ['https://evil.example', 'http://localhost:5173', 'http://127.0.0.1:3000', 'null'])
+      await expect(RibosomeClient.connect(s.url, { mode: 'readonly', origin }), origin).rejects.toThrow(
+        /403/,
+      );
     const allowed = await RibosomeClient.connect(s.url, {
       mode: 'readonly',
       origin: 'https://dashboard.example',
     });
     cleanups.push(() => allowed.close());
     expect(allowed.mode).toBe('readonly');
+  });
+
+  it('lets a page in with a dashboard.ticket for its origin, granting at most the ticket mode', async () => {
+    const s = await server();
+    const page = 'http://127.0.0.1:8123';
+    const owner = await client(s.url, 'readandwrite');
+    const ask = async (mode: 'readonly' | 'readandwrite', origin = page) =>
+      (await owner.request('dashboard.ticket', { origin, mode }, 'dashboard.ticket')).data.ticket;
+    const viewer = await ask('readonly');
+    const open = (origin: string, ticket: string, mode: 'readonly' | 'readandwrite') =>
+      RibosomeClient.connect(s.url, { mode, origin, ticket: async () => ticket });
+    // A readonly ticket asking readandwrite is granted readonly; it may not stop the server.
+    const watcher = await open(page, viewer, 'readandwrite');
+    cleanups.push(() => watcher.close());
+    expect(watcher.mode).toBe('readonly');
+    await expect(watcher.request('server.shutdown', { reason: 'x' }, 'pong')).rejects.toMatchObject({
+      code: 'INSUFFICIENT_PERMISSIONS',
+    });
+    await expect(watcher.request('codon.message', { text: 'hi' }, 'codon.message')).rejects.toMatchObject({
+      code: 'INSUFFICIENT_PERMISSIONS',
+    });
+    // A page may not hand out tickets.
+    await expect(
+      watcher.request('dashboard.ticket', { origin: page, mode: 'readonly' }, 'dashboard.ticket'),
+    ).rejects.toMatchObject({ code: 'INSUFFICIENT_PERMISSIONS' });
+    // A readandwrite ticket gives what is asked; a ticket is for its own origin only.
+    const writer = await open(page, await ask('readandwrite'), 'readandwrite');
+    cleanups.push(() => writer.close());
+    expect(writer.mode).toBe('readandwrite');
+    await expect(open('http://127.0.0.1:8124', viewer, 'readonly')).rejects.toThrow(/403/);
+    // A readonly client hands out readonly tickets only; a malformed origin gets INVALID_COMMAND.
+    const reader = await client(s.url, 'readonly');
+    await expect(
+      reader.request('dashboard.ticket', { origin: page, mode: 'readandwrite' }, 'dashboard.ticket'),
+    ).rejects.toMatchObject({ code: 'INSUFFICIENT_PERMISSIONS' });
+    await expect(ask('readonly', 'http://127.0.0.1:8123/path')).rejects.toMatchObject({
+      code: 'INVALID_COMMAND',
+    });
   });
 });
 

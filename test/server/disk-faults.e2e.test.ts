@@ -19,7 +19,14 @@ import {
 } from '../helpers/mounts.ts';
 import { simplePlan, writePlanAndScript } from '../helpers/plans.ts';
 import { pidsWith, waitFor } from '../helpers/processes.ts';
-import { killAll, runCli, type ServerProcess, startServer, tempDir } from '../helpers/server-process.ts';
+import {
+  killAll,
+  runCli,
+  runToEnd,
+  type ServerProcess,
+  startServer,
+  tempDir,
+} from '../helpers/server-process.ts';
 
 // README "Faults": a failed journal or state write stops the server with this code.
 const STORAGE_FAILED_EXIT = 4;
@@ -383,10 +390,31 @@ describe.skipIf(!tmpfs.ok)(`a full checkpoint store while the journal works${ski
     expect(client.received.some((e) => e.type === 'error' && e.data.fatal)).toBe(false);
     rmSync(join(exec, 'agentRoot', 'blob.bin'));
     const done = client.next('codon.completed', (e) => e.data.codonId === 'filler', 60_000);
-    // codon.next: with no checkpoint, the failed codon has no ending in the lineage for codon.redo.
+    // codon.next (codon.redo would too: its end counts though no checkpoint holds it).
     client.send('codon.next');
     expect((await done).data.success).toBe(true);
     expect(server.child.exitCode).toBeNull();
+  }, 120_000);
+
+  it('--exit-when-done exits 1 with the cause on the summary line (it waited for ever)', async () => {
+    const t = tempDir();
+    temps.push(t);
+    const exec = join(t.path, 'exec');
+    const store = join(exec, '.ribosome', 'checkpoints.git');
+    mountTmpfs(store, '1m');
+    // `one` completes and is checkpointed; `filler`'s completed checkpoint cannot be written.
+    const files = writePlanAndScript(
+      t.path,
+      simplePlan(['one', 'filler']),
+      bashScript({ one: 'echo one > one.txt', filler: 'head -c 3000000 /dev/urandom > blob.bin' }),
+    );
+    const run = await runToEnd(files.plan, exec, files.script, [], { timeoutMs: 90_000 });
+    expect(run.code).toBe(1);
+    const last = run.stderr.trimEnd().split('\n').at(-1);
+    expect(last).toMatch(/^ribosome: not done: 1\/2 codons, failed or stopped: filler, .*, exit 1 \(/);
+    expect(last).toContain(
+      `exit 1 (a checkpoint could not be written: disk full at ${store}: No space left on device`,
+    );
   }, 120_000);
 });
 

@@ -10,6 +10,7 @@ describe('connection gates (spec 3.1, 7)', () => {
       [
         'checkpoint.list',
         'checkpoint.diff',
+        'dashboard.ticket',
         'history.sync',
         'ping',
         'ping.broadcast',
@@ -53,6 +54,25 @@ describe('connection gates (spec 3.1, 7)', () => {
       );
     },
   );
+
+  it('a readonly dashboard ticket cannot stop the server; a page cannot ask for tickets', () => {
+    const readonlyPage = {
+      mode: 'readonly',
+      rollingBack: false,
+      fromPage: true,
+      readonlyDashboard: true,
+    } as const;
+    expect(gateCommand('server.shutdown', readonlyPage)?.code).toBe('INSUFFICIENT_PERMISSIONS');
+    expect(gateCommand('codon.message', readonlyPage)?.code).toBe('INSUFFICIENT_PERMISSIONS');
+    expect(gateCommand('history.sync', readonlyPage)).toBeNull();
+    expect(gateCommand('dashboard.ticket', readonlyPage)?.code).toBe('INSUFFICIENT_PERMISSIONS');
+    // A protocol client keeps what the spec gives a readonly client: server.shutdown.
+    expect(gateCommand('server.shutdown', { mode: 'readonly', rollingBack: false })).toBeNull();
+    expect(gateCommand('dashboard.ticket', { mode: 'readonly', rollingBack: false })).toBeNull();
+    expect(
+      gateCommand('dashboard.ticket', { mode: 'readandwrite', rollingBack: false, fromPage: true })?.code,
+    ).toBe('INSUFFICIENT_PERMISSIONS');
+  });
 
   it('says what to do in its messages', () => {
     expect(gateCommand('codon.next', { mode: undefined, rollingBack: false })?.message).toMatch(/handshake/);

@@ -73,6 +73,7 @@ const sampleData: Record<CommandType, unknown> = {
   'rollback.toCodon': { codonId: 'nope', checkpointType: 'start' },
   'rollback.toLastSuccess': {},
   'server.shutdown': { reason: 'x' },
+  'dashboard.ticket': { origin: 'http://127.0.0.1:9', mode: 'readonly' },
   ping: undefined,
   'ping.broadcast': undefined,
   'history.sync': undefined,

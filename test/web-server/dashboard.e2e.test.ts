@@ -6,7 +6,7 @@ import { e2eResources } from '../helpers/e2e-resources.ts';
 import { simplePlan, writePlanAndScript } from '../helpers/plans.ts';
 import { waitFor } from '../helpers/processes.ts';
 import { bounded, runCli, startServer, tempDir } from '../helpers/server-process.ts';
-import { fakeDashboard, get, upgrade } from './helpers.ts';
+import { fakeDashboard, get, ticketFrom, upgrade } from './helpers.ts';
 
 const { temps, clients } = e2eResources();
 
@@ -42,7 +42,7 @@ async function dashboardLine(stderr: () => string) {
 const local = (url: string) => url.replace('0.0.0.0', '127.0.0.1');
 
 describe('access token', () => {
-  it('beyond loopback: generated, printed once, required on the upgrade (401/403), three ways in, never logged', async () => {
+  it('beyond loopback: generated, printed once, required on the upgrade (401/403), two ways in (no cookie), never logged', async () => {
     const s = setup();
     const server = await startServer(s.plan, s.exec, ['--host', '0.0.0.0', ...s.offline]);
     expect(server.url).toMatch(/^ws:\/\/0\.0\.0\.0:\d+$/);
@@ -56,14 +56,10 @@ describe('access token', () => {
 
     expect(await upgrade(url)).toBe(401);
     expect(await upgrade(url, { authorization: 'Bearer not-the-token-at-all' })).toBe(403);
-    const named = `ribosome_token_${server.port}`;
-    expect(await upgrade(url, { cookie: `${named}=not-the-token-at-all` })).toBe(403);
-    // Only the cookie named for this server's port counts: not the plain name, not another port's.
-    expect(await upgrade(url, { cookie: `ribosome_token=${token}` })).toBe(401);
-    expect(await upgrade(url, { cookie: `ribosome_token_${server.port + 1}=${token}` })).toBe(401);
+    // A cookie is not read: a browser sends a host's cookies to every port of it.
+    expect(await upgrade(url, { cookie: `ribosome_token_${server.port}=${token}` })).toBe(401);
     expect(await upgrade(`${url}/?token=nope-nope-nope-nope`)).toBe(403);
     expect(await upgrade(url, { authorization: `Bearer ${token}` })).toBe('open');
-    expect(await upgrade(url, { cookie: `other=1; ${named}=${token}` })).toBe('open');
     expect(await upgrade(`${url}/?token=${token}`)).toBe('open');
     // The typed client: refused without it (the status says why), handshaken with it.
     const refused = await RibosomeClient.connect(url, { mode: 'readonly', connectTimeoutMs: 5_000 }).catch(
@@ -154,14 +150,28 @@ describe('ribosome run --web', () => {
       expect(answer.body, path).not.toContain('not for the web');
     }
     expect((await get(`http://127.0.0.1:${server.port}/`, '/')).status).toBe(400);
-    // The page's origin may open the WebSocket.
-    expect(await upgrade(server.url, { origin: url.origin })).toBe('open');
+    // The page's origin opens the WebSocket with the ticket its dashboard hands it, not by itself.
+    expect(await upgrade(server.url, { origin: url.origin })).toBe(403);
+    const { ticket } = await ticketFrom(base, url.origin);
+    expect(ticket).toBeTruthy();
+    const offered = ['ribosome', `ribosome-ticket.${ticket}`];
+    expect(await upgrade(server.url, { origin: url.origin }, offered)).toBe('open');
+    // Another local server's page: neither its origin nor a ticket made for another origin will do.
+    const foreign = `http://127.0.0.1:${Number(url.port) + 1}`;
+    expect(await upgrade(server.url, { origin: foreign })).toBe(403);
+    expect(await upgrade(server.url, { origin: foreign }, offered)).toBe(403);
+    // And its dashboard hands it none: the origin asked for is not the one the request reached.
+    expect((await ticketFrom(base, foreign)).status).toBe(403);
+    expect(
+      (await get(base, `/ticket?server=0&origin=${encodeURIComponent(url.origin)}`, { origin: foreign }))
+        .status,
+    ).toBe(403);
     server.kill('SIGTERM');
     expect((await bounded(server.exited, 20_000))?.code).toBe(0);
     await expect(get(base, '/')).rejects.toThrow(/ECONNREFUSED/);
   });
 
-  it('with a token: 401 without the cookie, /?token= sets it and redirects, the page origin connects; never logged', async () => {
+  it('with a token: static files for all, config.json and tickets with the token only, no cookie; never logged', async () => {
     const s = setup();
     const server = await startServer(
       s.plan,
@@ -177,78 +187,67 @@ describe('ribosome run --web', () => {
     // Printed once, in the dashboard's address only.
     expect(server.stderr().split(token!).length - 1).toBe(1);
     const base = local(url.origin);
-    for (const path of ['/', '/app.js', '/config.json']) {
-      const refused = await get(base, path);
-      expect(refused.status, path).toBe(401);
-      expect(refused.body).toContain('Open the address the server printed');
-    }
-    expect((await get(base, '/?token=wrong-wrong-wrong-wrong')).status).toBe(403);
+    // The page itself holds nothing secret; what it reads next needs the token.
+    expect((await get(base, '/')).body).toContain('fake dashboard');
     const opened = await get(base, `/?token=${token}`);
-    expect(opened.status).toBe(302);
-    expect(opened.headers.location).toBe('/');
-    const setCookie = String(opened.headers['set-cookie']);
-    // Named for the WebSocket server's port, which the page's upgrades carry it to.
-    expect(setCookie).toMatch(
-      new RegExp(`^ribosome_token_${server.port}=[^;]+; HttpOnly; SameSite=Strict; Path=/$`),
-    );
-    const cookie = setCookie.split(';')[0]!;
-    expect((await get(base, '/', { cookie })).body).toContain('fake dashboard');
-    // A stale or wrong token in that cookie: 403, not the 401 "Token needed" page.
-    const stale = await get(base, '/', { cookie: `ribosome_token_${server.port}=wrong-wrong-wrong-wrong` });
-    expect(stale.status).toBe(403);
-    expect(stale.body).toContain('Wrong token');
-    const config = JSON.parse(
-      (await get(base, '/config.json', { cookie, host: `box.example:${url.port}` })).body,
-    );
-    expect(config).toEqual({ servers: [{ url: `ws://box.example:${server.port}` }], readonly: false });
-    // The page, reached as box.example, opens the WebSocket there with its cookie; another site cannot.
-    const ws = local(server.url);
+    expect(opened.status).toBe(200);
+    expect(opened.headers['set-cookie']).toBeUndefined();
+    expect((await get(base, '/?token=wrong-wrong-wrong-wrong')).status).toBe(403);
+    const bearer = { authorization: `Bearer ${token}` };
+    expect((await get(base, '/config.json')).status).toBe(401);
     expect(
-      await upgrade(ws, {
-        cookie,
-        origin: `http://box.example:${url.port}`,
-        host: `box.example:${server.port}`,
-      }),
-    ).toBe('open');
-    expect(
-      await upgrade(ws, {
-        cookie,
-        origin: `http://evil.example:${url.port}`,
-        host: `box.example:${server.port}`,
-      }),
+      (await get(base, '/config.json', { authorization: 'Bearer wrong-wrong-wrong-wrong' })).status,
     ).toBe(403);
     expect(
-      await upgrade(ws, { origin: `http://box.example:${url.port}`, host: `box.example:${server.port}` }),
+      (await get(base, '/config.json', { cookie: `ribosome_token_${server.port}=${token}` })).status,
     ).toBe(401);
+    const config = JSON.parse(
+      (await get(base, '/config.json', { ...bearer, host: `box.example:${url.port}` })).body,
+    );
+    expect(config).toEqual({ servers: [{ url: `ws://box.example:${server.port}` }], readonly: false });
+    // The page, reached as box.example, gets a ticket for that origin and opens the WebSocket with it.
+    const page = `http://box.example:${url.port}`;
+    const asked = await get(base, `/ticket?server=0&origin=${encodeURIComponent(page)}`, {
+      ...bearer,
+      host: `box.example:${url.port}`,
+    });
+    expect(asked.status).toBe(200);
+    const ticket = (JSON.parse(asked.body) as { ticket: string }).ticket;
+    expect(
+      (
+        await get(base, `/ticket?server=0&origin=${encodeURIComponent(page)}`, {
+          host: `box.example:${url.port}`,
+        })
+      ).status,
+    ).toBe(401);
+    const ws = local(server.url);
+    const offered = ['ribosome', `ribosome-ticket.${ticket}`];
+    expect(await upgrade(ws, { origin: page, host: `box.example:${server.port}` }, offered)).toBe('open');
+    expect(await upgrade(ws, { origin: `http://evil.example:${url.port}` }, offered)).toBe(403);
+    expect(await upgrade(ws, { origin: page })).toBe(403);
     server.kill('SIGTERM');
     expect((await bounded(server.exited, 20_000))?.code).toBe(0);
-    expect(internalFiles(s.exec)).not.toContain(token);
+    const written = internalFiles(s.exec);
+    expect(written).not.toContain(token);
+    expect(written).not.toContain(ticket);
   });
 
-  it('two servers with their own tokens on one host: one browser holds both cookies and watches both', async () => {
-    const tokens = ['token-of-server-a-0123456789', 'token-of-server-b-0123456789'];
+  it("two servers on one host: each dashboard's tickets open its own server only", async () => {
     const servers = [];
-    for (const token of tokens) {
+    for (const token of ['token-of-server-a-0123456789', 'token-of-server-b-0123456789']) {
       const s = setup();
       const server = await startServer(s.plan, s.exec, [...s.offline, '--web', '--web-port', '0'], 20_000, {
         RIBOSOME_WEB_ROOT: s.web,
         RIBOSOME_TOKEN: token,
       });
-      servers.push({ server, dashboard: (await dashboardLine(server.stderr)).url });
+      servers.push({ server, token, dashboard: (await dashboardLine(server.stderr)).url });
     }
-    // Each printed address hands over its cookie; a browser sends every cookie of the host to both.
-    const jar: string[] = [];
-    for (const { dashboard } of servers) {
-      const opened = await get(dashboard.origin, `${dashboard.pathname}${dashboard.search}`);
-      expect(opened.status).toBe(302);
-      jar.push(String(opened.headers['set-cookie']).split(';')[0]!);
-    }
-    expect(jar[0]).not.toBe(jar[1]);
-    const cookie = jar.join('; ');
-    for (const { server, dashboard } of servers) {
-      expect((await get(dashboard.origin, '/', { cookie })).status).toBe(200);
-      expect(await upgrade(server.url, { cookie, origin: dashboard.origin })).toBe('open');
-    }
+    const [a, b] = servers as [(typeof servers)[0], (typeof servers)[0]];
+    const ticketA = (await ticketFrom(a.dashboard.origin, a.dashboard.origin, a.token)).ticket!;
+    expect((await ticketFrom(a.dashboard.origin, a.dashboard.origin, b.token)).status).toBe(403);
+    const offered = ['ribosome', `ribosome-ticket.${ticketA}`];
+    expect(await upgrade(a.server.url, { origin: a.dashboard.origin }, offered)).toBe('open');
+    expect(await upgrade(b.server.url, { origin: a.dashboard.origin }, offered)).toBe(403);
     for (const { server } of servers) {
       server.kill('SIGTERM');
       expect((await bounded(server.exited, 20_000))?.code).toBe(0);
@@ -291,7 +290,7 @@ describe('ribosome web', () => {
     }
   });
 
-  it('with --token: the printed address sets the cookie of every listed server port', async () => {
+  it('with --token: the printed address carries it; config.json needs it as a Bearer header; no cookie', async () => {
     const s = setup();
     const token = 'a-given-token-of-enough-length';
     const web = runCli(
@@ -303,19 +302,58 @@ describe('ribosome web', () => {
     await waitFor(() => /^dashboard http:\S+$/m.test(web.stdout()), 'the dashboard line', 20_000);
     const url = new URL(/^dashboard (http:\S+)$/m.exec(web.stdout())![1]!);
     expect(url.searchParams.get('token')).toBe(token);
-    expect((await get(url.origin, '/')).status).toBe(401);
     const opened = await get(url.origin, `/${url.search}`);
-    expect(opened.status).toBe(302);
-    const cookies = opened.headers['set-cookie'] as string[];
-    expect(cookies.map((c) => c.split(';')[0])).toEqual([
-      `ribosome_token_7001=${token}`,
-      `ribosome_token_7002=${token}`,
-    ]);
-    expect((await get(url.origin, '/', { cookie: cookies[1]!.split(';')[0]! })).status).toBe(200);
+    expect(opened.status).toBe(200);
+    expect(opened.headers['set-cookie']).toBeUndefined();
+    expect((await get(url.origin, '/config.json')).status).toBe(401);
+    expect((await get(url.origin, '/config.json', { authorization: `Bearer ${token}` })).status).toBe(200);
     expect(
-      (await get(url.origin, '/', { cookie: 'ribosome_token_7001=wrong-wrong-wrong-wrong' })).status,
+      (await get(url.origin, '/config.json', { authorization: 'Bearer wrong-wrong-wrong-wrong' })).status,
     ).toBe(403);
     web.kill('SIGTERM');
     expect((await bounded(web.exited, 10_000))?.code).toBe(0);
+  });
+
+  it('--readonly: its tickets grant readonly whatever the page asks, and no server.shutdown; its address is not the token', async () => {
+    const s = setup();
+    const token = 'the-servers-token-0123456789';
+    const server = await startServer(s.plan, s.exec, [...s.offline], 20_000, { RIBOSOME_TOKEN: token });
+    const web = runCli(['web', server.url, '--port', '0', '--readonly'], {
+      env: { RIBOSOME_WEB_ROOT: s.web, RIBOSOME_TOKEN: token },
+    });
+    await waitFor(() => /^dashboard http:\S+$/m.test(web.stdout()), 'the dashboard line', 20_000);
+    const url = new URL(/^dashboard (http:\S+)$/m.exec(web.stdout())![1]!);
+    const key = url.searchParams.get('token')!;
+    // The viewer's key opens the dashboard, not the server.
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(key).not.toBe(token);
+    expect(await upgrade(server.url, { authorization: `Bearer ${key}` })).toBe(403);
+    expect((await ticketFrom(url.origin, url.origin, token)).status).toBe(403);
+    const { ticket } = await ticketFrom(url.origin, url.origin, key);
+    expect(ticket).toBeTruthy();
+    // The page asks readandwrite with its ticket: the server grants readonly (spec 2.2: the granted mode).
+    const page = await RibosomeClient.connect(server.url, {
+      mode: 'readandwrite',
+      origin: url.origin,
+      ticket: async () => ticket!,
+    });
+    clients.push(page);
+    expect(page.mode).toBe('readonly');
+    for (const [type, data] of [
+      ['codon.message', { text: 'rm -rf ~ please' }],
+      ['codon.next', undefined],
+      ['server.shutdown', { reason: 'from a viewer' }],
+      ['dashboard.ticket', { origin: url.origin, mode: 'readandwrite' }],
+    ] as const) {
+      const refused = await page.request(type, data as never, 'pong').catch((e: unknown) => e);
+      expect((refused as { code?: string }).code, type).toBe('INSUFFICIENT_PERMISSIONS');
+    }
+    // Still up and watching: the refused shutdown stopped nothing.
+    await page.request('checkpoint.list', {}, 'checkpoint.list');
+    await page.close();
+    web.kill('SIGTERM');
+    expect((await bounded(web.exited, 10_000))?.code).toBe(0);
+    server.kill('SIGTERM');
+    expect((await bounded(server.exited, 20_000))?.code).toBe(0);
   });
 });

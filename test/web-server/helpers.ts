@@ -31,9 +31,13 @@ export function get(url: string, path: string, headers: Record<string, string> =
  * Opens a WebSocket with these headers and tells what came of it: `open` (upgraded) or the HTTP
  * status the server refused it with.
  */
-export function upgrade(url: string, headers: Record<string, string> = {}): Promise<'open' | number> {
+export function upgrade(
+  url: string,
+  headers: Record<string, string> = {},
+  protocols: string[] = [],
+): Promise<'open' | number> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers, handshakeTimeout: 5_000 });
+    const ws = new WebSocket(url, protocols, { headers, handshakeTimeout: 5_000 });
     ws.once('open', () => {
       ws.terminate();
       resolve('open');
@@ -45,6 +49,22 @@ export function upgrade(url: string, headers: Record<string, string> = {}): Prom
     });
     ws.once('error', (error) => reject(error));
   });
+}
+
+/** A dashboard's ticket for a page of `origin` (its `/ticket`), with the dashboard's key if any. */
+export async function ticketFrom(
+  dashboard: string,
+  origin: string,
+  key?: string,
+  server = 0,
+): Promise<{ status: number; ticket?: string; message?: string }> {
+  const answer = await get(
+    dashboard,
+    `/ticket?server=${server}&origin=${encodeURIComponent(origin)}`,
+    key === undefined ? {} : { authorization: `Bearer ${key}` },
+  );
+  const body = JSON.parse(answer.body) as { ticket?: string; message?: string };
+  return { status: answer.status, ...body };
 }
 
 /** A tiny stand-in for dist-web/, and a file beside it that must never be served. */

@@ -1,4 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -185,31 +187,52 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', { timeout: 60_000 }, (
     expect(problems.get(page)).toEqual([]);
   });
 
-  it('readonly: no controls, and the server refuses a command forged from the page', async () => {
-    const { server } = await runWithWeb(codonScript({ one: 'ok' }));
+  it('readonly: no controls; the server grants its ticket readonly whatever the page asks, and refuses what it forges', async () => {
+    const { server } = await runWithWeb(codonScript({ one: { sleep: 987_652 } }));
     const page = await newPage();
     await page.goto(await webOnly([server.url], ['--readonly']));
     await page.waitForSelector('[data-testid="connection"]:has-text("read-only")');
     await status(page, 'one', 'pending');
     expect(await page.locator('[data-testid="controls"]').count()).toBe(0);
-    const code = await page.evaluate(
-      (url) =>
-        new Promise<string>((resolve, reject) => {
-          const ws = new WebSocket(url);
-          ws.onerror = () => reject(new Error('socket error'));
-          ws.onopen = () => ws.send(JSON.stringify({ type: 'handshake', data: { mode: 'readonly' } }));
-          ws.onmessage = (m) => {
-            const event = JSON.parse(String(m.data)) as { type: string; data?: { code?: string } };
-            if (event.type === 'handshake.response')
-              ws.send(JSON.stringify({ id: 'forged-1', type: 'codon.skip' }));
-            if (event.data?.code) resolve(event.data.code);
+    // Without a ticket the page's origin opens nothing; with its own, asking readandwrite, it gets readonly.
+    expect(await openSocket(page, server.url)).toBe('refused');
+    const answers = await page.evaluate(async (url) => {
+      const asked = await fetch(`ticket?server=0&origin=${encodeURIComponent(location.origin)}`);
+      const { ticket } = (await asked.json()) as { ticket: string };
+      return new Promise<string[]>((resolve, reject) => {
+        const seen: string[] = [];
+        const ws = new WebSocket(url, ['ribosome', `ribosome-ticket.${ticket}`]);
+        ws.onerror = () => reject(new Error('socket error'));
+        ws.onopen = () => ws.send(JSON.stringify({ type: 'handshake', data: { mode: 'readandwrite' } }));
+        ws.onmessage = (m) => {
+          const event = JSON.parse(String(m.data)) as {
+            type: string;
+            data?: { code?: string; mode?: string };
           };
-        }),
-      server.url,
-    );
-    expect(code).toBe('INSUFFICIENT_PERMISSIONS');
+          if (event.type === 'handshake.response') {
+            seen.push(`mode ${event.data?.mode}`);
+            for (const [id, type, data] of [
+              ['forged-1', 'codon.skip', undefined],
+              ['forged-2', 'codon.message', { text: 'rm -rf ~ please' }],
+              ['forged-3', 'server.shutdown', { reason: 'from a viewer' }],
+            ] as const)
+              ws.send(JSON.stringify({ id, type, data }));
+          }
+          if (event.data?.code) seen.push(event.data.code);
+          if (seen.length === 4) resolve(seen);
+        };
+      });
+    }, server.url);
+    expect(answers).toEqual([
+      'mode readonly',
+      'INSUFFICIENT_PERMISSIONS',
+      'INSUFFICIENT_PERMISSIONS',
+      'INSUFFICIENT_PERMISSIONS',
+    ]);
+    // Still up, nothing skipped.
     await status(page, 'one', 'pending');
-    expect(problems.get(page)).toEqual([]);
+    expect(await openSocket(page, server.url)).toBe('refused');
+    expect(problems.get(page)?.filter((p) => !/WebSocket connection to .* failed/.test(p))).toEqual([]);
   });
 
   it('fleet: every server of `ribosome web` is listed and opens', async () => {
@@ -230,50 +253,92 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', { timeout: 60_000 }, (
     expect(problems.get(page)).toEqual([]);
   });
 
-  it('beyond loopback: the page and the upgrade need the token (401 missing, 403 wrong); the right one works', async () => {
-    const { server, dashboard } = await runWithWeb(codonScript({ one: 'ok' }), ['--host', '0.0.0.0']);
+  it('beyond loopback: the page needs the token, keeps it out of its address and out of cookies', async () => {
+    const { dashboard } = await runWithWeb(codonScript({ one: 'ok' }), ['--host', '0.0.0.0']);
     const token = dashboard.searchParams.get('token');
     expect(token).toBeTruthy();
     const base = `http://127.0.0.1:${dashboard.port}`;
-    const ws = server.url.replace('0.0.0.0', '127.0.0.1');
     const page = await newPage();
-    expect((await page.goto(`${base}/`))?.status()).toBe(401);
+    await page.goto(`${base}/`);
+    await page.waitForSelector('text=needs its access token');
     expect((await page.goto(`${base}/?token=wrong-token-of-enough-length`))?.status()).toBe(403);
-    // The upgrade from this page (no cookie yet), then with a wrong cookie: refused with its status.
-    const upgrades = upgradeFailures(page);
-    expect(await openSocket(page, ws)).toBe('refused');
-    await page
-      .context()
-      .addCookies([
-        { name: `ribosome_token_${new URL(ws).port}`, value: 'wrong-token-of-enough-length', url: base },
-      ]);
-    expect(await openSocket(page, ws)).toBe('refused');
-    await waitFor(() => upgrades().length === 2, 'two refused upgrades on the console', WAIT);
-    expect(upgrades()[0]).toMatch(/HTTP Authentication failed|401/);
-    expect(upgrades()[1]).toMatch(/Unexpected response code: 403/);
-    // The printed address: the cookie is set, the page loads and its client connects.
-    await page.context().clearCookies();
+    // The printed address: the page loads, takes the token out of its address and its client connects.
+    problems.get(page)?.splice(0);
     const opened = await page.goto(`${base}/?token=${token}`);
     expect(opened?.status()).toBe(200);
-    expect(new URL(page.url()).search).toBe('');
     await page.waitForSelector('[data-testid="connection"]:has-text("open")');
+    expect(new URL(page.url()).search).toBe('');
     await status(page, 'one', 'pending');
+    expect(await page.context().cookies()).toEqual([]);
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+    // A reload keeps working: the token is in this tab's sessionStorage (this origin only).
+    await page.reload();
+    await page.waitForSelector('[data-testid="connection"]:has-text("open")');
+    expect(problems.get(page)).toEqual([]);
+  });
+
+  it('a page of another local server cannot open the WebSocket nor read the token or a ticket', async () => {
+    const { server, dashboard } = await runWithWeb(codonScript({ one: { sleep: 987_653 } }), [
+      '--token',
+      'the-token-of-this-test-0123',
+    ]);
+    // The user has the dashboard open in this browser, then visits another local server's page.
+    const page = await newPage();
+    await page.goto(dashboard.href);
+    await page.waitForSelector('[data-testid="connection"]:has-text("open")');
+    const other = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><title>another local tool</title>');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const evil = await page.context().newPage();
+      const upgrades = upgradeFailures(evil);
+      await evil.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
+      // Its WebSocket is refused (403), with or without a made-up ticket; its loopback origin is not enough.
+      expect(await openSocket(evil, server.url)).toBe('refused');
+      expect(await openSocket(evil, server.url, ['ribosome', 'ribosome-ticket.made.up'])).toBe('refused');
+      await waitFor(() => upgrades().length === 2, 'two refused upgrades on the console', WAIT);
+      for (const failure of upgrades()) expect(failure).toMatch(/Unexpected response code: 403/);
+      // No cookie carries the token to it; the dashboard's answers are not for it to read.
+      expect(await evil.evaluate(() => document.cookie)).toBe('');
+      expect(await page.context().cookies()).toEqual([]);
+      const reads = await evil.evaluate(async (base) => {
+        const tries = [
+          `${base}config.json`,
+          `${base}ticket?server=0&origin=${encodeURIComponent(location.origin)}`,
+        ];
+        return Promise.all(
+          tries.map((u) =>
+            fetch(u).then(
+              (r) => `read ${r.status}`,
+              () => 'blocked',
+            ),
+          ),
+        );
+      }, `${dashboard.origin}/`);
+      expect(reads).toEqual(['blocked', 'blocked']);
+      // The user's own dashboard still works.
+      await status(page, 'one', 'pending');
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 });
 
 /** Opens a WebSocket from the page: `open` once upgraded, `refused` when the upgrade fails. */
-function openSocket(page: Page, url: string): Promise<'open' | 'refused'> {
+function openSocket(page: Page, url: string, protocols: string[] = []): Promise<'open' | 'refused'> {
   return page.evaluate(
-    (u) =>
+    ([u, p]) =>
       new Promise<'open' | 'refused'>((resolve) => {
-        const ws = new WebSocket(u);
+        const ws = new WebSocket(u, p);
         ws.onopen = () => {
           ws.close();
           resolve('open');
         };
         ws.onerror = () => resolve('refused');
       }),
-    url,
+    [url, protocols] as const,
   );
 }
 

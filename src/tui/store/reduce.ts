@@ -331,6 +331,7 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
     case 'handshake.response':
     case 'server.ready':
     case 'pong':
+    case 'dashboard.ticket':
     case 'history.batch':
       return state;
   }

@@ -278,6 +278,23 @@ export class Execution {
     this.client = undefined;
   }
 
+  /**
+   * Waits up to `ms` for a life started with RIBOSOME_KILL_AT to die at its planted kill point.
+   * Returns whether it did; a death that is not the planted kill is a failure.
+   */
+  async diesAtKillPoint(point: string, ms: number): Promise<boolean> {
+    const life = this.#requireLife();
+    const exit = await bounded(life.exited, ms);
+    if (!exit) return false;
+    this.#tally.kills += 1;
+    if (exit.signal !== 'SIGKILL' || !life.stderr().includes(`kill point ${point.split('#')[0]} reached`))
+      this.#tally.fail(`life ${this.#lives}: died (${exitText(exit)}) but not at kill point ${point}`);
+    this.checkStderr();
+    await this.client?.close().catch(() => {});
+    this.client = undefined;
+    return true;
+  }
+
   /** Asks the server to shut down and expects exit 0 and no process of the execution left. */
   async shutdown(): Promise<boolean> {
     const life = this.#requireLife();

@@ -18,8 +18,8 @@ export const CLOSED_BEFORE_ANSWER = 'closed before answering the upgrade';
 
 export type Upgraded = { socket: Socket; status: number; head: string; rest: Buffer };
 
-/** Sends a WebSocket upgrade request; resolves with the response status and the socket. */
-export async function upgrade(port: number): Promise<Upgraded> {
+/** Sends a WebSocket upgrade request (with extra header lines); resolves with the response status and the socket. */
+export async function upgrade(port: number, headers: readonly string[] = []): Promise<Upgraded> {
   const socket = await tcp(port);
   socket.on('error', () => {});
   socket.write(
@@ -30,6 +30,7 @@ export async function upgrade(port: number): Promise<Upgraded> {
       'Connection: Upgrade',
       `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`,
       'Sec-WebSocket-Version: 13',
+      ...headers,
       '',
       '',
     ].join('\r\n'),

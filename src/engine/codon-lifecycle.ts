@@ -6,7 +6,7 @@ import type { RuntimeCodon } from '../plan/index.ts';
 import type { CheckpointType, ErrorCode, FailureReason } from '../protocol/index.ts';
 import { agentProvider, type ProviderTarget } from '../providers/providers.ts';
 import { type CodonRecord, codonOf, costOfCodon, type EngineState, reduce, runOf } from '../state/reducer.ts';
-import type { Transition } from '../state/transitions.ts';
+import type { Transition, TransitionData } from '../state/transitions.ts';
 import { describeError } from '../storage/probe.ts';
 import { runGates } from '../verify/run-gates.ts';
 import { throughGates } from '../verify/verify-rounds.ts';
@@ -465,23 +465,17 @@ export class CodonLifecycle {
       const archived = await steps.archive(codon, runId);
       if (archived) await steps.recordArchive({ ...archived, checkpointSha: checkpoint.value.record.sha });
     }
-    await recorder.applyAll([
-      ...(checkpoint.ok ? [checkpoint.value.created] : []),
-      {
-        type: 'CodonTransitioned',
-        data: {
-          runId,
-          codonId: codon.id,
-          from: 'running',
-          to,
-          at: new Date().toISOString(),
-          exitStatus: outcome.exit,
-          duration,
-          ...(failureReason ? { failureReason } : {}),
-          ...(active?.agentSessionId ? { agentSessionId: active.agentSessionId } : {}),
-        },
-      },
-    ]);
+    await this.#recordEnd(checkpoint, {
+      runId,
+      codonId: codon.id,
+      from: 'running',
+      to,
+      at: new Date().toISOString(),
+      exitStatus: outcome.exit,
+      duration,
+      ...(failureReason ? { failureReason } : {}),
+      ...(active?.agentSessionId ? { agentSessionId: active.agentSessionId } : {}),
+    });
     await this.#o.hooks.afterAgent(codon, runId);
     await this.#checkDataDir(codon, dataAfter);
     // The final cost and codon.completed in one commit (one fsync, not two), in that order.
@@ -519,6 +513,18 @@ export class CodonLifecycle {
     if (active) this.#active = undefined;
     await this.#o.snapshot();
     return to;
+  }
+
+  /**
+   * A codon's end and its end checkpoint in one transaction: a kill before it leaves a commit the
+   * state never recorded, which recovery sets aside (recovery.ts), and the codon counts as interrupted.
+   */
+  #recordEnd(
+    checkpoint: Awaited<ReturnType<CodonSteps['commit']>>,
+    data: TransitionData<'CodonTransitioned'>,
+  ): Promise<unknown> {
+    const created = checkpoint.ok ? [checkpoint.value.created] : [];
+    return this.#o.recorder.applyAll([...created, { type: 'CodonTransitioned', data }]);
   }
 
   /** The journaled `error` (severity codon) that goes with a codon that did not end well. */
@@ -583,22 +589,16 @@ export class CodonLifecycle {
     // No agent ran: exit status `error` with code 1, by convention.
     const exitStatus = { type: 'error' as const, code: 1 };
     const checkpoint = await this.#o.steps.commit(codon, runId, to === 'skipped' ? 'skipped' : 'error', to);
-    await recorder.applyAll([
-      ...(checkpoint.ok ? [checkpoint.value.created] : []),
-      {
-        type: 'CodonTransitioned',
-        data: {
-          runId,
-          codonId: codon.id,
-          from,
-          to,
-          at: new Date().toISOString(),
-          exitStatus,
-          failureReason,
-          duration: 0,
-        },
-      },
-    ]);
+    await this.#recordEnd(checkpoint, {
+      runId,
+      codonId: codon.id,
+      from,
+      to,
+      at: new Date().toISOString(),
+      exitStatus,
+      failureReason,
+      duration: 0,
+    });
     await recorder.publish('codon.completed', {
       codonId: codon.id,
       success: false,

@@ -34,10 +34,11 @@ export type UpgradeVerdict =
  * upgrade without Origin is not a browser's: only the token, when set, is asked of it.
  */
 export function decideUpgrade(input: UpgradeInput): UpgradeVerdict {
-  const browser = input.origin !== undefined && input.origin !== '';
+  const origin = input.origin ?? '';
+  const browser = origin !== '';
   if (browser && input.ticket) return { ok: true, ticket: input.ticket };
   // A page of a foreign origin learns nothing more, not even whether a token is needed.
-  if (browser && !input.allowOrigins.includes('*') && !input.allowOrigins.includes(input.origin as string))
+  if (browser && !input.allowOrigins.includes('*') && !input.allowOrigins.includes(origin))
     return { ok: false, status: '403 Forbidden', error: 'origin_not_allowed' };
   if (input.token === 'missing') return { ok: false, status: '401 Unauthorized', error: 'token_required' };
   if (input.token === 'wrong') return { ok: false, status: '403 Forbidden', error: 'token_wrong' };

@@ -52,21 +52,50 @@ const PLANTED: readonly KillPoint[] = [
   'checkpoint:error',
   'checkpoint:skipped',
   'rollback-restored',
-  'retry-restored',
 ];
+
+/**
+ * Leads a life started with a planted kill point (and without autostart) to it: a codon that ends
+ * (well, or with a provider error), a skip of a running codon, or a rollback. Returns what was sent.
+ */
+async function towardKillPoint(ctx: ChaosContext, x: Execution, point: KillPoint): Promise<string> {
+  const client = x.client;
+  if (!client) return 'no client';
+  try {
+    if (point === 'rollback-restored') {
+      // Without autostart (a planted life has none) no codon runs: the rollback is taken.
+      client.send('rollback.toCodon', {
+        codonId: pick(ctx.random, CODONS),
+        checkpointType: pick(ctx.random, ['start', 'end'] as const),
+        autoRestart: ctx.random() < 0.5,
+      });
+      return 'rollback.toCodon';
+    }
+    const behaviour: Behaviour =
+      point === 'checkpoint:error' ? '500' : point === 'checkpoint:skipped' ? 'stuck' : 'ok';
+    for (const codon of CODONS) x.behave(codon, behaviour);
+    client.send('codon.next');
+    if (point !== 'checkpoint:skipped') return 'codon.next';
+    await client.waitFor((e) => e.type === 'codon.started', 15_000, 'codon.started');
+    client.send('codon.skip');
+    return 'codon.next, codon.skip';
+  } catch {
+    return 'a command the server refused';
+  }
+}
 
 async function cycle(ctx: ChaosContext, x: Execution, killCount: number): Promise<void> {
   for (let k = 0; k < killCount; k++) {
     for (const codon of CODONS) {
       if (ctx.random() < 0.3) x.behave(codon, pick<Behaviour>(ctx.random, ['stuck', 'stuck', '500', 'ok']));
     }
-    const planted =
-      ctx.random() < 0.3 ? `${pick(ctx.random, PLANTED)}#${1 + Math.floor(ctx.random() * 2)}` : undefined;
-    const autostart = ctx.random() < 0.7;
+    const point = ctx.random() < 0.3 ? pick(ctx.random, PLANTED) : undefined;
+    const planted = point && `${point}#1`;
+    const autostart = !planted && ctx.random() < 0.7;
     if (!(await x.start({ autostart, ...(planted ? { env: { RIBOSOME_KILL_AT: planted } } : {}) }))) return;
-    if (planted) {
-      const command = randomCommand(ctx, x);
-      if (await x.diesAtKillPoint(planted, 8_000)) {
+    if (point && planted) {
+      const command = await towardKillPoint(ctx, x, point);
+      if (await x.diesAtKillPoint(planted, 15_000)) {
         ctx.log(`life ${x.lives}: ${command ?? 'no command'}, died at kill point ${planted}`);
         ctx.tally.fault('SIGKILL at a kill point (between a step and its record)');
         continue;

@@ -10,7 +10,7 @@
 import fc from 'fast-check';
 import { afterAll, describe, it } from 'vitest';
 import { sequenceProperty } from './model/commands.ts';
-import { Harness } from './model/harness.ts';
+import { Harness, stats } from './model/harness.ts';
 
 const seed = process.env.RIBOSOME_MODEL_SEED
   ? Number(process.env.RIBOSOME_MODEL_SEED)
@@ -23,7 +23,10 @@ const shrink = process.env.RIBOSOME_MODEL_SHRINK === '1';
 describe('the ribosome run process against the model of its rules', () => {
   // A sequence cut short by the test's timeout leaves its server, agents and provider running:
   // end them with the file (and start no more).
-  afterAll(() => Harness.disposeAll(), 60_000);
+  afterAll(async () => {
+    await Harness.disposeAll();
+    process.stdout.write(`model-based stats: ${JSON.stringify(stats)}\n`);
+  }, 60_000);
 
   it(
     `keeps the rules over ${numRuns} random sequences of commands, kills and restarts (seed ${seed})`,

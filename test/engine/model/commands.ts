@@ -59,15 +59,24 @@ const rollbackType: fc.Arbitrary<RollbackType> = fc.oneof(
   { arbitrary: fc.constant('rig-setup' as const), weight: 1 },
 );
 
-/** Mostly none; else a kill point the model can plant, reached the first or second time. */
+/**
+ * Mostly a kill point the model can plant, reached the first to third time (a server that never
+ * reaches it lives on); end checkpoints of completed codons come most often.
+ */
 const killAt: fc.Arbitrary<KillAt | undefined> = fc.oneof(
-  { arbitrary: fc.constant(undefined), weight: 3 },
+  { arbitrary: fc.constant(undefined), weight: 1 },
   {
     arbitrary: fc.record({
-      point: fc.constantFrom(...PLANTED_POINTS),
-      nth: fc.oneof({ arbitrary: fc.constant(1), weight: 3 }, { arbitrary: fc.constant(2), weight: 1 }),
+      point: fc.oneof(
+        { arbitrary: fc.constant('checkpoint:completed' as const), weight: 2 },
+        { arbitrary: fc.constantFrom(...PLANTED_POINTS), weight: 3 },
+      ),
+      nth: fc.oneof(
+        { arbitrary: fc.constant(1), weight: 2 },
+        { arbitrary: fc.constantFrom(2, 3), weight: 1 },
+      ),
     }),
-    weight: 2,
+    weight: 3,
   },
 );
 

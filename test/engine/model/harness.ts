@@ -57,6 +57,8 @@ export const stats = {
   kills: 0,
   /** Servers that died at the kill point planted in them (RIBOSOME_KILL_AT), where the model said. */
   plantedKills: 0,
+  /** The same, by kill point. */
+  plantedAt: {} as Record<string, number>,
   shutdowns: 0,
   restarts: 0,
   eventsChecked: 0,
@@ -608,6 +610,7 @@ export class Harness {
         `codons started before the kill point: expected [${wanted.join(' ')}], the agents ran [${attempts.join(' ')}]`,
       );
     stats.plantedKills += 1;
+    stats.plantedAt[point] = (stats.plantedAt[point] ?? 0) + 1;
     this.#note(`  → died at kill point ${point} (${exitText(exit)})`);
   }
 

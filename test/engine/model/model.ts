@@ -35,9 +35,10 @@
  * Planted kills (RIBOSOME_KILL_AT, README "Kill points"): a server started with a kill point dies
  * the n-th time it reaches it. The points here are those whose effect is a plain kill at a moment
  * the model knows: a codon's end checkpoint (`checkpoint:<kind>`, committed in git, its end not
- * recorded: the codon counts as interrupted, as if the kill came while it ran) and
+ * recorded: the codon counts as interrupted, as if the kill came while it ran),
  * `rollback-restored` (the agent root rewritten, the run switch not recorded: as if the kill came
- * just before the rollback).
+ * just before the rollback) and `checkpoint:initial` (a run begun by a server start or a rollback,
+ * its initial checkpoint committed, not recorded: it counts, so as if the kill came just after).
  */
 
 export const PLAN = ['one', 'two', 'three'] as const;
@@ -50,6 +51,7 @@ export type RollbackType = 'start' | 'end' | 'rig-setup' | 'completed' | 'error'
 
 /** The kill points the model can plant (see the header); the others are left out (README). */
 export const PLANTED_POINTS = [
+  'checkpoint:initial',
   'checkpoint:completed',
   'checkpoint:error',
   'checkpoint:skipped',
@@ -403,6 +405,7 @@ export function step(m: ModelState, action: Action): { state: ModelState; expect
       d.lineage = [...d.lineage.slice(0, target.keep), { kind: 'run' }];
       d.ownStarted = false;
       d.startOf = target.startOf;
+      if (diesAt(d, 'checkpoint:initial', undefined)) return finish(d);
       const next = nextCodon(d);
       if (action.autoRestart && next) startChain(d, next);
       else d.settle = idleSettle(d);
@@ -487,6 +490,8 @@ function restart(d: Draft, autostart: boolean, killAt?: KillAt): { state: ModelS
   d.running = undefined;
   d.ownStarted = false;
   d.armed = killAt ? { point: killAt.point, left: killAt.nth } : undefined;
+  // Every start begins a run (after a recovery, the run it returned to).
+  if (diesAt(d, 'checkpoint:initial', undefined)) return finish(d, resume ? { resume } : {});
   const next = nextCodon(d);
   if (autostart && next) startChain(d, next);
   // With every codon done the server says so, with or without autostart (README "What runs next").

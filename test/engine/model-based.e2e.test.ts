@@ -1,6 +1,7 @@
 /**
  * Model-based test of the real `ribosome run` process: random sequences of codon commands,
- * rollbacks, kills, shutdowns, restarts and provider failures, each checked against the pure model
+ * rollbacks, kills (by the harness, and planted at kill points: RIBOSOME_KILL_AT), shutdowns,
+ * restarts and provider failures, each checked against the pure model
  * of the engine's rules (test/engine/model/). Seeded: the seed is printed, RIBOSOME_MODEL_SEED
  * replays it (with RIBOSOME_MODEL_PATH for a shrunk counterexample; RIBOSOME_MODEL_SHRINK=1 shrinks a
  * failure, which replays the real process many times; RIBOSOME_MODEL_RUNS sets the number of

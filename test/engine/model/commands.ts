@@ -61,15 +61,18 @@ const rollbackType: fc.Arbitrary<RollbackType> = fc.oneof(
 
 /**
  * Mostly a kill point the model can plant, reached the first to third time (a server that never
- * reaches it lives on); end checkpoints of completed codons come most often.
+ * reaches it lives on). Weighted to how seldom each is reached: every server begins a run and most
+ * complete a codon; few fail, stop or skip one or roll back.
  */
 const killAt: fc.Arbitrary<KillAt | undefined> = fc.oneof(
   { arbitrary: fc.constant(undefined), weight: 1 },
   {
     arbitrary: fc.record({
       point: fc.oneof(
-        { arbitrary: fc.constant('checkpoint:completed' as const), weight: 2 },
-        { arbitrary: fc.constantFrom(...PLANTED_POINTS), weight: 3 },
+        ...PLANTED_POINTS.map((point) => ({
+          arbitrary: fc.constant(point),
+          weight: point === 'checkpoint:initial' ? 1 : point === 'checkpoint:completed' ? 2 : 4,
+        })),
       ),
       nth: fc.oneof(
         { arbitrary: fc.constant(1), weight: 2 },

@@ -1,6 +1,7 @@
 /**
  * Model-based test of the real `ribosome run` process: random sequences of codon commands,
- * rollbacks, kills, shutdowns, restarts and provider failures, each checked against the pure model
+ * rollbacks, kills (by the harness, and planted at kill points: RIBOSOME_KILL_AT), shutdowns,
+ * restarts and provider failures, each checked against the pure model
  * of the engine's rules (test/engine/model/). Seeded: the seed is printed, RIBOSOME_MODEL_SEED
  * replays it (with RIBOSOME_MODEL_PATH for a shrunk counterexample; RIBOSOME_MODEL_SHRINK=1 shrinks a
  * failure, which replays the real process many times; RIBOSOME_MODEL_RUNS sets the number of
@@ -10,7 +11,7 @@
 import fc from 'fast-check';
 import { afterAll, describe, it } from 'vitest';
 import { sequenceProperty } from './model/commands.ts';
-import { Harness } from './model/harness.ts';
+import { Harness, stats } from './model/harness.ts';
 
 const seed = process.env.RIBOSOME_MODEL_SEED
   ? Number(process.env.RIBOSOME_MODEL_SEED)
@@ -23,7 +24,10 @@ const shrink = process.env.RIBOSOME_MODEL_SHRINK === '1';
 describe('the ribosome run process against the model of its rules', () => {
   // A sequence cut short by the test's timeout leaves its server, agents and provider running:
   // end them with the file (and start no more).
-  afterAll(() => Harness.disposeAll(), 60_000);
+  afterAll(async () => {
+    await Harness.disposeAll();
+    process.stdout.write(`model-based stats: ${JSON.stringify(stats)}\n`);
+  }, 60_000);
 
   it(
     `keeps the rules over ${numRuns} random sequences of commands, kills and restarts (seed ${seed})`,

@@ -11,8 +11,10 @@ import {
   type Behaviour,
   describe,
   initialModel,
+  type KillAt,
   type ModelState,
   PLAN,
+  PLANTED_POINTS,
   type RollbackType,
   step,
 } from './model.ts';
@@ -29,10 +31,13 @@ export class StepCommand implements fc.AsyncCommand<ModelBox, Harness> {
     return this.actions[0] !== undefined && applicable(m.state, this.actions[0]);
   }
   async run(m: ModelBox, h: Harness): Promise<void> {
-    for (const action of this.actions) {
+    for (const [i, action] of this.actions.entries()) {
       const { state, expect } = step(m.state, action);
       await h.perform(action, m.state, state, expect);
       m.state = state;
+      // A server that died at its planted kill point is started again (as after a kill).
+      if (expect.planted && this.actions[i + 1]?.type !== 'restart')
+        await new StepCommand({ type: 'restart', autostart: state.autostart }).run(m, h);
     }
   }
   toString(): string {
@@ -54,7 +59,35 @@ const rollbackType: fc.Arbitrary<RollbackType> = fc.oneof(
   { arbitrary: fc.constant('rig-setup' as const), weight: 1 },
 );
 
-const restart = (autostart: boolean): Action => ({ type: 'restart', autostart });
+/**
+ * Mostly a kill point the model can plant, reached the first to third time (a server that never
+ * reaches it lives on). Weighted to how seldom each is reached: every server begins a run and most
+ * complete a codon; few fail, stop or skip one or roll back.
+ */
+const killAt: fc.Arbitrary<KillAt | undefined> = fc.oneof(
+  { arbitrary: fc.constant(undefined), weight: 1 },
+  {
+    arbitrary: fc.record({
+      point: fc.oneof(
+        ...PLANTED_POINTS.map((point) => ({
+          arbitrary: fc.constant(point),
+          weight: point === 'checkpoint:initial' ? 1 : point === 'checkpoint:completed' ? 2 : 4,
+        })),
+      ),
+      nth: fc.oneof(
+        { arbitrary: fc.constant(1), weight: 2 },
+        { arbitrary: fc.constantFrom(2, 3), weight: 1 },
+      ),
+    }),
+    weight: 3,
+  },
+);
+
+const restart = (autostart: boolean, at?: KillAt): Action => ({
+  type: 'restart',
+  autostart,
+  ...(at ? { killAt: at } : {}),
+});
 
 /** What one command does: mostly one action; a kill or a shutdown comes with its restart. */
 export const stepArb: fc.Arbitrary<Action[]> = fc
@@ -92,18 +125,31 @@ export const stepArb: fc.Arbitrary<Action[]> = fc
       }),
       weight: 1,
     },
-    { arbitrary: fc.boolean().map((a): Action[] => [{ type: 'kill' }, restart(a)]), weight: 2 },
-    { arbitrary: fc.boolean().map((a): Action[] => [{ type: 'shutdown' }, restart(a)]), weight: 1 },
+    {
+      arbitrary: fc
+        .tuple(fc.boolean(), killAt)
+        .map(([a, at]): Action[] => [{ type: 'kill' }, restart(a, at)]),
+      weight: 2,
+    },
+    {
+      arbitrary: fc
+        .tuple(fc.boolean(), killAt)
+        .map(([a, at]): Action[] => [{ type: 'shutdown' }, restart(a, at)]),
+      weight: 1,
+    },
   )
   .map((a) => (Array.isArray(a) ? a : [a as Action]));
 
 export type Initial = {
   autostart: boolean;
+  /** The first server's planted kill point. */
+  killAt?: KillAt | undefined;
   behaviours: Array<{ codonId: string; behaviour: Behaviour }>;
 };
 
 export const initialArb: fc.Arbitrary<Initial> = fc.record({
   autostart: fc.boolean(),
+  killAt,
   behaviours: fc.array(fc.record({ codonId: codon, behaviour }), { maxLength: 2 }),
 });
 
@@ -129,7 +175,7 @@ export async function runSequence(
       for (const b of initial.behaviours) {
         await new StepCommand({ type: 'behaviour', ...b }).run(box, h);
       }
-      await new StepCommand({ type: 'restart', autostart: initial.autostart }).run(box, h);
+      await new StepCommand(restart(initial.autostart, initial.killAt)).run(box, h);
       return { model: box, real: h };
     }, cmds);
   } finally {

@@ -37,8 +37,10 @@ import {
   type Expectation,
   endings,
   expectedFiles,
+  type KillAt,
   type ModelState,
   PLAN,
+  type PlantedPoint,
 } from './model.ts';
 import { type Attempt, fileContent, type ModelProvider, startModelProvider } from './provider.ts';
 
@@ -49,7 +51,18 @@ export class ModelFailure extends Error {
 }
 
 /** Figures over every harness of this process (the soak prints them). */
-export const stats = { sequences: 0, steps: 0, kills: 0, shutdowns: 0, restarts: 0, eventsChecked: 0 };
+export const stats = {
+  sequences: 0,
+  steps: 0,
+  kills: 0,
+  /** Servers that died at the kill point planted in them (RIBOSOME_KILL_AT), where the model said. */
+  plantedKills: 0,
+  /** The same, by kill point. */
+  plantedAt: {} as Record<string, number>,
+  shutdowns: 0,
+  restarts: 0,
+  eventsChecked: 0,
+};
 
 export type HarnessOptions = {
   /** The `ribosome` executable (default bin/ribosome of this repository; env RIBOSOME_MODEL_BIN). */
@@ -244,14 +257,19 @@ export class Harness {
 
   // --- server ---------------------------------------------------------------------------------------------
 
-  async #spawn(autostart: boolean): Promise<ServerProc> {
+  /** With `killAt`, a server that dies at its kill point before it listens is returned (no url). */
+  async #spawn(autostart: boolean, killAt?: KillAt): Promise<ServerProc> {
     const args = ['run', this.planFile, '--headless', '--execution', this.exec];
     args.push('--provider-base-url', this.provider.url);
     if (!autostart) args.push('--no-autostart');
     const spawnedAt = Date.now();
     const child = spawn(this.#bin, args, {
       cwd: ROOT,
-      env: { ...process.env, RIBOSOME_AGENT_MAX_RETRIES: '0' },
+      env: {
+        ...process.env,
+        RIBOSOME_AGENT_MAX_RETRIES: '0',
+        RIBOSOME_KILL_AT: killAt ? `${killAt.point}#${killAt.nth}` : '',
+      },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -284,6 +302,7 @@ export class Harness {
     const listened = await firstListening(child, proc.stdout, proc.exited, 30_000);
     if ('timedOut' in listened)
       throw this.#failure(`the server did not print its listening line within 30 s:\n${err}`);
+    if ('exited' in listened && killAt) return proc;
     if ('exited' in listened)
       throw this.#failure(
         `the server exited (${exitText(listened.exited)}) before listening:\n${err.slice(-4000)}`,
@@ -353,9 +372,9 @@ export class Harness {
       case 'kill':
         return this.#kill(before);
       case 'shutdown':
-        return this.#shutdown(before);
+        return this.#shutdown(before, expect);
       case 'restart':
-        return this.#restart(action.autostart, after, expect);
+        return this.#restart(action.autostart, action.killAt, after, expect);
       default:
         return this.#command(action, after, expect);
     }
@@ -406,6 +425,7 @@ export class Harness {
         break;
       }
     }
+    if (expect.planted) return this.#diesAt(expect.planted, expect, cursor, attemptsAt);
     const settled = await this.#settle(cursor, attemptsAt, id);
     this.#compareSettled(settled, expect, cursor, attemptsAt);
     await this.#quietChecks(after);
@@ -431,13 +451,15 @@ export class Harness {
     this.#note(`  killed (SIGKILL)${runningMarker ? `; sleep ${runningMarker} left running` : ''}`);
   }
 
-  async #shutdown(before: ModelState): Promise<void> {
+  async #shutdown(before: ModelState, expect: Expectation): Promise<void> {
     const server = this.#requireServer();
     const client = this.#requireClient();
     stats.shutdowns += 1;
     this.#shutdownSentAt = Date.now();
     const liveFrom = this.#live.length;
+    const cursor = this.#log.length;
     client.send('server.shutdown', { reason: 'model test' });
+    if (expect.planted) return this.#diesAt(expect.planted, expect, cursor, this.provider.attempts.length);
     const exit = await bounded(server.exited, 30_000);
     if (!exit) throw this.#failure('the server did not exit within 30 s of server.shutdown');
     liveGroups.delete(server.pid);
@@ -457,12 +479,24 @@ export class Harness {
     this.#note(`  shut down (${exitText(exit)})`);
   }
 
-  async #restart(autostart: boolean, after: ModelState, expect: Expectation): Promise<void> {
+  async #restart(
+    autostart: boolean,
+    killAt: KillAt | undefined,
+    after: ModelState,
+    expect: Expectation,
+  ): Promise<void> {
     if (this.#server) stats.restarts += 1;
     const attemptsAt = this.provider.attempts.length;
-    const server = await this.#spawn(autostart);
+    const server = await this.#spawn(autostart, killAt);
     this.#server = server;
     this.#commandErrors.clear();
+    if (expect.planted) {
+      // It dies while it starts: watched live as long as it lets a client in; its journal, the
+      // resumed fields and the recovery are checked after the next start.
+      const cursor = this.#log.length;
+      if (server.url && !server.exit) this.#client = await this.#connect(server.url).catch(() => undefined);
+      return this.#diesAt(expect.planted, expect, cursor, attemptsAt);
+    }
     this.#client = await this.#connect(server.url);
     const ready = this.#client.serverInfo;
     const history = await this.#sync();
@@ -526,6 +560,58 @@ export class Harness {
         throw this.#failure('the previous run ended well, but this server rolled back at start');
     }
     await this.#quietChecks(after);
+  }
+
+  /**
+   * The server dies at its planted kill point, as the model said: SIGKILL, after naming the point on
+   * stderr, with no server.idle first; the codons it started are the model's.
+   */
+  async #diesAt(point: PlantedPoint, expect: Expectation, cursor: number, attemptsAt: number): Promise<void> {
+    const server = this.#requireServer();
+    const deadline = Date.now() + this.#settleTimeoutMs;
+    while (!server.exit) {
+      // This server's own (a journal replayed to a new client may hold older ones).
+      const idle = this.#log
+        .slice(cursor)
+        .find((e) => e.type === 'server.idle' && Date.parse(e.timestamp) >= server.spawnedAt);
+      if (idle?.type === 'server.idle')
+        throw this.#failure(
+          `expected the server to die at its kill point ${point}, but it settled: server.idle ${idle.data.reason}`,
+        );
+      if (Date.now() > deadline)
+        throw this.#failure(
+          `expected the server to die at its kill point ${point}; it still runs after ${this.#settleTimeoutMs / 1000} s`,
+        );
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const exit = server.exit;
+    liveGroups.delete(server.pid);
+    // What else its process group holds goes, as with a kill by the harness (agents have their own).
+    killGroup(server.pid);
+    await this.#client?.close().catch(() => {});
+    this.#client = undefined;
+    // Rule (f) at the next start: everything received from it survives.
+    this.#beforeDown = [...this.#ids];
+    // The exit can be seen before the last of stderr is read from the pipe.
+    const said = `ribosome: kill point ${point} reached`;
+    const readBy = Date.now() + 5_000;
+    while (!server.stderr().includes(said) && Date.now() < readBy)
+      await new Promise((r) => setTimeout(r, 20));
+    if (exit.signal !== 'SIGKILL' || !server.stderr().includes(said))
+      throw this.#failure(
+        `expected the server to die at its kill point ${point} (SIGKILL, "${said}" on stderr); it ended with ${exitText(exit)}`,
+      );
+    const attempts = this.provider.attempts
+      .slice(attemptsAt)
+      .map((a) => `${a.codonId}#${a.n}:${a.behaviour}`);
+    const wanted = expect.starts.map((s) => `${s.codonId}#${s.attempt}:${s.behaviour}`);
+    if (attempts.join(' ') !== wanted.join(' '))
+      throw this.#failure(
+        `codons started before the kill point: expected [${wanted.join(' ')}], the agents ran [${attempts.join(' ')}]`,
+      );
+    stats.plantedKills += 1;
+    stats.plantedAt[point] = (stats.plantedAt[point] ?? 0) + 1;
+    this.#note(`  → died at kill point ${point} (${exitText(exit)})`);
   }
 
   // --- settling -------------------------------------------------------------------------------------------

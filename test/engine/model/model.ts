@@ -31,6 +31,14 @@
  *   run start (a run begins at a clean point);
  * - a run still at a codon's start passes it on to the next server's run (redo runs that codon);
  * - a codon interrupted by a crash or a shutdown ends failed or stopped; recovery drops it anyway.
+ *
+ * Planted kills (RIBOSOME_KILL_AT, README "Kill points"): a server started with a kill point dies
+ * the n-th time it reaches it. The points here are those whose effect is a plain kill at a moment
+ * the model knows: a codon's end checkpoint (`checkpoint:<kind>`, committed in git, its end not
+ * recorded: the codon counts as interrupted, as if the kill came while it ran),
+ * `rollback-restored` (the agent root rewritten, the run switch not recorded: as if the kill came
+ * just before the rollback) and `checkpoint:initial` (a run begun by a server start or a rollback,
+ * its initial checkpoint committed, not recorded: it counts, so as if the kill came just after).
  */
 
 export const PLAN = ['one', 'two', 'three'] as const;
@@ -40,6 +48,18 @@ export type EndStatus = 'completed' | 'failed' | 'skipped' | 'stopped';
 export type IdleReason = 'startup' | 'codon-completed' | 'all-codons-completed';
 export type CheckpointKind = 'completed' | 'error' | 'skipped';
 export type RollbackType = 'start' | 'end' | 'rig-setup' | 'completed' | 'error' | 'skipped';
+
+/** The kill points the model can plant (see the header); the others are left out (README). */
+export const PLANTED_POINTS = [
+  'checkpoint:initial',
+  'checkpoint:completed',
+  'checkpoint:error',
+  'checkpoint:skipped',
+  'rollback-restored',
+] as const;
+export type PlantedPoint = (typeof PLANTED_POINTS)[number];
+/** RIBOSOME_KILL_AT=<point>#<nth> for one server's life. */
+export type KillAt = { point: PlantedPoint; nth: number };
 
 export type Ending = { kind: 'end'; codonId: CodonId; status: EndStatus; attempt: number };
 /** Where a run began (its initial checkpoint): a server start or a rollback. */
@@ -85,6 +105,8 @@ export type ModelState = {
   downBy: 'kill' | 'shutdown' | undefined;
   /** The codon that ran when the server was killed (ended by the next start). */
   interrupted: { codonId: CodonId; attempt: number } | undefined;
+  /** The planted kill of the server that is up: its point, and how many more times until it dies. */
+  armed: { point: PlantedPoint; left: number } | undefined;
   settle: Settle;
 };
 
@@ -101,12 +123,15 @@ export type Action =
   | { type: 'rollback.toCheckpoint'; index: number; autoRestart: boolean }
   | { type: 'kill' }
   | { type: 'shutdown' }
-  | { type: 'restart'; autostart: boolean };
+  /** `killAt`: the new server dies at that kill point (RIBOSOME_KILL_AT). */
+  | { type: 'restart'; autostart: boolean; killAt?: KillAt };
 
 /** What the real server must be seen to do for one action. */
 export type Expectation = {
   /** The command is refused with this code (and nothing else happens). */
   error?: string;
+  /** The server dies at this planted kill point during the action (settle is `down`). */
+  planted?: PlantedPoint;
   /** Codons started by this action, in order, with the behaviour their attempt gets. */
   starts: Array<{ codonId: CodonId; attempt: number; behaviour: Behaviour }>;
   settle: Settle;
@@ -145,6 +170,7 @@ export function initialModel(
     idles: 0,
     downBy: undefined,
     interrupted: undefined,
+    armed: undefined,
     settle: { kind: 'down' },
   };
 }
@@ -256,17 +282,34 @@ export function applicable(m: ModelState, action: Action): boolean {
 
 // --- stepping -----------------------------------------------------------------------------------------
 
-type Draft = ModelState & { starts: Expectation['starts'] };
+type Draft = ModelState & { starts: Expectation['starts']; planted?: PlantedPoint };
 
 function clone(m: ModelState): Draft {
   return { ...structuredClone(m), starts: [] };
 }
 
 function finish(d: Draft, extra: Partial<Expectation> = {}): { state: ModelState; expect: Expectation } {
-  const { starts, ...state } = d;
+  const { starts, planted, ...state } = d;
   if (state.settle.kind === 'idle') state.idles += 1;
-  return { state, expect: { starts, settle: state.settle, ...extra } };
+  return { state, expect: { starts, settle: state.settle, ...(planted ? { planted } : {}), ...extra } };
 }
+
+/** The server reaches `point`: whether its planted kill fires there (then it is down, as killed). */
+function diesAt(d: Draft, point: PlantedPoint, interrupted: ModelState['interrupted']): boolean {
+  if (d.armed?.point !== point) return false;
+  d.armed.left -= 1;
+  if (d.armed.left > 0) return false;
+  d.up = false;
+  d.downBy = 'kill';
+  d.interrupted = interrupted;
+  d.running = undefined;
+  d.armed = undefined;
+  d.planted = point;
+  d.settle = { kind: 'down' };
+  return true;
+}
+
+const endPoint = (s: EndStatus): PlantedPoint => `checkpoint:${checkpointKind(s)}`;
 
 /** Starts a codon and follows the chain it sets off until the server settles. */
 function startChain(d: Draft, codonId: CodonId): void {
@@ -284,6 +327,7 @@ function startChain(d: Draft, codonId: CodonId): void {
       return;
     }
     const status: EndStatus = behaviour === 'ok' ? 'completed' : 'failed';
+    if (diesAt(d, endPoint(status), { codonId: current, attempt })) return;
     d.lineage.push({ kind: 'end', codonId: current, status, attempt });
     d.lifecycle.push({ kind: 'completed', codonId: current, success: status === 'completed' });
     const next = nextCodon(d);
@@ -299,6 +343,7 @@ function startChain(d: Draft, codonId: CodonId): void {
 /** Ends the running codon with `status`; skipped goes on with the next codon. */
 function endRunning(d: Draft, status: 'skipped' | 'stopped'): void {
   const running = d.running!;
+  if (diesAt(d, endPoint(status), running)) return;
   d.running = undefined;
   d.lineage.push({ kind: 'end', codonId: running.codonId, status, attempt: running.attempt });
   d.lifecycle.push({
@@ -356,9 +401,11 @@ export function step(m: ModelState, action: Action): { state: ModelState; expect
       if (d.running) return refuse('CODON_RUNNING');
       const target = rollbackTarget(d, action);
       if ('error' in target) return refuse(target.error);
+      if (diesAt(d, 'rollback-restored', undefined)) return finish(d);
       d.lineage = [...d.lineage.slice(0, target.keep), { kind: 'run' }];
       d.ownStarted = false;
       d.startOf = target.startOf;
+      if (diesAt(d, 'checkpoint:initial', undefined)) return finish(d);
       const next = nextCodon(d);
       if (action.autoRestart && next) startChain(d, next);
       else d.settle = idleSettle(d);
@@ -366,6 +413,7 @@ export function step(m: ModelState, action: Action): { state: ModelState; expect
     }
     case 'kill':
       d.up = false;
+      d.armed = undefined;
       d.downBy = 'kill';
       d.interrupted = d.running;
       d.running = undefined;
@@ -375,6 +423,8 @@ export function step(m: ModelState, action: Action): { state: ModelState; expect
         return { state, expect: { starts: [], settle: state.settle } };
       }
     case 'shutdown': {
+      // The running codon's error checkpoint may be where the planted kill fires.
+      if (d.running && diesAt(d, 'checkpoint:error', d.running)) return finish(d);
       if (d.running) {
         // The running codon is stopped and reported before the server exits.
         d.lineage.push({
@@ -387,6 +437,7 @@ export function step(m: ModelState, action: Action): { state: ModelState; expect
         d.running = undefined;
       }
       d.up = false;
+      d.armed = undefined;
       d.downBy = 'shutdown';
       d.interrupted = undefined;
       d.settle = { kind: 'down' };
@@ -394,11 +445,11 @@ export function step(m: ModelState, action: Action): { state: ModelState; expect
       return { state, expect: { starts: [], settle: state.settle } };
     }
     case 'restart':
-      return restart(d, action.autostart);
+      return restart(d, action.autostart, action.killAt);
   }
 }
 
-function restart(d: Draft, autostart: boolean): { state: ModelState; expect: Expectation } {
+function restart(d: Draft, autostart: boolean, killAt?: KillAt): { state: ModelState; expect: Expectation } {
   const resumed = d.hadRuns;
   let resume: Expectation['resume'];
   if (resumed) {
@@ -438,6 +489,9 @@ function restart(d: Draft, autostart: boolean): { state: ModelState; expect: Exp
   d.interrupted = undefined;
   d.running = undefined;
   d.ownStarted = false;
+  d.armed = killAt ? { point: killAt.point, left: killAt.nth } : undefined;
+  // Every start begins a run (after a recovery, the run it returned to).
+  if (diesAt(d, 'checkpoint:initial', undefined)) return finish(d, resume ? { resume } : {});
   const next = nextCodon(d);
   if (autostart && next) startChain(d, next);
   // With every codon done the server says so, with or without autostart (README "What runs next").
@@ -458,7 +512,9 @@ export function describe(action: Action): string {
     case 'rollback.toCheckpoint':
       return `rollback.toCheckpoint(#${action.index}${action.autoRestart ? ', autoRestart' : ''})`;
     case 'restart':
-      return `restart(${action.autostart ? 'autostart' : '--no-autostart'})`;
+      return `restart(${action.autostart ? 'autostart' : '--no-autostart'}${
+        action.killAt ? `, RIBOSOME_KILL_AT=${action.killAt.point}#${action.killAt.nth}` : ''
+      })`;
     default:
       return action.type;
   }
@@ -474,5 +530,5 @@ export function describeState(m: ModelState): string {
       : m.settle.kind === 'running'
         ? `running ${m.settle.codonId}`
         : 'down';
-  return `[${settle}] lineage: ${lineage}; next: ${nextCodon(m) ?? '-'}; redo: ${redoTarget(m) ?? '-'}${m.startOf && !m.ownStarted ? ` (startOf ${m.startOf})` : ''}`;
+  return `[${settle}] lineage: ${lineage}; next: ${nextCodon(m) ?? '-'}; redo: ${redoTarget(m) ?? '-'}${m.startOf && !m.ownStarted ? ` (startOf ${m.startOf})` : ''}${m.armed ? `; dies at ${m.armed.point} in ${m.armed.left}` : ''}`;
 }

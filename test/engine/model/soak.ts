@@ -112,7 +112,7 @@ function summary(): void {
   const minutes = ((Date.now() - started) / 60_000).toFixed(1);
   const out = [
     '',
-    `sequences ${sequences} (${stats.sequences} runs of the process with shrinking), steps ${stats.steps}, kills ${stats.kills}, shutdowns ${stats.shutdowns}, restarts ${stats.restarts}, events checked ${stats.eventsChecked}, ${minutes} min`,
+    `sequences ${sequences} (${stats.sequences} runs of the process with shrinking), steps ${stats.steps}, kills ${stats.kills}, planted kills ${stats.plantedKills}, shutdowns ${stats.shutdowns}, restarts ${stats.restarts}, events checked ${stats.eventsChecked}, ${minutes} min`,
     `failures ${failures.length}`,
   ];
   const kinds = new Map<string, Failure[]>();

@@ -48,6 +48,7 @@ import {
   startRuntime,
 } from '../server/runtime.ts';
 import { StorageFault } from '../storage/guard.ts';
+import { killAtProblem } from '../storage/kill-point.ts';
 import { accessToken, dashboardCompanion } from '../web-server/index.ts';
 import {
   agentRootEntries,
@@ -181,6 +182,8 @@ function fail(message: string, code: number): number {
 
 export async function run(planFile: string, flags: RunFlags): Promise<number> {
   const startedAt = new Date();
+  const killAt = killAtProblem();
+  if (killAt) return fail(killAt, EXIT.invalidInput);
   if (flags.model !== undefined && !MODEL_ID.test(flags.model)) {
     return fail(
       `--model must be a model id such as claude-sonnet-4-5 (no spaces), got "${flags.model}"`,

@@ -147,6 +147,17 @@ export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSett
         : undefined;
       return row && typeof codonId === 'string' ? { type: row.type, codonId } : undefined;
     },
+    interruptedRollback: (runId) => {
+      const row = deps.journal.lastOfRun(runId, ['rollback.started', 'rollback.completed']);
+      if (row?.type !== 'rollback.started') return undefined;
+      const data = (JSON.parse(row.json) as { data?: Record<string, unknown> }).data ?? {};
+      const text = (key: string) => (typeof data[key] === 'string' ? data[key] : '');
+      return {
+        toCodon: text('toCodon'),
+        checkpointType: text('checkpointType'),
+        toCheckpoint: text('toCheckpoint'),
+      };
+    },
     carryOver: () => carryOver(readCarryWindow(deps.journal)),
     ...(settings.budget ? { budget: settings.budget } : {}),
     ...(deps.requestStop ? { requestStop: deps.requestStop } : {}),

@@ -40,6 +40,8 @@ import type { MessageQueueLimits } from './message-queue.ts';
 import { type Atomically, Recorder } from './recorder.ts';
 import {
   completeUnended,
+  describeInterruptedRollback,
+  type InterruptedRollback,
   type LastCodonEvent,
   markCrashed,
   recordedShas,
@@ -107,6 +109,8 @@ export type OrchestratorOptions = {
   atomically?: Atomically;
   /** The journal's newest codon.started / codon.completed of a run (recovery completes a codon left without its end). */
   lastCodonEvent?: LastCodonEvent;
+  /** The rollback a crashed run had begun and not completed, from the journal (said in the crash warning). */
+  interruptedRollback?: InterruptedRollback;
   /** The run's budget: the plan's, under the config file and the command line (README "Budgets"). */
   budget?: BudgetLimits;
   /** What a crash left for each codon's next run, from the journal (carry-over.ts). */
@@ -793,8 +797,11 @@ export class Orchestrator implements Engine {
       before && before.status !== 'completed'
         ? await recoveryPoint(this.#o.checkpoints, before, recordedShas(this.#state))
         : undefined;
-    const orphaned =
+    const orphans =
       before && point?.ok ? await setAsideOrphans(this.#o.checkpoints, before.runId, point.value) : undefined;
+    const cutShort = before?.status === 'running' ? this.#o.interruptedRollback?.(before.runId) : undefined;
+    const rollbackNote = cutShort ? describeInterruptedRollback(cutShort) : undefined;
+    const orphaned = [orphans, rollbackNote].filter((n) => n !== undefined).join('; ') || undefined;
     if (previousId && before?.status === 'running') {
       // The crashed run's own end (its codon's codon.completed) is journaled as part of that run.
       this.#o.bus.setRunId(previousId);
@@ -818,7 +825,12 @@ export class Orchestrator implements Engine {
           },
           orphaned,
         );
-        if (!told && orphaned) await this.#recorder.reportError('CHECKPOINT_WARNING', orphaned, 'warning');
+        if (!told && orphaned)
+          await this.#recorder.reportError(
+            rollbackNote ? 'RUN_CRASHED' : 'CHECKPOINT_WARNING',
+            rollbackNote ? `the server stopped during a rollback: ${orphaned}` : orphaned,
+            'warning',
+          );
       } finally {
         this.#o.bus.setRunId(runId);
       }

@@ -105,6 +105,17 @@ export async function markCrashed(
 /** The newest codon.started or codon.completed of a run in the journal. */
 export type LastCodonEvent = (runId: string) => { type: string; codonId: string } | undefined;
 
+/** The rollback a crashed run had begun (its rollback.started without rollback.completed), if any. */
+export type InterruptedRollback = (
+  runId: string,
+) => { toCodon: string; checkpointType: string; toCheckpoint: string } | undefined;
+
+/** What the crash warning says of a rollback the crash cut short: the run switch never happened. */
+export function describeInterruptedRollback(rollback: NonNullable<ReturnType<InterruptedRollback>>): string {
+  const to = `${rollback.toCodon || 'the run'} (${rollback.checkpointType} ${rollback.toCheckpoint.slice(0, 12)})`;
+  return `a rollback to ${to} was under way and is not applied (the run never switched to it): the run goes back to its last clean checkpoint instead; send the rollback again`;
+}
+
 /**
  * A server killed between a codon's end transition and its codon.completed left the codon ended in
  * the state but not in the journal: its codon.completed is sent now, from what the state recorded.

@@ -41,8 +41,17 @@ export function parseKillAt(value: string | undefined): Wanted | undefined {
   return { point: name, nth };
 }
 
-const wanted = parseKillAt(process.env.RIBOSOME_KILL_AT);
+let wanted: Wanted | undefined;
+let problem: string | undefined;
+try {
+  wanted = parseKillAt(process.env.RIBOSOME_KILL_AT);
+} catch (error) {
+  problem = (error as Error).message;
+}
 let reached = 0;
+
+/** What is wrong with RIBOSOME_KILL_AT, if anything: `ribosome run` refuses to start with it (exit 2). */
+export const killAtProblem = (): string | undefined => problem;
 
 /** Dies here (SIGKILL, as a power cut or the OOM killer would) when RIBOSOME_KILL_AT names this point. */
 export function killPoint(point: KillPoint): void {

@@ -10,7 +10,7 @@ import {
 } from '../runs/index.ts';
 import { consoleView } from './console-view.ts';
 
-type LogFlags = { execution?: string; url?: string; follow?: boolean };
+type LogFlags = { execution?: string; url?: string; follow?: boolean; token?: string };
 
 export function registerLog(program: Command): void {
   program
@@ -19,6 +19,10 @@ export function registerLog(program: Command): void {
     .option('--execution <dir>', 'execution directory (default: the only one under ./ribosome-runs)')
     .option('--url <ws-url>', 'a running server to read from (instead of an execution directory)')
     .option('--follow', 'then print new events as they come, until the server stops (or Ctrl-C)')
+    .option(
+      '--token <token>',
+      "the server's access token, to follow or read a server that has one (env RIBOSOME_TOKEN)",
+    )
     .action(async (flags: LogFlags) => {
       process.exitCode = await logCommand(flags);
     });
@@ -38,16 +42,17 @@ export async function logCommand(flags: LogFlags): Promise<number> {
   if (flags.url !== undefined && flags.execution !== undefined) {
     return fail('log: give --execution DIR or --url URL, not both', 2);
   }
+  const token = flags.token ?? (process.env.RIBOSOME_TOKEN || undefined);
   if (flags.url !== undefined) {
     if (!/^wss?:\/\//.test(flags.url)) return fail(`log: --url must be a ws:// URL, got "${flags.url}"`, 2);
-    return fromServer(flags.url, flags.follow === true);
+    return fromServer(flags.url, flags.follow === true, token);
   }
   const found = findExecution(flags.execution, process.cwd());
   if (!found.ok) return fail(`log: ${found.message}`, 2);
   // Following needs the server; a journal read needs only the database (running or not).
   const url = flags.follow ? liveServerUrl(found.dir) : undefined;
   if (url !== undefined) {
-    const code = await fromServer(url, true, true);
+    const code = await fromServer(url, true, token, true);
     if (code !== NOT_REACHED) return code;
   }
   return fromJournal(found.dir, flags.follow === true);
@@ -79,17 +84,30 @@ function fromJournal(dir: string, follow: boolean): number {
  * server closes the connection (it stopped) or Ctrl-C. Live events that the history also holds are
  * printed once.
  */
-async function fromServer(url: string, follow: boolean, fallBack = false): Promise<number> {
+async function fromServer(
+  url: string,
+  follow: boolean,
+  token: string | undefined,
+  fallBack = false,
+): Promise<number> {
   let client: RibosomeClient;
   try {
     client = await RibosomeClient.connect(url, {
       mode: 'readonly',
       sendPreviousEvents: false,
       keepEvents: 0,
+      ...(token ? { token } : {}),
     });
   } catch (error) {
+    const message = (error as Error).message;
+    // A server that refused us is running: never say it is not (its token is what is missing).
+    if (/HTTP 40[13]\b/.test(message))
+      return fail(
+        `log: the server at ${url} refused the connection (${message}); give its access token with --token or RIBOSOME_TOKEN`,
+        1,
+      );
     if (fallBack) return NOT_REACHED;
-    return fail(`log: cannot connect to ${url}: ${(error as Error).message}`, 1);
+    return fail(`log: cannot connect to ${url}: ${message}`, 1);
   }
   const live: ServerEvent[] = [];
   let history: Set<string> | undefined;

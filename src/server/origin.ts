@@ -54,6 +54,8 @@ export type TicketRequest = {
   origin: string | undefined;
   /** The dashboard needs its key: the request carried it (checked before this). */
   keyed: boolean;
+  /** The request's Sec-Fetch-Site header: a browser's word on who asks (absent from older browsers). */
+  fetchSite?: string | undefined;
 };
 
 /**
@@ -68,6 +70,9 @@ export function ticketOrigin(
   const claimed = normalOrigin(request.claimed);
   if (!claimed) return { ok: false, why: 'origin must be the page’s origin, http(s)://HOST:PORT' };
   if (request.origin !== undefined && request.origin !== claimed)
+    return { ok: false, why: 'asked by a page of another origin' };
+  // A no-cors request from another page carries no Origin; the browser still says it is not ours.
+  if (request.fetchSite !== undefined && request.fetchSite !== 'same-origin' && request.fetchSite !== 'none')
     return { ok: false, why: 'asked by a page of another origin' };
   const url = new URL(claimed);
   if (!request.host || url.host !== request.host.toLowerCase())

@@ -162,6 +162,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, root: string, o
   stream.pipe(res);
 }
 
+const firstHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
 /** `/ticket?server=N&origin=O`: a ticket for this page's origin only (ticketOrigin). */
 async function ticket(req: IncomingMessage, res: ServerResponse, options: WebServerOptions): Promise<void> {
   const query = new URL(req.url ?? '/', 'http://x').searchParams;
@@ -171,6 +173,7 @@ async function ticket(req: IncomingMessage, res: ServerResponse, options: WebSer
     host: req.headers.host,
     origin: req.headers.origin,
     keyed: options.token !== undefined,
+    fetchSite: firstHeader(req.headers['sec-fetch-site']),
   });
   if (!wanted.ok) return json(res, 403, { error: 'origin_not_allowed', message: wanted.why });
   if (!(Number.isInteger(server) && server >= 0 && server < options.servers(undefined).length))

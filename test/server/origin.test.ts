@@ -112,6 +112,10 @@ describe('ticketOrigin: what a dashboard hands a ticket for', () => {
     [{ claimed: 'http://box.example:8002', host: 'box.example:8002', keyed: true }, 'ok'],
     [{ claimed: 'nonsense', host: '127.0.0.1:8002', keyed: false }, 'origin must'],
     [{ claimed: PAGE, host: undefined, keyed: false }, 'not this'],
+    // A no-cors request of another page has no Origin, but the browser says where it comes from.
+    [{ claimed: PAGE, host: '127.0.0.1:8002', keyed: false, fetchSite: 'cross-site' }, 'another'],
+    [{ claimed: PAGE, host: '127.0.0.1:8002', keyed: false, fetchSite: 'same-site' }, 'another'],
+    [{ claimed: PAGE, host: '127.0.0.1:8002', keyed: false, fetchSite: 'same-origin' }, 'ok'],
   ] as const)('%j -> %s', (input, expected) => {
     const answer = ticketOrigin({ origin: undefined, ...input });
     if (expected === 'ok') expect(answer).toEqual({ ok: true, origin: input.claimed });

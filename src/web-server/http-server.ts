@@ -103,7 +103,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, root: string, o
         res,
         403,
         'Wrong token',
-        'The token in this address is not the server’s (was the server restarted?). Open the address the server printed.',
+        'The token in this address is not this dashboard’s (a restarted server has a new one; `ribosome web --readonly` prints a key of its own). Open the address the dashboard printed.',
       );
     }
   }
@@ -118,7 +118,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, root: string, o
           message:
             verdict === 'missing'
               ? 'This dashboard needs its access token. Open the address the server printed (the one ending in ?token=…).'
-              : 'The token this page holds is not the server’s (was the server restarted?). Open the address the server printed.',
+              : 'The token this page holds is not this dashboard’s (a restarted server has a new one; `ribosome web --readonly` prints a key of its own). Open the address the dashboard printed.',
         });
       }
     }

@@ -801,7 +801,7 @@ export class Orchestrator implements Engine {
       before && point?.ok ? await setAsideOrphans(this.#o.checkpoints, before.runId, point.value) : undefined;
     const cutShort = before?.status === 'running' ? this.#o.interruptedRollback?.(before.runId) : undefined;
     const rollbackNote = cutShort ? describeInterruptedRollback(cutShort) : undefined;
-    const orphaned = [orphans, rollbackNote].filter((n) => n !== undefined).join('; ') || undefined;
+    const found = [orphans, rollbackNote].filter((n) => n !== undefined).join('; ') || undefined;
     if (previousId && before?.status === 'running') {
       // The crashed run's own end (its codon's codon.completed) is journaled as part of that run.
       this.#o.bus.setRunId(previousId);
@@ -823,12 +823,12 @@ export class Orchestrator implements Engine {
             const entry = leftover.sessions.findLast((e) => e.codonId === codonId);
             return entry ? unreportedSpend(entry, agentCost, this.#o.adapters, this.#o.agentStateDir) : 0;
           },
-          orphaned,
+          found,
         );
-        if (!told && orphaned)
+        if (!told && found)
           await this.#recorder.reportError(
             rollbackNote ? 'RUN_CRASHED' : 'CHECKPOINT_WARNING',
-            rollbackNote ? `the server stopped during a rollback: ${orphaned}` : orphaned,
+            rollbackNote ? `the server stopped during a rollback: ${found}` : found,
             'warning',
           );
       } finally {
@@ -836,7 +836,7 @@ export class Orchestrator implements Engine {
       }
     } else {
       this.#carried = this.#o.carryOver?.() ?? new Map();
-      if (orphaned) await this.#recorder.reportError('CHECKPOINT_WARNING', orphaned, 'warning');
+      if (found) await this.#recorder.reportError('CHECKPOINT_WARNING', found, 'warning');
     }
     const previous = previousId ? runOf(this.#state, previousId) : undefined;
     const autostart = this.#o.autostart;

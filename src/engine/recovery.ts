@@ -26,8 +26,8 @@ export async function markCrashed(
   endedAgents: readonly string[],
   carried: (codonId: string) => string | undefined = () => undefined,
   unreported: (codonId: string, agentCost: number) => number = () => 0,
-  /** What recovery found in git that the state never recorded (setAsideOrphans), said in the warning. */
-  orphaned?: string,
+  /** What else the restart found of the crash (orphan checkpoints, a rollback cut short), said in the warning. */
+  found?: string,
 ): Promise<string | undefined> {
   const run = runOf(state, runId);
   const interrupted = run
@@ -66,7 +66,7 @@ export async function markCrashed(
       {
         type: 'error',
         data: {
-          message: `${message}${counted}${carries ? `; ${carries}` : ''}${orphaned ? `; ${orphaned}` : ''}`,
+          message: `${message}${counted}${carries ? `; ${carries}` : ''}${found ? `; ${found}` : ''}`,
           codon: interrupted.codonId,
           fatal: false,
           severity: 'warning',
@@ -164,9 +164,7 @@ export function splitRecorded(
   recorded: ReadonlySet<string>,
 ): { clean: CheckpointRecord[]; orphans: CheckpointRecord[] } {
   const counts = (c: CheckpointRecord) => c.runId !== runId || c.initial || recorded.has(c.sha);
-  let end = lineage.length;
-  while (end > 0 && !lineage.slice(end - 1, end).every(counts)) end--;
-  return { clean: lineage.filter(counts), orphans: lineage.slice(end) };
+  return { clean: lineage.filter(counts), orphans: lineage.slice(lineage.findLastIndex(counts) + 1) };
 }
 
 export type RecoveryPoint = {

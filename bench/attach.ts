@@ -4,7 +4,7 @@
  * `ribosome run --web` process; in the same run it measures, medians of RUNS:
  *   (a) history.sync of the whole journal by a lean Node client (connect, handshake, every batch);
  *   (b) `ribosome tui` in a real pseudo-terminal (tmux), from its start to the first frame written
- *       once the history is folded (RIBOSOME_TUI_TRACE, src/tui/trace.ts), and its peak RSS;
+ *       once the history is folded (RIBOSOME_TUI_TRACE, src/clients/tui/trace.ts), and its peak RSS;
  *   (c) the dashboard in chromium, from page.goto to the activity view's first synced render, and
  *       its JS heap after a GC;
  * then, with one TUI and one page attached, a fake `claude` agent (bench/attach-agent.ts) writes
@@ -16,7 +16,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { RibosomeClient } from '../src/client/index.ts';
+import { RibosomeClient } from '../src/core/client/index.ts';
 import { waitFor } from '../test/helpers/processes.ts';
 import { BIN, killAll, startServer, tempDir } from '../test/helpers/server-process.ts';
 import { hasTmux, ownTmux } from '../test/helpers/tmux.ts';

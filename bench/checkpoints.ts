@@ -17,7 +17,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CheckpointStore } from '../src/checkpoints/index.ts';
+import { CheckpointStore } from '../src/execution/checkpoints/index.ts';
 import {
   type Comparison,
   changeFile,

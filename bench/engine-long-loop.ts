@@ -9,7 +9,7 @@
  */
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RibosomeClient } from '../src/client/index.ts';
+import { RibosomeClient } from '../src/core/client/index.ts';
 import { killAll, startServer, tempDir } from '../test/helpers/server-process.ts';
 import { median, round } from './stats.ts';
 

@@ -10,7 +10,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { setImmediate as tick } from 'node:timers/promises';
 import { WebSocketServer } from 'ws';
-import { SqliteJournal } from '../src/journal/sqlite-journal.ts';
+import { SqliteJournal } from '../src/execution/journal/sqlite-journal.ts';
 import { startInProcess } from '../test/helpers/in-process.ts';
 
 const kind = process.argv[2] === 'bare' ? 'bare' : 'ribosome';

@@ -18,7 +18,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { RibosomeClient } from '../src/client/index.ts';
+import { RibosomeClient } from '../src/core/client/index.ts';
 import { firstListening, killGroup, tempDir } from '../test/helpers/server-process.ts';
 import { mb, median, round } from './stats.ts';
 import { seedExecution } from './web.ts';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setImmediate as tick } from 'node:timers/promises';
 import { WebSocketServer } from 'ws';
-import { openDatabase } from '../src/journal/database.ts';
+import { openDatabase } from '../src/execution/journal/database.ts';
 import { startInProcess } from '../test/helpers/in-process.ts';
 
 const kind = process.argv[2] === 'bare' ? 'bare' : 'ribosome';

@@ -16,8 +16,8 @@ const url = process.argv[2];
 if (!url) throw new Error('usage: history-sync-client.ts <ws url>');
 const dir = process.env.BENCH_CLIENT_DIR ?? join(import.meta.dirname, '..');
 const { RibosomeClient } = (await import(
-  join(dir, 'src/client/index.ts')
-)) as typeof import('../src/client/index.ts');
+  join(dir, 'src/core/client/index.ts')
+)) as typeof import('../src/core/client/index.ts');
 
 // What the consumer does with each event (a TUI or dashboard folds it): this many µs of CPU.
 const workUs = Number(process.env.BENCH_CLIENT_US_PER_EVENT ?? 0);

@@ -13,8 +13,8 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { openDatabase } from '../src/journal/database.ts';
-import { SqliteJournal } from '../src/journal/sqlite-journal.ts';
+import { openDatabase } from '../src/execution/journal/database.ts';
+import { SqliteJournal } from '../src/execution/journal/sqlite-journal.ts';
 import { startInProcess } from '../test/helpers/in-process.ts';
 import { runLive } from './history-live.ts';
 import { leanClient } from './lean-ws-client.ts';

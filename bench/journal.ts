@@ -14,11 +14,11 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { openDatabase } from '../src/journal/database.ts';
-import { EventBus } from '../src/journal/event-bus.ts';
-import { newEventId } from '../src/journal/event-id.ts';
-import type { JournalEntry } from '../src/journal/journal.ts';
-import { SqliteJournal } from '../src/journal/sqlite-journal.ts';
+import { openDatabase } from '../src/execution/journal/database.ts';
+import { EventBus } from '../src/execution/journal/event-bus.ts';
+import { newEventId } from '../src/execution/journal/event-id.ts';
+import type { JournalEntry } from '../src/execution/journal/journal.ts';
+import { SqliteJournal } from '../src/execution/journal/sqlite-journal.ts';
 import { startFsyncFloor } from './fsync-floor.ts';
 import { isMain, mb, median, percentile, round } from './stats.ts';
 

@@ -22,8 +22,8 @@ const BIG_ANSWER_MIB = 512;
 // ---------- child: the proxy ----------
 
 async function child(targetUrl: string) {
-  const { ProxyRunner } = await import('../src/proxy/runner.ts');
-  const { createLoggingMiddleware } = await import('../src/proxy/middleware/logging.ts');
+  const { ProxyRunner } = await import('../src/llm/proxy/runner.ts');
+  const { createLoggingMiddleware } = await import('../src/llm/proxy/middleware/logging.ts');
   const logger = pino(pino.destination('/dev/null'));
   const runner = new ProxyRunner({
     mode: 'passthrough',

@@ -81,8 +81,8 @@ async function listen(server: http.Server): Promise<string> {
 }
 
 async function startProxyWorker(targetUrl: string, logFile: string): Promise<string[]> {
-  const { ProxyRunner } = await import('../src/proxy/runner.ts');
-  const { createLoggingMiddleware } = await import('../src/proxy/middleware/logging.ts');
+  const { ProxyRunner } = await import('../src/llm/proxy/runner.ts');
+  const { createLoggingMiddleware } = await import('../src/llm/proxy/middleware/logging.ts');
   // Asynchronous file logging, as a server would configure pino; every request is logged.
   const logger = pino(pino.destination({ dest: logFile, sync: false }));
   const runner = new ProxyRunner({

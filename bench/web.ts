@@ -9,9 +9,9 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { RibosomeClient } from '../src/client/index.ts';
-import { openDatabase } from '../src/journal/database.ts';
-import { SqliteJournal } from '../src/journal/sqlite-journal.ts';
+import { RibosomeClient } from '../src/core/client/index.ts';
+import { openDatabase } from '../src/execution/journal/database.ts';
+import { SqliteJournal } from '../src/execution/journal/sqlite-journal.ts';
 import { simplePlan, writePlanAndScript } from '../test/helpers/plans.ts';
 import { waitFor } from '../test/helpers/processes.ts';
 import { killAll, ROOT, startServer, tempDir } from '../test/helpers/server-process.ts';

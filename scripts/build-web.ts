@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 /**
- * Builds the web dashboard into dist-web/: app.js (src/web/main.tsx and everything it imports,
+ * Builds the web dashboard into dist-web/: app.js (src/clients/web/main.tsx and everything it imports,
  * minified), app.css and index.html. Nothing is fetched at run time: no CDN, no web fonts.
  */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -33,7 +33,7 @@ export async function buildWeb(): Promise<{ ms: number; bytes: number }> {
   await mkdir(out, { recursive: true });
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { app: 'src/web/main.tsx' },
+    entryPoints: { app: 'src/clients/web/main.tsx' },
     outdir: out,
     bundle: true,
     minify: true,

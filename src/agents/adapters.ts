@@ -1,7 +1,7 @@
 import type { Agent } from '../plan/primitives.ts';
 import type { AgentAdapter, AgentAdapters } from './agent-adapter.ts';
-import { BuiltinAdapter } from './builtin-adapter.ts';
-import { ClaudeCodeAdapter } from './claude-code-adapter.ts';
+import { BuiltinAdapter } from './builtin/builtin-adapter.ts';
+import { ClaudeCodeAdapter } from './claude-code/claude-code-adapter.ts';
 import { CodexAdapter } from './codex/codex-adapter.ts';
 import { GeminiAdapter } from './gemini/gemini-adapter.ts';
 import { OpencodeAdapter } from './opencode/opencode-adapter.ts';

@@ -1,6 +1,6 @@
+import type { ProcessExit } from '../core/protocol/index.ts';
 import type { Usage } from '../llm/schemas.ts';
 import type { Agent } from '../plan/primitives.ts';
-import type { ProcessExit } from '../protocol/index.ts';
 import type { StreamLine } from './stream-line.ts';
 
 /** What an adapter needs to start an agent on one codon. */

@@ -1,5 +1,5 @@
 import type { Agent } from '../plan/primitives.ts';
-import { CLAUDE_CODE } from './claude-binary.ts';
+import { CLAUDE_CODE } from './claude-code/claude-binary.ts';
 import { type AgentCli, cliFound, installHint } from './cli-binary.ts';
 import { CODEX } from './codex/codex-cli.ts';
 import { GEMINI_CLI } from './gemini/gemini-cli.ts';

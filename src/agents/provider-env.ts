@@ -1,4 +1,4 @@
-import { isLoopbackUrl, OFFLINE_KEY, withProviderKey } from '../credentials/credentials.ts';
+import { isLoopbackUrl, OFFLINE_KEY, withProviderKey } from '../platform/credentials/credentials.ts';
 import type { AgentStart } from './agent-adapter.ts';
 
 /** Variables a parent coding session may set that would confuse an agent we start. */
@@ -25,7 +25,7 @@ export function providerEnv(
  * Gemini CLI's GEMINI_API_KEY, opencode's ANTHROPIC_API_KEY) set to `key` when that holds a value;
  * else, for a provider on this machine (the scripted one, a local gateway: any key does), to a
  * placeholder, as the CLI does not start without one; else unset (a remote provider without a key is
- * refused before the run: src/providers/providers.ts agentKeyProblems). Pure.
+ * refused before the run: src/llm/providers/providers.ts agentKeyProblems). Pure.
  */
 export function withAgentKey(
   env: NodeJS.ProcessEnv,

@@ -1,4 +1,4 @@
-import type { ProcessExit } from '../protocol/index.ts';
+import type { ProcessExit } from '../core/protocol/index.ts';
 import type { AgentRun } from './agent-adapter.ts';
 import { wrapRun } from './agent-run.ts';
 import type { StreamLine } from './stream-line.ts';

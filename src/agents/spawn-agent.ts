@@ -1,10 +1,10 @@
 import { createInterface } from 'node:readline';
-import { spawnSafely } from '../processes/spawn-safely.ts';
-import type { ProcessExit } from '../protocol/index.ts';
+import type { ProcessExit } from '../core/protocol/index.ts';
+import { endGroup, endMarked, killTree } from '../platform/processes/process-tree.ts';
+import { spawnSafely } from '../platform/processes/spawn-safely.ts';
 import type { AgentRun } from './agent-adapter.ts';
 import { AgentInput, type InputFormat, UNTAKEN_QUIET_MS } from './agent-input.ts';
 import { parseJsonLine } from './json-line.ts';
-import { endGroup, endMarked, killTree } from './process-tree.ts';
 import { StreamLine } from './stream-line.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { ModelUsageEntry } from '../core/protocol/index.ts';
 import { UsageSchema } from '../llm/schemas.ts';
-import { ModelUsageEntry } from '../protocol/index.ts';
 
 /**
  * The engine's reading of Claude Code's headless stream-json: only the fields it uses, everything

@@ -1,7 +1,7 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { startTicks } from '../agents/process-tree.ts';
+import { startTicks } from '../platform/processes/process-tree.ts';
 
 const AgentPid = z.object({
   pid: z.number().int().positive(),

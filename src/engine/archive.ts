@@ -1,7 +1,7 @@
 import { copyFile, glob, lstat, mkdir, readlink, rename, stat, symlink, unlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
-import { confinePath, describeRefusal, realRoot } from '../confine/index.ts';
+import { confinePath, describeRefusal, realRoot } from '../platform/confine/index.ts';
 import { JsonListFile } from './json-list-file.ts';
 
 export const ArchiveEntry = z.object({

@@ -1,5 +1,5 @@
-import type { Journal } from '../journal/journal.ts';
-import type { MessageSender } from '../protocol/index.ts';
+import type { MessageSender } from '../core/protocol/index.ts';
+import type { Journal } from '../execution/journal/journal.ts';
 
 /**
  * What a crash must not lose (README "Steering a running agent"): the texts an agent heard (or was

@@ -1,5 +1,5 @@
-import type { CheckpointInfo } from '../protocol/index.ts';
-import { type EngineState, runOf } from '../state/reducer.ts';
+import type { CheckpointInfo } from '../core/protocol/index.ts';
+import { type EngineState, runOf } from '../execution/state/reducer.ts';
 
 /** One checkpoint of a lineage and the run that took it; `info` is absent for a run's initial checkpoint. */
 export type LineageEntry = { sha: string; runId: string; info?: CheckpointInfo };

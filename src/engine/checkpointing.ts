@@ -1,5 +1,3 @@
-import type { CheckpointError, CheckpointRecord, CheckpointStore } from '../checkpoints/index.ts';
-import { resolveCodonCheckpoint } from '../checkpoints/index.ts';
 import {
   type CheckpointDiffRequest,
   CheckpointInfo,
@@ -8,8 +6,10 @@ import {
   DIFF_LIMITS,
   type ErrorCode,
   type EventInput,
-} from '../protocol/index.ts';
-import { diagnose } from '../storage/probe.ts';
+} from '../core/protocol/index.ts';
+import type { CheckpointError, CheckpointRecord, CheckpointStore } from '../execution/checkpoints/index.ts';
+import { resolveCodonCheckpoint } from '../execution/checkpoints/index.ts';
+import { diagnose } from '../platform/storage/probe.ts';
 
 export type Failure = { ok: false; code: ErrorCode; message: string };
 export type Outcome<T> = { ok: true; value: T } | Failure;

@@ -1,5 +1,5 @@
+import type { FailureReason } from '../core/protocol/index.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
-import type { FailureReason } from '../protocol/index.ts';
 
 /**
  * Work that runs beside a codon's agent (sentinels). The engine calls `beforeAgent` after

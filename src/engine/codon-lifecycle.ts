@@ -2,14 +2,19 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { adapterFor } from '../agents/adapters.ts';
 import type { AgentAdapters } from '../agents/agent-adapter.ts';
+import type { CheckpointType, ErrorCode, FailureReason } from '../core/protocol/index.ts';
+import {
+  type CodonRecord,
+  codonOf,
+  costOfCodon,
+  type EngineState,
+  reduce,
+  runOf,
+} from '../execution/state/reducer.ts';
+import type { Transition, TransitionData } from '../execution/state/transitions.ts';
+import { agentProvider, type ProviderTarget } from '../llm/providers/providers.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
-import type { CheckpointType, ErrorCode, FailureReason } from '../protocol/index.ts';
-import { agentProvider, type ProviderTarget } from '../providers/providers.ts';
-import { type CodonRecord, codonOf, costOfCodon, type EngineState, reduce, runOf } from '../state/reducer.ts';
-import type { Transition, TransitionData } from '../state/transitions.ts';
-import { describeError } from '../storage/probe.ts';
-import { runGates } from '../verify/run-gates.ts';
-import { throughGates } from '../verify/verify-rounds.ts';
+import { describeError } from '../platform/storage/probe.ts';
 import { AgentPidsFile } from './agent-pids.ts';
 import type { CodonHooks } from './codon-hooks.ts';
 import { CodonRun } from './codon-run.ts';
@@ -20,6 +25,8 @@ import { DEFAULT_MESSAGE_QUEUE, type MessageQueueLimits, queueRefusal } from './
 import { renderPromptPaths } from './prompt-paths.ts';
 import type { Recorder } from './recorder.ts';
 import type { MappedOutput } from './stream-mapper.ts';
+import { runGates } from './verify/run-gates.ts';
+import { throughGates } from './verify/verify-rounds.ts';
 import type { EndStatus } from './what-next.ts';
 
 export type LifecycleOptions = {
@@ -233,7 +240,7 @@ export class CodonLifecycle {
     return 'running';
   }
 
-  /** The agent's outcome, through the codon's verification gates and feedback rounds (src/verify). */
+  /** The agent's outcome, through the codon's verification gates and feedback rounds (src/engine/verify). */
   #agentThenGates(active: Active, runId: string): Promise<CodonOutcome> {
     const { codon } = active;
     const agentOutcome = (run: CodonRun) =>

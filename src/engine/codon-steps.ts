@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import type { CheckpointRecord } from '../checkpoints/index.ts';
-import { copyOutputs } from '../outputs/index.ts';
+import type { CheckpointType, CodonStatus, FailureReason } from '../core/protocol/index.ts';
+import type { CheckpointRecord } from '../execution/checkpoints/index.ts';
+import { copyOutputs } from '../execution/outputs/index.ts';
+import type { TransitionData } from '../execution/state/transitions.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
-import type { CheckpointType, CodonStatus, FailureReason } from '../protocol/index.ts';
-import type { TransitionData } from '../state/transitions.ts';
-import { killPoint } from '../storage/kill-point.ts';
-import { describeError } from '../storage/probe.ts';
+import { killPoint } from '../platform/storage/kill-point.ts';
+import { describeError } from '../platform/storage/probe.ts';
 import { AgentPidsFile } from './agent-pids.ts';
 import { type ArchiveEntry, type ArchiveManifest, archiveFiles } from './archive.ts';
 import { type Checkpointing, type Outcome, toInfo } from './checkpointing.ts';

@@ -1,19 +1,18 @@
 import { join } from 'node:path';
 import { agentAdapters } from '../agents/adapters.ts';
 import type { AgentAdapters } from '../agents/agent-adapter.ts';
-import { CheckpointStore } from '../checkpoints/index.ts';
-import { createFileWatcher } from '../files/index.ts';
-import { guardedTransaction } from '../journal/database.ts';
+import type { BudgetLimits, FileNode } from '../core/protocol/index.ts';
+import { CheckpointStore } from '../execution/checkpoints/index.ts';
+import { guardedTransaction } from '../execution/journal/database.ts';
+import { newRunId } from '../execution/state/run-id.ts';
+import { SqliteTransitionLog, StateStore } from '../execution/state/state-store.ts';
+import type { RuntimeDeps } from '../host/server/runtime.ts';
+import type { ProviderTarget } from '../llm/providers/providers.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
-import type { BudgetLimits, FileNode } from '../protocol/index.ts';
-import type { ProviderTarget } from '../providers/providers.ts';
-import type { ActionEngine, SendMessage } from '../sentinels/actions/take-actions.ts';
-import type { RuntimeDeps } from '../server/runtime.ts';
-import { newRunId } from '../state/run-id.ts';
-import { SqliteTransitionLog, StateStore } from '../state/state-store.ts';
-import { StorageFault } from '../storage/guard.ts';
-import { diagnose } from '../storage/probe.ts';
+import { createFileWatcher } from '../platform/files/index.ts';
+import { StorageFault } from '../platform/storage/guard.ts';
+import { diagnose } from '../platform/storage/probe.ts';
 import { ArchiveManifest } from './archive.ts';
 import { carryOver, readCarryWindow } from './carry-over.ts';
 import { Checkpointing } from './checkpointing.ts';
@@ -22,6 +21,7 @@ import { DATA_LINK_EXCLUDE, linkDataDir } from './data-link.ts';
 import type { Engine } from './engine.ts';
 import { Orchestrator } from './orchestrator.ts';
 import { RigDirsLog } from './rig-dirs.ts';
+import type { ActionEngine, SendMessage } from './sentinels/actions/take-actions.ts';
 
 export type SentinelRecorder = {
   cost(codonId: string, usd: number): void;

@@ -1,4 +1,4 @@
-import type { ClientCommand, ErrorCode, EventInput, EventType } from '../protocol/index.ts';
+import type { ClientCommand, ErrorCode, EventInput, EventType } from '../core/protocol/index.ts';
 
 /** Commands the server hands to the engine: everything but the connection-level ones. */
 export type EngineCommand = Exclude<

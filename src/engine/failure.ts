@@ -1,6 +1,6 @@
-import type { FailureReason, ProcessExit } from '../protocol/index.ts';
-import { verifyFailureMessage } from '../verify/feedback.ts';
-import type { VerifyFailure } from '../verify/gate-result.ts';
+import type { FailureReason, ProcessExit } from '../core/protocol/index.ts';
+import { verifyFailureMessage } from './verify/feedback.ts';
+import type { VerifyFailure } from './verify/gate-result.ts';
 
 /** Who or what ended a codon early: a client (forceStop, skip) or its budget. */
 export type StopKind = 'forceStop' | 'skip' | 'budget';
@@ -31,7 +31,7 @@ const NOT_LOGGED_IN = /^(Not logged in|Invalid API key)\b|Please run \/login/;
 /**
  * Classifies how a codon ended (spec 2.4 FailureReason). Pure: the same outcome always gives the
  * same reason, so clients can decide on codon.redo from `type` and `retriable`. `retriable` is true
- * exactly for what an onFailure retry retries (src/retries/retry-policy.ts isRetriable): a 429, a
+ * exactly for what an onFailure retry retries (src/engine/retries/retry-policy.ts isRetriable): a 429, a
  * 5xx/408/409 API error, a stall. An agent that could not start, a stop by a client or a budget, the
  * wall-clock timeout, a failed gate and any other failure would fail the same way again, or were meant.
  */

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { endMarked, isAlive, killTree, startTicks } from '../agents/process-tree.ts';
 import { AGENT_MARK } from '../agents/spawn-agent.ts';
-import { GATE_MARK } from '../verify/run-gates.ts';
+import { endMarked, isAlive, killTree, startTicks } from '../platform/processes/process-tree.ts';
 import { type AgentPid, AgentPidsFile } from './agent-pids.ts';
 import { STEP_MARK } from './rig-setup.ts';
+import { GATE_MARK } from './verify/run-gates.ts';
 
 const MARKS = { agent: AGENT_MARK, rig: STEP_MARK, gate: GATE_MARK } as const;
 

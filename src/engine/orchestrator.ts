@@ -1,11 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { AgentAdapters } from '../agents/agent-adapter.ts';
-import { BudgetKeeper } from '../budgets/budget-keeper.ts';
-import { type CheckpointRecord, runBranchName } from '../checkpoints/index.ts';
-import type { EventBus } from '../journal/event-bus.ts';
-import type { RuntimeCodon } from '../plan/index.ts';
-import type { LoadedPlan } from '../plan/loaded-plan.ts';
 import {
   type BudgetLimits,
   type ErrorCode,
@@ -18,15 +13,18 @@ import {
   MessageText,
   REASON_MAX_CHARS,
   type StateTransitionType,
-} from '../protocol/index.ts';
-import type { ProviderTarget } from '../providers/providers.ts';
-import { firstAttempt, type NextAttempt, showsAttempts } from '../retries/retry-policy.ts';
-import type { ActionResult } from '../sentinels/actions/take-actions.ts';
-import { isActive } from '../state/codon-status.ts';
-import { codonOf, runOf } from '../state/reducer.ts';
-import type { StateStore } from '../state/state-store.ts';
-import type { TransitionData } from '../state/transitions.ts';
+} from '../core/protocol/index.ts';
+import { type CheckpointRecord, runBranchName } from '../execution/checkpoints/index.ts';
+import type { EventBus } from '../execution/journal/event-bus.ts';
+import { isActive } from '../execution/state/codon-status.ts';
+import { codonOf, runOf } from '../execution/state/reducer.ts';
+import type { StateStore } from '../execution/state/state-store.ts';
+import type { TransitionData } from '../execution/state/transitions.ts';
+import type { ProviderTarget } from '../llm/providers/providers.ts';
+import type { RuntimeCodon } from '../plan/index.ts';
+import type { LoadedPlan } from '../plan/loaded-plan.ts';
 import type { ArchiveManifest } from './archive.ts';
+import { BudgetKeeper } from './budgets/budget-keeper.ts';
 import { type CarriedMessage, describeCarried } from './carry-over.ts';
 import { listCheckpoints } from './checkpoint-list.ts';
 import type { Checkpointing } from './checkpointing.ts';
@@ -48,11 +46,13 @@ import {
   recoveryPoint,
   setAsideOrphans,
 } from './recovery.ts';
+import { firstAttempt, type NextAttempt, showsAttempts } from './retries/retry-policy.ts';
 import { Retrying } from './retrying.ts';
 import type { RigDirsLog } from './rig-dirs.ts';
 import type { RestoreDeps } from './rollback.ts';
 import { type RollbackCommand, type RollbackTarget, resolveRollbackTarget } from './rollback-target.ts';
 import { switchRun } from './run-switch.ts';
+import type { ActionResult } from './sentinels/actions/take-actions.ts';
 import { buildSnapshot } from './snapshot.ts';
 import { unknownCodonMessage } from './unknown-codon.ts';
 import { unreportedSpend } from './unreported-spend.ts';

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { EventBus, PendingCommit } from '../journal/event-bus.ts';
-import type { ErrorSeverity, EventInput, EventType, StateTransitionType } from '../protocol/index.ts';
-import { type EngineState, summary } from '../state/reducer.ts';
-import type { StateStore } from '../state/state-store.ts';
-import type { Transition, TransitionData } from '../state/transitions.ts';
+import type { ErrorSeverity, EventInput, EventType, StateTransitionType } from '../core/protocol/index.ts';
+import type { EventBus, PendingCommit } from '../execution/journal/event-bus.ts';
+import { type EngineState, summary } from '../execution/state/reducer.ts';
+import type { StateStore } from '../execution/state/state-store.ts';
+import type { Transition, TransitionData } from '../execution/state/transitions.ts';
 
 /** Runs a write in one transaction over the state and the journal (identity in memory-only tests). */
 export type Atomically = (write: () => void) => void;

@@ -1,7 +1,7 @@
-import type { CheckpointRecord } from '../checkpoints/index.ts';
+import type { CheckpointRecord } from '../execution/checkpoints/index.ts';
+import { isActive } from '../execution/state/codon-status.ts';
+import { codonOf, costOfCodon, type EngineState, runOf } from '../execution/state/reducer.ts';
 import { markEstimate } from '../llm/estimated-cost.ts';
-import { isActive } from '../state/codon-status.ts';
-import { codonOf, costOfCodon, type EngineState, runOf } from '../state/reducer.ts';
 import type { Checkpointing, Outcome } from './checkpointing.ts';
 import type { Recorder } from './recorder.ts';
 import { recoveryTarget } from './what-next.ts';

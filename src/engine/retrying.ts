@@ -1,19 +1,19 @@
+import type { ErrorCode } from '../core/protocol/index.ts';
+import { codonOf, type EngineState, runOf } from '../execution/state/reducer.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
-import type { ErrorCode } from '../protocol/index.ts';
-import { type PendingRetry, RetryTimer } from '../retries/pending-retry.ts';
+import { killPoint } from '../platform/storage/kill-point.ts';
+import type { Checkpointing } from './checkpointing.ts';
+import type { CommandContext, EngineCommand } from './engine.ts';
+import type { CodonOutcome } from './failure.ts';
+import type { Recorder } from './recorder.ts';
+import { type PendingRetry, RetryTimer } from './retries/pending-retry.ts';
 import {
   type AfterAttempt,
   afterAttempt,
   fallbackMessage,
   type NextAttempt,
   retryMessage,
-} from '../retries/retry-policy.ts';
-import { codonOf, type EngineState, runOf } from '../state/reducer.ts';
-import { killPoint } from '../storage/kill-point.ts';
-import type { Checkpointing } from './checkpointing.ts';
-import type { CommandContext, EngineCommand } from './engine.ts';
-import type { CodonOutcome } from './failure.ts';
-import type { Recorder } from './recorder.ts';
+} from './retries/retry-policy.ts';
 import { type RestoreDeps, restoreCheckpoint, undonePart } from './rollback.ts';
 import type { EndStatus, IdleReason, Trigger } from './what-next.ts';
 

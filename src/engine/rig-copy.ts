@@ -1,6 +1,6 @@
 /**
  * A rig setup `copy` step: a file or directory from the plan's folder into the agent root. The
- * destination is resolved first (src/confine): an earlier codon may have left a symlink where the
+ * destination is resolved first (src/platform/confine): an earlier codon may have left a symlink where the
  * copy goes, and a copy through it must not write outside the agent root. Inside the copied tree
  * `cp` follows no destination links (it replaces files, and refuses to merge a directory into a link).
  * A symlink in the source is copied as the link itself, its text verbatim (a relative link stays
@@ -8,8 +8,8 @@
  */
 import { cp, lstat, mkdir, readlink, stat, symlink, unlink } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
-import { confinePath, describeRefusal, isInside, realRoot } from '../confine/index.ts';
 import type { ResolvedRigStep } from '../plan/index.ts';
+import { confinePath, describeRefusal, isInside, realRoot } from '../platform/confine/index.ts';
 
 export type CopyStep = Extract<ResolvedRigStep, { type: 'copy' }>;
 

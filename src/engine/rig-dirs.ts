@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { z } from 'zod';
-import { confinePath, describeRefusal, realRoot } from '../confine/index.ts';
+import { confinePath, describeRefusal, realRoot } from '../platform/confine/index.ts';
 import { JsonListFile } from './json-list-file.ts';
 
 export const RigDirsEntry = z.object({

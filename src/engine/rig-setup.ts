@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ResolvedRigStep } from '../plan/index.ts';
-import { runCommand } from '../processes/run-command.ts';
+import { runCommand } from '../platform/processes/run-command.ts';
 import { copyStep } from './rig-copy.ts';
 
 export type RigSetupResult =

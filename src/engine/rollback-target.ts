@@ -1,4 +1,4 @@
-import type { CheckpointRecord } from '../checkpoints/index.ts';
+import type { CheckpointRecord } from '../execution/checkpoints/index.ts';
 import type { Checkpointing, Outcome } from './checkpointing.ts';
 import type { EngineCommand } from './engine.ts';
 import { unknownCodonMessage } from './unknown-codon.ts';

@@ -1,5 +1,5 @@
-import type { CheckpointRecord, CheckpointStore } from '../checkpoints/index.ts';
-import type { EventInput, EventType } from '../protocol/index.ts';
+import type { EventInput, EventType } from '../core/protocol/index.ts';
+import type { CheckpointRecord, CheckpointStore } from '../execution/checkpoints/index.ts';
 import { type ArchiveEntry, type ArchiveManifest, presentIn, reArchive, restoreArchive } from './archive.ts';
 import { type RigDirsLog, removeRigDirs } from './rig-dirs.ts';
 

@@ -1,8 +1,8 @@
-import type { CheckpointRecord } from '../checkpoints/index.ts';
-import type { EventBus } from '../journal/event-bus.ts';
+import type { CheckpointRecord } from '../execution/checkpoints/index.ts';
+import type { EventBus } from '../execution/journal/event-bus.ts';
+import { type EngineState, runOf } from '../execution/state/reducer.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
-import { type EngineState, runOf } from '../state/reducer.ts';
-import { killPoint } from '../storage/kill-point.ts';
+import { killPoint } from '../platform/storage/kill-point.ts';
 import type { CodonSteps } from './codon-steps.ts';
 import type { Recorder } from './recorder.ts';
 import { performRollback, type RollbackDeps } from './rollback.ts';

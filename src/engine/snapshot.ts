@@ -1,5 +1,5 @@
-import type { BudgetStatus, CodonExecution, EventInput, FileNode } from '../protocol/index.ts';
-import { type CodonRecord, codonOf, type EngineState, runOf } from '../state/reducer.ts';
+import type { BudgetStatus, CodonExecution, EventInput, FileNode } from '../core/protocol/index.ts';
+import { type CodonRecord, codonOf, type EngineState, runOf } from '../execution/state/reducer.ts';
 import { lineageEntries } from './checkpoint-list.ts';
 import { ENDING_TYPES } from './what-next.ts';
 

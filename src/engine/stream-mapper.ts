@@ -1,8 +1,8 @@
 import type { StreamLine } from '../agents/stream-line.ts';
+import type { EventInput } from '../core/protocol/index.ts';
 import { costOf } from '../llm/pricing.ts';
 import type { Usage } from '../llm/schemas.ts';
-import type { EventInput } from '../protocol/index.ts';
-import { retryAfterHint } from '../retries/retry-after-hint.ts';
+import { retryAfterHint } from './retries/retry-after-hint.ts';
 
 /** What one stream-json line means for the engine. */
 export type MappedOutput =

@@ -1,4 +1,4 @@
-import { echo } from '../protocol/index.ts';
+import { echo } from '../core/protocol/index.ts';
 
 /** The UNKNOWN_CODON message: the id asked for (cut to its first characters) and the plan's ids. */
 export function unknownCodonMessage(codonId: string, planName: string, ids: readonly string[]): string {

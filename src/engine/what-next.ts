@@ -1,6 +1,6 @@
-import type { CheckpointRecord } from '../checkpoints/index.ts';
-import type { CheckpointInfo, EventInput } from '../protocol/index.ts';
-import { type EngineState, type RunState, runOf } from '../state/reducer.ts';
+import type { CheckpointInfo, EventInput } from '../core/protocol/index.ts';
+import type { CheckpointRecord } from '../execution/checkpoints/index.ts';
+import { type EngineState, type RunState, runOf } from '../execution/state/reducer.ts';
 import { type LineageEntry, lineageEntries } from './checkpoint-list.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { closest } from '../validation/suggest.ts';
+import { closest } from '../core/validation/suggest.ts';
 import { checkSentinelDefinition } from './check-sentinel.ts';
 import type { Codon } from './plan-schema.ts';
 import { formatPath, type PathSegment, type ProblemDraft } from './problems.ts';

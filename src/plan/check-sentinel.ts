@@ -1,8 +1,8 @@
-import { EVENT_TYPES, isEventType } from '../protocol/events.ts';
-import { checkActionVariable } from '../sentinels/actions/action-variables.ts';
-import { checkVariable } from '../sentinels/prompt-variables.ts';
-import { parseTemplate } from '../sentinels/template.ts';
-import { closest } from '../validation/suggest.ts';
+import { EVENT_TYPES, isEventType } from '../core/protocol/events.ts';
+import { closest } from '../core/validation/suggest.ts';
+import { checkActionVariable } from '../engine/sentinels/actions/action-variables.ts';
+import { checkVariable } from '../engine/sentinels/prompt-variables.ts';
+import { parseTemplate } from '../engine/sentinels/template.ts';
 import type { PathSegment, ProblemDraft } from './problems.ts';
 import type { ActionParts } from './salvage-sentinel.ts';
 import type { SentinelDefinition, SentinelOutput, Trigger } from './sentinel-schema.ts';

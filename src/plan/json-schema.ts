@@ -4,7 +4,7 @@ import { SentinelFile } from './sentinel-schema.ts';
 
 /**
  * JSON Schemas of plan and sentinel files, generated from the zod schemas (the one source of truth)
- * and shipped in schema/ for editors. `npm run schema` (src/contract/generate.ts) rewrites them with
+ * and shipped in schema/ for editors. `npm run schema` (src/host/contract/generate.ts) rewrites them with
  * the protocol's; a test fails when the shipped files differ from fresh output.
  */
 

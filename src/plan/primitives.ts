@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { z } from 'zod';
-import { parseTarget } from '../proxy/target.ts';
+import { parseTarget } from '../platform/http/target.ts';
 
 /**
  * Small shared building blocks of the plan and sentinel schemas. Each pattern carries its own

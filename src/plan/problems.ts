@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PathSegment } from '../validation/path.ts';
+import type { PathSegment } from '../core/validation/path.ts';
 
 /** Problems found while loading a plan: values with a stable code, a place in a file, and a fix hint. */
 
@@ -66,7 +66,7 @@ export const PlanProblem = z.object({
 export type PlanProblem = z.infer<typeof PlanProblem>;
 
 // Paths are shared with the protocol's command checks.
-export { formatPath, type PathSegment } from '../validation/path.ts';
+export { formatPath, type PathSegment } from '../core/validation/path.ts';
 
 /** A problem before it is placed in its file: the path is still segments, the position maybe unknown. */
 export type ProblemDraft = Pick<PlanProblem, 'code' | 'message' | 'hint' | 'line' | 'column'> & {

@@ -5,7 +5,7 @@ import { conditionSchema, INVALID_REGEX, isValidRegex, RegexFlags } from './cond
  * What a sentinel may do with its outputs (README "Sentinel actions"): each output is tested against
  * the sentinel's `actions` in order; an action whose `when` holds is taken, within the guards
  * (`maxActions`, `cooldownMs`) and for real only without `dryRun`. The runtime lives in
- * src/sentinels/actions/.
+ * src/engine/sentinels/actions/.
  */
 
 export const DEFAULT_MAX_ACTIONS = 3;

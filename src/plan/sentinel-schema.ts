@@ -14,7 +14,7 @@ import { SentinelActionsShape } from './sentinel-actions-schema.ts';
 /**
  * Sentinel definitions: an LLM monitor that watches a codon's events. Declared inline in a plan or in
  * a YAML/JSON file of its own; this module only describes and validates them (the runtime lives in
- * src/sentinels/).
+ * src/engine/sentinels/).
  */
 
 export const DEFAULT_MAX_QUEUE = 1000;

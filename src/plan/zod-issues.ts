@@ -1,4 +1,4 @@
-import { closest } from '../validation/suggest.ts';
+import { closest } from '../core/validation/suggest.ts';
 import {
   describeAt,
   type Issue,
@@ -11,7 +11,7 @@ import {
   type Schema,
   toSegment,
   valueAt,
-} from '../validation/zod-walk.ts';
+} from '../core/validation/zod-walk.ts';
 import { formatRules } from './primitives.ts';
 import { type PathSegment, PlanProblemCode, type ProblemDraft } from './problems.ts';
 

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFi
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentRun } from '../../src/agents/agent-adapter.ts';
-import { ClaudeCodeAdapter } from '../../src/agents/claude-code-adapter.ts';
+import { ClaudeCodeAdapter } from '../../src/agents/claude-code/claude-code-adapter.ts';
 import type { ScriptInput } from '../../src/llm/mock-provider/script-schema.ts';
 import { type MockProvider, startMockProvider } from '../../src/llm/mock-provider/server.ts';
 import { REPO } from './helpers/repo.ts';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { claudeBinary } from '../../src/agents/claude-binary.ts';
-import { ClaudeCodeAdapter } from '../../src/agents/claude-code-adapter.ts';
+import { claudeBinary } from '../../src/agents/claude-code/claude-binary.ts';
+import { ClaudeCodeAdapter } from '../../src/agents/claude-code/claude-code-adapter.ts';
 import { tempDir } from '../helpers/server-process.ts';
 
 /** Claude Code is an optional peer dependency: where it is looked for, and what a run says without it. */

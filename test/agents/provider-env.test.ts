@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { withAgentKey } from '../../src/agents/provider-env.ts';
-import { OFFLINE_KEY } from '../../src/credentials/credentials.ts';
+import { OFFLINE_KEY } from '../../src/platform/credentials/credentials.ts';
 
 describe("withAgentKey: an agent CLI's own key variable", () => {
   const local = 'http://127.0.0.1:4000/p/1';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentRun } from '../../src/agents/agent-adapter.ts';
 import { resumeChain } from '../../src/agents/resume-chain.ts';
 import type { StreamLine } from '../../src/agents/stream-line.ts';
-import type { ProcessExit } from '../../src/protocol/index.ts';
+import type { ProcessExit } from '../../src/core/protocol/index.ts';
 
 /** A finished-on-demand agent process: its lines come when `release` is called, then it exits. */
 function fakeRun(pid: number, lines: StreamLine[], exit: ProcessExit = { type: 'success' }) {

@@ -3,10 +3,10 @@
  * on a server that went down by itself.
  */
 import { describe, expect, it } from 'vitest';
-import type { ServerEvent } from '../../src/protocol/index.ts';
-import { COMMAND_TYPES } from '../../src/protocol/index.ts';
-import { acceptFrame } from '../../src/server/frame.ts';
-import { decideUpgrade, isLoopbackHost } from '../../src/server/origin.ts';
+import type { ServerEvent } from '../../src/core/protocol/index.ts';
+import { COMMAND_TYPES } from '../../src/core/protocol/index.ts';
+import { acceptFrame } from '../../src/host/server/frame.ts';
+import { decideUpgrade, isLoopbackHost } from '../../src/host/server/origin.ts';
 import { foreignOrigins } from './cross-site.ts';
 import { fieldsOf, fuzzFrame, PROTOTYPE_KEYS, systematicFrames } from './lib/fuzz-frames.ts';
 import { seededRandom } from './lib/scenario.ts';

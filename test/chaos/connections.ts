@@ -5,7 +5,7 @@
  * welcome again.
  */
 import type { Socket } from 'node:net';
-import { RibosomeClient } from '../../src/client/index.ts';
+import { RibosomeClient } from '../../src/core/client/index.ts';
 import { Execution } from './lib/execution.ts';
 import { CLOSED_BEFORE_ANSWER, type Upgraded, upgrade } from './lib/raw-ws.ts';
 import type { Scenario } from './lib/scenario.ts';

@@ -8,8 +8,8 @@
  * it all the resume invariants hold.
  */
 import { WebSocket } from 'ws';
-import { commandSchemas, isStateModifying } from '../../src/protocol/index.ts';
-import { acceptFrame } from '../../src/server/frame.ts';
+import { commandSchemas, isStateModifying } from '../../src/core/protocol/index.ts';
+import { acceptFrame } from '../../src/host/server/frame.ts';
 import { Execution } from './lib/execution.ts';
 import { type FuzzFrame, fieldsOf, fuzzFrame, systematicFrames } from './lib/fuzz-frames.ts';
 import { FrameReader, frame, OPCODE, upgrade } from './lib/raw-ws.ts';

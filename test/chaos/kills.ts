@@ -5,8 +5,8 @@
  * a rollback); then started again. After every restart nothing a client received is lost; at quiet
  * points and at the end, state = journal fold = git and no agent outlives its codon or server.
  */
-import type { CommandType } from '../../src/protocol/index.ts';
-import type { KillPoint } from '../../src/storage/kill-point.ts';
+import type { CommandType } from '../../src/core/protocol/index.ts';
+import type { KillPoint } from '../../src/platform/storage/kill-point.ts';
 import type { Behaviour } from '../engine/model/model.ts';
 import { Execution } from './lib/execution.ts';
 import { type ChaosContext, pick, type Scenario } from './lib/scenario.ts';
@@ -42,7 +42,7 @@ export const kills: Scenario = {
 };
 
 /**
- * Kill points a life can reach after it listens (src/storage/kill-point.ts): a kill there lands between
+ * Kill points a life can reach after it listens (src/platform/storage/kill-point.ts): a kill there lands between
  * a git or file step and its record, a window a few milliseconds wide that a timer seldom hits. Those
  * reached only while a server starts (a recovery, the first run's initial checkpoint, a workspace
  * clone) have tests of their own (test/engine/kill-points.e2e.test.ts).

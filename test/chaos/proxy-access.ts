@@ -9,8 +9,8 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
-import { RibosomeClient } from '../../src/client/index.ts';
-import { REFUSED_HEADER } from '../../src/proxy/runner.ts';
+import { RibosomeClient } from '../../src/core/client/index.ts';
+import { REFUSED_HEADER } from '../../src/llm/proxy/runner.ts';
 import { scratchDir } from './lib/execution.ts';
 import { pick, type Scenario } from './lib/scenario.ts';
 import { bounded, downVerdict, exitText, indent, type Life, ROOT, startRibosome } from './lib/server.ts';

@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
-import { RibosomeClient } from '../../src/client/index.ts';
+import { RibosomeClient } from '../../src/core/client/index.ts';
 import { scratchDir } from './lib/execution.ts';
 import { pick, type Scenario } from './lib/scenario.ts';
 import {

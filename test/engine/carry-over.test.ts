@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type CarryEvent, carryOver, readCarryWindow } from '../../src/engine/carry-over.ts';
-import { MemoryJournal } from '../../src/journal/memory-journal.ts';
+import { MemoryJournal } from '../../src/execution/journal/memory-journal.ts';
 
 const you = { kind: 'client', clientId: 'c1' } as const;
 const sentinel = (sentinelId: string) => ({ kind: 'sentinel', sentinelId }) as const;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CommandError, RibosomeClient } from '../../src/client/index.ts';
+import { CommandError, RibosomeClient } from '../../src/core/client/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { codonScript, simplePlan } from '../helpers/plans.ts';
 

@@ -9,11 +9,11 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { claudeBinary } from '../../src/agents/claude-binary.ts';
-import { RibosomeClient } from '../../src/client/index.ts';
+import { claudeBinary } from '../../src/agents/claude-code/claude-binary.ts';
+import { RibosomeClient } from '../../src/core/client/index.ts';
+import type { ServerEvent } from '../../src/core/protocol/index.ts';
 import type { RecordedRequest } from '../../src/llm/mock-provider/server.ts';
 import { type MockProvider, startMockProvider } from '../../src/llm/mock-provider/server.ts';
-import type { ServerEvent } from '../../src/protocol/index.ts';
 import { waitFor } from '../helpers/processes.ts';
 import { killAll, startServer, tempDir } from '../helpers/server-process.ts';
 

@@ -6,9 +6,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { claudeBinary } from '../../src/agents/claude-binary.ts';
-import { CommandError, RibosomeClient } from '../../src/client/index.ts';
-import type { ServerEvent } from '../../src/protocol/index.ts';
+import { claudeBinary } from '../../src/agents/claude-code/claude-binary.ts';
+import { CommandError, RibosomeClient } from '../../src/core/client/index.ts';
+import type { ServerEvent } from '../../src/core/protocol/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { writeTurns } from '../helpers/plans.ts';
 

@@ -1,11 +1,11 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import type { ServerEvent } from '../../src/core/protocol/index.ts';
 import { Recorder } from '../../src/engine/recorder.ts';
 import { completeUnended } from '../../src/engine/recovery.ts';
-import { EventBus } from '../../src/journal/event-bus.ts';
-import { MemoryJournal } from '../../src/journal/memory-journal.ts';
-import type { ServerEvent } from '../../src/protocol/index.ts';
-import { MemoryTransitionLog, StateStore } from '../../src/state/state-store.ts';
+import { EventBus } from '../../src/execution/journal/event-bus.ts';
+import { MemoryJournal } from '../../src/execution/journal/memory-journal.ts';
+import { MemoryTransitionLog, StateStore } from '../../src/execution/state/state-store.ts';
 
 /**
  * A server killed after a codon's end transition but before its codon.completed: the next server

@@ -6,7 +6,7 @@
 import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RibosomeClient } from '../../src/client/index.ts';
+import type { RibosomeClient } from '../../src/core/client/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { writeTurns } from '../helpers/plans.ts';
 

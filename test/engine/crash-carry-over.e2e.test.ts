@@ -8,10 +8,10 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { RibosomeClient } from '../../src/client/index.ts';
+import { RibosomeClient } from '../../src/core/client/index.ts';
+import type { ServerEvent } from '../../src/core/protocol/index.ts';
 import type { ScriptInput } from '../../src/llm/mock-provider/script-schema.ts';
 import { type MockProvider, startMockProvider } from '../../src/llm/mock-provider/server.ts';
-import type { ServerEvent } from '../../src/protocol/index.ts';
 import { pidsWith, waitFor } from '../helpers/processes.ts';
 import {
   journalRows,

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RibosomeClient } from '../../src/client/index.ts';
+import { RibosomeClient } from '../../src/core/client/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { simplePlan, stuckTurns, writePlanAndScript, writeTurns } from '../helpers/plans.ts';
 import { pidsWith, waitFor } from '../helpers/processes.ts';

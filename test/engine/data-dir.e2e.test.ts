@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ServerEvent } from '../../src/protocol/index.ts';
+import type { ServerEvent } from '../../src/core/protocol/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { writeTurns } from '../helpers/plans.ts';
 import { tempDir } from '../helpers/server-process.ts';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RibosomeClient } from '../../src/client/index.ts';
+import { RibosomeClient } from '../../src/core/client/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { simplePlan } from '../helpers/plans.ts';
 import { pidsWith, waitFor } from '../helpers/processes.ts';

@@ -1,6 +1,6 @@
 /**
  * A kill between the two halves of every step where git or the file system and the state must agree
- * (RIBOSOME_KILL_AT, src/storage/kill-point.ts), then a restart: each codon's work is applied exactly
+ * (RIBOSOME_KILL_AT, src/platform/storage/kill-point.ts), then a restart: each codon's work is applied exactly
  * once, the agent root equals the checkpoint the state recorded last, each codon has one completed
  * checkpoint in the lineage, every codon.started has its codon.completed, and a checkpoint git holds
  * but the state never recorded is set aside on a side ref and named in the crash warning.
@@ -9,9 +9,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CheckpointStore } from '../../src/checkpoints/index.ts';
-import { RibosomeClient } from '../../src/client/index.ts';
-import type { KillPoint } from '../../src/storage/kill-point.ts';
+import { RibosomeClient } from '../../src/core/client/index.ts';
+import { CheckpointStore } from '../../src/execution/checkpoints/index.ts';
+import type { KillPoint } from '../../src/platform/storage/kill-point.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { writePlanAndScript } from '../helpers/plans.ts';
 import { pidsWith, waitFor } from '../helpers/processes.ts';

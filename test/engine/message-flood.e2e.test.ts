@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RibosomeClient } from '../../src/client/index.ts';
+import { RibosomeClient } from '../../src/core/client/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { bounded, journalRows, tempDir } from '../helpers/server-process.ts';
 

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RibosomeClient } from '../../src/client/index.ts';
+import { RibosomeClient } from '../../src/core/client/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { codonScript, writePlanAndScript } from '../helpers/plans.ts';
 import { waitFor } from '../helpers/processes.ts';

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ServerEvent } from '../../src/protocol/index.ts';
+import type { ServerEvent } from '../../src/core/protocol/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { writePlanAndScript, writeTurns } from '../helpers/plans.ts';
 import { runToEnd, tempDir } from '../helpers/server-process.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckpointRecord } from '../../src/checkpoints/index.ts';
 import { splitRecorded } from '../../src/engine/recovery.ts';
 import { recoveryTarget } from '../../src/engine/what-next.ts';
-import { parseKillAt } from '../../src/storage/kill-point.ts';
+import type { CheckpointRecord } from '../../src/execution/checkpoints/index.ts';
+import { parseKillAt } from '../../src/platform/storage/kill-point.ts';
 
 /** The state decides at recovery: what git holds beyond what the state recorded is not returned to. */
 

@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RibosomeClient } from '../../src/client/index.ts';
+import { RibosomeClient } from '../../src/core/client/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { codonScript } from '../helpers/plans.ts';
 import { killUntilNone, pidsWith, waitFor } from '../helpers/processes.ts';

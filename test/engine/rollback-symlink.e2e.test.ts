@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RibosomeClient } from '../../src/client/index.ts';
+import type { RibosomeClient } from '../../src/core/client/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { simplePlan } from '../helpers/plans.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckpointRecord } from '../../src/checkpoints/index.ts';
 import { undonePart } from '../../src/engine/rollback.ts';
+import type { CheckpointRecord } from '../../src/execution/checkpoints/index.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
 

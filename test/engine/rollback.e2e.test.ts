@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RibosomeClient } from '../../src/client/index.ts';
-import type { ServerEvent } from '../../src/protocol/index.ts';
+import type { RibosomeClient } from '../../src/core/client/index.ts';
+import type { ServerEvent } from '../../src/core/protocol/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { simplePlan, stuckTurns, writeTurns } from '../helpers/plans.ts';
 

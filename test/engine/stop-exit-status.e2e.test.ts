@@ -6,8 +6,8 @@
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { claudeBinary } from '../../src/agents/claude-binary.ts';
-import type { RibosomeClient } from '../../src/client/index.ts';
+import { claudeBinary } from '../../src/agents/claude-code/claude-binary.ts';
+import type { RibosomeClient } from '../../src/core/client/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { stuckTurns } from '../helpers/plans.ts';
 import { pidsWith, waitFor } from '../helpers/processes.ts';

@@ -2,14 +2,14 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { AgentAdapter, AgentAdapters, ModelSpend } from '../../src/agents/agent-adapter.ts';
 import { notStarted } from '../../src/agents/spawn-agent.ts';
+import type { ServerEvent } from '../../src/core/protocol/index.ts';
 import { Recorder } from '../../src/engine/recorder.ts';
 import { markCrashed } from '../../src/engine/recovery.ts';
 import { priceSpend, unreportedSpend } from '../../src/engine/unreported-spend.ts';
-import { EventBus } from '../../src/journal/event-bus.ts';
-import { MemoryJournal } from '../../src/journal/memory-journal.ts';
-import type { ServerEvent } from '../../src/protocol/index.ts';
-import { codonOf, runOf } from '../../src/state/reducer.ts';
-import { MemoryTransitionLog, StateStore } from '../../src/state/state-store.ts';
+import { EventBus } from '../../src/execution/journal/event-bus.ts';
+import { MemoryJournal } from '../../src/execution/journal/memory-journal.ts';
+import { codonOf, runOf } from '../../src/execution/state/reducer.ts';
+import { MemoryTransitionLog, StateStore } from '../../src/execution/state/state-store.ts';
 
 /**
  * A server killed while a Codex or Gemini CLI codon ran (trial 18 M3): these CLIs report tokens only at

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckpointRecord } from '../../src/checkpoints/index.ts';
-import { doneVerdict, notDoneReason, unwrittenCheckpoint } from '../../src/cli/console-view.ts';
+import { doneVerdict, notDoneReason, unwrittenCheckpoint } from '../../src/clients/cli/console-view.ts';
 import { buildSnapshot } from '../../src/engine/snapshot.ts';
 import {
   automaticNext,
@@ -16,8 +15,9 @@ import {
   redoCodon,
   type Trigger,
 } from '../../src/engine/what-next.ts';
-import { type EngineState, reduceAll } from '../../src/state/reducer.ts';
-import type { Transition } from '../../src/state/transitions.ts';
+import type { CheckpointRecord } from '../../src/execution/checkpoints/index.ts';
+import { type EngineState, reduceAll } from '../../src/execution/state/reducer.ts';
+import type { Transition } from '../../src/execution/state/transitions.ts';
 
 const PLAN = [{ id: 'one' }, { id: 'two' }, { id: 'three' }];
 const at = '2026-01-01T00:00:00.000Z';

@@ -1,5 +1,5 @@
 import type { CommandContext, Engine, EngineCommand } from '../../src/engine/engine.ts';
-import type { EventBus } from '../../src/journal/event-bus.ts';
+import type { EventBus } from '../../src/execution/journal/event-bus.ts';
 
 export type PlanOutline = { name: string; codons: ReadonlyArray<{ id: string; name: string }> };
 

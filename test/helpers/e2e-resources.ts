@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, afterEach } from 'vitest';
-import { RibosomeClient } from '../../src/client/index.ts';
+import { RibosomeClient } from '../../src/core/client/index.ts';
 import { writePlanAndScript } from './plans.ts';
 import { killAll, startServer, tempDir } from './server-process.ts';
 

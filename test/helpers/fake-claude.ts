@@ -1,7 +1,7 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentStart } from '../../src/agents/agent-adapter.ts';
-import { ClaudeCodeAdapter } from '../../src/agents/claude-code-adapter.ts';
+import { ClaudeCodeAdapter } from '../../src/agents/claude-code/claude-code-adapter.ts';
 
 /**
  * Starts the Claude Code adapter on a fake `claude` (a shell script `body`, in `dir`) with the process

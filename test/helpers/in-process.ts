@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { resolveServerSettings, type ServerSettings } from '../../src/config/server-config.ts';
-import { type Runtime, startRuntime } from '../../src/server/runtime.ts';
+import { type Runtime, startRuntime } from '../../src/host/server/runtime.ts';
+import { resolveServerSettings, type ServerSettings } from '../../src/plan/config/server-config.ts';
 import { BareEngine } from './bare-engine.ts';
 import { tempDir } from './server-process.ts';
 

@@ -6,9 +6,9 @@
  * checkpoints as the server does by default (SQLite's own, inside commits). It runs until it is
  * killed, or until a publish fails: then it prints `failed <message>` and exits 4.
  */
-import { openDatabase } from '../../src/journal/database.ts';
-import { EventBus } from '../../src/journal/event-bus.ts';
-import { SqliteJournal } from '../../src/journal/sqlite-journal.ts';
+import { openDatabase } from '../../src/execution/journal/database.ts';
+import { EventBus } from '../../src/execution/journal/event-bus.ts';
+import { SqliteJournal } from '../../src/execution/journal/sqlite-journal.ts';
 
 const inline = process.argv[3] === 'inline';
 const journal = new SqliteJournal(

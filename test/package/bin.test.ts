@@ -19,7 +19,7 @@ function layout(root: string, entries: Array<'src' | 'dist'>): string {
   mkdirSync(dirname(bin), { recursive: true });
   copyFileSync(join(ROOT, 'bin/ribosome'), bin);
   for (const entry of entries) {
-    const file = join(root, entry === 'src' ? 'src/cli/main.ts' : 'dist/cli/main.js');
+    const file = join(root, entry === 'src' ? 'src/clients/cli/main.ts' : 'dist/clients/cli/main.js');
     mkdirSync(dirname(file), { recursive: true });
     // The .ts entry has a type annotation: it runs only where Node strips types.
     const declare = entry === 'src' ? `const which: string = 'src';` : `const which = 'dist';`;
@@ -51,7 +51,7 @@ describe('bin/ribosome', () => {
   it('an unbuilt copy says so instead of a stack trace', () => {
     const ran = run(layout(join(temp.path, 'unbuilt'), []));
     expect(ran.code).toBe(1);
-    expect(ran.stderr).toMatch(/dist\/cli\/main\.js is missing; this copy was not built \(npm run build\)/);
+    expect(ran.stderr).toMatch(/dist\/clients\/cli\/main\.js is missing; this copy was not built \(npm run build\)/);
   });
 
   it('refuses a Node older than engines.node, or none, with what to install (exit 1)', () => {

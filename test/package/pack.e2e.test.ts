@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DoctorReport } from '../../src/doctor/check-result.ts';
-import { SERVER_VERSION } from '../../src/version.ts';
+import { DoctorReport } from '../../src/clients/doctor/check-result.ts';
+import { SERVER_VERSION } from '../../src/core/version.ts';
 import { killGroup, ROOT, tempDir } from '../helpers/server-process.ts';
 
 /**
@@ -110,10 +110,10 @@ describe('the npm package', () => {
     expect(paths.filter((p) => p.endsWith('.ts') && !p.endsWith('.d.ts'))).toEqual([]);
     for (const p of [
       'bin/ribosome',
-      'dist/cli/main.js',
-      'dist/client/index.js',
-      'dist/client/index.d.ts',
-      'dist/protocol/index.d.ts',
+      'dist/clients/cli/main.js',
+      'dist/core/client/index.js',
+      'dist/core/client/index.d.ts',
+      'dist/core/protocol/index.d.ts',
       'dist-web/index.html',
       'dist-web/app.js',
       'dist-web/app.css',

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { SCHEMA_DIR } from '../../src/contract/generate.ts';
+import { SCHEMA_DIR } from '../../src/host/contract/generate.ts';
 import { schemaFiles } from '../../src/plan/json-schema.ts';
 import { Plan } from '../../src/plan/plan-schema.ts';
 import { SentinelFile } from '../../src/plan/sentinel-schema.ts';

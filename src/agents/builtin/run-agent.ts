@@ -7,7 +7,7 @@ import { realpath } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createMessagesClient } from '../../llm/messages-client.ts';
 import type { MessageParam } from '../../llm/schemas.ts';
-import { describeError } from '../../storage/probe.ts';
+import { describeError } from '../../platform/storage/probe.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import type { Inbox } from './inbox.ts';
 import { resultLine } from './result-line.ts';

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentProviderUrl } from '../../providers/providers.ts';
+import { agentProviderUrl } from '../../llm/providers/providers.ts';
 import type { AgentAdapter, AgentRun, AgentStart, ModelSpend } from '../agent-adapter.ts';
 import { cliBinary, missingCliHint } from '../cli-binary.ts';
 import { providerEnv } from '../provider-env.ts';

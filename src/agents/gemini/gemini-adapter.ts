@@ -1,8 +1,8 @@
 import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { ProcessExit } from '../../protocol/index.ts';
-import { agentProviderUrl } from '../../providers/providers.ts';
+import type { ProcessExit } from '../../core/protocol/index.ts';
+import { agentProviderUrl } from '../../llm/providers/providers.ts';
 import type { AgentConfig } from '../adapters.ts';
 import type { AgentAdapter, AgentRun, AgentStart, ModelSpend } from '../agent-adapter.ts';
 import { wrapRun } from '../agent-run.ts';

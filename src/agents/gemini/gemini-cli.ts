@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
-import { CREDENTIAL_VARS } from '../../credentials/credentials.ts';
+import { CREDENTIAL_VARS } from '../../platform/credentials/credentials.ts';
 import type { AgentStart } from '../agent-adapter.ts';
 import type { AgentCli } from '../cli-binary.ts';
 import { parseJsonLine } from '../json-line.ts';

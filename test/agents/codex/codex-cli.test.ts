@@ -7,7 +7,7 @@ import {
   codexModel,
   maxRetries,
 } from '../../../src/agents/codex/codex-cli.ts';
-import { OFFLINE_KEY } from '../../../src/credentials/credentials.ts';
+import { OFFLINE_KEY } from '../../../src/platform/credentials/credentials.ts';
 
 const turn = {
   prompt: '-write hello.txt',

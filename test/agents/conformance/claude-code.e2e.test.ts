@@ -1,6 +1,6 @@
 /** Claude Code (the real CLI, `@anthropic-ai/claude-code`) through the conformance suite. */
 import { join } from 'node:path';
-import { claudeBinary } from '../../../src/agents/claude-binary.ts';
+import { claudeBinary } from '../../../src/agents/claude-code/claude-binary.ts';
 import { describeConformance } from './harness.ts';
 
 describeConformance({

@@ -11,8 +11,8 @@
 import { existsSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import type { RibosomeClient } from '../../../src/client/index.ts';
-import type { ServerEvent } from '../../../src/protocol/index.ts';
+import type { RibosomeClient } from '../../../src/core/client/index.ts';
+import type { ServerEvent } from '../../../src/core/protocol/index.ts';
 import { describeWithClis } from '../../helpers/agent-clis.ts';
 import { e2eResources } from '../../helpers/e2e-resources.ts';
 import { commandsIn, processesIn } from '../../helpers/mounts.ts';

@@ -5,7 +5,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { z } from 'zod';
-import { descendants } from '../../../src/agents/process-tree.ts';
+import { descendants } from '../../../src/platform/processes/process-tree.ts';
 
 export type Finished = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
 

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { opencodeTranslator } from '../../../src/agents/opencode/opencode-translator.ts';
 import type { StreamLine } from '../../../src/agents/stream-line.ts';
+import { trackTools } from '../../../src/engine/retries/stall-watch.ts';
 import { type MappedOutput, StreamMapper } from '../../../src/engine/stream-mapper.ts';
-import { trackTools } from '../../../src/retries/stall-watch.ts';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/opencode');
 const fixture = (name: string) =>

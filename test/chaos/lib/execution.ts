@@ -16,10 +16,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { RibosomeClient } from '../../../src/client/index.ts';
-import { isJournaled, type ServerEvent } from '../../../src/protocol/index.ts';
-import { type EngineState, reduceAll } from '../../../src/state/reducer.ts';
-import { parseTransition, type Transition } from '../../../src/state/transitions.ts';
+import { RibosomeClient } from '../../../src/core/client/index.ts';
+import { isJournaled, type ServerEvent } from '../../../src/core/protocol/index.ts';
+import { type EngineState, reduceAll } from '../../../src/execution/state/reducer.ts';
+import { parseTransition, type Transition } from '../../../src/execution/state/transitions.ts';
 import {
   agentProcs,
   agentTrees,

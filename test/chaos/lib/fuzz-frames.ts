@@ -1,11 +1,11 @@
 /**
- * The protocol fuzzer's frames, built from the command schemas themselves (src/protocol): for every
+ * The protocol fuzzer's frames, built from the command schemas themselves (src/core/protocol): for every
  * command, its fields with wrong types, sizes and nesting, missing, or holding ids that name
  * prototype properties; ids and types of every wrong kind; bare JSON of every shape; bad bytes.
  * Pure: the same random source gives the same frames. What a frame must get back is decided by the
  * server's own pure parser (parseFrame): a frame it refuses must be answered with an error.
  */
-import { commandSchemas } from '../../../src/protocol/index.ts';
+import { commandSchemas } from '../../../src/core/protocol/index.ts';
 import { pick } from './scenario.ts';
 
 export type FuzzFrame = {

@@ -4,8 +4,8 @@
  * like any others, so a flood of syncs has something heavy to read.
  */
 import { join } from 'node:path';
-import { openDatabase } from '../../../src/journal/database.ts';
-import { SqliteJournal } from '../../../src/journal/sqlite-journal.ts';
+import { openDatabase } from '../../../src/execution/journal/database.ts';
+import { SqliteJournal } from '../../../src/execution/journal/sqlite-journal.ts';
 
 /** Appends about `bytes` of events; returns how many. */
 export function seedJournal(executionDir: string, bytes: number): number {

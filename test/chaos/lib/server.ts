@@ -6,9 +6,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { EXIT } from '../../../src/cli/run.ts';
-import { resolveServerSettings, type ServerSettings } from '../../../src/config/server-config.ts';
-import type { ServerEvent } from '../../../src/protocol/index.ts';
+import { EXIT } from '../../../src/clients/cli/run.ts';
+import type { ServerEvent } from '../../../src/core/protocol/index.ts';
+import { resolveServerSettings, type ServerSettings } from '../../../src/plan/config/server-config.ts';
 import { bounded, exitText, firstListening } from '../../helpers/server-process.ts';
 
 export { bounded, exitText };
@@ -167,7 +167,7 @@ export const DEFAULTS: ServerSettings = (() => {
   return resolved.value;
 })();
 
-/** Exit codes `ribosome run` documents for a failure (README "Exit codes"; src/cli/run.ts EXIT). */
+/** Exit codes `ribosome run` documents for a failure (README "Exit codes"; src/clients/cli/run.ts EXIT). */
 export const FAILURE_EXIT_CODES: ReadonlySet<number> = new Set(
   Object.values(EXIT as Record<string, number>).filter((c) => c !== 0),
 );

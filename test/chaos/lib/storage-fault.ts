@@ -7,7 +7,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { EXIT } from '../../../src/cli/run.ts';
+import { EXIT } from '../../../src/clients/cli/run.ts';
 import type { Execution } from './execution.ts';
 import type { ChaosContext } from './scenario.ts';
 import { bounded, indent } from './server.ts';
@@ -21,7 +21,7 @@ export type StorageFault = {
   release: () => Promise<void>;
 };
 
-/** The lock heartbeat's period (src/server/runtime-lock.ts) and a margin: a fault must outlive one. */
+/** The lock heartbeat's period (src/host/server/runtime-lock.ts) and a margin: a fault must outlive one. */
 const HEARTBEAT_WINDOW_MS = 6_500;
 
 export async function storageFault(

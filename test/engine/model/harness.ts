@@ -12,8 +12,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { RibosomeClient } from '../../../src/client/index.ts';
-import { isJournaled, type ServerEvent, type ServerEventOf } from '../../../src/protocol/index.ts';
+import { RibosomeClient } from '../../../src/core/client/index.ts';
+import { isJournaled, type ServerEvent, type ServerEventOf } from '../../../src/core/protocol/index.ts';
 import { killUntilNone } from '../../helpers/processes.ts';
 import { bounded, exitText, firstListening } from '../../helpers/server-process.ts';
 import {

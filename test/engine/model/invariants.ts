@@ -8,9 +8,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { ServerEvent, ServerEventOf } from '../../../src/protocol/index.ts';
-import { reduceAll } from '../../../src/state/reducer.ts';
-import type { Transition } from '../../../src/state/transitions.ts';
+import type { ServerEvent, ServerEventOf } from '../../../src/core/protocol/index.ts';
+import { reduceAll } from '../../../src/execution/state/reducer.ts';
+import type { Transition } from '../../../src/execution/state/transitions.ts';
 
 export type Proc = { pid: number; ppid: number; args: string[]; line: string };
 

@@ -6,7 +6,7 @@
  * background children in the group do not outlive it.
  */
 import { z } from 'zod';
-import { spawnSafely } from '../../../processes/spawn-safely.ts';
+import { spawnSafely } from '../../../platform/processes/spawn-safely.ts';
 import { createOutputCap } from './output-cap.ts';
 import { defineTool, failure, ok, type ToolOutcome } from './tool.ts';
 

@@ -2,7 +2,7 @@
 import { glob, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
-import { cachedLookup } from '../../../confine/index.ts';
+import { cachedLookup } from '../../../platform/confine/index.ts';
 import { resolveInside } from './path-guard.ts';
 import { defineTool, failure, ok } from './tool.ts';
 

@@ -1,9 +1,14 @@
 /**
- * Keeps tool paths inside the agent root (src/confine): a path is refused when it climbs out as
+ * Keeps tool paths inside the agent root (src/platform/confine): a path is refused when it climbs out as
  * written (`../x`) or when any symlink on its way leads out, a dangling one too (writing through
  * it would create its target outside). Tools act on `real`, where the path leads.
  */
-import { type ConfinePathOptions, confinePath, describeRefusal, isInside } from '../../../confine/index.ts';
+import {
+  type ConfinePathOptions,
+  confinePath,
+  describeRefusal,
+  isInside,
+} from '../../../platform/confine/index.ts';
 
 export { isInside };
 

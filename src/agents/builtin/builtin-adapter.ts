@@ -1,0 +1,33 @@
+import { join, resolve } from 'node:path';
+import type { AgentAdapter, AgentRun, AgentStart } from '../agent-adapter.ts';
+import { providerEnv } from '../provider-env.ts';
+import { spawnAgent } from '../spawn-agent.ts';
+
+const BIN = resolve(import.meta.dirname, '../../../bin/ribosome');
+
+/** Ribosome's own agent (`ribosome agent`), started as a child process like any other agent. */
+export class BuiltinAdapter implements AgentAdapter {
+  readonly kind = 'builtin';
+
+  start(options: AgentStart): AgentRun {
+    const args = ['agent', '--model', options.model, '--cwd', options.cwd];
+    // As Claude Code: messages on stdin, each printed back as the agent takes it up.
+    args.push('--input-format', 'stream-json', '--replay-user-messages');
+    args.push('--session-dir', join(options.stateDir, 'sessions'));
+    if (options.dataDir) args.push('--data-dir', options.dataDir);
+    if (options.systemPrompt) args.push('--system-prompt', options.systemPrompt);
+    if (options.appendSystemPrompt) args.push('--append-system-prompt', options.appendSystemPrompt);
+    // Forked: the resumed session stays as it was, so an attempt that failed (and was rolled back)
+    // leaves no turns behind for a retry, a redo or a later codon that continues the same session.
+    if (options.resumeSessionId) args.push('--resume', options.resumeSessionId, '--fork-session');
+    return spawnAgent({
+      command: BIN,
+      args,
+      cwd: options.cwd,
+      env: { ...providerEnv(options), ...options.env },
+      stdin: options.prompt,
+      input: 'stream-json',
+      mark: options.mark,
+    });
+  }
+}

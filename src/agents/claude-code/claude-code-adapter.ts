@@ -1,0 +1,85 @@
+import { mkdirSync, realpathSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { AgentAdapter, AgentRun, AgentStart } from '../agent-adapter.ts';
+import { missingCliHint } from '../cli-binary.ts';
+import { providerEnv } from '../provider-env.ts';
+import { notStarted, spawnAgent } from '../spawn-agent.ts';
+import { CLAUDE_CODE, claudeBinary } from './claude-binary.ts';
+import { claudeSettings } from './claude-settings.ts';
+
+/** The real Claude Code CLI, headless: stream-json on stdin (the prompt, then messages) and on stdout. */
+export class ClaudeCodeAdapter implements AgentAdapter {
+  readonly kind = 'claude-code';
+  readonly #config: 'isolated' | 'user';
+
+  /** `config` user: the user's own HOME and ~/.claude (their login and settings); isolated: our own. */
+  constructor(options: { config?: 'isolated' | 'user' } = {}) {
+    this.#config = options.config ?? 'isolated';
+  }
+
+  start(options: AgentStart): AgentRun {
+    const home = join(options.stateDir, 'claude-home');
+    const tmp = join(options.stateDir, 'claude-tmp');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(tmp, { recursive: true });
+    // Stream-json input keeps stdin open for messages to the running agent (AgentRun.send); each is
+    // printed back as the agent takes it up (--replay-user-messages), so what is pending is known.
+    const args = [
+      '-p',
+      '--input-format',
+      'stream-json',
+      '--replay-user-messages',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--model',
+      options.model,
+      '--permission-mode',
+      'bypassPermissions',
+    ];
+    // Forked: the resumed session stays as it was, so an attempt that failed (and was rolled back)
+    // leaves no turns behind for a retry, a redo or a later codon that continues the same session.
+    if (options.systemPrompt) args.push('--system-prompt', options.systemPrompt);
+    if (options.appendSystemPrompt) args.push('--append-system-prompt', options.appendSystemPrompt);
+    if (options.resumeSessionId) args.push('--resume', options.resumeSessionId, '--fork-session');
+    // The data directory is read-only for the agent: its file tools are denied it (Bash is not).
+    const settings = claudeSettings(options.dataDir ? readOnlyDirs(options.dataDir) : []);
+    if (settings) args.push('--settings', settings);
+    const command = claudeBinary();
+    const run = spawnAgent({
+      command,
+      args,
+      cwd: options.cwd,
+      env: {
+        ...providerEnv(options),
+        // Isolated: its own config and home inside the execution, so runs never touch the user's
+        // ~/.claude. User: the user's own, so their `claude login` authenticates it.
+        ...(this.#config === 'isolated' ? { HOME: home, CLAUDE_CONFIG_DIR: home } : {}),
+        CLAUDE_CODE_TMPDIR: tmp,
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_AUTOUPDATER: '1',
+        // Needed for bypassPermissions when running as root.
+        IS_SANDBOX: '1',
+        ...options.env,
+      },
+      stdin: options.prompt,
+      input: 'stream-json',
+      mark: options.mark,
+    });
+    if (run.pid !== -1) return run;
+    // Not started: when the binary is missing, say how to get it (it is an optional peer dependency).
+    const why = run.exited.then(() => missingCliHint(CLAUDE_CODE, run.startFailure ?? 'not started'));
+    return notStarted(why, options.mark);
+  }
+}
+
+/** The data directory's link and where it leads (when it exists), absolute. */
+function readOnlyDirs(link: string): string[] {
+  const dirs = [resolve(link)];
+  try {
+    dirs.push(realpathSync(link));
+  } catch {
+    // Not there: the link path alone is denied.
+  }
+  return dirs;
+}

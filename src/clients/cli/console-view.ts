@@ -1,0 +1,278 @@
+import { RibosomeClient } from '../../core/client/index.ts';
+import {
+  type EventData,
+  type FailureReason,
+  parseServerEvent,
+  type ServerEvent,
+} from '../../core/protocol/index.ts';
+import { markEstimate } from '../../llm/estimated-cost.ts';
+import { displayLine } from '../tui/display-text.ts';
+import { oneLine as shownOnOneLine } from '../tui/format.ts';
+import { messageLine } from '../tui/store/messages.ts';
+import { readTransition } from '../tui/store/transition-data.ts';
+
+/** On one line, control and bidirectional characters shown as stand-ins (what anyone wrote is printed here). */
+const oneLine = (text: string, max = 160) => shownOnOneLine(text, max);
+
+/** Said once, after the first estimated cost of the log: what the `~` means. */
+const ESTIMATE_NOTE = ' estimated: its agent reports no cost';
+
+/** How a codon ended when a client ended it: a transition says so before its codon.completed. */
+type EndedBy = 'skipped' | 'stopped';
+
+/**
+ * Where a message added to a codon's prompt (codon.message `prompt`) came from: a redo's own text
+ * (its sentinel's `sentinel.action` redo said it), or a message a crash carried over from the
+ * interrupted run.
+ */
+type PromptSource = 'redo' | 'crash';
+const PROMPT_NOTES: Record<PromptSource, string> = {
+  redo: "with the redo's prompt",
+  crash: 'in its prompt, carried over from the crashed run',
+};
+
+/**
+ * One printable line for an event, or undefined for events a reader of the log does not need:
+ * eventLine's, with whatever control or bidirectional character a name, a path or an id still holds
+ * (a hostile server may send any) shown as an inert stand-in (display-text.ts).
+ */
+export function describeEvent(
+  e: ServerEvent,
+  endedBy?: EndedBy,
+  promptSource?: PromptSource,
+  estimateNote?: string,
+): string | undefined {
+  const line = eventLine(e, endedBy, promptSource, estimateNote);
+  return line === undefined ? undefined : displayLine(line);
+}
+
+/**
+ * The line describeEvent prints, as the event says it.
+ * `endedBy`: for a codon.completed, that a client skipped or stopped the codon (consoleView knows);
+ * `promptSource`: for a codon.message `prompt`, where it came from (consoleView knows);
+ * `estimateNote`: for a codon.completed, said after its cost (the first estimated one says what `~` means).
+ */
+function eventLine(
+  e: ServerEvent,
+  endedBy?: EndedBy,
+  promptSource?: PromptSource,
+  estimateNote?: string,
+): string | undefined {
+  switch (e.type) {
+    case 'codon.started':
+      // The agent, as a server that says it names it: plans mixing agents read which one ran each codon.
+      return `> ${e.data.codonId}: ${e.data.codonName}${e.data.agent ? ` (${oneLine(e.data.agent, 40)})` : ''}`;
+    case 'assistant.action':
+      if (e.data.action === 'tool_use') return `    tool  ${oneLine(e.data.content)}`;
+      return e.data.action === 'thinking'
+        ? `    think ${oneLine(e.data.content)}`
+        : `    says  ${oneLine(e.data.content)}`;
+    case 'tool.result':
+      return `    ${e.data.isError ? 'fail ' : 'done '} ${e.data.toolName}: ${oneLine(e.data.result, 120)}`;
+    case 'file.updated':
+      return `    file  ${e.data.action} ${e.data.path}`;
+    case 'codon.message': {
+      if (e.data.delivery !== 'prompt') return `    hear  ${oneLine(messageLine(e.data))}`;
+      // messageLine's note for a prompt message names a redo; a crash's carry-over is said as such.
+      const line = messageLine({ ...e.data, delivery: 'live' });
+      const note = promptSource ? PROMPT_NOTES[promptSource] : 'in its prompt';
+      return `    hear  ${oneLine(line)} (${note})`;
+    }
+    case 'rollback.completed':
+      return `<< rolled back to ${e.data.codonId} (${e.data.checkpointType}, checkpoint ${e.data.checkpoint.slice(0, 12)}): run ${e.data.toRun}`;
+    case 'codon.completed': {
+      const cost = markEstimate(`$${e.data.cost.toFixed(4)}`, e.data.costEstimated);
+      const took = `${(e.data.duration / 1000).toFixed(1)}s, ${cost}${estimateNote ?? ''}`;
+      const reason = e.data.failureReason;
+      if (e.data.success) return `< ${e.data.codonId} completed (${took})`;
+      // A client's stop or skip: its message says who and why; the type (unknown) adds nothing.
+      if (endedBy)
+        return `< ${e.data.codonId} ${endedBy.toUpperCase()} (${took})${reason?.message ? `: ${oneLine(reason.message)}` : ''}`;
+      const message = reason?.message ? ` ${oneLine(reason.message)}` : '';
+      return `< ${e.data.codonId} FAILED (${took}): [${reason?.type ?? 'unknown'}]${message}`;
+    }
+    case 'server.idle':
+      return `= ${e.data.message}`;
+    case 'error':
+      // Whole (its hints are at the end), on one line: an agent's error text may span several.
+      return `! [${e.data.severity ?? 'error'}] ${oneLine(e.data.message, Number.POSITIVE_INFINITY)}`;
+    case 'info':
+      return `  ${oneLine(e.data.message)}`;
+    case 'sentinel.output':
+      return `    [${e.data.sentinelId}] ${oneLine(typeof e.data.content === 'string' ? e.data.content : JSON.stringify(e.data.content))}`;
+    case 'sentinel.action': {
+      const d = e.data;
+      const text = d.text === undefined ? '' : `: ${oneLine(d.text)}`;
+      return `    [${d.sentinelId}] ${d.dryRun ? 'would ' : ''}${d.action} ${d.codonId} (${oneLine(d.reason)})${text}`;
+    }
+    case 'sentinel.error':
+      // An action that did not happen is worth a line; the other errors have their own events.
+      return e.data.errorType === 'action-failed'
+        ? `    [${e.data.sentinelId}] ${oneLine(e.data.message)}`
+        : undefined;
+    case 'verify.started':
+      return `    gate  ${e.data.gate + 1}/${e.data.gates} $ ${oneLine(e.data.command)}`;
+    case 'verify.completed':
+      return `    gate  ${e.data.gate + 1} ${e.data.passed ? 'passed' : `failed (exit code ${e.data.exitCode ?? 'none'}${e.data.timedOut ? ', timed out' : ''})`} in ${(e.data.durationMs / 1000).toFixed(1)}s`;
+    case 'outputs.copied':
+      return `    copied ${e.data.files.length} output files to ${e.data.dir}`;
+    case 'archive.completed':
+      return `    archived ${e.data.archivedFiles.length} files to ${e.data.archiveDir}`;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The console view of a stream of events (`ribosome log`, `run` without a terminal UI, the demo):
+ * describeEvent, remembering what the state transitions said of how each codon ended, so a codon a
+ * client stopped or skipped reads STOPPED or SKIPPED, as the idle line and the terminal UI say, and
+ * whether the `~` of an estimated cost was explained yet (once, on its first use).
+ */
+export function consoleView(): (e: ServerEvent) => string | undefined {
+  const endedBy = new Map<string, EndedBy>();
+  /** Whether a codon.completed said what `~` before its cost means. */
+  let estimateSaid = false;
+  /** The texts of redos announced (not dry runs) and not yet in their codon's prompt: codon, sentinel, text. */
+  const redos = new Set<string>();
+  const redoKey = (codonId: string, sentinelId: string, text: string) =>
+    JSON.stringify([codonId, sentinelId, text]);
+  return (e) => {
+    if (e.type === 'sentinel.action') {
+      if (e.data.action === 'redo' && !e.data.dryRun && e.data.text !== undefined)
+        redos.add(redoKey(e.data.codonId, e.data.sentinelId, e.data.text));
+      return describeEvent(e);
+    }
+    if (e.type === 'codon.message' && e.data.delivery === 'prompt') {
+      const { from } = e.data;
+      const key = from.kind === 'sentinel' ? redoKey(e.data.codonId, from.sentinelId, e.data.text) : '';
+      const source = redos.delete(key) ? 'redo' : 'crash';
+      return describeEvent(e, undefined, source);
+    }
+    if (e.type === 'state.transition') {
+      const t = readTransition(e.data);
+      if (t?.type === 'CodonTransitioned') {
+        if (t.data.to === 'skipped' || t.data.to === 'stopped') endedBy.set(t.data.codonId, t.data.to);
+        else endedBy.delete(t.data.codonId);
+      }
+      return undefined;
+    }
+    if (e.type !== 'codon.completed') return describeEvent(e);
+    const ended = endedBy.get(e.data.codonId);
+    endedBy.delete(e.data.codonId);
+    const note = e.data.costEstimated && !estimateSaid ? ESTIMATE_NOTE : undefined;
+    if (note) estimateSaid = true;
+    return describeEvent(e, ended, undefined, note);
+  };
+}
+
+/**
+ * Whether an idle server means the run is over for `--exit-when-done`: `true` when every codon is
+ * done, `false` when the codon that ended last failed or was stopped, undefined to keep waiting.
+ * `lastFailed` (from codon.completed) stands in for servers that do not send `lastEnded`.
+ */
+export function doneVerdict(idle: EventData<'server.idle'>, lastFailed: boolean): boolean | undefined {
+  if (idle.reason === 'all-codons-completed') return true;
+  if (idle.reason === 'startup') return undefined;
+  // The plan ran to its end past codons that failed (onFailure then: continue): not every codon is done.
+  if (idle.passedOver && idle.passedOver.length > 0) return false;
+  // An exhausted budget holds the run: nothing more starts by itself.
+  if (idle.heldBy === 'budget') return false;
+  const failed = idle.lastEnded
+    ? idle.lastEnded.status === 'failed' || idle.lastEnded.status === 'stopped'
+    : lastFailed;
+  return failed ? false : undefined;
+}
+
+/**
+ * Why a run that is over is not done, for the exit summary (pure): a budget that ran out (which one
+ * and what it spent, when `budgetMessage` says it), a codon stopped, a checkpoint that could not be
+ * written (`unwritten`, when it is the failed codon's), or a codon failed.
+ * `budgetMessage`: the latest "plan budget exceeded: maxCostUsd 1.00, spent 1.0400" the run said.
+ */
+export function notDoneReason(
+  idle: EventData<'server.idle'>,
+  lastFailure: FailureReason | undefined,
+  budgetMessage: string | undefined,
+  unwritten?: UnwrittenCheckpoint,
+): string {
+  if (idle.heldBy === 'budget' || lastFailure?.type === 'budget') return budgetMessage ?? 'budget exceeded';
+  if (idle.passedOver && idle.passedOver.length > 0) return 'a codon failed';
+  if (idle.lastEnded?.status === 'stopped') return 'a codon was stopped';
+  if (unwritten && idle.lastEnded?.codonId === unwritten.codonId)
+    return `a checkpoint could not be written: ${unwritten.cause}`;
+  return 'a codon failed';
+}
+
+/** A codon's checkpoint the server could not write (its git store full or failing), and git's words why. */
+export type UnwrittenCheckpoint = { codonId: string; cause: string };
+
+/**
+ * The checkpoint an `error` says could not be written (CHECKPOINT_FAILED with its codon: "the
+ * completed checkpoint of codon two could not be written: <cause>"), else undefined. Pure.
+ */
+export function unwrittenCheckpoint(error: EventData<'error'>): UnwrittenCheckpoint | undefined {
+  if (error.code !== 'CHECKPOINT_FAILED' || error.codon === undefined) return undefined;
+  const cause = /checkpoint of codon .* could not be written: (.+)$/s.exec(error.message)?.[1];
+  return cause === undefined ? undefined : { codonId: error.codon, cause: oneLine(cause, 300) };
+}
+
+/**
+ * A plain-text view of a run for terminals and logs: a readonly client of the protocol like any
+ * other. Calls `onDone(ok, why)` when the plan has run (ok) or a codon failed, was stopped or a
+ * budget ran out, and the server idles.
+ */
+export async function watchUntilDone(
+  url: string,
+  options: {
+    print: boolean;
+    onDone: (ok: boolean, why: string) => void;
+    write?: (line: string) => void;
+    token?: string | undefined;
+  },
+): Promise<void> {
+  const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const client = await RibosomeClient.connect(url, {
+    mode: 'readonly',
+    sendPreviousEvents: true,
+    keepEvents: 0,
+    ...(options.token ? { token: options.token } : {}),
+  });
+  let lastFailure: FailureReason | undefined;
+  let lastFailed = false;
+  let budgetMessage: string | undefined;
+  let unwritten: UnwrittenCheckpoint | undefined;
+  let done = false;
+  const describe = consoleView();
+  const handle = (e: ServerEvent) => {
+    if (options.print) {
+      const line = describe(e);
+      if (line) write(line);
+    }
+    if (e.type === 'codon.started' && unwritten?.codonId === e.data.codonId) unwritten = undefined;
+    if (e.type === 'error') unwritten = unwrittenCheckpoint(e.data) ?? unwritten;
+    if (e.type === 'codon.completed') {
+      lastFailed = !e.data.success;
+      lastFailure = e.data.failureReason;
+      if (lastFailure?.type === 'budget' && lastFailure.message) budgetMessage = lastFailure.message;
+    }
+    // A budget that ran out between codons says so in a warning ("...; codons that count in it are refused").
+    if (e.type === 'error' && e.data.code === 'BUDGET_EXCEEDED' && e.data.severity === 'warning')
+      budgetMessage = e.data.message.split('; ')[0];
+    if (e.type === 'server.idle' && !done) {
+      const verdict = doneVerdict(e.data, lastFailed);
+      if (verdict !== undefined) {
+        done = true;
+        options.onDone(
+          verdict,
+          verdict ? 'the plan has run' : notDoneReason(e.data, lastFailure, budgetMessage, unwritten),
+        );
+      }
+    }
+  };
+  for (const raw of client.handshake.eventHistory) {
+    const parsed = parseServerEvent(raw);
+    if (parsed.ok) handle(parsed.event);
+  }
+  client.onEvent(handle);
+}

@@ -1,0 +1,56 @@
+import type { Command } from 'commander';
+import { loadConfigFile } from '../../plan/config/config-file.ts';
+import { formatProblems } from '../../plan/index.ts';
+import { runDoctor } from '../doctor/doctor.ts';
+import { formatTable } from '../doctor/format.ts';
+
+type DoctorFlags = {
+  execution?: string;
+  port?: string;
+  providerBaseUrl?: string;
+  config?: string;
+  json?: boolean;
+};
+
+export function registerDoctor(program: Command): void {
+  program
+    .command('doctor')
+    .description(
+      'Check this machine for running plans: Node, git, agent CLIs (Claude Code, Codex, Gemini CLI, opencode), credentials, provider, disk, port',
+    )
+    .option('--execution <dir>', 'execution directory to test for writing (default ./ribosome-runs)')
+    .option('--port <n>', 'port to test (default: none given to run, a dynamic one)')
+    .option(
+      '--provider-base-url <url>',
+      'provider to reach (default as for run: SERVICE_RUNTIME_PROVIDER_BASE_URL, ANTHROPIC_BASE_URL, the config file, the Anthropic API)',
+    )
+    .option('--config <file>', 'the config file run will use (its providerBaseUrl is checked)')
+    .option('--json', 'print the results as JSON')
+    .action(async (flags: DoctorFlags) => {
+      const port = flags.port === undefined ? 0 : Number(flags.port);
+      if (!(Number.isInteger(port) && port >= 0 && port <= 65535)) {
+        process.stderr.write(`ribosome: --port must be an integer from 0 to 65535, got "${flags.port}"\n`);
+        process.exitCode = 2;
+        return;
+      }
+      const file = flags.config ? await loadConfigFile(flags.config) : undefined;
+      if (file && !file.ok) {
+        process.stderr.write(`${formatProblems(file.problems, flags.config ?? '')}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      if (file && file.warnings.length > 0)
+        process.stderr.write(`${formatProblems(file.warnings, flags.config ?? '')}\n`);
+      const result = await runDoctor({
+        executionDir: flags.execution ?? 'ribosome-runs',
+        host: '127.0.0.1',
+        port,
+        providerBaseUrl: flags.providerBaseUrl,
+        ...(file ? { config: file.value } : {}),
+        env: process.env,
+        nodeVersion: process.versions.node,
+      });
+      process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatTable(result)}\n`);
+      process.exitCode = result.ok ? 0 : 1;
+    });
+}

@@ -1,0 +1,70 @@
+import type { Command } from 'commander';
+import {
+  ExecutionReadError,
+  findExecution,
+  formatRuns,
+  lastEventTimes,
+  liveServerUrl,
+  openExecutionDb,
+  type RunRow,
+  readPlanRecord,
+  readState,
+  runRows,
+} from '../../execution/runs/index.ts';
+import { displayJson, displayLine } from '../tui/display-text.ts';
+
+type RunsFlags = { execution?: string; json?: boolean };
+
+export function registerRuns(program: Command): void {
+  program
+    .command('runs')
+    .description('List the runs of an execution: status, codons done, cost, start, duration, branch')
+    .option('--execution <dir>', 'execution directory (default: the only one under ./ribosome-runs)')
+    .option('--json', 'print a JSON array instead of the table')
+    .action((flags: RunsFlags) => {
+      process.exitCode = runsCommand(flags);
+    });
+}
+
+export function runsCommand(flags: RunsFlags): number {
+  const found = findExecution(flags.execution, process.cwd());
+  if (!found.ok) return fail(found.message, 2);
+  try {
+    const db = openExecutionDb(found.dir);
+    try {
+      const rows = runRows(readState(db), {
+        plan: readPlanRecord(found.dir),
+        serverAlive: liveServerUrl(found.dir) !== undefined,
+        lastEventAt: lastEventTimes(db),
+        now: new Date(),
+      });
+      const shown = flags.json ? displayJson(JSON.stringify(rows, null, 2)) : formatRuns(rows.map(shownRow));
+      process.stdout.write(`${shown}\n`);
+      return 0;
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    return fail(`runs: ${(error as Error).message}`, error instanceof ExecutionReadError ? 2 : 1);
+  }
+}
+
+/**
+ * A row as the table shows it: a control or bidirectional character in a journal's ids, branch or
+ * times is printed as an inert stand-in (display-text.ts), never obeyed by the terminal.
+ */
+function shownRow(r: RunRow): RunRow {
+  return {
+    ...r,
+    id: displayLine(r.id),
+    failed: r.failed.map(displayLine),
+    stopped: r.stopped.map(displayLine),
+    startedAt: displayLine(r.startedAt),
+    branch: r.branch === null ? null : displayLine(r.branch),
+  };
+}
+
+function fail(message: string, code: number): number {
+  process.stderr.write(`ribosome: ${message}\n`);
+  return code;
+}

@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import { AGENT_CLIS } from '../../agents/agent-clis.ts';
+import { type ProviderBaseUrlResult, resolveProviderBaseUrl } from '../../plan/config/proxy-config.ts';
+import type { Agent } from '../../plan/primitives.ts';
+import { claudeLoginFile } from '../../platform/credentials/claude-login.ts';
+import { type DoctorReport, report } from './check-result.ts';
+import { checkAgentKeys, checkCredentials } from './credentials.ts';
+import { checkExecutionDir } from './execution-dir.ts';
+import { checkNodeVersion } from './node-version.ts';
+import { checkPort } from './port.ts';
+import { checkProvider } from './provider.ts';
+import { checkAgentCli, checkGit } from './tools.ts';
+
+export type DoctorOptions = {
+  /** [executionDir='ribosome-runs'] Where runs go (run's default is ribosome-runs/<plan name>). */
+  executionDir: string;
+  /** [host='127.0.0.1'] */
+  host: string;
+  /** [port=0] run's default: a dynamic port. */
+  port: number;
+  /** --provider-base-url: over the environment and the config file, as for `ribosome run`. */
+  providerBaseUrl?: string | undefined;
+  /** The config file (--config), checked; its `providerBaseUrl` is read. */
+  config?: Record<string, unknown>;
+  env: NodeJS.ProcessEnv;
+  nodeVersion: string;
+  providerTimeoutMs?: number;
+};
+
+const ENGINES_NODE: string = (
+  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+    engines: { node: string };
+  }
+).engines.node;
+
+/** The server's provider exactly as `ribosome run` resolves it (src/plan/config/proxy-config.ts). */
+export function doctorProvider(
+  options: Pick<DoctorOptions, 'providerBaseUrl' | 'config' | 'env'>,
+): ProviderBaseUrlResult {
+  const fromFile = options.config?.providerBaseUrl;
+  return resolveProviderBaseUrl({
+    cli: { providerBaseUrl: options.providerBaseUrl },
+    env: options.env,
+    file: { providerBaseUrl: typeof fromFile === 'string' ? fromFile : undefined },
+  });
+}
+
+/** Runs every check (the slow ones at once) and returns them in a fixed order. */
+export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
+  const [git, clis, provider, port] = await Promise.all([
+    checkGit(options.env),
+    // Each agent CLI (Claude Code first) found and its version, or missing: a warning.
+    Promise.all(Object.values(AGENT_CLIS).map((cli) => checkAgentCli(cli, options.env))),
+    checkProvider(doctorProvider(options), options.providerTimeoutMs),
+    checkPort(options.host, options.port),
+  ]);
+  // The key each found agent CLI authenticates with (codex's OPENAI_API_KEY, ...).
+  const found = (Object.keys(AGENT_CLIS) as Agent[]).filter((_, i) => clis[i]?.status === 'ok');
+  return report([
+    checkNodeVersion(options.nodeVersion, ENGINES_NODE),
+    git,
+    ...clis,
+    checkCredentials(options.env, claudeLoginFile(options.env)),
+    ...checkAgentKeys(options.env, found),
+    provider,
+    checkExecutionDir(options.executionDir),
+    port,
+  ]);
+}

@@ -1,0 +1,79 @@
+import type { CommandInput, CommandType } from '../../core/protocol/index.ts';
+import type { TuiClient } from './client-port.ts';
+import type { StoreAction } from './store/run-state.ts';
+import type { RollbackTarget } from './store/selectors.ts';
+
+/** What the UI can ask of the server. Every action is one protocol command; answers come as events. */
+export type TuiActions = {
+  next(): void;
+  skip(): void;
+  redo(): void;
+  start(codonId: string): void;
+  forceStop(reason: string): void;
+  /** A message to the running codon's agent (codon.message). */
+  message(text: string): void;
+  listCheckpoints(): void;
+  rollback(target: RollbackTarget, autoRestart: boolean): void;
+};
+
+export const DEFAULT_STOP_REASON = 'stopped from the terminal UI';
+
+export function createActions(client: TuiClient, dispatch: (action: StoreAction) => void): TuiActions {
+  let unsent = 0;
+  const send = <T extends CommandType>(
+    type: T,
+    data: CommandInput<T> | undefined,
+    label: string,
+    rollbackTarget?: string,
+  ) => {
+    const text = type === 'codon.message' ? (data as CommandInput<'codon.message'>).text : undefined;
+    try {
+      const id = client.send(type, data);
+      dispatch({
+        kind: 'commandSent',
+        id,
+        type,
+        label,
+        ...(rollbackTarget ? { rollbackTarget } : {}),
+        ...(text === undefined ? {} : { text }),
+      });
+    } catch (error) {
+      const message = (error as Error).message;
+      const kept = text === undefined ? {} : { text, id: `not-sent-${++unsent}` };
+      dispatch({ kind: 'commandNotSent', type, label, message, ...kept });
+    }
+  };
+  return {
+    next: () => send('codon.next', undefined, 'start the next codon'),
+    skip: () => send('codon.skip', undefined, 'skip the running codon'),
+    redo: () => send('codon.redo', undefined, 'redo the last codon'),
+    start: (codonId) => send('codon.start', { codonId }, `start ${codonId}`),
+    forceStop: (reason) => {
+      const why = reason.trim() || DEFAULT_STOP_REASON;
+      send('codon.forceStop', { reason: why }, `force stop (${why})`);
+    },
+    message: (text) => send('codon.message', { text }, 'message the agent'),
+    listCheckpoints: () => send('checkpoint.list', {}, 'list checkpoints'),
+    rollback: (target, autoRestart) => {
+      const label = `roll back to ${target.label}${autoRestart ? ', then restart' : ''}`;
+      switch (target.kind) {
+        case 'lastSuccess':
+          return send('rollback.toLastSuccess', { autoRestart }, label, target.label);
+        case 'codon':
+          return send(
+            'rollback.toCodon',
+            { codonId: target.codonId, checkpointType: target.checkpointType, autoRestart },
+            label,
+            target.label,
+          );
+        case 'checkpoint':
+          return send(
+            'rollback.toCheckpoint',
+            { checkpointSha: target.sha, autoRestart },
+            label,
+            target.label,
+          );
+      }
+    },
+  };
+}

@@ -1,0 +1,89 @@
+/** Text helpers for the terminal UI: numbers as people read them, and agent text made safe to print. */
+import { markEstimate } from '../../llm/estimated-cost.ts';
+import { displayText } from './display-text.ts';
+
+/** `$0.0604`; `~$0.0604` when `estimated` (part of it Ribosome's estimate: llm/estimated-cost.ts). */
+export function formatCost(usd: number, estimated?: boolean): string {
+  if (usd === 0) return '$0';
+  // Agent calls cost fractions of a cent: below a dollar, four decimals still say something.
+  return markEstimate(usd < 1 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`, estimated);
+}
+
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '-';
+  if (ms < 1_000) return `${Math.round(ms)}ms`;
+  const s = ms / 1_000;
+  if (s < 60) return `${s.toFixed(1)}s`;
+  const total = Math.floor(s);
+  const h = Math.floor(total / 3_600);
+  const m = Math.floor((total % 3_600) / 60);
+  const sec = total % 60;
+  return h > 0 ? `${h}h${String(m).padStart(2, '0')}m` : `${m}m${String(sec).padStart(2, '0')}s`;
+}
+
+/** A wall clock for elapsed time: 01:23 or 1:02:03. */
+export function formatClock(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1_000));
+  const h = Math.floor(total / 3_600);
+  const mm = String(Math.floor((total % 3_600) / 60)).padStart(2, '0');
+  const ss = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${mm}:${ss}` : `${mm}:${ss}`;
+}
+
+export function formatTokens(n: number): string {
+  if (n < 1_000) return String(n);
+  if (n < 1_000_000) return `${(n / 1_000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(2)}M`;
+}
+
+export function formatTime(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toTimeString().slice(0, 8);
+}
+
+/**
+ * Agent text for the terminal UI: line breaks kept (CR read as LF), tabs as two spaces (Ink counts
+ * columns by characters), every other control character, escape sequence and bidirectional control
+ * shown as an inert stand-in (display-text.ts).
+ */
+export function sanitize(text: string): string {
+  return displayText(text).replace(/\t/g, '  ');
+}
+
+// Text that oneLine would give back as it is: no control character, no whitespace but single
+// spaces inside. Most agent lines are such; a long history is a million of them.
+const NOT_ONE_LINE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|[^\S ]| {2}|^ | $/;
+
+/** The text on one line: whitespace runs collapsed, cut with an ellipsis past `max` characters. */
+export function oneLine(text: string, max = 500): string {
+  if (text.length <= max && !NOT_ONE_LINE.test(text)) return text;
+  const line = sanitize(text).replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/**
+ * Hard-wraps text to `width` columns, by characters. Wide characters may overflow a little; the
+ * pane truncates every line, so the layout never breaks.
+ */
+export function wrapText(text: string, width: number, maxLines = Number.POSITIVE_INFINITY): string[] {
+  const w = Math.max(1, width);
+  const out: string[] = [];
+  for (const raw of sanitize(text).split('\n')) {
+    const chars = Array.from(raw.trimEnd());
+    if (chars.length === 0) out.push('');
+    for (let i = 0; i < chars.length; i += w) out.push(chars.slice(i, i + w).join(''));
+    if (out.length >= maxLines) break;
+  }
+  if (out.length > maxLines) out.length = maxLines;
+  return out;
+}
+
+/** Pads or cuts `text` to exactly `width` characters. */
+export function padTo(text: string, width: number): string {
+  const chars = Array.from(text);
+  if (chars.length > width)
+    return width <= 1 ? chars.slice(0, width).join('') : `${chars.slice(0, width - 1).join('')}…`;
+  return text + ' '.repeat(width - chars.length);
+}

@@ -1,0 +1,236 @@
+import { own, type ServerEventOf } from '../../../core/protocol/index.ts';
+import { formatCost, formatDuration, oneLine } from '../format.ts';
+import type { Tone } from '../theme.ts';
+import { type ActivityEntry, MAX_ACTIVITY, type RunState, type ToolResult } from './run-state.ts';
+
+/**
+ * The live activity pane: the agent's words, thinking, tool calls with results, file changes. It
+ * keeps the newest `activityLimit` entries and counts the ones it dropped; a codon's own totals
+ * stay on its row (codons.ts), so a million-event journal folds into a bounded state.
+ */
+
+// While foldEvents runs (`inActivityBatch`), the activity array it made at its first append is its
+// own: later appends and results of the same batch change it in place instead of copying a thousand
+// entries per event. Nothing outside the batch ever saw that array; the batch's result is trimmed.
+let batching = false;
+let scratch: ActivityEntry[] | undefined;
+
+export function inActivityBatch(state: RunState, fold: (state: RunState) => RunState): RunState {
+  if (batching) return fold(state);
+  batching = true;
+  scratch = undefined;
+  try {
+    return trimActivity(fold(state));
+  } finally {
+    batching = false;
+    scratch = undefined;
+  }
+}
+
+/** Drops the oldest entries past the limit, counting them. */
+function trimActivity(state: RunState): RunState {
+  const max = state.activityLimit ?? MAX_ACTIVITY;
+  const over = state.activity.length - max;
+  if (max <= 0 || over <= 0) return state;
+  const dropped = state.activityDropped + over;
+  if (state.activity !== scratch)
+    return { ...state, activity: state.activity.slice(over), activityDropped: dropped };
+  scratch.splice(0, over);
+  return { ...state, activityDropped: dropped };
+}
+
+export function appendActivity(state: RunState, entry: ActivityEntry): RunState {
+  const max = state.activityLimit ?? MAX_ACTIVITY;
+  if (max <= 0) return state;
+  if (!batching) return trimActivity({ ...state, activity: [...state.activity, entry] });
+  if (state.activity !== scratch) {
+    scratch = [...state.activity, entry];
+    return { ...state, activity: scratch };
+  }
+  scratch.push(entry);
+  // A long batch (a whole history at once) trims now and then, not once per entry.
+  return scratch.length > 2 * max + 1_000 ? trimActivity(state) : state;
+}
+
+/** Puts `entry` in place of the activity entry at `index` (in the batch's array while one runs). */
+export function replaceActivity(state: RunState, index: number, entry: ActivityEntry): RunState {
+  if (batching && state.activity === scratch) {
+    scratch[index] = entry;
+    return state;
+  }
+  return { ...state, activity: state.activity.map((e, i) => (i === index ? entry : e)) };
+}
+
+export function assistantAction(state: RunState, e: ServerEventOf<'assistant.action'>): RunState {
+  const d = e.data;
+  if (d.action === 'tool_use') {
+    const toolName = d.toolName ?? d.content.split(' ')[0] ?? 'tool';
+    const summary = d.content.startsWith(toolName) ? d.content.slice(toolName.length).trim() : d.content;
+    return appendActivity(state, {
+      kind: 'tool',
+      id: e.id,
+      codonId: d.codonId,
+      toolName,
+      summary,
+      ...(d.toolInput ? { input: d.toolInput } : {}),
+    });
+  }
+  return appendActivity(state, { kind: d.action, id: e.id, codonId: d.codonId, text: d.content });
+}
+
+// How far back a result looks for its call: parallel calls are few, and old entries are done.
+export const PAIRING_WINDOW = 200;
+
+/** A tool.result as an activity row holds it. */
+export function resultOf(e: ServerEventOf<'tool.result'>): ToolResult {
+  const d = e.data;
+  return {
+    text: d.result,
+    isError: d.isError,
+    truncated: d.truncated,
+    originalLength: d.originalLength,
+    ms: d.executionTimeMs,
+  };
+}
+
+type PairableRow = { kind: string; result?: unknown; codonId?: string; toolName?: string };
+
+/**
+ * Where a tool.result's call is among `rows` (-1: not seen). assistant.action carries no toolUseId,
+ * so the result goes to the oldest call of the same tool in the same codon still waiting for one,
+ * among the last PAIRING_WINDOW rows. Shared by the terminal UI and the web dashboard.
+ */
+export function pendingCallIndex(
+  rows: { readonly length: number; at(index: number): PairableRow | undefined },
+  e: ServerEventOf<'tool.result'>,
+): number {
+  const d = e.data;
+  let match = -1;
+  for (let i = rows.length - 1; i >= Math.max(0, rows.length - PAIRING_WINDOW); i--) {
+    const row = rows.at(i);
+    if (row?.kind === 'tool' && !row.result && row.codonId === d.codonId && row.toolName === d.toolName)
+      match = i;
+  }
+  return match;
+}
+
+/** Attaches a tool.result to its call (`pendingCallIndex`), or shows it alone when none is waiting. */
+export function toolResult(state: RunState, e: ServerEventOf<'tool.result'>): RunState {
+  const d = e.data;
+  const result = resultOf(e);
+  const match = pendingCallIndex(state.activity, e);
+  const call = state.activity[match];
+  if (call?.kind !== 'tool') {
+    return appendActivity(state, {
+      kind: 'tool',
+      id: e.id,
+      codonId: d.codonId,
+      toolName: d.toolName,
+      summary: '(call not seen)',
+      result,
+    });
+  }
+  if (batching && state.activity === scratch) {
+    scratch[match] = { ...call, result };
+    return state;
+  }
+  const activity = state.activity.slice();
+  activity[match] = { ...call, result };
+  if (batching) scratch = activity;
+  return { ...state, activity };
+}
+
+export function fileUpdated(state: RunState, e: ServerEventOf<'file.updated'>): RunState {
+  const d = e.data;
+  return appendActivity(state, {
+    kind: 'file',
+    id: e.id,
+    path: d.path,
+    action: d.action,
+    content: d.content,
+  });
+}
+
+export function codonStartedLine(state: RunState, e: ServerEventOf<'codon.started'>): RunState {
+  const d = e.data;
+  return appendActivity(state, {
+    kind: 'codon',
+    id: e.id,
+    codonId: d.codonId,
+    text: `▶ ${d.codonId}: ${d.codonName}${d.codonDescription ? ` — ${d.codonDescription}` : ''}`,
+    tone: 'accent',
+  });
+}
+
+export function codonCompletedLine(state: RunState, e: ServerEventOf<'codon.completed'>): RunState {
+  const d = e.data;
+  const row = own(state.codons, d.codonId);
+  const status = row?.status;
+  const cost = formatCost(d.cost, d.costEstimated === true || row?.costEstimated === true);
+  const word = status === 'skipped' || status === 'stopped' ? status : d.success ? 'completed' : 'failed';
+  const reason = d.failureReason
+    ? `: ${d.failureReason.type}${d.failureReason.message ? ` ${d.failureReason.message}` : ''}`
+    : '';
+  return appendActivity(state, {
+    kind: 'codon',
+    id: e.id,
+    codonId: d.codonId,
+    text: `■ ${d.codonId} ${word} in ${formatDuration(d.duration)}, ${cost}${word === 'failed' ? reason : ''}`,
+    tone: word === 'completed' ? 'ok' : word === 'failed' ? 'bad' : 'warn',
+  });
+}
+
+export function note(state: RunState, id: string, text: string, tone: Tone): RunState {
+  return appendActivity(state, { kind: 'note', id, text, tone });
+}
+
+/** The actions a sentinel.error action-failed names first: `halt failed: ...`, `rollback not taken: ...`. */
+const FAILED_ACTION = /^(message|halt|rollback|redo) failed: /;
+
+/** `⚑ [loop] halt two (repeating equals true)`, `⚑ [loop] would message two (...): text`. */
+export function sentinelActionText(d: ServerEventOf<'sentinel.action'>['data']): string {
+  const what = `${d.dryRun ? 'would ' : ''}${d.action} ${d.codonId}`;
+  const text = d.text === undefined ? '' : `: ${oneLine(d.text)}`;
+  return `⚑ [${d.sentinelId}] ${what} (${oneLine(d.reason)})${text}`;
+}
+
+/** `⚑ [loop] halt two (...)`: a sentinel's action, kept findable so a later failure marks it. */
+export function sentinelActionLine(state: RunState, e: ServerEventOf<'sentinel.action'>): RunState {
+  const d = e.data;
+  return appendActivity(state, {
+    kind: 'note',
+    id: e.id,
+    text: sentinelActionText(d),
+    tone: d.action === 'message' || d.dryRun ? 'info' : 'warn',
+    ...(d.dryRun ? {} : { action: { sentinelId: d.sentinelId, codonId: d.codonId, action: d.action } }),
+  });
+}
+
+/**
+ * A sentinel action that failed after it was announced (sentinel.error action-failed, "rollback
+ * failed: ..."): its Activity line, the latest of that sentinel, codon and action not yet marked,
+ * says so (`⚑ [twoB] rollback second (...) — failed: already being stopped`), not only the Sentinels pane.
+ */
+export function sentinelActionFailed(state: RunState, e: ServerEventOf<'sentinel.error'>): RunState {
+  const d = e.data;
+  const kind = d.errorType === 'action-failed' ? FAILED_ACTION.exec(d.message)?.[1] : undefined;
+  if (kind === undefined) return state;
+  const index = state.activity.findLastIndex(
+    (entry) =>
+      entry.kind === 'note' &&
+      entry.action !== undefined &&
+      !entry.action.failed &&
+      entry.action.sentinelId === d.sentinelId &&
+      entry.action.codonId === d.codonId &&
+      entry.action.action === kind,
+  );
+  const entry = state.activity[index];
+  if (entry?.kind !== 'note' || entry.action === undefined) return state;
+  const reason = oneLine(d.message.slice(`${kind} failed: `.length));
+  return replaceActivity(state, index, {
+    ...entry,
+    text: `${entry.text} — failed: ${reason}`,
+    tone: 'bad',
+    action: { ...entry.action, failed: true },
+  });
+}

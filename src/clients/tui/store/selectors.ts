@@ -1,0 +1,101 @@
+import type { CheckpointInfo } from '../../../core/protocol/index.ts';
+import { formatTime } from '../format.ts';
+import { isEnded, orderedCodons } from './codons.ts';
+import type { CodonRow, RunState } from './run-state.ts';
+
+/** Derived views of the store, computed where they are shown. */
+
+/** The run's checkpoints: the last checkpoint.list answer, plus any created since, oldest first. */
+export function runCheckpoints(view: RunState['checkpoints'], runId: string | undefined): CheckpointInfo[] {
+  const bySha = new Map<string, CheckpointInfo>();
+  const listed = view.listed;
+  if (listed && (!runId || listed.runId === runId)) {
+    for (const c of listed.checkpoints) bySha.set(c.sha, c);
+  }
+  for (const c of view.created) bySha.set(c.sha, c);
+  return [...bySha.values()].sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+}
+
+export type RollbackTarget =
+  | { kind: 'lastSuccess'; label: string }
+  | { kind: 'codon'; codonId: string; checkpointType: 'start' | 'end'; label: string }
+  | { kind: 'checkpoint'; sha: string; label: string };
+
+/** What the rollback picker offers: last success, each started codon's start and end, each checkpoint. */
+export function rollbackTargets(
+  codons: RunState['codons'],
+  checkpoints: RunState['checkpoints'],
+  runId: string | undefined,
+): RollbackTarget[] {
+  const targets: RollbackTarget[] = [{ kind: 'lastSuccess', label: 'the last successful codon' }];
+  for (const codon of orderedCodons(codons)) {
+    if (codon.attempts === 0 && codon.status === 'pending') continue;
+    targets.push({
+      kind: 'codon',
+      codonId: codon.codonId,
+      checkpointType: 'start',
+      label: `start of ${codon.codonId} (${codon.codonName})`,
+    });
+    if (isEnded(codon.status)) {
+      targets.push({
+        kind: 'codon',
+        codonId: codon.codonId,
+        checkpointType: 'end',
+        label: `end of ${codon.codonId} (${codon.status})`,
+      });
+    }
+  }
+  for (const c of runCheckpoints(checkpoints, runId).slice().reverse()) {
+    targets.push({
+      kind: 'checkpoint',
+      sha: c.sha,
+      label: `checkpoint ${c.sha.slice(0, 8)} ${c.codonId} ${c.checkpointType} ${formatTime(c.timestamp)}`,
+    });
+  }
+  return targets;
+}
+
+/** The latest notice (connection changes make one too), or that the history is syncing. */
+export function statusNotice(state: RunState): RunState['notice'] {
+  if (state.connection.syncing && !state.notice) return { text: 'syncing history…', tone: 'muted' };
+  return state.notice;
+}
+
+/** What codon.next would start, as the server's last server.idle named it (absent from older servers). */
+export const nextCodonId = (run: RunState['run']): string | undefined => run.idle?.nextCodonId;
+
+/** The run's state in a few words (header): rolling back, ended, plan done, idle and what runs next. */
+export function runWord(run: RunState['run']): string {
+  if (run.isRollingBack) return 'ROLLING BACK';
+  if (run.runStatus && run.runStatus !== 'running') return `run ${run.runStatus}`;
+  if (run.idle?.reason === 'all-codons-completed') return 'plan done';
+  const next = nextCodonId(run);
+  if (run.idle) return next ? `idle · next: ${next}` : 'idle';
+  return run.runStatus ? `run ${run.runStatus}` : '';
+}
+
+/** What a codon that will not run says (the TUI's codon list, the web overview). */
+export const PASSED_OVER = 'passed over';
+
+/**
+ * Codons that never ran yet will not run: the server idles with a later codon next (codon.next starts
+ * the first codon not done, so every codon before it is done) or with every codon done. Such a codon
+ * is an iteration of a loop `until: verify` whose gates passed (README "What runs next").
+ */
+export function passedOverCodons(rows: readonly CodonRow[], idle: RunState['run']['idle']): Set<string> {
+  if (!idle) return new Set();
+  const all = idle.reason === 'all-codons-completed';
+  const nextAt = rows.findIndex((r) => r.codonId === idle.nextCodonId);
+  return new Set(
+    rows.filter((row, i) => row.status === 'pending' && (all || i < nextAt)).map((row) => row.codonId),
+  );
+}
+
+/**
+ * Our latest message, when it was refused (or could not be sent): the message prompt opens with its
+ * text again, so nothing typed is lost. `id`: the command, so it is given back once.
+ */
+export function refusedMessage(commands: RunState['commands']): { id: string; text: string } | undefined {
+  const last = commands.findLast((c) => c.type === 'codon.message');
+  return last?.status === 'failed' && last.text !== undefined ? { id: last.id, text: last.text } : undefined;
+}

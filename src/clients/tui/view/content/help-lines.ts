@@ -1,0 +1,26 @@
+import { ESTIMATE_LEGEND } from '../../../../llm/estimated-cost.ts';
+import { bindingsFor, type QuitMode } from '../keymap.ts';
+import type { Line } from '../lines.ts';
+import { STATUS_ICON } from './codon-lines.ts';
+
+/** The help screen: every key of the mode, and what the codon icons mean. */
+export function helpLines(readonly: boolean, url: string, quit: QuitMode = 'ui'): Line[] {
+  const lines: Line[] = [
+    {
+      text: `Ribosome terminal UI · ${readonly ? 'read-only: no controls' : 'read-write'} · ${url}`,
+      bold: true,
+    },
+    { text: '' },
+  ];
+  for (const b of bindingsFor(readonly, quit)) lines.push({ text: `  ${b.keys.padEnd(6)} ${b.description}` });
+  lines.push({ text: '' });
+  lines.push({
+    text: `  codons: ${Object.entries(STATUS_ICON)
+      .map(([status, icon]) => `${icon} ${status}`)
+      .join('  ')}`,
+    tone: 'muted',
+  });
+  lines.push({ text: `  costs: ${ESTIMATE_LEGEND}`, tone: 'muted' });
+  lines.push({ text: '  esc or ? closes this help', tone: 'muted' });
+  return lines;
+}

@@ -1,0 +1,311 @@
+import React from 'react';
+import type { BrowserClient } from '../../core/client/browser.ts';
+import { fitMessage } from '../../core/protocol/codon-message.ts';
+import { createActions } from '../tui/actions.ts';
+import { displayLine } from '../tui/display-text.ts';
+import { useCheckpointRefresh } from '../tui/hooks/use-checkpoint-refresh.ts';
+import { useNow } from '../tui/hooks/use-now.ts';
+import { orderedCodons, runningCodon } from '../tui/store/codons.ts';
+import { currentRunCost, currentRunCostEstimated, describeCost } from '../tui/store/reduce.ts';
+import type { CodonRow } from '../tui/store/run-state.ts';
+import { refusedMessage, runWord, statusNotice } from '../tui/store/selectors.ts';
+import { Activity } from './components/activity.tsx';
+import { Changes } from './components/changes.tsx';
+import { Controls, type Dialog } from './components/controls.tsx';
+import { CostView } from './components/cost-chart.tsx';
+import { Fleet, type FleetSummary } from './components/fleet.tsx';
+import type { MessageTarget } from './components/message-box.tsx';
+import { Overview } from './components/overview.tsx';
+import { isTextEntry, KEY_HELP, keyCommand, VIEWS, type ViewId } from './keys.ts';
+import { useConnection, useDashboard } from './use-dashboard.ts';
+
+export type DashboardConfig = { servers: { url: string }[]; readonly: boolean };
+
+/** The page: one dashboard per server (only the open one is shown), and the fleet of them all. */
+export function App({
+  config,
+  ticket,
+}: {
+  config: DashboardConfig;
+  /** A fresh WebSocket ticket for a server of the page (page-key.ts). */
+  ticket: (url: string) => Promise<string>;
+}): React.ReactElement {
+  const urls = config.servers.map((s) => s.url);
+  const [active, setActive] = React.useState(urls[0] ?? '');
+  const [view, setView] = React.useState<ViewId>(urls.length > 1 ? 'fleet' : 'overview');
+  const [summaries, setSummaries] = React.useState<Readonly<Record<string, FleetSummary>>>({});
+  const report = React.useCallback(
+    (s: FleetSummary) =>
+      setSummaries((all) => {
+        const was = all[s.url];
+        return was && JSON.stringify(was) === JSON.stringify(s) ? all : { ...all, [s.url]: s };
+      }),
+    [],
+  );
+  if (urls.length === 0) return <p className="empty">No server to show: /config.json lists none.</p>;
+  const fleet = (
+    <Fleet
+      servers={urls.map((url) => summaries[url] ?? { url, status: 'connecting', cost: 0 })}
+      active={active}
+      onOpen={(url) => {
+        setActive(url);
+        setView('overview');
+      }}
+    />
+  );
+  return (
+    <>
+      {urls.map((url) => (
+        <ServerPane
+          key={url}
+          url={url}
+          readonly={config.readonly}
+          ticket={ticket}
+          visible={url === active}
+          view={view}
+          setView={setView}
+          onSummary={report}
+          fleet={fleet}
+        />
+      ))}
+    </>
+  );
+}
+
+type PaneProps = {
+  url: string;
+  readonly: boolean;
+  ticket: (url: string) => Promise<string>;
+  visible: boolean;
+  view: ViewId;
+  setView: (v: ViewId) => void;
+  onSummary: (s: FleetSummary) => void;
+  fleet: React.ReactElement;
+};
+
+function ServerPane(props: PaneProps): React.ReactElement | null {
+  const connection = useConnection(props.url, props.readonly, props.ticket);
+  const { url, onSummary } = props;
+  const phase = connection.phase;
+  const message = connection.phase === 'failed' ? connection.message : '';
+  React.useEffect(() => {
+    if (phase !== 'open')
+      onSummary({ url, status: phase === 'failed' ? `unreachable: ${message}` : 'connecting', cost: 0 });
+  }, [url, phase, message, onSummary]);
+  if (connection.phase === 'open') return <Dashboard {...props} client={connection.client} />;
+  if (!props.visible) return null;
+  return (
+    <main>
+      <Tabs view={props.view} setView={props.setView} title={props.url} status={phase} />
+      {props.view === 'fleet' ? (
+        props.fleet
+      ) : (
+        <p className="muted">{phase === 'failed' ? message : `connecting to ${url}…`}</p>
+      )}
+    </main>
+  );
+}
+
+function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactElement | null {
+  const { client, visible, view, setView, onSummary, url } = props;
+  const [state, dispatch] = useDashboard(client);
+  const now = useNow(1_000, visible);
+  const [selected, setSelected] = React.useState<string | undefined>();
+  const [follow, setFollow] = React.useState(true);
+  const [dialog, setDialog] = React.useState<Dialog>();
+  const canControl = client.mode === 'readandwrite' && !props.readonly;
+  const actions = React.useMemo(() => createActions(client, dispatch), [client, dispatch]);
+  const codons = orderedCodons(state.run.codons);
+  const running = runningCodon(state.run.codons);
+  const current = selected ?? running?.codonId ?? codons.findLast((c) => c.attempts > 0)?.codonId;
+  // The message being typed: kept across tabs, and a refused message's text comes back to it (once).
+  const [draft, setDraft] = React.useState('');
+  const refused = refusedMessage(state.run.commands);
+  const restored = React.useRef<string | undefined>(undefined);
+  React.useEffect(() => {
+    if (refused === undefined || restored.current === refused.id) return;
+    restored.current = refused.id;
+    setDraft((typed) => fitMessage(typed === '' ? refused.text : `${refused.text} ${typed}`));
+  }, [refused]);
+
+  React.useEffect(() => {
+    onSummary({
+      url,
+      status: `${state.run.connection.state} · ${runWord(state.run.run)}`,
+      ...(running ? { currentCodon: running.codonId } : {}),
+      cost: currentRunCost(state.run.run),
+      costEstimated: currentRunCostEstimated(state.run.run),
+      ...(state.run.run.runId ? { runId: state.run.run.runId } : {}),
+    });
+  }, [url, onSummary, state.run.connection.state, state.run.run, running]);
+
+  // The run's branch and checkpoints, known at connect and after each new run (as in the TUI).
+  useCheckpointRefresh(client, state.run.connection, state.run.run.runId);
+  const synced = !state.run.connection.syncing;
+
+  React.useEffect(() => {
+    if (!visible) return;
+    const onKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement | null;
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      if (target && isTextEntry(target as HTMLInputElement) && e.key !== 'Escape') return;
+      // A focused select keeps its arrows; its letters and digits are the app's.
+      if (target?.tagName === 'SELECT' && e.key.startsWith('Arrow')) return;
+      const command = keyCommand(e.key, !canControl);
+      if (!command) return;
+      e.preventDefault();
+      switch (command.kind) {
+        case 'view':
+          return setView(command.view);
+        case 'next':
+          return actions.next();
+        case 'skip':
+          return actions.skip();
+        case 'redo':
+          return actions.redo();
+        case 'start':
+          return current ? actions.start(current) : undefined;
+        case 'stop':
+          return setDialog('stop');
+        case 'rollback':
+          return setDialog('rollback');
+        case 'checkpoints':
+          return actions.listCheckpoints();
+        case 'follow':
+          return setFollow((f) => !f);
+        case 'help':
+          return setDialog((d) => (d === 'help' ? undefined : 'help'));
+        case 'close':
+          return setDialog(undefined);
+        case 'select': {
+          const ids = codons.map((c) => c.codonId);
+          const at = current ? ids.indexOf(current) : -1;
+          const next = ids[Math.max(0, Math.min(ids.length - 1, at + command.by))];
+          if (next) setSelected(next);
+          return;
+        }
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [visible, canControl, actions, current, codons, setView]);
+
+  if (!visible) return null;
+  const notice = statusNotice(state.run);
+  return (
+    <main>
+      <Tabs
+        view={view}
+        setView={setView}
+        title={`${state.run.connection.plan?.name ?? 'run'} · ${url}`}
+        status={`${state.run.connection.state}${canControl ? '' : ' · read-only'}`}
+        extra={`${runWord(state.run.run)} · ${describeCost(state.run.run)} · ${state.eventCount} events`}
+      />
+      {canControl ? (
+        <Controls state={state} actions={actions} selected={current} dialog={dialog} setDialog={setDialog} />
+      ) : null}
+      {notice ? (
+        <div className={`notice tone-${notice.tone}`} data-testid="notice">
+          {displayLine(notice.text)}
+        </div>
+      ) : null}
+      {dialog === 'help' ? <Help readonly={!canControl} /> : null}
+      {view === 'overview' ? (
+        <Overview
+          state={state}
+          selected={current}
+          onSelect={setSelected}
+          now={now}
+          {...(canControl
+            ? {
+                message: {
+                  target: messageTarget(running),
+                  text: draft,
+                  setText: setDraft,
+                  onSend: actions.message,
+                },
+              }
+            : {})}
+        />
+      ) : null}
+      {view === 'activity' ? (
+        <Activity
+          rows={state.log.rows}
+          codonIds={codons.map((c) => c.codonId)}
+          follow={follow}
+          onFollowChange={setFollow}
+          synced={synced}
+          {...(state.log.dropped ? { dropped: state.log.dropped } : {})}
+        />
+      ) : null}
+      {view === 'changes' ? <Changes state={state} client={client} codonId={current} /> : null}
+      {view === 'cost' ? <CostView series={state.series} /> : null}
+      {view === 'fleet' ? props.fleet : null}
+    </main>
+  );
+}
+
+function Tabs({
+  view,
+  setView,
+  title,
+  status,
+  extra,
+}: {
+  view: ViewId;
+  setView: (v: ViewId) => void;
+  title: string;
+  status: string;
+  extra?: string;
+}) {
+  return (
+    <header>
+      <h1>
+        Ribosome <span className="muted">{displayLine(title)}</span>
+      </h1>
+      <span className="conn" data-testid="connection">
+        {displayLine(status)}
+      </span>
+      {extra ? <span className="muted">{displayLine(extra)}</span> : null}
+      <nav>
+        {VIEWS.map((v) => (
+          <button
+            type="button"
+            key={v.id}
+            className={v.id === view ? 'tab active' : 'tab'}
+            onClick={() => setView(v.id)}
+            data-testid={`tab-${v.id}`}
+          >
+            {v.key} {v.label}
+          </button>
+        ))}
+      </nav>
+    </header>
+  );
+}
+
+function Help({ readonly }: { readonly: boolean }) {
+  return (
+    <div className="dialog help" data-testid="help">
+      <table>
+        <tbody>
+          {KEY_HELP.filter((k) => !readonly || !k.control).map((k) => (
+            <tr key={k.keys}>
+              <td>
+                <kbd>{k.keys}</kbd>
+              </td>
+              <td>{k.what}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Who takes a message from the box: the running codon's agent, or why none does. */
+function messageTarget(running: CodonRow | undefined): MessageTarget {
+  if (running === undefined) return { unavailable: 'no codon is running' };
+  if (running.status !== 'running') return { unavailable: `codon ${running.codonId} is still preparing` };
+  return { codonId: running.codonId };
+}

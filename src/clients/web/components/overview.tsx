@@ -1,0 +1,166 @@
+import type React from 'react';
+import { ESTIMATE_LEGEND } from '../../../llm/estimated-cost.ts';
+import { displayLine } from '../../tui/display-text.ts';
+import { formatCost, formatDuration, formatTime } from '../../tui/format.ts';
+import { budgetLine } from '../../tui/store/budget.ts';
+import { attemptWord, orderedCodons } from '../../tui/store/codons.ts';
+import { currentRunCost, currentRunCostEstimated, totalTokens } from '../../tui/store/reduce.ts';
+import { PASSED_OVER, passedOverCodons, runWord } from '../../tui/store/selectors.ts';
+import type { DashboardState } from '../model/dashboard.ts';
+import { runStatusWord } from '../model/lineage.ts';
+import { MessageBox } from './message-box.tsx';
+
+/** The run at a glance: codons as a timeline, totals, run and branch, proxy, budgets, earlier runs. */
+export function Overview({
+  state,
+  selected,
+  onSelect,
+  now,
+  message,
+}: {
+  state: DashboardState;
+  selected: string | undefined;
+  onSelect: (codonId: string) => void;
+  now: number;
+  /** The message box (readandwrite pages only): who takes a message now, the text, sending it. */
+  message?: React.ComponentProps<typeof MessageBox>;
+}): React.ReactElement {
+  const { run, connection } = state.run;
+  const codons = orderedCodons(state.run.codons);
+  const starts = codons
+    .map((c) => (c.startTime ? Date.parse(c.startTime) : Number.NaN))
+    .filter(Number.isFinite);
+  const t0 = starts.length > 0 ? Math.min(...starts) : now;
+  const ends = codons.map((c) =>
+    c.startTime
+      ? Date.parse(c.startTime) + (c.duration ?? (c.status === 'running' ? now - Date.parse(c.startTime) : 0))
+      : t0,
+  );
+  // The timeline spans the codons' work: up to now only while one runs.
+  const active = codons.some((c) => c.status === 'running' || c.status === 'preparing');
+  const span = Math.max(1, Math.max(active ? now : t0, ...ends) - t0);
+  const tokens = totalTokens(run);
+  const budget = budgetLine(run, tokens.output, now);
+  // Pending codons the server will not run (a loop `until: verify` that ended early), as the TUI says.
+  const passedOver = passedOverCodons(codons, run.idle);
+  return (
+    <section className="overview" data-testid="view-overview">
+      <dl className="facts">
+        <dt>run</dt>
+        <dd data-testid="run-id">{displayLine(run.runId ?? '—')}</dd>
+        <dt>state</dt>
+        <dd data-testid="run-state">{runWord(run)}</dd>
+        <dt>branch</dt>
+        <dd data-testid="run-branch">{displayLine(run.branch ?? '—')}</dd>
+        <dt>cost</dt>
+        <dd data-testid="run-cost">
+          {formatCost(currentRunCost(run), currentRunCostEstimated(run))}
+          {run.runCount > 1
+            ? ` (all ${run.runCount} runs ${formatCost(run.totalCost, run.totalCostEstimated)})`
+            : ''}
+        </dd>
+        <dt>tokens</dt>
+        <dd>
+          {tokens.input} in · {tokens.output} out · {tokens.cacheRead} cache read
+        </dd>
+        <dt>proxy</dt>
+        <dd>
+          {connection.proxy
+            ? connection.proxy.enabled
+              ? displayLine(`on ${connection.proxy.url ?? ''}`)
+              : 'off'
+            : '—'}
+        </dd>
+        {budget ? (
+          <>
+            <dt>budget</dt>
+            <dd className={budget.tone ? `tone-${budget.tone}` : undefined}>{budget.text}</dd>
+          </>
+        ) : null}
+      </dl>
+      {message ? <MessageBox {...message} /> : null}
+      <table className="timeline">
+        <thead>
+          <tr>
+            <th>codon</th>
+            <th>agent</th>
+            <th>status</th>
+            <th>start</th>
+            <th>duration</th>
+            <th>attempts</th>
+            <th>cost</th>
+            <th className="bar-col">timeline</th>
+          </tr>
+        </thead>
+        <tbody>
+          {codons.map((c) => {
+            const start = c.startTime ? Date.parse(c.startTime) : undefined;
+            const duration = c.duration ?? (c.status === 'running' && start ? now - start : undefined);
+            return (
+              <tr
+                key={c.codonId}
+                data-testid={`codon-${c.codonId}`}
+                data-status={c.status}
+                className={c.codonId === selected ? 'selected' : undefined}
+                onClick={() => onSelect(c.codonId)}
+              >
+                <td>
+                  <b>{displayLine(c.codonId)}</b>{' '}
+                  <span className="muted" data-testid="codon-name">
+                    {c.codonName !== c.codonId ? displayLine(c.codonName) : ''}
+                  </span>
+                </td>
+                <td className="muted" data-testid="codon-agent">
+                  {displayLine(c.agent ?? '')}
+                </td>
+                <td
+                  className={`status status-${c.status}${passedOver.has(c.codonId) ? ' muted' : ''}`}
+                  data-testid="codon-status"
+                >
+                  {passedOver.has(c.codonId) ? PASSED_OVER : c.status}
+                  {c.note ? displayLine(` (${c.note})`) : ''}
+                  {attemptWord(c) ? ` · ${attemptWord(c)}` : ''}
+                </td>
+                <td>{c.startTime ? formatTime(c.startTime) : '—'}</td>
+                <td>{duration === undefined ? '—' : formatDuration(duration)}</td>
+                <td>{c.attempts}</td>
+                <td data-testid="codon-cost">{formatCost(c.cost, c.costEstimated)}</td>
+                <td className="bar-col">
+                  {start !== undefined && duration !== undefined ? (
+                    <span
+                      className={`bar status-${c.status}`}
+                      style={{
+                        left: `${((start - t0) / span) * 100}%`,
+                        width: `${Math.max(0.5, (duration / span) * 100)}%`,
+                      }}
+                    />
+                  ) : null}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {codons.some((c) => c.costEstimated) || run.totalCostEstimated ? (
+        <p className="muted" data-testid="cost-legend">
+          {ESTIMATE_LEGEND}
+        </p>
+      ) : null}
+      <h3>Runs of this execution</h3>
+      <ul className="runs" data-testid="runs">
+        {state.runs.map((r) => (
+          <li key={r.runId} className={r.runId === run.runId ? 'current' : undefined}>
+            <b>{displayLine(r.runId)}</b> <span data-testid="run-status">{runStatusWord(r, run)}</span> ·{' '}
+            {r.reason ?? 'start'} {formatTime(r.startedAt)}
+            {r.fromRunId
+              ? displayLine(
+                  ` · from ${r.fromRunId}${r.fromCheckpoint ? ` at ${r.fromCheckpoint.slice(0, 8)}` : ''}`,
+                )
+              : ''}
+            {r.branch ? displayLine(` · ${r.branch}`) : ''}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

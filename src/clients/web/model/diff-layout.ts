@@ -1,0 +1,72 @@
+import type { CheckpointDiffData, DiffFile, DiffHunk } from '../../../core/protocol/index.ts';
+
+/** The checkpoint.diff answer (a protocol extension: see README "Protocol extensions") and its two layouts. */
+
+export type { DiffFile, DiffHunk, DiffLine } from '../../../core/protocol/index.ts';
+export type CheckpointDiff = CheckpointDiffData;
+
+export type UnifiedRow =
+  | { kind: 'hunk'; text: string }
+  | { kind: 'context' | 'add' | 'del'; oldNo?: number; newNo?: number; text: string };
+
+export const hunkHeader = (h: DiffHunk) => `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`;
+
+/** One row per line, numbered on the side(s) it exists on, a header row before each hunk. */
+export function unifiedRows(file: DiffFile): UnifiedRow[] {
+  const rows: UnifiedRow[] = [];
+  for (const hunk of file.hunks) {
+    rows.push({ kind: 'hunk', text: hunkHeader(hunk) });
+    let oldNo = hunk.oldStart;
+    let newNo = hunk.newStart;
+    for (const line of hunk.lines) {
+      if (line.kind === 'context')
+        rows.push({ kind: 'context', oldNo: oldNo++, newNo: newNo++, text: line.text });
+      else if (line.kind === 'del') rows.push({ kind: 'del', oldNo: oldNo++, text: line.text });
+      else rows.push({ kind: 'add', newNo: newNo++, text: line.text });
+    }
+  }
+  return rows;
+}
+
+export type Side = { no: number; text: string; kind: 'context' | 'add' | 'del' };
+export type SplitRow = { kind: 'hunk'; text: string } | { kind: 'pair'; left?: Side; right?: Side };
+
+/**
+ * Side by side: context on both sides; a run of deletions and the additions after it face each
+ * other line by line, the longer run's rest facing blanks.
+ */
+export function splitRows(file: DiffFile): SplitRow[] {
+  const rows: SplitRow[] = [];
+  for (const hunk of file.hunks) {
+    rows.push({ kind: 'hunk', text: hunkHeader(hunk) });
+    let oldNo = hunk.oldStart;
+    let newNo = hunk.newStart;
+    let dels: Side[] = [];
+    let adds: Side[] = [];
+    const flush = () => {
+      for (let i = 0; i < Math.max(dels.length, adds.length); i++) {
+        const left = dels[i];
+        const right = adds[i];
+        rows.push({ kind: 'pair', ...(left ? { left } : {}), ...(right ? { right } : {}) });
+      }
+      dels = [];
+      adds = [];
+    };
+    for (const line of hunk.lines) {
+      if (line.kind === 'del') {
+        if (adds.length > 0) flush();
+        dels.push({ no: oldNo++, text: line.text, kind: 'del' });
+      } else if (line.kind === 'add') adds.push({ no: newNo++, text: line.text, kind: 'add' });
+      else {
+        flush();
+        rows.push({
+          kind: 'pair',
+          left: { no: oldNo++, text: line.text, kind: 'context' },
+          right: { no: newNo++, text: line.text, kind: 'context' },
+        });
+      }
+    }
+    flush();
+  }
+  return rows;
+}

@@ -1,0 +1,34 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { executionLayout } from '../../host/server/runtime.ts';
+
+export type Found = { ok: true; dir: string } | { ok: false; message: string };
+
+/**
+ * The execution a reading command (runs, journal export, log) works on: `--execution`, else the only
+ * execution under ./ribosome-runs (the default of `ribosome run`, which takes the plan's name).
+ * With none or several there, the message says which to name.
+ */
+export function findExecution(option: string | undefined, cwd: string): Found {
+  if (option !== undefined) return { ok: true, dir: resolve(cwd, option) };
+  const root = join(cwd, 'ribosome-runs');
+  let names: string[] = [];
+  try {
+    names = readdirSync(root, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && existsSync(executionLayout(join(root, e.name)).database))
+      .map((e) => e.name)
+      .sort();
+  } catch {
+    // No ./ribosome-runs: nothing to choose from.
+  }
+  const [only] = names;
+  if (only !== undefined && names.length === 1) return { ok: true, dir: join(root, only) };
+  const where = relative(process.cwd(), root) || '.';
+  if (names.length === 0) {
+    return { ok: false, message: `no execution under ${where}; name one with --execution DIR` };
+  }
+  return {
+    ok: false,
+    message: `${names.length} executions under ${where}; name one with --execution DIR: ${names.map((n) => join(where, n)).join(', ')}`,
+  };
+}

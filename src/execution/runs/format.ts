@@ -1,0 +1,50 @@
+import { ESTIMATE_LEGEND, markEstimate } from '../../llm/estimated-cost.ts';
+import type { RunRow } from './run-rows.ts';
+
+/** 41s, 3m05s, 2h04m: a duration for people. */
+export function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}
+
+/** `$0.0604`, `~$0.0604` when `estimated` (see llm/estimated-cost.ts). */
+export const formatCost = (usd: number, estimated?: boolean) => markEstimate(`$${usd.toFixed(4)}`, estimated);
+
+export const formatCodons = (done: number, total: number | null) => `${done}/${total ?? '?'}`;
+
+/** `completed`, `rolled back (stopped: w)`, `failed (failed: x; stopped: w)`. */
+function statusCell(r: RunRow): string {
+  const failed = r.failed.filter((id) => !r.stopped.includes(id));
+  const ended = [
+    ...(failed.length > 0 ? [`failed: ${failed.join(', ')}`] : []),
+    ...(r.stopped.length > 0 ? [`stopped: ${r.stopped.join(', ')}`] : []),
+  ];
+  const status = r.status === 'rolled-back' ? 'rolled back' : r.status;
+  return ended.length > 0 ? `${status} (${ended.join('; ')})` : status;
+}
+
+/** The table of `ribosome runs`: one line per run, columns padded to fit; the legend of `~` under it when used. */
+export function formatRuns(rows: readonly RunRow[]): string {
+  if (rows.length === 0) return 'no runs yet';
+  const header = ['run', 'status', 'codons', 'cost', 'started', 'duration', 'branch'];
+  const cells = rows.map((r) => [
+    r.id,
+    statusCell(r),
+    formatCodons(r.done, r.total),
+    formatCost(r.cost, r.costEstimated),
+    r.startedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
+    formatDuration(r.durationMs),
+    r.branch ?? '',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]?.length ?? 0)));
+  const line = (c: string[]) =>
+    c
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  const legend = rows.some((r) => r.costEstimated) ? [ESTIMATE_LEGEND] : [];
+  return [line(header), ...cells.map(line), ...legend].join('\n');
+}

@@ -1,0 +1,78 @@
+import { existsSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { executionLayout } from '../../host/server/runtime.ts';
+import { isHolderAlive, readLock } from '../../host/server/runtime-lock.ts';
+import { type EngineState, reduceAll } from '../state/reducer.ts';
+import { parseTransition } from '../state/transitions.ts';
+
+/** An execution directory that cannot be read: exit 2 (a path the user gave that holds no execution). */
+export class ExecutionReadError extends Error {
+  readonly code = 2;
+}
+
+/**
+ * Opens an execution's database read-only: never writes, takes no lock, so it works while a server
+ * runs (WAL readers do not block the writer) and after a crash (what was committed is there).
+ */
+export function openExecutionDb(executionDir: string): DatabaseSync {
+  const file = executionLayout(executionDir).database;
+  if (!existsSync(file)) {
+    throw new ExecutionReadError(
+      `${executionDir} is not an execution directory (no .ribosome/ribosome.db); give --execution DIR`,
+    );
+  }
+  return new DatabaseSync(file, { readOnly: true, timeout: 5_000 });
+}
+
+const tableExists = (db: DatabaseSync, name: string) =>
+  db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+
+/** The recorded state (every transition folded, as a server replays it at start). */
+export function readState(db: DatabaseSync): EngineState {
+  if (!tableExists(db, 'transitions')) return reduceAll([]);
+  const rows = db.prepare('SELECT type, data FROM transitions ORDER BY seq').all() as Array<{
+    type: string;
+    data: string;
+  }>;
+  return reduceAll(rows.map((r) => parseTransition(r.type, JSON.parse(r.data))));
+}
+
+/** The time of each run's newest journaled event. */
+export function lastEventTimes(db: DatabaseSync): Map<string, string> {
+  if (!tableExists(db, 'events')) return new Map();
+  const rows = db
+    .prepare('SELECT run_id, max(timestamp) AS last FROM events GROUP BY run_id')
+    .all() as Array<{ run_id: string; last: string }>;
+  return new Map(rows.map((r) => [r.run_id, r.last]));
+}
+
+/** The run ids of the journal, in the order their first event was journaled. */
+export function journalRunIds(db: DatabaseSync): string[] {
+  if (!tableExists(db, 'events')) return [];
+  const rows = db
+    .prepare('SELECT run_id, min(seq) AS first FROM events GROUP BY run_id ORDER BY first')
+    .all() as Array<{ run_id: string }>;
+  return rows.map((r) => r.run_id);
+}
+
+/** The journaled events (their JSON exactly as sent), in sequence order; of one run when given. */
+export function* journalEvents(db: DatabaseSync, runId?: string): Generator<string> {
+  if (!tableExists(db, 'events')) return;
+  const rows =
+    runId === undefined
+      ? db.prepare('SELECT json FROM events ORDER BY seq').iterate()
+      : db.prepare('SELECT json FROM events WHERE run_id = ? ORDER BY seq').iterate(runId);
+  for (const row of rows as Iterable<{ json: string }>) yield row.json;
+}
+
+/**
+ * The WebSocket URL of the live server holding the execution (from its runtime lock: pid, host,
+ * port, heartbeat), or undefined when none does. A server bound to every address is reached on loopback.
+ */
+export function liveServerUrl(executionDir: string): string | undefined {
+  const lock = readLock(executionLayout(executionDir).lockFile);
+  if (!lock || lock.port === null || !isHolderAlive(lock)) return undefined;
+  const host =
+    lock.host === null || lock.host === '0.0.0.0' ? '127.0.0.1' : lock.host === '::' ? '::1' : lock.host;
+  return `ws://${host.includes(':') ? `[${host}]` : host}:${lock.port}`;
+}

@@ -1,0 +1,28 @@
+import { SERVER_VERSION } from '../../core/version.ts';
+import type { NotifyTarget } from '../../plan/unattended-schema.ts';
+import type { RuntimeDeps } from '../server/runtime.ts';
+import { startNotifier } from './notifier.ts';
+import { mergeTargets } from './target.ts';
+
+/**
+ * The notifier as a companion of the server: it watches from before the engine starts, and is
+ * stopped after the engine, so the run's last notices (run-completed, run-failed) get their chance.
+ */
+export function notifierCompanion(options: {
+  plan: { name: string; notify: readonly NotifyTarget[] };
+  configTargets: readonly NotifyTarget[];
+}) {
+  return async (deps: RuntimeDeps) => {
+    const notifier = startNotifier({
+      bus: deps.bus,
+      logger: deps.logger,
+      targets: mergeTargets(options.plan.notify, options.configTargets),
+      context: {
+        plan: options.plan.name,
+        serverVersion: SERVER_VERSION,
+        executionPath: deps.layout.executionDir,
+      },
+    });
+    return { stop: () => notifier.stop() };
+  };
+}

@@ -1,0 +1,340 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import type { Logger } from 'pino';
+import { SERVER_VERSION } from '../../core/version.ts';
+import type { Engine } from '../../engine/engine.ts';
+import { openDatabase } from '../../execution/journal/database.ts';
+import { EventBus } from '../../execution/journal/event-bus.ts';
+import { SqliteJournal } from '../../execution/journal/sqlite-journal.ts';
+import { newRunId } from '../../execution/state/run-id.ts';
+import type { ServerSettings } from '../../plan/config/server-config.ts';
+import { asStorageFault, type StorageFault, StorageGuard } from '../../platform/storage/guard.ts';
+import { diagnose } from '../../platform/storage/probe.ts';
+import { ControlServer, type ControlServerOptions, type ServerInfo } from './control-server.ts';
+import { listenWithRetry } from './listen-retry.ts';
+import { acquireRuntimeLock, type LockInfo } from './runtime-lock.ts';
+import { openServerLog, type ServerLog } from './server-log.ts';
+
+/** Where an execution keeps its things (DESIGN.md "Execution directory"). */
+export function executionLayout(executionDir: string, agentRootName = 'agentRoot') {
+  const internal = join(executionDir, '.ribosome');
+  return {
+    executionDir,
+    agentRoot: join(executionDir, agentRootName),
+    rigArchive: join(executionDir, 'rigArchive'),
+    internal,
+    database: join(internal, 'ribosome.db'),
+    lockFile: join(internal, 'runtime.lock'),
+    logFile: join(internal, 'logs', 'server.log'),
+    agentState: join(internal, 'agents'),
+  };
+}
+export type ExecutionLayout = ReturnType<typeof executionLayout>;
+
+export type RuntimeDeps = {
+  layout: ExecutionLayout;
+  db: DatabaseSync;
+  bus: EventBus;
+  journal: SqliteJournal;
+  logger: Logger;
+  settings: ServerSettings;
+  dataDir: string;
+  /** Every durable write (journal, state) goes through it; its first failure stops the server. */
+  storage: StorageGuard;
+  /** Stops the server as a shutdown would (the engine's onFailure then: abort). */
+  requestStop?: (reason: string) => void;
+};
+
+export type RuntimeOptions = {
+  executionDir: string;
+  /** Name of the agent's working directory inside the execution directory. */
+  agentRootName?: string;
+  dataDir: string;
+  settings: ServerSettings;
+  createEngine: (deps: RuntimeDeps) => Engine | Promise<Engine>;
+  /** Extra server.ready fields (the plan, the proxy), read at each handshake. */
+  readyExtras?: ServerInfo['extras'];
+  /** Started after the server listens, stopped before it closes (the proxy, the dashboard). */
+  companions?: Array<(deps: CompanionDeps) => Promise<{ stop(): Promise<void> }>>;
+  /** The access token upgrades must carry (ControlServerOptions.token). */
+  token?: string | undefined;
+  /**
+   * [0 each time: the OS chooses] With a dynamic port (settings.port 0), the port of attempt n: a
+   * companion's port taken (the proxy's, main + 1) makes the server listen again (listen-retry.ts).
+   * Tests inject a port whose + 1 they hold.
+   */
+  dynamicPort?: (attempt: number) => number;
+};
+
+export type CompanionDeps = RuntimeDeps & {
+  port: number;
+  /** The WebSocket URL clients connect to. */
+  url: string;
+  /** A ticket for a dashboard page of `origin` (ControlServer.mintTicket). */
+  mintTicket: ControlServer['mintTicket'];
+};
+
+export class LockHeldError extends Error {
+  readonly code = 'EXECUTION_LOCKED';
+  readonly holder: LockInfo;
+  constructor(lockFile: string, holder: LockInfo) {
+    super(
+      `another Ribosome server (pid ${holder.pid}${holder.port ? `, ws://${holder.host}:${holder.port}` : ''}, started ${holder.startTime}) is running on this execution directory. Stop it first, or use another --execution directory. Lock: ${lockFile}`,
+    );
+    this.holder = holder;
+  }
+}
+
+export type Runtime = {
+  url: string;
+  bus: EventBus;
+  port: number;
+  layout: ExecutionLayout;
+  logger: Logger;
+  /** Resolves with the exit code once the runtime has stopped (RUNTIME_EXIT). */
+  stopped: Promise<number>;
+  stop(reason: string): Promise<void>;
+  /** The storage fault that stopped the server, once one has. */
+  readonly fault: StorageFault | undefined;
+  /** Why the server stopped (the first reason given to stop), once it is stopping. */
+  readonly stopReason: string | undefined;
+};
+
+/** How a runtime ends; the CLI's exit codes. */
+export const RUNTIME_EXIT = {
+  ok: 0,
+  /** Something failed while stopping. */
+  failure: 1,
+  /** A journal or state write failed (disk full, read-only or failing disk): the server stopped. */
+  storageFailed: 4,
+} as const;
+
+/**
+ * Assembles one server on an execution directory: lock, logs, journal, bus, engine, WebSocket
+ * server and companions; and takes them down in the reverse order on stop.
+ *
+ * A write to the journal or the state that fails is fatal (the server could no longer promise that
+ * nothing is lost): every client gets an `error` (severity fatal, code STORAGE_FAILED) sent directly,
+ * since it cannot be journaled; the running codon is stopped with its process tree; nothing more is
+ * written; the lock and temp files go; `stopped` resolves with RUNTIME_EXIT.storageFailed.
+ */
+export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const layout = executionLayout(options.executionDir, options.agentRootName);
+  try {
+    for (const dir of [layout.agentRoot, layout.rigArchive, options.dataDir, join(layout.internal, 'logs')]) {
+      mkdirSync(dir, { recursive: true });
+    }
+  } catch (error) {
+    throw asStorageFault('execution directory', layout.executionDir, error);
+  }
+  let log: ServerLog | undefined;
+  const onHeartbeatError = (error: unknown) => {
+    const why = diagnose(error, layout.lockFile)?.message ?? (error as Error).message;
+    log?.logger.warn({ err: error }, `runtime lock heartbeat failed (${why}); retrying`);
+    process.stderr.write(
+      `ribosome: warning: the runtime lock heartbeat cannot be written (${why}); retrying\n`,
+    );
+  };
+  let lock: ReturnType<typeof acquireRuntimeLock>;
+  try {
+    lock = acquireRuntimeLock(layout.lockFile, { onHeartbeatError });
+  } catch (error) {
+    throw asStorageFault('runtime lock', layout.lockFile, error);
+  }
+  if (!lock.ok) throw new LockHeldError(layout.lockFile, lock.holder);
+
+  const { settings } = options;
+  const storage = new StorageGuard(layout.database);
+  let db: DatabaseSync | undefined;
+  let journal: SqliteJournal | undefined;
+  let deps: RuntimeDeps;
+  let engine: Engine;
+  /** Set when the engine asked for the stop because the run gave up: the exit says failure. */
+  let aborted = false;
+  try {
+    log = await openServerLog(layout.logFile, settings.logLevel);
+    if (lock.tookOverFrom) log.logger.warn({ stale: lock.tookOverFrom }, 'took over a stale runtime lock');
+    db = openDatabase(layout.database, settings.journalSync);
+    const logger = log.logger;
+    journal = new SqliteJournal(db, storage, {
+      onCheckpointError: (error) =>
+        logger.warn({ err: error }, 'WAL checkpoint failed (nothing is lost: the WAL keeps every commit)'),
+    });
+    const bus = new EventBus({ journal, runId: newRunId(), logger: log.logger });
+    deps = {
+      layout,
+      db,
+      bus,
+      journal,
+      logger: log.logger,
+      settings,
+      dataDir: options.dataDir,
+      storage,
+      requestStop: (reason) => {
+        // The run gave up (onFailure then: abort): a failure, exit 1.
+        aborted = true;
+        void stop(reason);
+      },
+    };
+    engine = await options.createEngine(deps);
+  } catch (error) {
+    if (journal) journal.close();
+    else if (db?.isOpen) db.close();
+    lock.lock.release();
+    await log?.close();
+    throw asStorageFault('startup', layout.database, error);
+  }
+  const { bus, logger } = deps;
+
+  let resolveStopped: (code: number) => void = () => {};
+  const stopped = new Promise<number>((resolve) => {
+    resolveStopped = resolve;
+  });
+  let stopping: Promise<void> | undefined;
+  let stopReason: string | undefined;
+  const companions: Array<{ stop(): Promise<void> }> = [];
+
+  const serverOptions: ControlServerOptions = {
+    host: settings.host,
+    port: settings.port,
+    allowOrigins: settings.allowOrigins,
+    token: options.token,
+    limits: {
+      maxFrameBytes: settings.limits.maxFrameBytes,
+      hardMaxFrameBytes: settings.limits.hardMaxFrameBytes,
+      maxBufferedBytes: settings.limits.maxBufferedBytes,
+      maxClients: settings.limits.maxClients,
+      handshakeTimeoutMs: settings.limits.handshakeTimeoutMs,
+      heartbeatMs: settings.limits.heartbeatMs,
+      closeGraceMs: settings.limits.closeGraceMs,
+      historyBatch: {
+        maxEvents: settings.limits.historyBatchEvents,
+        maxBytes: settings.limits.historyBatchBytes,
+      },
+      handshakeHistory: {
+        maxEvents: settings.limits.handshakeHistoryEvents,
+        maxBytes: settings.limits.handshakeHistoryBytes,
+      },
+      messageRate: { perSecond: settings.limits.messageRate, burst: settings.limits.messageBurst },
+    },
+    info: {
+      serverVersion: SERVER_VERSION,
+      executionPath: layout.executionDir,
+      agentRootPath: layout.agentRoot,
+      dataPath: options.dataDir,
+      ...(options.readyExtras ? { extras: options.readyExtras } : {}),
+    },
+    bus,
+    journal,
+    engine,
+    logger,
+    onShutdownRequested: (reason) => {
+      void stop(`client request: ${reason}`);
+    },
+  };
+  // A new server for each listening attempt (listen-retry.ts), on the port of that attempt.
+  const newServer = (port: number) => new ControlServer({ ...serverOptions, port });
+  let server: ControlServer | undefined;
+
+  // Each step of the way down is tried even when one before it failed.
+  const stop = (reason: string): Promise<void> => {
+    stopReason ??= reason;
+    stopping ??= (async () => {
+      logger.info({ reason }, 'stopping');
+      let failed = false;
+      const attempt = async (what: string, step: () => unknown) => {
+        try {
+          await step();
+        } catch (error) {
+          // After a storage fault the engine cannot record its end: expected, not a second failure.
+          if (storage.fault && error === storage.fault) return;
+          logger.error({ err: error }, `error while stopping (${what})`);
+          failed = true;
+        }
+      };
+      await attempt('engine', () => engine.stop(reason));
+      for (const companion of companions.reverse()) await attempt('companion', () => companion.stop());
+      await attempt('flush', () => bus.flush());
+      await attempt('server', () => server?.close(storage.fault ? 'storage failure' : undefined));
+      await attempt('flush', () => bus.flush());
+      journal?.close();
+      lock.lock.release();
+      const code = storage.fault
+        ? RUNTIME_EXIT.storageFailed
+        : failed || aborted
+          ? RUNTIME_EXIT.failure
+          : RUNTIME_EXIT.ok;
+      logger.info({ code }, 'stopped');
+      await log?.close();
+      resolveStopped(code);
+    })();
+    return stopping;
+  };
+
+  storage.onFault((fault) => {
+    logger.fatal(
+      { err: fault.cause, what: fault.what, path: fault.path },
+      `storage failure: ${fault.message}`,
+    );
+    bus.fail(fault);
+    bus.announceUnjournaled('error', {
+      message: `${fault.message}. The server stops: it can no longer record what happens. Nothing recorded is lost; free space (or repair the disk) and run the plan again to resume.`,
+      fatal: true,
+      severity: 'fatal',
+      code: 'STORAGE_FAILED',
+      context: fault.kind,
+    });
+    void stop(`storage failure: ${fault.message}`);
+  });
+
+  try {
+    const { url, port } = await listenWithRetry({
+      port: settings.port,
+      dynamicPort: options.dynamicPort,
+      attempt: async (port) => {
+        const current = newServer(port);
+        server = current;
+        const listening = await current.listen();
+        lock.lock.setAddress(settings.host, listening.port);
+        const mintTicket: ControlServer['mintTicket'] = (origin, mode) => current.mintTicket(origin, mode);
+        for (const start of options.companions ?? [])
+          companions.push(await start({ ...deps, ...listening, mintTicket }));
+        return listening;
+      },
+      undo: async (error, n) => {
+        logger.warn(
+          { err: error, attempt: n },
+          'a port beside the dynamic main port is taken; listening again on another',
+        );
+        for (const companion of companions.splice(0).reverse()) await companion.stop();
+        await server?.close();
+        server = undefined;
+      },
+    });
+    await engine.start();
+    return {
+      url,
+      bus,
+      port,
+      layout,
+      logger,
+      stopped,
+      stop,
+      get fault() {
+        return storage.fault;
+      },
+      get stopReason() {
+        return stopReason;
+      },
+    };
+  } catch (error) {
+    await stop(`startup failed: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new Error(
+        `port ${settings.port} on ${settings.host} is already in use; choose another --port, or leave it out for a dynamic port`,
+      );
+    }
+    throw storage.fault ?? error;
+  }
+}

@@ -1,0 +1,16 @@
+/** The dashboard over HTTP (`ribosome run --web`, `ribosome web`) and the access token. */
+
+export {
+  type AccessToken,
+  accessToken,
+  checkToken,
+  generateToken,
+  redactToken,
+  tokenMatches,
+  tokenProblem,
+  tokensOf,
+} from '../../platform/http/token.ts';
+export { dashboardCompanion } from './companion.ts';
+export { DIST_WEB, startWebServer, type WebServer, type WebServerOptions } from './http-server.ts';
+export { parseServerUrl, type ServerUrl } from './server-url.ts';
+export { configBody, contentTypeOf, etagOf, requestedFile } from './static-path.ts';

@@ -1,0 +1,400 @@
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import type { Logger } from 'pino';
+import type { Dispatcher } from 'undici';
+import { errorForLog, redactUrl } from '../../platform/credentials/log-safe.ts';
+import { type Target, targetPath } from '../../platform/http/target.ts';
+import type { BodyBudget, BodyHold } from './body-budget.ts';
+import { classifyUpstreamError, isInvalidRequest, isRetriableOnReusedConnection } from './classify-error.ts';
+import type { MiddlewareFailure, Pipeline } from './compose.ts';
+import { BUSY_RETRY_AFTER_SECONDS } from './defaults.ts';
+import { anthropicErrorBody, type ExchangeFailure } from './errors.ts';
+import { clientResponseHeaders, hasBodyFraming, toHeaderMap, upstreamRequestHeaders } from './headers.ts';
+import { LazyVendor } from './lazy-vendor.ts';
+import { LiveList, type Slotted } from './live-list.ts';
+import { readBody } from './read-body.ts';
+import { isCopyOfBody } from './tee.ts';
+import type { ExchangeContext, ProxyHeaders, ProxyRequest, ProxyResponse } from './types.ts';
+import { isMessagesRequest, type VendorApiRequest } from './vendor-request.ts';
+
+/** Where exchanges are forwarded: a provider and the (undici) pool of kept-alive sockets to reach it. */
+export type Upstream = {
+  target: Target;
+  dispatcher: Dispatcher;
+};
+
+export type ForwarderOptions = Upstream & {
+  pipeline: Pipeline;
+  logger: Logger;
+  idleTimeoutMs: number;
+  maxBodyBytes: number;
+  /** Request bytes held across all exchanges. */
+  budget: BodyBudget;
+};
+
+export type Forwarder = {
+  /**
+   * Forwards one exchange to the default upstream, or to `route.upstream` with `route.url` (the
+   * request-target without its route prefix) as the path middleware sees and the target gets.
+   */
+  handle(
+    request: IncomingMessage,
+    response: ServerResponse,
+    route?: { upstream: Upstream; url: string },
+  ): void;
+  /** Ends every exchange in flight: unsent answers get a 503 error, streams being relayed are cut. */
+  abortAll(): void;
+};
+
+type Exchange = Slotted & {
+  id: number;
+  response: ServerResponse;
+  upstreamTo: Upstream;
+  /** The request line, for error logs before the body is read. */
+  incoming: { method?: string; url?: string };
+  /** The request as received, then as forwarded; for error logs. */
+  request?: ProxyRequest;
+  /** Its body's share of the in-flight budget, given back when the exchange ends. */
+  hold: BodyHold;
+  /** Cancels the request to the target (before or while its answer comes). */
+  upstream?: Cancel;
+  agentGone: boolean;
+};
+
+/** What a forwarded request needs beside the target. */
+type Outgoing = { method: string; path: string; headers: string[]; body: Buffer };
+
+const EMPTY = Buffer.alloc(0);
+
+/** The signal undici takes besides an AbortSignal, an emitter of 'abort': cheaper per exchange. */
+class Cancel extends EventEmitter {
+  aborted = false;
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.emit('abort');
+  }
+}
+
+/**
+ * The request object handed to middleware; `body` is decoded and `vendorRequestData` parsed only if
+ * someone reads it. Own accessors, so that a middleware's `{ ...request }` copies their values.
+ */
+function requestObject(
+  method: string,
+  url: string,
+  headers: ProxyHeaders,
+  raw: Buffer,
+  vendor: LazyVendor | undefined,
+): ProxyRequest {
+  let text: string | undefined;
+  if (!vendor) {
+    return {
+      method,
+      url,
+      headers,
+      get body() {
+        if (raw.length === 0) return undefined;
+        text ??= raw.toString('utf8');
+        return text;
+      },
+    };
+  }
+  return {
+    method,
+    url,
+    headers,
+    get body() {
+      if (raw.length === 0) return undefined;
+      text ??= raw.toString('utf8');
+      return text;
+    },
+    get vendorRequestData() {
+      return vendor.read();
+    },
+    set vendorRequestData(value: VendorApiRequest | undefined) {
+      vendor.write(value);
+    },
+  };
+}
+
+/**
+ * Only vendorRequestData may change the body (spec 8), and only a Messages request's: the agent's bytes
+ * unless a middleware read or set it on the request as received, or returned another object carrying
+ * it; then the body is rebuilt from it (read and left alone too: an edit in place is not seen).
+ */
+function bodyToSend(vendor: LazyVendor, received: ProxyRequest, sent: ProxyRequest, raw: Buffer): Buffer {
+  if (sent === received && !vendor.touched) return raw;
+  const edited = sent.vendorRequestData;
+  if (!edited || !vendor.original()) return raw;
+  return Buffer.from(JSON.stringify(edited));
+}
+
+/** Answers an exchange with an Anthropic-style error, or cuts the stream when headers are already out. */
+function answerFailure(response: ServerResponse, failure: ExchangeFailure, closeConnection = false): void {
+  if (response.writableEnded || response.destroyed) return;
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  const body = anthropicErrorBody(failure);
+  const headers: string[] = [
+    'content-type',
+    'application/json',
+    'content-length',
+    String(Buffer.byteLength(body)),
+  ];
+  if (failure.retryAfterSeconds !== undefined) headers.push('retry-after', String(failure.retryAfterSeconds));
+  if (closeConnection) headers.push('connection', 'close');
+  response.writeHead(failure.status, headers);
+  response.end(body);
+}
+
+/** The body bytes to send when middleware put bytes in (or none), `undefined` for a stream to relay. */
+function replacedBytes(body: ProxyResponse['body']): Uint8Array | undefined {
+  if (body === undefined) return EMPTY;
+  if (typeof body === 'string') return Buffer.from(body);
+  if (body instanceof Uint8Array) return body;
+  return undefined;
+}
+
+/** The I/O shell of the pipeline: reads the agent's request, runs middleware, relays the target's answer. */
+export function createForwarder(options: ForwarderOptions): Forwarder {
+  const { pipeline, logger, idleTimeoutMs, maxBodyBytes, budget } = options;
+  const defaultUpstream: Upstream = { target: options.target, dispatcher: options.dispatcher };
+  const labelOf = (exchange: Exchange) =>
+    `${exchange.upstreamTo.target.protocol}//${exchange.upstreamTo.target.host}`;
+  const active = new LiveList<Exchange>();
+  let sequence = 0;
+
+  function fail(exchange: Exchange, failure: ExchangeFailure, cause?: unknown, closeConnection = false) {
+    const { method, url } = exchange.request ?? exchange.incoming;
+    logger.error(
+      {
+        exchange: exchange.id,
+        code: failure.code,
+        status: failure.status,
+        method,
+        url: url === undefined ? undefined : redactUrl(url),
+        err: cause === undefined ? undefined : errorForLog(cause),
+      },
+      `[PROXY-ERROR] ${failure.message}`,
+    );
+    answerFailure(exchange.response, failure, closeConnection);
+  }
+
+  /** Node refused what middleware produced (a header with a newline, a status of 1000) or a bug. */
+  function internalFailure(exchange: Exchange, error: unknown) {
+    const reason = error instanceof Error ? error.message : String(error);
+    fail(
+      exchange,
+      { code: 'PROXY_INTERNAL', status: 500, message: `Proxy: internal error: ${reason}` },
+      error,
+    );
+  }
+
+  /** Why a body was not taken: past the size of one request, or past what all requests may hold. */
+  function refusal(reason: 'too-large' | 'over-budget'): ExchangeFailure {
+    if (reason === 'too-large') {
+      const message = `Proxy: the request body is larger than the limit of ${maxBodyBytes} bytes.`;
+      return { code: 'BODY_TOO_LARGE', status: 413, message };
+    }
+    return {
+      code: 'PROXY_BUSY',
+      status: 503,
+      message:
+        `Proxy: request bodies in flight would pass the limit of ${budget.limit} bytes; ` +
+        `retry in ${BUSY_RETRY_AFTER_SECONDS} s.`,
+      retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
+    };
+  }
+
+  function middlewareFailure(error: MiddlewareFailure): ExchangeFailure {
+    const reason = error.cause instanceof Error ? error.cause.message : String(error.cause);
+    return {
+      code: 'MIDDLEWARE_FAILED',
+      status: 500,
+      message: `Proxy: ${error.phase} middleware ${error.middleware} failed: ${reason}`,
+    };
+  }
+
+  async function forward(exchange: Exchange, incoming: IncomingMessage) {
+    const read = await readBody(incoming, { limit: maxBodyBytes, hold: exchange.hold });
+    if (!read.ok) {
+      if (read.reason === 'aborted') return;
+      // The rest of the body stays unread, so this connection cannot carry another request.
+      fail(exchange, refusal(read.reason), undefined, true);
+      return;
+    }
+    const raw = read.body;
+    const method = incoming.method ?? 'GET';
+    const url = exchange.incoming.url ?? '/';
+    const { target } = exchange.upstreamTo;
+    const headers = toHeaderMap(incoming.headers);
+    const vendor = isMessagesRequest(method, url) ? new LazyVendor(raw) : undefined;
+    const received = requestObject(method, url, headers, raw, vendor);
+    exchange.request = received;
+    const context: ExchangeContext = vendor
+      ? { id: exchange.id, rawBody: raw, request: received, vendorSummary: () => vendor.summary() }
+      : { id: exchange.id, rawBody: raw, request: received };
+
+    // Awaited only when a middleware answered with a promise: the proxy's own answer at once.
+    const pending = pipeline.request(received, context);
+    const step = pending instanceof Promise ? await pending : pending;
+    if (!step.ok) {
+      fail(exchange, middlewareFailure(step.error), step.error.cause);
+      return;
+    }
+    if (exchange.agentGone) return;
+    const sent = step.value;
+    exchange.request = sent;
+    context.request = sent;
+    const body = vendor && pipeline.mayChangeRequest ? bodyToSend(vendor, received, sent, raw) : raw;
+    const outgoing: Outgoing = {
+      method: sent.method,
+      path: targetPath(target, sent.url),
+      headers: upstreamRequestHeaders(
+        sent.headers,
+        target.host,
+        body.length > 0 || hasBodyFraming(headers) ? body.length : undefined,
+      ),
+      body,
+    };
+    sendUpstream(exchange, context, outgoing, false);
+  }
+
+  function sendUpstream(exchange: Exchange, context: ExchangeContext, outgoing: Outgoing, isRetry: boolean) {
+    const cancel = new Cancel();
+    exchange.upstream = cancel;
+    exchange.upstreamTo.dispatcher
+      .request({
+        method: outgoing.method as Dispatcher.HttpMethod,
+        path: outgoing.path,
+        headers: outgoing.headers,
+        body: outgoing.body.length > 0 ? outgoing.body : null,
+        signal: cancel,
+        // Both 0 (never) or the idle timeout: silence before the head, then between body chunks.
+        headersTimeout: idleTimeoutMs,
+        bodyTimeout: idleTimeoutMs,
+      })
+      .then(
+        (answer) => {
+          relay(exchange, context, answer).catch((error: unknown) => internalFailure(exchange, error));
+        },
+        (error: unknown) => {
+          if (exchange.agentGone) return;
+          // A kept-alive socket that the target closed while idle fails at once on reuse: nothing reached
+          // the target, so one fresh attempt is safe.
+          if (!isRetry && isRetriableOnReusedConnection(error)) {
+            sendUpstream(exchange, context, outgoing, true);
+            return;
+          }
+          // A request undici refuses to write (a header with a newline): what middleware made, not the target.
+          if (isInvalidRequest(error)) {
+            internalFailure(exchange, error);
+            return;
+          }
+          fail(exchange, classifyUpstreamError(error, labelOf(exchange)), error);
+        },
+      );
+  }
+
+  /** A relayed body failed: before the headers went out the agent gets an error answer, after it a cut stream. */
+  function onBodyError(exchange: Exchange, error: unknown) {
+    if (exchange.agentGone) return;
+    const failure = classifyUpstreamError(error, labelOf(exchange));
+    const midStream = exchange.response.headersSent;
+    fail(exchange, midStream ? { ...failure, message: `${failure.message} Stream cut.` } : failure, error);
+  }
+
+  async function relay(exchange: Exchange, context: ExchangeContext, answer: Dispatcher.ResponseData) {
+    const upstream = answer.body;
+    // Listen at once: the target can fail while response middleware still runs.
+    upstream.on('error', (error) => onBodyError(exchange, error));
+    const received: ProxyResponse = {
+      status: answer.statusCode,
+      headers: toHeaderMap(answer.headers),
+      body: upstream,
+    };
+    const pending = pipeline.response(received, context);
+    const step = pending instanceof Promise ? await pending : pending;
+    if (!step.ok) {
+      upstream.destroy();
+      fail(exchange, middlewareFailure(step.error), step.error.cause);
+      return;
+    }
+    const response = exchange.response;
+    if (exchange.agentGone || response.writableEnded) {
+      upstream.destroy();
+      return;
+    }
+    const final = step.value;
+    const body = final.body;
+    const cookies = answer.headers['set-cookie'];
+    const setCookie = typeof cookies === 'string' ? [cookies] : cookies;
+    // Drain a target body nobody reads, so its socket goes back to the pool.
+    if (body !== upstream && upstream.readableFlowing === null) upstream.resume();
+    const bytes = replacedBytes(body);
+    if (bytes !== undefined) {
+      response.writeHead(final.status, clientResponseHeaders(final.headers, bytes.length, setCookie));
+      response.end(bytes);
+      return;
+    }
+    if (!(body instanceof Readable)) {
+      throw new TypeError('a response middleware set a body that is not a string, bytes or a Readable');
+    }
+    if (body !== upstream) body.on('error', (error) => onBodyError(exchange, error));
+    if (body.destroyed) {
+      // It failed during response middleware; onBodyError may have answered already.
+      const message = 'Proxy: the response body failed before it could be relayed.';
+      if (!response.writableEnded) fail(exchange, { code: 'UPSTREAM_FAILED', status: 502, message });
+      return;
+    }
+    // A stream of other bytes than the target's has a length nobody knows: send it chunked.
+    const length = body === upstream || isCopyOfBody(body) ? 'keep' : 'drop';
+    response.writeHead(final.status, clientResponseHeaders(final.headers, length, setCookie));
+    // Streams (SSE, chunked) go out as they come: send the headers now, not with the first chunk.
+    if (length === 'drop' || final.headers['content-length'] === undefined) response.flushHeaders();
+    body.pipe(response);
+  }
+
+  return {
+    handle(incoming, response, route) {
+      const exchange: Exchange = {
+        slot: -1,
+        id: ++sequence,
+        response,
+        upstreamTo: route?.upstream ?? defaultUpstream,
+        incoming: { method: incoming.method, url: route ? route.url : incoming.url },
+        hold: budget.open(),
+        agentGone: false,
+      };
+      active.add(exchange);
+      response.once('close', () => {
+        active.remove(exchange);
+        // The exchange is over and with it the need for its body.
+        exchange.hold.release();
+        if (response.writableFinished) return;
+        // The agent went away before the answer was complete: stop the target's work too.
+        exchange.agentGone = true;
+        if (exchange.upstream) {
+          exchange.upstream.abort();
+          logger.info({ exchange: exchange.id }, '[PROXY] agent disconnected; upstream request aborted');
+        }
+      });
+      forward(exchange, incoming).catch((error: unknown) => internalFailure(exchange, error));
+    },
+    abortAll() {
+      for (const exchange of active.snapshot()) {
+        exchange.agentGone = true;
+        exchange.upstream?.abort();
+        answerFailure(
+          exchange.response,
+          { code: 'PROXY_STOPPING', status: 503, message: 'Proxy: shutting down.' },
+          true,
+        );
+      }
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { endMarked, killTree } from './process-tree.ts';
+import { spawnSafely } from './spawn-safely.ts';
+
+export type CommandOptions = {
+  /** Run with `bash -c`. */
+  command: string;
+  cwd: string;
+  timeoutMs: number;
+  /**
+   * The environment variable that marks the command's processes (its value is unique to this run),
+   * so those that left its tree (`setsid server &`) are ended with it, and a server restarted after a
+   * crash can find them.
+   */
+  markName: string;
+  /** Variables over the server's environment (a codon's `env`); the mark is set last. */
+  env?: Record<string, string>;
+  /** Aborting ends the command (its whole process tree). */
+  signal?: AbortSignal;
+  /** The command's process as it starts and ends, with the mark its processes carry. */
+  onProcess?: (pid: number, running: boolean, mark: string) => void;
+  /** Output as it arrives, in the order it arrives. */
+  onData?: (stream: 'stdout' | 'stderr', text: string) => void;
+};
+
+export type CommandResult = {
+  /** The shell's exit code; null when it was killed by a signal or never started. */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  /** Ended because the signal was aborted. */
+  aborted: boolean;
+  /** Why it could not be started (out of file descriptors, a missing cwd). */
+  startFailure?: string;
+  /** Processes it left running once the shell had exited, ended with it. */
+  leftBehind: number;
+};
+
+/**
+ * Runs a shell command for a codon (a rig setup step, a verification gate): bounded by its timeout,
+ * stoppable by a signal, and over only once its output is read to the end and every process it
+ * started is gone (whole trees, and whatever carries its mark). Never throws.
+ */
+export function runCommand(options: CommandOptions): Promise<CommandResult> {
+  return new Promise((resolve) => {
+    const mark = randomUUID();
+    const started = spawnSafely('bash', ['-c', options.command], {
+      cwd: options.cwd,
+      // Set last: a codon's `env` cannot unmark the command.
+      env: { ...process.env, ...options.env, [options.markName]: mark },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    if (!started.ok) {
+      void started.why.then((why) =>
+        resolve({
+          exitCode: null,
+          signal: null,
+          timedOut: false,
+          aborted: false,
+          startFailure: why,
+          leftBehind: 0,
+        }),
+      );
+      return;
+    }
+    const { child } = started;
+    const pid = child.pid ?? -1;
+    let timedOut = false;
+    let aborted = false;
+    // Every process of the command carries its mark in the environment, even one that detached into
+    // a session of its own and left the parent-child tree.
+    const endLeftBehind = () => endMarked(options.markName, mark, 1_000);
+    const stop = () => void killTree(pid, 1_000).then(endLeftBehind);
+    const onAbort = () => {
+      aborted = true;
+      stop();
+    };
+    options.onProcess?.(pid, true, mark);
+    // Decoded as UTF-8 across chunk boundaries (a character split between two reads stays whole).
+    child.stdout?.setEncoding('utf8').on('data', (text: string) => options.onData?.('stdout', text));
+    child.stderr?.setEncoding('utf8').on('data', (text: string) => options.onData?.('stderr', text));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, options.timeoutMs);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted) onAbort();
+    // The shell is done: a process it left running would hold the pipes open (and the command) for
+    // good. The command's processes end with it.
+    let leftBehind: Promise<number> = Promise.resolve(0);
+    child.once('exit', () => {
+      leftBehind = new Promise((done) => setTimeout(() => void endLeftBehind().then(done), 50));
+    });
+    child.once('close', async (code, signal) => {
+      const ended = await leftBehind;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      options.onProcess?.(pid, false, mark);
+      resolve({ exitCode: code, signal, timedOut, aborted, leftBehind: ended });
+    });
+  });
+}

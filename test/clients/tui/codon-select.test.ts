@@ -1,0 +1,137 @@
+import { cleanup } from 'ink-testing-library';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { handleKey, helpLine, type KeyContext } from '../../../src/clients/tui/view/keymap.ts';
+import { initialViewState, type ViewState } from '../../../src/clients/tui/view/view-state.ts';
+import { codonEnd, codonStart, resetCost, runStarted } from './helpers/events.ts';
+import { ev, FakeClient } from './helpers/fake-client.ts';
+import { KEYS, renderApp } from './helpers/render.ts';
+
+beforeEach(() => resetCost());
+afterEach(() => cleanup());
+
+const plan = {
+  name: 'p',
+  codons: [
+    { codonId: 'one', codonName: 'Write hello', index: 0 },
+    { codonId: 'two', codonName: 'Edit hello', index: 1, description: 'Makes the greeting warmer.' },
+    { codonId: 'three', codonName: 'Write README', index: 2 },
+  ],
+};
+
+const history = () => [
+  ...runStarted('ribosome/run-1'),
+  ...codonStart('one', 0, 'Write hello'),
+  ...codonEnd('one', 'completed', 0.0123, 2_100),
+  ev('server.idle', { reason: 'codon-completed', message: 'idle', nextCodonId: 'two' }),
+];
+
+/** The Codons pane focused: tab from Activity backwards. */
+async function focusCodons(app: ReturnType<typeof renderApp>): Promise<void> {
+  await app.press(`\u001b[Z`); // shift+tab
+  await app.waitFor('▶ Codons');
+}
+
+describe('choosing a codon in the TUI', () => {
+  it('↑↓ select a codon, g starts it with codon.start and its id', async () => {
+    const client = new FakeClient({ history: history(), ready: { plan } });
+    const app = renderApp(client, { width: 120 });
+    await app.waitFor('three Write README');
+    await focusCodons(app);
+    await app.press(KEYS.down, KEYS.down, KEYS.down);
+    const frame = await app.waitFor('› · three Write README');
+    expect(frame).toContain('Codons · enter: details · g: start');
+    await app.press('g');
+    expect(client.controls()).toEqual([
+      expect.objectContaining({ type: 'codon.start', data: { codonId: 'three' } }),
+    ]);
+    await app.waitFor('start three');
+  });
+
+  it('enter opens the selected codon’s details; g there starts it, esc closes', async () => {
+    const client = new FakeClient({ history: history(), ready: { plan } });
+    const app = renderApp(client, { width: 120 });
+    await app.waitFor('three Write README');
+    await focusCodons(app);
+    await app.press(KEYS.down, KEYS.down, KEYS.enter);
+    const details = await app.waitFor('Makes the greeting warmer.');
+    expect(details).toContain('two · Edit hello');
+    expect(details).toMatch(/position\s+2 of 3/);
+    expect(details).toContain('g starts this codon (codon.start) · esc or enter closes');
+    await app.press(KEYS.escape);
+    await app.waitFor((f) => !f.includes('Makes the greeting warmer.'));
+    expect(client.controls()).toEqual([]);
+    await app.press(KEYS.enter);
+    await app.waitFor('Makes the greeting warmer.');
+    await app.press('g');
+    expect(client.controls()).toEqual([
+      expect.objectContaining({ type: 'codon.start', data: { codonId: 'two' } }),
+    ]);
+    await app.waitFor((f) => !f.includes('Makes the greeting warmer.'));
+  });
+
+  it('the details of a failed codon say why; readonly: details, but no start', async () => {
+    const failed = [
+      ...runStarted('ribosome/run-1'),
+      ...codonStart('one', 0, 'Write hello'),
+      ...codonEnd('one', 'failed', 0.5, 1_000),
+    ];
+    const client = new FakeClient({ history: failed, mode: 'readonly', ready: { plan } });
+    const app = renderApp(client, { readonly: true, width: 120 });
+    await app.waitFor('one Write hello');
+    await focusCodons(app);
+    await app.press(KEYS.enter);
+    const frame = await app.waitFor('esc or enter closes');
+    expect(frame).toMatch(/status\s+failed/);
+    expect(frame).not.toContain('g starts');
+    await app.press('g');
+    expect(client.controls()).toEqual([]);
+  });
+
+  it('g without a selected codon sends nothing', () => {
+    const ctx: KeyContext = {
+      readonly: false,
+      targets: [],
+      activityIds: [],
+      codonIds: ['a', 'b'],
+      pageSize: 5,
+      maxScroll: { codons: 0, activity: 0, sentinels: 0, errors: 0, checkpoints: 0 },
+    };
+    expect(handleKey(initialViewState(), 'g', {}, ctx).effects).toEqual([]);
+    const selected: ViewState = { ...initialViewState(), codonCursor: 'b' };
+    expect(handleKey(selected, 'g', {}, ctx).effects).toEqual([{ kind: 'start', codonId: 'b' }]);
+    expect(handleKey(selected, 'g', {}, { ...ctx, readonly: true }).effects).toEqual([]);
+  });
+});
+
+describe('what q does, as the help says', () => {
+  it('attached (`ribosome tui`): q quits the UI and the help says the server keeps running', async () => {
+    let quit = 0;
+    const app = renderApp(new FakeClient({ history: history() }), { onQuit: () => quit++ });
+    await app.press('?');
+    const help = await app.waitFor('esc or ? closes this help');
+    expect(help).toContain('q      quit the UI (the server keeps running)');
+    await app.press('q');
+    expect(quit).toBe(1);
+  });
+
+  it('under `ribosome run`: the help says q stops the server too', async () => {
+    const app = renderApp(new FakeClient({ history: history() }), { quitStopsServer: true });
+    await app.press('?');
+    const help = await app.waitFor('esc or ? closes this help');
+    expect(help).toContain('q      quit the UI and stop the server (ribosome run started them together)');
+    expect(help).not.toContain('the server keeps running');
+  });
+
+  it('while a force-stop reason is typed, q is text: the help line offers enter and esc, not q', async () => {
+    let quit = 0;
+    const client = new FakeClient({ history: [...history(), ...codonStart('two', 1, 'Edit hello')] });
+    const app = renderApp(client, { onQuit: () => quit++ });
+    await app.waitFor('q quit');
+    await app.press('x', 'q');
+    const frame = await app.waitFor('READ-WRITE  enter stop  esc cancel');
+    expect(frame).not.toContain('q quit');
+    expect(frame).toContain('Force stop — reason: q');
+    expect(quit).toBe(0);
+    expect(helpLine(false, 80, undefined, 'forceStop')).toBe('READ-WRITE  enter stop  esc cancel');
+  });
+});

@@ -1,0 +1,120 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { foldEvents, reduceRun } from '../../../src/clients/tui/store/reduce.ts';
+import { initialRunState } from '../../../src/clients/tui/store/run-state.ts';
+import { isTextEntry, keyCommand } from '../../../src/clients/web/keys.ts';
+import { codonRange, undoneBy } from '../../../src/clients/web/model/checkpoint-range.ts';
+import { showsRollback } from '../../../src/clients/web/model/progress.ts';
+import type { CheckpointInfo } from '../../../src/core/protocol/index.ts';
+import { codonEnd, codonStart, resetCost, rollback, runStarted } from '../tui/helpers/events.ts';
+
+const cp = (
+  codonId: string,
+  checkpointType: CheckpointInfo['checkpointType'],
+  sha: string,
+  t: number,
+): CheckpointInfo => ({
+  codonId,
+  codonName: codonId,
+  checkpointType,
+  sha,
+  status: checkpointType === 'rig-setup' ? 'preparing' : 'completed',
+  timestamp: new Date(Date.UTC(2025, 0, 1, 0, 0, t)).toISOString(),
+});
+
+beforeEach(() => resetCost());
+
+describe('checkpoints of a codon and what a rollback undoes', () => {
+  const checkpoints = [
+    cp('', 'rig-setup', 'aaaa0000', 0),
+    cp('one', 'rig-setup', 'bbbb0000', 1),
+    cp('one', 'completed', 'cccc0000', 2),
+    cp('two', 'rig-setup', 'dddd0000', 3),
+    cp('two', 'completed', 'eeee0000', 4),
+  ];
+  const codons = foldEvents(initialRunState('ws://x'), [
+    ...runStarted(),
+    ...codonStart('one', 0),
+    ...codonEnd('one', 'completed'),
+    ...codonStart('two', 1),
+    ...codonEnd('two', 'failed'),
+  ]).codons;
+
+  it("diffs a codon's start and end by default", () => {
+    expect(codonRange(checkpoints, 'two')).toMatchObject({
+      from: { sha: 'dddd0000' },
+      to: { sha: 'eeee0000' },
+    });
+    expect(codonRange(checkpoints, 'three')).toEqual({});
+    // Without a rig-setup checkpoint, a codon starts where the one before it ended (or the initial one).
+    const plain = checkpoints.filter((c) => c.checkpointType !== 'rig-setup' || c.codonId === '');
+    expect(codonRange(plain, 'one')).toMatchObject({ from: { sha: 'aaaa0000' }, to: { sha: 'cccc0000' } });
+    expect(codonRange(plain, 'two')).toMatchObject({ from: { sha: 'cccc0000' }, to: { sha: 'eeee0000' } });
+  });
+
+  it('names the codons a rollback undoes', () => {
+    expect(
+      undoneBy({ kind: 'codon', codonId: 'one', checkpointType: 'start', label: '' }, codons, checkpoints),
+    ).toEqual(['one', 'two']);
+    expect(
+      undoneBy({ kind: 'codon', codonId: 'one', checkpointType: 'end', label: '' }, codons, checkpoints),
+    ).toEqual(['two']);
+    expect(undoneBy({ kind: 'lastSuccess', label: '' }, codons, checkpoints)).toEqual(['two']);
+    expect(undoneBy({ kind: 'checkpoint', sha: 'cccc', label: '' }, codons, checkpoints)).toEqual(['two']);
+  });
+});
+
+describe('keys', () => {
+  it('maps the TUI keys, and no control key in readonly', () => {
+    expect(keyCommand('s', false)).toEqual({ kind: 'skip' });
+    expect(keyCommand('s', true)).toBeUndefined();
+    expect(keyCommand('b', true)).toBeUndefined();
+    expect(keyCommand('3', true)).toEqual({ kind: 'view', view: 'changes' });
+    expect(keyCommand('f', true)).toEqual({ kind: 'follow' });
+    expect(keyCommand('toString', false)).toBeUndefined();
+  });
+
+  it('leaves only text entry alone: a checkbox, button or select keeps the keys working', () => {
+    expect(isTextEntry({ tagName: 'INPUT', type: 'text' })).toBe(true);
+    expect(isTextEntry({ tagName: 'INPUT', type: 'search' })).toBe(true);
+    expect(isTextEntry({ tagName: 'INPUT', type: 'number' })).toBe(true);
+    expect(isTextEntry({ tagName: 'INPUT' })).toBe(true);
+    expect(isTextEntry({ tagName: 'TEXTAREA' })).toBe(true);
+    expect(isTextEntry({ tagName: 'DIV', isContentEditable: true })).toBe(true);
+    expect(isTextEntry({ tagName: 'INPUT', type: 'checkbox' })).toBe(false);
+    expect(isTextEntry({ tagName: 'INPUT', type: 'radio' })).toBe(false);
+    expect(isTextEntry({ tagName: 'BUTTON', type: 'button' })).toBe(false);
+    expect(isTextEntry({ tagName: 'SELECT' })).toBe(false);
+  });
+});
+
+describe('the progress line after a rollback (re-trial find)', () => {
+  beforeEach(resetCost);
+  const plan = () => [...runStarted(), ...codonStart('one', 0), ...codonEnd('one', 'completed')];
+
+  it('shows the rollback the page asked for, then the next command the page sends', () => {
+    let s = foldEvents(initialRunState('ws://x'), plan());
+    s = reduceRun(s, {
+      kind: 'commandSent',
+      id: 'r1',
+      type: 'rollback.toCodon',
+      label: 'roll back',
+      rollbackTarget: 'start of one',
+    });
+    expect(showsRollback(s.rollback, s.commands.at(-1))).toBe(true);
+    s = foldEvents(s, rollback({ toCodon: 'one', checkpointType: 'start', undo: ['one'], toRun: 'run-2' }));
+    expect(s.rollback.phase).toBe('completed');
+    expect(showsRollback(s.rollback, s.commands.at(-1))).toBe(true);
+    s = reduceRun(s, { kind: 'commandSent', id: 'n1', type: 'codon.next', label: 'start the next codon' });
+    expect(showsRollback(s.rollback, s.commands.at(-1))).toBe(false);
+  });
+
+  it('a page loaded after a rollback shows it until it sends a command', () => {
+    let s = foldEvents(initialRunState('ws://x'), [
+      ...plan(),
+      ...rollback({ toCodon: 'one', checkpointType: 'start', undo: ['one'], toRun: 'run-2' }),
+    ]);
+    expect(showsRollback(s.rollback, s.commands.at(-1))).toBe(true);
+    s = reduceRun(s, { kind: 'commandSent', id: 'n1', type: 'codon.next', label: 'start the next codon' });
+    expect(showsRollback(s.rollback, s.commands.at(-1))).toBe(false);
+  });
+});

@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type EventData,
+  type EventType,
+  makeEvent,
+  type ServerEvent,
+  type StateTransitionType,
+} from '../../../src/core/protocol/index.ts';
+import { NoticeClassifier } from '../../../src/host/notify/notices.ts';
+
+const ev = <T extends EventType>(type: T, data: EventData<T>) => makeEvent(type, data) as ServerEvent;
+const transition = (transitionType: StateTransitionType, data: Record<string, unknown>, runCost = 0) =>
+  ev('state.transition', {
+    transitionType,
+    transition: { type: transitionType, data },
+    resultingState: { currentRunId: 'run-2', runCount: 2, totalCost: runCost + 1, currentRunCost: runCost },
+  });
+const started = (codonId: string, extra: Partial<EventData<'codon.started'>> = {}) =>
+  ev('codon.started', {
+    codonId,
+    codonName: codonId,
+    sessionId: 's',
+    startTime: new Date().toISOString(),
+    ...extra,
+  });
+const failed = (codonId: string) =>
+  ev('codon.completed', {
+    codonId,
+    success: false,
+    cost: 0.25,
+    duration: 1200,
+    exitStatus: { type: 'error', code: 1 },
+    failureReason: { type: 'api-error', retriable: true, message: 'HTTP 500 from the provider' },
+  });
+const idle = (data: EventData<'server.idle'>) => ev('server.idle', data);
+
+function classifier() {
+  const c = new NoticeClassifier(
+    { plan: 'demo', serverVersion: '9.9.9', executionPath: '/x/exec', runId: 'run-1' },
+    0,
+  );
+  const runStart = Date.parse('2030-01-01T00:00:00.000Z');
+  const feed = (...events: ServerEvent[]) => events.flatMap((e) => c.next(e, runStart + 5000));
+  feed(
+    transition('RunStarted', {
+      runId: 'run-2',
+      startedAt: new Date(runStart).toISOString(),
+      reason: 'start',
+    }),
+  );
+  return feed;
+}
+
+describe('NoticeClassifier', () => {
+  it('codon-failed: a codon that failed, with its cost, duration, reason, attempt and the run around it', () => {
+    const feed = classifier();
+    const notices = feed(
+      started('two', { attempt: 2, maxAttempts: 3 }),
+      transition('CostsUpdated', { runId: 'run-2', codonId: 'two', cost: 0.2 }, 0.7),
+      transition(
+        'CodonTransitioned',
+        { runId: 'run-2', codonId: 'two', from: 'running', to: 'failed', at: 'x' },
+        0.75,
+      ),
+      failed('two'),
+    );
+    expect(notices).toEqual([
+      {
+        event: 'codon-failed',
+        runId: 'run-2',
+        plan: 'demo',
+        codonId: 'two',
+        reason: 'HTTP 500 from the provider',
+        failureReason: { type: 'api-error', retriable: true, message: 'HTTP 500 from the provider' },
+        codonCostUsd: 0.25,
+        codonDurationMs: 1200,
+        runCostUsd: 0.75,
+        runDurationMs: 5000,
+        attempt: 2,
+        maxAttempts: 3,
+        timestamp: '2030-01-01T00:00:05.000Z',
+        serverVersion: '9.9.9',
+        executionPath: '/x/exec',
+      },
+    ]);
+  });
+
+  it('a skipped codon and a successful one are no failures', () => {
+    const feed = classifier();
+    const skip = transition('CodonTransitioned', {
+      runId: 'run-2',
+      codonId: 'one',
+      from: 'running',
+      to: 'skipped',
+      at: 'x',
+    });
+    expect(feed(started('one'), skip, failed('one'))).toEqual([]);
+    const ok = ev('codon.completed', {
+      codonId: 'two',
+      success: true,
+      cost: 0,
+      duration: 1,
+      exitStatus: { type: 'success' },
+    });
+    expect(feed(started('two'), ok)).toEqual([]);
+  });
+
+  it('budget-exceeded and stalled come from their error codes, with the codon spend so far; other codes give nothing', () => {
+    const feed = classifier();
+    feed(
+      started('one'),
+      transition('CostsUpdated', { runId: 'run-2', codonId: 'one', cost: 1.5 }),
+      transition('CostsIncremented', { runId: 'run-2', codonId: 'one', amount: 0.5, source: 'sentinel' }, 2),
+    );
+    const error = (code: string, message: string) =>
+      ev('error', { message, codon: 'one', fatal: false, severity: 'codon', code });
+    const notices = feed(
+      error('BUDGET_EXCEEDED', 'codon budget maxCostUsd 1.8 exceeded: spent 2.0'),
+      error('CODON_STALLED', 'codon one stalled'),
+      error('CODON_FAILED', 'codon one failed'),
+      error('NOTIFY_FAILED', 'not delivered'),
+    );
+    expect(notices.map((n) => [n.event, n.codonId, n.codonCostUsd, n.runCostUsd, n.reason])).toEqual([
+      ['budget-exceeded', 'one', 2, 2, 'codon budget maxCostUsd 1.8 exceeded: spent 2.0'],
+      ['stalled', 'one', 2, 2, 'codon one stalled'],
+    ]);
+  });
+
+  it('run-completed when the server idles with every codon done, only after it ran a codon', () => {
+    const feed = classifier();
+    const allDone = idle({ reason: 'all-codons-completed', message: 'all 2 codons of plan "demo" are done' });
+    expect(feed(allDone)).toEqual([]);
+    const notices = feed(started('two'), allDone);
+    expect(notices).toMatchObject([
+      { event: 'run-completed', reason: 'all 2 codons of plan "demo" are done' },
+    ]);
+    expect(notices[0]?.codonId).toBeUndefined();
+  });
+
+  it('run-failed once when the run stops going on after a failure, not again when it then ends failed', () => {
+    const feed = classifier();
+    const stuck = idle({
+      reason: 'codon-completed',
+      message: 'idle; two failed; 1 of 3 codons done; codon.next starts two',
+      nextCodonId: 'two',
+      lastEnded: { codonId: 'two', status: 'failed' },
+    });
+    const notices = feed(started('two'), failed('two'), stuck, stuck);
+    expect(notices.map((n) => n.event)).toEqual(['codon-failed', 'run-failed']);
+    expect(notices[1]).toMatchObject({
+      codonId: 'two',
+      reason: 'HTTP 500 from the provider (idle; two failed; 1 of 3 codons done; codon.next starts two)',
+      failureReason: { type: 'api-error' },
+    });
+    expect(
+      feed(transition('RunFailed', { runId: 'run-2', endedAt: 'x', reason: 'codon two failed; shutdown' })),
+    ).toEqual([]);
+  });
+
+  it('run-failed when the run ends failed without idling first (a shutdown, `then: abort`)', () => {
+    const feed = classifier();
+    feed(started('one'), failed('one'));
+    const notices = feed(
+      transition('RunFailed', { runId: 'run-2', endedAt: 'x', reason: 'codon one failed; abort' }),
+    );
+    expect(notices).toMatchObject([
+      { event: 'run-failed', codonId: 'one', reason: 'HTTP 500 from the provider (codon one failed; abort)' },
+    ]);
+  });
+
+  it('an idle after a success is no failure; a new codon start allows the next run-failed', () => {
+    const feed = classifier();
+    const idleAfter = (status: 'completed' | 'failed') =>
+      idle({
+        reason: 'codon-completed',
+        message: 'idle',
+        nextCodonId: 'b',
+        lastEnded: { codonId: 'a', status },
+      });
+    expect(feed(started('a'), idleAfter('completed'))).toEqual([]);
+    expect(feed(started('a'), failed('a'), idleAfter('failed')).map((n) => n.event)).toEqual([
+      'codon-failed',
+      'run-failed',
+    ]);
+    expect(feed(started('a'), failed('a'), idleAfter('failed')).map((n) => n.event)).toEqual([
+      'codon-failed',
+      'run-failed',
+    ]);
+  });
+});

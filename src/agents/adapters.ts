@@ -1,14 +1,14 @@
 import type { Agent } from '../plan/primitives.ts';
-import type { AgentAdapter, AgentAdapters } from './agent-adapter.ts';
+import type { AgentAdapter, AgentAdapters, AgentConfig } from './agent-adapter.ts';
+
+export type { AgentConfig };
+
 import { BuiltinAdapter } from './builtin/builtin-adapter.ts';
 import { ClaudeCodeAdapter } from './claude-code/claude-code-adapter.ts';
 import { CodexAdapter } from './codex/codex-adapter.ts';
 import { GeminiAdapter } from './gemini/gemini-adapter.ts';
 import { OpencodeAdapter } from './opencode/opencode-adapter.ts';
 import { notStarted } from './spawn-agent.ts';
-
-/** Whose configuration (home, settings, login) an agent CLI runs with: our own per execution, or the user's. */
-export type AgentConfig = 'isolated' | 'user';
 
 /** Every agent's adapter, as a server runs them. */
 export function agentAdapters(

@@ -92,3 +92,6 @@ export interface AgentAdapter {
 
 /** The adapter of each agent a server can run; a codon whose agent has none fails to start, saying so. */
 export type AgentAdapters = Partial<Record<Agent, AgentAdapter>>;
+
+/** Whose configuration (home, settings, login) an agent CLI runs with: our own per execution, or the user's. */
+export type AgentConfig = 'isolated' | 'user';

@@ -20,8 +20,14 @@ import type { CodonHooks } from './codon-hooks.ts';
 import { CodonRun } from './codon-run.ts';
 import type { CodonSteps } from './codon-steps.ts';
 import { changedPaths, describeChange, type Fingerprint, fingerprintDir } from './data-fingerprint.ts';
-import { type CodonOutcome, classifyOutcome, errorCodeOf, type StopKind, stoppedMessage } from './failure.ts';
 import { DEFAULT_MESSAGE_QUEUE, type MessageQueueLimits, queueRefusal } from './message-queue.ts';
+import {
+  type CodonOutcome,
+  classifyOutcome,
+  errorCodeOf,
+  type StopKind,
+  stoppedMessage,
+} from './outcome/failure.ts';
 import { renderPromptPaths } from './prompt-paths.ts';
 import type { Recorder } from './recorder.ts';
 import type { MappedOutput } from './stream-mapper.ts';

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { AgentAdapter, AgentRun, AgentStart, MessageBacklog } from '../agents/agent-adapter.ts';
 import { notStarted } from '../agents/spawn-agent.ts';
 import { type AgentPid, AgentPidsFile } from './agent-pids.ts';
-import type { CodonOutcome, StopKind } from './failure.ts';
+import type { CodonOutcome, StopKind } from './outcome/failure.ts';
 import { StallWatch } from './retries/stall-watch.ts';
 import { type MappedOutput, StreamMapper } from './stream-mapper.ts';
 import { priceSpend } from './unreported-spend.ts';

@@ -4,9 +4,9 @@ import type { AgentAdapters } from '../agents/agent-adapter.ts';
 import type { BudgetLimits, FileNode } from '../core/protocol/index.ts';
 import { CheckpointStore } from '../execution/checkpoints/index.ts';
 import { guardedTransaction } from '../execution/journal/database.ts';
+import { DATA_LINK_EXCLUDE, linkDataDir } from '../execution/layout/data-link.ts';
 import { newRunId } from '../execution/state/run-id.ts';
 import { SqliteTransitionLog, StateStore } from '../execution/state/state-store.ts';
-import type { RuntimeDeps } from '../host/server/runtime.ts';
 import type { ProviderTarget } from '../llm/providers/providers.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
@@ -17,11 +17,10 @@ import { ArchiveManifest } from './archive.ts';
 import { carryOver, readCarryWindow } from './carry-over.ts';
 import { Checkpointing } from './checkpointing.ts';
 import type { CodonHooks } from './codon-hooks.ts';
-import { DATA_LINK_EXCLUDE, linkDataDir } from './data-link.ts';
 import type { Engine } from './engine.ts';
 import { Orchestrator } from './orchestrator.ts';
+import type { ActionEngine, EngineDeps, SendMessage } from './ports.ts';
 import { RigDirsLog } from './rig-dirs.ts';
-import type { ActionEngine, SendMessage } from './sentinels/actions/take-actions.ts';
 
 export type SentinelRecorder = {
   cost(codonId: string, usd: number): void;
@@ -38,7 +37,7 @@ export type EngineSettings = {
   provider: (codon: RuntimeCodon) => ProviderTarget;
   adapters?: AgentAdapters;
   /** Work beside each codon (sentinels); `record` feeds their costs and states into the run's state. */
-  hooks?: (deps: RuntimeDeps, record: SentinelRecorder) => CodonHooks;
+  hooks?: (deps: EngineDeps, record: SentinelRecorder) => CodonHooks;
   /** Files over this are left out of checkpoints (and reported). */
   maxCheckpointFileBytes?: number;
   /** Paths every checkpoint takes even when ignored (a workspace's tracked ignored files). */
@@ -62,7 +61,7 @@ export type EngineSettings = {
  * file watcher, and the orchestrator that uses them. Fails (before the server listens) when the
  * checkpoint store cannot be opened, e.g. without git.
  */
-export async function createOrchestrator(deps: RuntimeDeps, settings: EngineSettings): Promise<Engine> {
+export async function createOrchestrator(deps: EngineDeps, settings: EngineSettings): Promise<Engine> {
   const { layout, bus, db, logger } = deps;
   const store = await CheckpointStore.open({
     executionDir: layout.executionDir,

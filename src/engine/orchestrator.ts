@@ -32,9 +32,10 @@ import { type CodonHooks, noHooks } from './codon-hooks.ts';
 import { CodonLifecycle } from './codon-lifecycle.ts';
 import { CodonSteps } from './codon-steps.ts';
 import type { CommandContext, Engine, EngineCommand, ReadyInfo, SendToClient } from './engine.ts';
-import { type CodonOutcome, clientStopReason } from './failure.ts';
 import { endLeftoverAgents } from './leftover-agents.ts';
 import type { MessageQueueLimits } from './message-queue.ts';
+import { type CodonOutcome, clientStopReason } from './outcome/failure.ts';
+import type { ActionResult } from './ports.ts';
 import { type Atomically, Recorder } from './recorder.ts';
 import {
   completeUnended,
@@ -52,7 +53,6 @@ import type { RigDirsLog } from './rig-dirs.ts';
 import type { RestoreDeps } from './rollback.ts';
 import { type RollbackCommand, type RollbackTarget, resolveRollbackTarget } from './rollback-target.ts';
 import { switchRun } from './run-switch.ts';
-import type { ActionResult } from './sentinels/actions/take-actions.ts';
 import { buildSnapshot } from './snapshot.ts';
 import { unknownCodonMessage } from './unknown-codon.ts';
 import { unreportedSpend } from './unreported-spend.ts';

@@ -4,7 +4,7 @@ import type { RuntimeCodon } from '../plan/index.ts';
 import { killPoint } from '../platform/storage/kill-point.ts';
 import type { Checkpointing } from './checkpointing.ts';
 import type { CommandContext, EngineCommand } from './engine.ts';
-import type { CodonOutcome } from './failure.ts';
+import type { CodonOutcome } from './outcome/failure.ts';
 import type { Recorder } from './recorder.ts';
 import { type PendingRetry, RetryTimer } from './retries/pending-retry.ts';
 import {

@@ -1,11 +1,11 @@
 import { EVENT_TYPES, isEventType } from '../core/protocol/events.ts';
 import { closest } from '../core/validation/suggest.ts';
-import { checkActionVariable } from '../engine/sentinels/actions/action-variables.ts';
-import { checkVariable } from '../engine/sentinels/prompt-variables.ts';
-import { parseTemplate } from '../engine/sentinels/template.ts';
 import type { PathSegment, ProblemDraft } from './problems.ts';
 import type { ActionParts } from './salvage-sentinel.ts';
 import type { SentinelDefinition, SentinelOutput, Trigger } from './sentinel-schema.ts';
+import { checkActionVariable } from './templates/action-variables.ts';
+import { checkVariable } from './templates/prompt-variables.ts';
+import { parseTemplate } from './templates/template.ts';
 
 /**
  * What the checks read: a parsed definition, or the valid parts of one that failed its schema

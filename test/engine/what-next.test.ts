@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { doneVerdict, notDoneReason, unwrittenCheckpoint } from '../../src/clients/cli/console-view.ts';
+import { notDoneReason, unwrittenCheckpoint } from '../../src/clients/cli/console-view.ts';
+import { doneVerdict } from '../../src/core/protocol/idle-verdict.ts';
 import { buildSnapshot } from '../../src/engine/snapshot.ts';
 import {
   automaticNext,

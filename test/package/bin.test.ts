@@ -51,7 +51,9 @@ describe('bin/ribosome', () => {
   it('an unbuilt copy says so instead of a stack trace', () => {
     const ran = run(layout(join(temp.path, 'unbuilt'), []));
     expect(ran.code).toBe(1);
-    expect(ran.stderr).toMatch(/dist\/clients\/cli\/main\.js is missing; this copy was not built \(npm run build\)/);
+    expect(ran.stderr).toMatch(
+      /dist\/clients\/cli\/main\.js is missing; this copy was not built \(npm run build\)/,
+    );
   });
 
   it('refuses a Node older than engines.node, or none, with what to install (exit 1)', () => {

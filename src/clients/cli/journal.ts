@@ -9,7 +9,7 @@ import {
   journalEvents,
   journalRunIds,
   openExecutionDb,
-} from '../../execution/runs/index.ts';
+} from '../runs/index.ts';
 
 type ExportFlags = { execution?: string; run?: string; format: 'jsonl'; out?: string };
 

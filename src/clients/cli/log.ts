@@ -7,7 +7,7 @@ import {
   journalEvents,
   liveServerUrl,
   openExecutionDb,
-} from '../../execution/runs/index.ts';
+} from '../runs/index.ts';
 import { consoleView } from './console-view.ts';
 
 type LogFlags = { execution?: string; url?: string; follow?: boolean; token?: string };

@@ -5,19 +5,11 @@ import type { Command } from 'commander';
 import { missingPlanClis } from '../../agents/agent-clis.ts';
 import { parseCost, parseDuration, runBudget } from '../../engine/budgets/limits.ts';
 import { createOrchestrator } from '../../engine/create-orchestrator.ts';
-import { dataLinkPath } from '../../engine/data-link.ts';
 import type { Engine, ReadyInfo } from '../../engine/engine.ts';
 import { journalRedos } from '../../engine/sentinels/actions/take-actions.ts';
 import { createSentinelHooks } from '../../engine/sentinels/sentinel-hooks.ts';
-import {
-  exitSummaryLine,
-  lastEventTimes,
-  openExecutionDb,
-  planRecordOf,
-  readState,
-  runRows,
-  writePlanRecord,
-} from '../../execution/runs/index.ts';
+import { dataLinkPath } from '../../execution/layout/data-link.ts';
+import { type ExecutionLayout, executionLayout } from '../../execution/layout/layout.ts';
 import {
   agentRootEntries,
   clearInterruptedClone,
@@ -31,15 +23,7 @@ import {
   WorkspaceError,
 } from '../../execution/workspace/index.ts';
 import { notifierCompanion } from '../../host/notify/companion.ts';
-import { isLoopbackHost } from '../../host/server/origin.ts';
-import {
-  type ExecutionLayout,
-  executionLayout,
-  LockHeldError,
-  RUNTIME_EXIT,
-  type Runtime,
-  startRuntime,
-} from '../../host/server/runtime.ts';
+import { LockHeldError, RUNTIME_EXIT, type Runtime, startRuntime } from '../../host/server/runtime.ts';
 import { accessToken, dashboardCompanion } from '../../host/web-server/index.ts';
 import {
   API_KEY_ONLY,
@@ -64,8 +48,18 @@ import {
   OFFLINE_KEY,
   presentCredentials,
 } from '../../platform/credentials/credentials.ts';
+import { isLoopbackHost } from '../../platform/http/loopback.ts';
 import { StorageFault } from '../../platform/storage/guard.ts';
 import { killAtProblem } from '../../platform/storage/kill-point.ts';
+import {
+  exitSummaryLine,
+  lastEventTimes,
+  openExecutionDb,
+  planRecordOf,
+  readState,
+  runRows,
+  writePlanRecord,
+} from '../runs/index.ts';
 import { watchUntilDone } from './console-view.ts';
 import { inspectRunDirs, runDirsProblem } from './run-dirs.ts';
 

@@ -10,7 +10,7 @@ import {
   readPlanRecord,
   readState,
   runRows,
-} from '../../execution/runs/index.ts';
+} from '../runs/index.ts';
 import { displayJson, displayLine } from '../tui/display-text.ts';
 
 type RunsFlags = { execution?: string; json?: boolean };

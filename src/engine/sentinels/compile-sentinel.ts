@@ -1,10 +1,10 @@
 import type { LoadedSentinel } from '../../plan/index.ts';
+import { checkVariable } from '../../plan/templates/prompt-variables.ts';
+import { formatTemplateError, parseTemplate, type Template } from '../../plan/templates/template.ts';
 import { type CompiledAction, compileActions } from './actions/decide-actions.ts';
 import { resolveOutputFiles } from './output-files.ts';
-import { checkVariable } from './prompt-variables.ts';
 import { createSequenceMatcher } from './sequence-match.ts';
 import { compileOutputSchema, type OutputValidator } from './structured-output.ts';
-import { formatTemplateError, parseTemplate, type Template } from './template.ts';
 import { compileStep, type EventLike } from './trigger-match.ts';
 
 /**

@@ -6,12 +6,8 @@ import type { ProviderTarget } from '../../llm/providers/providers.ts';
 import type { CodonSentinel, LoadedSentinel, RuntimeCodon } from '../../plan/index.ts';
 import { providerAuth } from '../../platform/credentials/credentials.ts';
 import type { CodonHooks } from '../codon-hooks.ts';
-import {
-  type ActionEngine,
-  memoryRedos,
-  type RedoCounter,
-  type SendMessage,
-} from './actions/take-actions.ts';
+import type { ActionEngine, SendMessage } from '../ports.ts';
+import { memoryRedos, type RedoCounter } from './actions/take-actions.ts';
 import { type CompiledSentinel, compileSentinel } from './compile-sentinel.ts';
 import { seenBySentinels } from './seen-events.ts';
 import { SentinelRuntime } from './sentinel-runtime.ts';

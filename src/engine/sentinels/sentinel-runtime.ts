@@ -1,21 +1,17 @@
 import type { Logger } from 'pino';
 import type { EventInput, ServerEvent } from '../../core/protocol/index.ts';
 import type { RuntimeCodon } from '../../plan/index.ts';
+import { type PromptContext, promptLookup } from '../../plan/templates/prompt-variables.ts';
+import { formatTemplateError, renderTemplate } from '../../plan/templates/template.ts';
 import type { RequestAuth } from '../../platform/credentials/credentials.ts';
-import {
-  type ActionEngine,
-  type RedoCounter,
-  type SendMessage,
-  SentinelActions,
-} from './actions/take-actions.ts';
+import type { ActionEngine, SendMessage } from '../ports.ts';
+import { type RedoCounter, SentinelActions } from './actions/take-actions.ts';
 import type { CompiledSentinel, TriggerMatcher } from './compile-sentinel.ts';
 import { type Turn, toMessages, trimHistory } from './history.ts';
 import { callSentinelModel } from './llm-call.ts';
 import { writeOutput } from './output-files.ts';
-import { type PromptContext, promptLookup } from './prompt-variables.ts';
 import { createStrategy, type Strategy, type Timers } from './strategies.ts';
 import { structuredInstruction } from './structured-output.ts';
-import { formatTemplateError, renderTemplate } from './template.ts';
 import { TriggerQueue } from './trigger-queue.ts';
 
 export type UnloadReason = EventInput<'sentinel.unloaded'>['reason'];

@@ -1,5 +1,5 @@
 import type { OutputCondition, TriggerCondition } from '../../plan/index.ts';
-import { parseEventPath, valueAt } from './event-path.ts';
+import { parseEventPath, valueAt } from '../../plan/templates/event-path.ts';
 
 /**
  * Trigger conditions compiled once into predicates (paths split, regular expressions built), so

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import type { EventInput } from '../../core/protocol/index.ts';
 import type { ResolvedGate } from '../../plan/loaded-plan.ts';
 import { runCommand } from '../../platform/processes/run-command.ts';
+import type { GateResult, GatesOutcome } from '../outcome/gate-result.ts';
 import { GateOutput } from './gate-output.ts';
-import type { GateResult, GatesOutcome } from './gate-result.ts';
 
 /** The environment variable that marks a gate command's processes (see processesWithEnv). */
 export const GATE_MARK = 'RIBOSOME_GATE';

@@ -1,8 +1,8 @@
 import type { OnVerifyFailure } from '../../plan/unattended-schema.ts';
-import type { CodonOutcome } from '../failure.ts';
-import { classifyOutcome } from '../failure.ts';
-import { feedbackPrompt, howItFailed } from './feedback.ts';
-import type { GatesOutcome } from './gate-result.ts';
+import type { CodonOutcome } from '../outcome/failure.ts';
+import { classifyOutcome } from '../outcome/failure.ts';
+import { feedbackPrompt, howItFailed } from '../outcome/gate-feedback.ts';
+import type { GatesOutcome } from '../outcome/gate-result.ts';
 
 type StopKind = NonNullable<CodonOutcome['stoppedBy']>;
 

@@ -5,7 +5,7 @@
  * the globbing and every look at the disk are the shell's (copy-outputs.ts).
  */
 import { normalize, sep } from 'node:path';
-import { DATA_LINK_NAME } from '../../engine/data-link.ts';
+import { DATA_LINK_NAME } from '../layout/data-link.ts';
 
 export type OutputSelection = {
   /** Sorted, each once. */

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { appendFile, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DATA_LINK_NAME } from '../../engine/data-link.ts';
 import { killPoint } from '../../platform/storage/kill-point.ts';
+import { DATA_LINK_NAME } from '../layout/data-link.ts';
 import { type WorkspaceRecord, writeWorkspaceRecord } from './record.ts';
 import type { WorkspaceSpec } from './spec.ts';
 import { gitWords, text, userRepoGit } from './user-git.ts';

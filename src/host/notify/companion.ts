@@ -1,6 +1,6 @@
 import { SERVER_VERSION } from '../../core/version.ts';
+import type { EngineDeps } from '../../engine/ports.ts';
 import type { NotifyTarget } from '../../plan/unattended-schema.ts';
-import type { RuntimeDeps } from '../server/runtime.ts';
 import { startNotifier } from './notifier.ts';
 import { mergeTargets } from './target.ts';
 
@@ -12,7 +12,7 @@ export function notifierCompanion(options: {
   plan: { name: string; notify: readonly NotifyTarget[] };
   configTargets: readonly NotifyTarget[];
 }) {
-  return async (deps: RuntimeDeps) => {
+  return async (deps: EngineDeps) => {
     const notifier = startNotifier({
       bus: deps.bus,
       logger: deps.logger,

@@ -1,4 +1,4 @@
-import { doneVerdict } from '../../clients/cli/console-view.ts';
+import { doneVerdict } from '../../core/protocol/idle-verdict.ts';
 import type { FailureReason, ServerEvent } from '../../core/protocol/index.ts';
 import type { NotifyEvent } from '../../plan/unattended-schema.ts';
 

@@ -1,11 +1,8 @@
+import { isLoopbackHost } from '../../platform/http/loopback.ts';
 import type { Ticket } from './dashboard-ticket.ts';
 import { normalOrigin } from './dashboard-ticket.ts';
 
-/** An address only this machine reaches: localhost, 127.0.0.0/8, ::1. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare);
-}
+export { isLoopbackHost };
 
 export type UpgradeInput = {
   /** The upgrade's Origin header: browsers always send one, other clients normally none. */

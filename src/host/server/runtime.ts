@@ -4,47 +4,19 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { Logger } from 'pino';
 import { SERVER_VERSION } from '../../core/version.ts';
 import type { Engine } from '../../engine/engine.ts';
+import type { EngineDeps } from '../../engine/ports.ts';
 import { openDatabase } from '../../execution/journal/database.ts';
 import { EventBus } from '../../execution/journal/event-bus.ts';
 import { SqliteJournal } from '../../execution/journal/sqlite-journal.ts';
+import { type ExecutionLayout, executionLayout } from '../../execution/layout/layout.ts';
+import { acquireRuntimeLock, type LockInfo } from '../../execution/layout/runtime-lock.ts';
 import { newRunId } from '../../execution/state/run-id.ts';
 import type { ServerSettings } from '../../plan/config/server-config.ts';
 import { asStorageFault, type StorageFault, StorageGuard } from '../../platform/storage/guard.ts';
 import { diagnose } from '../../platform/storage/probe.ts';
 import { ControlServer, type ControlServerOptions, type ServerInfo } from './control-server.ts';
 import { listenWithRetry } from './listen-retry.ts';
-import { acquireRuntimeLock, type LockInfo } from './runtime-lock.ts';
 import { openServerLog, type ServerLog } from './server-log.ts';
-
-/** Where an execution keeps its things (DESIGN.md "Execution directory"). */
-export function executionLayout(executionDir: string, agentRootName = 'agentRoot') {
-  const internal = join(executionDir, '.ribosome');
-  return {
-    executionDir,
-    agentRoot: join(executionDir, agentRootName),
-    rigArchive: join(executionDir, 'rigArchive'),
-    internal,
-    database: join(internal, 'ribosome.db'),
-    lockFile: join(internal, 'runtime.lock'),
-    logFile: join(internal, 'logs', 'server.log'),
-    agentState: join(internal, 'agents'),
-  };
-}
-export type ExecutionLayout = ReturnType<typeof executionLayout>;
-
-export type RuntimeDeps = {
-  layout: ExecutionLayout;
-  db: DatabaseSync;
-  bus: EventBus;
-  journal: SqliteJournal;
-  logger: Logger;
-  settings: ServerSettings;
-  dataDir: string;
-  /** Every durable write (journal, state) goes through it; its first failure stops the server. */
-  storage: StorageGuard;
-  /** Stops the server as a shutdown would (the engine's onFailure then: abort). */
-  requestStop?: (reason: string) => void;
-};
 
 export type RuntimeOptions = {
   executionDir: string;
@@ -52,7 +24,7 @@ export type RuntimeOptions = {
   agentRootName?: string;
   dataDir: string;
   settings: ServerSettings;
-  createEngine: (deps: RuntimeDeps) => Engine | Promise<Engine>;
+  createEngine: (deps: EngineDeps) => Engine | Promise<Engine>;
   /** Extra server.ready fields (the plan, the proxy), read at each handshake. */
   readyExtras?: ServerInfo['extras'];
   /** Started after the server listens, stopped before it closes (the proxy, the dashboard). */
@@ -67,7 +39,7 @@ export type RuntimeOptions = {
   dynamicPort?: (attempt: number) => number;
 };
 
-export type CompanionDeps = RuntimeDeps & {
+export type CompanionDeps = EngineDeps & {
   port: number;
   /** The WebSocket URL clients connect to. */
   url: string;
@@ -148,7 +120,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const storage = new StorageGuard(layout.database);
   let db: DatabaseSync | undefined;
   let journal: SqliteJournal | undefined;
-  let deps: RuntimeDeps;
+  let deps: EngineDeps;
   let engine: Engine;
   /** Set when the engine asked for the stop because the run gave up: the exit says failure. */
   let aborted = false;

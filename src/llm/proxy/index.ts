@@ -1,9 +1,13 @@
 // Interface B, the LLM proxy: what the main server and middleware authors use.
 
+export {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_IN_FLIGHT_BYTES,
+} from '../../plan/config/proxy-defaults.ts';
 export { isCredentialName, redactUrl } from '../../platform/credentials/log-safe.ts';
 export { classifyUpstreamError } from './classify-error.ts';
 export { compose, type Pipeline } from './compose.ts';
-export { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES } from './defaults.ts';
 export { anthropicErrorBody, type ExchangeFailure, ProxyError, type ProxyErrorCode } from './errors.ts';
 export { createDoubleMaxTokensMiddleware } from './middleware/double-max-tokens.ts';
 export {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { isLoopbackHost } from '../../host/server/origin.ts';
 import type { ProxyConfig } from '../../plan/config/proxy-config.ts';
+import { isLoopbackHost } from '../../platform/http/loopback.ts';
 import { generateToken } from '../../platform/http/token.ts';
 import { credentialPrefix } from './access.ts';
 import { ProxyError } from './errors.ts';

@@ -1,11 +1,18 @@
 import { z } from 'zod';
+import { parseTarget } from '../../platform/http/target.ts';
 import {
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_IN_FLIGHT_BYTES,
-} from '../../llm/proxy/defaults.ts';
-import { MiddlewareSpecSchema } from '../../llm/proxy/middleware/load-user-middleware.ts';
-import { parseTarget } from '../../platform/http/target.ts';
+} from './proxy-defaults.ts';
+
+/** A user middleware: its module path (relative to the config file) and options for a factory export. */
+export const MiddlewareSpecSchema = z.strictObject({
+  module: z.string().min(1),
+  options: z.record(z.string(), z.unknown()).optional(),
+});
+
+export type MiddlewareSpec = z.infer<typeof MiddlewareSpecSchema>;
 
 export const DEFAULT_PROVIDER_BASE_URL = 'https://api.anthropic.com';
 

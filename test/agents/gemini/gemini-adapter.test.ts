@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AgentRun, AgentStart } from '../../../src/agents/agent-adapter.ts';
 import { exitStatusOf, GeminiAdapter } from '../../../src/agents/gemini/gemini-adapter.ts';
 import type { StreamLine } from '../../../src/agents/stream-line.ts';
-import { classifyOutcome } from '../../../src/engine/failure.ts';
+import { classifyOutcome } from '../../../src/engine/outcome/failure.ts';
 import { tempDir } from '../../helpers/server-process.ts';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/gemini');

@@ -21,7 +21,7 @@ export type StorageFault = {
   release: () => Promise<void>;
 };
 
-/** The lock heartbeat's period (src/host/server/runtime-lock.ts) and a margin: a fault must outlive one. */
+/** The lock heartbeat's period (src/execution/layout/runtime-lock.ts) and a margin: a fault must outlive one. */
 const HEARTBEAT_WINDOW_MS = 6_500;
 
 export async function storageFault(

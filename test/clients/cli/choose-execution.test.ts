@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chooseExecutionDir, resumeNotice } from '../../../src/clients/cli/run.ts';
 import { openDatabase } from '../../../src/execution/journal/database.ts';
+import { executionLayout } from '../../../src/execution/layout/layout.ts';
 import { SqliteTransitionLog, StateStore } from '../../../src/execution/state/state-store.ts';
-import { executionLayout } from '../../../src/host/server/runtime.ts';
 import { tempDir } from '../../helpers/server-process.ts';
 
 const temps: Array<{ remove(): void }> = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyOutcome, errorCodeOf } from '../../../src/engine/failure.ts';
+import { classifyOutcome, errorCodeOf } from '../../../src/engine/outcome/failure.ts';
 import { resolveServerSettings } from '../../../src/plan/config/server-config.ts';
 
 describe('a budget stop', () => {

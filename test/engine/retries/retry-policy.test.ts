@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noThenProperty: onFailure's plan field is named `then`.
 import { describe, expect, it } from 'vitest';
 import type { FailureReason } from '../../../src/core/protocol/index.ts';
-import { type CodonOutcome, classifyOutcome } from '../../../src/engine/failure.ts';
+import { type CodonOutcome, classifyOutcome } from '../../../src/engine/outcome/failure.ts';
 import {
   type AttemptEnd,
   afterAttempt,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CodonOutcome } from '../../../src/engine/failure.ts';
-import type { GateResult, GatesOutcome } from '../../../src/engine/verify/gate-result.ts';
+import type { CodonOutcome } from '../../../src/engine/outcome/failure.ts';
+import type { GateResult, GatesOutcome } from '../../../src/engine/outcome/gate-result.ts';
 import { type RoundsOptions, throughGates } from '../../../src/engine/verify/verify-rounds.ts';
 
 const ok: CodonOutcome = {

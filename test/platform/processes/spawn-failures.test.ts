@@ -8,7 +8,7 @@ import type { AgentAdapter } from '../../../src/agents/agent-adapter.ts';
 import { runCommand } from '../../../src/agents/builtin/tools/bash.ts';
 import { spawnAgent } from '../../../src/agents/spawn-agent.ts';
 import { CodonRun } from '../../../src/engine/codon-run.ts';
-import { classifyOutcome } from '../../../src/engine/failure.ts';
+import { classifyOutcome } from '../../../src/engine/outcome/failure.ts';
 import { runRigSetup } from '../../../src/engine/rig-setup.ts';
 import { gitFailure, gitRunner } from '../../../src/execution/checkpoints/git-runner.ts';
 import { spawnSafely } from '../../../src/platform/processes/spawn-safely.ts';

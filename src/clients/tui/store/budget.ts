@@ -2,7 +2,6 @@ import type { BudgetStatus } from '../../../core/protocol/index.ts';
 import { markEstimate } from '../../../llm/estimated-cost.ts';
 import { formatClock, formatTokens } from '../format.ts';
 import type { Tone } from '../theme.ts';
-import type { RunInfo } from './run-state.ts';
 
 /** The last state.snapshot's budgets, with the figures they were taken against. */
 export type BudgetView = {
@@ -24,7 +23,7 @@ const usd = (n: number) => `$${n.toFixed(2)}`;
  * scope that reached a warning or was exceeded. Undefined when no budget is set.
  */
 export function budgetLine(
-  run: Pick<RunInfo, 'budgets' | 'totalCost'>,
+  run: { budgets?: BudgetView | undefined; totalCost: number },
   outputTokens: number,
   now: number,
 ): BudgetLine | undefined {

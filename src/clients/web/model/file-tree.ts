@@ -1,6 +1,6 @@
 /** The agent root's files as file.updated told them: a tree of the paths seen, with the last content. */
 
-import { DATA_LINK_NAME } from '../../../engine/data-link-name.ts';
+import { DATA_LINK_NAME } from '../../../execution/layout/data-link-name.ts';
 
 /** The data directory's link (`ribosome-data` at the agent root) and what lies under it: not the agent's files. */
 export function isDataLinkPath(path: string): boolean {

@@ -1,7 +1,16 @@
 import type { SentinelAction } from '../../../plan/index.ts';
-import { formatTemplateError, parseTemplate, renderTemplate, type Template } from '../template.ts';
+import {
+  type ActionContext,
+  actionLookup,
+  checkActionVariable,
+} from '../../../plan/templates/action-variables.ts';
+import {
+  formatTemplateError,
+  parseTemplate,
+  renderTemplate,
+  type Template,
+} from '../../../plan/templates/template.ts';
 import { compileCondition } from '../trigger-match.ts';
-import { type ActionContext, actionLookup, checkActionVariable } from './action-variables.ts';
 
 /**
  * The pure core of sentinel actions: which of a sentinel's actions an output calls for, within its

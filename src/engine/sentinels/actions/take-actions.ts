@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
-import { echo, type MessageSender } from '../../../core/protocol/index.ts';
-import type { ActionContext } from './action-variables.ts';
+import { echo } from '../../../core/protocol/index.ts';
+import type { ActionContext } from '../../../plan/templates/action-variables.ts';
+import type { ActionEngine, ActionResult, MessageOutcome, SendMessage } from '../../ports.ts';
 import {
   type CompiledAction,
   type Decision,
@@ -11,34 +12,6 @@ import {
   type Output,
   type RunGuards,
 } from './decide-actions.ts';
-
-/** How an action the engine refused reads: why, in words a person can act on. */
-export type ActionResult = { ok: true } | { ok: false; message: string };
-
-/** Who sends a message: this sentinel (the `from` of codon.message). */
-export type SentinelSender = Extract<MessageSender, { kind: 'sentinel' }>;
-/** What sending a message answers: ok, or why not (NO_CODON_RUNNING when no agent takes input). */
-export type MessageOutcome = { ok: true } | { ok: false; code: string; message: string };
-/** Orchestrator.sendMessage as a sentinel sees it (injected: the engine delivers the text). */
-export type SendMessage = (text: string, from: SentinelSender) => MessageOutcome | Promise<MessageOutcome>;
-
-/**
- * The engine's stop and rollback paths, as sentinel actions call them. Each answers at once whether
- * it took the action (the codon is still running, no rollback is under way); what it does after
- * that (the codon's end, the rollback, the new run) goes on without the sentinel waiting for it, and
- * a later failure is handed to `failed`. `why` names the sentinel and its output (the failureReason).
- */
-export interface ActionEngine {
-  halt(codonId: string, why: string): ActionResult;
-  rollback(codonId: string, why: string, failed: (message: string) => void): ActionResult;
-  redo(
-    codonId: string,
-    why: string,
-    text: string | undefined,
-    failed: (message: string) => void,
-    from: SentinelSender,
-  ): ActionResult;
-}
 
 /** One redo action of one sentinel for one codon: what a redo's `max` counts for. */
 export type RedoKey = { codonId: string; sentinelId: string; condition: string };

@@ -1,16 +1,10 @@
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
-import { z } from 'zod';
+import { type MiddlewareSpec, MiddlewareSpecSchema } from '../../../plan/config/proxy-config.ts';
 import { type Middleware, MiddlewareSchema } from '../types.ts';
 
-/** A user middleware: its module path (relative to the config file) and options for a factory export. */
-export const MiddlewareSpecSchema = z.strictObject({
-  module: z.string().min(1),
-  options: z.record(z.string(), z.unknown()).optional(),
-});
-
-export type MiddlewareSpec = z.infer<typeof MiddlewareSpecSchema>;
+export { type MiddlewareSpec, MiddlewareSpecSchema };
 
 /** What a factory default export is called with. */
 export type MiddlewareFactoryContext = { logger: Logger };

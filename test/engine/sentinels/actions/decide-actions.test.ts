@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { ActionContext } from '../../../../src/engine/sentinels/actions/action-variables.ts';
 import {
   compileActions,
   type Decision,
@@ -8,6 +7,7 @@ import {
   type RunGuards,
 } from '../../../../src/engine/sentinels/actions/decide-actions.ts';
 import { SentinelAction } from '../../../../src/plan/index.ts';
+import type { ActionContext } from '../../../../src/plan/templates/action-variables.ts';
 
 const REPEATING = [{ path: 'repeating', op: 'equals', value: true }];
 

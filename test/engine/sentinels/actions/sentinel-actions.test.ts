@@ -1,9 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type {
-  ActionEngine,
-  MessageOutcome,
-  SendMessage,
-} from '../../../../src/engine/sentinels/actions/take-actions.ts';
+import type { ActionEngine, MessageOutcome, SendMessage } from '../../../../src/engine/ports.ts';
 import { waitFor } from '../../../helpers/processes.ts';
 import { startHarness, stopHarnesses, toolEvents } from '../helpers.ts';
 

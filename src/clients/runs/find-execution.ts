@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { executionLayout } from '../../host/server/runtime.ts';
+import { executionLayout } from '../../execution/layout/layout.ts';
 
 export type Found = { ok: true; dir: string } | { ok: false; message: string };
 

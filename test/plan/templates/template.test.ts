@@ -4,8 +4,8 @@ import {
   EVENT_STRING_LIMIT,
   type PromptContext,
   promptLookup,
-} from '../../../src/engine/sentinels/prompt-variables.ts';
-import { parseTemplate, renderTemplate } from '../../../src/engine/sentinels/template.ts';
+} from '../../../src/plan/templates/prompt-variables.ts';
+import { parseTemplate, renderTemplate } from '../../../src/plan/templates/template.ts';
 
 const context: PromptContext = {
   events: [

@@ -1,6 +1,6 @@
-import { valueAt } from '../event-path.ts';
-import { VALUE_STRING_LIMIT } from '../prompt-variables.ts';
-import type { CheckName, Lookup } from '../template.ts';
+import { valueAt } from './event-path.ts';
+import { VALUE_STRING_LIMIT } from './prompt-variables.ts';
+import type { CheckName, Lookup } from './template.ts';
 
 /**
  * The variables of an action's `text` template (a message, a redo's addition to the prompt):

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyOutcome, clientStopReason, stoppedMessage } from '../../src/engine/failure.ts';
+import { classifyOutcome, clientStopReason, stoppedMessage } from '../../../src/engine/outcome/failure.ts';
 
 const ended = (message: string, apiErrorStatus: number | null = null) =>
   classifyOutcome({

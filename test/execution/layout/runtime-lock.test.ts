@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { acquireRuntimeLock, readLock } from '../../../src/host/server/runtime-lock.ts';
+import { acquireRuntimeLock, readLock } from '../../../src/execution/layout/runtime-lock.ts';
 import { waitFor } from '../../helpers/processes.ts';
 import { tempDir } from '../../helpers/server-process.ts';
 

@@ -1,6 +1,6 @@
 import { isDone, lineageOf, progress } from '../../engine/what-next.ts';
-import { runBranchName } from '../checkpoints/index.ts';
-import type { EngineState, RunState } from '../state/reducer.ts';
+import { runBranchName } from '../../execution/checkpoints/index.ts';
+import type { EngineState, RunState } from '../../execution/state/reducer.ts';
 import type { PlanRecord } from './plan-record.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { classifyOutcome } from '../../../src/engine/failure.ts';
-import { feedbackPrompt, verifyFailureMessage } from '../../../src/engine/verify/feedback.ts';
-import type { GateResult } from '../../../src/engine/verify/gate-result.ts';
+import { classifyOutcome } from '../../../src/engine/outcome/failure.ts';
+import { feedbackPrompt, verifyFailureMessage } from '../../../src/engine/outcome/gate-feedback.ts';
+import type { GateResult } from '../../../src/engine/outcome/gate-result.ts';
 
 const failed: GateResult = {
   gate: 1,

@@ -5,7 +5,7 @@
  */
 import { lstat, readlink, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { isInside } from '../platform/confine/index.ts';
+import { isInside } from '../../platform/confine/index.ts';
 
 import { DATA_LINK_NAME } from './data-link-name.ts';
 

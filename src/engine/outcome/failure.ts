@@ -1,6 +1,6 @@
-import type { FailureReason, ProcessExit } from '../core/protocol/index.ts';
-import { verifyFailureMessage } from './verify/feedback.ts';
-import type { VerifyFailure } from './verify/gate-result.ts';
+import type { FailureReason, ProcessExit } from '../../core/protocol/index.ts';
+import { verifyFailureMessage } from './gate-feedback.ts';
+import type { VerifyFailure } from './gate-result.ts';
 
 /** Who or what ended a codon early: a client (forceStop, skip) or its budget. */
 export type StopKind = 'forceStop' | 'skip' | 'budget';

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import { executionLayout } from '../../host/server/runtime.ts';
-import { isHolderAlive, readLock } from '../../host/server/runtime-lock.ts';
-import { type EngineState, reduceAll } from '../state/reducer.ts';
-import { parseTransition } from '../state/transitions.ts';
+import { executionLayout } from '../../execution/layout/layout.ts';
+import { isHolderAlive, readLock } from '../../execution/layout/runtime-lock.ts';
+import { type EngineState, reduceAll } from '../../execution/state/reducer.ts';
+import { parseTransition } from '../../execution/state/transitions.ts';
 
 /** An execution directory that cannot be read: exit 2 (a path the user gave that holds no execution). */
 export class ExecutionReadError extends Error {

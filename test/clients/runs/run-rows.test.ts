@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exitSummaryLine, formatDuration, formatRuns, runRows } from '../../../src/execution/runs/index.ts';
+import { exitSummaryLine, formatDuration, formatRuns, runRows } from '../../../src/clients/runs/index.ts';
 import { reduceAll } from '../../../src/execution/state/reducer.ts';
 import type { Transition } from '../../../src/execution/state/transitions.ts';
 

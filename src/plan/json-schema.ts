@@ -20,9 +20,14 @@ const OPTIONS = {
   },
 } satisfies Parameters<typeof z.toJSONSchema>[1];
 
-/** A zod schema as the text of a shipped JSON Schema file (draft-07, input side). */
+/** A zod schema as JSON Schema (draft-07, input side): what schema/ ships and docs/reference/ is written from. */
+export function jsonSchema(schema: z.ZodType): z.core.JSONSchema.BaseSchema {
+  return z.toJSONSchema(schema, OPTIONS);
+}
+
+/** A zod schema as the text of a shipped JSON Schema file. */
 export function render(schema: z.ZodType): string {
-  return `${JSON.stringify(z.toJSONSchema(schema, OPTIONS), null, 2)}\n`;
+  return `${JSON.stringify(jsonSchema(schema), null, 2)}\n`;
 }
 
 export function schemaFiles(): Record<string, string> {

@@ -11,7 +11,7 @@ import { ServerSettings } from './server-config.ts';
  * from it, in one strict schema. It is checked as a plan is (unknown keys with a "did you mean", line
  * and column), keys that may not go together included; the server's settings and the proxy's then
  * take their own keys from the checked value.
- * schema/config.schema.json is generated from it; README "Config file" lists every key.
+ * schema/config.schema.json and docs/reference/config.md are generated from it.
  */
 export const ConfigFile = z
   .strictObject({
@@ -55,16 +55,23 @@ export async function loadConfigFile(path: string): Promise<ConfigFileLoad> {
   return { ok: true, value, warnings: problems };
 }
 
-/** The keys of the file, nested ones dotted (`limits.maxClients`): what README's table lists. */
+/**
+ * The keys of the file, those of nested objects dotted (`limits.maxClients`, `budget.maxCostUsd`):
+ * the keys docs/reference/config.md lists and examples/ribosome.config.yaml sets.
+ */
 export function configKeys(): string[] {
-  const keys: string[] = [];
-  for (const [key, schema] of Object.entries(ConfigFile.shape)) {
-    if (key === '$schema') continue;
-    keys.push(key);
-    if (key === 'limits') {
-      const limits = (schema as typeof ServerSettings.shape.limits).unwrap();
-      for (const inner of Object.keys(limits.shape)) keys.push(`limits.${inner}`);
-    }
-  }
-  return keys;
+  const keysOf = (shape: Record<string, z.ZodType>, prefix: string): string[] =>
+    Object.entries(shape).flatMap(([key, schema]) => {
+      if (key === '$schema') return [];
+      let inner = schema;
+      while (
+        inner instanceof z.ZodOptional ||
+        inner instanceof z.ZodDefault ||
+        inner instanceof z.ZodPrefault
+      )
+        inner = inner.unwrap() as z.ZodType;
+      const nested = inner instanceof z.ZodObject ? keysOf(inner.shape, `${prefix}${key}.`) : [];
+      return [`${prefix}${key}`, ...nested];
+    });
+  return keysOf(ConfigFile.shape, '');
 }

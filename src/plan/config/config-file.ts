@@ -11,7 +11,7 @@ import { ServerSettings } from './server-config.ts';
  * from it, in one strict schema. It is checked as a plan is (unknown keys with a "did you mean", line
  * and column), keys that may not go together included; the server's settings and the proxy's then
  * take their own keys from the checked value.
- * schema/config.schema.json is generated from it; README "Config file" lists every key.
+ * schema/config.schema.json is generated from it; docs/reference/config.md lists every key.
  */
 export const ConfigFile = z
   .strictObject({
@@ -55,7 +55,7 @@ export async function loadConfigFile(path: string): Promise<ConfigFileLoad> {
   return { ok: true, value, warnings: problems };
 }
 
-/** The keys of the file, nested ones dotted (`limits.maxClients`): what README's table lists. */
+/** The keys of the file, nested ones dotted (`limits.maxClients`): what docs/reference/config.md lists. */
 export function configKeys(): string[] {
   const keys: string[] = [];
   for (const [key, schema] of Object.entries(ConfigFile.shape)) {

@@ -52,7 +52,7 @@ export type AgentRun = {
    */
   stop(graceMs: number): Promise<void>;
   /**
-   * Gives the agent `text` as a user message (README "Steering a running agent"): written while a
+   * Gives the agent `text` as a user message (docs/steering.md): written while a
    * turn runs, it joins the agent's next request; between turns, it starts a new one. False when the
    * agent takes no more input (its stdin closed after a result with nothing left to send, or it exited).
    */
@@ -84,8 +84,8 @@ export interface AgentAdapter {
    * What session `sessionId` (as the agent reported it; `stateDir` as its runs were given) records as
    * spent so far, every run of it counted, and what it continued (a fork's parent) too; undefined when
    * it has no record. For an agent that reports tokens only at a turn's end (Codex, Gemini CLI): a
-   * restarted server asks it what the codon its predecessor left running spent (README "Checkpoints
-   * and rollback").
+   * restarted server asks it what the codon its predecessor left running spent
+   * (docs/checkpoints.md#after-a-crash).
    */
   spentIn?(sessionId: string, stateDir: string): ModelSpend[] | undefined;
 }

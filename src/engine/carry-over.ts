@@ -2,7 +2,7 @@ import type { MessageSender } from '../core/protocol/index.ts';
 import type { Journal } from '../execution/journal/journal.ts';
 
 /**
- * What a crash must not lose (README "Steering a running agent"): the texts an agent heard (or was
+ * What a crash must not lose (docs/steering.md): the texts an agent heard (or was
  * to hear) that no agent acted on, found in the journal, so the codon's next run gets them in its
  * prompt. Pure over the events; `readCarryWindow` is the shell that reads them.
  */

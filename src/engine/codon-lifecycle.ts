@@ -96,7 +96,7 @@ export class CodonLifecycle {
   readonly #o: LifecycleOptions;
   #active: Active | undefined;
   #preparing: Preparing | undefined;
-  /** The data directory as the active codon found it (README "What the agent may do"). */
+  /** The data directory as the active codon found it (docs/agents.md#what-the-agent-may-do). */
   #dataBefore: Fingerprint | undefined;
 
   constructor(options: LifecycleOptions) {
@@ -376,7 +376,7 @@ export class CodonLifecycle {
   }
 
   /**
-   * Hands `text` to the active codon's agent (README "Steering a running agent"); when no agent
+   * Hands `text` to the active codon's agent (docs/steering.md); when no agent
    * takes it, says why (nothing runs, rig setup runs, the agent finished or is being stopped).
    */
   sendMessage(

@@ -14,7 +14,7 @@ export type CodonRunOptions = {
   /** How to start the agent; the run adds its own mark. */
   start: Omit<AgentStart, 'mark'>;
   timeoutMs: number;
-  /** No output for this long stops the agent as stalled (README "Stall detection"). */
+  /** No output for this long stops the agent as stalled (docs/unattended.md#stall-detection). */
   stallTimeoutMs: number;
   stopGraceMs: number;
   maxResultChars: number;

@@ -46,7 +46,7 @@ export type EngineSettings = {
   snapshotIntervalMs?: number;
   /** Watch the agent root for file.updated / filetree.updated (on by default). */
   watchFiles?: boolean;
-  /** The run's budget (README "Budgets"); codon and loop budgets come with the plan. */
+  /** The run's budget (docs/unattended.md#budgets); codon and loop budgets come with the plan. */
   budget?: BudgetLimits;
   /** Where a successful codon's outputFiles are copied (default <execution>/output). */
   outputDir?: string;

@@ -83,7 +83,7 @@ export type OrchestratorOptions = {
   provider: (codon: RuntimeCodon) => ProviderTarget;
   adapters: AgentAdapters;
   agentRoot: string;
-  /** The data directory's link in the agent root (README "The data directory"). */
+  /** The data directory's link in the agent root (docs/agents.md#what-stays-inside-the-agent-root). */
   dataDir?: string;
   /** Per-execution agent files (sessions, CLI home, the pids of running agents). */
   agentStateDir: string;
@@ -91,7 +91,7 @@ export type OrchestratorOptions = {
   stopGraceMs: number;
   snapshotIntervalMs: number;
   maxResultChars: number;
-  /** What may wait for the running agent, sent and not taken up (README "Steering a running agent"). */
+  /** What may wait for the running agent, sent and not taken up (docs/steering.md). */
   messageQueue?: MessageQueueLimits;
   fileTree: () => FileNode[];
   /** Work beside each codon's agent (sentinels). */
@@ -111,7 +111,7 @@ export type OrchestratorOptions = {
   lastCodonEvent?: LastCodonEvent;
   /** The rollback a crashed run had begun and not completed, from the journal (said in the crash warning). */
   interruptedRollback?: InterruptedRollback;
-  /** The run's budget: the plan's, under the config file and the command line (README "Budgets"). */
+  /** The run's budget: the plan's, under the config file and the command line (docs/unattended.md#budgets). */
   budget?: BudgetLimits;
   /** What a crash left for each codon's next run, from the journal (carry-over.ts). */
   carryOver?: () => Map<string, CarriedMessage[]>;
@@ -121,7 +121,7 @@ export type OrchestratorOptions = {
 
 type Moved = { ok: true } | { ok: false; code: ErrorCode; message: string };
 
-/** What follows a codon a sentinel stopped to roll back (README "Sentinel actions"). */
+/** What follows a codon a sentinel stopped to roll back (docs/sentinels.md#sentinel-actions). */
 type FollowUp = {
   codonId: string;
   run(): Promise<void>;
@@ -150,7 +150,7 @@ export class Orchestrator implements Engine {
   /** Resolves once the running codon's end has been recorded. */
   #finished: Promise<void> = Promise.resolve();
   #resumed: ReadyInfo['resumed'];
-  /** The automatic retry waiting for its time, if any (README "Automatic retries and the fallback model"). */
+  /** The automatic retry waiting for its time, if any (docs/unattended.md#automatic-retries-and-the-fallback-model). */
   readonly #retries: Retrying;
   /**
    * A sentinel's rollback or redo, taken when it stopped the codon: it runs in the codon's end's own
@@ -512,7 +512,7 @@ export class Orchestrator implements Engine {
     await this.#retries.afterCodon(codon, runId, began, next, undefined);
   }
 
-  // --- after an attempt: retry, then (README "Automatic retries and the fallback model") --------------
+  // --- after an attempt: retry, then (docs/unattended.md#automatic-retries-and-the-fallback-model) --------------
 
   /** After a codon's end: a retry due, or `then` after its last attempt, or the usual decision. */
   // --- commands ------------------------------------------------------------------------------------
@@ -664,7 +664,7 @@ export class Orchestrator implements Engine {
     return { ok: true };
   }
 
-  // --- sentinel actions (README "Sentinel actions") --------------------------------------------------
+  // --- sentinel actions (docs/sentinels.md#sentinel-actions) --------------------------------------------------
 
   /** A sentinel's halt: the codon is stopped like codon.forceStop; its failureReason reads `stopped ${why}`. */
   sentinelHalt(codonId: string, why: string): ActionResult {

@@ -17,7 +17,7 @@ import {
 import { type RestoreDeps, restoreCheckpoint, undonePart } from './rollback.ts';
 import type { EndStatus, IdleReason, Trigger } from './what-next.ts';
 
-/** Refusals a command meets before it does anything: a retry it cancelled goes on (README "The wait"). */
+/** Refusals a command meets before it does anything: a retry it cancelled goes on (docs/unattended.md#automatic-retries-and-the-fallback-model). */
 const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'UNKNOWN_CODON',
   'NO_NEXT_CODON',
@@ -53,7 +53,7 @@ export type RetryHost = {
 };
 
 /**
- * What follows a codon's end under its onFailure policy (README "Automatic retries"): a retry
+ * What follows a codon's end under its onFailure policy (docs/unattended.md#automatic-retries-and-the-fallback-model): a retry
  * (announced, the agent root back at the codon's start in the same run, a timer that any command or
  * a shutdown cancels), or `then` after the last attempt: idle, continue past it, abort the run.
  */
@@ -198,7 +198,7 @@ export class Retrying {
   /**
    * The codon's start checkpoint (its latest rig-setup one, else the checkpoint before it) written
    * back into the agent root as a rollback to it does (files an earlier codon archived stay archived,
-   * README "Checkpoints and rollback"), in the same run: the failed attempt stays in the run's history
+   * docs/checkpoints.md), in the same run: the failed attempt stays in the run's history
    * (its error checkpoint), and the lineage, costs and budgets go on.
    */
   async #restoreStart(

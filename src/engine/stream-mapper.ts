@@ -21,7 +21,7 @@ export type MappedOutput =
       apiErrorStatus: number | null;
       message: string;
       finalCost: number | undefined;
-      /** How long the provider asked to wait, when the agent says (README "Automatic retries"). */
+      /** How long the provider asked to wait, when the agent says (docs/unattended.md#automatic-retries-and-the-fallback-model). */
       retryAfterMs?: number;
     };
 

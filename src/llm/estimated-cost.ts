@@ -1,5 +1,5 @@
 /**
- * How an estimated cost reads wherever one is shown (README "Agents": an agent that reports tokens but
+ * How an estimated cost reads wherever one is shown (docs/agents.md: an agent that reports tokens but
  * no cost is priced from Ribosome's table): `~$0.0604`, with one legend line where there is room. Pure.
  */
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { conditionSchema, INVALID_REGEX, isValidRegex, RegexFlags } from './conditions.ts';
 
 /**
- * What a sentinel may do with its outputs (README "Sentinel actions"): each output is tested against
+ * What a sentinel may do with its outputs (docs/sentinels.md#sentinel-actions): each output is tested against
  * the sentinel's `actions` in order; an action whose `when` holds is taken, within the guards
  * (`maxActions`, `cooldownMs`) and for real only without `dryRun`. The runtime lives in
  * src/engine/sentinels/actions/.

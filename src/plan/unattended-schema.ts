@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { issueParams, MAX_TIMEOUT_MS, Model, normalizeInside, TimeoutMs } from './primitives.ts';
 
 /**
- * Plan fields for unattended runs (README "Unattended runs"): budgets, automatic retries, a fallback
+ * Plan fields for unattended runs (docs/unattended.md): budgets, automatic retries, a fallback
  * model, stall detection, verification gates and notifications. Each field's description is what the
  * JSON Schema and `ribosome validate` show.
  */

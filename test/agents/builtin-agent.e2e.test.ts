@@ -300,7 +300,7 @@ describe('ribosome agent (e2e)', () => {
       return (await runAgent('hi')).lines;
     })();
 
-    // Fields of ours that Claude Code does not print (README "Automatic retries and the fallback model").
+    // Fields of ours that Claude Code does not print (docs/unattended.md#automatic-retries-and-the-fallback-model).
     const ours = new Set(['retry_after_ms']);
     for (const printed of [...lines, ...retried]) {
       const line = Object.fromEntries(Object.entries(printed).filter(([key]) => !ours.has(key)));

@@ -48,7 +48,7 @@ export const connections: Scenario = {
       }
       const summary = [...statuses].map(([k, n]) => `${n}× ${k}`).join(', ');
       ctx.log(`${count} upgrades: ${summary}`);
-      // Beyond the cap: 503; beyond as many again still upgrading, closed at once (README).
+      // Beyond the cap: 503; beyond as many again still upgrading, closed at once (docs/protocol.md#the-control-protocol-in-practice).
       const refused = statuses.get('503') ?? 0;
       const cut = statuses.get(CUT) ?? 0;
       const accepted = statuses.get('101') ?? 0;

@@ -1,6 +1,6 @@
 /**
- * Messages that reach the real Claude Code CLI while it writes its final answer (README "Steering a
- * running agent"): it takes them up after its `result`, as a new turn. A text starting with `/` is
+ * Messages that reach the real Claude Code CLI while it writes its final answer
+ * (docs/steering.md): it takes them up after its `result`, as a new turn. A text starting with `/` is
  * text for the model there, never one of the CLI's own commands (trial 17b H1: `/clear` swapped the
  * session and was never printed back, so the codon hung); several messages it takes up together
  * (printed back as one) all count as taken (H2). Real processes: `ribosome run`, Claude Code, and a

@@ -1,5 +1,5 @@
 /**
- * codon.message end to end (README "Steering a running agent"): a real server on the scripted
+ * codon.message end to end (docs/steering.md): a real server on the scripted
  * provider, each agent a real process. The provider answers from a track matched on the message's
  * text, so a file the agent then writes proves the request after the message carried it.
  */

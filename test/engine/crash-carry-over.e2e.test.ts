@@ -1,5 +1,5 @@
 /**
- * Nothing lost across a crash (README "Steering a running agent", "Sentinel actions"): a server
+ * Nothing lost across a crash (docs/steering.md, "Sentinel actions"): a server
  * killed with SIGKILL after a message (or a redo) is restarted on the same execution; the codon's
  * next run gets the text in its prompt, journaled as codon.message `prompt`, and a redo's `max`
  * counts the redo the killed server took. Real processes: `ribosome run`, the built-in agent, a

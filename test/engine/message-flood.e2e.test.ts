@@ -1,5 +1,5 @@
 /**
- * A flood of codon.message (README "Steering a running agent"): past what the agent has not taken up
+ * A flood of codon.message (docs/steering.md): past what the agent has not taken up
  * (limits.messageQueueMessages) a message gets MESSAGE_QUEUE_FULL, past a client's allowance
  * (limits.messageBurst, then limits.messageRate) RATE_LIMITED; neither is journaled, and messages
  * within the bounds still reach the agent.

@@ -182,7 +182,7 @@ describe('running a plan', () => {
       e?.type === 'filetree.updated' ? e.data.tree.map((n) => n.name).sort() : [];
     const complete = (e: ServerEvent | undefined) => names(e).includes('b.txt');
     const tree = history.findLast(complete) ?? (await c.next('filetree.updated', complete, 10_000));
-    // The data directory's link is in the agent root (README "What stays inside the agent root").
+    // The data directory's link is in the agent root (docs/agents.md#what-stays-inside-the-agent-root).
     expect(names(tree)).toEqual(['a.txt', 'b.txt', 'ribosome-data']);
   });
 

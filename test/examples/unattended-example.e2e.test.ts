@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { journalRows, killAll, runToEnd, tempDir } from '../helpers/server-process.ts';
 
 /**
- * The example of README "Unattended runs" runs as it says, offline: a provider overload answered by
+ * The example of docs/unattended.md runs as it says, offline: a provider overload answered by
  * a retry with the fallback model, a gate failing and fed back until it passes, a loop until verify
  * ending after its first iteration, and a webhook that cannot be reached costing only a warning.
  */

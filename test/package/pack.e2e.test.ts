@@ -104,7 +104,7 @@ afterAll(() => {
 });
 
 describe('the npm package', () => {
-  it('holds the compiled CLI, types, the built web dashboard, schemas and examples; no tests, no sources', () => {
+  it('holds the compiled CLI, types, the built web dashboard, schemas, examples and docs; no tests, no sources', () => {
     const paths = packed.files.map((f) => f.path);
     expect(paths.filter((p) => /^(test|src|bench)\//.test(p))).toEqual([]);
     expect(paths.filter((p) => p.endsWith('.ts') && !p.endsWith('.d.ts'))).toEqual([]);
@@ -121,8 +121,15 @@ describe('the npm package', () => {
       'examples/demo/plan.yaml',
       'examples/scripts/demo.yaml',
       'README.md',
+      'CONTRIBUTING.md',
     ])
       expect(paths).toContain(p);
+    // Every docs page: the shipped README links them relatively.
+    const docs = readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).filter((p) =>
+      p.endsWith('.md'),
+    );
+    expect(docs).toContain('protocol.md');
+    for (const page of docs) expect(paths).toContain(`docs/${page}`);
     // Production dependencies only: neither the pinned Node runtime nor Claude Code (an optional peer).
     const installed = readdirSync(join(app, 'node_modules'));
     expect(installed).toContain('ribosome');

@@ -4,7 +4,7 @@ import { loadPlan } from '../../src/plan/index.ts';
 import type { PlanProblem } from '../../src/plan/problems.ts';
 import { loadText, problemsOf, tempFiles, yaml } from './helpers.ts';
 
-/** `provider` on the plan, a codon and a sentinel: validated at its path, inherited as the README says. */
+/** `provider` on the plan, a codon and a sentinel: validated at its path, inherited as docs/plans.md#providers says. */
 
 function only(problems: readonly PlanProblem[], code: string, path: string): PlanProblem {
   const found = problems.filter((p) => p.code === code && p.path === path);

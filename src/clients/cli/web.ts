@@ -51,7 +51,7 @@ async function web(urls: string[], flags: WebFlags): Promise<number> {
   if (!access.ok) return fail(access.message);
   const readonly = flags.readonly === true;
   // The servers' token (a generated one is no server's). A readonly page gets a key of its own
-  // instead, so whoever has its address can watch and nothing else (README "Access token").
+  // instead, so whoever has its address can watch and nothing else (docs/dashboard.md#access-token).
   const serverToken = access.generated ? undefined : access.token;
   const pageKey = readonly && access.token !== undefined ? generateToken() : access.token;
   let server: Awaited<ReturnType<typeof startWebServer>>;

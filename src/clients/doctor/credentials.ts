@@ -54,7 +54,7 @@ export function checkCredentials(env: NodeJS.ProcessEnv, loginFile?: string): Ch
   };
 }
 
-/** What may stand in for an agent's key (README "Agents"): its user's own login, under agentConfig user. */
+/** What may stand in for an agent's key (docs/agents.md): its user's own login, under agentConfig user. */
 const OWN_LOGIN: Partial<Record<Agent, string>> = {
   gemini: 'their `~/.gemini` login',
   opencode: 'their `opencode auth login`',

@@ -1,4 +1,4 @@
-/** The dashboard's keys, like the TUI's (README "Web dashboard"); one table for the handler and the help. */
+/** The dashboard's keys, like the TUI's (docs/dashboard.md); one table for the handler and the help. */
 
 export type ViewId = 'overview' | 'activity' | 'changes' | 'cost' | 'fleet';
 export const VIEWS: readonly { id: ViewId; label: string; key: string }[] = [

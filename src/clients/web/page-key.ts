@@ -1,5 +1,5 @@
 /**
- * The page's credentials (README "Access token"). The address printed carries the dashboard's key
+ * The page's credentials (docs/dashboard.md#access-token). The address printed carries the dashboard's key
  * (`?token=`, or `#token=`): read once, taken out of the address (history, bookmarks, screenshots)
  * and kept in sessionStorage, which only this origin (scheme, host and port) and this tab can read;
  * never a cookie, which the browser would send to every port of the host. Each WebSocket is opened

@@ -31,7 +31,7 @@ export type ClientOptions = {
   token?: string;
   /**
    * A dashboard page's credential, asked again at each (re)connection: the ticket its dashboard
-   * got for it (README "Access token"), offered as a WebSocket subprotocol.
+   * got for it (docs/dashboard.md#access-token), offered as a WebSocket subprotocol.
    */
   ticket?: () => Promise<string>;
   /** How many received events to keep in `received` (oldest dropped; `history.batch` frames are never kept). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ours } from './extension.ts';
 
-/** Budgets as clients see them (README "Budgets"): optional fields of server.ready and state.snapshot. */
+/** Budgets as clients see them (docs/unattended.md#budgets): optional fields of server.ready and state.snapshot. */
 
 /** A scope's limits; absent limits are not enforced. */
 export const BudgetLimits = z.object({

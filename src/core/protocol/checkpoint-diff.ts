@@ -3,7 +3,7 @@ import { ours } from './extension.ts';
 
 /**
  * Ours: `checkpoint.diff`, the changes between two checkpoints, file by file with their hunks
- * (README "Protocol extensions"). Answered to the asker only; bounded (DIFF_LIMITS), truncation marked.
+ * (docs/protocol.md#protocol-extensions). Answered to the asker only; bounded (DIFF_LIMITS), truncation marked.
  */
 
 export const DIFF_LIMITS = {

@@ -55,7 +55,7 @@ export function fitMessage(text: string): string {
 
 export const CodonMessageRequest = ours(
   z.object({ text: MessageText }),
-  'A message to the running codon\'s agent (README "Steering a running agent"); answered by the codon.message event.',
+  "A message to the running codon's agent (docs/steering.md); answered by the codon.message event.",
 );
 
 export const CodonMessageData = ours(

@@ -42,14 +42,14 @@ export const CodonForceStop = command(
   'codon.forceStop',
   z.object({ reason: z.string().default('stopped by a client') }).default({ reason: 'stopped by a client' }),
 );
-/** Ours: a message to the running codon's agent (README "Steering a running agent"). */
+/** Ours: a message to the running codon's agent (docs/steering.md). */
 export const CodonMessage = command('codon.message', CodonMessageRequest);
 export const CheckpointList = command(
   'checkpoint.list',
   // runId absent = the current run.
   z.object({ runId: z.string().min(1).optional() }).default({}),
 );
-/** Ours: the changes between two checkpoints (README "Protocol extensions"). */
+/** Ours: the changes between two checkpoints (docs/protocol.md#protocol-extensions). */
 export const CheckpointDiff = command('checkpoint.diff', CheckpointDiffRequest);
 export const RollbackToCheckpoint = command(
   'rollback.toCheckpoint',
@@ -73,7 +73,7 @@ export const ServerShutdown = command(
     .object({ reason: z.string().default('requested by a client') })
     .default({ reason: 'requested by a client' }),
 );
-/** Ours: a dashboard page's upgrade credential, for `ribosome web` (README "Access token"). */
+/** Ours: a dashboard page's upgrade credential, for `ribosome web` (docs/dashboard.md#access-token). */
 export const DashboardTicket = command('dashboard.ticket', DashboardTicketRequest);
 export const Ping = command('ping', NoData);
 export const PingBroadcast = command('ping.broadcast', NoData);

@@ -4,7 +4,7 @@ import { ClientMode } from './shared.ts';
 
 /**
  * Ours: `dashboard.ticket`, how a dashboard served by another process (`ribosome web`) gets the
- * credential its page presents on the WebSocket upgrade (README "Access token"). Only a client
+ * credential its page presents on the WebSocket upgrade (docs/dashboard.md#access-token). Only a client
  * without an Origin (not a page) may ask; a readonly one only for readonly tickets.
  */
 /** The subprotocol that carries a ticket: `ribosome-ticket.<ticket>` (a page cannot set headers). */

@@ -39,16 +39,16 @@ export const ErrorCode = z
     'CODON_TIMEOUT',
     'RUN_CRASHED',
     'INTERNAL_ERROR',
-    // The execution directory's storage (README "Faults").
+    // The execution directory's storage (docs/operations.md#faults-full-or-failing-disks).
     'STORAGE_FAILED',
     'STORAGE_WARNING',
-    // Unattended runs (README "Unattended runs").
+    // Unattended runs (docs/unattended.md).
     'BUDGET_EXCEEDED',
     'BUDGET_WARNING',
     'CODON_STALLED',
     'VERIFY_FAILED',
     'NOTIFY_FAILED',
-    // Running on the user's own work (README "Running on your own work").
+    // Running on the user's own work (docs/getting-started.md#running-on-your-own-work).
     'OUTPUT_WARNING',
     'DATA_DIR_CHANGED',
   ])
@@ -66,7 +66,7 @@ export const suggestedAction: Record<ErrorSeverity, string> = {
   warning: 'log and continue',
 };
 
-/** The codes the spec itself defines (section 7); every other code is ours (README "Protocol extensions"). */
+/** The codes the spec itself defines (section 7); every other code is ours (docs/protocol.md#protocol-extensions). */
 export const SPEC_ERROR_CODES: ReadonlySet<ErrorCode> = new Set([
   'HANDSHAKE_REQUIRED',
   'INSUFFICIENT_PERMISSIONS',

@@ -261,7 +261,7 @@ const backbone = {
     action: z.enum(['created', 'modified', 'deleted']),
   }),
   'filetree.updated': z.object({ tree: z.array(FileNode) }),
-  // Ours: a message to the running agent (README "Steering a running agent").
+  // Ours: a message to the running agent (docs/steering.md).
   'codon.message': CodonMessageData,
 };
 
@@ -298,7 +298,7 @@ const sentinel = {
   'sentinel.error': z.object({
     sentinelId: z.string(),
     codonId: z.string(),
-    // Ours: action-failed (a sentinel action was refused or failed; README "Sentinel actions").
+    // Ours: action-failed (a sentinel action was refused or failed; docs/sentinels.md#sentinel-actions).
     errorType: extendedEnum(
       ['llm-call-failed', 'template-render-failed', 'file-write-failed'],
       ['action-failed'],
@@ -321,7 +321,7 @@ const sentinel = {
       /** The rendered text of a message, or what a redo adds to the prompt. */
       text: z.string().optional(),
     }),
-    'A sentinel action, sent before it takes effect (README "Sentinel actions").',
+    'A sentinel action, sent before it takes effect (docs/sentinels.md#sentinel-actions).',
   ),
   'sentinel.triggered': z.object({
     sentinelId: z.string(),
@@ -394,7 +394,7 @@ const connection = {
   }),
   pong: z.object({ message: z.literal('pong'), timestamp: Iso, clientId: z.string().optional() }),
   'history.batch': z.object({ events: z.array(ServerEventEnvelope), hasMore: z.boolean() }),
-  // Ours: a dashboard page's upgrade credential (README "Access token").
+  // Ours: a dashboard page's upgrade credential (docs/dashboard.md#access-token).
   'dashboard.ticket': DashboardTicketData,
   /** Deprecated (spec 9): kept so old clients learn of a codon a crash interrupted. */
   'incomplete.codon': z.object({ codonId: z.string(), codonName: z.string(), message: z.string() }),

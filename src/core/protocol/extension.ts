@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Marks what Ribosome adds to the spec's protocol, on the zod schemas themselves: the one place the
- * published contract (schema/asyncapi.yaml, the JSON Schemas) and the README check read it from.
+ * published contract (schema/asyncapi.yaml, the JSON Schemas) and the docs check (docs/protocol.md#protocol-extensions) read it from.
  * The mark is JSON Schema metadata, so it reaches every generated schema unchanged.
  */
 export const EXTENSION_MARK = 'x-ribosome-extension';

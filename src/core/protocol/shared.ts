@@ -10,7 +10,7 @@ export const ProcessExit = z.discriminatedUnion('type', [
 ]);
 export type ProcessExit = z.infer<typeof ProcessExit>;
 
-// Ours (README "Protocol extensions"): budget (a budget stopped the codon), verify (a gate failed).
+// Ours (docs/protocol.md#protocol-extensions): budget (a budget stopped the codon), verify (a gate failed).
 export const FailureReasonType = extendedEnum(
   ['timeout', 'rate-limit', 'api-error', 'sentinel-load-failure', 'unknown'],
   ['budget', 'verify'],

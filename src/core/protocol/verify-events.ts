@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ours } from './extension.ts';
 
 /**
- * Ours: verification gates (README "Verification gates"). `gate` is the gate's 0-based index in the
+ * Ours: verification gates (docs/unattended.md#verification-gates). `gate` is the gate's 0-based index in the
  * codon's `verify` list; `round` counts the runs of the gates within one codon.started ..
  * codon.completed span (0 after the agent's first run, then one more per feedback round).
  */

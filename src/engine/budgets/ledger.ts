@@ -43,7 +43,7 @@ const newScope = (kind: BudgetScopeKind, id: string, limits: BudgetLimits, now: 
 });
 
 /**
- * Budget accounting (README "Budgets"), pure: spend arrives as numbers with the time, and what it
+ * Budget accounting (docs/unattended.md#budgets), pure: spend arrives as numbers with the time, and what it
  * means comes back as alerts. Scopes: the plan's (the run's budget; its clock runs from the server's
  * start), each loop's (all its iterations; from its first codon's start) and each codon's (all its
  * attempts and feedback rounds; from its start, afresh when `begin` says `fresh`). Everything counts

@@ -18,7 +18,7 @@ export type CodonOutcome = {
   stoppedBy?: StopKind;
   /** What the client (or the shutdown) gave as the reason for stopping; for a budget, what ran out. */
   stopReason?: string;
-  /** The agent ended well but a verification gate did not pass (README "Verification gates"). */
+  /** The agent ended well but a verification gate did not pass (docs/unattended.md#verification-gates). */
   verifyFailure?: VerifyFailure;
 };
 

@@ -8,7 +8,7 @@ export type PendingRetry<C> = {
 };
 
 /**
- * The one retry waiting for its time (README "Automatic retries and the fallback model"). It is
+ * The one retry waiting for its time (docs/unattended.md#automatic-retries-and-the-fallback-model). It is
  * pending from the moment it is decided (before it is announced and the agent root restored), so a
  * command taken meanwhile cancels it; the wait is a timer armed after that, never a task in the
  * engine queue. `due` is called when the time has come; it must check `take` still holds the same

@@ -3,7 +3,7 @@ import type { AfterFailure, OnFailure } from '../../plan/unattended-schema.ts';
 import { DEFAULT_BACKOFF_MS, DEFAULT_MAX_BACKOFF_MS } from '../../plan/unattended-schema.ts';
 
 /**
- * What happens after one attempt of a codon (README "Automatic retries and the fallback model").
+ * What happens after one attempt of a codon (docs/unattended.md#automatic-retries-and-the-fallback-model).
  * Pure: the orchestrator asks it after `lifecycle.finish` and does the waiting, the restore and the
  * start.
  *

@@ -1,7 +1,7 @@
 import type { StreamLine } from '../../agents/stream-line.ts';
 
 /**
- * Stall detection (README "Stall detection"): an agent that prints nothing for `limitMs` is stalled.
+ * Stall detection (docs/unattended.md#stall-detection): an agent that prints nothing for `limitMs` is stalled.
  * Output is any stdout line (stream-json or not) and any stderr text. While a tool call is open (the
  * agent printed a tool_use and not yet its tool_result) the agent is silent by design, a long Bash
  * build for instance: the clock does not run then; such a tool is bounded by its own timeout (Bash:

@@ -39,7 +39,7 @@ export type SentinelHooksOptions = {
   /** [callTimeoutMs=120000] Longest a single sentinel LLM call may take. */
   callTimeoutMs?: number;
   /**
-   * [env=process.env] Where credentials are read (README "What the agent may do"): the provider's
+   * [env=process.env] Where credentials are read (docs/agents.md#what-the-agent-may-do): the provider's
    * apiKeyEnv alone, else ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN (with its beta).
    */
   env?: NodeJS.ProcessEnv;
@@ -49,7 +49,7 @@ export type SentinelHooksOptions = {
   now?: () => Date;
   /**
    * [engine=refuses every action] The engine's stop and rollback paths, for halt, rollback and redo
-   * actions (README "Sentinel actions").
+   * actions (docs/sentinels.md#sentinel-actions).
    */
   engine?: ActionEngine;
   /** [sendMessage=refuses] Orchestrator.sendMessage, for message actions. */

@@ -64,7 +64,7 @@ Connection State events, \`checkpoint.list\`, \`checkpoint.diff\` and an \`error
 client that asked and are never journaled; the \`pong\` answering ping.broadcast and the fatal
 STORAGE_FAILED \`error\` go to every client without being journaled.
 
-What Ribosome adds to the spec (README "Protocol extensions") is marked \`${EXTENSION_MARK}: true\`
+What Ribosome adds to the spec (docs/protocol.md#protocol-extensions) is marked \`${EXTENSION_MARK}: true\`
 (a message, a field or an error code) or \`${EXTENSION_VALUES_MARK}\` (values of ours in a spec field).
 Beside the messages: WebSocket close codes 1001 (server shutting down), 1008 (a client too slow to
 read), 1009 (a frame over the hard limit) and 4408 (no handshake within the handshake timeout, ours);

@@ -8,8 +8,8 @@ import { type JsonSchema, protocolSchemas } from './protocol-schemas.ts';
 
 /**
  * Everything Ribosome adds to the spec's protocol, read from the marks on the zod schemas (through
- * the generated JSON Schemas, so exactly what the published contract marks). README "Protocol
- * extensions" must name each one; a test holds it to that.
+ * the generated JSON Schemas, so exactly what the published contract marks). The list in
+ * docs/protocol.md#protocol-extensions must name each one; a test holds it to that.
  */
 export type Extension =
   | { kind: 'message'; type: string }

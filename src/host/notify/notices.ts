@@ -8,7 +8,7 @@ import type { NotifyEvent } from '../../plan/unattended-schema.ts';
  * attempt) and answers the notices an event gives, none for most.
  */
 
-/** What a webhook receives as its JSON body (README "Notifications"). */
+/** What a webhook receives as its JSON body (docs/unattended.md#notifications). */
 export type NotifyPayload = {
   event: NotifyEvent;
   runId: string;

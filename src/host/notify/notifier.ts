@@ -25,7 +25,7 @@ export type Notifier = {
 export const DEFAULT_STOP_GRACE_MS = 3_000;
 
 /**
- * Watches the published events and POSTs each notice a target asked for (README "Notifications").
+ * Watches the published events and POSTs each notice a target asked for (docs/unattended.md#notifications).
  * Never in the engine's way: the bus hands events over synchronously and the notifier only queues;
  * a notice that cannot be delivered is logged and published as an `error` (severity warning, code
  * NOTIFY_FAILED), with the target shown as origin and path only.

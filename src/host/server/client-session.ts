@@ -6,7 +6,7 @@ import { textFrameHeader } from './ws-frames.ts';
 
 const TEXT = { binary: false } as const;
 
-/** Close codes the server uses (README "The control protocol in practice"). */
+/** Close codes the server uses (docs/protocol.md#the-control-protocol-in-practice). */
 export const CLOSE = {
   shutdown: 1001,
   slowConsumer: 1008,

@@ -136,7 +136,7 @@ export class ControlServer {
   }
 
   /**
-   * A ticket that lets a dashboard page of `origin` open a WebSocket here (README "Access token"):
+   * A ticket that lets a dashboard page of `origin` open a WebSocket here (docs/dashboard.md#access-token):
    * for `--web` in this process, and `dashboard.ticket` for `ribosome web`. Undefined for an origin
    * that is not `http(s)://HOST:PORT`.
    */

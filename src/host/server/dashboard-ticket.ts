@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { type ClientMode, DASHBOARD_PROTOCOL, TICKET_PROTOCOL_PREFIX } from '../../core/protocol/index.ts';
 
 /**
- * Dashboard tickets (README "Access token"): what a dashboard's page presents on its WebSocket
+ * Dashboard tickets (docs/dashboard.md#access-token): what a dashboard's page presents on its WebSocket
  * upgrade instead of a cookie. A ticket names the one origin (scheme, host and port) whose page may
  * use it, the most it grants (`readonly` or `readandwrite`) and when it expires; it is signed with a
  * key that never leaves the server process, so only the server (for `--web`) or a client it trusted

@@ -24,7 +24,7 @@ export type UpgradeVerdict =
     };
 
 /**
- * Who may open a WebSocket (README "Access token"), as a pure table. A page (an upgrade with an
+ * Who may open a WebSocket (docs/dashboard.md#access-token), as a pure table. A page (an upgrade with an
  * Origin) gets in with a dashboard ticket made for its origin, which stands for the token too; or
  * from an origin the user allowed (`--allow-origin`), with the token when one is set. Being on
  * loopback is not enough: any local server's page would do (cross-site WebSocket hijacking). An

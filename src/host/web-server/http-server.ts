@@ -50,7 +50,7 @@ const HEADERS = {
  * The dashboard over HTTP: its static files (no listing, nothing outside its folder; the same for
  * everyone, they hold nothing secret), `/config.json` and `/ticket?server=N&origin=O` (a WebSocket
  * credential for the page). With a key, those two need it (401 without, 403 wrong), and `/?token=`
- * with a wrong one gets a 403 page. No cookie is ever set (README "Access token").
+ * with a wrong one gets a 403 page. No cookie is ever set (docs/dashboard.md#access-token).
  */
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
   const root = await realRoot(options.root ?? DIST_WEB);

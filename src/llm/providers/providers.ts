@@ -6,7 +6,7 @@ import { parseTarget } from '../../platform/http/target.ts';
 import { blockedPortMeaning, fetchBlockedPort, isFetchBlockedPort } from './fetch-ports.ts';
 
 /**
- * Providers per plan, codon and sentinel (README "Plans", `provider`). Pure: which provider each codon
+ * Providers per plan, codon and sentinel (docs/plans.md, `provider`). Pure: which provider each codon
  * and sentinel calls, the proxy route of each, and which of them lack a credential. The plan's
  * provider is already in each codon and sentinel that has none of its own (src/plan/build-plan.ts);
  * absent, the server's provider (`--provider-base-url`, env, config, default) is meant.

@@ -1,5 +1,5 @@
 /**
- * Who may use a proxy that listens beyond loopback (README "The LLM proxy"): a request carries one of
+ * Who may use a proxy that listens beyond loopback (docs/proxy.md): a request carries one of
  * the accepted credentials (the server's access token, the run's agent credential) as a path prefix
  * `/t/<credential>` (what an SDK's base URL can hold) or in the header `x-ribosome-token`. Pure.
  */

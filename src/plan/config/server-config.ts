@@ -42,7 +42,7 @@ export const ServerSettings = z.object({
     .default('info')
     .describe('Least level written to the server log (.ribosome/logs/server.log). Default info.'),
   notify: Notify.default([]).describe(
-    'Webhooks told about every run of this server, beside the plan\'s own notify (README "Notifications").',
+    "Webhooks told about every run of this server, beside the plan's own notify (docs/unattended.md#notifications).",
   ),
   budget: Budget.optional().describe(
     "The run's budget over the plan's, limit by limit (--max-cost, --max-time over this).",
@@ -156,7 +156,7 @@ export const ServerSettings = z.object({
     // prefault: an absent `limits` is parsed as {}, so every inner default applies.
     .prefault({})
     .describe(
-      'Connection and memory limits of the control server (README "The control protocol in practice").',
+      'Connection and memory limits of the control server (docs/protocol.md#the-control-protocol-in-practice).',
     ),
 });
 export type ServerSettings = z.infer<typeof ServerSettings>;

@@ -35,7 +35,7 @@ export type PromptContext = {
   codon: { id: string; name: string; description?: string | undefined; prompt: string };
   sentinel: { id: string; model: string };
   time: string;
-  /** Where the agent works and where it reads the data directory (README "The data directory"). */
+  /** Where the agent works and where it reads the data directory (docs/agents.md#what-stays-inside-the-agent-root). */
   paths?: { agentRoot: string; dataDir?: string | undefined } | undefined;
   /** Present for structured sentinels. */
   outputSchema?: Record<string, unknown> | undefined;

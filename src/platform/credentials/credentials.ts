@@ -1,6 +1,6 @@
 /**
  * Which credential reaches the provider, read from the server's environment the same way by both
- * agents and the sentinels (README "What the agent may do"). Pure: values never leave this module
+ * agents and the sentinels (docs/agents.md#what-the-agent-may-do). Pure: values never leave this module
  * except to the request that needs them; callers report names only.
  */
 

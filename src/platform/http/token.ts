@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * The access token of a server bound beyond loopback (README "Access token"): given with --token or
+ * The access token of a server bound beyond loopback (docs/dashboard.md#access-token): given with --token or
  * RIBOSOME_TOKEN, or generated. Pure apart from the random bytes; the token itself is never logged.
  */
 
@@ -28,7 +28,7 @@ export function tokenMatches(given: string, expected: string): boolean {
 
 /**
  * Where a token may be: never a cookie. A browser sends a host's cookies to every port of it, so a
- * cookie would hand the token to every local server a page of it visits (README "Access token").
+ * cookie would hand the token to every local server a page of it visits (docs/dashboard.md#access-token).
  */
 export type TokenSources = {
   authorization?: string | undefined;

@@ -1,5 +1,5 @@
 /**
- * The agent conformance suite (README "Agents"): every agent runs the same plans against the scripted
+ * The agent conformance suite (docs/agents.md): every agent runs the same plans against the scripted
  * provider, each in a real `ribosome run`, and must behave the same for a user. The agent's script
  * (test/agents/conformance/scripts/<agent>.yaml) follows the contract in README.md beside this file:
  * one track per prompt below, written with the agent's own tools and in its provider's API.

@@ -31,7 +31,7 @@ export type Scenario = {
   run: (ctx: ChaosContext) => Promise<void>;
 };
 
-/** Figures of one scenario (the runner adds them up; README's reliability section quotes them). */
+/** Figures of one scenario (the runner adds them up; docs/operations.md#reliability quotes them). */
 export class Tally {
   kills = 0;
   eventsChecked = 0;

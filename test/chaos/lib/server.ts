@@ -110,7 +110,7 @@ export async function startRibosome(args: string[], options: StartOptions = {}):
 }
 
 /**
- * The memory bound the campaign holds a server to under client floods (README "Reliability"): a
+ * The memory bound the campaign holds a server to under client floods (docs/operations.md#reliability): a
  * server idles at about 125 MiB; whatever clients send, it must stay under this.
  */
 export const RSS_BOUND_MIB = 400;
@@ -167,7 +167,7 @@ export const DEFAULTS: ServerSettings = (() => {
   return resolved.value;
 })();
 
-/** Exit codes `ribosome run` documents for a failure (README "Exit codes"; src/clients/cli/run.ts EXIT). */
+/** Exit codes `ribosome run` documents for a failure (docs/getting-started.md#exit-codes; src/clients/cli/run.ts EXIT). */
 export const FAILURE_EXIT_CODES: ReadonlySet<number> = new Set(
   Object.values(EXIT as Record<string, number>).filter((c) => c !== 0),
 );

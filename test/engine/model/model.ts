@@ -32,7 +32,7 @@
  * - a run still at a codon's start passes it on to the next server's run (redo runs that codon);
  * - a codon interrupted by a crash or a shutdown ends failed or stopped; recovery drops it anyway.
  *
- * Planted kills (RIBOSOME_KILL_AT, README "Kill points"): a server started with a kill point dies
+ * Planted kills (RIBOSOME_KILL_AT, docs/operations.md#kill-points-the-steps-with-two-halves): a server started with a kill point dies
  * the n-th time it reaches it. The points here are those whose effect is a plain kill at a moment
  * the model knows: a codon's end checkpoint (`checkpoint:<kind>`, committed in git, its end not
  * recorded: the codon counts as interrupted, as if the kill came while it ran),
@@ -49,7 +49,7 @@ export type IdleReason = 'startup' | 'codon-completed' | 'all-codons-completed';
 export type CheckpointKind = 'completed' | 'error' | 'skipped';
 export type RollbackType = 'start' | 'end' | 'rig-setup' | 'completed' | 'error' | 'skipped';
 
-/** The kill points the model can plant (see the header); the others are left out (README). */
+/** The kill points the model can plant (see the header); the others are left out (docs/operations.md#kill-points-the-steps-with-two-halves). */
 export const PLANTED_POINTS = [
   'checkpoint:initial',
   'checkpoint:completed',
@@ -494,7 +494,7 @@ function restart(d: Draft, autostart: boolean, killAt?: KillAt): { state: ModelS
   if (diesAt(d, 'checkpoint:initial', undefined)) return finish(d, resume ? { resume } : {});
   const next = nextCodon(d);
   if (autostart && next) startChain(d, next);
-  // With every codon done the server says so, with or without autostart (README "What runs next").
+  // With every codon done the server says so, with or without autostart (docs/checkpoints.md#what-runs-next).
   else d.settle = idleSettle(d, next ? 'startup' : 'all-codons-completed');
   return finish(d, resume ? { resume } : {});
 }

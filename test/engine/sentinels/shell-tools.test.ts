@@ -1,6 +1,6 @@
 /**
  * Trial 18 L8: a sentinel on shell commands fires for every agent. Each agent names its shell tool
- * its own way (README "Sentinels"); the shipped example (examples/plans/sentinels.yaml) lists them all.
+ * its own way (docs/sentinels.md); the shipped example (examples/plans/sentinels.yaml) lists them all.
  * The tool calls here are each CLI's own, from its captured output (test/agents/fixtures), as the
  * engine publishes them (translator, then the stream mapper).
  */

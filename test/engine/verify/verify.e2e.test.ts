@@ -7,7 +7,7 @@ import { e2eResources } from '../../helpers/e2e-resources.ts';
 import { pidsWith, waitFor } from '../../helpers/processes.ts';
 import { startServer } from '../../helpers/server-process.ts';
 
-/** Verification gates through a real server and the scripted provider (README "Verification gates"). */
+/** Verification gates through a real server and the scripted provider (docs/unattended.md#verification-gates). */
 const { clients, serve } = e2eResources();
 
 const of = <T extends ServerEvent['type']>(events: readonly ServerEvent[], type: T) =>

@@ -28,7 +28,7 @@ import {
   tempDir,
 } from '../../helpers/server-process.ts';
 
-// README "Faults": a failed journal or state write stops the server with this code.
+// docs/operations.md#faults-full-or-failing-disks: a failed journal or state write stops the server with this code.
 const STORAGE_FAILED_EXIT = 4;
 const WRITER = join(import.meta.dirname, '../../helpers/journal-writer.ts');
 
@@ -151,7 +151,7 @@ async function expectResumable(
     events.map((e) => `${e.type} ${e.id} (${journaled.indexOf(e) + 1} of ${journaled.length} seen)`);
   const missing = journaled.filter((e) => !history.has(e.id));
   // The one loss allowed is not ours: a commit the kernel acknowledged in the instant the disk failed
-  // (README "Faults"), so only the last events seen, a commit's worth, may be missing; none before.
+  // (docs/operations.md#faults-full-or-failing-disks), so only the last events seen, a commit's worth, may be missing; none before.
   const lastCommit = journaled.slice(journaled.length - Math.min(missing.length, 10));
   expect(named(missing)).toEqual(named(lastCommit));
   expect(again.stderr()).toContain('the previous run crashed');
@@ -343,8 +343,8 @@ describe.skipIf(!ext4.ok)(`what the journal acknowledged, across a file system e
         (db.prepare('SELECT id FROM events').all() as Array<{ id: string }>).map((row) => row.id),
       );
       db.close();
-      // The kernel may lose the commit it acknowledged in the instant the disk failed (README
-      // "Faults"): at most that last commit (the writer's last burst of 10, one transaction), whole.
+      // The kernel may lose the commit it acknowledged in the instant the disk failed
+      // (docs/operations.md#faults-full-or-failing-disks): at most that last commit (the writer's last burst of 10, one transaction), whole.
       const lastCommit = acked.slice(-10);
       const lost = acked.filter((id) => !stored.has(id));
       if (lost.length > 0)

@@ -134,7 +134,7 @@ describe('history.sync under a burst', () => {
     expect(stalled.ws.readyState).toBe(WebSocket.OPEN);
 
     // Before the fix: 1 000 syncs of a ~5 MB journal took the server to 2.4 GB. The bound is
-    // generous (the server alone uses ~130 MB); README states ~20 MiB per client at most.
+    // generous (the server alone uses ~130 MB); docs/protocol.md#the-control-protocol-in-practice states ~18 MiB per client at most.
     const memory = memoryOf(pid);
     expect(memory.peak).toBeLessThan(400 * MiB);
 

@@ -80,7 +80,7 @@ export const PASSED_OVER = 'passed over';
 /**
  * Codons that never ran yet will not run: the server idles with a later codon next (codon.next starts
  * the first codon not done, so every codon before it is done) or with every codon done. Such a codon
- * is an iteration of a loop `until: verify` whose gates passed (README "What runs next").
+ * is an iteration of a loop `until: verify` whose gates passed (docs/checkpoints.md#what-runs-next).
  */
 export function passedOverCodons(rows: readonly CodonRow[], idle: RunState['run']['idle']): Set<string> {
   if (!idle) return new Set();

@@ -6,7 +6,7 @@ import { displayLine } from '../../tui/display-text.ts';
 export type MessageTarget = { codonId: string } | { unavailable: string };
 
 /**
- * A message to the running codon's agent (codon.message; README "Steering a running agent"). Shown
+ * A message to the running codon's agent (codon.message; docs/steering.md). Shown
  * to readandwrite pages only, for as long as the page is connected: with no codon to take it, send is
  * disabled and the box says why, and what was typed stays. The text lives with the page (`text`), so
  * a refused message comes back and a tab switch keeps it; the answer (or the refusal) appears in the

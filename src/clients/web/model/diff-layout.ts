@@ -1,6 +1,6 @@
 import type { CheckpointDiffData, DiffFile, DiffHunk } from '../../../core/protocol/index.ts';
 
-/** The checkpoint.diff answer (a protocol extension: see README "Protocol extensions") and its two layouts. */
+/** The checkpoint.diff answer (a protocol extension: see docs/protocol.md#protocol-extensions) and its two layouts. */
 
 export type { DiffFile, DiffHunk, DiffLine } from '../../../core/protocol/index.ts';
 export type CheckpointDiff = CheckpointDiffData;

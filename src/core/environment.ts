@@ -14,7 +14,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   {
     names: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'],
     meaning:
-      'credentials of the agents and sentinels (see "What the agent may do"); names only are ever shown',
+      'credentials of the agents and sentinels (see [What the agent may do](../agents.md#what-the-agent-may-do)); names only are ever shown',
   },
   { names: ['SERVICE_RUNTIME_PROVIDER_BASE_URL'], meaning: "the server's provider (order below)" },
   {
@@ -49,7 +49,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   {
     names: ['RIBOSOME_KILL_AT'],
     meaning:
-      'for tests: `<point>[#<n>]` makes `ribosome run` SIGKILL itself the n-th time it reaches a kill point, between a git or file step and its record (see "Kill points"); an unknown point refuses to start',
+      'for tests: `<point>[#<n>]` makes `ribosome run` SIGKILL itself the n-th time it reaches a kill point, between a git or file step and its record (see [Kill points](../operations.md#kill-points-the-steps-with-two-halves)); an unknown point refuses to start',
   },
   {
     names: ['RIBOSOME_CODEX_MAX_RETRIES'],
@@ -59,7 +59,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   {
     names: ['RIBOSOME_OPENCODE_BIN'],
     meaning:
-      'the opencode binary to run (default: the installed `opencode-ai`, else `opencode` on `PATH`; see "Agents")',
+      'the opencode binary to run (default: the installed `opencode-ai`, else `opencode` on `PATH`; see [Agents](../agents.md))',
   },
   {
     names: ['RIBOSOME_GEMINI_BIN'],
@@ -68,7 +68,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   },
   {
     names: ['GEMINI_API_KEY'],
-    meaning: 'the `gemini` agent\'s key, when its provider names no `apiKeyEnv` (see "Agents")',
+    meaning: 'the `gemini` agent\'s key, when its provider names no `apiKeyEnv` (see [Agents](../agents.md))',
   },
   {
     names: ['RIBOSOME_GEMINI_MAX_ATTEMPTS'],
@@ -83,7 +83,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   {
     names: ['RIBOSOME_TOKEN'],
     meaning:
-      'the access token of `ribosome run`, `ribosome web` and `ribosome tui` (`--token` over it; see "Access token"); `ribosome run` removes it from the environment its agents inherit',
+      'the access token of `ribosome run`, `ribosome web` and `ribosome tui` (`--token` over it; see [Access token](../dashboard.md#access-token)); `ribosome run` removes it from the environment its agents inherit',
   },
   {
     names: ['RIBOSOME_WEB_ROOT'],
@@ -103,7 +103,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   {
     names: ['RIBOSOME_AGENT_RUN'],
     meaning:
-      'set by Ribosome, not read from you: the mark every process of a codon\'s agent carries (see "Agent processes")',
+      'set by Ribosome, not read from you: the mark every process of a codon\'s agent carries (see [Agent processes](../agents.md#agent-processes-what-is-contained))',
   },
   { names: ['RIBOSOME_RIG_STEP'], meaning: "set by Ribosome: the mark of a rig setup step's processes" },
   { names: ['RIBOSOME_GATE'], meaning: "set by Ribosome: the mark of a verification gate's processes" },

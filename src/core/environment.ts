@@ -68,7 +68,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   },
   {
     names: ['GEMINI_API_KEY'],
-    meaning: 'the `gemini` agent\'s key, when its provider names no `apiKeyEnv` (see [Agents](../agents.md))',
+    meaning: "the `gemini` agent's key, when its provider names no `apiKeyEnv` (see [Agents](../agents.md))",
   },
   {
     names: ['RIBOSOME_GEMINI_MAX_ATTEMPTS'],
@@ -103,7 +103,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   {
     names: ['RIBOSOME_AGENT_RUN'],
     meaning:
-      'set by Ribosome, not read from you: the mark every process of a codon\'s agent carries (see [Agent processes](../agents.md#agent-processes-what-is-contained))',
+      "set by Ribosome, not read from you: the mark every process of a codon's agent carries (see [Agent processes](../agents.md#agent-processes-what-is-contained))",
   },
   { names: ['RIBOSOME_RIG_STEP'], meaning: "set by Ribosome: the mark of a rig setup step's processes" },
   { names: ['RIBOSOME_GATE'], meaning: "set by Ribosome: the mark of a verification gate's processes" },

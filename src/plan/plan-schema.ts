@@ -237,7 +237,7 @@ export const Plan = z
     name: z.string().min(1).describe('Plan name.'),
     description: z.string().optional().describe('What the plan does, for people.'),
     agent: Agent.default('builtin').describe(
-      'Default agent of every codon: builtin (default) or claude-code.',
+      'Default agent of every codon: builtin (default), claude-code, codex, gemini or opencode.',
     ),
     model: Model.optional().describe("Default model of every codon. Absent: the agent's own default."),
     provider: Provider.optional().describe(

@@ -57,13 +57,16 @@ export type ServerLimits = {
   messageRate: { perSecond: number; burst: number };
 };
 
+/** What server.ready says beyond the server's own fields: the plan, its budget, the proxy (once started). */
+export type ReadyExtras = Pick<EventInput<'server.ready'>, 'plan' | 'proxy' | 'budget'>;
+
 export type ServerInfo = {
   serverVersion: string;
   executionPath: string;
   agentRootPath: string;
   dataPath: string;
   /** Read at each handshake: what is known only once companions (the proxy) have started. */
-  extras?: () => Pick<EventInput<'server.ready'>, 'plan' | 'proxy'>;
+  extras?: () => ReadyExtras;
 };
 
 export type ControlServerOptions = {

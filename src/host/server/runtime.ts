@@ -14,9 +14,10 @@ import { newRunId } from '../../execution/state/run-id.ts';
 import type { ServerSettings } from '../../plan/config/server-config.ts';
 import { asStorageFault, type StorageFault, StorageGuard } from '../../platform/storage/guard.ts';
 import { diagnose } from '../../platform/storage/probe.ts';
-import { ControlServer, type ControlServerOptions, type ReadyExtras } from './control-server.ts';
+import { ControlServer } from './control-server.ts';
 import { listenWithRetry } from './listen-retry.ts';
 import { openServerLog, type ServerLog } from './server-log.ts';
+import type { ControlServerOptions, ReadyExtras } from './server-options.ts';
 
 export type RuntimeOptions<C = undefined> = {
   executionDir: string;

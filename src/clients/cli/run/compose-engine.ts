@@ -4,8 +4,8 @@ import { journalRedos } from '../../../engine/sentinels/actions/take-actions.ts'
 import { createSentinelHooks } from '../../../engine/sentinels/sentinel-hooks.ts';
 import { dataLinkPath } from '../../../execution/layout/data-link.ts';
 import { WorkspaceError } from '../../../execution/workspace/index.ts';
-import type { ReadyExtras } from '../../../host/server/control-server.ts';
 import { LockHeldError, type Runtime, startRuntime } from '../../../host/server/runtime.ts';
+import type { ReadyExtras } from '../../../host/server/server-options.ts';
 import { StorageFault } from '../../../platform/storage/guard.ts';
 import { planRecordOf, writePlanRecord } from '../../runs/index.ts';
 import { type RunCompanions, runCompanions } from './companions.ts';

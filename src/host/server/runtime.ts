@@ -14,21 +14,30 @@ import { newRunId } from '../../execution/state/run-id.ts';
 import type { ServerSettings } from '../../plan/config/server-config.ts';
 import { asStorageFault, type StorageFault, StorageGuard } from '../../platform/storage/guard.ts';
 import { diagnose } from '../../platform/storage/probe.ts';
-import { ControlServer, type ControlServerOptions, type ServerInfo } from './control-server.ts';
+import { ControlServer } from './control-server.ts';
 import { listenWithRetry } from './listen-retry.ts';
 import { openServerLog, type ServerLog } from './server-log.ts';
+import type { ControlServerOptions, ReadyExtras } from './server-options.ts';
 
-export type RuntimeOptions = {
+export type RuntimeOptions<C = undefined> = {
   executionDir: string;
   /** Name of the agent's working directory inside the execution directory. */
   agentRootName?: string;
   dataDir: string;
   settings: ServerSettings;
-  createEngine: (deps: EngineDeps) => Engine | Promise<Engine>;
+  /**
+   * Made before the server listens, so before the companions start: `companions()` is what they
+   * returned, undefined until they have started (and again while a listening attempt is undone).
+   */
+  createEngine: (deps: EngineDeps, companions: () => C | undefined) => Engine | Promise<Engine>;
   /** Extra server.ready fields (the plan, the proxy), read at each handshake. */
-  readyExtras?: ServerInfo['extras'];
-  /** Started after the server listens, stopped before it closes (the proxy, the dashboard). */
-  companions?: Array<(deps: CompanionDeps) => Promise<{ stop(): Promise<void> }>>;
+  readyExtras?: (companions: C | undefined) => ReadyExtras;
+  /**
+   * Starts what runs beside the server (the proxy, the dashboard) once it listens, each through
+   * `start`, which stops them before the server closes (the last started first). What it returns
+   * (their URLs) is `Runtime.companions`. Started again on each listening attempt.
+   */
+  companions?: StartCompanions<C>;
   /** The access token upgrades must carry (ControlServerOptions.token). */
   token?: string | undefined;
   /**
@@ -47,6 +56,18 @@ export type CompanionDeps = EngineDeps & {
   mintTicket: ControlServer['mintTicket'];
 };
 
+/** Something running beside the server, stopped before it closes. */
+export type Stoppable = { stop(): Promise<void> };
+
+/** One companion; undefined when it has nothing to run (the proxy, disabled). */
+export type Companion<T extends Stoppable | undefined> = (deps: CompanionDeps) => Promise<T>;
+
+/** Starts one companion and keeps it, to be stopped with the server; resolves to what it returned. */
+export type StartCompanion = <T extends Stoppable | undefined>(companion: Companion<T>) => Promise<T>;
+
+/** Starts the companions in the order they depend on each other; returns what the run needs of them. */
+export type StartCompanions<C> = (start: StartCompanion) => Promise<C>;
+
 export class LockHeldError extends Error {
   readonly code = 'EXECUTION_LOCKED';
   readonly holder: LockInfo;
@@ -58,12 +79,15 @@ export class LockHeldError extends Error {
   }
 }
 
-export type Runtime = {
+export type Runtime<C = undefined> = {
   url: string;
   bus: EventBus;
   port: number;
   layout: ExecutionLayout;
   logger: Logger;
+  engine: Engine;
+  /** What the companions returned (undefined without companions). */
+  companions: C | undefined;
   /** Resolves with the exit code once the runtime has stopped (RUNTIME_EXIT). */
   stopped: Promise<number>;
   stop(reason: string): Promise<void>;
@@ -91,7 +115,7 @@ export const RUNTIME_EXIT = {
  * since it cannot be journaled; the running codon is stopped with its process tree; nothing more is
  * written; the lock and temp files go; `stopped` resolves with RUNTIME_EXIT.storageFailed.
  */
-export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
+export async function startRuntime<C = undefined>(options: RuntimeOptions<C>): Promise<Runtime<C>> {
   const layout = executionLayout(options.executionDir, options.agentRootName);
   try {
     for (const dir of [layout.agentRoot, layout.rigArchive, options.dataDir, join(layout.internal, 'logs')]) {
@@ -116,7 +140,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
   if (!lock.ok) throw new LockHeldError(layout.lockFile, lock.holder);
 
-  const { settings } = options;
+  const { settings, readyExtras } = options;
   const storage = new StorageGuard(layout.database);
   let db: DatabaseSync | undefined;
   let journal: SqliteJournal | undefined;
@@ -124,6 +148,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let engine: Engine;
   /** Set when the engine asked for the stop because the run gave up: the exit says failure. */
   let aborted = false;
+  /** What the companions of the current listening attempt returned, once they have started. */
+  let started: C | undefined;
   try {
     log = await openServerLog(layout.logFile, settings.logLevel);
     if (lock.tookOverFrom) log.logger.warn({ stale: lock.tookOverFrom }, 'took over a stale runtime lock');
@@ -149,7 +175,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         void stop(reason);
       },
     };
-    engine = await options.createEngine(deps);
+    engine = await options.createEngine(deps, () => started);
   } catch (error) {
     if (journal) journal.close();
     else if (db?.isOpen) db.close();
@@ -165,7 +191,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   let stopping: Promise<void> | undefined;
   let stopReason: string | undefined;
-  const companions: Array<{ stop(): Promise<void> }> = [];
+  const companions: Stoppable[] = [];
 
   const serverOptions: ControlServerOptions = {
     host: settings.host,
@@ -195,7 +221,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       executionPath: layout.executionDir,
       agentRootPath: layout.agentRoot,
       dataPath: options.dataDir,
-      ...(options.readyExtras ? { extras: options.readyExtras } : {}),
+      ...(readyExtras ? { extras: () => readyExtras(started) } : {}),
     },
     bus,
     journal,
@@ -270,8 +296,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         const listening = await current.listen();
         lock.lock.setAddress(settings.host, listening.port);
         const mintTicket: ControlServer['mintTicket'] = (origin, mode) => current.mintTicket(origin, mode);
-        for (const start of options.companions ?? [])
-          companions.push(await start({ ...deps, ...listening, mintTicket }));
+        const start: StartCompanion = async (companion) => {
+          const handle = await companion({ ...deps, ...listening, mintTicket });
+          if (handle) companions.push(handle);
+          return handle;
+        };
+        started = await options.companions?.(start);
         return listening;
       },
       undo: async (error, n) => {
@@ -279,6 +309,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
           { err: error, attempt: n },
           'a port beside the dynamic main port is taken; listening again on another',
         );
+        started = undefined;
         for (const companion of companions.splice(0).reverse()) await companion.stop();
         await server?.close();
         server = undefined;
@@ -291,6 +322,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       port,
       layout,
       logger,
+      engine,
+      companions: started,
       stopped,
       stop,
       get fault() {

@@ -1,4 +1,4 @@
-import type { CompanionDeps } from '../server/runtime.ts';
+import type { Companion } from '../server/runtime.ts';
 import { startWebServer, type WebServer } from './http-server.ts';
 
 /** Binding to every address: a browser reaches the server by the name it used for the page. */
@@ -15,8 +15,8 @@ export function dashboardCompanion(options: {
   token: string | undefined;
   root?: string | undefined;
   print: (line: string) => void;
-}) {
-  return async (deps: CompanionDeps): Promise<WebServer> => {
+}): Companion<WebServer> {
+  return async (deps) => {
     const { host, token } = options;
     const port = options.webPort ?? deps.port + 2;
     if (port > 65535)

@@ -32,7 +32,6 @@ describe('a dynamic main port whose + 1 is taken', () => {
     const settings = resolveServerSettings({ port: 0 });
     const proxy = resolveProxyConfig({ cli: { proxy: true }, env: {}, file: {} });
     if (!settings.ok || !proxy.ok) throw new Error('bad test settings');
-    let proxyUrl: string | undefined;
     const runtime = await startRuntime({
       executionDir: temp.path,
       dataDir: join(temp.path, 'data'),
@@ -41,19 +40,17 @@ describe('a dynamic main port whose + 1 is taken', () => {
       // The first attempt collides for sure: its + 1 is held (or, should another process hold
       // held - 1 itself, its main port is taken); later attempts let the OS choose.
       dynamicPort: (attempt) => (attempt === 1 ? held - 1 : 0),
-      companions: [
-        async ({ logger, port }) => {
-          const handle = await startProxyForServer({
+      companions: (start) =>
+        start(({ logger, port }) =>
+          startProxyForServer({
             config: { ...proxy.value, providerBaseUrl: 'http://127.0.0.1:9' },
             mainPort: port,
             logger,
             configDir: temp.path,
-          });
-          proxyUrl = handle?.url;
-          return handle!;
-        },
-      ],
+          }),
+        ),
     });
+    const proxyUrl = runtime.companions?.url;
     let stopped = false;
     cleanups.push(() => (stopped ? undefined : runtime.stop('test done')));
     expect(runtime.port).not.toBe(held - 1);

@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { chooseExecutionDir, resumeNotice } from '../../../src/clients/cli/run.ts';
-import { openDatabase } from '../../../src/execution/journal/database.ts';
-import { executionLayout } from '../../../src/execution/layout/layout.ts';
-import { SqliteTransitionLog, StateStore } from '../../../src/execution/state/state-store.ts';
-import { tempDir } from '../../helpers/server-process.ts';
+import { resumeNotice } from '../../../../src/clients/cli/run/announce.ts';
+import { chooseExecutionDir } from '../../../../src/clients/cli/run/execution-dir.ts';
+import { openDatabase } from '../../../../src/execution/journal/database.ts';
+import { executionLayout } from '../../../../src/execution/layout/layout.ts';
+import { SqliteTransitionLog, StateStore } from '../../../../src/execution/state/state-store.ts';
+import { tempDir } from '../../../helpers/server-process.ts';
 
 const temps: Array<{ remove(): void }> = [];
 afterEach(() => {

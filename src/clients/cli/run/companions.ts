@@ -1,0 +1,77 @@
+import { notifierCompanion } from '../../../host/notify/companion.ts';
+import type { Companion, StartCompanions } from '../../../host/server/runtime.ts';
+import { dashboardCompanion, type WebServer } from '../../../host/web-server/index.ts';
+import type { MockProvider } from '../../../llm/mock-provider/server.ts';
+import type { ProxyHandle } from '../../../llm/proxy/start-for-server.ts';
+import type { ProxyConfig } from '../../../plan/config/proxy-config.ts';
+import type { RunRequest } from './parse-flags.ts';
+import type { ProviderUrls } from './providers.ts';
+
+/** What runs beside the server of `ribosome run`, as started. */
+export type RunCompanions = ProviderUrls & {
+  proxy: ProxyHandle | undefined;
+  dashboard: WebServer | undefined;
+};
+
+/**
+ * The run's companions, each given what those before it returned: the notifier, the scripted
+ * provider (--scripted-provider), the proxy in front of the provider, the dashboard (--web).
+ */
+export function runCompanions(request: RunRequest, routes: string[]): StartCompanions<RunCompanions> {
+  return async (start) => {
+    // First in, last out: the notifier outlives the other companions, so the run's last notices go out.
+    await start(notifierCompanion({ plan: request.plan, configTargets: request.settings.notify }));
+    const scripted = request.scriptedProvider
+      ? await start(scriptedProvider(request.scriptedProvider))
+      : undefined;
+    const providerUrl = scripted?.url ?? request.proxy.providerBaseUrl;
+    const proxy = await start(
+      proxyCompanion({
+        config: { ...request.proxy, providerBaseUrl: providerUrl },
+        configDir: request.configDir,
+        routes,
+        accessToken: request.access.token,
+      }),
+    );
+    const { web } = request;
+    const dashboard = web
+      ? await start(
+          dashboardCompanion({
+            host: request.settings.host,
+            webPort: web.port,
+            token: request.access.token,
+            root: process.env.RIBOSOME_WEB_ROOT || undefined,
+            print: (line) => process.stderr.write(`${line}\n`),
+          }),
+        )
+      : undefined;
+    // Agents reach the provider through the proxy: with the run's agent credential beyond loopback.
+    return { providerUrl, agentUrl: proxy?.agentUrl, proxy, dashboard };
+  };
+}
+
+/** The built-in scripted provider serving `scriptPath`, on a dynamic loopback port. */
+function scriptedProvider(scriptPath: string): Companion<MockProvider> {
+  return async ({ logger }) => {
+    const { loadScript } = await import('../../../llm/mock-provider/script-loader.ts');
+    const { startMockProvider } = await import('../../../llm/mock-provider/server.ts');
+    const script = await loadScript(scriptPath);
+    if (!script.ok) throw new Error(`scripted provider: ${script.error.message}`);
+    const provider = await startMockProvider({ script: script.script, host: '127.0.0.1', port: 0 });
+    logger.info({ url: provider.url, script: scriptPath }, 'scripted provider listening');
+    return provider;
+  };
+}
+
+/** The LLM proxy on the server's port + 1 (undefined when it is disabled). */
+function proxyCompanion(options: {
+  config: ProxyConfig;
+  configDir: string;
+  routes: string[];
+  accessToken: string | undefined;
+}): Companion<ProxyHandle | undefined> {
+  return async ({ logger, port }) => {
+    const { startProxyForServer } = await import('../../../llm/proxy/start-for-server.ts');
+    return startProxyForServer({ ...options, mainPort: port, logger });
+  };
+}

@@ -1,0 +1,104 @@
+import { join } from 'node:path';
+import { createOrchestrator } from '../../../engine/create-orchestrator.ts';
+import { journalRedos } from '../../../engine/sentinels/actions/take-actions.ts';
+import { createSentinelHooks } from '../../../engine/sentinels/sentinel-hooks.ts';
+import { dataLinkPath } from '../../../execution/layout/data-link.ts';
+import { WorkspaceError } from '../../../execution/workspace/index.ts';
+import { LockHeldError, type Runtime, startRuntime } from '../../../host/server/runtime.ts';
+import type { ReadyExtras } from '../../../host/server/server-options.ts';
+import { StorageFault } from '../../../platform/storage/guard.ts';
+import { planRecordOf, writePlanRecord } from '../../runs/index.ts';
+import { type RunCompanions, runCompanions } from './companions.ts';
+import { EXIT, type Refusal, refuse, storageNotice } from './exit.ts';
+import type { RunRequest } from './parse-flags.ts';
+import type { Execution } from './place-execution.ts';
+import { type ProviderUrls, type ProviderWiring, providerTarget } from './providers.ts';
+import { cloneInto, workspaceIncludes } from './workspace.ts';
+
+/**
+ * Starts the server on the execution: the engine (the orchestrator with its sentinels), then the
+ * companions, whose URLs the engine's agents use from then on. A start that fails says why, with the
+ * exit code for it.
+ */
+export async function composeEngine(
+  request: RunRequest,
+  execution: Execution,
+  wiring: ProviderWiring,
+): Promise<{ ok: true; runtime: Runtime<RunCompanions> } | Refusal> {
+  const { plan, settings, budget } = request;
+  try {
+    const runtime = await startRuntime<RunCompanions>({
+      executionDir: execution.executionDir,
+      dataDir: execution.dataDir,
+      agentRootName: plan.agentRoot,
+      readyExtras: (companions) => readyExtras(request, companions),
+      settings,
+      companions: runCompanions(request, wiring.routes),
+      token: request.access.token,
+      createEngine: async (deps, companions) => {
+        // Before the companions start, the configured provider and no proxy (as the plan says).
+        const urls = (): ProviderUrls =>
+          companions() ?? { providerUrl: request.proxy.providerBaseUrl, agentUrl: undefined };
+        if (execution.clone) await cloneInto(execution.clone, deps.layout, deps.logger);
+        const checkpointInclude = await workspaceIncludes(deps.layout, deps.logger);
+        // What `ribosome runs` and the exit summary count codons against (the database lacks the plan).
+        deps.storage.write('plan record', () =>
+          writePlanRecord(deps.layout.executionDir, planRecordOf(plan)),
+        );
+        return createOrchestrator(deps, {
+          plan,
+          autostart: settings.autostart,
+          ...(budget ? { budget } : {}),
+          claudeConfig: request.claudeConfig,
+          agentConfig: request.agentConfig,
+          checkpointInclude,
+          provider: (codon) =>
+            providerTarget(wiring, { provider: codon.provider, kind: codon.agent }, urls()),
+          outputDir: execution.outputDir,
+          hooks: ({ bus, logger, layout, journal }, record) =>
+            createSentinelHooks({
+              bus,
+              logger,
+              provider: (sentinel) =>
+                providerTarget(wiring, { provider: sentinel.provider, kind: 'sentinel' }, urls()),
+              outputDir: join(layout.internal, 'sentinels'),
+              paths: { agentRoot: layout.agentRoot, dataDir: dataLinkPath(layout.agentRoot) },
+              emitTriggered: request.sentinelTriggeredEvents,
+              onCost: record.cost,
+              onStates: record.states,
+              engine: record.engine,
+              sendMessage: record.sendMessage,
+              redos: journalRedos(() => journal.ofIndexedType('sentinel.action')),
+            }),
+        });
+      },
+    });
+    return { ok: true, runtime };
+  } catch (error) {
+    if (error instanceof WorkspaceError) return refuse(error.message);
+    if (error instanceof LockHeldError) return refuse(error.message, EXIT.locked);
+    if (error instanceof StorageFault)
+      return refuse(storageNotice(error, 'cannot start'), EXIT.storageFailed);
+    return refuse((error as Error).message, EXIT.failure);
+  }
+}
+
+/** What server.ready tells clients of the plan and the proxy (its URL once it listens). */
+function readyExtras(request: RunRequest, companions: RunCompanions | undefined): ReadyExtras {
+  const { plan, proxy, budget } = request;
+  const url = companions?.proxy?.url;
+  return {
+    plan: {
+      name: plan.name,
+      codons: plan.codons.map((c) => ({
+        codonId: c.id,
+        codonName: c.name,
+        index: c.index,
+        agent: c.agent,
+        ...(c.description ? { description: c.description } : {}),
+      })),
+    },
+    proxy: { enabled: proxy.enabled, ...(url ? { url } : {}) },
+    ...(budget ? { budget } : {}),
+  };
+}

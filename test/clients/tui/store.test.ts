@@ -1,16 +1,16 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { budgetLine } from '../../../src/clients/tui/store/budget.ts';
-import { orderedCodons, runningCodon } from '../../../src/clients/tui/store/codons.ts';
-import { commandLine } from '../../../src/clients/tui/store/command-answers.ts';
-import { messageLine } from '../../../src/clients/tui/store/messages.ts';
+import { budgetLine } from '../../../src/clients/model/store/budget.ts';
+import { orderedCodons, runningCodon } from '../../../src/clients/model/store/codons.ts';
+import { commandLine } from '../../../src/clients/model/store/command-answers.ts';
+import { messageLine } from '../../../src/clients/model/store/messages.ts';
 import {
   currentRunCost,
   describeCost,
   foldEvents,
   reduceRun,
   totalTokens,
-} from '../../../src/clients/tui/store/reduce.ts';
-import { initialRunState, MAX_ACTIVITY, type RunState } from '../../../src/clients/tui/store/run-state.ts';
+} from '../../../src/clients/model/store/reduce.ts';
+import { initialRunState, MAX_ACTIVITY, type RunState } from '../../../src/clients/model/store/run-state.ts';
 import {
   nextCodonId,
   passedOverCodons,
@@ -19,7 +19,7 @@ import {
   runCheckpoints,
   runWord,
   statusNotice,
-} from '../../../src/clients/tui/store/selectors.ts';
+} from '../../../src/clients/model/store/selectors.ts';
 import { codonDetailLines } from '../../../src/clients/tui/view/content/codon-detail-lines.ts';
 import { codonLines } from '../../../src/clients/tui/view/content/codon-lines.ts';
 import { helpLines } from '../../../src/clients/tui/view/content/help-lines.ts';
@@ -37,8 +37,8 @@ import {
   toolDone,
   transition,
   usage,
-} from './helpers/events.ts';
-import { ev } from './helpers/fake-client.ts';
+} from '../model/helpers/events.ts';
+import { ev } from '../model/helpers/fake-client.ts';
 
 const fold = (events: ServerEvent[], state: RunState = initialRunState('ws://x')) =>
   foldEvents(state, events);

@@ -1,6 +1,6 @@
 import type { CheckpointInfo, ServerEvent } from '../../../core/protocol/index.ts';
-import { reduceRun } from '../../tui/store/reduce.ts';
-import { initialRunState, type RunState, type StoreAction } from '../../tui/store/run-state.ts';
+import { reduceRun } from '../../model/store/reduce.ts';
+import { initialRunState, type RunState, type StoreAction } from '../../model/store/run-state.ts';
 import { type ActivityLog, EMPTY_LOG, foldActivity } from './activity-rows.ts';
 import { type CostSeries, EMPTY_SERIES, foldSeries } from './chart-series.ts';
 import { type FileEntry, isDataLinkPath } from './file-tree.ts';

@@ -18,6 +18,14 @@ describe('format', () => {
       formatDuration(125_000),
       formatDuration(3_720_000),
     ]).toEqual(['850ms', '12.3s', '2m05s', '1h02m']);
+    // One format for every UI and the CLI's run table and exit line.
+    expect([0, 59_400, 61_000, 3_840_000, -1].map(formatDuration)).toEqual([
+      '0ms',
+      '59.4s',
+      '1m01s',
+      '1h04m',
+      '-',
+    ]);
     expect([formatClock(83_000), formatClock(3_723_000)]).toEqual(['01:23', '1:02:03']);
     expect([formatTokens(999), formatTokens(1_234), formatTokens(45_600), formatTokens(1_234_567)]).toEqual([
       '999',

@@ -1,7 +1,7 @@
 import { cleanup } from 'ink-testing-library';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { budgetLine } from '../../../src/clients/model/store/budget.ts';
-import { foldEvents } from '../../../src/clients/model/store/reduce.ts';
+import { foldEvents } from '../../../src/clients/model/store/fold-event.ts';
 import { initialRunState } from '../../../src/clients/model/store/run-state.ts';
 import type { BudgetStatus } from '../../../src/core/protocol/index.ts';
 import { codonStart, resetCost, runStarted, usage } from '../model/helpers/events.ts';

@@ -2,14 +2,9 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { budgetLine } from '../../../src/clients/model/store/budget.ts';
 import { orderedCodons, runningCodon } from '../../../src/clients/model/store/codons.ts';
 import { commandLine } from '../../../src/clients/model/store/command-answers.ts';
+import { foldEvents } from '../../../src/clients/model/store/fold-event.ts';
 import { messageLine } from '../../../src/clients/model/store/messages.ts';
-import {
-  currentRunCost,
-  describeCost,
-  foldEvents,
-  reduceRun,
-  totalTokens,
-} from '../../../src/clients/model/store/reduce.ts';
+import { reduceRun } from '../../../src/clients/model/store/reduce.ts';
 import { initialRunState, MAX_ACTIVITY, type RunState } from '../../../src/clients/model/store/run-state.ts';
 import {
   nextCodonId,
@@ -20,6 +15,7 @@ import {
   runWord,
   statusNotice,
 } from '../../../src/clients/model/store/selectors.ts';
+import { currentRunCost, describeCost, totalTokens } from '../../../src/clients/model/store/totals.ts';
 import { codonDetailLines } from '../../../src/clients/tui/view/content/codon-detail-lines.ts';
 import { codonLines } from '../../../src/clients/tui/view/content/codon-lines.ts';
 import { helpLines } from '../../../src/clients/tui/view/content/help-lines.ts';

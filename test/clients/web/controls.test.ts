@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { foldEvents, reduceRun } from '../../../src/clients/model/store/reduce.ts';
+import { foldEvents } from '../../../src/clients/model/store/fold-event.ts';
+import { reduceRun } from '../../../src/clients/model/store/reduce.ts';
 import { initialRunState } from '../../../src/clients/model/store/run-state.ts';
 import { isTextEntry, keyCommand } from '../../../src/clients/web/keys.ts';
 import { codonRange, undoneBy } from '../../../src/clients/web/model/checkpoint-range.ts';

@@ -42,7 +42,7 @@ export function formatTime(iso: string): string {
 }
 
 /**
- * Agent text for the terminal UI: line breaks kept (CR read as LF), tabs as two spaces (Ink counts
+ * Agent text for a UI: line breaks kept (CR read as LF), tabs as two spaces (Ink counts
  * columns by characters), every other control character, escape sequence and bidirectional control
  * shown as an inert stand-in (display-text.ts).
  */

@@ -50,7 +50,7 @@ export function useConnection(
   return connection;
 }
 
-/** The server's run, folded from its history and live events (the TUI's store hook, with the dashboard's reducer). */
+/** The server's run, folded from its history and live events (the store hook the TUI uses too, with the dashboard's reducer). */
 export function useDashboard(
   client: BrowserClient,
 ): [DashboardState, React.Dispatch<import('../model/store/run-state.ts').StoreAction>] {

@@ -7,7 +7,7 @@ import { type FileEntry, isDataLinkPath } from './file-tree.ts';
 import { foldRuns, type RunEntry } from './lineage.ts';
 
 /**
- * One server as the dashboard knows it: the TUI's store (codons, run, sentinels, errors, rollback,
+ * One server as the dashboard knows it: the client model's store (codons, run, sentinels, errors, rollback,
  * checkpoints: the same reducer, so both UIs tell the same story) plus what only the page shows:
  * every activity row, the files, the cost series and the runs. The TUI's own activity list is off
  * (limit 0): the page keeps its own, in full.

@@ -47,6 +47,21 @@ export function importEdges(root: string): ImportEdge[] {
   return edges;
 }
 
+/** The packages each file imports (bare specifiers; `node:` built-ins left out): `react`, `ink`, `@scope/name`. */
+export function packageImports(root: string): { from: string; pkg: string }[] {
+  const out: { from: string; pkg: string }[] = [];
+  for (const from of sourceFiles(root)) {
+    const text = readFileSync(path.join(root, from), 'utf8');
+    for (const match of text.matchAll(SPECIFIER)) {
+      const spec = match[1] ?? match[2];
+      if (!spec || spec.startsWith('.') || spec.startsWith('node:')) continue;
+      const parts = spec.split('/');
+      out.push({ from, pkg: (spec.startsWith('@') ? parts.slice(0, 2) : parts.slice(0, 1)).join('/') });
+    }
+  }
+  return out;
+}
+
 /** Strongly connected components with more than one member (Tarjan). */
 export function circles(edges: readonly ImportEdge[]): string[][] {
   const next = new Map<string, string[]>();

@@ -7,10 +7,10 @@ import {
   type ServerEvent,
 } from '../../core/protocol/index.ts';
 import { markEstimate } from '../../llm/estimated-cost.ts';
-import { displayLine } from '../tui/display-text.ts';
-import { oneLine as shownOnOneLine } from '../tui/format.ts';
-import { messageLine } from '../tui/store/messages.ts';
-import { readTransition } from '../tui/store/transition-data.ts';
+import { displayLine } from '../model/display-text.ts';
+import { oneLine as shownOnOneLine } from '../model/format.ts';
+import { messageLine } from '../model/store/messages.ts';
+import { readTransition } from '../model/store/transition-data.ts';
 
 /** On one line, control and bidirectional characters shown as stand-ins (what anyone wrote is printed here). */
 const oneLine = (text: string, max = 160) => shownOnOneLine(text, max);

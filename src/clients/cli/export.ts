@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { checkExportArgs, ExportError, type ExportFlags, runExport } from '../../execution/export/index.ts';
-import { displayLine } from '../tui/display-text.ts';
+import { displayLine } from '../model/display-text.ts';
 
 export function registerExport(program: Command): void {
   program

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { displayJson, displayLine } from '../model/display-text.ts';
 import {
   ExecutionReadError,
   findExecution,
@@ -11,7 +12,6 @@ import {
   readState,
   runRows,
 } from '../runs/index.ts';
-import { displayJson, displayLine } from '../tui/display-text.ts';
 
 type RunsFlags = { execution?: string; json?: boolean };
 

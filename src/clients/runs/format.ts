@@ -1,14 +1,6 @@
 import { ESTIMATE_LEGEND, markEstimate } from '../../llm/estimated-cost.ts';
+import { formatDuration } from '../model/format.ts';
 import type { RunRow } from './run-rows.ts';
-
-/** 41s, 3m05s, 2h04m: a duration for people. */
-export function formatDuration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
-}
 
 /** `$0.0604`, `~$0.0604` when `estimated` (see llm/estimated-cost.ts). */
 export const formatCost = (usd: number, estimated?: boolean) => markEstimate(`$${usd.toFixed(4)}`, estimated);

@@ -1,6 +1,6 @@
 /** Reading an execution without a server: its runs, its journal, the server that holds it. */
 export { findExecution } from './find-execution.ts';
-export { formatCodons, formatCost, formatDuration, formatRuns } from './format.ts';
+export { formatCodons, formatCost, formatRuns } from './format.ts';
 export { PlanRecord, planRecordOf, readPlanRecord, writePlanRecord } from './plan-record.ts';
 export {
   ExecutionReadError,

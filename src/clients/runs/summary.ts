@@ -1,4 +1,5 @@
-import { formatCodons, formatCost, formatDuration } from './format.ts';
+import { formatDuration } from '../model/format.ts';
+import { formatCodons, formatCost } from './format.ts';
 import type { RunRow } from './run-rows.ts';
 
 export type ExitSummary = {
@@ -17,7 +18,7 @@ export type ExitSummary = {
 
 /**
  * The last line `run --headless --exit-when-done` writes on stderr, e.g.
- * `ribosome: done: 3/3 codons, $0.0123, 41s, exit 0 (the plan has run)`. Pure.
+ * `ribosome: done: 3/3 codons, $0.0123, 41.4s, exit 0 (the plan has run)`. Pure.
  */
 export function exitSummaryLine(s: ExitSummary): string {
   const parts: string[] = [];

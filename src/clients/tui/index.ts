@@ -1,4 +1,2 @@
-export type { TuiActions } from './actions.ts';
-export type { TuiClient } from './client-port.ts';
 export { App, type AppProps } from './components/app.ts';
 export { runApp, type StartTuiOptions, startTui, TUI_EXIT } from './start-tui.ts';

@@ -1,7 +1,7 @@
 import { render } from 'ink';
 import React from 'react';
 import { RefusedUpgradeError, RibosomeClient } from '../../core/client/index.ts';
-import type { TuiClient } from './client-port.ts';
+import type { ClientPort } from '../model/client-port.ts';
 import { App } from './components/app.ts';
 import { colorAllowed } from './theme.ts';
 import { openTrace } from './trace.ts';
@@ -61,7 +61,7 @@ export async function startTui(options: StartTuiOptions): Promise<number> {
 
 /** Draws the UI for a connected client until the user quits; closes the client then. */
 export async function runApp(
-  client: TuiClient,
+  client: ClientPort,
   options: Omit<StartTuiOptions, 'url'> & { stdout: NodeJS.WriteStream; readonly: boolean },
 ): Promise<number> {
   const { stdout } = options;

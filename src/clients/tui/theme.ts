@@ -1,8 +1,7 @@
 import React from 'react';
+import type { Tone } from '../model/tone.ts';
 
-/** What a line means; the theme turns it into a colour, or into nothing under NO_COLOR. */
-export type Tone = 'accent' | 'ok' | 'bad' | 'warn' | 'muted' | 'info' | 'plain';
-
+/** Turns a tone (what a line means: model/tone.ts) into a colour, or into nothing under NO_COLOR. */
 export type Theme = {
   color: boolean;
   /** Colour name for Ink's `color` prop, or undefined (NO_COLOR, or the plain tone). */

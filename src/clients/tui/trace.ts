@@ -1,5 +1,5 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
-import type { RunState } from './store/run-state.ts';
+import type { RunState } from '../model/store/run-state.ts';
 
 /**
  * RIBOSOME_TUI_TRACE=<file>: one line per frame the terminal UI writes, for benchmarks (bench/attach.ts).

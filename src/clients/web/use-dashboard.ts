@@ -1,6 +1,6 @@
 import React from 'react';
 import { BrowserClient } from '../../core/client/browser.ts';
-import { useEventStore } from '../tui/hooks/use-run-store.ts';
+import { useEventStore } from '../hooks/use-run-store.ts';
 import { type DashboardState, initialDashboard, reduceDashboard } from './model/dashboard.ts';
 
 export type Connection =
@@ -50,9 +50,9 @@ export function useConnection(
   return connection;
 }
 
-/** The server's run, folded from its history and live events (the TUI's store hook, with the dashboard's reducer). */
+/** The server's run, folded from its history and live events (the store hook the TUI uses too, with the dashboard's reducer). */
 export function useDashboard(
   client: BrowserClient,
-): [DashboardState, React.Dispatch<import('../tui/store/run-state.ts').StoreAction>] {
+): [DashboardState, React.Dispatch<import('../model/store/run-state.ts').StoreAction>] {
   return useEventStore(client, reduceDashboard, initialDashboard);
 }

@@ -1,65 +1,29 @@
-import {
-  type ClientMode,
-  type CommandInput,
-  type CommandType,
-  type EventData,
-  type EventType,
-  parseServerEvent,
-  type ServerEvent,
-  type ServerEventOf,
+import type {
+  ClientMode,
+  CommandInput,
+  CommandType,
+  EventData,
+  EventType,
+  ServerEvent,
+  ServerEventOf,
 } from '../protocol/index.ts';
+import { CommandError } from './command-error.ts';
+import { type ClientOptions, type ConnectionState, reconnectOptionsOf } from './connection-options.ts';
+import { eventsOf } from './event-iterator.ts';
+import { type HistoryConnection, streamHistory } from './history-stream.ts';
+import { parseFrame } from './parse-frame.ts';
 import { newCommandId, type OpenSocket, type SocketPort } from './socket.ts';
 
-export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
-
-export type ReconnectOptions = { retries: number; minDelayMs: number; maxDelayMs: number };
-
-export type ClientOptions = {
-  mode: ClientMode;
-  /** Ask for the current run's recent events in the handshake response. */
-  sendPreviousEvents?: boolean;
-  /** Reconnect (and handshake again) when the connection drops; off by default. */
-  reconnect?: boolean | Partial<ReconnectOptions>;
-  /** Bound on time to connect and complete the handshake. */
-  connectTimeoutMs?: number;
-  /** Origin header to send (browsers always send one; Node clients normally don't). */
-  origin?: string;
-  /**
-   * The server's access token (`ribosome run --token`), sent as `Authorization: Bearer` on the upgrade
-   * (Node). A dashboard page has no token: it presents a `ticket` instead.
-   */
-  token?: string;
-  /**
-   * A dashboard page's credential, asked again at each (re)connection: the ticket its dashboard
-   * got for it (docs/dashboard.md#access-token), offered as a WebSocket subprotocol.
-   */
-  ticket?: () => Promise<string>;
-  /** How many received events to keep in `received` (oldest dropped; `history.batch` frames are never kept). */
-  keepEvents?: number;
-};
+// The typed client's public API (src/core/client/index.ts, the package's `ribosome/client`).
+export { CommandError } from './command-error.ts';
+export type { ClientOptions, ConnectionState, ReconnectOptions } from './connection-options.ts';
 
 type Listener = (event: ServerEvent) => void;
 type Waiter = { match: (e: ServerEvent) => boolean; resolve: (e: ServerEvent) => void };
 
-export class CommandError extends Error {
-  readonly code: string | undefined;
-  readonly event: ServerEventOf<'error'>;
-  constructor(event: ServerEventOf<'error'>) {
-    super(event.data.code ? `${event.data.code}: ${event.data.message}` : event.data.message);
-    this.code = event.data.code;
-    this.event = event;
-  }
-}
-
 /** How many invalid frames `invalidFrames` keeps (the latest), and how much of each it says. */
 export const INVALID_FRAMES_KEPT = 100;
 const INVALID_FRAME_CHARS = 1_000;
-
-const DEFAULT_RECONNECT: ReconnectOptions = {
-  retries: Number.POSITIVE_INFINITY,
-  minDelayMs: 200,
-  maxDelayMs: 5_000,
-};
 
 /**
  * The typed client of the control protocol: connects, handshakes, sends commands with generated
@@ -225,33 +189,8 @@ export class ClientCore {
   }
 
   /** Every event from now on, as an async iterator (ends when the client closes). */
-  async *events(): AsyncGenerator<ServerEvent> {
-    const queue: ServerEvent[] = [];
-    let wake: (() => void) | undefined;
-    const offEvent = this.onEvent((e) => {
-      queue.push(e);
-      wake?.();
-    });
-    const offState = this.onStateChange((s) => {
-      if (s === 'closed') wake?.();
-    });
-    try {
-      for (;;) {
-        const event = queue.shift();
-        if (event) {
-          yield event;
-          continue;
-        }
-        if (this.#state === 'closed') return;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = undefined;
-      }
-    } finally {
-      offEvent();
-      offState();
-    }
+  events(): AsyncGenerator<ServerEvent> {
+    return eventsOf(this);
   }
 
   /**
@@ -277,77 +216,20 @@ export class ClientCore {
 
   /**
    * Streams the whole journal with history.sync, handing each history.batch's events to `onBatch`
-   * as it arrives and keeping none of them: a client folds a million-event journal batch by batch.
-   * Resolves with the number of events once `hasMore` is false. `timeoutMs` bounds the whole sync,
-   * or with `idle` (the default) the silence of the connection: it fails only once nothing at all
-   * (no batch, no live event) arrived for that long. A busy server sends live events and batches in
-   * turn, so a sync under live traffic is slower, never failed. A refusal rejects with a CommandError;
-   * so does a throw from `onBatch` (with that error); a connection that closes rejects at once.
+   * as it arrives and keeping none of them (history-stream.ts says how).
    */
   streamHistory(
     onBatch: (events: ServerEvent[]) => void,
     options: { timeoutMs?: number; idle?: boolean } = {},
   ): Promise<number> {
-    const timeoutMs = options.timeoutMs ?? 60_000;
-    const idle = options.idle ?? true;
-    let commandId = '';
-    let count = 0;
-    const done = new Promise<number>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout>;
-      const fail = (error: unknown) => {
-        off();
-        reject(error);
-      };
-      // One timer, not one per frame: when it fires it looks at when the last frame came.
-      const arm = (ms: number) => {
-        timer = setTimeout(() => {
-          const quietMs = Date.now() - this.#lastFrameAt;
-          if (idle && quietMs < timeoutMs) return arm(timeoutMs - quietMs);
-          fail(
-            new Error(
-              idle
-                ? `history.sync: nothing arrived within ${timeoutMs} ms`
-                : `history.sync did not finish within ${timeoutMs} ms`,
-            ),
-          );
-        }, ms);
-      };
-      const off = () => {
-        clearTimeout(timer);
-        offBatch();
-        offError();
-        offState();
-      };
-      arm(timeoutMs);
-      const offState = this.onStateChange((state) => {
-        if (state !== 'open') fail(new Error(`history.sync interrupted: the connection is ${state}`));
-      });
-      const offError = this.on('error', (error) => {
-        if (error.data.commandId !== commandId) return;
-        fail(new CommandError(error));
-      });
-      const offBatch = this.on('history.batch', (batch) => {
-        const events: ServerEvent[] = [];
-        for (const raw of batch.data.events) {
-          const parsed = parseServerEvent(raw);
-          if (parsed.ok) events.push(parsed.event);
-          else this.#invalid(parsed.error);
-        }
-        count += events.length;
-        try {
-          onBatch(events);
-        } catch (error) {
-          fail(error);
-          return;
-        }
-        if (!batch.data.hasMore) {
-          off();
-          resolve(count);
-        }
-      });
-    });
-    commandId = this.send('history.sync');
-    return done;
+    const connection: HistoryConnection = {
+      on: this.on.bind(this),
+      onStateChange: this.onStateChange.bind(this),
+      sendSync: () => this.send('history.sync'),
+      lastFrameAt: () => this.#lastFrameAt,
+      invalid: (why) => this.#invalid(why),
+    };
+    return streamHistory(connection, onBatch, options);
   }
 
   async close(): Promise<void> {
@@ -365,12 +247,6 @@ export class ClientCore {
     if (this.#state === state) return;
     this.#state = state;
     for (const l of this.#stateListeners) l(state);
-  }
-
-  #reconnectOptions(): ReconnectOptions | undefined {
-    const r = this.#options.reconnect;
-    if (!r) return undefined;
-    return r === true ? DEFAULT_RECONNECT : { ...DEFAULT_RECONNECT, ...r };
   }
 
   async #open(): Promise<void> {
@@ -404,7 +280,7 @@ export class ClientCore {
   }
 
   async #onClose(): Promise<void> {
-    const reconnect = this.#reconnectOptions();
+    const reconnect = reconnectOptionsOf(this.#options.reconnect);
     if (this.#closedByUser || !reconnect) {
       this.#setState('closed');
       return;
@@ -466,36 +342,4 @@ export class ClientCore {
     for (const waiter of this.#waiters) if (waiter.match(event)) waiter.resolve(event);
     for (const listener of this.#listeners) listener(event);
   }
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** The envelope of a server event (ServerEventEnvelope), checked by hand. */
-const isEnvelope = (v: unknown): boolean =>
-  isObject(v) &&
-  typeof v.id === 'string' &&
-  typeof v.timestamp === 'string' &&
-  typeof v.type === 'string' &&
-  isObject(v.data);
-
-/**
- * A frame as a server event. A history.batch carries up to a thousand events, each checked against
- * its own schema where it is used (streamHistory); checking the batch with zod first copied every
- * one of them on the way (a third of a million-event sync's parsing, and its garbage). So its shape
- * is checked by hand, to the same rules; anything else, or a batch that fails, goes through the schemas.
- */
-function parseFrame(raw: unknown): ReturnType<typeof parseServerEvent> {
-  if (
-    isObject(raw) &&
-    raw.type === 'history.batch' &&
-    typeof raw.id === 'string' &&
-    typeof raw.timestamp === 'string' &&
-    isObject(raw.data) &&
-    typeof raw.data.hasMore === 'boolean' &&
-    Array.isArray(raw.data.events) &&
-    raw.data.events.every(isEnvelope)
-  )
-    return { ok: true, event: raw as ServerEventOf<'history.batch'> };
-  return parseServerEvent(raw);
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { consoleView } from '../../../src/clients/cli/console-view.ts';
 import type { MessageSender, ServerEvent } from '../../../src/core/protocol/index.ts';
-import { codonEnd, codonStart, runStarted } from '../tui/helpers/events.ts';
-import { ev } from '../tui/helpers/fake-client.ts';
+import { codonEnd, codonStart, runStarted } from '../model/helpers/events.ts';
+import { ev } from '../model/helpers/fake-client.ts';
 
 /** The lines the console view (`ribosome log`, `run` without the terminal UI) prints for these events. */
 const lines = (events: readonly ServerEvent[]) => {

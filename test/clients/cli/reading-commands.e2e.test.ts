@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { formatDuration } from '../../../src/clients/model/format.ts';
 import type { RunRow } from '../../../src/clients/runs/run-rows.ts';
 import { RibosomeClient } from '../../../src/core/client/index.ts';
 import { type EventType, eventCategory } from '../../../src/core/protocol/index.ts';
@@ -42,7 +43,7 @@ describe('reading a finished execution (the demo plan run to its end)', () => {
     // stdout keeps its contract: one listening line; the summary is stderr's last line.
     expect(run.stdout).toMatch(/^listening ws:\/\/127\.0\.0\.1:\d+\n$/);
     expect(run.stderr.trimEnd().split('\n').at(-1)).toMatch(
-      /^ribosome: done: 3\/3 codons, \$0\.\d{4}, \d+s, exit 0 \(the plan has run\)$/,
+      /^ribosome: done: 3\/3 codons, \$0\.\d{4}, (?:\d+ms|\d+\.\ds|\d+m\d\ds), exit 0 \(the plan has run\)$/,
     );
 
     const events = journalRows(exec);
@@ -73,7 +74,7 @@ describe('reading a finished execution (the demo plan run to its end)', () => {
       '3/3',
       `$${row.cost.toFixed(4)}`,
       expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/),
-      expect.stringMatching(/^\d+s$/),
+      formatDuration(row.durationMs),
       row.branch,
     ]);
 
@@ -146,7 +147,7 @@ describe('reading a finished execution (the demo plan run to its end)', () => {
     });
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr.trimEnd().split('\n').at(-1)).toMatch(
-      /^ribosome: not done: 1\/3 codons, failed or stopped: two, \$0\.\d{4}, \d+s, exit 1 \(a codon failed\)$/,
+      /^ribosome: not done: 1\/3 codons, failed or stopped: two, \$0\.\d{4}, (?:\d+ms|\d+\.\ds|\d+m\d\ds), exit 1 \(a codon failed\)$/,
     );
     const json = await cli(['runs', '--execution', exec, '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject([{ status: 'failed', done: 1, total: 3, failed: ['two'] }]);
@@ -162,7 +163,7 @@ describe('reading a finished execution (the demo plan run to its end)', () => {
     const run = await runToEnd(join(dir, 'plan.yaml'), exec, join(dir, 'script.yaml'), ['--max-cost', '1']);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr.trimEnd().split('\n').at(-1)).toMatch(
-      /^ribosome: not done: 1\/3 codons, failed or stopped: two, \$\d+\.\d{4}, \d+s, exit 1 \(plan budget exceeded: maxCostUsd 1\.00, spent \d+\.\d{4}\)$/,
+      /^ribosome: not done: 1\/3 codons, failed or stopped: two, \$\d+\.\d{4}, (?:\d+ms|\d+\.\ds|\d+m\d\ds), exit 1 \(plan budget exceeded: maxCostUsd 1\.00, spent \d+\.\d{4}\)$/,
     );
   });
 });

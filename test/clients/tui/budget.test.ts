@@ -1,12 +1,12 @@
 import { cleanup } from 'ink-testing-library';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { budgetLine } from '../../../src/clients/tui/store/budget.ts';
-import { foldEvents } from '../../../src/clients/tui/store/reduce.ts';
-import { initialRunState } from '../../../src/clients/tui/store/run-state.ts';
+import { budgetLine } from '../../../src/clients/model/store/budget.ts';
+import { foldEvents } from '../../../src/clients/model/store/fold-event.ts';
+import { initialRunState } from '../../../src/clients/model/store/run-state.ts';
 import type { BudgetStatus } from '../../../src/core/protocol/index.ts';
+import { codonStart, resetCost, runStarted, usage } from '../model/helpers/events.ts';
+import { ev, FakeClient } from '../model/helpers/fake-client.ts';
 import { hasColour } from './helpers/colour.ts';
-import { codonStart, resetCost, runStarted, usage } from './helpers/events.ts';
-import { ev, FakeClient } from './helpers/fake-client.ts';
 import { renderApp } from './helpers/render.ts';
 
 // Ink's colours come from chalk, which only colours when it thinks the terminal can: make it think so.

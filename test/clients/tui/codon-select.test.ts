@@ -2,8 +2,8 @@ import { cleanup } from 'ink-testing-library';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handleKey, helpLine, type KeyContext } from '../../../src/clients/tui/view/keymap.ts';
 import { initialViewState, type ViewState } from '../../../src/clients/tui/view/view-state.ts';
-import { codonEnd, codonStart, resetCost, runStarted } from './helpers/events.ts';
-import { ev, FakeClient } from './helpers/fake-client.ts';
+import { codonEnd, codonStart, resetCost, runStarted } from '../model/helpers/events.ts';
+import { ev, FakeClient } from '../model/helpers/fake-client.ts';
 import { KEYS, renderApp } from './helpers/render.ts';
 
 beforeEach(() => resetCost());

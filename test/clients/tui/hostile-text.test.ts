@@ -1,7 +1,7 @@
 import { cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { codonStart, runStarted, toolCall, toolDone } from './helpers/events.ts';
-import { ev, FakeClient } from './helpers/fake-client.ts';
+import { codonStart, runStarted, toolCall, toolDone } from '../model/helpers/events.ts';
+import { ev, FakeClient } from '../model/helpers/fake-client.ts';
 import { renderApp } from './helpers/render.ts';
 
 afterEach(() => cleanup());

@@ -1,9 +1,9 @@
 import { cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { colorAllowed } from '../../../src/clients/tui/theme.ts';
+import { codonEnd, codonStart } from '../model/helpers/events.ts';
+import { FakeClient } from '../model/helpers/fake-client.ts';
 import { hasColour } from './helpers/colour.ts';
-import { codonEnd, codonStart } from './helpers/events.ts';
-import { FakeClient } from './helpers/fake-client.ts';
 import { renderApp } from './helpers/render.ts';
 
 // Ink's colours come from chalk, which only colours when it thinks the terminal can: make it think so.

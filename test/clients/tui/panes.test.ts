@@ -1,7 +1,7 @@
 import { cleanup } from 'ink-testing-library';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { initialRunState } from '../../../src/clients/tui/store/run-state.ts';
-import { sentinelOutput } from '../../../src/clients/tui/store/sentinels.ts';
+import { initialRunState } from '../../../src/clients/model/store/run-state.ts';
+import { sentinelOutput } from '../../../src/clients/model/store/sentinels.ts';
 import { sentinelLines } from '../../../src/clients/tui/view/content/sentinel-lines.ts';
 import type { ServerEventOf } from '../../../src/core/protocol/index.ts';
 import {
@@ -15,8 +15,8 @@ import {
   toolDone,
   transition,
   usage,
-} from './helpers/events.ts';
-import { ev, FakeClient } from './helpers/fake-client.ts';
+} from '../model/helpers/events.ts';
+import { ev, FakeClient } from '../model/helpers/fake-client.ts';
 import { eventually, KEYS, renderApp } from './helpers/render.ts';
 
 beforeEach(() => resetCost());

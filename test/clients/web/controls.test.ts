@@ -1,11 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { foldEvents, reduceRun } from '../../../src/clients/tui/store/reduce.ts';
-import { initialRunState } from '../../../src/clients/tui/store/run-state.ts';
+import { foldEvents } from '../../../src/clients/model/store/fold-event.ts';
+import { reduceRun } from '../../../src/clients/model/store/reduce.ts';
+import { initialRunState } from '../../../src/clients/model/store/run-state.ts';
 import { isTextEntry, keyCommand } from '../../../src/clients/web/keys.ts';
 import { codonRange, undoneBy } from '../../../src/clients/web/model/checkpoint-range.ts';
 import { showsRollback } from '../../../src/clients/web/model/progress.ts';
 import type { CheckpointInfo } from '../../../src/core/protocol/index.ts';
-import { codonEnd, codonStart, resetCost, rollback, runStarted } from '../tui/helpers/events.ts';
+import { codonEnd, codonStart, resetCost, rollback, runStarted } from '../model/helpers/events.ts';
 
 const cp = (
   codonId: string,

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { pendingCallIndex } from '../../../src/clients/tui/store/activity.ts';
-import { orderedCodons } from '../../../src/clients/tui/store/codons.ts';
+import { pendingCallIndex } from '../../../src/clients/model/store/activity.ts';
+import { orderedCodons } from '../../../src/clients/model/store/codons.ts';
 import { CostView } from '../../../src/clients/web/components/cost-chart.tsx';
 import { Overview } from '../../../src/clients/web/components/overview.tsx';
 import { ACTIVITY_KINDS, filterRows, MAX_ROWS } from '../../../src/clients/web/model/activity-rows.ts';
@@ -20,8 +20,8 @@ import {
   toolCall,
   toolDone,
   transition,
-} from '../tui/helpers/events.ts';
-import { ev } from '../tui/helpers/fake-client.ts';
+} from '../model/helpers/events.ts';
+import { ev } from '../model/helpers/fake-client.ts';
 
 const events = (list: ServerEvent[], state = initialDashboard('ws://x')) =>
   reduceDashboard(state, { kind: 'events', events: list });

@@ -14,7 +14,7 @@ import {
   rowOffset,
   visibleRange,
 } from '../../../src/clients/web/model/window-math.ts';
-import { ev } from '../tui/helpers/fake-client.ts';
+import { ev } from '../model/helpers/fake-client.ts';
 
 const file: DiffFile = {
   path: 'a.txt',

@@ -4,8 +4,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { MessageBox, MessageTarget } from '../../../src/clients/web/components/message-box.tsx';
 import { Overview } from '../../../src/clients/web/components/overview.tsx';
 import { initialDashboard, reduceDashboard } from '../../../src/clients/web/model/dashboard.ts';
-import { codonStart, resetCost, runStarted } from '../tui/helpers/events.ts';
-import { ev } from '../tui/helpers/fake-client.ts';
+import { codonStart, resetCost, runStarted } from '../model/helpers/events.ts';
+import { ev } from '../model/helpers/fake-client.ts';
 
 beforeEach(() => resetCost());
 

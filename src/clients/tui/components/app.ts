@@ -1,14 +1,14 @@
 import { Box, useApp, useInput } from 'ink';
 import React from 'react';
-import { createActions } from '../actions.ts';
-import type { TuiClient } from '../client-port.ts';
-import { useCheckpointRefresh } from '../hooks/use-checkpoint-refresh.ts';
-import { useNow } from '../hooks/use-now.ts';
-import { useRunStore } from '../hooks/use-run-store.ts';
+import { useCheckpointRefresh } from '../../hooks/use-checkpoint-refresh.ts';
+import { useNow } from '../../hooks/use-now.ts';
+import { useRunStore } from '../../hooks/use-run-store.ts';
+import { createActions } from '../../model/actions.ts';
+import type { ClientPort } from '../../model/client-port.ts';
+import { orderedCodons, runningCodon } from '../../model/store/codons.ts';
+import type { RunState } from '../../model/store/run-state.ts';
+import { nextCodonId, refusedMessage, rollbackTargets, statusNotice } from '../../model/store/selectors.ts';
 import { type Size, useTerminalSize } from '../hooks/use-terminal-size.ts';
-import { orderedCodons, runningCodon } from '../store/codons.ts';
-import type { RunState } from '../store/run-state.ts';
-import { nextCodonId, refusedMessage, rollbackTargets, statusNotice } from '../store/selectors.ts';
 import { makeTheme, ThemeContext } from '../theme.ts';
 import { activityLines } from '../view/content/activity-lines.ts';
 import { checkpointLines } from '../view/content/checkpoint-lines.ts';
@@ -29,7 +29,7 @@ import { Pane } from './pane.ts';
 const h = React.createElement;
 
 export type AppProps = {
-  client: TuiClient;
+  client: ClientPort;
   /** Hide every control (also implied when the server granted only readonly). */
   readonly: boolean;
   /** Fixed terminal size (tests); the real terminal's otherwise. */

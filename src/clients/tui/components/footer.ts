@@ -1,8 +1,8 @@
 import { Box, Text } from 'ink';
 import React from 'react';
 import { MESSAGE_MAX_BYTES } from '../../../core/protocol/index.ts';
-import { displayLine } from '../display-text.ts';
-import type { RunState } from '../store/run-state.ts';
+import { displayLine } from '../../model/display-text.ts';
+import type { RunState } from '../../model/store/run-state.ts';
 import { useTheme } from '../theme.ts';
 import { helpLine } from '../view/keymap.ts';
 import type { Modal } from '../view/view-state.ts';

@@ -1,12 +1,12 @@
 import { Box, Text } from 'ink';
 import React from 'react';
-import { displayLine } from '../display-text.ts';
-import { formatClock, formatDuration, formatTime, formatTokens } from '../format.ts';
-import { useNow } from '../hooks/use-now.ts';
-import { budgetLine } from '../store/budget.ts';
-import { describeCost, totalTokens } from '../store/reduce.ts';
-import type { RunState } from '../store/run-state.ts';
-import { runWord } from '../store/selectors.ts';
+import { useNow } from '../../hooks/use-now.ts';
+import { displayLine } from '../../model/display-text.ts';
+import { formatClock, formatDuration, formatTime, formatTokens } from '../../model/format.ts';
+import { budgetLine } from '../../model/store/budget.ts';
+import type { RunState } from '../../model/store/run-state.ts';
+import { runWord } from '../../model/store/selectors.ts';
+import { describeCost, totalTokens } from '../../model/store/totals.ts';
 import { useTheme } from '../theme.ts';
 
 const h = React.createElement;

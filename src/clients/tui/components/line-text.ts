@@ -1,6 +1,6 @@
 import { Text } from 'ink';
 import React from 'react';
-import { displayLine } from '../display-text.ts';
+import { displayLine } from '../../model/display-text.ts';
 import { useTheme } from '../theme.ts';
 import type { Line } from '../view/lines.ts';
 

@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import React from 'react';
-import { displayLine } from '../display-text.ts';
+import { displayLine } from '../../model/display-text.ts';
 import { useTheme } from '../theme.ts';
 import { type LineList, windowLines } from '../view/lines.ts';
 import { LineText } from './line-text.ts';

@@ -1,6 +1,6 @@
 import { fitMessage, own } from '../../../core/protocol/index.ts';
-import { oneLine } from '../format.ts';
-import type { RollbackTarget } from '../store/selectors.ts';
+import { oneLine } from '../../model/format.ts';
+import type { RollbackChoice } from '../../model/store/selectors.ts';
 import {
   cycleFocus,
   type Modal,
@@ -112,7 +112,7 @@ export type Effect =
   | { kind: 'forceStop'; reason: string }
   | { kind: 'message'; text: string }
   | { kind: 'start'; codonId: string }
-  | { kind: 'rollback'; target: RollbackTarget; autoRestart: boolean };
+  | { kind: 'rollback'; target: RollbackChoice; autoRestart: boolean };
 
 /** The parts of Ink's Key the UI looks at. */
 export type KeyInfo = Partial<
@@ -137,7 +137,7 @@ export type KeyInfo = Partial<
 
 export type KeyContext = {
   readonly: boolean;
-  targets: readonly RollbackTarget[];
+  targets: readonly RollbackChoice[];
   /** Activity entry ids, oldest first. */
   activityIds: readonly string[];
   /** Codon ids in the order the Codons pane lists them. */

@@ -1,4 +1,4 @@
-import type { Tone } from '../theme.ts';
+import type { Tone } from '../../model/tone.ts';
 
 /** One terminal line of a pane. Panes are lists of these, so their heights are known before Ink draws. */
 export type Line = {

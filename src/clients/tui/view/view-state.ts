@@ -1,4 +1,4 @@
-import type { RollbackTarget } from '../store/selectors.ts';
+import type { RollbackChoice } from '../../model/store/selectors.ts';
 
 /** What the person looking at the UI chose to see: panes, focus, scroll, an open dialog. */
 
@@ -19,7 +19,7 @@ export type Modal =
   /** `cut`: what was typed or pasted went past the message limit (32 KiB of UTF-8) and was cut there. */
   | { kind: 'message'; text: string; cut?: true }
   | { kind: 'rollbackPicker'; cursor: number }
-  | { kind: 'confirmRollback'; target: RollbackTarget }
+  | { kind: 'confirmRollback'; target: RollbackChoice }
   | { kind: 'codonDetails'; codonId: string };
 
 export type ViewState = {

@@ -1,6 +1,6 @@
 import React from 'react';
-import { displayLine, displayText } from '../../tui/display-text.ts';
-import { formatDuration, formatTime } from '../../tui/format.ts';
+import { displayLine, displayText } from '../../model/display-text.ts';
+import { formatDuration, formatTime } from '../../model/format.ts';
 import {
   ACTIVITY_KINDS,
   type ActivityKind,

@@ -1,8 +1,8 @@
 import React from 'react';
 import type { BrowserClient } from '../../../core/client/browser.ts';
-import { displayLine, displayText } from '../../tui/display-text.ts';
-import { formatTime } from '../../tui/format.ts';
-import { runCheckpoints } from '../../tui/store/selectors.ts';
+import { displayLine, displayText } from '../../model/display-text.ts';
+import { formatTime } from '../../model/format.ts';
+import { runCheckpoints } from '../../model/store/selectors.ts';
 import { requestDiff } from '../diff-request.ts';
 import { codonRange } from '../model/checkpoint-range.ts';
 import type { DashboardState } from '../model/dashboard.ts';

@@ -1,13 +1,13 @@
 import React from 'react';
-import type { TuiActions } from '../../tui/actions.ts';
-import { displayLine } from '../../tui/display-text.ts';
-import { commandLine } from '../../tui/store/command-answers.ts';
+import type { ClientActions } from '../../model/actions.ts';
+import { displayLine } from '../../model/display-text.ts';
+import { commandLine } from '../../model/store/command-answers.ts';
 import {
   nextCodonId,
-  type RollbackTarget,
+  type RollbackChoice,
   rollbackTargets,
   runCheckpoints,
-} from '../../tui/store/selectors.ts';
+} from '../../model/store/selectors.ts';
 import { undoneBy } from '../model/checkpoint-range.ts';
 import type { DashboardState } from '../model/dashboard.ts';
 import { showsRollback } from '../model/progress.ts';
@@ -24,7 +24,7 @@ export function Controls({
   setDialog,
 }: {
   state: DashboardState;
-  actions: TuiActions;
+  actions: ClientActions;
   selected: string | undefined;
   dialog: Dialog;
   setDialog: (d: Dialog) => void;
@@ -117,7 +117,7 @@ function RollbackDialog({
   onClose,
 }: {
   state: DashboardState;
-  actions: TuiActions;
+  actions: ClientActions;
   onClose: () => void;
 }) {
   const runId = state.run.run.runId;
@@ -125,7 +125,7 @@ function RollbackDialog({
   const [index, setIndex] = React.useState(0);
   const [autoRestart, setAutoRestart] = React.useState(false);
   const [confirming, setConfirming] = React.useState(false);
-  const target: RollbackTarget | undefined = targets[index];
+  const target: RollbackChoice | undefined = targets[index];
   const undone = target
     ? undoneBy(target, state.run.codons, runCheckpoints(state.run.checkpoints, runId))
     : [];

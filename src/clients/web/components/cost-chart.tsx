@@ -1,8 +1,8 @@
 import type React from 'react';
 import { own } from '../../../core/protocol/index.ts';
 import { ESTIMATE_LEGEND } from '../../../llm/estimated-cost.ts';
-import { displayLine } from '../../tui/display-text.ts';
-import { formatCost, formatTokens } from '../../tui/format.ts';
+import { displayLine } from '../../model/display-text.ts';
+import { formatCost, formatTokens } from '../../model/format.ts';
 import type { CostSeries } from '../model/chart-series.ts';
 import { type CostPoint, downsample, niceMax, stepPath } from '../model/chart-series.ts';
 

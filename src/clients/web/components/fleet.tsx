@@ -1,6 +1,6 @@
 import type React from 'react';
-import { displayLine } from '../../tui/display-text.ts';
-import { formatCost } from '../../tui/format.ts';
+import { displayLine } from '../../model/display-text.ts';
+import { formatCost } from '../../model/format.ts';
 
 export type FleetSummary = {
   url: string;

@@ -1,6 +1,6 @@
 import type React from 'react';
 import { fitMessage } from '../../../core/protocol/codon-message.ts';
-import { displayLine } from '../../tui/display-text.ts';
+import { displayLine } from '../../model/display-text.ts';
 
 /** Who takes a message now: the running codon's agent, or why none does ("no codon is running"). */
 export type MessageTarget = { codonId: string } | { unavailable: string };

@@ -1,11 +1,11 @@
 import type React from 'react';
 import { ESTIMATE_LEGEND } from '../../../llm/estimated-cost.ts';
-import { displayLine } from '../../tui/display-text.ts';
-import { formatCost, formatDuration, formatTime } from '../../tui/format.ts';
-import { budgetLine } from '../../tui/store/budget.ts';
-import { attemptWord, orderedCodons } from '../../tui/store/codons.ts';
-import { currentRunCost, currentRunCostEstimated, totalTokens } from '../../tui/store/reduce.ts';
-import { PASSED_OVER, passedOverCodons, runWord } from '../../tui/store/selectors.ts';
+import { displayLine } from '../../model/display-text.ts';
+import { formatCost, formatDuration, formatTime } from '../../model/format.ts';
+import { budgetLine } from '../../model/store/budget.ts';
+import { attemptWord, orderedCodons } from '../../model/store/codons.ts';
+import { PASSED_OVER, passedOverCodons, runWord } from '../../model/store/selectors.ts';
+import { currentRunCost, currentRunCostEstimated, totalTokens } from '../../model/store/totals.ts';
 import type { DashboardState } from '../model/dashboard.ts';
 import { runStatusWord } from '../model/lineage.ts';
 import { MessageBox } from './message-box.tsx';

@@ -1,10 +1,10 @@
 import { type ErrorSeverity, type ServerEvent, suggestedAction } from '../../../core/protocol/index.ts';
-import { formatCost, formatDuration, oneLine } from '../../tui/format.ts';
-import { PAIRING_WINDOW, resultOf, sentinelActionText } from '../../tui/store/activity.ts';
-import { severityOf } from '../../tui/store/errors.ts';
-import { messageLine } from '../../tui/store/messages.ts';
-import type { ToolResult } from '../../tui/store/run-state.ts';
-import type { Tone } from '../../tui/theme.ts';
+import { formatCost, formatDuration, oneLine } from '../../model/format.ts';
+import { PAIRING_WINDOW, resultOf, sentinelActionText } from '../../model/store/activity.ts';
+import { severityOf } from '../../model/store/errors.ts';
+import { messageLine } from '../../model/store/messages.ts';
+import type { ToolResult } from '../../model/store/run-state.ts';
+import type { Tone } from '../../model/tone.ts';
 import { ChunkedList } from './chunked-list.ts';
 import { isDataLinkPath } from './file-tree.ts';
 

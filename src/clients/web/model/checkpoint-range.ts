@@ -1,7 +1,7 @@
 import type { CheckpointInfo } from '../../../core/protocol/index.ts';
-import { isEnded, orderedCodons } from '../../tui/store/codons.ts';
-import type { CodonRow } from '../../tui/store/run-state.ts';
-import type { RollbackTarget } from '../../tui/store/selectors.ts';
+import { isEnded, orderedCodons } from '../../model/store/codons.ts';
+import type { CodonRow } from '../../model/store/run-state.ts';
+import type { RollbackChoice } from '../../model/store/selectors.ts';
 
 /**
  * A codon's start and end, the Changes view's default diff: the end is its last checkpoint other
@@ -37,7 +37,7 @@ export function codonRange(
  * the codons with a checkpoint after it.
  */
 export function undoneBy(
-  target: RollbackTarget,
+  target: RollbackChoice,
   codons: Record<string, CodonRow>,
   checkpoints: readonly CheckpointInfo[],
 ): string[] {

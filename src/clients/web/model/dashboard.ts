@@ -1,13 +1,13 @@
 import type { CheckpointInfo, ServerEvent } from '../../../core/protocol/index.ts';
-import { reduceRun } from '../../tui/store/reduce.ts';
-import { initialRunState, type RunState, type StoreAction } from '../../tui/store/run-state.ts';
+import { reduceRun } from '../../model/store/reduce.ts';
+import { initialRunState, type RunState, type StoreAction } from '../../model/store/run-state.ts';
 import { type ActivityLog, EMPTY_LOG, foldActivity } from './activity-rows.ts';
 import { type CostSeries, EMPTY_SERIES, foldSeries } from './chart-series.ts';
 import { type FileEntry, isDataLinkPath } from './file-tree.ts';
 import { foldRuns, type RunEntry } from './lineage.ts';
 
 /**
- * One server as the dashboard knows it: the TUI's store (codons, run, sentinels, errors, rollback,
+ * One server as the dashboard knows it: the client model's store (codons, run, sentinels, errors, rollback,
  * checkpoints: the same reducer, so both UIs tell the same story) plus what only the page shows:
  * every activity row, the files, the cost series and the runs. The TUI's own activity list is off
  * (limit 0): the page keeps its own, in full.

@@ -1,4 +1,4 @@
-import type { RunState, SentCommand } from '../../tui/store/run-state.ts';
+import type { RunState, SentCommand } from '../../model/store/run-state.ts';
 
 /**
  * The progress line shows the rollback while it runs, or when it is the last thing this page asked

@@ -1,6 +1,7 @@
 import { render } from 'ink-testing-library';
 import React from 'react';
-import { App, type TuiClient } from '../../../../src/clients/tui/index.ts';
+import type { ClientPort } from '../../../../src/clients/model/client-port.ts';
+import { App } from '../../../../src/clients/tui/index.ts';
 
 export const KEYS = {
   up: '\u001b[A',
@@ -19,7 +20,7 @@ export type Rendered = ReturnType<typeof render> & {
 };
 
 export function renderApp(
-  client: TuiClient,
+  client: ClientPort,
   options: {
     readonly?: boolean;
     width?: number;

@@ -1,5 +1,6 @@
-import { formatDuration, oneLine, wrapText } from '../../format.ts';
-import type { ActivityEntry } from '../../store/run-state.ts';
+import { formatDuration, oneLine } from '../../../model/format.ts';
+import type { ActivityEntry } from '../../../model/store/run-state.ts';
+import { wrapText } from '../fit-text.ts';
 import type { Line, LineList } from '../lines.ts';
 
 /** The activity pane: one line per entry, collapsed; the selected or expanded entries in full. */

@@ -1,7 +1,7 @@
 import { suggestedAction } from '../../../../core/protocol/index.ts';
-import { formatTime } from '../../format.ts';
-import type { RunState } from '../../store/run-state.ts';
-import { runCheckpoints } from '../../store/selectors.ts';
+import { formatTime } from '../../../model/format.ts';
+import type { RunState } from '../../../model/store/run-state.ts';
+import { runCheckpoints } from '../../../model/store/selectors.ts';
 import { type Line, wrapLine } from '../lines.ts';
 
 /** A text progress bar: [#####-----]. */

@@ -1,6 +1,7 @@
-import { formatCost, formatDuration, formatTime, oneLine, wrapText } from '../../format.ts';
-import { attemptWord, fallbackModelOf } from '../../store/codons.ts';
-import type { CodonRow, RunState } from '../../store/run-state.ts';
+import { formatCost, formatDuration, formatTime, oneLine } from '../../../model/format.ts';
+import { attemptWord, fallbackModelOf } from '../../../model/store/codons.ts';
+import type { CodonRow, RunState } from '../../../model/store/run-state.ts';
+import { wrapText } from '../fit-text.ts';
 import type { Line } from '../lines.ts';
 import { STATUS_ICON } from './codon-lines.ts';
 

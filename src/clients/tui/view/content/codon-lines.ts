@@ -1,9 +1,16 @@
 import type { CodonStatus } from '../../../../core/protocol/index.ts';
-import { formatCost, formatDuration, padTo } from '../../format.ts';
-import { attemptWord, fallbackModelOf, isActiveStatus, orderedCodons, UNDONE } from '../../store/codons.ts';
-import type { CodonRow, RunState } from '../../store/run-state.ts';
-import { PASSED_OVER, passedOverCodons } from '../../store/selectors.ts';
-import type { Tone } from '../../theme.ts';
+import { formatCost, formatDuration } from '../../../model/format.ts';
+import {
+  attemptWord,
+  fallbackModelOf,
+  isActiveStatus,
+  orderedCodons,
+  UNDONE,
+} from '../../../model/store/codons.ts';
+import type { CodonRow, RunState } from '../../../model/store/run-state.ts';
+import { PASSED_OVER, passedOverCodons } from '../../../model/store/selectors.ts';
+import type { Tone } from '../../../model/tone.ts';
+import { padTo } from '../fit-text.ts';
 import type { Line } from '../lines.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { type ErrorSeverity, suggestedAction } from '../../../../core/protocol/index.ts';
-import { formatTime } from '../../format.ts';
-import type { RunState } from '../../store/run-state.ts';
-import type { Tone } from '../../theme.ts';
+import { formatTime } from '../../../model/format.ts';
+import type { RunState } from '../../../model/store/run-state.ts';
+import type { Tone } from '../../../model/tone.ts';
 import { type Line, wrapLine } from '../lines.ts';
 
 const SEVERITY_TONE: Record<ErrorSeverity, Tone> = {

@@ -1,6 +1,6 @@
 import { own } from '../../../../core/protocol/index.ts';
-import { formatCost, formatTime } from '../../format.ts';
-import type { RunState } from '../../store/run-state.ts';
+import { formatCost, formatTime } from '../../../model/format.ts';
+import type { RunState } from '../../../model/store/run-state.ts';
 import { type Line, wrapLine } from '../lines.ts';
 
 type Dated = { at: string; line: Line };

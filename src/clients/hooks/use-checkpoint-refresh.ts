@@ -1,6 +1,6 @@
 import React from 'react';
-import type { TuiClient } from '../client-port.ts';
-import type { RunState } from '../store/run-state.ts';
+import type { ClientPort } from '../model/client-port.ts';
+import type { RunState } from '../model/store/run-state.ts';
 
 /**
  * Asks for checkpoint.list once the history is in and again whenever the run changes (a restart, a
@@ -8,7 +8,7 @@ import type { RunState } from '../store/run-state.ts';
  * Readonly clients may send it too. A refused or unsent request only leaves the pane as it was.
  */
 export function useCheckpointRefresh(
-  client: TuiClient,
+  client: ClientPort,
   connection: RunState['connection'],
   runId: string | undefined,
 ): void {

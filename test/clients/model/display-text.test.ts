@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { displayJson, displayLine, displayText } from '../../../src/clients/tui/display-text.ts';
+import { displayJson, displayLine, displayText } from '../../../src/clients/model/display-text.ts';
 
 /** What must never reach a terminal or a page: ESC and the other C0 controls but LF/TAB, DEL, C1, bidi. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point

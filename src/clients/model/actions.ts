@@ -1,10 +1,10 @@
 import type { CommandInput, CommandType } from '../../core/protocol/index.ts';
-import type { TuiClient } from './client-port.ts';
+import type { ClientPort } from './client-port.ts';
 import type { StoreAction } from './store/run-state.ts';
-import type { RollbackTarget } from './store/selectors.ts';
+import type { RollbackChoice } from './store/selectors.ts';
 
 /** What the UI can ask of the server. Every action is one protocol command; answers come as events. */
-export type TuiActions = {
+export type ClientActions = {
   next(): void;
   skip(): void;
   redo(): void;
@@ -13,12 +13,12 @@ export type TuiActions = {
   /** A message to the running codon's agent (codon.message). */
   message(text: string): void;
   listCheckpoints(): void;
-  rollback(target: RollbackTarget, autoRestart: boolean): void;
+  rollback(target: RollbackChoice, autoRestart: boolean): void;
 };
 
 export const DEFAULT_STOP_REASON = 'stopped from the terminal UI';
 
-export function createActions(client: TuiClient, dispatch: (action: StoreAction) => void): TuiActions {
+export function createActions(client: ClientPort, dispatch: (action: StoreAction) => void): ClientActions {
   let unsent = 0;
   const send = <T extends CommandType>(
     type: T,

@@ -1,8 +1,8 @@
 import React from 'react';
-import type { ServerEvent } from '../../../core/protocol/index.ts';
-import type { TuiClient } from '../client-port.ts';
-import { reduceRun } from '../store/reduce.ts';
-import { initialRunState, type RunState, type StoreAction } from '../store/run-state.ts';
+import type { ServerEvent } from '../../core/protocol/index.ts';
+import type { ClientPort } from '../model/client-port.ts';
+import { reduceRun } from '../model/store/reduce.ts';
+import { initialRunState, type RunState, type StoreAction } from '../model/store/run-state.ts';
 
 // Events that are plumbing of the connection, not news about the run.
 const PLUMBING = new Set<ServerEvent['type']>([
@@ -25,13 +25,13 @@ export const FLUSH_MS = 50;
  * it showed until the history is complete. Live events that arrive meanwhile are held back and
  * folded after it, dropping those the history already had.
  */
-export function useRunStore(client: TuiClient): [RunState, React.Dispatch<StoreAction>] {
+export function useRunStore(client: ClientPort): [RunState, React.Dispatch<StoreAction>] {
   return useEventStore(client, reduceRun, initialRunState);
 }
 
 /** The same for any state folded from StoreActions (the web dashboard folds more than the TUI). */
 export function useEventStore<S>(
-  client: TuiClient,
+  client: ClientPort,
   reducer: (state: S, action: StoreAction) => S,
   init: (url: string) => S,
 ): [S, React.Dispatch<StoreAction>] {
@@ -133,7 +133,7 @@ export function useEventStore<S>(
   return [state, dispatch];
 }
 
-function readyOf(client: TuiClient) {
+function readyOf(client: ClientPort) {
   const { serverVersion, plan, proxy } = client.serverInfo;
   const { clientId } = client;
   return {

@@ -16,7 +16,7 @@ export function runCheckpoints(view: RunState['checkpoints'], runId: string | un
   return [...bySha.values()].sort((a, b) => a.timestamp.localeCompare(b.timestamp));
 }
 
-export type RollbackTarget =
+export type RollbackChoice =
   | { kind: 'lastSuccess'; label: string }
   | { kind: 'codon'; codonId: string; checkpointType: 'start' | 'end'; label: string }
   | { kind: 'checkpoint'; sha: string; label: string };
@@ -26,8 +26,8 @@ export function rollbackTargets(
   codons: RunState['codons'],
   checkpoints: RunState['checkpoints'],
   runId: string | undefined,
-): RollbackTarget[] {
-  const targets: RollbackTarget[] = [{ kind: 'lastSuccess', label: 'the last successful codon' }];
+): RollbackChoice[] {
+  const targets: RollbackChoice[] = [{ kind: 'lastSuccess', label: 'the last successful codon' }];
   for (const codon of orderedCodons(codons)) {
     if (codon.attempts === 0 && codon.status === 'pending') continue;
     targets.push({

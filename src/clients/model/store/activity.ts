@@ -1,6 +1,6 @@
 import { own, type ServerEventOf } from '../../../core/protocol/index.ts';
 import { formatCost, formatDuration, oneLine } from '../format.ts';
-import type { Tone } from '../theme.ts';
+import type { Tone } from '../tone.ts';
 import { type ActivityEntry, MAX_ACTIVITY, type RunState, type ToolResult } from './run-state.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { BudgetStatus } from '../../../core/protocol/index.ts';
 import { markEstimate } from '../../../llm/estimated-cost.ts';
 import { formatClock, formatTokens } from '../format.ts';
-import type { Tone } from '../theme.ts';
+import type { Tone } from '../tone.ts';
 
 /** The last state.snapshot's budgets, with the figures they were taken against. */
 export type BudgetView = {

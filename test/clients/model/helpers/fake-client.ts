@@ -1,4 +1,4 @@
-import type { TuiClient } from '../../../../src/clients/tui/index.ts';
+import type { ClientPort } from '../../../../src/clients/model/client-port.ts';
 import type { ConnectionState } from '../../../../src/core/client/index.ts';
 import {
   type ClientMode,
@@ -23,7 +23,7 @@ export type Sent = { id: string; type: CommandType; data: unknown };
  * A client without a server: the test decides what history.sync returns, pushes live events, changes
  * the connection state, and reads the commands the UI sent.
  */
-export class FakeClient implements TuiClient {
+export class FakeClient implements ClientPort {
   readonly url = 'ws://127.0.0.1:4711';
   readonly clientId = 'client-tui-test';
   readonly mode: ClientMode;

@@ -1,4 +1,4 @@
-/** Text helpers for the terminal UI: numbers as people read them, and agent text made safe to print. */
+/** Text helpers for every UI: numbers as people read them, and agent text made safe to print. */
 import { markEstimate } from '../../llm/estimated-cost.ts';
 import { displayText } from './display-text.ts';
 
@@ -42,7 +42,7 @@ export function formatTime(iso: string): string {
 }
 
 /**
- * Agent text for the terminal UI: line breaks kept (CR read as LF), tabs as two spaces (Ink counts
+ * Agent text for a UI: line breaks kept (CR read as LF), tabs as two spaces (Ink counts
  * columns by characters), every other control character, escape sequence and bidirectional control
  * shown as an inert stand-in (display-text.ts).
  */
@@ -61,29 +61,4 @@ export function oneLine(text: string, max = 500): string {
   if (text.length <= max && !NOT_ONE_LINE.test(text)) return text;
   const line = sanitize(text).replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
-
-/**
- * Hard-wraps text to `width` columns, by characters. Wide characters may overflow a little; the
- * pane truncates every line, so the layout never breaks.
- */
-export function wrapText(text: string, width: number, maxLines = Number.POSITIVE_INFINITY): string[] {
-  const w = Math.max(1, width);
-  const out: string[] = [];
-  for (const raw of sanitize(text).split('\n')) {
-    const chars = Array.from(raw.trimEnd());
-    if (chars.length === 0) out.push('');
-    for (let i = 0; i < chars.length; i += w) out.push(chars.slice(i, i + w).join(''));
-    if (out.length >= maxLines) break;
-  }
-  if (out.length > maxLines) out.length = maxLines;
-  return out;
-}
-
-/** Pads or cuts `text` to exactly `width` characters. */
-export function padTo(text: string, width: number): string {
-  const chars = Array.from(text);
-  if (chars.length > width)
-    return width <= 1 ? chars.slice(0, width).join('') : `${chars.slice(0, width - 1).join('')}…`;
-  return text + ' '.repeat(width - chars.length);
 }

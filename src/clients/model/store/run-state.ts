@@ -8,7 +8,7 @@ import type {
   FailureReason,
   ServerEvent,
 } from '../../../core/protocol/index.ts';
-import type { Tone } from '../theme.ts';
+import type { Tone } from '../tone.ts';
 import type { BudgetView } from './budget.ts';
 
 /** Everything the UI knows about the run, folded from protocol events. Plain data, never mutated. */

@@ -8,10 +8,11 @@ import type {
 } from '../../core/protocol/index.ts';
 
 /**
- * The part of the typed client the terminal UI uses. `RibosomeClient` is one; tests pass a fake.
- * Keeping it this small is what lets every pane be tested without a server.
+ * The part of the typed client the UIs use (the terminal UI, the dashboard). `RibosomeClient` and
+ * `BrowserClient` are ones; tests pass a fake. Keeping it this small is what lets every pane be tested
+ * without a server.
  */
-export interface TuiClient {
+export interface ClientPort {
   readonly url: string;
   /** The mode the server granted in the handshake. */
   readonly mode: ClientMode;

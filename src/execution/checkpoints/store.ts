@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { z } from 'zod';
 import { commitCheckpoint, commitOf } from './commits.ts';
 import { parseNumstat } from './diff-stat.ts';
-import { type CheckpointErrorCode, fail, fileFailureWords, ok, type Result } from './errors.ts';
+import { type CheckpointErrorCode, fail, fileFailureWords, ok, type StoreResult } from './errors.ts';
 import { type GitRun, gitFailure } from './git-runner.ts';
 import { LOG_FORMAT_ARGS, parseLog } from './history.ts';
 import { type OpenedRepo, openRepo } from './open-repo.ts';
@@ -74,7 +74,7 @@ export class CheckpointStore {
    * Opens the store, creating it on first use. Throws a TypeError for contradictory options; a missing
    * git or an unwritable directory is an error value (GIT_UNAVAILABLE, STORE_UNAVAILABLE).
    */
-  static async open(options: CheckpointStoreOptions): Promise<Result<CheckpointStore>> {
+  static async open(options: CheckpointStoreOptions): Promise<StoreResult<CheckpointStore>> {
     const resolved = resolveOptions(options);
     const repo = await openRepo(resolved);
     return repo.ok ? ok(new CheckpointStore(resolved, repo.value)) : repo;
@@ -86,7 +86,7 @@ export class CheckpointStore {
    * just restored) or, without it, from the current branch's tip. The work tree is not changed: restore
    * first to continue from an older checkpoint.
    */
-  startRun(runId: string, options: { fromSha?: string } = {}): Promise<Result<CreatedCheckpoint>> {
+  startRun(runId: string, options: { fromSha?: string } = {}): Promise<StoreResult<CreatedCheckpoint>> {
     return this.#queued(
       'startRun',
       async () => {
@@ -137,7 +137,7 @@ export class CheckpointStore {
   }
 
   /** Commits the whole agent root as a checkpoint of run `input.runId` (whose branch startRun made). */
-  create(input: CreateCheckpointInput): Promise<Result<CreatedCheckpoint>> {
+  create(input: CreateCheckpointInput): Promise<StoreResult<CreatedCheckpoint>> {
     return this.#queued(
       'create',
       async () => {
@@ -170,7 +170,7 @@ export class CheckpointStore {
    * The checkpoints behind run `runId`'s branch, oldest first. `lineage` (the default) includes those
    * of the runs it grew from, which rollback.toCodon may need; `run` keeps the run's own.
    */
-  list(runId: string, options: { scope?: 'lineage' | 'run' } = {}): Promise<Result<CheckpointRecord[]>> {
+  list(runId: string, options: { scope?: 'lineage' | 'run' } = {}): Promise<StoreResult<CheckpointRecord[]>> {
     return this.#queued('list', async () => {
       const lineage = await this.#lineage(runId);
       if (!lineage.ok || options.scope !== 'run') return lineage;
@@ -184,7 +184,7 @@ export class CheckpointStore {
    * `keepSha`; its old tip stays reachable on `refs/orphans/<branch>/<tip>`, for forensics. Returns that
    * ref, or null when the branch already ends at `keepSha` (or does not exist).
    */
-  setAside(runId: string, keepSha: string): Promise<Result<string | null>> {
+  setAside(runId: string, keepSha: string): Promise<StoreResult<string | null>> {
     return this.#queued(
       'setAside',
       async () => {
@@ -217,12 +217,12 @@ export class CheckpointStore {
   }
 
   /** Every checkpoint of every run, each once, oldest first. */
-  listAll(): Promise<Result<CheckpointRecord[]>> {
+  listAll(): Promise<StoreResult<CheckpointRecord[]>> {
     return this.#queued('listAll', () => this.#listAll());
   }
 
   /** The run branches, with their tips. */
-  runs(): Promise<Result<RunBranch[]>> {
+  runs(): Promise<StoreResult<RunBranch[]>> {
     return this.#queued('runs', async () => {
       const out = await this.#git([
         'for-each-ref',
@@ -242,7 +242,7 @@ export class CheckpointStore {
   }
 
   /** The branch of the run started last (`run/<id>`), or null before the first run. */
-  currentBranch(): Promise<Result<string | null>> {
+  currentBranch(): Promise<StoreResult<string | null>> {
     return this.#queued('currentBranch', async () => {
       const out = await this.#git(['symbolic-ref', '-q', '--short', 'HEAD']);
       if (out.code !== 0 && out.code !== 1) return gitFailure('read the current branch', out, 'STORE_FAILED');
@@ -252,7 +252,7 @@ export class CheckpointStore {
   }
 
   /** The checkpoint taken when run `runId` started. */
-  initialCheckpoint(runId: string): Promise<Result<CheckpointRecord>> {
+  initialCheckpoint(runId: string): Promise<StoreResult<CheckpointRecord>> {
     return this.#queued('initialCheckpoint', async () => {
       const lineage = await this.#lineage(runId);
       if (!lineage.ok) return lineage;
@@ -262,7 +262,7 @@ export class CheckpointStore {
   }
 
   /** The checkpoint a full or abbreviated SHA (at least 4 hex digits) names, in any run. */
-  resolve(shaOrPrefix: string): Promise<Result<CheckpointRecord>> {
+  resolve(shaOrPrefix: string): Promise<StoreResult<CheckpointRecord>> {
     return this.#queued('resolve', () => this.#resolve(shaOrPrefix));
   }
 
@@ -271,7 +271,7 @@ export class CheckpointStore {
     runId: string,
     codonId: string,
     request: CodonCheckpointRequest,
-  ): Promise<Result<CheckpointRecord>> {
+  ): Promise<StoreResult<CheckpointRecord>> {
     return this.#queued('resolveCodon', async () => {
       const lineage = await this.#lineage(runId);
       return lineage.ok ? resolveCodonCheckpoint(lineage.value, codonId, request) : lineage;
@@ -283,7 +283,7 @@ export class CheckpointStore {
    * Left alone: ignored files, files over the size cap (unless the checkpoint has that path), and every
    * `.git`. Branches do not move: continue with startRun(newRunId, { fromSha }).
    */
-  restore(shaOrPrefix: string): Promise<Result<RestoreResult>> {
+  restore(shaOrPrefix: string): Promise<StoreResult<RestoreResult>> {
     return this.#queued(
       'restore',
       async () => {
@@ -313,7 +313,7 @@ export class CheckpointStore {
   }
 
   /** Lines added and deleted per file between two checkpoints. */
-  diffStat(fromSha: string, toSha: string): Promise<Result<DiffStat>> {
+  diffStat(fromSha: string, toSha: string): Promise<StoreResult<DiffStat>> {
     return this.#queued('diffStat', async () => {
       const from = await this.#resolve(fromSha);
       if (!from.ok) return from;
@@ -343,7 +343,7 @@ export class CheckpointStore {
     fromSha: string,
     toSha: string,
     options: { path?: string; contextLines: number; maxBytes: number; maxFiles: number; maxLines?: number },
-  ): Promise<Result<ParsedDiff & { from: string; to: string }>> {
+  ): Promise<StoreResult<ParsedDiff & { from: string; to: string }>> {
     return this.#queued('diff', async () => {
       const pathspec = options.path === undefined ? [] : relativePathspec(options.path);
       if (pathspec === undefined)
@@ -381,7 +381,7 @@ export class CheckpointStore {
   }
 
   /** Packs loose objects (gc.auto is off so no checkpoint ever pays for it): call when idle. */
-  compact(): Promise<Result<void>> {
+  compact(): Promise<StoreResult<void>> {
     return this.#queued('compact', async () => {
       const out = await this.#git(['gc', '--quiet']);
       return out.code === 0 ? ok(undefined) : gitFailure('compact the store (git gc)', out, 'STORE_FAILED');
@@ -393,7 +393,7 @@ export class CheckpointStore {
     return this.#queue.idle();
   }
 
-  async #stage(): Promise<Result<Staged>> {
+  async #stage(): Promise<StoreResult<Staged>> {
     const staged = await stageWorkTree(this.#git, {
       workTree: this.workTree,
       maxFileBytes: this.maxFileBytes,
@@ -413,7 +413,7 @@ export class CheckpointStore {
     parent: string | null,
     refExists: boolean,
     staged: Staged,
-  ): Promise<Result<CreatedCheckpoint>> {
+  ): Promise<StoreResult<CreatedCheckpoint>> {
     const sha = await commitCheckpoint({
       gitDir: this.gitDir,
       durable: this.#durable,
@@ -443,7 +443,7 @@ export class CheckpointStore {
     return { ...fields, timestamp: this.#now().toISOString() };
   }
 
-  async #lineage(runId: string): Promise<Result<CheckpointRecord[]>> {
+  async #lineage(runId: string): Promise<StoreResult<CheckpointRecord[]>> {
     const branch = runBranchName(runId);
     if (!branch.ok) return branch;
     const ref = `refs/heads/${branch.value}`;
@@ -455,18 +455,18 @@ export class CheckpointStore {
     return lineage;
   }
 
-  #listAll(): Promise<Result<CheckpointRecord[]>> {
+  #listAll(): Promise<StoreResult<CheckpointRecord[]>> {
     return this.#readLog(['--date-order', `--branches=${runBranchGlob}`]);
   }
 
-  async #readLog(revisions: string[]): Promise<Result<CheckpointRecord[]>> {
+  async #readLog(revisions: string[]): Promise<StoreResult<CheckpointRecord[]>> {
     const out = await this.#git(['log', ...LOG_FORMAT_ARGS, '--reverse', ...revisions, '--']);
     return out.code === 0
       ? ok(parseLog(out.stdout))
       : gitFailure('read checkpoints (git log)', out, 'STORE_FAILED');
   }
 
-  async #resolve(shaOrPrefix: string): Promise<Result<CheckpointRecord>> {
+  async #resolve(shaOrPrefix: string): Promise<StoreResult<CheckpointRecord>> {
     const sha = shaOrPrefix.trim().toLowerCase();
     if (!FULL_SHA.test(sha)) {
       const all = await this.#listAll();
@@ -481,13 +481,14 @@ export class CheckpointStore {
 
   #queued<T>(
     operation: string,
-    task: () => Promise<Result<T>>,
+    task: () => Promise<StoreResult<T>>,
     failure: CheckpointErrorCode = 'STORE_FAILED',
-  ): Promise<Result<T>> {
+  ): Promise<StoreResult<T>> {
     return this.#queue.run(async () => {
       const started = performance.now();
       const result = await task().catch(
-        (error: unknown): Result<T> => fail(failure, `Unexpected failure in ${operation}: ${String(error)}`),
+        (error: unknown): StoreResult<T> =>
+          fail(failure, `Unexpected failure in ${operation}: ${String(error)}`),
       );
       const durationMs = Math.round(performance.now() - started);
       if (result.ok) this.#log?.debug({ operation, durationMs }, 'checkpoint store');
@@ -503,7 +504,7 @@ const FULL_SHA = /^[0-9a-f]{40}$/;
 export const ORPHAN_REF_PREFIX = 'refs/orphans/';
 
 /** The commit a run branch names, or null: read by the store itself (its loose file or packed-refs). */
-async function tipOf(gitDir: string, ref: string): Promise<Result<string | null>> {
+async function tipOf(gitDir: string, ref: string): Promise<StoreResult<string | null>> {
   try {
     return ok(await readRef(gitDir, ref));
   } catch (error) {

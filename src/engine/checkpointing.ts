@@ -7,12 +7,13 @@ import {
   type ErrorCode,
   type EventInput,
 } from '../core/protocol/index.ts';
+import { err, ok, type Result } from '../core/result.ts';
 import type { CheckpointError, CheckpointRecord, CheckpointStore } from '../execution/checkpoints/index.ts';
 import { resolveCodonCheckpoint } from '../execution/checkpoints/index.ts';
 import { diagnose } from '../platform/storage/probe.ts';
 
-export type Failure = { ok: false; code: ErrorCode; message: string };
-export type Outcome<T> = { ok: true; value: T } | Failure;
+/** Why the engine refuses or fails a checkpoint operation: a protocol error code and a message. */
+export type Failure = { code: ErrorCode; message: string };
 
 const codeOf = (code: string): ErrorCode =>
   code === 'CHECKPOINT_NOT_FOUND' || code === 'CHECKPOINT_AMBIGUOUS' ? code : 'CHECKPOINT_FAILED';
@@ -31,11 +32,11 @@ export class Checkpointing {
     this.store = store;
   }
 
-  async startRun(runId: string, fromSha?: string): Promise<Outcome<CheckpointRecord>> {
+  async startRun(runId: string, fromSha?: string): Promise<Result<CheckpointRecord, Failure>> {
     const created = await this.store.startRun(runId, fromSha ? { fromSha } : {});
     return created.ok
-      ? { ok: true, value: created.value }
-      : { ok: false, code: 'CHECKPOINT_FAILED', message: this.#explain(created.error) };
+      ? ok(created.value)
+      : err({ code: 'CHECKPOINT_FAILED', message: this.#explain(created.error) });
   }
 
   /** A failed write says its real cause first: "disk full at <store>: No space left on device (git's words)". */
@@ -51,27 +52,25 @@ export class Checkpointing {
     codonName: string;
     checkpointType: CheckpointType;
     status: CodonStatus;
-  }): Promise<Outcome<CheckpointRecord & { warnings: string[] }>> {
+  }): Promise<Result<CheckpointRecord & { warnings: string[] }, Failure>> {
     const created = await this.store.create(input);
-    if (!created.ok) return { ok: false, code: 'CHECKPOINT_FAILED', message: this.#explain(created.error) };
+    if (!created.ok) return err({ code: 'CHECKPOINT_FAILED', message: this.#explain(created.error) });
     const warnings = [
       ...created.value.skippedLargeFiles.map(
         (f) => `${f.path} (${f.bytes} bytes) is over the checkpoint size cap and was left out`,
       ),
       ...created.value.warnings,
     ];
-    return { ok: true, value: { ...created.value, warnings } };
+    return ok({ ...created.value, warnings });
   }
 
-  async lineage(runId: string): Promise<Outcome<CheckpointRecord[]>> {
+  async lineage(runId: string): Promise<Result<CheckpointRecord[], Failure>> {
     const listed = await this.store.list(runId);
-    return listed.ok
-      ? { ok: true, value: listed.value }
-      : { ok: false, code: 'CHECKPOINT_FAILED', message: listed.error.message };
+    return listed.ok ? listed : err({ code: 'CHECKPOINT_FAILED', message: listed.error.message });
   }
 
   /** checkpoint.diff: the changes between two checkpoints, bounded by DIFF_LIMITS. */
-  async diff(request: CheckpointDiffRequest): Promise<Outcome<EventInput<'checkpoint.diff'>>> {
+  async diff(request: CheckpointDiffRequest): Promise<Result<EventInput<'checkpoint.diff'>, Failure>> {
     const found = await this.store.diff(request.from, request.to, {
       ...(request.path === undefined ? {} : { path: request.path }),
       contextLines: request.contextLines,
@@ -79,22 +78,22 @@ export class Checkpointing {
       maxFiles: DIFF_LIMITS.maxFiles,
       maxLines: DIFF_LIMITS.maxLines,
     });
-    if (found.ok) return { ok: true, value: { ...found.value, limitBytes: DIFF_LIMITS.maxBytes } };
+    if (found.ok) return ok({ ...found.value, limitBytes: DIFF_LIMITS.maxBytes });
     const code = found.error.code === 'INVALID_INPUT' ? 'INVALID_COMMAND' : codeOf(found.error.code);
     const candidates = found.error.candidates?.length
       ? ` Matches: ${found.error.candidates.join(', ')}.`
       : '';
-    return { ok: false, code, message: `${found.error.message}${candidates}` };
+    return err({ code, message: `${found.error.message}${candidates}` });
   }
 
   /** rollback.toCheckpoint: a full or unique abbreviated SHA; ambiguity lists what matched. */
-  async bySha(sha: string): Promise<Outcome<CheckpointRecord>> {
+  async bySha(sha: string): Promise<Result<CheckpointRecord, Failure>> {
     const found = await this.store.resolve(sha);
-    if (found.ok) return { ok: true, value: found.value };
+    if (found.ok) return found;
     const candidates = found.error.candidates?.length
       ? ` Matches: ${found.error.candidates.join(', ')}.`
       : '';
-    return { ok: false, code: codeOf(found.error.code), message: `${found.error.message}${candidates}` };
+    return err({ code: codeOf(found.error.code), message: `${found.error.message}${candidates}` });
   }
 
   /** rollback.toCodon over the current run's lineage. */
@@ -102,23 +101,20 @@ export class Checkpointing {
     lineage: readonly CheckpointRecord[],
     codonId: string,
     type: Parameters<typeof resolveCodonCheckpoint>[2],
-  ): Outcome<CheckpointRecord> {
+  ): Result<CheckpointRecord, Failure> {
     const found = resolveCodonCheckpoint(lineage, codonId, type);
-    return found.ok
-      ? { ok: true, value: found.value }
-      : { ok: false, code: codeOf(found.error.code), message: found.error.message };
+    return found.ok ? found : err({ code: codeOf(found.error.code), message: found.error.message });
   }
 
   /** rollback.toLastSuccess: the latest `completed` checkpoint of the lineage. */
-  lastSuccess(lineage: readonly CheckpointRecord[]): Outcome<CheckpointRecord> {
+  lastSuccess(lineage: readonly CheckpointRecord[]): Result<CheckpointRecord, Failure> {
     const found = lineage.findLast((c) => !c.initial && c.checkpointType === 'completed');
     return found
-      ? { ok: true, value: found }
-      : {
-          ok: false,
+      ? ok(found)
+      : err({
           code: 'NO_SUCCESSFUL_CODON',
           message:
             'no codon has completed successfully in this run history, so there is no success to roll back to; use rollback.toCodon with start, or rollback.toCheckpoint',
-        };
+        });
   }
 }

@@ -468,7 +468,7 @@ export class CodonLifecycle {
       failureReason = {
         type: 'unknown',
         retriable: false,
-        message: `the completed checkpoint could not be written: ${checkpoint.message}`,
+        message: `the completed checkpoint could not be written: ${checkpoint.error.message}`,
       };
     }
     // The completed checkpoint holds what the archive then moves: a rollback never loses it.

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { CheckpointType, CodonStatus, FailureReason } from '../core/protocol/index.ts';
+import type { Result } from '../core/result.ts';
 import type { CheckpointRecord } from '../execution/checkpoints/index.ts';
 import { copyOutputs } from '../execution/outputs/index.ts';
 import type { TransitionData } from '../execution/state/transitions.ts';
@@ -8,7 +9,7 @@ import { killPoint } from '../platform/storage/kill-point.ts';
 import { describeError } from '../platform/storage/probe.ts';
 import { AgentPidsFile } from './agent-pids.ts';
 import { type ArchiveEntry, type ArchiveManifest, archiveFiles } from './archive.ts';
-import { type Checkpointing, type Outcome, toInfo } from './checkpointing.ts';
+import { type Checkpointing, type Failure, toInfo } from './checkpointing.ts';
 import type { Recorder } from './recorder.ts';
 import type { RigDirsLog } from './rig-dirs.ts';
 import { runRigSetup } from './rig-setup.ts';
@@ -48,7 +49,7 @@ export class CodonSteps {
     runId: string,
     checkpointType: CheckpointType,
     status: CodonStatus,
-  ): Promise<Outcome<CheckpointRecord>> {
+  ): Promise<Result<CheckpointRecord, Failure>> {
     const taken = await this.commit(codon, runId, checkpointType, status);
     if (taken.ok) await this.#o.recorder.apply(taken.value.created.type, taken.value.created.data);
     return taken.ok ? { ok: true, value: taken.value.record } : taken;
@@ -64,7 +65,7 @@ export class CodonSteps {
     runId: string,
     checkpointType: CheckpointType,
     status: CodonStatus,
-  ): Promise<Outcome<{ record: CheckpointRecord; created: CheckpointCreated }>> {
+  ): Promise<Result<{ record: CheckpointRecord; created: CheckpointCreated }, Failure>> {
     const taken = await this.#o.checkpoints.take({
       runId,
       codonId: codon.id,
@@ -74,8 +75,8 @@ export class CodonSteps {
     });
     if (!taken.ok) {
       await this.#o.recorder.reportError(
-        taken.code,
-        `the ${checkpointType} checkpoint of codon ${codon.id} could not be written: ${taken.message}`,
+        taken.error.code,
+        `the ${checkpointType} checkpoint of codon ${codon.id} could not be written: ${taken.error.message}`,
         'codon',
         codon.id,
       );
@@ -158,7 +159,7 @@ export class CodonSteps {
       return {
         type: 'unknown',
         retriable: false,
-        message: `the rig-setup checkpoint could not be written: ${taken.message}`,
+        message: `the rig-setup checkpoint could not be written: ${taken.error.message}`,
       };
     const checkpoint = taken.value;
     if (result.createdDirs.length > 0) {
@@ -274,8 +275,8 @@ export class CodonSteps {
     if (initial.ok) await this.#o.recorder.apply('InitialCheckpointSet', { runId, sha: initial.value.sha });
     else
       await this.#o.recorder.reportError(
-        initial.code,
-        `run ${runId} has no initial checkpoint: ${initial.message}; rollback will not work until this is fixed`,
+        initial.error.code,
+        `run ${runId} has no initial checkpoint: ${initial.error.message}; rollback will not work until this is fixed`,
         'fatal',
       );
   }

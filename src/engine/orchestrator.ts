@@ -324,7 +324,9 @@ export class Orchestrator implements Engine {
       this.#o.checkpoints
         .diff(command.data)
         .then((found) =>
-          found.ok ? context.reply('checkpoint.diff', found.value) : context.fail(found.code, found.message),
+          found.ok
+            ? context.reply('checkpoint.diff', found.value)
+            : context.fail(found.error.code, found.error.message),
         )
         .catch((error: unknown) =>
           context.fail('INTERNAL_ERROR', `checkpoint.diff failed: ${(error as Error).message}`),
@@ -644,7 +646,7 @@ export class Orchestrator implements Engine {
   async #rollbackTo(command: RollbackCommand): Promise<Moved> {
     const fromRun = this.#runId();
     const lineage = await this.#o.checkpoints.lineage(fromRun);
-    if (!lineage.ok) return lineage;
+    if (!lineage.ok) return { ok: false, ...lineage.error };
     const resolved = await resolveRollbackTarget(
       command,
       lineage.value,
@@ -652,7 +654,7 @@ export class Orchestrator implements Engine {
       this.#codons.map((c) => c.id),
       this.#o.plan.name,
     );
-    if (!resolved.ok) return resolved;
+    if (!resolved.ok) return { ok: false, ...resolved.error };
     const { autoRestart } = command.data;
     const moved = await this.#rollBack(fromRun, lineage.value, resolved.value, command.type, autoRestart);
     this.#rollingBack = false;
@@ -862,7 +864,7 @@ export class Orchestrator implements Engine {
       } else {
         await this.#recorder.reportError(
           'CHECKPOINT_FAILED',
-          `recovery found no checkpoint of run ${previous.runId} to return to: ${point?.message ?? 'none was looked for'}`,
+          `recovery found no checkpoint of run ${previous.runId} to return to: ${point?.error.message ?? 'none was looked for'}`,
           'warning',
         );
       }

@@ -1,8 +1,9 @@
+import { err, ok, type Result } from '../core/result.ts';
 import type { CheckpointRecord } from '../execution/checkpoints/index.ts';
 import { isActive } from '../execution/state/codon-status.ts';
 import { codonOf, costOfCodon, type EngineState, runOf } from '../execution/state/reducer.ts';
 import { markEstimate } from '../llm/estimated-cost.ts';
-import type { Checkpointing, Outcome } from './checkpointing.ts';
+import type { Checkpointing, Failure } from './checkpointing.ts';
 import type { Recorder } from './recorder.ts';
 import { recoveryTarget } from './what-next.ts';
 
@@ -183,18 +184,18 @@ export async function recoveryPoint(
   checkpoints: Checkpointing,
   run: { runId: string; fromCheckpoint?: string },
   recorded: ReadonlySet<string>,
-): Promise<Outcome<RecoveryPoint>> {
+): Promise<Result<RecoveryPoint, Failure>> {
   const lineage = await checkpoints.lineage(run.runId);
   if (lineage.ok) {
     const { clean, orphans } = splitRecorded(lineage.value, run.runId, recorded);
     const target = recoveryTarget(clean);
     return target
-      ? { ok: true, value: { lineage: lineage.value, target, orphans } }
-      : { ok: false, code: 'CHECKPOINT_NOT_FOUND', message: 'it has no clean checkpoint' };
+      ? ok({ lineage: lineage.value, target, orphans })
+      : err({ code: 'CHECKPOINT_NOT_FOUND', message: 'it has no clean checkpoint' });
   }
   if (!run.fromCheckpoint) return lineage;
   const from = await checkpoints.bySha(run.fromCheckpoint);
-  return from.ok ? { ok: true, value: { lineage: [], target: from.value, orphans: [] } } : from;
+  return from.ok ? ok({ lineage: [], target: from.value, orphans: [] }) : from;
 }
 
 /**

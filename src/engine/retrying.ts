@@ -207,9 +207,9 @@ export class Retrying {
   ): Promise<{ ok: true } | { ok: false; message: string }> {
     const { checkpoints, restore } = this.#h;
     const lineage = await checkpoints.lineage(runId);
-    if (!lineage.ok) return lineage;
+    if (!lineage.ok) return { ok: false, message: lineage.error.message };
     const start = checkpoints.byCodon(lineage.value, codonId, 'start');
-    if (!start.ok) return start;
+    if (!start.ok) return { ok: false, message: start.error.message };
     const restored = await restoreCheckpoint(restore, start.value, undonePart(lineage.value, start.value));
     return restored.ok ? { ok: true } : restored;
   }

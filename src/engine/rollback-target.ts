@@ -1,5 +1,6 @@
+import { err, ok, type Result } from '../core/result.ts';
 import type { CheckpointRecord } from '../execution/checkpoints/index.ts';
-import type { Checkpointing, Outcome } from './checkpointing.ts';
+import type { Checkpointing, Failure } from './checkpointing.ts';
 import type { EngineCommand } from './engine.ts';
 import { unknownCodonMessage } from './unknown-codon.ts';
 
@@ -21,19 +22,15 @@ export async function resolveRollbackTarget(
   checkpoints: Checkpointing,
   planCodonIds: readonly string[],
   planName: string,
-): Promise<Outcome<RollbackTarget>> {
-  let found: Outcome<CheckpointRecord>;
+): Promise<Result<RollbackTarget, Failure>> {
+  let found: Result<CheckpointRecord, Failure>;
   let startOf: string | undefined;
   if (command.type === 'rollback.toCheckpoint') {
     found = await checkpoints.bySha(command.data.checkpointSha);
   } else if (command.type === 'rollback.toCodon') {
     const { codonId, checkpointType } = command.data;
     if (!planCodonIds.includes(codonId) && !lineage.some((c) => c.codonId === codonId)) {
-      return {
-        ok: false,
-        code: 'UNKNOWN_CODON',
-        message: unknownCodonMessage(codonId, planName, planCodonIds),
-      };
+      return err({ code: 'UNKNOWN_CODON', message: unknownCodonMessage(codonId, planName, planCodonIds) });
     }
     found = checkpoints.byCodon(lineage, codonId, checkpointType);
     if (checkpointType === 'start') startOf = codonId;
@@ -43,5 +40,5 @@ export async function resolveRollbackTarget(
   if (!found.ok) return found;
   const target = found.value;
   if (!target.initial && target.checkpointType === 'rig-setup') startOf = target.codonId;
-  return { ok: true, value: { target, ...(startOf ? { startOf } : {}) } };
+  return ok({ target, ...(startOf ? { startOf } : {}) });
 }

@@ -1,4 +1,5 @@
 /** Errors of an LLM call, as values: a stable code to switch on and what a retry policy needs. */
+import type { Result } from '../core/result.ts';
 import { ERROR_TYPE_BY_STATUS } from './schemas.ts';
 
 export type LlmErrorCode =
@@ -32,7 +33,7 @@ export type LlmError = {
   retryable: boolean;
 };
 
-export type LlmResult<T> = { ok: true; value: T } | { ok: false; error: LlmError };
+export type LlmResult<T> = Result<T, LlmError>;
 
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;

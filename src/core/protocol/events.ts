@@ -1,38 +1,16 @@
 import { z } from 'zod';
-import { BudgetLimits, BudgetStatus } from './budget.ts';
-import { CheckpointDiffData } from './checkpoint-diff.ts';
+import { BudgetLimits } from './budget.ts';
 import { CodonMessageData } from './codon-message.ts';
 import { DashboardTicketData } from './dashboard-ticket.ts';
-import { ErrorCode, ErrorSeverity } from './errors.ts';
-import { extendedEnum, ours, oursValues } from './extension.ts';
-import {
-  CheckpointInfo,
-  ClientMode,
-  CodonExecution,
-  CodonStatus,
-  FailureReason,
-  FileNode,
-  ProcessExit,
-  StateTransitionType,
-} from './shared.ts';
-import { verifyEvents } from './verify-events.ts';
+import { extendedEnum, ours } from './extension.ts';
+import { Iso, serverStateEvents } from './server-state-events.ts';
+import { ClientMode, FileNode } from './shared.ts';
 
-/** Event payloads (spec section 6), keyed by event type. */
+export { ModelUsageEntry } from './server-state-events.ts';
 
-const Iso = z.string();
-const RollbackStatus = z.enum(['started', 'completed', 'failed', 'partial']);
+/** Event payloads (spec section 6), keyed by event type: 6.1 to 6.3 in server-state-events.ts. */
+
 const SentinelStrategy = z.enum(['immediate', 'debounce', 'count', 'timeWindow']);
-/** A rollback's checkpoint type: the spec's, or `initial` (a run's initial checkpoint). */
-const InitialAllowed = oursValues(z.string(), ['initial']);
-
-/** One model's share of a codon's usage (token.usage modelUsage; Claude Code's result modelUsage too). */
-export const ModelUsageEntry = z.object({
-  inputTokens: z.number(),
-  outputTokens: z.number(),
-  cacheReadInputTokens: z.number().optional(),
-  cacheCreationInputTokens: z.number().optional(),
-  costUSD: z.number(),
-});
 
 export const ServerEventEnvelope = z.object({
   id: z.string(),
@@ -41,199 +19,6 @@ export const ServerEventEnvelope = z.object({
   data: z.record(z.string(), z.unknown()),
 });
 export type ServerEventEnvelope = z.infer<typeof ServerEventEnvelope>;
-
-// --- 6.1 Server State -------------------------------------------------------------------------------
-const serverState = {
-  'server.idle': z.object({
-    reason: z.enum(['startup', 'codon-completed', 'all-codons-completed']),
-    message: z.string(),
-    nextCodonId: ours(
-      z.string().optional(),
-      'The codon codon.next would start (absent when every codon is done).',
-    ),
-    lastEnded: ours(
-      z.object({ codonId: z.string(), status: CodonStatus }).optional(),
-      'The codon that ended last in the current lineage, and how it ended.',
-    ),
-    passedOver: ours(
-      z.array(z.string()).optional(),
-      'Codons that failed and were passed over (onFailure then: continue) when the plan ran to its end without them.',
-    ),
-    heldBy: ours(
-      z.enum(['budget']).optional(),
-      'An exhausted budget refuses what would start next: the run cannot go on by itself.',
-    ),
-  }),
-  'codon.started': z.object({
-    codonId: z.string(),
-    codonName: z.string(),
-    codonDescription: z.string().optional(),
-    sessionId: z.string(),
-    previousSessionId: z.string().optional(),
-    startTime: Iso,
-    attempt: ours(
-      z.number().int().min(1).optional(),
-      'Which attempt this is (1 for the first; automatic retries count up).',
-    ),
-    maxAttempts: ours(
-      z.number().int().min(1).optional(),
-      "The attempts the codon's retry policy allows in all.",
-    ),
-    model: ours(
-      z.string().optional(),
-      'The model this attempt runs with (the fallback model once it took over).',
-    ),
-    agent: ours(
-      z.string().optional(),
-      "The agent that runs the codon (builtin, claude-code, codex, gemini, opencode): the codon's, else the plan's.",
-    ),
-    promptMetadata: z
-      .object({
-        name: z.string().optional(),
-        description: z.string().optional(),
-        tags: z.array(z.string()).optional(),
-        version: z.string().optional(),
-        author: z.string().optional(),
-      })
-      .optional(),
-  }),
-  'codon.completed': z.object({
-    codonId: z.string(),
-    success: z.boolean(),
-    cost: z.number(),
-    costEstimated: ours(
-      z.literal(true).optional(),
-      "Present when part of `cost` is Ribosome's estimate from its pricing table (an agent that reports no cost).",
-    ),
-    duration: z.number(),
-    exitStatus: ProcessExit,
-    failureReason: FailureReason.optional(),
-  }),
-  'state.snapshot': z.object({
-    currentCodon: CodonExecution.optional(),
-    completedCodons: z.array(CodonExecution),
-    fileTree: z.array(FileNode),
-    totalCost: z.number(),
-    totalCostEstimated: ours(
-      z.literal(true).optional(),
-      "Present when part of `totalCost` is Ribosome's estimate from its pricing table (an agent that reports no cost).",
-    ),
-    totalTime: z.number(),
-    isRollingBack: z.boolean(),
-    budgets: ours(
-      z.array(BudgetStatus).optional(),
-      "Spend against each budget in force (the plan's, the active codon's loop and codon), when any is set.",
-    ),
-  }),
-  'token.usage': z.object({
-    codonId: z.string(),
-    inputTokens: z.number(),
-    outputTokens: z.number(),
-    cacheCreationTokens: z.number(),
-    cacheReadTokens: z.number(),
-    totalCost: z.number(),
-    modelId: z.string().optional(),
-    modelUsage: z.record(z.string(), ModelUsageEntry).optional(),
-    costEstimated: ours(
-      z.literal(true).optional(),
-      "Present when totalCost is Ribosome's estimate from its pricing table: the agent (Codex, Gemini, opencode) reports tokens but no cost.",
-    ),
-  }),
-  info: z.object({ message: z.string() }),
-  error: z.object({
-    message: z.string(),
-    codon: z.string().optional(),
-    fatal: z.boolean(),
-    severity: ErrorSeverity.optional(),
-    context: z.string().optional(),
-    code: z.union([ErrorCode, z.string()]).optional(),
-    commandId: ours(z.string().optional(), 'The id of the command this error answers, when there was one.'),
-  }),
-  'checkpoint.list': z.object({
-    runId: z.string(),
-    checkpoints: z.array(CheckpointInfo),
-    currentBranch: z.string(),
-  }),
-  'checkpoint.diff': CheckpointDiffData,
-  'state.transition': z.object({
-    transitionType: StateTransitionType,
-    runId: z.string().optional(),
-    codonId: z.string().optional(),
-    transition: z.object({ type: z.string(), data: z.record(z.string(), z.unknown()) }),
-    resultingState: z.object({
-      currentRunId: z.string().nullable(),
-      runCount: z.number(),
-      totalCost: z.number(),
-      currentRunCost: z.number(),
-      totalCostEstimated: ours(z.literal(true).optional(), 'Part of `totalCost` is an estimate.'),
-      currentRunCostEstimated: ours(z.literal(true).optional(), 'Part of `currentRunCost` is an estimate.'),
-    }),
-  }),
-  // --- 6.2 Rollback ----------------------------------------------------------------------------------
-  'rollback.started': z.object({
-    fromRun: z.string(),
-    fromCodon: z.string(),
-    toCodon: z.string(),
-    toCheckpoint: z.string(),
-    checkpointType: InitialAllowed,
-    codonsToProcess: z.array(z.string()),
-  }),
-  'rollback.progress': z.object({ currentStep: z.number(), totalSteps: z.number(), message: z.string() }),
-  'rollback.codonCheckpoint': z.object({
-    codonId: z.string(),
-    codonName: z.string(),
-    checkpoint: z.string(),
-    checkpointType: z.string(),
-    message: z.string(),
-  }),
-  'rollback.rigCleanup': z.object({
-    codonId: z.string(),
-    codonName: z.string(),
-    directories: z.array(z.string()),
-    status: RollbackStatus,
-    successfulCleanups: z.array(z.string()).optional(),
-    failedCleanups: z.array(z.object({ directory: z.string(), error: z.string() })).optional(),
-  }),
-  'rollback.completed': z.object({
-    fromRun: z.string(),
-    toRun: z.string(),
-    checkpoint: z.string(),
-    codonId: z.string(),
-    codonName: z.string(),
-    checkpointType: InitialAllowed,
-    autoRestart: z.boolean(),
-  }),
-  'rollback.archiveRestore': z.object({
-    codonId: z.string(),
-    restoredFiles: z.array(z.string()),
-    sourceDir: z.string(),
-  }),
-  // --- 6.3 Archive -----------------------------------------------------------------------------------
-  'archive.completed': z.object({
-    codonId: z.string(),
-    archivedFiles: z.array(z.string()),
-    archiveDir: z.string(),
-  }),
-  'archive.partial': z.object({
-    codonId: z.string(),
-    archivedFiles: z.array(z.string()),
-    failedFiles: z.array(z.string()),
-    archiveDir: z.string(),
-  }),
-  // --- Ours: a codon's outputFiles, copied out after it succeeded -----------------------------------
-  'outputs.copied': ours(
-    z.object({
-      codonId: z.string(),
-      /** The output directory (absolute). */
-      dir: z.string(),
-      /** Paths relative to the agent root (and to `dir`), sorted. */
-      files: z.array(z.string()),
-    }),
-    "A codon's outputFiles, copied to the output directory after it succeeded.",
-  ),
-  // --- Ours: verification gates ----------------------------------------------------------------------
-  ...verifyEvents,
-};
 
 // --- 6.4 Agentic Backbone -----------------------------------------------------------------------------
 const backbone = {
@@ -400,7 +185,7 @@ const connection = {
   'incomplete.codon': z.object({ codonId: z.string(), codonName: z.string(), message: z.string() }),
 };
 
-export const eventDataSchemas = { ...serverState, ...backbone, ...sentinel, ...connection };
+export const eventDataSchemas = { ...serverStateEvents, ...backbone, ...sentinel, ...connection };
 export type EventType = keyof typeof eventDataSchemas;
 export type EventData<T extends EventType> = z.infer<(typeof eventDataSchemas)[T]>;
 /** The payload a publisher passes (fields with defaults may be left out). */
@@ -411,7 +196,7 @@ function categorize<K extends string>(keys: Record<K, unknown>, category: EventC
   return Object.fromEntries(Object.keys(keys).map((k) => [k, category])) as Record<K, EventCategory>;
 }
 export const eventCategory: Record<EventType, EventCategory> = {
-  ...categorize(serverState, 'server-state'),
+  ...categorize(serverStateEvents, 'server-state'),
   ...categorize(backbone, 'agentic-backbone'),
   ...categorize(sentinel, 'sentinel'),
   ...categorize(connection, 'connection'),

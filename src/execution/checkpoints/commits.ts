@@ -1,12 +1,12 @@
 import { commitBody, gitDate, looseObject, writeLooseObject } from './commit-object.ts';
-import { fail, fileFailureWords, ok, type Result } from './errors.ts';
+import { fail, fileFailureWords, ok, type StoreResult } from './errors.ts';
 import { type GitRun, gitFailure } from './git-runner.ts';
 import { formatCheckpointMessage } from './message.ts';
 import { moveRef } from './ref-file.ts';
 import type { CheckpointMeta } from './schema.ts';
 
 /** The commit a ref points to, or null when the ref does not exist. */
-export async function commitOf(git: GitRun, ref: string): Promise<Result<string | null>> {
+export async function commitOf(git: GitRun, ref: string): Promise<StoreResult<string | null>> {
   const out = await git(['rev-parse', '-q', '--verify', `${ref}^{commit}`]);
   if (out.code === 0) return ok(out.stdout.toString('utf8').trim());
   if (out.code === 1 && !out.spawnError) return ok(null);
@@ -26,7 +26,7 @@ export async function commitCheckpoint(args: {
   meta: CheckpointMeta;
   ref: string;
   refExists: boolean;
-}): Promise<Result<string>> {
+}): Promise<StoreResult<string>> {
   const now = new Date();
   const object = looseObject(
     'commit',

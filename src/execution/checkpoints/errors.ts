@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { err, type Result } from '../../core/result.ts';
 import { ERRNO_HINTS } from '../../platform/processes/spawn-safely.ts';
 
 /**
@@ -32,14 +33,13 @@ export type CheckpointError = {
   candidates?: string[];
 };
 
-export type Result<T, E = CheckpointError> = { ok: true; value: T } | { ok: false; error: E };
+/** What every operation of the checkpoint store returns. */
+export type StoreResult<T> = Result<T, CheckpointError>;
 
-export function ok<T>(value: T): { ok: true; value: T } {
-  return { ok: true, value };
-}
+export { ok } from '../../core/result.ts';
 
 export function fail(code: CheckpointErrorCode, message: string): { ok: false; error: CheckpointError } {
-  return { ok: false, error: { code, message } };
+  return err({ code, message });
 }
 
 /**

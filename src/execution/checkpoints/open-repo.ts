@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, realpath, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { fail, ok, type Result } from './errors.ts';
+import { fail, ok, type StoreResult } from './errors.ts';
 import { gitEnv } from './git-env.ts';
 import { type GitRun, gitFailure, gitRunner } from './git-runner.ts';
 import type { ResolvedOptions } from './options.ts';
@@ -26,7 +26,7 @@ const PACKS_GIT: readonly [number, number] = [2, 37];
  * Checks git, creates the shadow repository if needed (bare: no work tree is recorded in it; every
  * command names one) and rewrites its info files. Idempotent: reopening an existing store is safe.
  */
-export async function openRepo(options: ResolvedOptions): Promise<Result<OpenedRepo>> {
+export async function openRepo(options: ResolvedOptions): Promise<StoreResult<OpenedRepo>> {
   let workTree: string;
   let gitDir: string;
   try {

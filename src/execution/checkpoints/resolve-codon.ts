@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { RollbackCheckpointType } from '../../core/protocol/commands.ts';
 import type { CheckpointType } from '../../core/protocol/shared.ts';
-import { fail, ok, type Result } from './errors.ts';
+import { fail, ok, type StoreResult } from './errors.ts';
 import type { CheckpointRecord } from './schema.ts';
 
 export type CodonCheckpointRequest = z.infer<typeof RollbackCheckpointType>;
@@ -22,7 +22,7 @@ export function resolveCodonCheckpoint(
   lineage: readonly CheckpointRecord[],
   codonId: string,
   request: CodonCheckpointRequest,
-): Result<CheckpointRecord> {
+): StoreResult<CheckpointRecord> {
   const isCodon = (c: CheckpointRecord | undefined) => c !== undefined && !c.initial && c.codonId === codonId;
   const last = lineage.findLastIndex(isCodon);
   if (last < 0)

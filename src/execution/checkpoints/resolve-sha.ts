@@ -1,4 +1,4 @@
-import { type CheckpointError, fail, ok, type Result } from './errors.ts';
+import { type CheckpointError, fail, ok, type StoreResult } from './errors.ts';
 import type { CheckpointRecord } from './schema.ts';
 
 /** Shorter prefixes match too much to be typed on purpose. */
@@ -9,7 +9,7 @@ const HEX = /^[0-9a-f]+$/;
 export function resolveCheckpointSha(
   checkpoints: readonly CheckpointRecord[],
   shaOrPrefix: string,
-): Result<CheckpointRecord> {
+): StoreResult<CheckpointRecord> {
   const prefix = shaOrPrefix.trim().toLowerCase();
   if (!HEX.test(prefix) || prefix.length < MIN_SHA_PREFIX || prefix.length > 64) {
     return fail(

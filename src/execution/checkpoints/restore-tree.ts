@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseNameStatus, parseUntracked } from './changed-paths.ts';
 import { planClean } from './classify.ts';
 import { containsGitDir, observe, removeFiles, rootPrefix } from './disk.ts';
-import { fail, fileFailureWords, ok, type Result } from './errors.ts';
+import { fail, fileFailureWords, ok, type StoreResult } from './errors.ts';
 import { type GitRun, gitFailure } from './git-runner.ts';
 import { expandOpaqueDirs } from './opaque-dirs.ts';
 import { writeHead } from './ref-file.ts';
@@ -17,7 +17,7 @@ export type IndexChange = { status: string; path: Buffer };
  * The index against a checkpoint: `A` paths are in the index only (a restore deletes them), `D` paths
  * in the checkpoint only (a restore creates them).
  */
-export async function compareWithIndex(git: GitRun, sha: string): Promise<Result<IndexChange[]>> {
+export async function compareWithIndex(git: GitRun, sha: string): Promise<StoreResult<IndexChange[]>> {
   const diff = await git(['diff-index', '--cached', '-z', '--name-status', '--no-renames', sha]);
   if (diff.code !== 0) {
     return gitFailure('compare the checkpoint with the agent root (git diff-index)', diff, 'RESTORE_FAILED');
@@ -39,7 +39,7 @@ export async function restoreWorkTree(
     sha: string;
     changes: IndexChange[];
   },
-): Promise<Result<Restored>> {
+): Promise<StoreResult<Restored>> {
   const { changes } = options;
   const guard = await refuseNestedRepoOverwrite(
     options.workTree,
@@ -103,7 +103,7 @@ async function currentBranchRef(gitDir: string): Promise<string | null> {
 async function refuseNestedRepoOverwrite(
   workTree: string,
   created: readonly Buffer[],
-): Promise<Result<void>> {
+): Promise<StoreResult<void>> {
   const root = rootPrefix(workTree);
   for (const path of created) {
     const absolute = Buffer.concat([root, path]);

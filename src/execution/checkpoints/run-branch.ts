@@ -1,4 +1,4 @@
-import { fail, ok, type Result } from './errors.ts';
+import { fail, ok, type StoreResult } from './errors.ts';
 
 /**
  * One branch per run: `run/<runId>`. Run ids are free text to the engine (a timestamp holds `:`, which
@@ -12,7 +12,7 @@ export const RUN_REF_PREFIX = `refs/heads/${RUN_BRANCH_PREFIX}`;
 const MAX_ENCODED_LENGTH = 240;
 const SAFE = /[A-Za-z0-9_-]/;
 
-export function runBranchName(runId: string): Result<string> {
+export function runBranchName(runId: string): StoreResult<string> {
   let encoded = '';
   for (const char of runId) {
     if (SAFE.test(char)) encoded += char;

@@ -1,7 +1,7 @@
 import { type ChangedPath, joinNul, parseStatus } from './changed-paths.ts';
 import { type ObservedPath, planStage } from './classify.ts';
 import { observe } from './disk.ts';
-import { fail, ok, type Result } from './errors.ts';
+import { fail, ok, type StoreResult } from './errors.ts';
 import { type GitRun, gitFailure } from './git-runner.ts';
 import { expandOpaqueDirs } from './opaque-dirs.ts';
 import { ctimesOf, hashAgain, type Recheck, toRecheck } from './recheck.ts';
@@ -37,7 +37,7 @@ export async function stageWorkTree(
      */
     indexTree?: string | undefined;
   },
-): Promise<Result<Staged>> {
+): Promise<StoreResult<Staged>> {
   // The start of this second, in nanoseconds: git compares stat times in whole seconds.
   const since = BigInt(Math.floor(Date.now() / 1000)) * 1_000_000_000n;
   const status = await git(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames']);

@@ -1,10 +1,8 @@
-import { posix } from 'node:path';
 import { z } from 'zod';
 import { commitCheckpoint, commitOf } from './commits.ts';
-import { parseNumstat } from './diff-stat.ts';
-import { type CheckpointErrorCode, fail, fileFailureWords, ok, type Result } from './errors.ts';
+import { type DiffOptions, diffBetween, diffStatBetween } from './compare.ts';
+import { type CheckpointErrorCode, fail, fileFailureWords, ok, type StoreResult } from './errors.ts';
 import { type GitRun, gitFailure } from './git-runner.ts';
-import { LOG_FORMAT_ARGS, parseLog } from './history.ts';
 import { type OpenedRepo, openRepo } from './open-repo.ts';
 import {
   type CheckpointLogger,
@@ -12,13 +10,22 @@ import {
   type ResolvedOptions,
   resolveOptions,
 } from './options.ts';
-import { type ParsedDiff, parseUnifiedDiff } from './parse-diff.ts';
+import type { ParsedDiff } from './parse-diff.ts';
+import {
+  FULL_SHA,
+  type RunBranch,
+  readAll,
+  readCheckpoint,
+  readCurrentBranch,
+  readLineage,
+  readRuns,
+  tipOf,
+} from './reads.ts';
 import type { Recheck } from './recheck.ts';
-import { moveRef, readRef, writeHead } from './ref-file.ts';
+import { writeHead } from './ref-file.ts';
 import { type CodonCheckpointRequest, resolveCodonCheckpoint } from './resolve-codon.ts';
-import { resolveCheckpointSha } from './resolve-sha.ts';
 import { compareWithIndex, restoreWorkTree } from './restore-tree.ts';
-import { RUN_REF_PREFIX, runBranchName, runIdOfBranch } from './run-branch.ts';
+import { runBranchName } from './run-branch.ts';
 import {
   type CheckpointMeta,
   type CheckpointRecord,
@@ -28,9 +35,8 @@ import {
   type RestoreResult,
 } from './schema.ts';
 import { SerialQueue } from './serial-queue.ts';
+import { setAsideAfter } from './set-aside.ts';
 import { type Staged, stageWorkTree } from './stage.ts';
-
-export type RunBranch = { runId: string; branch: string; headSha: string };
 
 /**
  * Checkpoints of an agent root in a shadow git repository: one branch per run, one commit per
@@ -74,7 +80,7 @@ export class CheckpointStore {
    * Opens the store, creating it on first use. Throws a TypeError for contradictory options; a missing
    * git or an unwritable directory is an error value (GIT_UNAVAILABLE, STORE_UNAVAILABLE).
    */
-  static async open(options: CheckpointStoreOptions): Promise<Result<CheckpointStore>> {
+  static async open(options: CheckpointStoreOptions): Promise<StoreResult<CheckpointStore>> {
     const resolved = resolveOptions(options);
     const repo = await openRepo(resolved);
     return repo.ok ? ok(new CheckpointStore(resolved, repo.value)) : repo;
@@ -86,7 +92,7 @@ export class CheckpointStore {
    * just restored) or, without it, from the current branch's tip. The work tree is not changed: restore
    * first to continue from an older checkpoint.
    */
-  startRun(runId: string, options: { fromSha?: string } = {}): Promise<Result<CreatedCheckpoint>> {
+  startRun(runId: string, options: { fromSha?: string } = {}): Promise<StoreResult<CreatedCheckpoint>> {
     return this.#queued(
       'startRun',
       async () => {
@@ -103,7 +109,7 @@ export class CheckpointStore {
         }
         let parent: string | null = null;
         if (options.fromSha !== undefined) {
-          const from = await this.#resolve(options.fromSha);
+          const from = await readCheckpoint(this.#git, options.fromSha);
           if (!from.ok) return from;
           parent = from.value.sha;
         } else {
@@ -137,7 +143,7 @@ export class CheckpointStore {
   }
 
   /** Commits the whole agent root as a checkpoint of run `input.runId` (whose branch startRun made). */
-  create(input: CreateCheckpointInput): Promise<Result<CreatedCheckpoint>> {
+  create(input: CreateCheckpointInput): Promise<StoreResult<CreatedCheckpoint>> {
     return this.#queued(
       'create',
       async () => {
@@ -170,9 +176,9 @@ export class CheckpointStore {
    * The checkpoints behind run `runId`'s branch, oldest first. `lineage` (the default) includes those
    * of the runs it grew from, which rollback.toCodon may need; `run` keeps the run's own.
    */
-  list(runId: string, options: { scope?: 'lineage' | 'run' } = {}): Promise<Result<CheckpointRecord[]>> {
+  list(runId: string, options: { scope?: 'lineage' | 'run' } = {}): Promise<StoreResult<CheckpointRecord[]>> {
     return this.#queued('list', async () => {
-      const lineage = await this.#lineage(runId);
+      const lineage = await readLineage(this.#git, runId);
       if (!lineage.ok || options.scope !== 'run') return lineage;
       return ok(lineage.value.filter((c) => c.runId === runId));
     });
@@ -184,77 +190,33 @@ export class CheckpointStore {
    * `keepSha`; its old tip stays reachable on `refs/orphans/<branch>/<tip>`, for forensics. Returns that
    * ref, or null when the branch already ends at `keepSha` (or does not exist).
    */
-  setAside(runId: string, keepSha: string): Promise<Result<string | null>> {
+  setAside(runId: string, keepSha: string): Promise<StoreResult<string | null>> {
     return this.#queued(
       'setAside',
-      async () => {
-        const branch = runBranchName(runId);
-        if (!branch.ok) return branch;
-        const ref = `refs/heads/${branch.value}`;
-        const tip = await tipOf(this.gitDir, ref);
-        if (!tip.ok) return tip;
-        if (!tip.value || tip.value === keepSha) return ok(null);
-        const side = `${ORPHAN_REF_PREFIX}${branch.value}/${tip.value}`;
-        const reflog = `recovery: set aside checkpoints after ${keepSha.slice(0, 12)} that were never recorded`;
-        try {
-          const kept = await readRef(this.gitDir, side);
-          if (kept !== tip.value)
-            await moveRef(this.gitDir, {
-              ref: side,
-              to: tip.value,
-              from: kept,
-              reflog,
-              durable: this.#durable,
-            });
-          await moveRef(this.gitDir, { ref, to: keepSha, from: tip.value, reflog, durable: this.#durable });
-        } catch (error) {
-          return fail('CHECKPOINT_FAILED', `Could not set aside ${side}: ${fileFailureWords(error)}`);
-        }
-        return ok(side);
-      },
+      () => setAsideAfter(this.gitDir, runId, keepSha, this.#durable),
       'CHECKPOINT_FAILED',
     );
   }
 
   /** Every checkpoint of every run, each once, oldest first. */
-  listAll(): Promise<Result<CheckpointRecord[]>> {
-    return this.#queued('listAll', () => this.#listAll());
+  listAll(): Promise<StoreResult<CheckpointRecord[]>> {
+    return this.#queued('listAll', () => readAll(this.#git));
   }
 
   /** The run branches, with their tips. */
-  runs(): Promise<Result<RunBranch[]>> {
-    return this.#queued('runs', async () => {
-      const out = await this.#git([
-        'for-each-ref',
-        '--sort=committerdate',
-        '--format=%(refname)%00%(objectname)',
-        RUN_REF_PREFIX,
-      ]);
-      if (out.code !== 0) return gitFailure('list runs (git for-each-ref)', out, 'STORE_FAILED');
-      const runs: RunBranch[] = [];
-      for (const line of out.stdout.toString('utf8').split('\n')) {
-        const [ref, headSha] = line.split('\0');
-        const runId = ref ? runIdOfBranch(ref) : null;
-        if (ref && headSha && runId) runs.push({ runId, branch: ref.slice('refs/heads/'.length), headSha });
-      }
-      return ok(runs);
-    });
+  runs(): Promise<StoreResult<RunBranch[]>> {
+    return this.#queued('runs', () => readRuns(this.#git));
   }
 
   /** The branch of the run started last (`run/<id>`), or null before the first run. */
-  currentBranch(): Promise<Result<string | null>> {
-    return this.#queued('currentBranch', async () => {
-      const out = await this.#git(['symbolic-ref', '-q', '--short', 'HEAD']);
-      if (out.code !== 0 && out.code !== 1) return gitFailure('read the current branch', out, 'STORE_FAILED');
-      const branch = out.stdout.toString('utf8').trim();
-      return ok(runIdOfBranch(branch) !== null ? branch : null);
-    });
+  currentBranch(): Promise<StoreResult<string | null>> {
+    return this.#queued('currentBranch', () => readCurrentBranch(this.#git));
   }
 
   /** The checkpoint taken when run `runId` started. */
-  initialCheckpoint(runId: string): Promise<Result<CheckpointRecord>> {
+  initialCheckpoint(runId: string): Promise<StoreResult<CheckpointRecord>> {
     return this.#queued('initialCheckpoint', async () => {
-      const lineage = await this.#lineage(runId);
+      const lineage = await readLineage(this.#git, runId);
       if (!lineage.ok) return lineage;
       const initial = lineage.value.find((c) => c.initial && c.runId === runId);
       return initial ? ok(initial) : fail('CHECKPOINT_NOT_FOUND', `Run ${runId} has no initial checkpoint.`);
@@ -262,8 +224,8 @@ export class CheckpointStore {
   }
 
   /** The checkpoint a full or abbreviated SHA (at least 4 hex digits) names, in any run. */
-  resolve(shaOrPrefix: string): Promise<Result<CheckpointRecord>> {
-    return this.#queued('resolve', () => this.#resolve(shaOrPrefix));
+  resolve(shaOrPrefix: string): Promise<StoreResult<CheckpointRecord>> {
+    return this.#queued('resolve', () => readCheckpoint(this.#git, shaOrPrefix));
   }
 
   /** The checkpoint rollback.toCodon means: a type, or `start` / `end` (see resolve-codon.ts). */
@@ -271,9 +233,9 @@ export class CheckpointStore {
     runId: string,
     codonId: string,
     request: CodonCheckpointRequest,
-  ): Promise<Result<CheckpointRecord>> {
+  ): Promise<StoreResult<CheckpointRecord>> {
     return this.#queued('resolveCodon', async () => {
-      const lineage = await this.#lineage(runId);
+      const lineage = await readLineage(this.#git, runId);
       return lineage.ok ? resolveCodonCheckpoint(lineage.value, codonId, request) : lineage;
     });
   }
@@ -283,14 +245,14 @@ export class CheckpointStore {
    * Left alone: ignored files, files over the size cap (unless the checkpoint has that path), and every
    * `.git`. Branches do not move: continue with startRun(newRunId, { fromSha }).
    */
-  restore(shaOrPrefix: string): Promise<Result<RestoreResult>> {
+  restore(shaOrPrefix: string): Promise<StoreResult<RestoreResult>> {
     return this.#queued(
       'restore',
       async () => {
         const wanted = shaOrPrefix.trim().toLowerCase();
         // Given a full SHA, comparing it with the index need not wait for the lookup.
         const [target, early] = await Promise.all([
-          this.#resolve(wanted),
+          readCheckpoint(this.#git, wanted),
           FULL_SHA.test(wanted) ? compareWithIndex(this.#git, wanted) : null,
         ]);
         if (!target.ok) return target;
@@ -313,75 +275,21 @@ export class CheckpointStore {
   }
 
   /** Lines added and deleted per file between two checkpoints. */
-  diffStat(fromSha: string, toSha: string): Promise<Result<DiffStat>> {
-    return this.#queued('diffStat', async () => {
-      const from = await this.#resolve(fromSha);
-      if (!from.ok) return from;
-      const to = await this.#resolve(toSha);
-      if (!to.ok) return to;
-      const out = await this.#git([
-        'diff-tree',
-        '-r',
-        '-z',
-        '--numstat',
-        '--no-renames',
-        from.value.sha,
-        to.value.sha,
-      ]);
-      return out.code === 0
-        ? ok(parseNumstat(out.stdout))
-        : gitFailure('compare checkpoints (git diff-tree)', out, 'STORE_FAILED');
-    });
+  diffStat(fromSha: string, toSha: string): Promise<StoreResult<DiffStat>> {
+    return this.#queued('diffStat', () => diffStatBetween(this.#git, fromSha, toSha));
   }
 
-  /**
-   * The changes between two checkpoints as files and hunks (renames found), optionally only under
-   * `path`. Reads at most `maxBytes` of git's output (then stops git): what is cut is marked truncated,
-   * as are files past `maxFiles` and lines past `maxLines`.
-   */
+  /** The changes between two checkpoints as files and hunks, bounded (see compare.ts). */
   diff(
     fromSha: string,
     toSha: string,
-    options: { path?: string; contextLines: number; maxBytes: number; maxFiles: number; maxLines?: number },
-  ): Promise<Result<ParsedDiff & { from: string; to: string }>> {
-    return this.#queued('diff', async () => {
-      const pathspec = options.path === undefined ? [] : relativePathspec(options.path);
-      if (pathspec === undefined)
-        return fail('INVALID_INPUT', `path must lie inside the agent root, got ${options.path}`);
-      const from = await this.#resolve(fromSha);
-      if (!from.ok) return from;
-      const to = await this.#resolve(toSha);
-      if (!to.ok) return to;
-      const out = await this.#git(
-        [
-          '-c',
-          'core.quotePath=false',
-          '--literal-pathspecs',
-          'diff-tree',
-          '-p',
-          '-r',
-          '-M',
-          '--no-color',
-          `-U${options.contextLines}`,
-          from.value.sha,
-          to.value.sha,
-          '--',
-          ...pathspec,
-        ],
-        { maxStdoutBytes: options.maxBytes },
-      );
-      if (out.code !== 0) return gitFailure('compare checkpoints (git diff-tree -p)', out, 'STORE_FAILED');
-      const parsed = parseUnifiedDiff(out.stdout.toString('utf8'), {
-        maxFiles: options.maxFiles,
-        ...(options.maxLines === undefined ? {} : { maxLines: options.maxLines }),
-        cut: out.truncated === true,
-      });
-      return ok({ from: from.value.sha, to: to.value.sha, ...parsed });
-    });
+    options: DiffOptions,
+  ): Promise<StoreResult<ParsedDiff & { from: string; to: string }>> {
+    return this.#queued('diff', () => diffBetween(this.#git, fromSha, toSha, options));
   }
 
   /** Packs loose objects (gc.auto is off so no checkpoint ever pays for it): call when idle. */
-  compact(): Promise<Result<void>> {
+  compact(): Promise<StoreResult<void>> {
     return this.#queued('compact', async () => {
       const out = await this.#git(['gc', '--quiet']);
       return out.code === 0 ? ok(undefined) : gitFailure('compact the store (git gc)', out, 'STORE_FAILED');
@@ -393,7 +301,7 @@ export class CheckpointStore {
     return this.#queue.idle();
   }
 
-  async #stage(): Promise<Result<Staged>> {
+  async #stage(): Promise<StoreResult<Staged>> {
     const staged = await stageWorkTree(this.#git, {
       workTree: this.workTree,
       maxFileBytes: this.maxFileBytes,
@@ -413,7 +321,7 @@ export class CheckpointStore {
     parent: string | null,
     refExists: boolean,
     staged: Staged,
-  ): Promise<Result<CreatedCheckpoint>> {
+  ): Promise<StoreResult<CreatedCheckpoint>> {
     const sha = await commitCheckpoint({
       gitDir: this.gitDir,
       durable: this.#durable,
@@ -443,51 +351,16 @@ export class CheckpointStore {
     return { ...fields, timestamp: this.#now().toISOString() };
   }
 
-  async #lineage(runId: string): Promise<Result<CheckpointRecord[]>> {
-    const branch = runBranchName(runId);
-    if (!branch.ok) return branch;
-    const ref = `refs/heads/${branch.value}`;
-    const lineage = await this.#readLog(['--first-parent', ref]);
-    if (lineage.ok) return lineage;
-    // Only now tell a missing run from a failing git: the common case costs one process.
-    const tip = await commitOf(this.#git, ref);
-    if (tip.ok && !tip.value) return fail('RUN_NOT_FOUND', `No run ${runId} in the checkpoint store.`);
-    return lineage;
-  }
-
-  #listAll(): Promise<Result<CheckpointRecord[]>> {
-    return this.#readLog(['--date-order', `--branches=${runBranchGlob}`]);
-  }
-
-  async #readLog(revisions: string[]): Promise<Result<CheckpointRecord[]>> {
-    const out = await this.#git(['log', ...LOG_FORMAT_ARGS, '--reverse', ...revisions, '--']);
-    return out.code === 0
-      ? ok(parseLog(out.stdout))
-      : gitFailure('read checkpoints (git log)', out, 'STORE_FAILED');
-  }
-
-  async #resolve(shaOrPrefix: string): Promise<Result<CheckpointRecord>> {
-    const sha = shaOrPrefix.trim().toLowerCase();
-    if (!FULL_SHA.test(sha)) {
-      const all = await this.#listAll();
-      return all.ok ? resolveCheckpointSha(all.value, sha) : all;
-    }
-    // A full SHA needs no list: read that one commit.
-    const out = await this.#git(['log', '-1', ...LOG_FORMAT_ARGS, sha, '--']);
-    const [record] = out.code === 0 ? parseLog(out.stdout) : [];
-    if (record) return ok(record);
-    return fail('CHECKPOINT_NOT_FOUND', `${sha} is not a checkpoint; list them with checkpoint.list.`);
-  }
-
   #queued<T>(
     operation: string,
-    task: () => Promise<Result<T>>,
+    task: () => Promise<StoreResult<T>>,
     failure: CheckpointErrorCode = 'STORE_FAILED',
-  ): Promise<Result<T>> {
+  ): Promise<StoreResult<T>> {
     return this.#queue.run(async () => {
       const started = performance.now();
       const result = await task().catch(
-        (error: unknown): Result<T> => fail(failure, `Unexpected failure in ${operation}: ${String(error)}`),
+        (error: unknown): StoreResult<T> =>
+          fail(failure, `Unexpected failure in ${operation}: ${String(error)}`),
       );
       const durationMs = Math.round(performance.now() - started);
       if (result.ok) this.#log?.debug({ operation, durationMs }, 'checkpoint store');
@@ -496,29 +369,3 @@ export class CheckpointStore {
     });
   }
 }
-
-const FULL_SHA = /^[0-9a-f]{40}$/;
-
-/** Where setAside keeps the checkpoints a run's state never recorded. */
-export const ORPHAN_REF_PREFIX = 'refs/orphans/';
-
-/** The commit a run branch names, or null: read by the store itself (its loose file or packed-refs). */
-async function tipOf(gitDir: string, ref: string): Promise<Result<string | null>> {
-  try {
-    return ok(await readRef(gitDir, ref));
-  } catch (error) {
-    return fail('STORE_FAILED', `Could not read ${ref}: ${fileFailureWords(error)}`);
-  }
-}
-
-/** A path relative to the agent root as one literal pathspec (none for the root), or undefined outside it. */
-function relativePathspec(path: string): string[] | undefined {
-  const normal = posix
-    .normalize(path)
-    .replace(/^\.\/+/, '')
-    .replace(/\/+$/, '');
-  if (normal.startsWith('/') || normal === '..' || normal.startsWith('../')) return undefined;
-  return normal === '.' || normal === '' ? [] : [normal];
-}
-
-const runBranchGlob = `${RUN_REF_PREFIX.slice('refs/heads/'.length)}*`;

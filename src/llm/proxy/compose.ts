@@ -1,7 +1,8 @@
+import type { Result } from '../../core/result.ts';
 import type { ExchangeContext, Middleware, ProxyRequest, ProxyResponse } from './types.ts';
 
 export type MiddlewareFailure = { middleware: string; phase: 'request' | 'response'; cause: unknown };
-export type Step<T> = { ok: true; value: T } | { ok: false; error: MiddlewareFailure };
+export type Step<T> = Result<T, MiddlewareFailure>;
 
 export type Pipeline = {
   /** False when every request handler is read-only: the agent's bytes can then be forwarded as they are. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Result } from '../../core/result.ts';
 import { parseTarget } from '../../platform/http/target.ts';
 import {
   DEFAULT_IDLE_TIMEOUT_MS,
@@ -138,7 +139,7 @@ export type ProxyConfigSources = {
 };
 
 export type ProxyConfigError = { code: 'PROXY_CONFIG_INVALID'; message: string };
-export type ProxyConfigResult = { ok: true; value: ProxyConfig } | { ok: false; error: ProxyConfigError };
+export type ProxyConfigResult = Result<ProxyConfig, ProxyConfigError>;
 
 const ENV_WITHOUT_PROXY = 'SERVICE_RUNTIME_WITHOUT_PROXY';
 const ENV_PROVIDER_BASE_URL = 'SERVICE_RUNTIME_PROVIDER_BASE_URL';

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, expect } from 'vitest';
-import type { CheckpointStoreOptions, Result } from '../../../src/execution/checkpoints/index.ts';
+import type { CheckpointStoreOptions, StoreResult } from '../../../src/execution/checkpoints/index.ts';
 import { CheckpointStore } from '../../../src/execution/checkpoints/index.ts';
 
 const made: string[] = [];
@@ -21,7 +21,7 @@ export function tempExecution(): { dir: string; agentRoot: string } {
   return { dir, agentRoot };
 }
 
-export function unwrap<T>(result: Result<T>): T {
+export function unwrap<T>(result: StoreResult<T>): T {
   if (!result.ok) expect.fail(`${result.error.code}: ${result.error.message}`);
   return result.value;
 }

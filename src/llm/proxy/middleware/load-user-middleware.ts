@@ -1,6 +1,7 @@
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
+import type { Result } from '../../../core/result.ts';
 import { type MiddlewareSpec, MiddlewareSpecSchema } from '../../../plan/config/proxy-config.ts';
 import { type Middleware, MiddlewareSchema } from '../types.ts';
 
@@ -9,9 +10,7 @@ export { type MiddlewareSpec, MiddlewareSpecSchema };
 /** What a factory default export is called with. */
 export type MiddlewareFactoryContext = { logger: Logger };
 
-export type LoadResult =
-  | { ok: true; value: Middleware[] }
-  | { ok: false; error: { code: 'PROXY_MIDDLEWARE_LOAD_FAILED'; message: string } };
+export type LoadResult = Result<Middleware[], { code: 'PROXY_MIDDLEWARE_LOAD_FAILED'; message: string }>;
 
 const SHAPE_HINT =
   'must default-export a middleware object ({ request?, response? } with async functions) or a factory returning one';

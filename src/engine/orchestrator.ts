@@ -68,8 +68,11 @@ import {
   type Trigger,
 } from './what-next.ts';
 
-/** What Orchestrator.sendMessage did: the agent has the text, or why no agent took it. */
-export type MessageOutcome =
+/**
+ * What Orchestrator.sendMessage did: the agent has the text (and how it reaches it), or why no agent
+ * took it. Sentinels see it as ports.ts's MessageOutcome.
+ */
+export type DeliveryOutcome =
   | { ok: true; codonId: string; delivery: Exclude<MessageDelivery, 'prompt'> }
   | { ok: false; code: 'NO_CODON_RUNNING' | 'INVALID_COMMAND' | 'MESSAGE_QUEUE_FULL'; message: string };
 
@@ -365,7 +368,7 @@ export class Orchestrator implements Engine {
    * it); NO_CODON_RUNNING, with why, when no agent takes it. Clients (codon.message) and sentinel
    * actions send through here.
    */
-  sendMessage(text: string, from: MessageSender): MessageOutcome {
+  sendMessage(text: string, from: MessageSender): DeliveryOutcome {
     // Every sender's text, checked here once more: a client's was checked with its command, a
     // sentinel's (a rendered template) was not; this is the one place both pass.
     const checked = MessageText.safeParse(text);

@@ -4,6 +4,7 @@ import type { CarriedMessage } from './carry-over.ts';
 import type { CodonLifecycle } from './codon-lifecycle.ts';
 import type { ActionEngine, ActionResult, SentinelSender } from './ports.ts';
 import type { RollbackAdmission } from './rollback-admission.ts';
+import type { Moved } from './rollbacks.ts';
 import type { IdleReason, Trigger } from './what-next.ts';
 
 /** What sentinel actions use of the orchestrator: its stops, its rollback, its decision. */
@@ -13,7 +14,7 @@ export type ActionHost = {
   admission: RollbackAdmission;
   logger: Logger;
   /** Rolls the current run back to codon `codonId`'s start (a new run, as rollback.toCodon start). */
-  rollBackToStart: (codonId: string) => Promise<{ ok: true } | { ok: false; code: string; message: string }>;
+  rollBackToStart: (codonId: string) => Promise<Moved>;
   proceed: (trigger: Trigger) => Promise<void>;
   idle: (reason: IdleReason, refused?: string) => Promise<unknown>;
   codon: (codonId: string) => RuntimeCodon | undefined;

@@ -1,4 +1,4 @@
-import { type ErrorCode, echo, type MessageSender, REASON_MAX_CHARS } from '../core/protocol/index.ts';
+import { echo, type MessageSender, REASON_MAX_CHARS } from '../core/protocol/index.ts';
 import { runBranchName } from '../execution/checkpoints/index.ts';
 import { type EngineState, runOf } from '../execution/state/reducer.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
@@ -7,6 +7,7 @@ import { listCheckpoints } from './checkpoint-list.ts';
 import type { Checkpointing } from './checkpointing.ts';
 import type { CodonLifecycle } from './codon-lifecycle.ts';
 import type { CommandContext, EngineCommand } from './engine.ts';
+import type { DeliveryOutcome } from './message-delivery.ts';
 import { clientStopReason } from './outcome/failure.ts';
 import type { RollbackAdmission } from './rollback-admission.ts';
 import type { RollbackCommand } from './rollback-target.ts';
@@ -37,10 +38,7 @@ export type CommandHost = {
   startCodon: (codon: RuntimeCodon, skipPreCommands: boolean) => Promise<void>;
   /** A rollback command's turn: rolling back from now until its run switch is done or it is refused. */
   rollbackTurn: (command: RollbackCommand, context: CommandContext) => Promise<void>;
-  sendMessage: (
-    text: string,
-    from: MessageSender,
-  ) => { ok: true } | { ok: false; code: ErrorCode; message: string };
+  sendMessage: (text: string, from: MessageSender) => DeliveryOutcome;
   info: (message: string) => Promise<unknown>;
 };
 

@@ -35,9 +35,6 @@ import { buildSnapshot } from './snapshot.ts';
 import { incompleteCodon, recoverAtStartup } from './startup-recovery.ts';
 import { decide, type IdleReason, idleEvent, lineageOf, type Trigger } from './what-next.ts';
 
-export type { DeliveryOutcome } from './message-delivery.ts';
-export type { OrchestratorOptions } from './orchestrator-options.ts';
-
 /**
  * The engine: one serialized queue takes the server's start, every command and every codon's end,
  * one at a time. What runs next is always asked of the rules (what-next.ts) over the recorded

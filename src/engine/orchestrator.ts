@@ -222,6 +222,7 @@ export class Orchestrator implements Engine {
     });
     this.#carried = startup.carried;
     this.#resumed = startup.resumed;
+    for (const message of startup.notes) await this.#publish('info', { message });
     await this.#snapshot();
     // Its own task: the server announces it listens once the run has begun, not after rig setup.
     this.#enqueue(() => this.#proceed({ kind: 'startup', autostart: this.#o.autostart }));

@@ -53,13 +53,16 @@ export type Startup = {
   carried: Map<string, CarriedMessage[]>;
   /** What server.ready says this server resumed (absent on an execution's first start). */
   resumed?: ReadyInfo['resumed'];
+  /** `info` messages to publish in this server's run: texts kept for a codon that no crash warning named. */
+  notes: string[];
 };
 
 /**
  * A server's start, in one function: it ends agents a previous server left running, closes the run
  * it left open (crashed, its codon ended failed, what git holds beyond the record set aside), brings
  * a run that did not end well back to its last clean point, and begins this server's run. The
- * orchestrator then publishes a snapshot and decides what runs next.
+ * orchestrator then takes what it returns, publishes its notes and a snapshot, and decides what runs
+ * next.
  */
 export async function recoverAtStartup(d: StartupDeps): Promise<Startup> {
   const runId = d.bus.runId;
@@ -117,12 +120,13 @@ export async function recoverAtStartup(d: StartupDeps): Promise<Startup> {
   }
   const resumed = resumedInfo(d.codons, d.state(), previous, recovered);
   // What no crash warning named (a redo the crash interrupted, an earlier crash's): said in this run.
-  for (const [codonId, kept] of carried)
-    if (codonId !== told)
-      await d.recorder.publish('info', {
-        message: `a server stopped before codon ${codonId} ran again: ${describeCarried(codonId, kept)}`,
-      });
-  return { carried, ...(resumed ? { resumed } : {}) };
+  const notes = [...carried]
+    .filter(([codonId]) => codonId !== told)
+    .map(
+      ([codonId, kept]) =>
+        `a server stopped before codon ${codonId} ran again: ${describeCarried(codonId, kept)}`,
+    );
+  return { carried, notes, ...(resumed ? { resumed } : {}) };
 }
 
 /**

@@ -21,10 +21,9 @@ import type { Engine } from './engine.ts';
 import { Orchestrator } from './orchestrator.ts';
 import type { ActionEngine, EngineDeps, SendMessage } from './ports.ts';
 import { RigDirsLog } from './rig-dirs.ts';
+import type { SentinelRecords } from './sentinel-records.ts';
 
-export type SentinelRecorder = {
-  cost(codonId: string, usd: number): void;
-  states(codonId: string, states: Parameters<Orchestrator['recordSentinelStates']>[1]): void;
+export type SentinelRecorder = SentinelRecords & {
   /** The engine's stop and rollback paths for sentinel actions. */
   engine: ActionEngine;
   /** A message action's way to the running agent. */
@@ -163,13 +162,13 @@ export async function createOrchestrator(deps: EngineDeps, settings: EngineSetti
     ...(settings.hooks
       ? {
           hooks: settings.hooks(deps, {
-            cost: (codonId, usd) => orchestratorRef?.recordSentinelCost(codonId, usd),
-            states: (codonId, states) => orchestratorRef?.recordSentinelStates(codonId, states),
+            cost: (codonId, usd) => orchestratorRef?.sentinelRecords.cost(codonId, usd),
+            states: (codonId, states) => orchestratorRef?.sentinelRecords.states(codonId, states),
             engine: {
-              halt: (codonId, why) => started().sentinelHalt(codonId, why),
-              rollback: (codonId, why, failed) => started().sentinelRollback(codonId, why, undefined, failed),
+              halt: (codonId, why) => started().actions.halt(codonId, why),
+              rollback: (codonId, why, failed) => started().actions.rollback(codonId, why, failed),
               redo: (codonId, why, text, failed, from) =>
-                started().sentinelRollback(codonId, why, { text, from }, failed),
+                started().actions.redo(codonId, why, text, failed, from),
             },
             sendMessage: (text, from) => started().sendMessage(text, from),
           }),

@@ -1,10 +1,15 @@
 import type { ClientCommand, ErrorCode, EventInput, EventType } from '../core/protocol/index.ts';
 
-/** Commands the server hands to the engine: everything but the connection-level ones. */
-export type EngineCommand = Exclude<
-  ClientCommand,
-  { type: 'ping' | 'ping.broadcast' | 'history.sync' | 'server.shutdown' }
->;
+/** Commands the server answers itself (the connection's, the server's own): the engine never sees them. */
+export type ServerCommandType =
+  | 'ping'
+  | 'ping.broadcast'
+  | 'history.sync'
+  | 'server.shutdown'
+  | 'dashboard.ticket';
+
+/** Commands the server hands to the engine: everything but the server's own. */
+export type EngineCommand = Exclude<ClientCommand, { type: ServerCommandType }>;
 
 /** How the engine answers the one client that sent a command. */
 export type CommandContext = {

@@ -3,7 +3,8 @@ import type { CheckpointRecord, CheckpointStore } from '../execution/checkpoints
 import { type ArchiveEntry, type ArchiveManifest, presentIn, reArchive, restoreArchive } from './archive.ts';
 import { type RigDirsLog, removeRigDirs } from './rig-dirs.ts';
 
-export type RollbackTarget = {
+/** One rollback, fully named: where it goes, what it undoes, and the words its events carry. */
+export type RollbackPlan = {
   target: CheckpointRecord;
   /** The current run's checkpoints, oldest first (its lineage). */
   lineage: readonly CheckpointRecord[];
@@ -96,7 +97,7 @@ export async function restoreCheckpoint(
  */
 export async function performRollback(
   deps: RollbackDeps,
-  plan: RollbackTarget,
+  plan: RollbackPlan,
 ): Promise<{ ok: true } | { ok: false; message: string }> {
   const inLineage = plan.lineage.some((c) => c.sha === plan.target.sha);
   const targetHistory = inLineage ? undefined : await deps.store.list(plan.target.runId);

@@ -6,7 +6,8 @@ import { type LineageEntry, lineageEntries } from './checkpoint-list.ts';
 /**
  * What runs next: the one place for the rules of codon.next, codon.redo, autostart and resuming
  * after a crash or failure. Pure functions of the plan and the current run's lineage; the
- * orchestrator asks them and keeps no flags of its own (docs/checkpoints.md#what-runs-next).
+ * orchestrator asks them and keeps no run flags of its own: its phase (open, rolling back, stopping)
+ * is one union, orchestrator-phase.ts (docs/checkpoints.md#what-runs-next).
  */
 
 export type EndStatus = 'completed' | 'failed' | 'skipped' | 'stopped';

@@ -1,4 +1,4 @@
-import { adapterFor } from '../agents/adapters.ts';
+import { adapterFor } from '../agents/registry/adapters.ts';
 import { agentProvider } from '../llm/providers/providers.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import { AgentPidsFile } from './agent-pids.ts';

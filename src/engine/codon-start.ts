@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { adapterFor } from '../agents/adapters.ts';
 import type { AgentAdapters } from '../agents/agent-adapter.ts';
+import { adapterFor } from '../agents/registry/adapters.ts';
 import { type CodonRecord, type EngineState, runOf } from '../execution/state/reducer.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { AttemptInfo } from './lifecycle-options.ts';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { agentAdapters } from '../agents/adapters.ts';
 import type { AgentAdapters } from '../agents/agent-adapter.ts';
+import { agentAdapters } from '../agents/registry/adapters.ts';
 import type { BudgetLimits, FileNode } from '../core/protocol/index.ts';
 import { CheckpointStore } from '../execution/checkpoints/index.ts';
 import { guardedTransaction } from '../execution/journal/database.ts';

@@ -5,7 +5,7 @@ import { isActive } from '../execution/state/codon-status.ts';
 import { runOf } from '../execution/state/reducer.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import { actionEngine } from './action-engine.ts';
-import { BudgetKeeper } from './budgets/budget-keeper.ts';
+import { BudgetKeeper } from './budget-keeper.ts';
 import type { CarriedMessage } from './carry-over.ts';
 import { noHooks } from './codon-hooks.ts';
 import { CodonLifecycle } from './codon-lifecycle.ts';

@@ -1,8 +1,8 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AGENT_CLIS, missingClis, missingPlanClis } from '../../src/agents/agent-clis.ts';
 import { cliFound, commandFound, installHint, missingCliHint } from '../../src/agents/cli-binary.ts';
+import { AGENT_CLIS, missingClis, missingPlanClis } from '../../src/agents/registry/agent-clis.ts';
 import { tempDir } from '../helpers/server-process.ts';
 
 const temp = tempDir();

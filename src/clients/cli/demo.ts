@@ -1,6 +1,11 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { AGENT_CLIS, type MissingCli, missingCliLine, missingClis } from '../../agents/agent-clis.ts';
+import {
+  AGENT_CLIS,
+  type MissingCli,
+  missingCliLine,
+  missingClis,
+} from '../../agents/registry/agent-clis.ts';
 import type { Agent } from '../../plan/primitives.ts';
 import { exitOnceStopped, run } from './run.ts';
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { AGENT_CLIS } from '../../agents/agent-clis.ts';
+import { AGENT_CLIS } from '../../agents/registry/agent-clis.ts';
 import { type ProviderBaseUrlResult, resolveProviderBaseUrl } from '../../plan/config/proxy-config.ts';
 import type { Agent } from '../../plan/primitives.ts';
 import { claudeLoginFile } from '../../platform/credentials/claude-login.ts';

@@ -1,4 +1,4 @@
-import { missingPlanClis } from '../../../agents/agent-clis.ts';
+import { missingPlanClis } from '../../../agents/registry/agent-clis.ts';
 import {
   API_KEY_ONLY,
   agentKeyProblems,

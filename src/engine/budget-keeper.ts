@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { BudgetLimits, BudgetStatus } from '../../core/protocol/index.ts';
-import { codonOf, runOf } from '../../execution/state/reducer.ts';
-import type { Recorder } from '../recorder.ts';
-import { type BudgetAlert, type BudgetedCodon, BudgetLedger } from './ledger.ts';
-import { exceededMessage, refusalMessage, warningMessage } from './limits.ts';
+import type { BudgetLimits, BudgetStatus } from '../core/protocol/index.ts';
+import { codonOf, runOf } from '../execution/state/reducer.ts';
+import { type BudgetAlert, type BudgetedCodon, BudgetLedger } from './budgets/ledger.ts';
+import { exceededMessage, refusalMessage, warningMessage } from './budgets/limits.ts';
+import type { Recorder } from './recorder.ts';
 
 export type BudgetKeeperOptions = {
   planName: string;

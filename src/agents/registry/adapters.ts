@@ -1,14 +1,14 @@
-import type { Agent } from '../plan/primitives.ts';
-import type { AgentAdapter, AgentAdapters, AgentConfig } from './agent-adapter.ts';
+import type { Agent } from '../../plan/primitives.ts';
+import type { AgentAdapter, AgentAdapters, AgentConfig } from '../agent-adapter.ts';
 
 export type { AgentConfig };
 
-import { BuiltinAdapter } from './builtin/builtin-adapter.ts';
-import { ClaudeCodeAdapter } from './claude-code/claude-code-adapter.ts';
-import { CodexAdapter } from './codex/codex-adapter.ts';
-import { GeminiAdapter } from './gemini/gemini-adapter.ts';
-import { OpencodeAdapter } from './opencode/opencode-adapter.ts';
-import { notStarted } from './spawn-agent.ts';
+import { BuiltinAdapter } from '../builtin/builtin-adapter.ts';
+import { ClaudeCodeAdapter } from '../claude-code/claude-code-adapter.ts';
+import { CodexAdapter } from '../codex/codex-adapter.ts';
+import { GeminiAdapter } from '../gemini/gemini-adapter.ts';
+import { OpencodeAdapter } from '../opencode/opencode-adapter.ts';
+import { notStarted } from '../spawn-agent.ts';
 
 /** Every agent's adapter, as a server runs them. */
 export function agentAdapters(

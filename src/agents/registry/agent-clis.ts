@@ -1,9 +1,9 @@
-import type { Agent } from '../plan/primitives.ts';
-import { CLAUDE_CODE } from './claude-code/claude-binary.ts';
-import { type AgentCli, cliFound, installHint } from './cli-binary.ts';
-import { CODEX } from './codex/codex-cli.ts';
-import { GEMINI_CLI } from './gemini/gemini-cli.ts';
-import { OPENCODE } from './opencode/opencode-cli.ts';
+import type { Agent } from '../../plan/primitives.ts';
+import { CLAUDE_CODE } from '../claude-code/claude-binary.ts';
+import { type AgentCli, cliFound, installHint } from '../cli-binary.ts';
+import { CODEX } from '../codex/codex-cli.ts';
+import { GEMINI_CLI } from '../gemini/gemini-cli.ts';
+import { OPENCODE } from '../opencode/opencode-cli.ts';
 
 /** Every agent that runs a CLI of its own (all but the built-in one), and that CLI; doctor checks each. */
 export const AGENT_CLIS: Readonly<Record<Exclude<Agent, 'builtin'>, AgentCli>> = {

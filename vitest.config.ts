@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The projects, told apart by file name (the part before `.test.ts`):
- * - unit: `*.test.ts`: no child process, no server, no browser; a developer runs it in seconds
+ * - unit: `*.test.ts`: no child process, no server, no browser; a developer runs it in about 20 s
  *   (`npm run test:unit`, which runs `unit-isolated` too).
  * - e2e: `*.e2e.test.ts`: whole processes, servers and real git on loopback.
  * - browser: the web dashboard in Debian's Chromium (`test/clients/web/*.e2e.test.ts`, `*.browser.test.ts`).

@@ -12,7 +12,7 @@ export interface ImportEdge {
 }
 
 const SPECIFIER =
-  /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+  /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g;
 
 export function sourceFiles(root: string, dir = 'src'): string[] {
   const out: string[] = [];
@@ -30,7 +30,7 @@ export function importEdges(root: string): ImportEdge[] {
   for (const from of files) {
     const text = readFileSync(path.join(root, from), 'utf8');
     for (const match of text.matchAll(SPECIFIER)) {
-      const spec = match[1] ?? match[2];
+      const spec = match[1] ?? match[2] ?? match[3];
       if (!spec?.startsWith('.')) continue;
       const to = path.posix.normalize(path.posix.join(path.posix.dirname(from), spec));
       const candidates = [
@@ -53,7 +53,7 @@ export function packageImports(root: string): { from: string; pkg: string }[] {
   for (const from of sourceFiles(root)) {
     const text = readFileSync(path.join(root, from), 'utf8');
     for (const match of text.matchAll(SPECIFIER)) {
-      const spec = match[1] ?? match[2];
+      const spec = match[1] ?? match[2] ?? match[3];
       if (!spec || spec.startsWith('.') || spec.startsWith('node:')) continue;
       const parts = spec.split('/');
       out.push({ from, pkg: (spec.startsWith('@') ? parts.slice(0, 2) : parts.slice(0, 1)).join('/') });

@@ -269,10 +269,10 @@ export const Plan = z
       "Whose configuration the codex, gemini and opencode agents (and claude-code, unless claudeConfig says otherwise) run with: isolated (default: a home and config of their own in the execution directory) or user (the user's own HOME: their logins and settings). Over the config file's agentConfig.",
     ),
     systemPrompt: SystemPrompt.optional().describe(
-      "Replaces the agents' own system prompt (both agents). Absent: each agent's default.",
+      "Replaces the agents' own system prompt (every agent). Absent: each agent's default.",
     ),
     appendSystemPrompt: AppendSystemPrompt.optional().describe(
-      "Added after the agents' system prompt (both agents), e.g. the project's conventions.",
+      "Added after the agents' system prompt (every agent), e.g. the project's conventions.",
     ),
     workspace: z
       .string()

@@ -80,6 +80,7 @@ const exportCli = async (args: string[]) => {
 };
 
 describe('--workspace, then ribosome export', () => {
+  // One run and a dozen export commands, each a process of its own: more than the 30 s default on a loaded machine.
   it('clones the repository at a tag, and exports one commit per codon, a patch and the files', async () => {
     const w = setup();
     const before = repoState(w.repo);
@@ -147,7 +148,7 @@ describe('--workspace, then ribosome export', () => {
     expect(readdirSync(out).sort()).toEqual(['a.txt', 'b.bin', 'docs', 'one.txt', 'two.txt']);
     expect(readFileSync(join(out, 'b.bin'))).toEqual(Buffer.from([0, 1, 2, 255, 0]));
     expect((await exportCli(['--execution', w.exec, '--dir', out])).code).toBe(2);
-  });
+  }, 90_000);
 
   it('a codon rolled back and run again is exported once, with its new content (export while the server runs)', async () => {
     const script = `tracks:

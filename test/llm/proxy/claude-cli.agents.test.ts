@@ -11,7 +11,7 @@ import { type FakeAnthropic, startFakeAnthropic } from './helpers/fake-anthropic
 import { captureLogger, linesTagged } from './helpers/logs.ts';
 import { freePort } from './helpers/upstream.ts';
 
-const claudeBin = fileURLToPath(new URL('../../node_modules/.bin/claude', import.meta.url));
+const claudeBin = fileURLToPath(new URL('../../../node_modules/.bin/claude', import.meta.url));
 const SCRIPTED = 'Scripted answer, relayed through the Ribosome proxy.';
 const BOUND_MS = 60_000;
 

@@ -1,8 +1,6 @@
 import type { Agent } from '../../plan/primitives.ts';
 import type { AgentAdapter, AgentAdapters, AgentConfig } from '../agent-adapter.ts';
 
-export type { AgentConfig };
-
 import { BuiltinAdapter } from '../builtin/builtin-adapter.ts';
 import { ClaudeCodeAdapter } from '../claude-code/claude-code-adapter.ts';
 import { CodexAdapter } from '../codex/codex-adapter.ts';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { isLoopbackHost } from '../../host/server/origin.ts';
 import { accessToken, generateToken, parseServerUrl, startWebServer } from '../../host/web-server/index.ts';
 import { askTicket } from '../../host/web-server/ticket-source.ts';
+import { isLoopbackHost } from '../../platform/http/loopback.ts';
 
 type WebFlags = { port?: string; host?: string; token?: string; readonly?: boolean };
 

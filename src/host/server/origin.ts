@@ -2,8 +2,6 @@ import { isLoopbackHost } from '../../platform/http/loopback.ts';
 import type { Ticket } from './dashboard-ticket.ts';
 import { normalOrigin } from './dashboard-ticket.ts';
 
-export { isLoopbackHost };
-
 export type UpgradeInput = {
   /** The upgrade's Origin header: browsers always send one, other clients normally none. */
   origin: string | undefined;

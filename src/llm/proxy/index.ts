@@ -1,5 +1,6 @@
 // Interface B, the LLM proxy: what the main server and middleware authors use.
 
+export type { MiddlewareSpec } from '../../plan/config/proxy-config.ts';
 export {
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
@@ -10,11 +11,7 @@ export { classifyUpstreamError } from './classify-error.ts';
 export { compose, type Pipeline } from './compose.ts';
 export { anthropicErrorBody, type ExchangeFailure, ProxyError, type ProxyErrorCode } from './errors.ts';
 export { createDoubleMaxTokensMiddleware } from './middleware/double-max-tokens.ts';
-export {
-  loadUserMiddleware,
-  type MiddlewareFactoryContext,
-  type MiddlewareSpec,
-} from './middleware/load-user-middleware.ts';
+export { loadUserMiddleware, type MiddlewareFactoryContext } from './middleware/load-user-middleware.ts';
 export { createLoggingMiddleware, LOGGING_TAG, type LoggingOptions } from './middleware/logging.ts';
 export { ProxyRunner, type ProxyRunnerOptions } from './runner.ts';
 export { type ProxyHandle, type StartProxyArgs, startProxyForServer } from './start-for-server.ts';

@@ -8,12 +8,7 @@ import {
   ticketsOffered,
   verifyTicket,
 } from '../../../src/host/server/dashboard-ticket.ts';
-import {
-  decideUpgrade,
-  isLoopbackHost,
-  ticketOrigin,
-  type UpgradeInput,
-} from '../../../src/host/server/origin.ts';
+import { decideUpgrade, ticketOrigin, type UpgradeInput } from '../../../src/host/server/origin.ts';
 
 const PAGE = 'http://127.0.0.1:8002';
 const ticket: Ticket = { origin: PAGE, mode: 'readonly', expiresAt: 10_000 };
@@ -125,20 +120,5 @@ describe('ticketOrigin: what a dashboard hands a ticket for', () => {
     const answer = ticketOrigin({ origin: undefined, ...input });
     if (expected === 'ok') expect(answer).toEqual({ ok: true, origin: input.claimed });
     else expect(answer.ok ? 'ok' : answer.why).toContain(expected);
-  });
-});
-
-describe('isLoopbackHost', () => {
-  it.each([
-    ['127.0.0.1', true],
-    ['127.1.2.3', true],
-    ['localhost', true],
-    ['::1', true],
-    ['[::1]', true],
-    ['0.0.0.0', false],
-    ['::', false],
-    ['192.168.1.2', false],
-  ])('%s -> %s', (host, expected) => {
-    expect(isLoopbackHost(host)).toBe(expected);
   });
 });

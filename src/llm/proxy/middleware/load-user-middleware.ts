@@ -2,10 +2,8 @@ import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
 import type { Result } from '../../../core/result.ts';
-import { type MiddlewareSpec, MiddlewareSpecSchema } from '../../../plan/config/proxy-config.ts';
+import type { MiddlewareSpec } from '../../../plan/config/proxy-config.ts';
 import { type Middleware, MiddlewareSchema } from '../types.ts';
-
-export { type MiddlewareSpec, MiddlewareSpecSchema };
 
 /** What a factory default export is called with. */
 export type MiddlewareFactoryContext = { logger: Logger };

@@ -41,10 +41,18 @@ export function code(text: string): string {
   return `${fence}${pad}${text}${pad}${fence}`;
 }
 
-/** The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens. */
+/**
+ * GitHub's anchor of a heading: its text without Markdown (links keep their text, code its content),
+ * lower-cased, punctuation dropped, each space a '-' (a repeated anchor then gets -1, -2, ...; see
+ * test/docs/markdown.ts). The generated pages link their own sections with it, and the docs test
+ * checks every link and citation against it.
+ */
 export function anchor(heading: string): string {
   return heading
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[`*]/g, '')
+    .trim()
     .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-    .replace(/\s/g, '-');
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
 }

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { anchorOf, anchorsOf, linksOf } from './markdown.ts';
+import { anchor } from '../../scripts/reference/markdown.ts';
+import { anchorsOf, linksOf } from './markdown.ts';
 
 /**
  * The docs hold together: code cites a docs page and anchor that exist, and every link between the
@@ -47,9 +48,9 @@ const CITATION = /(?<![\w/.'"`-])(docs\/[\w/-]+\.md)(?:#([\w-]+))?/g;
 
 describe('GitHub anchors', () => {
   it('are the heading lower-cased, punctuation dropped, spaces as dashes; repeats numbered', () => {
-    expect(anchorOf('`ribosome run <plan-file>`')).toBe('ribosome-run-plan-file');
-    expect(anchorOf('Faults: full or failing disks')).toBe('faults-full-or-failing-disks');
-    expect(anchorOf('Reading an execution: `ribosome runs`, `journal export`, `log`')).toBe(
+    expect(anchor('`ribosome run <plan-file>`')).toBe('ribosome-run-plan-file');
+    expect(anchor('Faults: full or failing disks')).toBe('faults-full-or-failing-disks');
+    expect(anchor('Reading an execution: `ribosome runs`, `journal export`, `log`')).toBe(
       'reading-an-execution-ribosome-runs-journal-export-log',
     );
     expect([...anchorsOf('# A\n## Keys\n```\n## not a heading\n```\n### Keys\n')]).toEqual([

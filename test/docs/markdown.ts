@@ -1,3 +1,5 @@
+import { anchor } from '../../scripts/reference/markdown.ts';
+
 /**
  * Just enough Markdown for checking the docs' links and anchors: headings and links outside code,
  * and the anchors GitHub gives headings.
@@ -15,20 +17,6 @@ function prose(markdown: string): string[] {
   });
 }
 
-/**
- * GitHub's anchor of a heading: its text without Markdown (links keep their text, code its content),
- * lower-cased, punctuation dropped, each space a '-'; a repeated anchor gets -1, -2, ...
- */
-export function anchorOf(heading: string): string {
-  return heading
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/[`*]/g, '')
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
-    .replace(/ /g, '-');
-}
-
 /** Every anchor of a page's headings (outside code), in order. */
 export function anchorsOf(markdown: string): Set<string> {
   const seen = new Map<string, number>();
@@ -38,7 +26,7 @@ export function anchorsOf(markdown: string): Set<string> {
     if (/^\s*```/.test(line)) fenced = !fenced;
     const heading = fenced ? null : /^#{1,6} (.+?)\s*#*\s*$/.exec(line);
     if (!heading) continue;
-    const base = anchorOf(heading[1]!);
+    const base = anchor(heading[1]!);
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     out.add(n === 0 ? base : `${base}-${n}`);

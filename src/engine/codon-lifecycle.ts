@@ -14,7 +14,7 @@ import {
   type PhaseEvent,
   type Started,
   type Stop,
-  stopping,
+  stopKindOf,
   stopRefusal,
 } from './codon-phase.ts';
 import type { CodonRun } from './codon-run.ts';
@@ -58,7 +58,7 @@ export class CodonLifecycle {
 
   /** How the active codon is being stopped, if it is. */
   get stopping(): StopKind | undefined {
-    return stopping(this.#phase);
+    return stopKindOf(this.#phase);
   }
 
   /**

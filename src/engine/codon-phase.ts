@@ -140,7 +140,7 @@ export function activeCodon(phase: Phase): RuntimeCodon | undefined {
 }
 
 /** How the active codon is being stopped, if it is. */
-export function stopping(phase: Phase): StopKind | undefined {
+export function stopKindOf(phase: Phase): StopKind | undefined {
   return phase.phase === 'idle' ? undefined : phase.stop?.by;
 }
 

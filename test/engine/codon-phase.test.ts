@@ -9,7 +9,7 @@ import {
   type Phase,
   type PhaseEvent,
   type Started,
-  stopping,
+  stopKindOf,
   stopRefusal,
 } from '../../src/engine/codon-phase.ts';
 import { RuntimeCodon } from '../../src/plan/index.ts';
@@ -129,7 +129,7 @@ describe('advance (the codon lifecycle phase machine)', () => {
       { type: 'settled' },
     ] satisfies PhaseEvent[]) {
       phase = phase && advance(phase, event);
-      expect(phase && stopping(phase)).toBe('skip');
+      expect(phase && stopKindOf(phase)).toBe('skip');
     }
     expect(phase && advance(phase, { type: 'finished' })).toEqual(IDLE);
   });
@@ -168,7 +168,7 @@ describe('what the phase tells the orchestrator', () => {
     '$from: active $active, stopping $stopping',
     ({ from, active, stopping: by }) => {
       expect(activeCodon(phases[from])?.id).toBe(active);
-      expect(stopping(phases[from])).toBe(by);
+      expect(stopKindOf(phases[from])).toBe(by);
     },
   );
 

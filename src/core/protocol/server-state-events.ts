@@ -12,6 +12,7 @@ import {
   ProcessExit,
   StateTransitionType,
 } from './shared.ts';
+import { sandboxEvents } from './sandbox-events.ts';
 import { verifyEvents } from './verify-events.ts';
 
 /** Event payloads of spec sections 6.1 to 6.3 (server state, rollback, archive) and ours beside them. */
@@ -222,4 +223,6 @@ export const serverStateEvents = {
   ),
   // --- Ours: verification gates ----------------------------------------------------------------------
   ...verifyEvents,
+  // --- Ours: the sandbox -----------------------------------------------------------------------------
+  ...sandboxEvents,
 };

@@ -173,7 +173,10 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
           ? endSandbox(pid, graceMs)
           : killTree(pid, graceMs);
       // What left the tree still carries the run's mark; looked for at every stop, the last one
-      // (after the agent exited) included.
+      // (after the agent exited) included. In a sandbox nothing leaves it (its own process namespace),
+      // and the bwraps carry the mark too: looked for only once the sandbox is gone, since a signal
+      // to the outer bwrap would end the agent at once, before it could end well.
+      if (spec.sandbox) return stopping.then(() => endMarked(AGENT_MARK, spec.mark, graceMs)).then(() => {});
       return Promise.all([stopping, endMarked(AGENT_MARK, spec.mark, graceMs)]).then(() => {});
     },
   };

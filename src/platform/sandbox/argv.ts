@@ -55,7 +55,9 @@ export function gatedInit(port: number, socat = 'socat'): string {
   const hex = port.toString(16).toUpperCase().padStart(4, '0');
   return [
     `${socat} TCP-LISTEN:${port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SANDBOX_SOCKET} &`,
-    `i=0; while [ $i -lt ${LISTEN_WAIT_STEPS} ] && ! grep -q '0100007F:${hex} 00000000:0000 0A' /proc/net/tcp; do sleep 0.005; i=$((i+1)); done`,
+    // Shell builtins only in the look: a grep per step cost more than the wait itself.
+    `listening() { while read -r _ l _ s _; do [ "$l $s" = '0100007F:${hex} 0A' ] && return 0; done </proc/net/tcp; return 1; }`,
+    `i=0; until listening || [ $i -ge ${LISTEN_WAIT_STEPS} ]; do sleep 0.005; i=$((i+1)); done`,
     'exec "$@"',
   ].join('\n');
 }

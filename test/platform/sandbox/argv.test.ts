@@ -116,7 +116,7 @@ describe('sandboxArgv', () => {
     expect(script).toContain(
       '/usr/bin/socat TCP-LISTEN:3128,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:/tmp/.ribosome-sandbox/net.sock &',
     );
-    expect(script).toContain('0100007F:0C38 00000000:0000 0A');
+    expect(script).toContain("'0100007F:0C38 0A'");
     expect(script.endsWith('exec "$@"')).toBe(true);
     // The command goes as positional parameters, unquoted into the script.
     expect(args.slice(sh + 1)).toEqual(['-c', script, 'ribosome-sandbox', 'codex', 'exec', "it's $HOME"]);

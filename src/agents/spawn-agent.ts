@@ -2,6 +2,13 @@ import { createInterface } from 'node:readline';
 import type { ProcessExit } from '../core/protocol/index.ts';
 import { endGroup, endMarked, killTree } from '../platform/processes/process-tree.ts';
 import { spawnSafely } from '../platform/processes/spawn-safely.ts';
+import {
+  endSandbox,
+  type SandboxLaunch,
+  sandboxArgv,
+  sandboxEnv,
+  sandboxSupport,
+} from '../platform/sandbox/index.ts';
 import type { AgentRun } from './agent-adapter.ts';
 import { AgentInput, type InputFormat, UNTAKEN_QUIET_MS } from './agent-input.ts';
 import { parseJsonLine } from './json-line.ts';
@@ -27,6 +34,12 @@ export type SpawnSpec = {
   mark: string;
   /** [Claude Code's stream-json, as it is] How stdout lines become stream-json lines (other agents' JSON). */
   translator?: Translator;
+  /**
+   * Run inside this sandbox (docs/agents.md#the-sandbox): under bwrap, with the sandbox's
+   * environment on top of `env`. The caller has checked sandboxSupport() and started the launch's
+   * network gate.
+   */
+  sandbox?: SandboxLaunch;
 };
 
 /**
@@ -56,10 +69,11 @@ const NOT_STARTED = 127;
  * started (EMFILE, a missing binary) is a run that ends at once with `startFailure` saying why.
  */
 export function spawnAgent(spec: SpawnSpec): AgentRun {
-  const started = spawnSafely(spec.command, spec.args, {
+  const { command, args, env } = sandboxed(spec);
+  const started = spawnSafely(command, args, {
     cwd: spec.cwd,
     // Set last: a codon's `env` cannot unmark its agent.
-    env: { ...spec.env, [AGENT_MARK]: spec.mark },
+    env: { ...env, [AGENT_MARK]: spec.mark },
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -152,12 +166,32 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
       // Once the agent has exited (the usual last stop), its tree is gone: only its group is left.
       const reaped = child.exitCode !== null || child.signalCode !== null;
       if (!reaped) signalled ??= 'SIGTERM';
-      stopping ??= reaped ? endGroup(pid, graceMs) : killTree(pid, graceMs);
+      // A sandbox ends whole when its agent does (its own process namespace): the agent is asked first.
+      stopping ??= reaped
+        ? endGroup(pid, graceMs)
+        : spec.sandbox
+          ? endSandbox(pid, graceMs)
+          : killTree(pid, graceMs);
       // What left the tree still carries the run's mark; looked for at every stop, the last one
-      // (after the agent exited) included.
+      // (after the agent exited) included. In a sandbox nothing leaves it (its own process namespace),
+      // and the bwraps carry the mark too: looked for only once the sandbox is gone, since a signal
+      // to the outer bwrap would end the agent at once, before it could end well.
+      if (spec.sandbox) return stopping.then(() => endMarked(AGENT_MARK, spec.mark, graceMs)).then(() => {});
       return Promise.all([stopping, endMarked(AGENT_MARK, spec.mark, graceMs)]).then(() => {});
     },
   };
+}
+
+/** The command line and environment that start `spec`: as they are, or inside its sandbox. */
+function sandboxed(spec: SpawnSpec): { command: string; args: readonly string[]; env: NodeJS.ProcessEnv } {
+  if (!spec.sandbox) return spec;
+  const support = sandboxSupport();
+  const { command, args } = sandboxArgv(spec.sandbox, spec.command, spec.args, {
+    cwd: spec.cwd,
+    path: spec.env.PATH,
+    ...(support.ok ? { bwrap: support.bwrap, socat: support.socat } : {}),
+  });
+  return { command, args, env: sandboxEnv(spec.sandbox, spec.env) };
 }
 
 /** How much of the end of an agent's stderr is kept for a failure message. */

@@ -1,0 +1,126 @@
+import { statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { SandboxLaunch } from './launch.ts';
+
+/** What a path is on the host: a hidden directory becomes an empty tmpfs, a hidden file /dev/null. */
+export type PathKind = 'dir' | 'file' | 'missing';
+
+export type SandboxArgvContext = {
+  /** [the package root] Ribosome's own install: bound read-only when it lies under the private /tmp. */
+  installRoot?: string;
+  /** [process.env.PATH] The process's PATH: its entries under /tmp are bound read-only. */
+  path?: string;
+  /** The working directory inside (bwrap starts in `/` otherwise, or where it happens to be). */
+  cwd?: string;
+  /** [bwrap] The bwrap binary (sandboxSupport finds it). */
+  bwrap?: string;
+  /** [socat] The socat binary (sandboxSupport finds it). */
+  socat?: string;
+  /** [reads the file system] What a path is. */
+  kind?: (path: string) => PathKind;
+};
+
+/** Where the gate's Unix socket appears inside the sandbox (in its private /tmp). */
+export const SANDBOX_SOCKET = '/tmp/.ribosome-sandbox/net.sock';
+
+/** The package root, from this file's place (src/platform/sandbox/). */
+const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/$/, '');
+
+/** Steps of 5 ms to wait for socat's listener before the command starts anyway (about 2 s). */
+const LISTEN_WAIT_STEPS = 400;
+
+function fileKind(path: string): PathKind {
+  try {
+    return statSync(path).isDirectory() ? 'dir' : 'file';
+  } catch {
+    return 'missing';
+  }
+}
+
+const depth = (path: string): number => path.split('/').filter(Boolean).length;
+const under = (path: string, root: string): boolean => path === root || path.startsWith(`${root}/`);
+const clean = (path: string): string => (path.length > 1 ? path.replace(/\/+$/, '') : path);
+
+/** Ranks at one path: the later mount wins, so hidden beats read-only beats writable beats visible. */
+const RANK = { visible: 0, writable: 1, readOnly: 2, hidden: 3 } as const;
+type Mount = { path: string; as: keyof typeof RANK };
+
+/**
+ * The in-sandbox init for a gated network: socat listens on loopback `port` and forwards each
+ * connection to the gate's socket; the command starts once /proc/net/tcp lists the listener
+ * (127.0.0.1 is 0100007F there; 0A is LISTEN), or after about 2 s. The command and its arguments
+ * come as positional parameters: nothing of them is quoted into the script.
+ */
+export function gatedInit(port: number, socat = 'socat'): string {
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  return [
+    `${socat} TCP-LISTEN:${port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SANDBOX_SOCKET} &`,
+    // Shell builtins only in the look: a grep per step cost more than the wait itself.
+    `listening() { while read -r _ l _ s _; do [ "$l $s" = '0100007F:${hex} 0A' ] && return 0; done </proc/net/tcp; return 1; }`,
+    `i=0; until listening || [ $i -ge ${LISTEN_WAIT_STEPS} ]; do sleep 0.005; i=$((i+1)); done`,
+    'exec "$@"',
+  ].join('\n');
+}
+
+/**
+ * The bwrap command line that runs `command args` inside `launch` (docs/agents.md#the-sandbox):
+ * the whole system read-only, a private /tmp, /proc of its own process namespace, then the
+ * launch's mounts from the shallowest path to the deepest (a deeper one wins: a read-only data
+ * directory inside a writable root stays read-only). A path that does not exist is left out.
+ * Pure, but for `context.kind` and the defaults named there.
+ */
+export function sandboxArgv(
+  launch: SandboxLaunch,
+  command: string,
+  args: readonly string[],
+  context: SandboxArgvContext = {},
+): { command: string; args: string[] } {
+  const kind = context.kind ?? fileKind;
+  const installRoot = context.installRoot ?? PACKAGE_ROOT;
+  const path = context.path ?? process.env.PATH ?? '';
+  const gated = launch.network.kind === 'gated';
+
+  // What the private /tmp would hide and the command needs: the install, PATH entries, the command.
+  const visible = [installRoot, ...path.split(':'), ...(command.startsWith('/') ? [dirOf(command)] : [])]
+    .filter((p) => p.startsWith('/') && under(clean(p), '/tmp') && clean(p) !== '/tmp')
+    .map(clean);
+  const mounts: Mount[] = [
+    ...visible.map((p): Mount => ({ path: p, as: 'visible' })),
+    ...launch.writable.map((p): Mount => ({ path: clean(p), as: 'writable' })),
+    ...launch.readOnly.map((p): Mount => ({ path: clean(p), as: 'readOnly' })),
+    ...launch.hidden.map((p): Mount => ({ path: clean(p), as: 'hidden' })),
+  ];
+  const seen = new Set<string>();
+  const sorted = mounts
+    .filter((m) => {
+      const key = `${m.as} ${m.path}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .sort((a, b) => depth(a.path) - depth(b.path) || RANK[a.as] - RANK[b.as]);
+
+  const argv = ['--die-with-parent', '--unshare-pid'];
+  if (gated) argv.push('--unshare-net');
+  argv.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  for (const mount of sorted) {
+    const what = kind(mount.path);
+    if (what === 'missing') continue;
+    if (mount.as === 'hidden') {
+      if (what === 'dir') argv.push('--tmpfs', mount.path);
+      else argv.push('--ro-bind', '/dev/null', mount.path);
+    } else if (mount.as === 'writable') argv.push('--bind', mount.path, mount.path);
+    else argv.push('--ro-bind', mount.path, mount.path);
+  }
+  if (context.cwd) argv.push('--chdir', context.cwd);
+  if (launch.network.kind === 'gated') {
+    argv.push('--ro-bind', launch.network.socket, SANDBOX_SOCKET);
+    const init = gatedInit(launch.network.port, context.socat);
+    argv.push('/bin/sh', '-c', init, 'ribosome-sandbox', command, ...args);
+  } else argv.push(command, ...args);
+  return { command: context.bwrap ?? 'bwrap', args: argv };
+}
+
+function dirOf(path: string): string {
+  return path.slice(0, path.lastIndexOf('/')) || '/';
+}

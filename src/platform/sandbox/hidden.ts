@@ -1,0 +1,37 @@
+import { join } from 'node:path';
+
+/**
+ * The user's secrets a sandboxed agent does not see (docs/agents.md#the-sandbox): credentials of
+ * ssh, cloud CLIs, registries and git hosts, and shell histories (commands typed with tokens in
+ * them). Paths that do not exist are left out when the sandbox is built. Pure.
+ */
+const SECRETS: readonly string[] = [
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.azure',
+  '.config/gcloud',
+  '.kube',
+  '.docker',
+  '.config/gh',
+  '.netrc',
+  '.npmrc',
+  '.pypirc',
+  '.git-credentials',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.bash_history',
+  '.zsh_history',
+  '.local/share/fish/fish_history',
+  '.python_history',
+  '.node_repl_history',
+  '.psql_history',
+  '.mysql_history',
+  '.sqlite_history',
+  '.lesshst',
+];
+
+/** The secrets under `home` hidden by default, as absolute paths. */
+export function defaultHidden(home: string): string[] {
+  return SECRETS.map((path) => join(home, path));
+}

@@ -16,6 +16,7 @@ const ALL = [
   'sentinels',
   'web',
   'attach',
+  'sandbox',
 ] as const;
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -24,6 +24,8 @@ export type ProbeTargets = {
   sleepSeconds: number;
   /** A Node 24 binary (its global WebSocket) and the skip client beside this file. */
   node: string;
+  /** Where the probe's shell scripts are written (readable, outside the agent root). */
+  scripts: string;
 };
 
 /** What codon `first` writes; the poison probe aims at its blob in the checkpoint store. */
@@ -90,13 +92,31 @@ function track(name: string, prompt: string, shell: ShellCall, commands: string[
   return `  - name: ${name}\n    match: { firstUser: ${JSON.stringify(prompt.split(':')[0])} }\n    turns:\n${turns.join('')}      - content: [{ text: Done. }]\n`;
 }
 
+/**
+ * The shell scripts the tool calls run (file name -> body), one per attempt: the commands stay out
+ * of the tool call itself, since Gemini CLI refuses a command holding `$(...)`.
+ */
+export function probeFiles(t: ProbeTargets): Record<string, string> {
+  const files: Record<string, string> = {
+    'first.sh': `printf '${FIRST_CONTENT}' > first.txt && echo FIRST-DONE\n`,
+    'skip.sh': `${skipCommand(t)}\n`,
+    'wipe.sh': `${WIPE_COMMAND}\n`,
+  };
+  probeCommands(t).forEach((command, i) => {
+    files[`probe-${i}.sh`] = `${command}\n`;
+  });
+  return files;
+}
+
 /** The provider script: one track per codon, plus the agent's side tracks (a title, tool-less calls). */
 export function probeScript(shell: ShellCall, t: ProbeTargets, sideTracks = ''): string {
+  const run = (file: string) => `sh '${join(t.scripts, file)}'`;
+  const probes = Object.keys(probeFiles(t)).filter((f) => f.startsWith('probe-'));
   return `tracks:\n${sideTracks}${[
-    track('first', PROMPTS.first, shell, [`printf '${FIRST_CONTENT}' > first.txt && echo FIRST-DONE`]),
-    track('probe', PROMPTS.probe, shell, probeCommands(t)),
-    track('skip', PROMPTS.skip, shell, [skipCommand(t)]),
-    track('wipe', PROMPTS.wipe, shell, [WIPE_COMMAND]),
+    track('first', PROMPTS.first, shell, [run('first.sh')]),
+    track('probe', PROMPTS.probe, shell, probes.map(run)),
+    track('skip', PROMPTS.skip, shell, [run('skip.sh')]),
+    track('wipe', PROMPTS.wipe, shell, [run('wipe.sh')]),
   ].join(
     '',
   )}turns: []\nwhenExhausted: { error: { status: 400, message: "sandbox probe: no track of the script answers this request" } }\n`;

@@ -22,6 +22,7 @@ import {
   type ProbeAgent,
   type ProbeMode,
   type ProbeTargets,
+  probeFiles,
   probeLines,
   probePlan,
   probeScript,
@@ -110,7 +111,11 @@ export async function runProbe(
     deniedPort: portOf(denied),
     sleepSeconds,
     node: process.execPath,
+    scripts: join(dir, 'probes'),
   };
+  mkdirSync(targets.scripts);
+  for (const [name, body] of Object.entries(probeFiles(targets)))
+    writeFileSync(join(targets.scripts, name), body);
   const plan = probePlan(
     spec.agent,
     spec.model,
@@ -137,6 +142,7 @@ export async function runProbe(
     const events = [...(live.handshake.eventHistory as ServerEvent[]), ...live.received];
     const sleepLeft = pidsWith(`sleep ${sleepSeconds}`);
     const historyLeft = existsSync(join(exec, '.ribosome', 'ribosome.db'));
+    const work = readIf(join(exec, 'agentRoot', 'work.txt'));
     const rollback = await rollBack(live, join(exec, 'agentRoot'));
     const journaled = historyLeft ? journalRows(exec).filter((r) => r.type === 'codon.completed') : [];
     return {
@@ -146,13 +152,17 @@ export async function runProbe(
       key,
       secret,
       serverPid: server.child.pid,
-      work: readIf(join(exec, 'agentRoot', 'work.txt')),
+      work,
       outsideWritten: existsSync(join(exec, 'outside.txt')),
       dataWritten: existsSync(join(data, 'probe-written.txt')),
       historyLeft,
       sleepLeft,
       rollback,
-      log: `${server.stderr().slice(-2000)}`,
+      log: `tool results:\n${events
+        .flatMap((e) =>
+          e.type === 'tool.result' ? [`[${e.data.codonId}] ${e.data.result.slice(0, 300)}`] : [],
+        )
+        .join('\n')}\nserver stderr: ${server.stderr().slice(-2000)}`,
     };
   } finally {
     for (const pid of pidsWith(`sleep ${sleepSeconds}`)) killQuietly(pid);

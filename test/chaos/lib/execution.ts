@@ -37,6 +37,7 @@ import {
 import type { Behaviour } from '../../engine/model/model.ts';
 import { type ModelProvider, startModelProvider } from '../../engine/model/provider.ts';
 import { killUntilNone } from '../../helpers/processes.ts';
+import { sandboxOnLine } from '../../helpers/sandbox-support.ts';
 import type { Tally } from './scenario.ts';
 import {
   bounded,
@@ -108,7 +109,7 @@ export class Execution {
     const x = new Execution(dir, options.execDir ?? join(dir, 'exec'), provider, tally, options.config);
     writeFileSync(
       x.planFile,
-      `name: chaos\nagent: builtin\n${options.sentinels ? SENTINEL : ''}codons:\n${options.codons
+      `name: chaos\nagent: builtin\n${sandboxOnLine()}${options.sentinels ? SENTINEL : ''}codons:\n${options.codons
         .map(
           (id) =>
             `  - id: ${id}\n    name: Codon ${id}\n    prompt: Do ${id}.\n${options.sentinels ? '    sentinels: [watch]\n' : ''}`,

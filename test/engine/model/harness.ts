@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { RibosomeClient } from '../../../src/core/client/index.ts';
 import { isJournaled, type ServerEvent, type ServerEventOf } from '../../../src/core/protocol/index.ts';
 import { killUntilNone } from '../../helpers/processes.ts';
+import { sandboxOnLine } from '../../helpers/sandbox-support.ts';
 import { bounded, exitText, firstListening } from '../../helpers/server-process.ts';
 import {
   agentProcs,
@@ -167,7 +168,7 @@ export class Harness {
     const plan = PLAN;
     writeFileSync(
       h.planFile,
-      `name: model\nagent: builtin\ncodons:\n${plan
+      `name: model\nagent: builtin\n${sandboxOnLine()}codons:\n${plan
         .map((id) => `  - id: ${id}\n    name: Codon ${id}\n    prompt: Do ${id}.\n`)
         .join('')}`,
     );

@@ -4,6 +4,7 @@ import type { Codon, Plan } from './plan-schema.ts';
 import { normalizeInside } from './primitives.ts';
 import { formatPath, type PathSegment } from './problems.ts';
 import type { CodonFiles } from './resolve-codon.ts';
+import { declaredSandbox } from './sandbox-resolve.ts';
 
 /** The loaded codon before loop expansion gives it a runtime id and place. */
 type DeclaredCodon = Omit<RuntimeCodon, 'id' | 'index' | 'loop'>;
@@ -56,6 +57,7 @@ export function buildLoadedPlan(input: BuildInput): LoadedPlan {
       ...(codon.onVerifyFailure === undefined ? {} : { onVerifyFailure: codon.onVerifyFailure }),
       ...(systemPrompt === undefined ? {} : { systemPrompt }),
       ...(appendSystemPrompt === undefined ? {} : { appendSystemPrompt }),
+      sandbox: declaredSandbox(raw.sandbox, codon.sandbox),
     };
   };
 

@@ -1,6 +1,8 @@
+import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { buildLoadedPlan } from './build-plan.ts';
 import { checkPlan } from './check-plan.ts';
+import { planSandboxProblems } from './check-sandbox.ts';
 import type { LoadedPlan } from './loaded-plan.ts';
 import { Plan } from './plan-schema.ts';
 import {
@@ -51,6 +53,7 @@ export async function loadPlan(planPath: string, overrides: PlanOverrides = {}):
     // A nested loop gets one clear problem instead of the schema's complaints about its fields.
     ...structural.filter((d) => !salvaged.nestedLoops.some((nested) => startsWith(d.path, nested))),
     ...checkPlan(salvaged),
+    ...planSandboxProblems(salvaged, { home: homedir() }),
   ];
   const problems: PlanProblem[] = [...read.warnings];
 

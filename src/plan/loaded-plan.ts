@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PromptMetadata } from './front-matter.ts';
 import { Continuation, Plan } from './plan-schema.ts';
 import { Agent, Id, Provider } from './primitives.ts';
+import { DeclaredSandbox } from './sandbox-resolve.ts';
 import { SentinelDefinition } from './sentinel-schema.ts';
 import { Budget, Notify, OnFailure, OnVerifyFailure } from './unattended-schema.ts';
 
@@ -131,6 +132,9 @@ export const RuntimeCodon = z.object({
     .string()
     .optional()
     .describe('Effective: the codon appendSystemPrompt, else the plan one.'),
+  sandbox: DeclaredSandbox.describe(
+    "The plan's and the codon's sandbox settings merged; the run adds the config file's and the command line's.",
+  ),
 });
 export type RuntimeCodon = z.infer<typeof RuntimeCodon>;
 

@@ -14,6 +14,7 @@ import {
   Provider,
   TimeoutMs,
 } from './primitives.ts';
+import { SandboxSetting } from './sandbox-schema.ts';
 import { CodonSentinelRef, NamedSentinel } from './sentinel-schema.ts';
 import {
   Budget,
@@ -154,6 +155,9 @@ export const Codon = z
     appendSystemPrompt: AppendSystemPrompt.optional().describe(
       "Added after the agent's system prompt for this codon. Default: the plan appendSystemPrompt.",
     ),
+    sandbox: SandboxSetting.optional().describe(
+      "How this codon's agent is confined, over the plan's sandbox: mode, gates, rig and network replace the plan's; allowWrite, readOnly and hide add to its lists (docs/agents.md#the-sandbox).",
+    ),
   })
   // Checked even when other fields are wrong, so every problem shows at once.
   .refine((c) => c.prompt === undefined || c.promptFile === undefined, {
@@ -281,6 +285,9 @@ export const Plan = z
       .describe(
         "PATH[@REF]: a fresh execution's agent root starts as a clone of this git repository at REF (default its HEAD; a branch, tag or commit). A relative PATH starts at the plan's folder; --workspace overrides it. The repository is never written.",
       ),
+    sandbox: SandboxSetting.optional().describe(
+      "How every codon's agent is confined: auto (default), on, off, or settings (docs/agents.md#the-sandbox). Over the config file's sandbox; --sandbox and --no-sandbox replace the mode.",
+    ),
   })
   .meta({ title: 'Ribosome plan' })
   .describe('A Ribosome plan: codons run in order by coding agents.');

@@ -43,6 +43,12 @@ export const PlanProblemCode = z.enum([
   'ACTION_WHEN_MISMATCH',
   'UNKNOWN_OUTPUT_FIELD',
   'INVALID_TEMPLATE',
+  // The sandbox's paths (docs/agents.md#the-sandbox).
+  'SANDBOX_PATH_INVALID',
+  'SANDBOX_WRITE_TOO_WIDE',
+  'SANDBOX_PATH_IN_HISTORY',
+  'SANDBOX_HIDES_AGENT_ROOT',
+  'SANDBOX_PATH_TWICE',
 ]);
 export type PlanProblemCode = z.infer<typeof PlanProblemCode>;
 

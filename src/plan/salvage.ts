@@ -51,6 +51,7 @@ export type SalvagedPlan = {
   fallbackModel: string | undefined;
   agentConfig: z.infer<typeof Plan.shape.agentConfig> | undefined;
   claudeConfig: z.infer<typeof Plan.shape.claudeConfig> | undefined;
+  sandbox: z.infer<typeof Plan.shape.sandbox> | undefined;
   /** Every key of the `sentinels` map, valid entry or not. */
   sentinelIds: string[];
   sentinels: Array<{ id: string; entry: NamedSentinel; path: PathSegment[] }>;
@@ -74,6 +75,7 @@ export function salvagePlan(data: unknown): SalvagedPlan {
     fallbackModel: undefined,
     agentConfig: undefined,
     claudeConfig: undefined,
+    sandbox: undefined,
     sentinelIds: [],
     sentinels: [],
     sentinelParts: [],
@@ -87,6 +89,7 @@ export function salvagePlan(data: unknown): SalvagedPlan {
   plan.fallbackModel = valid(Plan.shape.fallbackModel, data.fallbackModel);
   plan.agentConfig = valid(Plan.shape.agentConfig, data.agentConfig);
   plan.claudeConfig = valid(Plan.shape.claudeConfig, data.claudeConfig);
+  plan.sandbox = valid(Plan.shape.sandbox, data.sandbox);
 
   if (isRecord(data.sentinels)) {
     for (const [id, value] of Object.entries(data.sentinels)) {

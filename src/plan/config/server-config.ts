@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ClaudeConfig } from '../primitives.ts';
+import { SandboxSetting } from '../sandbox-schema.ts';
 import { Budget, Notify } from '../unattended-schema.ts';
 
 const MiB = 1024 * 1024;
@@ -52,6 +53,9 @@ export const ServerSettings = z.object({
   ),
   agentConfig: ClaudeConfig.optional().describe(
     "Whose configuration the codex, gemini and opencode agents (and claude-code without a claudeConfig) use: isolated (default) or user; the plan's agentConfig wins.",
+  ),
+  sandbox: SandboxSetting.optional().describe(
+    "How agents are confined (docs/agents.md#the-sandbox): auto (default), on, off, or settings; under the plan's and codons' sandbox, its lists first; --sandbox and --no-sandbox replace the mode.",
   ),
   limits: z
     .strictObject({

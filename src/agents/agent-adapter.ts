@@ -1,6 +1,7 @@
 import type { ProcessExit } from '../core/protocol/index.ts';
 import type { Usage } from '../llm/schemas.ts';
 import type { Agent } from '../plan/primitives.ts';
+import type { SandboxLaunch } from '../platform/sandbox/launch.ts';
 import type { StreamLine } from './stream-line.ts';
 
 /** What an adapter needs to start an agent on one codon. */
@@ -29,6 +30,11 @@ export type AgentStart = {
   stateDir: string;
   /** Unique to this run: its processes carry it in their environment (spawn-agent AGENT_MARK). */
   mark: string;
+  /**
+   * Run the agent in this sandbox (docs/agents.md#the-sandbox), the adapter adding its own homes to
+   * `writable`; absent: unconfined.
+   */
+  sandbox?: SandboxLaunch;
 };
 
 /** A running agent process. */

@@ -1,6 +1,7 @@
 import { adapterFor } from '../agents/registry/adapters.ts';
 import { agentProvider } from '../llm/providers/providers.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
+import type { SandboxLaunch } from '../platform/sandbox/launch.ts';
 import { AgentPidsFile } from './agent-pids.ts';
 import type { Spent } from './codon-phase.ts';
 import { CodonRun } from './codon-run.ts';
@@ -18,6 +19,8 @@ export type AgentStart = {
   prompt?: string;
   /** [0] What the codon's agent spent before this round. */
   costBefore?: number;
+  /** The codon's sandbox (docs/agents.md#the-sandbox); absent: unconfined. */
+  sandbox?: SandboxLaunch;
 };
 
 /** Starts a round of the codon's agent; throws when it cannot (its state directory cannot be made, ...). */
@@ -27,7 +30,7 @@ export function startAgent(
   round: AgentStart,
   onOutput: (output: MappedOutput) => void,
 ): CodonRun {
-  const { resumeSessionId, model, prompt = codon.prompt, costBefore = 0 } = round;
+  const { resumeSessionId, model, prompt = codon.prompt, costBefore = 0, sandbox } = round;
   return new CodonRun({
     codonId: codon.id,
     adapter: adapterFor(o.adapters, codon.agent),
@@ -42,6 +45,7 @@ export function startAgent(
       ...(resumeSessionId ? { resumeSessionId } : {}),
       ...(codon.systemPrompt ? { systemPrompt: codon.systemPrompt } : {}),
       ...(codon.appendSystemPrompt ? { appendSystemPrompt: codon.appendSystemPrompt } : {}),
+      ...(sandbox ? { sandbox } : {}),
     },
     timeoutMs: codon.timeoutMs,
     stallTimeoutMs: codon.stallTimeoutMs,

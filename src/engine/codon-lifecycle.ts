@@ -1,6 +1,7 @@
 import type { FailureReason } from '../core/protocol/index.ts';
 import { codonOf, runOf } from '../execution/state/reducer.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
+import type { EffectiveSandbox } from '../plan/sandbox-resolve.ts';
 import { describeError } from '../platform/storage/probe.ts';
 import { type AgentStart, gateRunner, recordOutput, startAgent } from './codon-agent.ts';
 import { type EndWithoutAgent, fingerprint, recordAgentEnd, recordEndWithoutAgent } from './codon-end.ts';
@@ -23,6 +24,7 @@ import type { Fingerprint } from './data-fingerprint.ts';
 import type { AttemptInfo, LifecycleOptions } from './lifecycle-options.ts';
 import { DEFAULT_MESSAGE_QUEUE, queueRefusal } from './message-queue.ts';
 import { type CodonOutcome, type StopKind, stoppedMessage } from './outcome/failure.ts';
+import { type CodonSandbox, openCodonSandbox } from './sandbox/codon-sandbox.ts';
 import type { MappedOutput } from './stream-mapper.ts';
 import { throughGates } from './verify/verify-rounds.ts';
 import type { EndStatus } from './what-next.ts';
@@ -41,6 +43,8 @@ export class CodonLifecycle {
   #phase: Phase = IDLE;
   /** Publishes a state.snapshot now and then while the codon's agent phases last. */
   #snapshots: NodeJS.Timeout | undefined;
+  /** The active codon's open sandbox (its network gate), from before its agent until its outcome. */
+  #sandbox: CodonSandbox | undefined;
 
   constructor(options: LifecycleOptions) {
     this.#o = options;
@@ -75,7 +79,8 @@ export class CodonLifecycle {
     const previous = previousCodonOf(this.#o.state(), codon);
     // Walked while the start is recorded: nothing writes to the data directory meanwhile.
     const walked = fingerprint(this.#o.dataDir);
-    await recordStart(this.#o.recorder, this.#o.adapters, codon, runId, previous, attempt);
+    const confined = this.#o.sandbox?.(codon);
+    await recordStart(this.#o.recorder, this.#o.adapters, codon, runId, previous, attempt, !!confined);
     const abort = new AbortController();
     // Preparing from the moment it started: a stop or a crash check in between must see the codon.
     this.#advance({ type: 'prepare', codon, abort });
@@ -89,11 +94,22 @@ export class CodonLifecycle {
       const rig = await this.#o.steps.prepareRig(codon, runId, skipPreCommands, abort.signal);
       if (rig && rig !== 'aborted') return await fail({ failureReason: rig, code: 'RIG_SETUP_FAILED' });
       if (!this.stopping) refused = await this.#o.hooks.beforeAgent(codon, runId);
+      if (confined && !this.stopping && !refused) {
+        const opened = await this.#openSandbox(codon, confined);
+        if (typeof opened === 'string')
+          return await fail({
+            failureReason: { type: 'unknown', retriable: false, message: opened },
+            code: 'CODON_FAILED',
+          });
+      }
     } finally {
       stop = this.#phase.phase === 'preparing' ? this.#phase.stop : undefined;
       this.#advance({ type: 'prepared' });
     }
-    if (stop) return fail(stoppedBeforeAgent(stop));
+    if (stop) {
+      await this.#closeSandbox();
+      return fail(stoppedBeforeAgent(stop));
+    }
     if (refused) return fail({ failureReason: refused, code: 'CODON_FAILED' });
     await this.#o.recorder.apply('CodonTransitioned', {
       runId,
@@ -109,6 +125,7 @@ export class CodonLifecycle {
         model: attempt?.model,
       });
     } catch (error) {
+      await this.#closeSandbox();
       // The agent could not be started (its state directory cannot be made on a full disk, ...).
       const message = `the agent could not be started: ${describeError(error, this.#o.agentStateDir)}`;
       this.#o.logger.error({ err: error, codonId: codon.id }, message);
@@ -128,7 +145,9 @@ export class CodonLifecycle {
     };
     this.#advance({ type: 'agent-started', started, run });
     await this.#o.snapshot();
-    void this.#agentThenGates(codon, runId, run).then((outcome) => {
+    void this.#agentThenGates(codon, runId, run).then(async (outcome) => {
+      // Before the end is recorded: the refusals the gate still held are journaled within the codon.
+      await this.#closeSandbox();
       this.#advance({ type: 'settled' });
       onExit(outcome);
     });
@@ -193,7 +212,46 @@ export class CodonLifecycle {
 
   /** Starts a round of the codon's agent, its outputs recorded against the round running when they come. */
   #startRound(codon: RuntimeCodon, runId: string, round: AgentStart): CodonRun {
-    return startAgent(this.#o, codon, round, (output) => this.#onOutput(runId, codon.id, output));
+    const sandbox = this.#sandbox?.launch;
+    return startAgent(this.#o, codon, { ...round, ...(sandbox ? { sandbox } : {}) }, (output) =>
+      this.#onOutput(runId, codon.id, output),
+    );
+  }
+
+  /**
+   * Opens the codon's sandbox (its network gate to the agent's LLM route); why not, in words, when
+   * it cannot be opened.
+   */
+  async #openSandbox(codon: RuntimeCodon, sandbox: EffectiveSandbox): Promise<CodonSandbox | string> {
+    const fail = (error: unknown) =>
+      this.#o.logger.error({ err: error }, 'recording a sandbox refusal failed');
+    try {
+      this.#sandbox = await openCodonSandbox({
+        codonId: codon.id,
+        sandbox,
+        agentRoot: this.#o.agentRoot,
+        ...(this.#o.dataDir ? { dataDir: this.#o.dataDir } : {}),
+        executionDir: this.#o.executionDir,
+        rigArchive: this.#o.rigArchive,
+        route: this.#o.provider(codon).baseUrl,
+        publish: (event) => void this.#o.recorder.publish('sandbox.denied', event).catch(fail),
+        logger: this.#o.logger,
+      });
+      return this.#sandbox;
+    } catch (error) {
+      const message = `the sandbox could not be opened: ${(error as Error).message ?? String(error)}`;
+      this.#o.logger.error({ err: error, codonId: codon.id }, message);
+      return message;
+    }
+  }
+
+  /** Ends the active codon's sandbox (its network gate), if it has one open. */
+  async #closeSandbox(): Promise<void> {
+    const sandbox = this.#sandbox;
+    this.#sandbox = undefined;
+    await sandbox
+      ?.close()
+      .catch((error: unknown) => this.#o.logger.error({ err: error }, "closing the codon's sandbox failed"));
   }
 
   #onOutput(runId: string, codonId: string, output: MappedOutput): void {

@@ -18,6 +18,7 @@ export function recordStart(
   runId: string,
   previous: CodonRecord | undefined,
   attempt: AttemptInfo | undefined,
+  sandboxed = false,
 ): Promise<unknown> {
   const sessionId = randomUUID();
   const startTime = new Date().toISOString();
@@ -49,6 +50,7 @@ export function recordStart(
           startTime,
           ...(attempt ?? {}),
           agent: codon.agent,
+          ...(sandboxed ? { sandboxed } : {}),
           ...(codon.promptMetadata ? { promptMetadata: codon.promptMetadata } : {}),
         },
       },

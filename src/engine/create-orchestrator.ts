@@ -10,6 +10,7 @@ import { SqliteTransitionLog, StateStore } from '../execution/state/state-store.
 import type { ProviderTarget } from '../llm/providers/providers.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
+import type { EffectiveSandbox } from '../plan/sandbox-resolve.ts';
 import { createFileWatcher } from '../platform/files/index.ts';
 import { StorageFault } from '../platform/storage/guard.ts';
 import { diagnose } from '../platform/storage/probe.ts';
@@ -53,6 +54,8 @@ export type EngineSettings = {
   claudeConfig?: 'isolated' | 'user';
   /** Whose configuration the other agent CLIs run with (plan or config file `agentConfig`). */
   agentConfig?: 'isolated' | 'user';
+  /** A codon's sandbox when its agent runs confined (docs/agents.md#the-sandbox); absent: every agent unconfined. */
+  sandbox?: (codon: RuntimeCodon) => EffectiveSandbox | undefined;
 };
 
 /**
@@ -121,6 +124,7 @@ export async function createOrchestrator(deps: EngineDeps, settings: EngineSetti
     agentRoot: layout.agentRoot,
     dataDir: dataLink,
     agentStateDir: layout.agentState,
+    ...(settings.sandbox ? { sandbox: settings.sandbox } : {}),
     defaultModel: settings.plan.raw.model ?? 'claude-sonnet-4-5',
     stopGraceMs: settings.stopGraceMs ?? 3_000,
     snapshotIntervalMs: settings.snapshotIntervalMs ?? 5_000,

@@ -3,6 +3,7 @@ import type { AgentAdapters } from '../agents/agent-adapter.ts';
 import type { EngineState } from '../execution/state/reducer.ts';
 import type { ProviderTarget } from '../llm/providers/providers.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
+import type { EffectiveSandbox } from '../plan/sandbox-resolve.ts';
 import type { CodonHooks } from './codon-hooks.ts';
 import type { CodonSteps } from './codon-steps.ts';
 import type { MessageQueueLimits } from './message-queue.ts';
@@ -19,6 +20,10 @@ export type LifecycleOptions = {
   /** The data directory's link in the agent root, for the agent and `{{dataDir}}`. */
   dataDir?: string;
   agentStateDir: string;
+  executionDir: string;
+  rigArchive: string;
+  /** A codon's sandbox when its agent runs confined (docs/agents.md#the-sandbox); absent or undefined: unconfined. */
+  sandbox?: (codon: RuntimeCodon) => EffectiveSandbox | undefined;
   defaultModel: string;
   /** Where the codon's agent calls (the proxy's route when it is on) and its key variable. */
   provider: (codon: RuntimeCodon) => ProviderTarget;

@@ -6,6 +6,7 @@ import type { StateStore } from '../execution/state/state-store.ts';
 import type { ProviderTarget } from '../llm/providers/providers.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
+import type { EffectiveSandbox } from '../plan/sandbox-resolve.ts';
 import type { ArchiveManifest } from './archive.ts';
 import type { CarriedMessage } from './carry-over.ts';
 import type { Checkpointing } from './checkpointing.ts';
@@ -30,6 +31,8 @@ export type OrchestratorOptions = {
   dataDir?: string;
   /** Per-execution agent files (sessions, CLI home, the pids of running agents). */
   agentStateDir: string;
+  /** A codon's sandbox when its agent runs confined (docs/agents.md#the-sandbox); absent or undefined: unconfined. */
+  sandbox?: (codon: RuntimeCodon) => EffectiveSandbox | undefined;
   defaultModel: string;
   stopGraceMs: number;
   snapshotIntervalMs: number;

@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { AgentAdapter, AgentRun, AgentStart } from '../agent-adapter.ts';
 import { providerEnv } from '../provider-env.ts';
+import { sandboxWith } from '../sandbox-homes.ts';
 import { spawnAgent } from '../spawn-agent.ts';
 
 const BIN = resolve(import.meta.dirname, '../../../bin/ribosome');
@@ -28,6 +29,7 @@ export class BuiltinAdapter implements AgentAdapter {
       stdin: options.prompt,
       input: 'stream-json',
       mark: options.mark,
+      ...sandboxWith(options.sandbox, { writable: [join(options.stateDir, 'sessions')] }),
     });
   }
 }

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import type { AgentAdapter, AgentRun, AgentStart } from '../agent-adapter.ts';
 import { missingCliHint } from '../cli-binary.ts';
 import { providerEnv } from '../provider-env.ts';
+import { sandboxWith, userConfigDirs } from '../sandbox-homes.ts';
 import { notStarted, spawnAgent } from '../spawn-agent.ts';
 import { CLAUDE_CODE, claudeBinary } from './claude-binary.ts';
 import { claudeSettings } from './claude-settings.ts';
@@ -65,6 +66,9 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       stdin: options.prompt,
       input: 'stream-json',
       mark: options.mark,
+      ...sandboxWith(options.sandbox, {
+        writable: [home, tmp, ...(this.#config === 'user' ? userConfigDirs('claude-code') : [])],
+      }),
     });
     if (run.pid !== -1) return run;
     // Not started: when the binary is missing, say how to get it (it is an optional peer dependency).

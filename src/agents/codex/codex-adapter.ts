@@ -5,6 +5,7 @@ import type { AgentAdapter, AgentRun, AgentStart, ModelSpend } from '../agent-ad
 import { cliBinary, missingCliHint } from '../cli-binary.ts';
 import { providerEnv } from '../provider-env.ts';
 import { resumeChain } from '../resume-chain.ts';
+import { sandboxWith } from '../sandbox-homes.ts';
 import { notStarted, spawnAgent } from '../spawn-agent.ts';
 import {
   CODEX,
@@ -95,6 +96,11 @@ export class CodexAdapter implements AgentAdapter {
       input: 'text',
       mark: options.mark,
       translator,
+      // Its home is the user's CODEX_HOME under agentConfig user (codexHome).
+      ...sandboxWith(options.sandbox, {
+        writable: [home],
+        ...(turn.instructionsFile ? { readOnly: [turn.instructionsFile] } : {}),
+      }),
     });
     if (run.pid !== -1) return run;
     // Not started: when the binary is missing, say how to get it.

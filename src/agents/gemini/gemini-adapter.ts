@@ -7,6 +7,7 @@ import type { AgentAdapter, AgentConfig, AgentRun, AgentStart, ModelSpend } from
 import { wrapRun } from '../agent-run.ts';
 import { cliBinary, missingCliHint } from '../cli-binary.ts';
 import { resumeChain } from '../resume-chain.ts';
+import { sandboxWith, userConfigDirs } from '../sandbox-homes.ts';
 import { notStarted, spawnAgent } from '../spawn-agent.ts';
 import type { StreamLine } from '../stream-line.ts';
 import {
@@ -64,6 +65,13 @@ export class GeminiAdapter implements AgentAdapter {
       ...options.env,
     };
     const dataDir = options.dataDir ? dataDirFiles(options.stateDir, options.dataDir) : undefined;
+    const sandbox = sandboxWith(options.sandbox, {
+      writable: [tmp, ...(isolated ? [home] : userConfigDirs('gemini'))],
+      readOnly: [
+        ...(typeof env.GEMINI_SYSTEM_MD === 'string' ? [env.GEMINI_SYSTEM_MD] : []),
+        ...(dataDir ? [dataDir.policy] : []),
+      ],
+    });
     const command = cliBinary(GEMINI_CLI);
     const turn = (prompt: string, session: { resume?: string; fork?: string }): AgentRun => {
       // What the session continued has spent already: a run that ends without its result counts the rest.
@@ -79,6 +87,7 @@ export class GeminiAdapter implements AgentAdapter {
         env,
         stdin: '',
         mark: options.mark,
+        ...sandbox,
         translator: geminiTranslator({
           ...(before ? { before } : {}),
           readSpent: (id) => sessionSpend(home, id),

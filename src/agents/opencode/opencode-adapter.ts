@@ -4,6 +4,7 @@ import type { AgentAdapter, AgentRun, AgentStart } from '../agent-adapter.ts';
 import { cliBinary, missingCliHint } from '../cli-binary.ts';
 import { providerEnv, withAgentKey } from '../provider-env.ts';
 import { resumeChain } from '../resume-chain.ts';
+import { sandboxWith, userConfigDirs } from '../sandbox-homes.ts';
 import { notStarted, spawnAgent } from '../spawn-agent.ts';
 import {
   INSTALLED_MARKERS,
@@ -60,6 +61,9 @@ export class OpencodeAdapter implements AgentAdapter {
         input: 'text',
         mark: options.mark,
         translator: opencodeTranslator({ model: opencodeModelId(options.model) }),
+        ...sandboxWith(options.sandbox, {
+          writable: [dirs.home, ...(isolated ? [] : userConfigDirs('opencode'))],
+        }),
       });
       if (run.pid !== -1) return run;
       // Not started: when the binary is missing, say how to get it.

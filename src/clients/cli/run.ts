@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import type { Command } from 'commander';
 import { announce } from './run/announce.ts';
 import { composeEngine } from './run/compose-engine.ts';
@@ -6,6 +7,7 @@ import { attachFrontEnd } from './run/front-end.ts';
 import { parseRunFlags, type RunFlags } from './run/parse-flags.ts';
 import { checkRunDirs, placeExecution } from './run/place-execution.ts';
 import { wireProviders } from './run/providers.ts';
+import { sandboxPlaceProblems } from './run/sandbox-start.ts';
 import { keepServingOnStrayErrors } from './run/stray-errors.ts';
 import { summaryLine } from './run/summary-line.ts';
 
@@ -67,6 +69,11 @@ export function registerRun(program: Command): void {
       '--token <token>',
       'access token every WebSocket upgrade and the dashboard need (env RIBOSOME_TOKEN); generated when --host is not loopback',
     )
+    .option(
+      '--sandbox <mode>',
+      "confine every agent: auto (default: where this machine can), on (or refuse to start) or off; over the plan's",
+    )
+    .option('--no-sandbox', 'agents run unconfined, with your rights (--sandbox off)')
     .action(async (planFile: string, flags: RunFlags) => {
       exitOnceStopped(await run(planFile, flags));
     });
@@ -87,6 +94,9 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   if (!providers.ok) return refused(providers);
   const execution = await checkRunDirs(request.value, placement.value);
   if (!execution.ok) return refused(execution);
+  const place = { home: homedir(), executionDir: execution.value.executionDir };
+  const misplaced = sandboxPlaceProblems(request.value.plan, request.value.sandbox, place);
+  if (misplaced) return refused(misplaced);
   const started = await composeEngine(request.value, execution.value, providers.value);
   if (!started.ok) return refused(started);
 

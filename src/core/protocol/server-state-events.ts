@@ -77,6 +77,10 @@ export const serverStateEvents = {
       z.string().optional(),
       "The agent that runs the codon (builtin, claude-code, codex, gemini, opencode): the codon's, else the plan's.",
     ),
+    sandboxed: ours(
+      z.boolean().optional(),
+      "True when the codon's agent runs in the sandbox (docs/agents.md#the-sandbox); absent when it runs unconfined.",
+    ),
     promptMetadata: z
       .object({
         name: z.string().optional(),

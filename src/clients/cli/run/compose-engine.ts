@@ -39,6 +39,7 @@ export async function composeEngine(
         // Before the companions start, the configured provider and no proxy (as the plan says).
         const urls = (): ProviderUrls =>
           companions() ?? { providerUrl: request.proxy.providerBaseUrl, agentUrl: undefined };
+        if (request.sandbox.warning) deps.logger.warn(request.sandbox.warning);
         if (execution.clone) await cloneInto(execution.clone, deps.layout, deps.logger);
         const checkpointInclude = await workspaceIncludes(deps.layout, deps.logger);
         // What `ribosome runs` and the exit summary count codons against (the database lacks the plan).
@@ -51,6 +52,7 @@ export async function composeEngine(
           ...(budget ? { budget } : {}),
           claudeConfig: request.claudeConfig,
           agentConfig: request.agentConfig,
+          sandbox: request.sandbox.sandboxOf,
           checkpointInclude,
           provider: (codon) =>
             providerTarget(wiring, { provider: codon.provider, kind: codon.agent }, urls()),

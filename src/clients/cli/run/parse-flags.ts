@@ -8,8 +8,10 @@ import { type ProxyConfig, resolveProxyConfig } from '../../../plan/config/proxy
 import { resolveServerSettings, type ServerSettings } from '../../../plan/config/server-config.ts';
 import { formatProblems, type LoadedPlan, loadPlan } from '../../../plan/index.ts';
 import { isLoopbackHost } from '../../../platform/http/loopback.ts';
+import { sandboxSupport } from '../../../platform/sandbox/index.ts';
 import { killAtProblem } from '../../../platform/storage/kill-point.ts';
 import { EXIT, type Refusal, refuse } from './exit.ts';
+import { type RunSandbox, runSandbox, sandboxFlag } from './sandbox-start.ts';
 
 /** `ribosome run`'s options as commander gives them. */
 export type RunFlags = {
@@ -36,6 +38,8 @@ export type RunFlags = {
   web?: boolean;
   webPort?: string;
   token?: string;
+  /** `--sandbox MODE`; `--no-sandbox`: false. */
+  sandbox?: string | boolean;
 };
 
 type ConfigOwner = NonNullable<ServerSettings['agentConfig']>;
@@ -54,6 +58,8 @@ export type RunRequest = {
   access: { token: string | undefined; generated: boolean };
   agentConfig: ConfigOwner;
   claudeConfig: ConfigOwner;
+  /** Where each codon's agent runs: confined or not (docs/agents.md#the-sandbox). */
+  sandbox: RunSandbox;
   /** --scripted-provider: the script's path. Offline: every provider is the scripted one. */
   scriptedProvider: string | undefined;
   /** --web: the dashboard, on `port` (undefined: the WebSocket port + 2). */
@@ -117,6 +123,8 @@ export async function parseRunFlags(
       `--max-time must be a duration such as 90s, 30m or 2h (or milliseconds), got "${flags.maxTime}"`,
     );
   }
+  const sandboxMode = sandboxFlag(flags.sandbox);
+  if (!sandboxMode.ok) return sandboxMode;
   const settings = resolveServerSettings(file.value, {
     port,
     host: flags.host,
@@ -153,6 +161,10 @@ export async function parseRunFlags(
   const vendorProblems = vendorDefaultProblems(process.env);
   if (vendorProblems.length > 0) return refuse(vendorProblems.join('\n'));
 
+  const sandbox = runSandbox(plan, settings.value.sandbox, sandboxMode.mode, sandboxSupport());
+  if (!sandbox.ok) return sandbox;
+  if (sandbox.value.warning) warn(sandbox.value.warning);
+
   const agentConfig = plan.raw.agentConfig ?? settings.value.agentConfig ?? 'isolated';
   return {
     ok: true,
@@ -166,6 +178,7 @@ export async function parseRunFlags(
       access: { token: access.token, generated: access.generated },
       agentConfig,
       claudeConfig: plan.raw.claudeConfig ?? settings.value.claudeConfig ?? agentConfig,
+      sandbox: sandbox.value,
       scriptedProvider: flags.scriptedProvider ? resolve(flags.scriptedProvider) : undefined,
       web: flags.web ? { port: webPort } : undefined,
       headless: flags.headless === true,

@@ -3,12 +3,14 @@ import { AGENT_CLIS } from '../../agents/registry/agent-clis.ts';
 import { type ProviderBaseUrlResult, resolveProviderBaseUrl } from '../../plan/config/proxy-config.ts';
 import type { Agent } from '../../plan/primitives.ts';
 import { claudeLoginFile } from '../../platform/credentials/claude-login.ts';
+import { sandboxSupport } from '../../platform/sandbox/index.ts';
 import { type DoctorReport, report } from './check-result.ts';
 import { checkAgentKeys, checkCredentials } from './credentials.ts';
 import { checkExecutionDir } from './execution-dir.ts';
 import { checkNodeVersion } from './node-version.ts';
 import { checkPort } from './port.ts';
 import { checkProvider } from './provider.ts';
+import { checkSandbox } from './sandbox.ts';
 import { checkAgentCli, checkGit } from './tools.ts';
 
 export type DoctorOptions = {
@@ -65,5 +67,13 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     provider,
     checkExecutionDir(options.executionDir),
     port,
+    checkSandbox(sandboxSupport(), configMode(options.config?.sandbox)),
   ]);
+}
+
+/** The mode a config file's `sandbox` sets, if any. */
+function configMode(setting: unknown): string | undefined {
+  if (typeof setting === 'string') return setting;
+  const mode = (setting as { mode?: unknown } | undefined)?.mode;
+  return typeof mode === 'string' ? mode : undefined;
 }

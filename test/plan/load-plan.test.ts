@@ -39,6 +39,7 @@ describe('loadPlan on the examples', () => {
         onFailure: { then: 'idle' },
         stallTimeoutMs: DEFAULT_STALL_TIMEOUT_MS,
         verify: [],
+        sandbox: { allowWrite: [], readOnly: [], hide: [] },
       },
     ]);
   });

@@ -70,7 +70,12 @@ export function configKeys(): string[] {
         inner instanceof z.ZodPrefault
       )
         inner = inner.unwrap() as z.ZodType;
-      const nested = inner instanceof z.ZodObject ? keysOf(inner.shape, `${prefix}${key}.`) : [];
+      // A union with an object among its options (`sandbox: on` or `sandbox: {...}`): that object's keys.
+      const object =
+        inner instanceof z.ZodUnion
+          ? (inner.options as z.ZodType[]).find((option) => option instanceof z.ZodObject)
+          : inner;
+      const nested = object instanceof z.ZodObject ? keysOf(object.shape, `${prefix}${key}.`) : [];
       return [`${prefix}${key}`, ...nested];
     });
   return keysOf(ConfigFile.shape, '');

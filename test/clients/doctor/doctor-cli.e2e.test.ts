@@ -142,6 +142,8 @@ describe('ribosome doctor', () => {
       provider: 'fail',
       'execution dir': 'fail',
       port: 'fail',
+      // No bwrap or socat on that PATH: sandbox auto would run agents unconfined.
+      sandbox: 'warn',
     });
     for (const c of report.checks.filter((c) => c.status !== 'ok')) expect(c.fix).toBeTruthy();
     expect(result.stdout + result.stderr).not.toContain('MARKER');

@@ -1,7 +1,7 @@
 import { isCredentialName } from '../platform/credentials/log-safe.ts';
 
 /**
- * What an agent takes from the server's environment: an allowlist (docs/agents.md#what-the-agent-may-do),
+ * What an agent takes from the server's environment: an allowlist (docs/operations.md#the-environment-an-agent-gets),
  * never the environment minus a few. The machine's basics (paths, user, locale, terminal, time zone),
  * the proxy and CA settings, and each agent CLI's own knobs by prefix. A knob whose name reads as a
  * credential (ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN, GEMINI_API_KEY) is not among them: an

@@ -1,22 +1,33 @@
-import { isLoopbackUrl, OFFLINE_KEY, withProviderKey } from '../platform/credentials/credentials.ts';
+import {
+  CREDENTIAL_VARS,
+  isLoopbackUrl,
+  OFFLINE_KEY,
+  withProviderKey,
+} from '../platform/credentials/credentials.ts';
 import type { AgentStart } from './agent-adapter.ts';
-
-/** Variables a parent coding session may set that would confuse an agent we start. */
-const NESTING = new Set(['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SSE_PORT']);
+import { agentBaseEnv } from './agent-env.ts';
 
 /**
- * The agent's environment: the server's (so knobs like CLAUDE_CODE_MAX_RETRIES reach it), with the
- * provider set to the codon's (the proxy when it is on), when that provider names its key variable
- * (apiKeyEnv) that key alone as ANTHROPIC_API_KEY, and none of the plan's key variables (keyVars).
+ * The agent's environment: built for it (agentBaseEnv: an allowlist of the server's, so knobs like
+ * CLAUDE_CODE_MAX_RETRIES reach it and RIBOSOME_TOKEN or another provider's key never do), with the
+ * provider set to the codon's (the proxy when it is on) and its credential: when that provider names
+ * its key variable (apiKeyEnv) that key alone as ANTHROPIC_API_KEY, else the server's credential
+ * variables (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN) as they are; none of
+ * the plan's other key variables (keyVars). `server`: process.env but in tests.
  */
 export function providerEnv(
   options: Pick<AgentStart, 'providerBaseUrl' | 'apiKeyEnv' | 'keyVars'>,
+  server: NodeJS.ProcessEnv = process.env,
 ): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!NESTING.has(key)) env[key] = value;
+  const env = agentBaseEnv(server, options.keyVars);
   env.ANTHROPIC_BASE_URL = options.providerBaseUrl;
-  // The credentials (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN) come from the
-  // server's environment as they are; `ribosome run` sets a placeholder only for its scripted provider.
+  // The credentials come from the server's environment as they are; `ribosome run` sets a placeholder
+  // only for its scripted provider. withProviderKey then keeps the one this provider uses.
+  const named = options.apiKeyEnv === undefined ? [] : [options.apiKeyEnv];
+  for (const name of [...CREDENTIAL_VARS, ...named]) {
+    const value = server[name];
+    if (value !== undefined) env[name] = value;
+  }
   return withProviderKey(env, options.apiKeyEnv, options.keyVars);
 }
 

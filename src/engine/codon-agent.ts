@@ -116,6 +116,7 @@ export function gateRunner(
       gates: codon.verify,
       agentRoot: o.agentRoot,
       env: codon.env,
+      keyVars: o.provider(codon).keyVars ?? [],
       round,
       signal,
       publish: (type, data) => o.recorder.publish(type, data).catch(fail),

@@ -4,6 +4,7 @@ import type { Result } from '../core/result.ts';
 import type { CheckpointRecord } from '../execution/checkpoints/index.ts';
 import { copyOutputs } from '../execution/outputs/index.ts';
 import type { TransitionData } from '../execution/state/transitions.ts';
+import type { ProviderTarget } from '../llm/providers/providers.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import { killPoint } from '../platform/storage/kill-point.ts';
 import { describeError } from '../platform/storage/probe.ts';
@@ -30,6 +31,8 @@ export type CodonStepsOptions = {
   agentStateDir: string;
   /** Where a successful codon's outputFiles are copied (run --output; default <execution>/output). */
   outputDir?: string;
+  /** The codon's provider: its plan's key variables are kept from rig commands. */
+  provider?: (codon: RuntimeCodon) => ProviderTarget;
 };
 
 /**
@@ -137,6 +140,7 @@ export class CodonSteps {
       agentRoot: this.#o.agentRoot,
       executionDir: this.#o.executionDir,
       env: codon.env,
+      keyVars: this.#o.provider?.(codon).keyVars ?? [],
       ...(signal ? { signal } : {}),
       onProcess: (pid, running, mark) =>
         running

@@ -85,8 +85,10 @@ export class Recorder {
    * the journal are written in one transaction, so a kill never leaves one ahead of the other, and
    * clients get the events only once it has committed.
    */
-  applyAll(transitions: readonly Transition[], events: readonly EventOf[] = []): Promise<unknown> {
+  applyAll(given: readonly Transition[], events: readonly EventOf[] = []): Promise<unknown> {
     if (this.#closed) return Promise.reject(new Error('transition after the engine stopped; not recorded'));
+    // Stored as the journal's events are: without the server's secrets (a failure's message may quote one).
+    const transitions = this.#bus.redact(given);
     let announced: Promise<unknown> = Promise.resolve();
     let commit: PendingCommit | undefined;
     let applied: ReturnType<StateStore['applyAll']> = [];

@@ -14,6 +14,8 @@ export type RigSetupOptions = {
   executionDir: string;
   /** The codon's `env` (defaults.env with the codon's over it): `run` commands see it. */
   env?: Record<string, string>;
+  /** The plan's key variables: kept from the steps with the server's other secrets (runCommand). */
+  keyVars?: readonly string[];
   /** Progress and command output, for `info` events and the log. */
   onOutput: (message: string) => void;
   defaultTimeoutMs?: number;
@@ -102,6 +104,7 @@ async function runStep(
     timeoutMs,
     markName: STEP_MARK,
     ...(options.env ? { env: options.env } : {}),
+    ...(options.keyVars ? { keyVars: options.keyVars } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProcess ? { onProcess: options.onProcess } : {}),
     onData: (_stream, text) => {

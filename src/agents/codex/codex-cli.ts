@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { CREDENTIAL_VARS } from '../../platform/credentials/credentials.ts';
 import type { AgentStart } from '../agent-adapter.ts';
 import type { AgentCli } from '../cli-binary.ts';
 import { withAgentKey } from '../provider-env.ts';
@@ -158,8 +159,9 @@ export function codexEnv(
   serverEnv: NodeJS.ProcessEnv = process.env,
 ): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base };
-  // providerEnv put the apiKeyEnv value in Anthropic's variable; Codex reads its own.
-  if (options.apiKeyEnv) delete env.ANTHROPIC_API_KEY;
+  // Claude's credentials (where providerEnv put the apiKeyEnv value too) are another endpoint's:
+  // Codex reads its own variable alone.
+  for (const name of CREDENTIAL_VARS) delete env[name];
   const key = serverEnv[options.apiKeyEnv || CODEX_KEY_VAR];
   return withAgentKey(env, CODEX_KEY_VAR, key, options.providerBaseUrl);
 }

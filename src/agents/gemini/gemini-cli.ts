@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import { z } from 'zod';
 import { CREDENTIAL_VARS } from '../../platform/credentials/credentials.ts';
 import type { AgentStart } from '../agent-adapter.ts';
+import { agentBaseEnv } from '../agent-env.ts';
 import type { AgentCli } from '../cli-binary.ts';
 import { parseJsonLine } from '../json-line.ts';
 import { withAgentKey } from '../provider-env.ts';
@@ -99,22 +100,39 @@ export function maxAttemptsOf(env: NodeJS.ProcessEnv): number {
   return Number.isInteger(value) && value >= 1 && value <= 10 ? value : DEFAULT_MAX_ATTEMPTS;
 }
 
+/** How Gemini CLI may authenticate in the user's own configuration besides the key (Vertex AI, Google's key). */
+const USER_AUTH = [
+  ...OTHER_AUTH,
+  'GOOGLE_CLOUD_PROJECT',
+  'GOOGLE_CLOUD_LOCATION',
+  'GOOGLE_APPLICATION_CREDENTIALS',
+];
+
 /**
- * Gemini CLI's environment: the server's, pointed at the codon's provider (GOOGLE_GEMINI_BASE_URL is
- * the provider's root; Gemini CLI adds `/v1beta/models/...`), with its key in GEMINI_API_KEY: the plan
- * provider's `apiKeyEnv` value when it names one, else the server's GEMINI_API_KEY, else, for a
- * provider on this machine (the scripted one, a local gateway), a placeholder. None of the plan's key
- * variables and none of Claude's credentials reach it; in its own configuration (`isolated`) neither
- * do the variables that would choose another auth than the key (Vertex AI, GOOGLE_API_KEY). Pure.
+ * Gemini CLI's environment: built for it from the server's (agentBaseEnv), pointed at the codon's
+ * provider (GOOGLE_GEMINI_BASE_URL is the provider's root; Gemini CLI adds `/v1beta/models/...`), with
+ * its key in GEMINI_API_KEY: the plan provider's `apiKeyEnv` value when it names one, else the
+ * server's GEMINI_API_KEY, else, for a provider on this machine (the scripted one, a local gateway), a
+ * placeholder. None of the plan's key variables and none of Claude's credentials reach it; in the
+ * user's configuration (not `isolated`) the variables that choose another auth (Vertex AI,
+ * GOOGLE_API_KEY) do. Pure.
  */
 export function geminiEnv(
   server: NodeJS.ProcessEnv,
   options: Pick<AgentStart, 'providerBaseUrl' | 'apiKeyEnv' | 'keyVars'> & { isolated: boolean },
 ): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...server };
-  const drop = [...(options.keyVars ?? []), ...CLAUDE_VARS, ...(options.isolated ? OTHER_AUTH : [])];
-  for (const name of drop) delete env[name];
-  const key = options.apiKeyEnv === undefined ? env[GEMINI_KEY_VAR] : server[options.apiKeyEnv];
+  const keyVars = options.keyVars ?? [];
+  const env = agentBaseEnv(server, keyVars);
+  for (const name of CLAUDE_VARS) delete env[name];
+  if (!options.isolated) {
+    for (const name of USER_AUTH) {
+      const value = server[name];
+      if (value !== undefined && !keyVars.includes(name)) env[name] = value;
+    }
+  }
+  // GEMINI_API_KEY as another provider's key variable is that provider's, not this one's.
+  const own = keyVars.includes(GEMINI_KEY_VAR) ? undefined : server[GEMINI_KEY_VAR];
+  const key = options.apiKeyEnv === undefined ? own : server[options.apiKeyEnv];
   return {
     ...withAgentKey(env, GEMINI_KEY_VAR, key, options.providerBaseUrl),
     GOOGLE_GEMINI_BASE_URL: options.providerBaseUrl.replace(/\/+$/, ''),

@@ -16,6 +16,8 @@ export type RunGatesOptions = {
   agentRoot: string;
   /** The codon's environment (defaults.env with the codon's over it), as its agent and rig steps get it. */
   env?: Record<string, string>;
+  /** The plan's key variables: kept from the gates with the server's other secrets (runCommand). */
+  keyVars?: readonly string[];
   round: number;
   /** Aborting ends the running gate (its whole process tree); no further gate runs. */
   signal: AbortSignal;
@@ -64,6 +66,7 @@ async function runGate(o: RunGatesOptions, index: number, gate: ResolvedGate): P
     timeoutMs: gate.timeoutMs,
     markName: GATE_MARK,
     ...(o.env ? { env: o.env } : {}),
+    ...(o.keyVars ? { keyVars: o.keyVars } : {}),
     signal: o.signal,
     ...(o.onProcess ? { onProcess: o.onProcess } : {}),
     onData: (stream, text) => {

@@ -9,6 +9,7 @@ import {
   type ServerEventOf,
 } from '../../core/protocol/index.ts';
 import { newEventId } from './event-id.ts';
+import type { EventRedaction } from './event-redaction.ts';
 import type { Journal, JournalEntry } from './journal.ts';
 
 /** A subscriber gets each event with its JSON, serialized once for everyone. */
@@ -50,11 +51,25 @@ export class EventBus {
   #lastFlushMs = 0;
   #runId: string;
   #failure: unknown;
+  readonly #redaction: EventRedaction | undefined;
 
-  constructor(options: { journal: Journal; runId: string; logger?: Logger }) {
+  /** `redaction`: the server's secrets, taken out of every event before it is journaled or sent. */
+  constructor(options: { journal: Journal; runId: string; logger?: Logger; redaction?: EventRedaction }) {
     this.#journal = options.journal;
     this.#runId = options.runId;
     this.#logger = options.logger;
+    this.#redaction = options.redaction;
+  }
+
+  /** `value` (a transition, before it is stored) without the server's secrets; the same when clean. */
+  redact<T>(value: T): T {
+    return this.#redaction ? this.#redaction.value(value) : value;
+  }
+
+  /** An event and its JSON as they may be journaled and sent: redacted, serialized once. */
+  #made(event: ServerEvent): { event: ServerEvent; json: string } {
+    const json = JSON.stringify(event);
+    return this.#redaction ? this.#redaction.event(event, json) : { event, json };
   }
 
   get runId(): string {
@@ -89,8 +104,9 @@ export class EventBus {
    */
   announceUnjournaled<T extends EventType>(type: T, data: EventInput<T>): ServerEventOf<T> {
     const event = makeEvent(type, eventDataSchemas[type].parse(data) as ServerEventOf<T>['data']);
-    this.#deliver([{ event: event as ServerEvent, json: JSON.stringify(event) }]);
-    return event;
+    const made = this.#made(event as ServerEvent);
+    this.#deliver([made]);
+    return made.event as ServerEventOf<T>;
   }
 
   subscribe(listener: BusListener): () => void {
@@ -114,14 +130,11 @@ export class EventBus {
     if (!parsed.success) {
       return Promise.reject(new Error(`invalid ${type} payload: ${parsed.error.message}`));
     }
-    const event = makeEvent(type, parsed.data as ServerEventOf<T>['data'], newEventId());
+    const { event, json } = this.#made(
+      makeEvent(type, parsed.data as ServerEventOf<T>['data'], newEventId()) as ServerEvent,
+    );
     return new Promise((resolve, reject) => {
-      this.#pending.push({
-        event: event as ServerEvent,
-        json: JSON.stringify(event),
-        resolve: () => resolve(event),
-        reject,
-      });
+      this.#pending.push({ event, json, resolve: () => resolve(event as ServerEventOf<T>), reject });
       if (!this.#scheduled) {
         this.#scheduled = true;
         const wait =

@@ -7,11 +7,14 @@ import type { Engine } from '../../engine/engine.ts';
 import type { EngineDeps } from '../../engine/ports.ts';
 import { openDatabase } from '../../execution/journal/database.ts';
 import { EventBus } from '../../execution/journal/event-bus.ts';
+import { EventRedaction } from '../../execution/journal/event-redaction.ts';
 import { SqliteJournal } from '../../execution/journal/sqlite-journal.ts';
 import { type ExecutionLayout, executionLayout } from '../../execution/layout/layout.ts';
 import { acquireRuntimeLock, type LockInfo } from '../../execution/layout/runtime-lock.ts';
 import { newRunId } from '../../execution/state/run-id.ts';
 import type { ServerSettings } from '../../plan/config/server-config.ts';
+import { PROVIDER_KEY_VARS, TOKEN_VAR } from '../../platform/credentials/credentials.ts';
+import { SecretRedactor } from '../../platform/credentials/secret-redactor.ts';
 import { asStorageFault, type StorageFault, StorageGuard } from '../../platform/storage/guard.ts';
 import { diagnose } from '../../platform/storage/probe.ts';
 import { ControlServer } from './control-server.ts';
@@ -40,6 +43,12 @@ export type RuntimeOptions<C = undefined> = {
   companions?: StartCompanions<C>;
   /** The access token upgrades must carry (ControlServerOptions.token). */
   token?: string | undefined;
+  /**
+   * [the provider key variables of the environment] The secret values redacted from every event
+   * before it is journaled (docs/operations.md#secrets-in-the-journal); the access token is added
+   * here, and a caller may add more (the plan's key variables, a companion's credential) later.
+   */
+  secrets?: SecretRedactor;
   /**
    * [0 each time: the OS chooses] With a dynamic port (settings.port 0), the port of attempt n: a
    * companion's port taken (the proxy's, main + 1) makes the server listen again (listen-retry.ts).
@@ -141,6 +150,8 @@ export async function startRuntime<C = undefined>(options: RuntimeOptions<C>): P
   if (!lock.ok) throw new LockHeldError(layout.lockFile, lock.holder);
 
   const { settings, readyExtras } = options;
+  const secrets = options.secrets ?? serverSecrets(process.env);
+  secrets.add(TOKEN_VAR, options.token);
   const storage = new StorageGuard(layout.database);
   let db: DatabaseSync | undefined;
   let journal: SqliteJournal | undefined;
@@ -151,7 +162,10 @@ export async function startRuntime<C = undefined>(options: RuntimeOptions<C>): P
   /** What the companions of the current listening attempt returned, once they have started. */
   let started: C | undefined;
   try {
-    log = await openServerLog(layout.logFile, settings.logLevel);
+    // A rig step's output and an agent's stderr are logged: without the server's secrets too.
+    log = await openServerLog(layout.logFile, settings.logLevel, (line) =>
+      secrets.contains(line) ? secrets.text(line) : line,
+    );
     if (lock.tookOverFrom) log.logger.warn({ stale: lock.tookOverFrom }, 'took over a stale runtime lock');
     db = openDatabase(layout.database, settings.journalSync);
     const logger = log.logger;
@@ -159,7 +173,8 @@ export async function startRuntime<C = undefined>(options: RuntimeOptions<C>): P
       onCheckpointError: (error) =>
         logger.warn({ err: error }, 'WAL checkpoint failed (nothing is lost: the WAL keeps every commit)'),
     });
-    const bus = new EventBus({ journal, runId: newRunId(), logger: log.logger });
+    const redaction = new EventRedaction(secrets);
+    const bus = new EventBus({ journal, runId: newRunId(), logger: log.logger, redaction });
     deps = {
       layout,
       db,
@@ -342,4 +357,14 @@ export async function startRuntime<C = undefined>(options: RuntimeOptions<C>): P
     }
     throw storage.fault ?? error;
   }
+}
+
+/**
+ * The secrets a server knows from `env`: every provider key variable, and `keyVars` (the plan's
+ * providers' own), by name.
+ */
+export function serverSecrets(env: NodeJS.ProcessEnv, keyVars: readonly string[] = []): SecretRedactor {
+  const secrets = new SecretRedactor();
+  secrets.addFromEnv(env, [...PROVIDER_KEY_VARS, TOKEN_VAR, ...keyVars]);
+  return secrets;
 }

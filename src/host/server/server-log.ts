@@ -28,9 +28,13 @@ export type ServerLog = {
  * `.ribosome/logs/server.log` (pino JSON lines, written asynchronously, the lines of each 20 ms in one
  * write; close() writes what waits). A write that fails (a full or read-only disk) is said on stderr
  * (once), and writing is tried again with the next lines: the log is for people, never a reason to
- * stop the server.
+ * stop the server. `redact`: each line as it may be written (the server's secrets taken out of it).
  */
-export async function openServerLog(file: string, level: string): Promise<ServerLog> {
+export async function openServerLog(
+  file: string,
+  level: string,
+  redact: (line: string) => string = (line) => line,
+): Promise<ServerLog> {
   const destination = pino.destination({
     dest: file,
     sync: false,
@@ -60,7 +64,7 @@ export async function openServerLog(file: string, level: string): Promise<Server
   const stream = {
     write(line: string) {
       if (!open) return;
-      waiting += line;
+      waiting += redact(line);
       if (waiting.length >= BATCH_BYTES) flush();
       else timer ??= setTimeout(flush, BATCH_MS);
     },

@@ -18,6 +18,8 @@ export type ProxyHandle = {
    * path prefix when the proxy listens beyond loopback (the plain `url` on loopback). A secret then.
    */
   agentUrl: string;
+  /** The run's agent credential in `agentUrl`, when there is one: a secret kept out of the journal. */
+  agentCredential?: string;
   stop(): Promise<void>;
 };
 
@@ -88,6 +90,7 @@ export async function startProxyForServer(args: StartProxyArgs): Promise<ProxyHa
   return {
     url,
     agentUrl: agentCredential ? `${local}${credentialPrefix(agentCredential)}` : url,
+    ...(agentCredential ? { agentCredential } : {}),
     stop: () => runner.stop(),
   };
 }

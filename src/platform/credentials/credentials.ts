@@ -12,6 +12,34 @@ export const CREDENTIAL_VARS = [
 ] as const;
 export type CredentialVar = (typeof CREDENTIAL_VARS)[number];
 
+/**
+ * Every variable a provider key may come from besides a plan's own (apiKeyEnv): Claude's, Codex's,
+ * Gemini CLI's and Google's. The server keeps them; what it starts gets only the one it needs.
+ */
+export const PROVIDER_KEY_VARS = [
+  ...CREDENTIAL_VARS,
+  'OPENAI_API_KEY',
+  'GEMINI_API_KEY',
+  'GOOGLE_API_KEY',
+] as const;
+
+/** The access token's variable: the server's alone, whatever it starts. */
+export const TOKEN_VAR = 'RIBOSOME_TOKEN';
+
+/**
+ * The environment of the user's own commands (rig steps, gates): the server's as it is, since they
+ * run as the user's scripts, but without the access token, the provider keys and `keyVars` (the
+ * plan's key variables). Pure.
+ */
+export function withoutServerSecrets(
+  env: NodeJS.ProcessEnv,
+  keyVars: readonly string[] = [],
+): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
+  for (const name of [...PROVIDER_KEY_VARS, TOKEN_VAR, ...keyVars]) delete out[name];
+  return out;
+}
+
 /** What the built-in scripted provider accepts; sent only to it, never to a real provider. */
 export const OFFLINE_KEY = 'ribosome-offline';
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { withoutServerSecrets } from '../credentials/credentials.ts';
 import { endMarked, killTree } from './process-tree.ts';
 import { spawnSafely } from './spawn-safely.ts';
 
@@ -13,8 +14,13 @@ export type CommandOptions = {
    * crash can find them.
    */
   markName: string;
-  /** Variables over the server's environment (a codon's `env`); the mark is set last. */
+  /**
+   * Variables over the server's environment (a codon's `env`); the mark is set last. The server's
+   * is passed without its secrets (withoutServerSecrets): the access token, the provider keys and
+   * `keyVars`, the plan's key variables.
+   */
   env?: Record<string, string>;
+  keyVars?: readonly string[];
   /** Aborting ends the command (its whole process tree). */
   signal?: AbortSignal;
   /** The command's process as it starts and ends, with the mark its processes carry. */
@@ -47,7 +53,11 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
     const started = spawnSafely('bash', ['-c', options.command], {
       cwd: options.cwd,
       // Set last: a codon's `env` cannot unmark the command.
-      env: { ...process.env, ...options.env, [options.markName]: mark },
+      env: {
+        ...withoutServerSecrets(process.env, options.keyVars),
+        ...options.env,
+        [options.markName]: mark,
+      },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

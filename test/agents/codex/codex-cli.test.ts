@@ -112,3 +112,14 @@ describe('codexHome and maxRetries', () => {
     expect(maxRetries({}, { RIBOSOME_CODEX_MAX_RETRIES: 'many' })).toBe(2);
   });
 });
+
+describe('codexEnv: no other endpoint credential', () => {
+  it("Claude's credentials in the base environment do not reach Codex", () => {
+    const env = codexEnv(
+      { ANTHROPIC_API_KEY: 'sk-ant', ANTHROPIC_AUTH_TOKEN: 'bearer', PATH: '/usr/bin' },
+      { providerBaseUrl: 'https://api.openai.com' },
+      { OPENAI_API_KEY: 'sk-1' },
+    );
+    expect(env).toEqual({ PATH: '/usr/bin', OPENAI_API_KEY: 'sk-1' });
+  });
+});

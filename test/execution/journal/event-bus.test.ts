@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ServerEvent } from '../../../src/core/protocol/index.ts';
 import { EventBus } from '../../../src/execution/journal/event-bus.ts';
+import { EventRedaction } from '../../../src/execution/journal/event-redaction.ts';
 import { MemoryJournal } from '../../../src/execution/journal/memory-journal.ts';
+import { SecretRedactor } from '../../../src/platform/credentials/secret-redactor.ts';
 
 describe('EventBus', () => {
   it('persists before it announces, in publish order, one transaction per turn', async () => {
@@ -124,5 +126,65 @@ describe('EventBus', () => {
     expect(journal.count()).toBe(0);
     // @ts-expect-error a wrong payload is refused at run time too
     expect(() => bus.announceUnjournaled('error', { text: 'wrong' })).toThrow();
+  });
+});
+
+describe('EventBus with the server secrets', () => {
+  const KEY = 'sk-planted-0123456789abcdef';
+  const redacting = () => {
+    const secrets = new SecretRedactor();
+    secrets.add('OPENAI_API_KEY', KEY);
+    const journal = new MemoryJournal();
+    const bus = new EventBus({ journal, runId: 'run-1', redaction: new EventRedaction(secrets) });
+    const sent: string[] = [];
+    bus.subscribe((_event, json) => sent.push(json));
+    const stored = () => journal.readAfter(0, { maxEvents: 100, maxBytes: 1e6 }).map((r) => r.json);
+    return { bus, sent, stored };
+  };
+
+  it('journals and sends no event that holds a key: tool results, tool inputs, agent text', async () => {
+    const { bus, sent, stored } = redacting();
+    const published = await bus.publish('tool.result', {
+      codonId: 'one',
+      toolUseId: 't1',
+      toolName: 'Bash',
+      result: `OPENAI_API_KEY=${KEY}\n`,
+      truncated: false,
+      originalLength: 44,
+      executionTimeMs: 1,
+      isError: false,
+    });
+    await bus.publish('assistant.action', {
+      codonId: 'one',
+      action: 'tool_use',
+      content: `Bash echo ${KEY}`,
+      toolName: 'Bash',
+      toolInput: { command: `echo ${KEY}` },
+    });
+    await bus.publish('info', { message: 'nothing secret' });
+    for (const json of [...stored(), ...sent]) expect(json).not.toContain(KEY);
+    expect(stored()).toEqual(sent);
+    expect(published.data.result).toBe('OPENAI_API_KEY=[redacted:OPENAI_API_KEY]\n');
+    expect(JSON.parse(stored()[1] ?? '{}').data.toolInput).toEqual({
+      command: 'echo [redacted:OPENAI_API_KEY]',
+    });
+    expect(JSON.parse(stored()[2] ?? '{}').data.message).toBe('nothing secret');
+    // A transition is stored the same way.
+    expect(bus.redact({ failureReason: { message: `died with ${KEY}` } })).toEqual({
+      failureReason: { message: 'died with [redacted:OPENAI_API_KEY]' },
+    });
+  });
+
+  it("a key cut between two chunks of a gate's output is whole in no event", async () => {
+    const { bus, stored } = redacting();
+    const base = { codonId: 'one', gate: 0 };
+    await bus.publish('verify.started', { ...base, gates: 1, command: 'env', cwd: '.', round: 0 });
+    await bus.publish('verify.output', { ...base, stream: 'stdout', text: `KEY=${KEY.slice(0, 10)}` });
+    await bus.publish('verify.output', { ...base, stream: 'stdout', text: `${KEY.slice(10)}\nok\n` });
+    const texts = stored()
+      .map((json) => JSON.parse(json))
+      .filter((e) => e.type === 'verify.output')
+      .map((e) => e.data.text as string);
+    expect(texts).toEqual([`KEY=${KEY.slice(0, 10)}`, '[redacted:OPENAI_API_KEY]\nok\n']);
   });
 });

@@ -5,6 +5,7 @@ import {
   OAUTH_BETA,
   presentCredentials,
   requestAuth,
+  withoutServerSecrets,
 } from '../../../src/platform/credentials/credentials.ts';
 
 describe('credentials', () => {
@@ -82,5 +83,26 @@ describe('credentials', () => {
       false,
       false,
     ]);
+  });
+});
+
+describe("withoutServerSecrets: the user's own commands (rig steps, gates)", () => {
+  it("keep the server's environment but the access token, the provider keys and the plan's key variables", () => {
+    const env = withoutServerSecrets(
+      {
+        PATH: '/usr/bin',
+        JAVA_HOME: '/opt/java',
+        SSH_AUTH_SOCK: '/tmp/agent.sock',
+        RIBOSOME_TOKEN: 'token-value-123',
+        ANTHROPIC_API_KEY: 'a',
+        ANTHROPIC_AUTH_TOKEN: 'b',
+        CLAUDE_CODE_OAUTH_TOKEN: 'c',
+        OPENAI_API_KEY: 'd',
+        GEMINI_API_KEY: 'e',
+        TEAM_KEY: 'f',
+      },
+      ['TEAM_KEY'],
+    );
+    expect(env).toEqual({ PATH: '/usr/bin', JAVA_HOME: '/opt/java', SSH_AUTH_SOCK: '/tmp/agent.sock' });
   });
 });

@@ -4,6 +4,7 @@ import { dashboardCompanion, type WebServer } from '../../../host/web-server/ind
 import type { MockProvider } from '../../../llm/mock-provider/server.ts';
 import type { ProxyHandle } from '../../../llm/proxy/start-for-server.ts';
 import type { ProxyConfig } from '../../../plan/config/proxy-config.ts';
+import type { SecretRedactor } from '../../../platform/credentials/secret-redactor.ts';
 import type { RunRequest } from './parse-flags.ts';
 import type { ProviderUrls } from './providers.ts';
 
@@ -17,7 +18,11 @@ export type RunCompanions = ProviderUrls & {
  * The run's companions, each given what those before it returned: the notifier, the scripted
  * provider (--scripted-provider), the proxy in front of the provider, the dashboard (--web).
  */
-export function runCompanions(request: RunRequest, routes: string[]): StartCompanions<RunCompanions> {
+export function runCompanions(
+  request: RunRequest,
+  routes: string[],
+  secrets?: SecretRedactor,
+): StartCompanions<RunCompanions> {
   return async (start) => {
     // First in, last out: the notifier outlives the other companions, so the run's last notices go out.
     await start(notifierCompanion({ plan: request.plan, configTargets: request.settings.notify }));
@@ -33,6 +38,8 @@ export function runCompanions(request: RunRequest, routes: string[]): StartCompa
         accessToken: request.access.token,
       }),
     );
+    // The agents' credential for the proxy is in their base URL: an agent could print it.
+    secrets?.add('proxy-agent-credential', proxy?.agentCredential);
     const { web } = request;
     const dashboard = web
       ? await start(

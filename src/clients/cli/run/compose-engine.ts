@@ -4,7 +4,7 @@ import { journalRedos } from '../../../engine/sentinels/actions/take-actions.ts'
 import { createSentinelHooks } from '../../../engine/sentinels/sentinel-hooks.ts';
 import { dataLinkPath } from '../../../execution/layout/data-link.ts';
 import { WorkspaceError } from '../../../execution/workspace/index.ts';
-import { LockHeldError, type Runtime, startRuntime } from '../../../host/server/runtime.ts';
+import { LockHeldError, type Runtime, serverSecrets, startRuntime } from '../../../host/server/runtime.ts';
 import type { ReadyExtras } from '../../../host/server/server-options.ts';
 import { StorageFault } from '../../../platform/storage/guard.ts';
 import { planRecordOf, writePlanRecord } from '../../runs/index.ts';
@@ -26,6 +26,8 @@ export async function composeEngine(
   wiring: ProviderWiring,
 ): Promise<{ ok: true; runtime: Runtime<RunCompanions> } | Refusal> {
   const { plan, settings, budget } = request;
+  // Every key the server holds, the plan's key variables' too, never reaches the journal.
+  const secrets = serverSecrets(process.env, wiring.keyVars);
   try {
     const runtime = await startRuntime<RunCompanions>({
       executionDir: execution.executionDir,
@@ -33,8 +35,9 @@ export async function composeEngine(
       agentRootName: plan.agentRoot,
       readyExtras: (companions) => readyExtras(request, companions),
       settings,
-      companions: runCompanions(request, wiring.routes),
+      companions: runCompanions(request, wiring.routes, secrets),
       token: request.access.token,
+      secrets,
       createEngine: async (deps, companions) => {
         // Before the companions start, the configured provider and no proxy (as the plan says).
         const urls = (): ProviderUrls =>

@@ -15,12 +15,17 @@ export type GateVerdict =
   | { kind: 'forward'; protocol: 'http:' | 'https:'; to: HostPort; path: string }
   /** A CONNECT tunnel to an allowed host (or an https route's own host). */
   | { kind: 'tunnel'; to: HostPort }
+  /**
+   * A CONNECT to a plain-http route (what Node's and undici's proxy agents send for every URL): the
+   * gate opens the tunnel itself and reads the HTTP inside it, so each request in it meets the
+   * route's path rules as a plain one would.
+   */
+  | { kind: 'inner' }
   | { kind: 'deny'; denial: SandboxDenial };
 
 export const NOT_ALLOWED = 'not in sandbox.network.allow';
 export const OTHER_ROUTE = 'another route of the LLM proxy';
 export const OFF_ROUTE = "outside the LLM route's base path";
-export const PROXY_TUNNEL = 'a tunnel to the LLM proxy (its route is reached by plain requests)';
 
 /** The start of another route of the LLM proxy: `/p/<n>` or `/t/<credential>` (src/llm/proxy). */
 const PROXY_ROUTE = /^\/(p\/\d|t\/)/;
@@ -110,8 +115,7 @@ export function decideRequest(
 export function decideConnect(route: Target, allow: readonly string[], target: string): GateVerdict {
   const to = parseHostPort(target);
   if (!to) return deny('connect', target.slice(0, 200), 'not a host:port');
-  if (isRoute(route, to))
-    return route.protocol === 'https:' ? { kind: 'tunnel', to } : deny('connect', to, PROXY_TUNNEL);
+  if (isRoute(route, to)) return route.protocol === 'https:' ? { kind: 'tunnel', to } : { kind: 'inner' };
   if (!hostAllowed(allow, to)) return deny('connect', to, NOT_ALLOWED);
   return { kind: 'tunnel', to };
 }

@@ -85,6 +85,13 @@ export async function startNetworkGate(options: {
   server.on('connection', track);
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     const verdict = decideConnect(route, options.allow, req.url ?? '');
+    if (verdict.kind === 'inner') {
+      // The client speaks plain HTTP to the route inside the tunnel: this server reads it.
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) client.unshift(head);
+      server.emit('connection', client);
+      return;
+    }
     if (verdict.kind !== 'tunnel') {
       if (verdict.kind === 'deny') report(verdict.denial);
       const body = verdict.kind === 'deny' ? refusal(verdict.denial) : 'refused\n';

@@ -80,8 +80,8 @@ describe('decideConnect', () => {
     });
   });
 
-  it('never tunnels to a loopback LLM proxy, which would skip the path rules, even when allowed', () => {
-    const verdict = decideConnect(proxy, ['127.0.0.1:7001'], '127.0.0.1:7001');
-    expect(verdict.kind === 'deny' && verdict.denial.reason).toMatch(/tunnel to the LLM proxy/);
+  it('never tunnels raw to a loopback LLM proxy, which would skip the path rules: it reads the tunnel itself', () => {
+    expect(decideConnect(proxy, ['127.0.0.1:7001'], '127.0.0.1:7001')).toEqual({ kind: 'inner' });
+    expect(decideConnect(proxy, [], '127.0.0.1:7001')).toEqual({ kind: 'inner' });
   });
 });

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxDenial } from '../../../src/platform/sandbox/launch.ts';
@@ -52,6 +52,39 @@ describe('startNetworkGate', () => {
       req.end('{}');
     });
     expect(chunks.join('')).toBe('data: one\n\ndata: two\n\n');
+  });
+
+  it("reads a CONNECT tunnel to a plain-http route itself (Node's proxy agent): the route's path rules hold inside", async () => {
+    const port = await listen(createServer((req, res) => res.end(`route got ${req.url}`)));
+    const denied: SandboxDenial[] = [];
+    const g = await gate(`http://127.0.0.1:${port}/p/1`, denied);
+    const socket = connect(g.socket);
+    socket.setEncoding('utf8');
+    let text = '';
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    const until = (pattern: RegExp) =>
+      new Promise<void>((resolve, reject) => {
+        const look = () => (pattern.test(text) ? resolve() : undefined);
+        socket.on('data', look);
+        socket.once('close', () => (pattern.test(text) ? resolve() : reject(new Error(text))));
+        look();
+      });
+    socket.write(`CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    await until(/200 Connection Established\r\n\r\n/);
+    socket.write(`GET /p/1/v1/messages HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    await until(/route got \/v1\/messages|route got \/p\/1\/v1\/messages/);
+    socket.write(`GET /p/2/v1/messages HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    await until(/403 Forbidden/);
+    socket.destroy();
+    expect(text).toMatch(/HTTP\/1\.1 200 OK[\s\S]*route got/);
+    expect(denied).toHaveLength(1);
+    expect(denied[0]).toMatchObject({
+      kind: 'request',
+      target: `127.0.0.1:${port}`,
+      path: '/p/2/v1/messages',
+    });
   });
 
   it('sees a non-loopback route on port 3128, a loopback http one on its own port', async () => {

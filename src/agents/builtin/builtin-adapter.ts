@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AgentAdapter, AgentRun, AgentStart } from '../agent-adapter.ts';
 import { providerEnv } from '../provider-env.ts';
@@ -11,10 +12,14 @@ export class BuiltinAdapter implements AgentAdapter {
   readonly kind = 'builtin';
 
   start(options: AgentStart): AgentRun {
+    const sessions = join(options.stateDir, 'sessions');
+    // Made here, not by the agent: in the sandbox only what exists can be bound writable, and the
+    // hidden state directory around it is read-only.
+    if (options.sandbox) mkdirSync(sessions, { recursive: true });
     const args = ['agent', '--model', options.model, '--cwd', options.cwd];
     // As Claude Code: messages on stdin, each printed back as the agent takes it up.
     args.push('--input-format', 'stream-json', '--replay-user-messages');
-    args.push('--session-dir', join(options.stateDir, 'sessions'));
+    args.push('--session-dir', sessions);
     if (options.dataDir) args.push('--data-dir', options.dataDir);
     if (options.systemPrompt) args.push('--system-prompt', options.systemPrompt);
     if (options.appendSystemPrompt) args.push('--append-system-prompt', options.appendSystemPrompt);
@@ -29,7 +34,7 @@ export class BuiltinAdapter implements AgentAdapter {
       stdin: options.prompt,
       input: 'stream-json',
       mark: options.mark,
-      ...sandboxWith(options.sandbox, { writable: [join(options.stateDir, 'sessions')] }),
+      ...sandboxWith(options.sandbox, { writable: [sessions] }),
     });
   }
 }

@@ -103,15 +103,22 @@ export function sandboxArgv(
   const argv = ['--die-with-parent', '--unshare-pid'];
   if (gated) argv.push('--unshare-net');
   argv.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  const emptied: string[] = [];
   for (const mount of sorted) {
     const what = kind(mount.path);
     if (what === 'missing') continue;
     if (mount.as === 'hidden') {
-      if (what === 'dir') argv.push('--tmpfs', mount.path);
-      else argv.push('--ro-bind', '/dev/null', mount.path);
+      if (what === 'dir') {
+        argv.push('--tmpfs', mount.path);
+        emptied.push(mount.path);
+      } else argv.push('--ro-bind', '/dev/null', mount.path);
     } else if (mount.as === 'writable') argv.push('--bind', mount.path, mount.path);
     else argv.push('--ro-bind', mount.path, mount.path);
   }
+  // Once the deeper binds have their mount points in it, a hidden directory turns read-only: a write
+  // there fails (EROFS) rather than seeming to work. The binds inside are mounts of their own and keep
+  // their mode.
+  for (const path of emptied) argv.push('--remount-ro', path);
   if (context.cwd) argv.push('--chdir', context.cwd);
   if (launch.network.kind === 'gated') {
     argv.push('--ro-bind', launch.network.socket, SANDBOX_SOCKET);

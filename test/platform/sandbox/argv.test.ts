@@ -18,7 +18,7 @@ function mounts(args: string[]): string[][] {
   for (let i = start; i < args.length; ) {
     const flag = args[i]!;
     const width =
-      flag === '--tmpfs' || flag === '--chdir' ? 2 : flag === '--bind' || flag === '--ro-bind' ? 3 : 0;
+      flag === '--tmpfs' || flag === '--chdir' || flag === '--remount-ro' ? 2 : flag === '--bind' || flag === '--ro-bind' ? 3 : 0;
     if (width === 0) break;
     pairs.push(args.slice(i, i + width));
     i += width;
@@ -74,6 +74,9 @@ describe('sandboxArgv', () => {
       ['--tmpfs', '/home/ann/.ssh'],
       ['--ro-bind', '/x/exec/root/data', '/x/exec/root/data'],
       ['--ro-bind', '/dev/null', '/x/exec/root/data/secret.txt'],
+      // Hidden directories turn read-only once every bind inside them is in place.
+      ['--remount-ro', '/x/same'],
+      ['--remount-ro', '/home/ann/.ssh'],
       ['--chdir', '/x/exec/root'],
     ]);
   });

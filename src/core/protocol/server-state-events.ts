@@ -3,6 +3,7 @@ import { BudgetStatus } from './budget.ts';
 import { CheckpointDiffData } from './checkpoint-diff.ts';
 import { ErrorCode, ErrorSeverity } from './errors.ts';
 import { ours, oursValues } from './extension.ts';
+import { sandboxEvents } from './sandbox-events.ts';
 import {
   CheckpointInfo,
   CodonExecution,
@@ -12,7 +13,6 @@ import {
   ProcessExit,
   StateTransitionType,
 } from './shared.ts';
-import { sandboxEvents } from './sandbox-events.ts';
 import { verifyEvents } from './verify-events.ts';
 
 /** Event payloads of spec sections 6.1 to 6.3 (server state, rollback, archive) and ours beside them. */

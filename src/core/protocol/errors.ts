@@ -117,7 +117,7 @@ export const errorCodeDescriptions: Record<ErrorCode, string> = {
   RUN_CRASHED: 'The previous server was killed while a codon ran; a restarted server reports it.',
   INTERNAL_ERROR: 'A command failed unexpectedly; the message says how.',
   STORAGE_FAILED:
-    'Fatal: a journal or state write failed (disk full, read-only or failing disk); sent to every client, not journaled, and the server stops.',
+    'Fatal: a journal or state write failed (disk full, read-only or failing disk), or the database or checkpoint store was deleted or replaced under the server (context deleted or replaced); sent to every client, not journaled, and the server stops.',
   STORAGE_WARNING: 'A side file (archive manifest, rig directories) could not be written; the run goes on.',
   BUDGET_EXCEEDED:
     'A budget was exceeded: the codon stopped (severity codon), or a start past the budget was refused (operation).',

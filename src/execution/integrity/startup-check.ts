@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { gitEnv } from '../checkpoints/git-env.ts';
@@ -65,7 +65,8 @@ function databaseFacts(file: string): DatabaseFacts {
 }
 
 async function storeFacts(gitDir: string, cwd: string): Promise<StoreFacts> {
-  if (!existsSync(gitDir)) return { kind: 'absent' };
+  // An empty directory (a mount point made for it) is a store not made yet.
+  if (!existsSync(gitDir) || readdirSync(gitDir).length === 0) return { kind: 'absent' };
   const git = gitRunner({
     env: gitEnv({ gitDir, workTree: cwd, path: process.env.PATH, tmpdir: process.env.TMPDIR }),
     cwd,

@@ -35,7 +35,8 @@ export function judgeIntegrity(facts: IntegrityFacts): IntegrityVerdict {
   const recorded = db.kind === 'healthy' && db.records > 0;
 
   if (db.kind === 'corrupt') return refuse(`the journal database ${DB} is corrupt (${db.why})`);
-  if (store.kind === 'corrupt')
+  // Not a repository yet with nothing recorded: a first start cut short while it made the store.
+  if (store.kind === 'corrupt' && recorded)
     return refuse(`the checkpoint store ${STORE} is not a readable git repository (${store.why})`);
   if (store.kind === 'repository' && store.runs > 0 && !store.headResolves)
     return refuse(`the checkpoint store ${STORE} is damaged: its HEAD names no commit`);

@@ -22,6 +22,11 @@ describe('judgeIntegrity', () => {
     expect(problem({ database: { kind: 'absent' }, store: { kind: 'absent' } })).toBe('ok');
     expect(problem({ database: { kind: 'empty' }, store: repo(0, false) })).toBe('ok');
   });
+  it('starts over a store cut short before anything was recorded', () => {
+    expect(problem({ database: healthy(0), store: { kind: 'corrupt', why: 'not a git repository' } })).toBe(
+      'ok',
+    );
+  });
   it('goes on with a recorded history, also one killed before its first branch', () => {
     expect(problem({})).toBe('ok');
     expect(problem({ store: repo(0, false) })).toBe('ok');

@@ -13,6 +13,7 @@ import type { LoadedPlan } from '../plan/loaded-plan.ts';
 import type { EffectiveSandbox } from '../plan/sandbox-resolve.ts';
 import { createFileWatcher } from '../platform/files/index.ts';
 import { StorageFault } from '../platform/storage/guard.ts';
+import { WatchedPath } from '../platform/storage/identity.ts';
 import { diagnose } from '../platform/storage/probe.ts';
 import { ArchiveManifest } from './archive.ts';
 import { carryOver, readCarryWindow } from './carry-over.ts';
@@ -83,6 +84,8 @@ export async function createOrchestrator(deps: EngineDeps, settings: EngineSetti
     throw full ? new StorageFault('checkpoint store', gitDir, new Error(message)) : new Error(message);
   }
 
+  // Deleted or replaced under the server, the store would take checkpoints nobody can find: fatal.
+  deps.storage.watch(WatchedPath.open(store.value.gitDir, 'the checkpoint store'));
   const dataLink = await linkDataDir(layout.agentRoot, deps.dataDir);
 
   let tree: FileNode[] = [];

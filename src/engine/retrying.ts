@@ -14,7 +14,13 @@ import {
   type NextAttempt,
   retryMessage,
 } from './retries/retry-policy.ts';
-import { type RestoreDeps, restoreCheckpoint, undonePart } from './rollback.ts';
+import {
+  type RestoreDeps,
+  type RestoreFailure,
+  restoreCheckpoint,
+  restoreErrorCode,
+  undonePart,
+} from './rollback.ts';
 import type { EndStatus, IdleReason, Trigger } from './what-next.ts';
 
 /** Refusals a command meets before it does anything: a retry it cancelled goes on (docs/unattended.md#automatic-retries-and-the-fallback-model). */
@@ -170,7 +176,7 @@ export class Retrying {
       // Cancelled meanwhile: the command that did it has said so and decides what follows.
       if (!this.#timer.take(retry)) return;
       await h.recorder.reportError(
-        'CHECKPOINT_FAILED',
+        restoreErrorCode(restored),
         `the retry of codon ${codon.id} is cancelled: its start checkpoint could not be restored: ${restored.message}`,
         'codon',
         codon.id,
@@ -201,10 +207,7 @@ export class Retrying {
    * docs/checkpoints.md), in the same run: the failed attempt stays in the run's history
    * (its error checkpoint), and the lineage, costs and budgets go on.
    */
-  async #restoreStart(
-    codonId: string,
-    runId: string,
-  ): Promise<{ ok: true } | { ok: false; message: string }> {
+  async #restoreStart(codonId: string, runId: string): Promise<{ ok: true } | RestoreFailure> {
     const { checkpoints, restore } = this.#h;
     const lineage = await checkpoints.lineage(runId);
     if (!lineage.ok) return { ok: false, message: lineage.error.message };

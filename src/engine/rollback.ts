@@ -1,5 +1,5 @@
 import type { EventInput, EventType } from '../core/protocol/index.ts';
-import type { CheckpointRecord, CheckpointStore } from '../execution/checkpoints/index.ts';
+import type { CheckpointError, CheckpointRecord, CheckpointStore } from '../execution/checkpoints/index.ts';
 import { type ArchiveEntry, type ArchiveManifest, presentIn, reArchive, restoreArchive } from './archive.ts';
 import { type RigDirsLog, removeRigDirs } from './rig-dirs.ts';
 
@@ -53,6 +53,24 @@ export function undoneCodons(
   return [...byCodon.values()];
 }
 
+/**
+ * A restore that did not happen: `corrupt` when the store's objects failed their check
+ * (CHECKPOINT_CORRUPT: nothing was written), which callers report with that code.
+ */
+export type RestoreFailure = { ok: false; message: string; corrupt?: true };
+
+export function restoreFailure(error: CheckpointError): RestoreFailure {
+  return {
+    ok: false,
+    message: error.message,
+    ...(error.code === 'CHECKPOINT_CORRUPT' ? { corrupt: true as const } : {}),
+  };
+}
+
+/** The protocol code a failed restore is reported with. */
+export const restoreErrorCode = (failure: { corrupt?: true }) =>
+  failure.corrupt ? ('CHECKPOINT_CORRUPT' as const) : ('CHECKPOINT_FAILED' as const);
+
 export type RestoreDeps = Pick<RollbackDeps, 'store' | 'archive' | 'agentRoot' | 'publish'>;
 
 /**
@@ -68,7 +86,7 @@ export async function restoreCheckpoint(
   target: CheckpointRecord,
   undone: readonly CheckpointRecord[],
   beforeRestore?: () => Promise<void>,
-): Promise<{ ok: true; removedFiles: number; archives: ArchiveEntry[] } | { ok: false; message: string }> {
+): Promise<{ ok: true; removedFiles: number; archives: ArchiveEntry[] } | RestoreFailure> {
   const undoneShas = new Set(undone.map((c) => c.sha));
   const manifest = await deps.archive.read();
   const archives = manifest.filter((e) => e.checkpointSha && undoneShas.has(e.checkpointSha));
@@ -76,7 +94,7 @@ export async function restoreCheckpoint(
   for (const entry of archives) await restoreArchive(entry, deps.agentRoot);
   await beforeRestore?.();
   const restored = await deps.store.restore(target.sha);
-  if (!restored.ok) return { ok: false, message: restored.error.message };
+  if (!restored.ok) return restoreFailure(restored.error);
   for (const entry of manifest.filter((e) => e.checkpointSha === target.sha)) {
     const moved = await reArchive(entry, deps.agentRoot);
     if (moved.length > 0)
@@ -98,7 +116,7 @@ export async function restoreCheckpoint(
 export async function performRollback(
   deps: RollbackDeps,
   plan: RollbackPlan,
-): Promise<{ ok: true } | { ok: false; message: string }> {
+): Promise<{ ok: true } | RestoreFailure> {
   const inLineage = plan.lineage.some((c) => c.sha === plan.target.sha);
   const targetHistory = inLineage ? undefined : await deps.store.list(plan.target.runId);
   const undone = undonePart(plan.lineage, plan.target, targetHistory?.ok ? targetHistory.value : []);

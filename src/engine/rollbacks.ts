@@ -8,7 +8,7 @@ import type { CodonSteps } from './codon-steps.ts';
 import type { CommandContext } from './engine.ts';
 import type { PhaseChange, RollbackBy } from './orchestrator-phase.ts';
 import type { Recorder } from './recorder.ts';
-import type { RollbackDeps } from './rollback.ts';
+import { type RestoreFailure, type RollbackDeps, restoreErrorCode } from './rollback.ts';
 import type { RollbackAdmission } from './rollback-admission.ts';
 import { type RollbackCommand, type RollbackTarget, resolveRollbackTarget } from './rollback-target.ts';
 import { switchRun } from './run-switch.ts';
@@ -91,7 +91,7 @@ export class Rollbacks {
     lineage: readonly CheckpointRecord[],
     target: RollbackTarget,
     autoRestart: boolean,
-  ): Promise<{ ok: true } | { ok: false; message: string }> {
+  ): Promise<{ ok: true } | RestoreFailure> {
     return this.#rollingBack('recovery', () =>
       this.#switch(fromRun, lineage, target, 'recovery', autoRestart),
     );
@@ -126,8 +126,9 @@ export class Rollbacks {
     const moved = await this.#switch(fromRun, lineage.value, resolved.value, command.type, autoRestart);
     if (!moved.ok) {
       const message = `rollback to ${resolved.value.target.sha.slice(0, 12)} failed: ${moved.message}`;
-      await h.recorder.reportError('CHECKPOINT_FAILED', message, 'operation');
-      return { ok: false, code: 'CHECKPOINT_FAILED', message };
+      const code = restoreErrorCode(moved);
+      await h.recorder.reportError(code, message, 'operation');
+      return { ok: false, code, message };
     }
     return { ok: true };
   }
@@ -139,7 +140,7 @@ export class Rollbacks {
     target: RollbackTarget,
     requested: string,
     autoRestart: boolean,
-  ): Promise<{ ok: true } | { ok: false; message: string }> {
+  ): Promise<{ ok: true } | RestoreFailure> {
     const h = this.#h;
     try {
       await h.snapshot();

@@ -5,7 +5,7 @@ import type { RuntimeCodon } from '../plan/index.ts';
 import { killPoint } from '../platform/storage/kill-point.ts';
 import type { CodonSteps } from './codon-steps.ts';
 import type { Recorder } from './recorder.ts';
-import { performRollback, type RollbackDeps } from './rollback.ts';
+import { performRollback, type RestoreFailure, type RollbackDeps } from './rollback.ts';
 import type { RollbackTarget } from './rollback-target.ts';
 import { lineageAt, lineageOf, nextCodon } from './what-next.ts';
 
@@ -37,7 +37,7 @@ export type RunSwitch = {
 export async function switchRun(
   deps: RunSwitchDeps,
   { fromRun, lineage, target: { target, startOf }, requested, autoRestart }: RunSwitch,
-): Promise<{ ok: true } | { ok: false; message: string }> {
+): Promise<{ ok: true } | RestoreFailure> {
   const state = deps.state();
   // A run's initial checkpoint belongs to no codon: name the one whose start it is.
   const toCodon = target.initial

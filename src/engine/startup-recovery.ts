@@ -18,6 +18,7 @@ import {
   recoveryPoint,
   setAsideOrphans,
 } from './recovery.ts';
+import { type RestoreFailure, restoreErrorCode } from './rollback.ts';
 import type { RollbackTarget } from './rollback-target.ts';
 import { unreportedSpend } from './unreported-spend.ts';
 import { lineageOf, progress, recoveryCodon } from './what-next.ts';
@@ -44,7 +45,7 @@ export type StartupDeps = Pick<
     fromRun: string,
     lineage: readonly CheckpointRecord[],
     target: RollbackTarget,
-  ) => Promise<{ ok: true } | { ok: false; message: string }>;
+  ) => Promise<{ ok: true } | RestoreFailure>;
 };
 
 /** What the orchestrator goes on with once the recovery is done. */
@@ -154,7 +155,7 @@ async function goBack(
   });
   if (!moved.ok)
     await d.recorder.reportError(
-      'CHECKPOINT_FAILED',
+      restoreErrorCode(moved),
       `recovery could not restore the agent root: ${moved.message}; the run goes on from the tree as it is`,
       'fatal',
     );

@@ -29,6 +29,7 @@ export const ErrorCode = z
     'CHECKPOINT_NOT_FOUND',
     'CHECKPOINT_AMBIGUOUS',
     'CHECKPOINT_FAILED',
+    'CHECKPOINT_CORRUPT',
     'NO_SUCCESSFUL_CODON',
     'RIG_SETUP_FAILED',
     'NOT_SUPPORTED',
@@ -102,6 +103,8 @@ export const errorCodeDescriptions: Record<ErrorCode, string> = {
   CHECKPOINT_NOT_FOUND: 'No checkpoint matches the SHA, codon or checkpoint type asked for.',
   CHECKPOINT_AMBIGUOUS: 'The SHA prefix matches more than one checkpoint; give more digits.',
   CHECKPOINT_FAILED: 'A checkpoint could not be created, listed or restored (git failed).',
+  CHECKPOINT_CORRUPT:
+    "A restore (rollback, redo, a retry's or recovery's return to a checkpoint) found an object of the checkpoint missing or not matching its hash in the checkpoint store; nothing was restored and the agent root is as it was.",
   NO_SUCCESSFUL_CODON: 'rollback.toLastSuccess with no successfully completed codon to go back to.',
   RIG_SETUP_FAILED:
     "A codon's rig setup (its pre-commands) failed; the codon failed before its agent started.",
@@ -114,7 +117,7 @@ export const errorCodeDescriptions: Record<ErrorCode, string> = {
   RUN_CRASHED: 'The previous server was killed while a codon ran; a restarted server reports it.',
   INTERNAL_ERROR: 'A command failed unexpectedly; the message says how.',
   STORAGE_FAILED:
-    'Fatal: a journal or state write failed (disk full, read-only or failing disk); sent to every client, not journaled, and the server stops.',
+    'Fatal: a journal or state write failed (disk full, read-only or failing disk), or the database or checkpoint store was deleted or replaced under the server (context deleted or replaced); sent to every client, not journaled, and the server stops.',
   STORAGE_WARNING: 'A side file (archive manifest, rig directories) could not be written; the run goes on.',
   BUDGET_EXCEEDED:
     'A budget was exceeded: the codon stopped (severity codon), or a start past the budget was refused (operation).',

@@ -3,8 +3,8 @@ import { err, type Result } from '../../core/result.ts';
 import { ERRNO_HINTS } from '../../platform/processes/spawn-safely.ts';
 
 /**
- * Codes of the checkpoint store's errors. CHECKPOINT_NOT_FOUND, CHECKPOINT_AMBIGUOUS and CHECKPOINT_FAILED
- * match the protocol's codes of the same name; the engine maps the others (or sends them as they are).
+ * Codes of the checkpoint store's errors. CHECKPOINT_NOT_FOUND, CHECKPOINT_AMBIGUOUS, CHECKPOINT_FAILED and
+ * CHECKPOINT_CORRUPT match the protocol's codes of the same name; the engine maps the others (or sends them as they are).
  */
 export const CheckpointErrorCode = z.enum([
   /** git is missing or too old. */
@@ -21,6 +21,11 @@ export const CheckpointErrorCode = z.enum([
   'CHECKPOINT_AMBIGUOUS',
   /** The work tree could not be (completely) restored. */
   'RESTORE_FAILED',
+  /**
+   * A restore found an object of the checkpoint missing or not matching its hash (the store was
+   * written by someone else); nothing was restored.
+   */
+  'CHECKPOINT_CORRUPT',
   /** A read (list, diff) failed. */
   'STORE_FAILED',
 ]);

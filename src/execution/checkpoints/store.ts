@@ -37,6 +37,7 @@ import {
 import { SerialQueue } from './serial-queue.ts';
 import { setAsideAfter } from './set-aside.ts';
 import { type Staged, stageWorkTree } from './stage.ts';
+import { verifyCheckpointObjects } from './verify-objects.ts';
 
 /**
  * Checkpoints of an agent root in a shadow git repository: one branch per run, one commit per
@@ -243,7 +244,8 @@ export class CheckpointStore {
   /**
    * Makes the agent root exactly the checkpoint: its files restored, files it does not have deleted.
    * Left alone: ignored files, files over the size cap (unless the checkpoint has that path), and every
-   * `.git`. Branches do not move: continue with startRun(newRunId, { fromSha }).
+   * `.git`. Branches do not move: continue with startRun(newRunId, { fromSha }). The objects it
+   * would write are hashed again first: a damaged one is CHECKPOINT_CORRUPT, and nothing is written.
    */
   restore(shaOrPrefix: string): Promise<StoreResult<RestoreResult>> {
     return this.#queued(
@@ -256,7 +258,12 @@ export class CheckpointStore {
           FULL_SHA.test(wanted) ? compareWithIndex(this.#git, wanted) : null,
         ]);
         if (!target.ok) return target;
-        const changes = early ?? (await compareWithIndex(this.#git, target.value.sha));
+        // What the restore will read from the store is checked before anything is written.
+        const [changes, verified] = await Promise.all([
+          early ?? compareWithIndex(this.#git, target.value.sha),
+          verifyCheckpointObjects(this.#git, target.value.sha),
+        ]);
+        if (!verified.ok) return verified;
         if (!changes.ok) return changes;
         // The index is the checkpoint's now: what was to be looked at again may not be in it.
         this.#recheck = [];

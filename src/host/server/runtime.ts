@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { SERVER_VERSION } from '../../core/version.ts';
 import type { Engine } from '../../engine/engine.ts';
 import type { EngineDeps } from '../../engine/ports.ts';
+import { checkIntegrity, IntegrityError } from '../../execution/integrity/startup-check.ts';
 import { openDatabase } from '../../execution/journal/database.ts';
 import { EventBus } from '../../execution/journal/event-bus.ts';
 import { EventRedaction } from '../../execution/journal/event-redaction.ts';
@@ -15,7 +16,13 @@ import { newRunId } from '../../execution/state/run-id.ts';
 import type { ServerSettings } from '../../plan/config/server-config.ts';
 import { PROVIDER_KEY_VARS, TOKEN_VAR } from '../../platform/credentials/credentials.ts';
 import { SecretRedactor } from '../../platform/credentials/secret-redactor.ts';
-import { asStorageFault, type StorageFault, StorageGuard } from '../../platform/storage/guard.ts';
+import {
+  asStorageFault,
+  faultAdvice,
+  type StorageFault,
+  StorageGuard,
+} from '../../platform/storage/guard.ts';
+import { SQLITE_HEADER, WatchedPath } from '../../platform/storage/identity.ts';
 import { diagnose } from '../../platform/storage/probe.ts';
 import { ControlServer } from './control-server.ts';
 import { listenWithRetry } from './listen-retry.ts';
@@ -106,6 +113,9 @@ export type Runtime<C = undefined> = {
   readonly stopReason: string | undefined;
 };
 
+/** How often the database and checkpoint store are checked for deletion or replacement between writes. */
+const STORAGE_CHECK_MS = 1_000;
+
 /** How a runtime ends; the CLI's exit codes. */
 export const RUNTIME_EXIT = {
   ok: 0,
@@ -148,6 +158,15 @@ export async function startRuntime<C = undefined>(options: RuntimeOptions<C>): P
     throw asStorageFault('runtime lock', layout.lockFile, error);
   }
   if (!lock.ok) throw new LockHeldError(layout.lockFile, lock.holder);
+  // Under the lock, before anything opens them: a damaged history is refused, never begun anew.
+  const integrity = await checkIntegrity(layout.executionDir, layout.database).catch((error: Error) => ({
+    ok: false as const,
+    problem: `its history could not be checked: ${error.message}`,
+  }));
+  if (!integrity.ok) {
+    lock.lock.release();
+    throw new IntegrityError(layout.executionDir, integrity.problem);
+  }
 
   const { settings, readyExtras } = options;
   const secrets = options.secrets ?? serverSecrets(process.env);
@@ -173,6 +192,9 @@ export async function startRuntime<C = undefined>(options: RuntimeOptions<C>): P
       onCheckpointError: (error) =>
         logger.warn({ err: error }, 'WAL checkpoint failed (nothing is lost: the WAL keeps every commit)'),
     });
+    // Deleted or replaced under the server, they would take writes nobody reads again: fatal.
+    storage.watch(WatchedPath.open(layout.database, 'the journal database', SQLITE_HEADER));
+    storage.watch(WatchedPath.open(`${layout.database}-wal`, "the journal database's WAL"));
     const redaction = new EventRedaction(secrets);
     const bus = new EventBus({ journal, runId: newRunId(), logger: log.logger, redaction });
     deps = {
@@ -192,6 +214,7 @@ export async function startRuntime<C = undefined>(options: RuntimeOptions<C>): P
     };
     engine = await options.createEngine(deps, () => started);
   } catch (error) {
+    storage.close();
     if (journal) journal.close();
     else if (db?.isOpen) db.close();
     lock.lock.release();
@@ -207,6 +230,9 @@ export async function startRuntime<C = undefined>(options: RuntimeOptions<C>): P
   let stopping: Promise<void> | undefined;
   let stopReason: string | undefined;
   const companions: Stoppable[] = [];
+  // A codon can wait long without a journal write (which checks too): the watches run on their own.
+  const watching = setInterval(() => storage.check(), STORAGE_CHECK_MS);
+  watching.unref();
 
   const serverOptions: ControlServerOptions = {
     host: settings.host,
@@ -271,6 +297,8 @@ export async function startRuntime<C = undefined>(options: RuntimeOptions<C>): P
       await attempt('flush', () => bus.flush());
       await attempt('server', () => server?.close(storage.fault ? 'storage failure' : undefined));
       await attempt('flush', () => bus.flush());
+      clearInterval(watching);
+      storage.close();
       journal?.close();
       lock.lock.release();
       const code = storage.fault
@@ -292,7 +320,7 @@ export async function startRuntime<C = undefined>(options: RuntimeOptions<C>): P
     );
     bus.fail(fault);
     bus.announceUnjournaled('error', {
-      message: `${fault.message}. The server stops: it can no longer record what happens. Nothing recorded is lost; free space (or repair the disk) and run the plan again to resume.`,
+      message: `${fault.message}. The server stops: it can no longer record what happens. ${faultAdvice(fault)}`,
       fatal: true,
       severity: 'fatal',
       code: 'STORAGE_FAILED',

@@ -18,7 +18,11 @@ function mounts(args: string[]): string[][] {
   for (let i = start; i < args.length; ) {
     const flag = args[i]!;
     const width =
-      flag === '--tmpfs' || flag === '--chdir' || flag === '--remount-ro' ? 2 : flag === '--bind' || flag === '--ro-bind' ? 3 : 0;
+      flag === '--tmpfs' || flag === '--chdir' || flag === '--remount-ro'
+        ? 2
+        : flag === '--bind' || flag === '--ro-bind'
+          ? 3
+          : 0;
     if (width === 0) break;
     pairs.push(args.slice(i, i + width));
     i += width;

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { createOrchestrator } from '../../../engine/create-orchestrator.ts';
 import { journalRedos } from '../../../engine/sentinels/actions/take-actions.ts';
 import { createSentinelHooks } from '../../../engine/sentinels/sentinel-hooks.ts';
+import { IntegrityError } from '../../../execution/integrity/startup-check.ts';
 import { dataLinkPath } from '../../../execution/layout/data-link.ts';
 import { WorkspaceError } from '../../../execution/workspace/index.ts';
 import { LockHeldError, type Runtime, serverSecrets, startRuntime } from '../../../host/server/runtime.ts';
@@ -82,6 +83,7 @@ export async function composeEngine(
   } catch (error) {
     if (error instanceof WorkspaceError) return refuse(error.message);
     if (error instanceof LockHeldError) return refuse(error.message, EXIT.locked);
+    if (error instanceof IntegrityError) return refuse(error.message, EXIT.invalidInput);
     if (error instanceof StorageFault)
       return refuse(storageNotice(error, 'cannot start'), EXIT.storageFailed);
     return refuse((error as Error).message, EXIT.failure);

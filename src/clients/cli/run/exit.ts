@@ -1,5 +1,5 @@
 import { RUNTIME_EXIT } from '../../../host/server/runtime.ts';
-import type { StorageFault } from '../../../platform/storage/guard.ts';
+import { faultAdvice, type StorageFault } from '../../../platform/storage/guard.ts';
 
 /** `ribosome run`'s exit codes. */
 export const EXIT = {
@@ -35,5 +35,5 @@ export function exitOnceStopped(code: number, graceMs = 3_000): void {
 
 /** What a storage failure means for the person at the terminal. */
 export function storageNotice(fault: StorageFault, what: 'stopped' | 'cannot start'): string {
-  return `${what}: ${fault.message} (exit ${EXIT.storageFailed}). Nothing recorded was lost: free space (or repair the disk), then run the plan again to resume.`;
+  return `${what}: ${fault.message} (exit ${EXIT.storageFailed}). ${faultAdvice(fault)}`;
 }

@@ -31,6 +31,7 @@ const codon = RuntimeCodon.parse({
   onFailure: {},
   stallTimeoutMs: 60_000,
   verify: [],
+  sandbox: { allowWrite: [], readOnly: [], hide: [] },
 });
 
 const round = (): AgentRound => ({

@@ -2,13 +2,7 @@ import { createInterface } from 'node:readline';
 import type { ProcessExit } from '../core/protocol/index.ts';
 import { endGroup, endMarked, killTree } from '../platform/processes/process-tree.ts';
 import { spawnSafely } from '../platform/processes/spawn-safely.ts';
-import {
-  endSandbox,
-  type SandboxLaunch,
-  sandboxArgv,
-  sandboxEnv,
-  sandboxSupport,
-} from '../platform/sandbox/index.ts';
+import { endSandbox, type SandboxLaunch, sandboxedCommand } from '../platform/sandbox/index.ts';
 import type { AgentRun } from './agent-adapter.ts';
 import { AgentInput, type InputFormat, UNTAKEN_QUIET_MS } from './agent-input.ts';
 import { parseJsonLine } from './json-line.ts';
@@ -184,14 +178,7 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
 
 /** The command line and environment that start `spec`: as they are, or inside its sandbox. */
 function sandboxed(spec: SpawnSpec): { command: string; args: readonly string[]; env: NodeJS.ProcessEnv } {
-  if (!spec.sandbox) return spec;
-  const support = sandboxSupport();
-  const { command, args } = sandboxArgv(spec.sandbox, spec.command, spec.args, {
-    cwd: spec.cwd,
-    path: spec.env.PATH,
-    ...(support.ok ? { bwrap: support.bwrap, socat: support.socat } : {}),
-  });
-  return { command, args, env: sandboxEnv(spec.sandbox, spec.env) };
+  return spec.sandbox ? sandboxedCommand(spec, spec.sandbox) : spec;
 }
 
 /** How much of the end of an agent's stderr is kept for a failure message. */

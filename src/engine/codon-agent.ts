@@ -1,6 +1,7 @@
 import { adapterFor } from '../agents/registry/adapters.ts';
 import { agentProvider } from '../llm/providers/providers.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
+import type { CommandWrap } from '../platform/processes/run-command.ts';
 import type { SandboxLaunch } from '../platform/sandbox/launch.ts';
 import { AgentPidsFile } from './agent-pids.ts';
 import type { Spent } from './codon-phase.ts';
@@ -105,6 +106,7 @@ export function recordOutput(
 export function gateRunner(
   o: LifecycleOptions,
   codon: RuntimeCodon,
+  wrap?: CommandWrap,
 ): (round: number, signal: AbortSignal) => Promise<GatesOutcome> {
   const pids = new AgentPidsFile(o.agentStateDir, (error, file) =>
     o.logger.warn({ err: error, codonId: codon.id }, `could not record a gate's pid in ${file}`),
@@ -120,6 +122,7 @@ export function gateRunner(
       round,
       signal,
       publish: (type, data) => o.recorder.publish(type, data).catch(fail),
+      ...(wrap ? { wrap } : {}),
       onProcess: (pid, running, mark) =>
         running
           ? pids.add({ pid, codonId: codon.id, startedAt: new Date().toISOString(), kind: 'gate', mark })

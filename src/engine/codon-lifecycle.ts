@@ -2,6 +2,8 @@ import type { FailureReason } from '../core/protocol/index.ts';
 import { codonOf, runOf } from '../execution/state/reducer.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { EffectiveSandbox } from '../plan/sandbox-resolve.ts';
+import type { CommandWrap } from '../platform/processes/run-command.ts';
+import { sandboxedCommand } from '../platform/sandbox/index.ts';
 import { describeError } from '../platform/storage/probe.ts';
 import { type AgentStart, gateRunner, recordOutput, startAgent } from './codon-agent.ts';
 import { type EndWithoutAgent, fingerprint, recordAgentEnd, recordEndWithoutAgent } from './codon-end.ts';
@@ -91,10 +93,8 @@ export class CodonLifecycle {
     let stop: Stop | undefined;
     try {
       dataBefore = await walked;
-      const rig = await this.#o.steps.prepareRig(codon, runId, skipPreCommands, abort.signal);
-      if (rig && rig !== 'aborted') return await fail({ failureReason: rig, code: 'RIG_SETUP_FAILED' });
-      if (!this.stopping) refused = await this.#o.hooks.beforeAgent(codon, runId);
-      if (confined && !this.stopping && !refused) {
+      // Opened before the rig: `sandbox.rig` runs its commands inside it too.
+      if (confined && !this.stopping) {
         const opened = await this.#openSandbox(codon, confined);
         if (typeof opened === 'string')
           return await fail({
@@ -102,6 +102,13 @@ export class CodonLifecycle {
             code: 'CODON_FAILED',
           });
       }
+      const rigWrap = confined?.rig ? this.#wrap() : undefined;
+      const rig = await this.#o.steps.prepareRig(codon, runId, skipPreCommands, abort.signal, rigWrap);
+      if (rig && rig !== 'aborted') {
+        await this.#closeSandbox();
+        return await fail({ failureReason: rig, code: 'RIG_SETUP_FAILED' });
+      }
+      if (!this.stopping) refused = await this.#o.hooks.beforeAgent(codon, runId);
     } finally {
       stop = this.#phase.phase === 'preparing' ? this.#phase.stop : undefined;
       this.#advance({ type: 'prepared' });
@@ -110,7 +117,10 @@ export class CodonLifecycle {
       await this.#closeSandbox();
       return fail(stoppedBeforeAgent(stop));
     }
-    if (refused) return fail({ failureReason: refused, code: 'CODON_FAILED' });
+    if (refused) {
+      await this.#closeSandbox();
+      return fail({ failureReason: refused, code: 'CODON_FAILED' });
+    }
     await this.#o.recorder.apply('CodonTransitioned', {
       runId,
       codonId: codon.id,
@@ -161,7 +171,7 @@ export class CodonLifecycle {
         this.#advance({ type: 'agent-exited', run });
         return outcome;
       });
-    const runGates = gateRunner(this.#o, codon);
+    const runGates = gateRunner(this.#o, codon, this.#o.sandbox?.(codon)?.gates ? this.#wrap() : undefined);
     const fail = (error: unknown) => this.#o.logger.error({ err: error }, 'recording a gate event failed');
     return throughGates(exited(first), {
       codonId: codon.id,
@@ -243,6 +253,17 @@ export class CodonLifecycle {
       this.#o.logger.error({ err: error, codonId: codon.id }, message);
       return message;
     }
+  }
+
+  /**
+   * Runs a command (a rig step, a gate) inside the active codon's sandbox, as its agent runs; as it is
+   * when none is open.
+   */
+  #wrap(): CommandWrap {
+    return (line) => {
+      const launch = this.#sandbox?.launch;
+      return launch ? sandboxedCommand(line, launch) : line;
+    };
   }
 
   /** Ends the active codon's sandbox (its network gate), if it has one open. */

@@ -6,6 +6,7 @@ import { copyOutputs } from '../execution/outputs/index.ts';
 import type { TransitionData } from '../execution/state/transitions.ts';
 import type { ProviderTarget } from '../llm/providers/providers.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
+import type { CommandWrap } from '../platform/processes/run-command.ts';
 import { killPoint } from '../platform/storage/kill-point.ts';
 import { describeError } from '../platform/storage/probe.ts';
 import { AgentPidsFile } from './agent-pids.ts';
@@ -109,6 +110,7 @@ export class CodonSteps {
     runId: string,
     skip: boolean,
     signal?: AbortSignal,
+    wrap?: CommandWrap,
   ): Promise<FailureReason | 'aborted' | undefined> {
     if (codon.rigSetup.length === 0) return undefined;
     if (skip) {
@@ -142,6 +144,7 @@ export class CodonSteps {
       env: codon.env,
       keyVars: this.#o.provider?.(codon).keyVars ?? [],
       ...(signal ? { signal } : {}),
+      ...(wrap ? { wrap } : {}),
       onProcess: (pid, running, mark) =>
         running
           ? pids.add({ pid, codonId: codon.id, startedAt: new Date().toISOString(), kind: 'rig', mark })

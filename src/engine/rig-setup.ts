@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ResolvedRigStep } from '../plan/index.ts';
-import { runCommand } from '../platform/processes/run-command.ts';
+import { type CommandWrap, runCommand } from '../platform/processes/run-command.ts';
 import { copyStep } from './rig-copy.ts';
 
 export type RigSetupResult =
@@ -26,6 +26,8 @@ export type RigSetupOptions = {
    * restarted after a crash can end them all.
    */
   onProcess?: (pid: number, running: boolean, mark: string) => void;
+  /** [none] Runs each command inside the codon's sandbox (`sandbox.rig`). */
+  wrap?: CommandWrap;
 };
 
 /** The environment variable that marks a rig step's processes (see processesWithEnv). */
@@ -107,6 +109,7 @@ async function runStep(
     ...(options.keyVars ? { keyVars: options.keyVars } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProcess ? { onProcess: options.onProcess } : {}),
+    ...(options.wrap ? { wrap: options.wrap } : {}),
     onData: (_stream, text) => {
       pending += text;
       const lines = pending.split('\n');

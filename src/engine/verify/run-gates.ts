@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { EventInput } from '../../core/protocol/index.ts';
 import type { ResolvedGate } from '../../plan/loaded-plan.ts';
-import { runCommand } from '../../platform/processes/run-command.ts';
+import { type CommandWrap, runCommand } from '../../platform/processes/run-command.ts';
 import type { GateResult, GatesOutcome } from '../outcome/gate-result.ts';
 import { GateOutput } from './gate-output.ts';
 
@@ -26,6 +26,8 @@ export type RunGatesOptions = {
   onProcess?: (pid: number, running: boolean, mark: string) => void;
   /** How long output may wait before it is streamed (a full chunk goes at once). Default 200 ms. */
   flushMs?: number;
+  /** [none] Runs each gate inside the codon's sandbox (`sandbox.gates`). */
+  wrap?: CommandWrap;
 };
 
 /**
@@ -69,6 +71,7 @@ async function runGate(o: RunGatesOptions, index: number, gate: ResolvedGate): P
     ...(o.keyVars ? { keyVars: o.keyVars } : {}),
     signal: o.signal,
     ...(o.onProcess ? { onProcess: o.onProcess } : {}),
+    ...(o.wrap ? { wrap: o.wrap } : {}),
     onData: (stream, text) => {
       send(output.push(stream, text));
       timer ??= setTimeout(() => {

@@ -27,7 +27,20 @@ export type CommandOptions = {
   onProcess?: (pid: number, running: boolean, mark: string) => void;
   /** Output as it arrives, in the order it arrives. */
   onData?: (stream: 'stdout' | 'stderr', text: string) => void;
+  /**
+   * Runs the shell through something else (the codon's sandbox: `bwrap ... bash -c ...`): the command
+   * line and environment it is given, as they are to be started.
+   */
+  wrap?: CommandWrap;
 };
+
+/** Turns a command line and its environment into the ones to start (docs/agents.md#the-sandbox). */
+export type CommandWrap = (line: {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}) => { command: string; args: string[]; env: NodeJS.ProcessEnv };
 
 export type CommandResult = {
   /** The shell's exit code; null when it was killed by a signal or never started. */
@@ -50,14 +63,17 @@ export type CommandResult = {
 export function runCommand(options: CommandOptions): Promise<CommandResult> {
   return new Promise((resolve) => {
     const mark = randomUUID();
-    const started = spawnSafely('bash', ['-c', options.command], {
+    const plain = {
+      command: 'bash',
+      args: ['-c', options.command],
+      cwd: options.cwd,
+      env: { ...withoutServerSecrets(process.env, options.keyVars), ...options.env } as NodeJS.ProcessEnv,
+    };
+    const line = options.wrap ? options.wrap(plain) : plain;
+    const started = spawnSafely(line.command, line.args, {
       cwd: options.cwd,
       // Set last: a codon's `env` cannot unmark the command.
-      env: {
-        ...withoutServerSecrets(process.env, options.keyVars),
-        ...options.env,
-        [options.markName]: mark,
-      },
+      env: { ...line.env, [options.markName]: mark },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

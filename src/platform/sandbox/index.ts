@@ -4,6 +4,7 @@
  * machine supports it.
  */
 export { type PathKind, SANDBOX_SOCKET, type SandboxArgvContext, sandboxArgv } from './argv.ts';
+export { type CommandLine, sandboxedCommand } from './command.ts';
 export { endSandbox } from './end-sandbox.ts';
 export { proxyUrl, sandboxEnv } from './env.ts';
 export { defaultHidden } from './hidden.ts';

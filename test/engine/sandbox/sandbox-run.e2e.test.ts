@@ -4,7 +4,7 @@
  * the execution's .ribosome, to read a planted ~/.ssh key, and to reach a loopback server it was not
  * allowed (journaled as sandbox.denied); codon two then runs as usual.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -13,7 +13,6 @@ import type { ServerEvent } from '../../../src/core/protocol/index.ts';
 import { sandboxSupport } from '../../../src/platform/sandbox/index.ts';
 import { e2eResources } from '../../helpers/e2e-resources.ts';
 import { writeTurns } from '../../helpers/plans.ts';
-import { tempDir } from '../../helpers/server-process.ts';
 
 const support = sandboxSupport();
 const runs = support.ok || process.env.CI === 'true';
@@ -23,8 +22,9 @@ if (!runs)
   );
 
 const { serve } = e2eResources();
-const home = tempDir('ribosome-home-');
-afterAll(() => home.remove());
+// Not under /tmp: the sandbox's private /tmp would hide it whatever the list of hidden secrets says.
+const home = { path: mkdtempSync('/var/tmp/ribosome-home-') };
+afterAll(() => rmSync(home.path, { recursive: true, force: true }));
 
 const tool = (name: string, input: Record<string, unknown>) =>
   `      - content:\n          - tool_use: ${JSON.stringify({ name, input })}\n`;
@@ -98,5 +98,51 @@ ${writeTurns('b.txt', 'B').replace(/^/gm, '    ')}
     } finally {
       other.close();
     }
-  });
+  }, 120_000);
+
+  it('runs rig steps and gates inside the sandbox with sandbox.rig and sandbox.gates, and as the user without', async () => {
+    mkdirSync(join(home.path, '.ssh'), { recursive: true });
+    writeFileSync(join(home.path, '.ssh', 'id_ed25519'), 'PLANTED-KEY-0451\n');
+    // A rig step that tries the history, a gate that passes only when the key cannot be read.
+    const unreadable = 'if cat ~/.ssh/id_ed25519; then exit 1; fi';
+    const plan = `name: t
+agent: builtin
+codons:
+  - id: inside
+    prompt: Do one.
+    sandbox: { mode: on, rig: true, gates: true }
+    rigSetup:
+      - run: "touch ../.ribosome/rig-x; echo rig=$? > rig.txt"
+    verify:
+      - run: "${unreadable}"
+  - id: outside
+    prompt: Do two.
+    sandbox: on
+    rigSetup:
+      - run: "touch ../.ribosome/rig-y; echo rig=$? > rig2.txt"
+    verify:
+      - run: "cat ~/.ssh/id_ed25519"
+`;
+    const script = `turns:\n  - content: [{ text: "Done." }]\n`;
+    const { client, exec, root } = await serve(plan, script, [], { HOME: home.path });
+    const idle = (e: ServerEvent) => e.type === 'server.idle' && e.data.reason === 'all-codons-completed';
+    if (!(await client.syncHistory()).some(idle)) await client.waitFor(idle, 60_000, 'all codons completed');
+    const history = await client.syncHistory();
+    const completed = history.flatMap((e) => (e.type === 'codon.completed' ? [e.data] : []));
+    expect(completed.map((c) => [c.codonId, c.success])).toEqual([
+      ['inside', true],
+      ['outside', true],
+    ]);
+    // Inside: the rig step could not write the history; the gate could not read the key.
+    expect(readFileSync(join(root, 'rig.txt'), 'utf8')).not.toBe('rig=0\n');
+    expect(existsSync(join(exec, '.ribosome', 'rig-x'))).toBe(false);
+    // Outside (the default): the user's own commands run with the user's rights.
+    expect(readFileSync(join(root, 'rig2.txt'), 'utf8')).toBe('rig=0\n');
+    expect(existsSync(join(exec, '.ribosome', 'rig-y'))).toBe(true);
+    const gates = history.flatMap((e) => (e.type === 'verify.completed' ? [e.data] : []));
+    expect(gates.map((g) => [g.codonId, g.passed])).toEqual([
+      ['inside', true],
+      ['outside', true],
+    ]);
+  }, 120_000);
 });

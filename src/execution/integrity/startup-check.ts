@@ -77,5 +77,10 @@ async function storeFacts(gitDir: string, cwd: string): Promise<StoreFacts> {
     return { kind: 'corrupt', why: refs.spawnError ?? (refs.stderr || `exit ${refs.code}`) };
   const runs = refs.stdout.toString('utf8').split('\n').filter(Boolean).length;
   const head = await git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
-  return { kind: 'repository', runs, headResolves: head.code === 0 };
+  if (head.code === 0) return { kind: 'repository', runs, headResolves: true };
+  // HEAD on a run branch not made yet: a server that died as a run (a rollback's) began, before its
+  // first checkpoint made the branch. Recovery goes on from the run it began from.
+  const unborn = await git(['symbolic-ref', '--quiet', 'HEAD']);
+  const onRunBranch = unborn.code === 0 && unborn.stdout.toString('utf8').startsWith('refs/heads/run/');
+  return { kind: 'repository', runs, headResolves: onRunBranch };
 }

@@ -17,7 +17,7 @@ export type DatabaseFacts =
 export type StoreFacts =
   | { kind: 'absent' }
   | { kind: 'corrupt'; why: string }
-  /** `runs`: its run branches; `headResolves`: HEAD names a commit. */
+  /** `runs`: its run branches; `headResolves`: HEAD names a commit, or a run branch not made yet. */
   | { kind: 'repository'; runs: number; headResolves: boolean };
 
 export type IntegrityFacts = { internalExists: boolean; database: DatabaseFacts; store: StoreFacts };

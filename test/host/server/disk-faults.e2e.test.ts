@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -45,6 +45,17 @@ afterEach(() => {
 
 const skipped = (support: { ok: true } | { ok: false; why: string }) =>
   support.ok ? '' : ` (skipped: ${support.why})`;
+
+/**
+ * The agent's flags live outside its agent root, so a rollback or a restart cannot take them away;
+ * a sandboxed agent may write them there (sandbox.allowWrite).
+ */
+function flagDir(base: string): string {
+  const dir = join(base, 'flags');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+const writesFlag = (base: string) => `    sandbox: { allowWrite: [${JSON.stringify(flagDir(base))}] }\n`;
 
 /** A provider script: each codon of `simplePlan` runs one Bash command, then says it is done. */
 function bashScript(commands: Record<string, string>): string {
@@ -172,10 +183,10 @@ describe.skipIf(!tmpfs.ok)(`a full execution directory${skipped(tmpfs)}`, () => 
     const exec = join(mnt, 'exec');
     const m = marker();
     // The agent fills the disk once (the flag lives outside it), then waits.
-    const flag = join(t.path, 'filled');
+    const flag = join(flagDir(t.path), 'filled');
     const files = writePlanAndScript(
       t.path,
-      simplePlan(['filler', 'after']),
+      simplePlan(['filler', 'after'], writesFlag(t.path)),
       bashScript({
         filler: `if [ ! -e ${flag} ]; then touch ${flag}; dd if=/dev/zero of=big bs=1M count=20; sleep ${m}; fi`,
       }),
@@ -255,10 +266,10 @@ describe.skipIf(!prlimit.ok)(`a database write that fails mid-run${skipped(prlim
     temps.push(t);
     const exec = join(t.path, 'exec');
     const m = marker();
-    const flag = join(t.path, 'started');
+    const flag = join(flagDir(t.path), 'started');
     const files = writePlanAndScript(
       t.path,
-      simplePlan(['filler']),
+      simplePlan(['filler'], writesFlag(t.path)),
       bashScript({ filler: `if [ ! -e ${flag} ]; then touch ${flag}; sleep ${m}; fi` }),
     );
     const server = await startServer(files.plan, exec, ['--scripted-provider', files.script]);
@@ -287,10 +298,12 @@ describe.skipIf(!ext4.ok)(`a file system that turns read-only mid-run${skipped(e
     const { device } = mountExt4(join(t.path, 'disk.img'), mnt, 32);
     const exec = join(mnt, 'exec');
     const m = marker();
-    const flag = join(t.path, 'started');
+    const flag = join(flagDir(t.path), 'started');
+    // Unconfined: a sandbox's mount namespace holds the file system for a moment after its agent
+    // ended, and the repair below (umount, e2fsck, mount) would find it still mounted read-only.
     const files = writePlanAndScript(
       t.path,
-      simplePlan(['filler']),
+      simplePlan(['filler'], '    sandbox: off\n'),
       bashScript({ filler: `if [ ! -e ${flag} ]; then touch ${flag}; sleep ${m}; fi` }),
     );
     const server = await startServer(files.plan, exec, ['--scripted-provider', files.script]);
@@ -366,10 +379,10 @@ describe.skipIf(!tmpfs.ok)(`a full checkpoint store while the journal works${ski
     // The checkpoints alone on a small disk: the journal beside them has room.
     const store = join(exec, '.ribosome', 'checkpoints.git');
     mountTmpfs(store, '1m');
-    const flag = join(t.path, 'written');
+    const flag = join(flagDir(t.path), 'written');
     const files = writePlanAndScript(
       t.path,
-      simplePlan(['filler']),
+      simplePlan(['filler'], writesFlag(t.path)),
       bashScript({
         filler: `if [ ! -e ${flag} ]; then touch ${flag}; head -c 3000000 /dev/urandom > blob.bin; fi`,
       }),

@@ -1,9 +1,14 @@
 import { existsSync, readdirSync, realpathSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { EffectiveSandbox } from '../../plan/sandbox-resolve.ts';
-import { defaultHidden, type SandboxLaunch, startNetworkGate } from '../../platform/sandbox/index.ts';
+import {
+  defaultHidden,
+  type SandboxLaunch,
+  serviceSockets,
+  startNetworkGate,
+} from '../../platform/sandbox/index.ts';
 import { DenialCoalescer, type DeniedEvent } from './denial-coalescer.ts';
 import { buildLaunch } from './launch.ts';
 
@@ -60,6 +65,8 @@ export async function openCodonSandbox(o: OpenSandbox): Promise<CodonSandbox> {
           },
         });
   const home = homedir();
+  // The home the password file names too, when HOME points elsewhere: its secrets are as real.
+  const homes = [...new Set([home, userInfo().homedir])];
   const launch = buildLaunch(
     o.sandbox,
     {
@@ -69,7 +76,7 @@ export async function openCodonSandbox(o: OpenSandbox): Promise<CodonSandbox> {
       ...(o.dataDir && existsSync(o.dataDir) ? { dataDir: realpathSync(o.dataDir) } : {}),
       home,
       otherExecutions: otherExecutions(o.executionDir),
-      secrets: defaultHidden(home),
+      secrets: [...homes.flatMap(defaultHidden), ...serviceSockets(gate ? 'gated' : 'open')],
     },
     gate ? { kind: 'gated', socket: gate.socket, port: gate.port } : { kind: 'open' },
   );

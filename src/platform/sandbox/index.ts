@@ -7,7 +7,7 @@ export { type PathKind, SANDBOX_SOCKET, type SandboxArgvContext, sandboxArgv } f
 export { type CommandLine, sandboxedCommand } from './command.ts';
 export { endSandbox } from './end-sandbox.ts';
 export { proxyUrl, sandboxEnv } from './env.ts';
-export { defaultHidden } from './hidden.ts';
+export { defaultHidden, serviceSockets } from './hidden.ts';
 export { formatHostPort, type HostPort, hostAllowed, matchesHost, parseHostPort } from './host-match.ts';
 export type { SandboxDenial, SandboxLaunch } from './launch.ts';
 export { GATE_PORT, gatePort, type NetworkGate, startNetworkGate } from './network-gate.ts';

@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ServerEvent } from '../../../src/core/protocol/index.ts';
@@ -41,6 +41,17 @@ describe.runIf(runs)('the sandbox (e2e)', () => {
     });
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     const otherPort = (other.address() as AddressInfo).port;
+    // A service's Unix socket on the host, where services keep theirs (/run): no network needed.
+    let spoken = 0;
+    const socketPath = `/run/ribosome-e2e-${process.pid}.sock`;
+    const service = createNetServer((socket) => {
+      spoken += 1;
+      socket.end('HOST-SERVICE\n');
+    });
+    await new Promise<void>((resolve, reject) => {
+      service.once('error', reject);
+      service.listen(socketPath, resolve);
+    });
     try {
       const plan = `name: t
 agent: builtin
@@ -55,7 +66,7 @@ codons:
   - name: one
     match: { firstUser: "Do one." }
     turns:
-${tool('Write', { file_path: 'a.txt', content: 'A' })}${bash('touch ../.ribosome/x; echo touched=$?')}${bash('cat ~/.ssh/id_ed25519; echo read=$?')}${bash(`curl -s -m 10 http://127.0.0.1:${otherPort}/secret; echo curl=$?`)}      - content: [{ text: "Done." }]
+${tool('Write', { file_path: 'a.txt', content: 'A' })}${bash('touch ../.ribosome/x; echo touched=$?')}${bash('cat ~/.ssh/id_ed25519; echo read=$?')}${bash(`curl -s -m 10 http://127.0.0.1:${otherPort}/secret; echo curl=$?`)}${bash(`echo hello | socat - UNIX-CONNECT:${socketPath}; echo sock=$?`)}      - content: [{ text: "Done." }]
   - name: two
     match: { firstUser: "Do two." }
     turns:
@@ -88,6 +99,9 @@ ${writeTurns('b.txt', 'B').replace(/^/gm, '    ')}
       expect(results[0]).not.toContain('touched=0');
       expect(results[1]).not.toContain('read=0');
       expect(results[2]).not.toContain('forbidden fruit');
+      expect(results[3]).not.toContain('HOST-SERVICE');
+      expect(results[3]).toContain('sock=1');
+      expect(spoken).toBe(0);
       expect(JSON.stringify(history)).not.toContain('PLANTED-KEY-0451');
       expect(reached).toBe(0);
 
@@ -97,6 +111,7 @@ ${writeTurns('b.txt', 'B').replace(/^/gm, '    ')}
       ]);
     } finally {
       other.close();
+      service.close();
     }
   }, 120_000);
 

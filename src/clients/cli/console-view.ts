@@ -8,7 +8,7 @@ import {
 } from '../../core/protocol/index.ts';
 import { markEstimate } from '../../llm/estimated-cost.ts';
 import { displayLine } from '../model/display-text.ts';
-import { oneLine as shownOnOneLine } from '../model/format.ts';
+import { sandboxDeniedText, oneLine as shownOnOneLine } from '../model/format.ts';
 import { messageLine } from '../model/store/messages.ts';
 import { readTransition } from '../model/store/transition-data.ts';
 
@@ -119,6 +119,8 @@ function eventLine(
       return `    copied ${e.data.files.length} output files to ${e.data.dir}`;
     case 'archive.completed':
       return `    archived ${e.data.archivedFiles.length} files to ${e.data.archiveDir}`;
+    case 'sandbox.denied':
+      return `    ${sandboxDeniedText(e.data)}`;
     default:
       return undefined;
   }

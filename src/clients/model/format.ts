@@ -62,3 +62,21 @@ export function oneLine(text: string, max = 500): string {
   const line = sanitize(text).replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
+
+/** What a `sandbox.denied` event says, the same in every view: what was refused, how often, why. */
+export function sandboxDeniedText(d: {
+  codonId: string;
+  kind: 'connect' | 'request';
+  target: string;
+  method?: string;
+  path?: string;
+  reason: string;
+  count: number;
+}): string {
+  const what =
+    d.kind === 'connect'
+      ? `a connection to ${d.target}`
+      : `${d.method ?? 'a request'} ${d.target}${d.path ?? ''}`;
+  const times = d.count > 1 ? ` (${d.count} times)` : '';
+  return `⊘ ${d.codonId}: the sandbox refused ${what}${times}: ${d.reason}`;
+}

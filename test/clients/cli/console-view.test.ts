@@ -238,3 +238,18 @@ describe('the console view of a rollback (trial 17 M5)', () => {
     expect(lines([done])).toEqual(['<< rolled back to work (rig-setup, checkpoint 0123456789ab): run run-2']);
   });
 });
+
+describe('the console view of a sandbox refusal (trial 29 M2)', () => {
+  it('prints a line naming the codon, what was refused and why, as `ribosome log` shows it', () => {
+    const tunnel = ev('sandbox.denied', {
+      codonId: 'probe',
+      kind: 'connect',
+      target: 'evil.example:443',
+      reason: 'not in sandbox.network.allow',
+      count: 1,
+    });
+    expect(lines([tunnel])).toEqual([
+      '    ⊘ probe: the sandbox refused a connection to evil.example:443: not in sandbox.network.allow',
+    ]);
+  });
+});

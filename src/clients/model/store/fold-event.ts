@@ -1,5 +1,5 @@
 import type { ServerEvent } from '../../../core/protocol/index.ts';
-import { oneLine } from '../format.ts';
+import { oneLine, sandboxDeniedText } from '../format.ts';
 import {
   assistantAction,
   codonCompletedLine,
@@ -200,15 +200,8 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
         d.passed ? 'ok' : 'warn',
       );
     }
-    case 'sandbox.denied': {
-      const d = e.data;
-      const what =
-        d.kind === 'connect'
-          ? `a connection to ${d.target}`
-          : `${d.method ?? 'a request'} ${d.target}${d.path ?? ''}`;
-      const times = d.count > 1 ? ` (${d.count} times)` : '';
-      return note(state, e.id, `⊘ ${d.codonId}: the sandbox refused ${what}${times}: ${d.reason}`, 'warn');
-    }
+    case 'sandbox.denied':
+      return note(state, e.id, sandboxDeniedText(e.data), 'warn');
     // Not shown: the file tree (no pane asks for it), verbose sentinel triggers, gate output (its
     // tail comes with the failure), connection plumbing.
     case 'verify.output':

@@ -1,5 +1,5 @@
 import { type ErrorSeverity, type ServerEvent, suggestedAction } from '../../../core/protocol/index.ts';
-import { formatCost, formatDuration, oneLine } from '../../model/format.ts';
+import { formatCost, formatDuration, oneLine, sandboxDeniedText } from '../../model/format.ts';
 import { PAIRING_WINDOW, resultOf, sentinelActionText } from '../../model/store/activity.ts';
 import { severityOf } from '../../model/store/errors.ts';
 import { messageLine } from '../../model/store/messages.ts';
@@ -266,6 +266,15 @@ export function foldActivity(
           codonId: e.data.codonId,
           text: `${e.data.passed ? '✓' : '✗'} ${e.data.codonId} gate ${e.data.gate + 1} ${e.data.passed ? 'passed' : 'failed'}`,
           tone: e.data.passed ? 'ok' : 'warn',
+        });
+        break;
+      case 'sandbox.denied':
+        push({
+          ...base,
+          kind: 'note',
+          codonId: e.data.codonId,
+          text: sandboxDeniedText(e.data),
+          tone: 'warn',
         });
         break;
       default:

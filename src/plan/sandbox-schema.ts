@@ -13,7 +13,14 @@ export const SandboxHost = z
   .string()
   .regex(/^(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/, {
     message: 'Expected a host, host:port or *.domain (for example registry.npmjs.org or 127.0.0.1:4873).',
-  });
+  })
+  .refine(
+    (host) => {
+      const port = /:(\d+)$/.exec(host)?.[1];
+      return port === undefined || (Number(port) >= 1 && Number(port) <= 65_535);
+    },
+    { message: 'A port is a number from 1 to 65535.' },
+  );
 
 export const SandboxNetwork = z
   .union([

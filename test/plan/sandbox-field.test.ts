@@ -150,3 +150,14 @@ describe('validation', () => {
     expect(loaded.ok ? [] : loaded.problems).toEqual([]);
   });
 });
+
+describe('sandbox.network.allow hosts (trial 29 L3)', () => {
+  it('takes a host, host:port and *.domain, and refuses a port outside 1..65535', async () => {
+    const { SandboxHost } = await import('../../src/plan/sandbox-schema.ts');
+    for (const ok of ['registry.npmjs.org', '127.0.0.1:4873', '*.example.com', '[::1]:8080', 'h:65535'])
+      expect(SandboxHost.safeParse(ok).success, ok).toBe(true);
+    for (const bad of ['*.com:99999', 'localhost:0', 'a b', 'http://x']) {
+      expect(SandboxHost.safeParse(bad).success, bad).toBe(false);
+    }
+  });
+});

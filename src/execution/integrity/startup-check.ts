@@ -1,9 +1,10 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { gitEnv } from '../checkpoints/git-env.ts';
 import { gitRunner } from '../checkpoints/git-runner.ts';
 import { STORE_DIR_IN_EXECUTION_DIR } from '../checkpoints/index.ts';
+import { executionLayout } from '../layout/layout.ts';
 import { type DatabaseFacts, type IntegrityVerdict, judgeIntegrity, type StoreFacts } from './verdict.ts';
 
 /** An execution whose history is damaged: the server refuses to start on it (exit 2). */
@@ -24,6 +25,12 @@ export class IntegrityError extends Error {
 export async function checkIntegrity(executionDir: string, database: string): Promise<IntegrityVerdict> {
   const internal = join(executionDir, '.ribosome');
   if (!existsSync(internal)) return { ok: true };
+  const lost = executionLayout(executionDir).historyLost;
+  if (existsSync(lost))
+    return {
+      ok: false,
+      problem: `its history was deleted or replaced under its last server (${readFileSync(lost, 'utf8').trim()}); what is left cannot be resumed`,
+    };
   const gitDir = join(executionDir, STORE_DIR_IN_EXECUTION_DIR);
   return judgeIntegrity({
     internalExists: true,

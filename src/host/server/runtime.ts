@@ -1,5 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import type { Logger } from 'pino';
 import { SERVER_VERSION } from '../../core/version.ts';
@@ -319,6 +319,8 @@ export async function startRuntime<C = undefined>(options: RuntimeOptions<C>): P
       `storage failure: ${fault.message}`,
     );
     bus.fail(fault);
+    if (fault.kind === 'deleted' || fault.kind === 'replaced')
+      markHistoryLost(layout.historyLost, fault.message);
     bus.announceUnjournaled('error', {
       message: `${fault.message}. The server stops: it can no longer record what happens. ${faultAdvice(fault)}`,
       fatal: true,
@@ -395,4 +397,17 @@ export function serverSecrets(env: NodeJS.ProcessEnv, keyVars: readonly string[]
   const secrets = new SecretRedactor();
   secrets.addFromEnv(env, [...PROVIDER_KEY_VARS, TOKEN_VAR, ...keyVars]);
   return secrets;
+}
+
+/**
+ * Leaves word that this execution's history was lost under its server, so a restart refuses rather
+ * than beginning anew over what is left (the agents' homes, made again meanwhile, would hide it).
+ */
+function markHistoryLost(file: string, message: string): void {
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${new Date().toISOString()} ${message}\n`);
+  } catch {
+    // The fatal error already says what happened; nothing more to do on a disk that refuses.
+  }
 }

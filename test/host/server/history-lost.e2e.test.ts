@@ -47,7 +47,7 @@ async function waitingServer() {
   await seen(client, (e) => e.type === 'codon.started', 'codon.started');
   // The agent is in its Bash command: the codon waits.
   await waitFor(() => pidsWith(`sleep ${marker}`).length > 0, 'the agent in its Bash command', 30_000);
-  return { server, client, exec, marker };
+  return { server, client, exec, marker, files };
 }
 
 async function expectFatalStop(
@@ -75,6 +75,18 @@ describe('the history deleted or replaced under a running server', () => {
     const w = await waitingServer();
     rmSync(join(w.exec, '.ribosome'), { recursive: true, force: true });
     await expectFatalStop(w, `the journal database ${w.exec}/.ribosome/ribosome.db was deleted`, 'deleted');
+    // A restart refuses what is left, rather than beginning anew over it (trial 29 M5).
+    const again = runCli([
+      'run',
+      w.files.plan,
+      '--headless',
+      '--execution',
+      w.exec,
+      '--scripted-provider',
+      w.files.script,
+    ]);
+    expect((await again.exited).code).toBe(INVALID_INPUT_EXIT);
+    expect(again.stderr()).toMatch(/its history was deleted or replaced under its last server/);
   }, 120_000);
 
   it('ribosome.db replaced by an empty file: a fatal error saying so, and exit 4', async () => {

@@ -39,7 +39,8 @@ describe('confinement (e2e)', () => {
       { name: 'Write', input: { file_path: 'hard.txt', content: 'pwned' } },
       { name: 'Edit', input: { file_path: 'hard.txt', old_string: 'original', new_string: 'pwned' } },
     ];
-    const plan = 'name: t\nagent: builtin\ncodons:\n  - id: probe\n    prompt: Probe.\n';
+    // Unconfined: the agent's own checks are what is tested (the sandbox would stop the links first).
+    const plan = 'name: t\nagent: builtin\nsandbox: off\ncodons:\n  - id: probe\n    prompt: Probe.\n';
     const { client, exec, root } = await serve(plan, `turns:\n${toolTurns(calls, 'Done.')}`);
     const completed = await untilCompleted(client, 'probe');
     expect(completed.type === 'codon.completed' && completed.data.success).toBe(true);
@@ -72,8 +73,10 @@ describe('confinement (e2e)', () => {
     const plant =
       'mkdir -p ../../outside && echo outside-log > ../../outside/a.log && ' +
       'ln -s ../../outside logs && ln -s ../../outside docs && ln -s ../../outside/a.log link.log';
+    // Unconfined: the rig's and the archive's own checks are what is tested.
     const plan = `name: t
 agent: builtin
+sandbox: off
 codons:
   - id: one
     prompt: Plant links.

@@ -88,8 +88,10 @@ ${writeTurns('b.txt', 'B').replace(/^/gm, '    ')}
 
 describe('the data directory written by a shell command (e2e)', () => {
   it('is reported as DATA_DIR_CHANGED, naming what changed; a codon that leaves it alone is not', async () => {
+    // Unconfined: with the sandbox on the data directory is read-only and the write fails.
     const plan = `name: t
 agent: builtin
+sandbox: off
 codons:
   - id: one
     prompt: Do one.

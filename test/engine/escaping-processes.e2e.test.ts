@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RibosomeClient } from '../../src/core/client/index.ts';
+import { sandboxSupport } from '../../src/platform/sandbox/index.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
 import { simplePlan } from '../helpers/plans.ts';
 import { pidsWith, waitFor } from '../helpers/processes.ts';
@@ -62,9 +63,9 @@ function script(base: number, then: 'end' | 'hang'): string {
 
 const alive = (needles: string[]) => needles.filter((n) => pidsWith(n).length > 0);
 
-async function hanging() {
+async function hanging(sandbox: 'auto' | 'off' = 'auto') {
   const m = markers();
-  const served = await serve(simplePlan(['bg']), script(m.base, 'hang'));
+  const served = await serve(`sandbox: ${sandbox}\n${simplePlan(['bg'])}`, script(m.base, 'hang'));
   await waitFor(() => pidsWith(m.stuck).length > 0, 'the agent to hang in its command', 30_000);
   // The Bash tool ended its own process group's jobs; the one in a session of its own escaped it.
   expect(alive([m.jobs[0] ?? ''])).toHaveLength(1);
@@ -97,7 +98,8 @@ describe('processes an agent started in the background', () => {
   });
 
   it('are left by a server killed outright and ended by the next one at its start', async () => {
-    const { server, exec, m } = await hanging();
+    // Unconfined: in the sandbox they end with the server itself (next test).
+    const { server, exec, m } = await hanging('off');
     server.kill('SIGKILL');
     await server.exited;
     expect(alive([m.jobs[0] ?? '', m.stuck])).toHaveLength(2);
@@ -110,5 +112,18 @@ describe('processes an agent started in the background', () => {
     const client = await RibosomeClient.connect(next.url, { mode: 'readonly' });
     clients.push(client);
     await waitFor(() => alive([...m.jobs, m.stuck]).length === 0, 'the leftovers to be ended', 10_000);
+  });
+});
+
+describe.runIf(sandboxSupport().ok)('processes an agent started in the background, in the sandbox', () => {
+  it('end with a server killed outright: the sandbox dies with its parent', async () => {
+    const { server, m } = await hanging();
+    server.kill('SIGKILL');
+    await server.exited;
+    await waitFor(
+      () => alive([...m.jobs, m.stuck]).length === 0,
+      'the sandbox to end with the server',
+      10_000,
+    );
   });
 });

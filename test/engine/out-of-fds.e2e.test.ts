@@ -16,8 +16,10 @@ import { startServer, tempDir } from '../helpers/server-process.ts';
 const { temps, clients } = e2eResources();
 
 const FD_LIMIT = 64;
+// Unconfined: the rig step is where the descriptors run out (a sandbox's gate would run out first).
 const PLAN = `name: test
 agent: builtin
+sandbox: off
 codons:
   - id: rigged
     prompt: Do rigged.

@@ -144,12 +144,9 @@ export async function startNetworkGate(options: {
       answer.pipe(res);
       answer.once('error', () => res.destroy());
     });
-    upstream.on('error', (error) => {
-      if (!res.headersSent) {
-        res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' });
-        res.end(`The sandbox's network gate could not reach ${to.host}:${to.port}: ${error.message}\n`);
-      } else res.destroy();
-    });
+    // Unreachable looks unreachable: the connection drops, as it would without the sandbox, rather
+    // than a 502 an agent would take for a provider's answer and retry as one.
+    upstream.on('error', () => req.socket.destroy());
     req.once('error', () => upstream.destroy());
     res.once('close', () => {
       if (!res.writableFinished) upstream.destroy();

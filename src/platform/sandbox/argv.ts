@@ -80,8 +80,15 @@ export function sandboxArgv(
   const path = context.path ?? process.env.PATH ?? '';
   const gated = launch.network.kind === 'gated';
 
-  // What the private /tmp would hide and the command needs: the install, PATH entries, the command.
-  const visible = [installRoot, ...path.split(':'), ...(command.startsWith('/') ? [dirOf(command)] : [])]
+  // What the private /tmp would hide and the command needs: the install and the node_modules its
+  // dependencies are found in (an installed package's are beside it, in its parents'), PATH entries,
+  // the command.
+  const visible = [
+    installRoot,
+    ...moduleDirsAbove(installRoot),
+    ...path.split(':'),
+    ...(command.startsWith('/') ? [dirOf(command)] : []),
+  ]
     .filter((p) => p.startsWith('/') && under(clean(p), '/tmp') && clean(p) !== '/tmp')
     .map(clean);
   const mounts: Mount[] = [
@@ -130,4 +137,11 @@ export function sandboxArgv(
 
 function dirOf(path: string): string {
   return path.slice(0, path.lastIndexOf('/')) || '/';
+}
+
+/** `node_modules` of every directory above `root`, where Node looks for its dependencies. */
+function moduleDirsAbove(root: string): string[] {
+  const dirs: string[] = [];
+  for (let dir = dirOf(root); dir !== '/'; dir = dirOf(dir)) dirs.push(`${dir}/node_modules`);
+  return dirs;
 }

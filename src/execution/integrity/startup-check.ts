@@ -59,7 +59,16 @@ function databaseFacts(file: string): DatabaseFacts {
       if (!tables.has(table)) continue;
       records += (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
     }
-    return { kind: 'healthy', records };
+    const checkpoints = tables.has('transitions')
+      ? (
+          db
+            .prepare(
+              "SELECT count(*) AS n FROM transitions WHERE type IN ('CheckpointCreated', 'InitialCheckpointSet')",
+            )
+            .get() as { n: number }
+        ).n
+      : 0;
+    return { kind: 'healthy', records, checkpoints };
   } catch (error) {
     return { kind: 'corrupt', why: (error as Error).message };
   } finally {

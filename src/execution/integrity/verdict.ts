@@ -10,8 +10,11 @@ export type DatabaseFacts =
   | { kind: 'empty' }
   /** Not a SQLite database, or SQLite's quick_check found damage: `why` in SQLite's words. */
   | { kind: 'corrupt'; why: string }
-  /** `records`: rows of its events and transitions (0: nothing was ever recorded). */
-  | { kind: 'healthy'; records: number };
+  /**
+   * `records`: rows of its events and transitions (0: nothing was ever recorded); `checkpoints`: the
+   * checkpoints its transitions record (each is a commit in the store).
+   */
+  | { kind: 'healthy'; records: number; checkpoints?: number };
 
 /** What the start found of the checkpoint store (`.ribosome/checkpoints.git`). */
 export type StoreFacts =
@@ -46,9 +49,11 @@ export function judgeIntegrity(facts: IntegrityFacts): IntegrityVerdict {
     const how = db.kind === 'absent' ? 'is missing' : db.kind === 'empty' ? 'is empty' : 'holds no record';
     return refuse(`the journal database ${DB} ${how}, yet the checkpoint store holds ${storeRuns} run(s)`);
   }
-  // A recorded run whose store is gone: its checkpoints, and every rollback, went with it.
-  if (recorded && store.kind === 'absent')
-    return refuse(`the checkpoint store ${STORE} is missing, yet the journal database records runs`);
+  // Recorded checkpoints whose store is gone: they, and every rollback, went with it.
+  if (db.kind === 'healthy' && (db.checkpoints ?? 0) > 0 && store.kind === 'absent')
+    return refuse(
+      `the checkpoint store ${STORE} is missing, yet the journal database records its checkpoints`,
+    );
   return { ok: true };
 }
 

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { type IntegrityFacts, judgeIntegrity } from '../../../src/execution/integrity/verdict.ts';
 
-const healthy = (records: number) => ({ kind: 'healthy' as const, records });
+const healthy = (records: number, checkpoints = records > 0 ? 1 : 0) => ({
+  kind: 'healthy' as const,
+  records,
+  checkpoints,
+});
 const repo = (runs: number, headResolves = true) => ({ kind: 'repository' as const, runs, headResolves });
 const facts = (f: Partial<IntegrityFacts>): IntegrityFacts => ({
   internalExists: true,
@@ -47,5 +51,7 @@ describe('judgeIntegrity', () => {
     );
     expect(problem({ store: repo(2, false) })).toContain('HEAD names no commit');
     expect(problem({ store: { kind: 'absent' } })).toContain('checkpoints.git is missing');
+    // A journal of events and no checkpoint (one written by a tool, not a run) needs no store.
+    expect(problem({ database: healthy(10, 0), store: { kind: 'absent' } })).toBe('ok');
   });
 });

@@ -16,6 +16,10 @@ import { RibosomeClient } from '../../../src/core/client/index.ts';
 import { isJournaled, type ServerEvent, type ServerEventOf } from '../../../src/core/protocol/index.ts';
 import { killUntilNone } from '../../helpers/processes.ts';
 import { sandboxOnLine } from '../../helpers/sandbox-support.ts';
+
+/** Whether the model's plans run their agents in the sandbox (then a killed server takes them along). */
+const SANDBOXED = sandboxOnLine() !== '';
+
 import { bounded, exitText, firstListening } from '../../helpers/server-process.ts';
 import {
   agentProcs,
@@ -445,11 +449,20 @@ export class Harness {
     await this.#client?.close();
     this.#client = undefined;
     this.#beforeDown = seen;
-    // The agent runs in its own process group: the kill must have left it (the restart ends it).
-    if (runningMarker && !this.#markerProcs().some((p) => p.marker === runningMarker)) {
+    const left = () => this.#markerProcs().some((p) => p.marker === runningMarker);
+    if (runningMarker && SANDBOXED) {
+      // In the sandbox the agent dies with the server that started it (bwrap --die-with-parent).
+      const deadline = Date.now() + 10_000;
+      while (left() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      if (left())
+        throw this.#failure(`the sandboxed agent's sleep ${runningMarker} outlived its killed server`);
+    } else if (runningMarker && !left()) {
+      // Unconfined, the agent runs in its own process group: the kill must have left it (the restart ends it).
       throw this.#failure(`harness: killing the server also ended the agent's sleep ${runningMarker}`);
     }
-    this.#note(`  killed (SIGKILL)${runningMarker ? `; sleep ${runningMarker} left running` : ''}`);
+    this.#note(
+      `  killed (SIGKILL)${runningMarker ? `; sleep ${runningMarker} ${SANDBOXED ? 'ended with it (sandbox)' : 'left running'}` : ''}`,
+    );
   }
 
   async #shutdown(before: ModelState, expect: Expectation): Promise<void> {

@@ -86,7 +86,8 @@ export function sandboxArgv(
   const visible = [
     installRoot,
     ...moduleDirsAbove(installRoot),
-    ...path.split(':'),
+    // A `node_modules/.bin` on PATH holds links into the packages beside it: all of them are needed.
+    ...path.split(':').map((entry) => entry.replace(/\/node_modules\/\.bin\/?$/, '/node_modules')),
     ...(command.startsWith('/') ? [dirOf(command)] : []),
   ]
     .filter((p) => p.startsWith('/') && under(clean(p), '/tmp') && clean(p) !== '/tmp')

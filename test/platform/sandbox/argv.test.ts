@@ -129,4 +129,15 @@ describe('sandboxArgv', () => {
     expect(args.slice(sh + 1)).toEqual(['-c', script, 'ribosome-sandbox', 'codex', 'exec', "it's $HOME"]);
     expect(script).not.toContain('codex');
   });
+
+  it("binds a PATH's node_modules/.bin under /tmp with the packages its links lead into", () => {
+    const launch: SandboxLaunch = { writable: [], readOnly: [], hidden: [], network: open };
+    const kind = fs('/tmp/clone/node_modules/', '/tmp/clone/node_modules/.bin/');
+    const { args } = sandboxArgv(launch, 'node', [], {
+      installRoot: '/opt/ribosome',
+      path: '/usr/bin:/tmp/clone/node_modules/.bin',
+      kind,
+    });
+    expect(mounts(args)).toEqual([['--ro-bind', '/tmp/clone/node_modules', '/tmp/clone/node_modules']]);
+  });
 });

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
+import { executionLayout } from '../../execution/layout/layout.ts';
 import type { EffectiveSandbox } from '../../plan/sandbox-resolve.ts';
 import {
   defaultHidden,
@@ -101,7 +102,7 @@ function otherExecutions(executionDir: string): string[] {
     return readdirSync(parent, { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
       .map((entry) => join(parent, entry.name))
-      .filter((dir) => dir !== executionDir && existsSync(join(dir, '.ribosome', 'ribosome.db')));
+      .filter((dir) => dir !== executionDir && existsSync(executionLayout(dir).database));
   } catch {
     return [];
   }

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { executionLayout } from '../../execution/layout/layout.ts';
 import { resolveSandboxPath } from '../../plan/sandbox-paths.ts';
 import type { EffectiveSandbox } from '../../plan/sandbox-resolve.ts';
 import type { SandboxLaunch } from '../../platform/sandbox/launch.ts';
@@ -33,7 +33,7 @@ export function buildLaunch(
     writable: unique([place.agentRoot, ...sandbox.allowWrite.map(resolve)]),
     readOnly: unique([...(place.dataDir ? [place.dataDir] : []), ...sandbox.readOnly.map(resolve)]),
     hidden: unique([
-      join(place.executionDir, '.ribosome'),
+      executionLayout(place.executionDir).internal,
       place.rigArchive,
       ...place.otherExecutions,
       ...place.secrets,

@@ -23,9 +23,8 @@ export class IntegrityError extends Error {
  * (a git repository whose HEAD resolves once it has runs) before a server opens them.
  */
 export async function checkIntegrity(executionDir: string, database: string): Promise<IntegrityVerdict> {
-  const internal = join(executionDir, '.ribosome');
+  const { internal, historyLost: lost } = executionLayout(executionDir);
   if (!existsSync(internal)) return { ok: true };
-  const lost = executionLayout(executionDir).historyLost;
   if (existsSync(lost))
     return {
       ok: false,

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { readdirSync, readlinkSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { SandboxLaunch } from './launch.ts';
 
@@ -18,7 +18,39 @@ export type SandboxArgvContext = {
   socat?: string;
   /** [reads the file system] What a path is. */
   kind?: (path: string) => PathKind;
+  /** [reads `/`] The entries of the host's root directory, with where each symbolic link leads. */
+  rootEntries?: () => readonly RootEntry[];
 };
+
+/** An entry of the host's `/`: bound read-only inside, or made the same symbolic link. */
+export type RootEntry = { name: string; link?: string };
+
+/** What the sandbox makes afresh rather than binds from the host. */
+const MADE_INSIDE = new Set(['dev', 'proc', 'tmp']);
+
+function hostRoot(): RootEntry[] {
+  return readdirSync('/', { withFileTypes: true }).map((entry) =>
+    entry.isSymbolicLink()
+      ? { name: entry.name, link: readlinkSync(`/${entry.name}`) }
+      : { name: entry.name },
+  );
+}
+
+/**
+ * The host's `/`, read-only, one top-level entry at a time rather than `/` whole: a recursive bind of
+ * `/` would carry a copy of every mount under /tmp into the sandbox's namespace, where it stays
+ * mounted, unseen behind the private /tmp, as long as the agent runs (another run's disk could not
+ * be unmounted and repaired meanwhile). The sandbox's own root is then made read-only too.
+ */
+function rootBinds(entries: readonly RootEntry[]): string[] {
+  return entries
+    .filter((entry) => !MADE_INSIDE.has(entry.name))
+    .flatMap((entry) =>
+      entry.link === undefined
+        ? ['--ro-bind', `/${entry.name}`, `/${entry.name}`]
+        : ['--symlink', entry.link, `/${entry.name}`],
+    );
+}
 
 /** Where the gate's Unix socket appears inside the sandbox (in its private /tmp). */
 export const SANDBOX_SOCKET = '/tmp/.ribosome-sandbox/net.sock';
@@ -64,7 +96,7 @@ export function gatedInit(port: number, socat = 'socat'): string {
 
 /**
  * The bwrap command line that runs `command args` inside `launch` (docs/agents.md#the-sandbox):
- * the whole system read-only, a private /tmp, /proc of its own process namespace, then the
+ * the whole system read-only (but for what is mounted under /tmp), a private /tmp, /proc of its own process namespace, then the
  * launch's mounts from the shallowest path to the deepest (a deeper one wins: a read-only data
  * directory inside a writable root stays read-only). A path that does not exist is left out.
  * Pure, but for `context.kind` and the defaults named there.
@@ -110,7 +142,8 @@ export function sandboxArgv(
 
   const argv = ['--die-with-parent', '--unshare-pid'];
   if (gated) argv.push('--unshare-net');
-  argv.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  argv.push(...rootBinds((context.rootEntries ?? hostRoot)()));
+  argv.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
   const emptied: string[] = [];
   for (const mount of sorted) {
     const what = kind(mount.path);
@@ -126,7 +159,7 @@ export function sandboxArgv(
   // Once the deeper binds have their mount points in it, a hidden directory turns read-only: a write
   // there fails (EROFS) rather than seeming to work. The binds inside are mounts of their own and keep
   // their mode.
-  for (const path of emptied) argv.push('--remount-ro', path);
+  for (const path of ['/', ...emptied]) argv.push('--remount-ro', path);
   if (context.cwd) argv.push('--chdir', context.cwd);
   if (launch.network.kind === 'gated') {
     argv.push('--ro-bind', launch.network.socket, SANDBOX_SOCKET);

@@ -9,7 +9,16 @@ const fs =
     paths.includes(`${path}/`) ? 'dir' : paths.includes(path) ? 'file' : 'missing';
 
 const open = { kind: 'open' } as const;
-const context = { installRoot: '/opt/ribosome', path: '/usr/bin:/bin' };
+/** A host root: two directories, a merged-usr link, and what the sandbox makes of its own. */
+const rootEntries = () => [
+  { name: 'usr' },
+  { name: 'bin', link: 'usr/bin' },
+  { name: 'etc' },
+  { name: 'tmp' },
+  { name: 'proc' },
+  { name: 'dev' },
+];
+const context = { installRoot: '/opt/ribosome', path: '/usr/bin:/bin', rootEntries };
 
 /** The argument pairs after the fixed prefix, up to the command. */
 function mounts(args: string[]): string[][] {
@@ -35,18 +44,28 @@ describe('sandboxArgv', () => {
     const launch: SandboxLaunch = { writable: [], readOnly: [], hidden: [], network: open };
     const { command, args } = sandboxArgv(launch, 'claude', ['-p', 'hi'], { ...context, kind: fs() });
     expect(command).toBe('bwrap');
+    // The host's root entry by entry (not / whole, which would carry the mounts under /tmp along);
+    // /dev, /proc and /tmp are the sandbox's own.
     expect(args).toEqual([
       '--die-with-parent',
       '--unshare-pid',
       '--ro-bind',
-      '/',
-      '/',
+      '/usr',
+      '/usr',
+      '--symlink',
+      'usr/bin',
+      '/bin',
+      '--ro-bind',
+      '/etc',
+      '/etc',
       '--dev',
       '/dev',
       '--proc',
       '/proc',
       '--tmpfs',
       '/tmp',
+      '--remount-ro',
+      '/',
       'claude',
       '-p',
       'hi',
@@ -78,7 +97,8 @@ describe('sandboxArgv', () => {
       ['--tmpfs', '/home/ann/.ssh'],
       ['--ro-bind', '/x/exec/root/data', '/x/exec/root/data'],
       ['--ro-bind', '/dev/null', '/x/exec/root/data/secret.txt'],
-      // Hidden directories turn read-only once every bind inside them is in place.
+      // The sandbox's root and hidden directories turn read-only once every bind inside is in place.
+      ['--remount-ro', '/'],
       ['--remount-ro', '/x/same'],
       ['--remount-ro', '/home/ann/.ssh'],
       ['--chdir', '/x/exec/root'],
@@ -91,12 +111,14 @@ describe('sandboxArgv', () => {
     const { args } = sandboxArgv(launch, '/tmp/tools/agent', [], {
       installRoot: '/tmp/inst',
       path: '/usr/bin:/tmp/bin:/tmp',
+      rootEntries,
       kind,
     });
     expect(mounts(args)).toEqual([
       ['--ro-bind', '/tmp/inst', '/tmp/inst'],
       ['--ro-bind', '/tmp/bin', '/tmp/bin'],
       ['--ro-bind', '/tmp/tools', '/tmp/tools'],
+      ['--remount-ro', '/'],
     ]);
   });
 
@@ -136,8 +158,12 @@ describe('sandboxArgv', () => {
     const { args } = sandboxArgv(launch, 'node', [], {
       installRoot: '/opt/ribosome',
       path: '/usr/bin:/tmp/clone/node_modules/.bin',
+      rootEntries,
       kind,
     });
-    expect(mounts(args)).toEqual([['--ro-bind', '/tmp/clone/node_modules', '/tmp/clone/node_modules']]);
+    expect(mounts(args)).toEqual([
+      ['--ro-bind', '/tmp/clone/node_modules', '/tmp/clone/node_modules'],
+      ['--remount-ro', '/'],
+    ]);
   });
 });

@@ -1,6 +1,5 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
-import { executionLayout } from '../../execution/layout/layout.ts';
+import { basename, join, relative, resolve } from 'node:path';
+import { executionsIn } from '../../execution/layout/executions-in.ts';
 
 export type Found = { ok: true; dir: string } | { ok: false; message: string };
 
@@ -12,15 +11,7 @@ export type Found = { ok: true; dir: string } | { ok: false; message: string };
 export function findExecution(option: string | undefined, cwd: string): Found {
   if (option !== undefined) return { ok: true, dir: resolve(cwd, option) };
   const root = join(cwd, 'ribosome-runs');
-  let names: string[] = [];
-  try {
-    names = readdirSync(root, { withFileTypes: true })
-      .filter((e) => e.isDirectory() && existsSync(executionLayout(join(root, e.name)).database))
-      .map((e) => e.name)
-      .sort();
-  } catch {
-    // No ./ribosome-runs: nothing to choose from.
-  }
+  const names = executionsIn(root).map((dir) => basename(dir));
   const [only] = names;
   if (only !== undefined && names.length === 1) return { ok: true, dir: join(root, only) };
   const where = relative(process.cwd(), root) || '.';

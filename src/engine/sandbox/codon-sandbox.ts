@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import type { Logger } from 'pino';
-import { executionLayout } from '../../execution/layout/layout.ts';
+import { executionsIn } from '../../execution/layout/executions-in.ts';
 import type { EffectiveSandbox } from '../../plan/sandbox-resolve.ts';
 import {
   defaultHidden,
@@ -76,7 +76,7 @@ export async function openCodonSandbox(o: OpenSandbox): Promise<CodonSandbox> {
       rigArchive: o.rigArchive,
       ...(o.dataDir && existsSync(o.dataDir) ? { dataDir: realpathSync(o.dataDir) } : {}),
       home,
-      otherExecutions: otherExecutions(o.executionDir),
+      otherExecutions: executionsIn(dirname(o.executionDir)).filter((dir) => dir !== o.executionDir),
       secrets: [...homes.flatMap(defaultHidden), ...serviceSockets(gate ? 'gated' : 'open')],
     },
     gate ? { kind: 'gated', socket: gate.socket, port: gate.port } : { kind: 'open' },
@@ -93,17 +93,4 @@ export async function openCodonSandbox(o: OpenSandbox): Promise<CodonSandbox> {
       return closed;
     },
   };
-}
-
-/** Directories beside the execution that hold an execution's database (`.ribosome/ribosome.db`). */
-function otherExecutions(executionDir: string): string[] {
-  const parent = dirname(executionDir);
-  try {
-    return readdirSync(parent, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => join(parent, entry.name))
-      .filter((dir) => dir !== executionDir && existsSync(executionLayout(dir).database));
-  } catch {
-    return [];
-  }
 }

@@ -10,6 +10,12 @@ export type SandboxArgvContext = {
   installRoot?: string;
   /** [process.env.PATH] The process's PATH: its entries under /tmp are bound read-only. */
   path?: string;
+  /**
+   * [process.execPath] The Node that runs Ribosome, which the agents start again (`bin/ribosome`, the
+   * CLIs' `#!/usr/bin/env node`): its directory is bound read-only when it lies under /tmp, since a
+   * PATH entry there may hold only a link to it.
+   */
+  node?: string;
   /** The working directory inside (bwrap starts in `/` otherwise, or where it happens to be). */
   cwd?: string;
   /** [bwrap] The bwrap binary (sandboxSupport finds it). */
@@ -121,6 +127,7 @@ export function sandboxArgv(
     // A `node_modules/.bin` on PATH holds links into the packages beside it: all of them are needed.
     ...path.split(':').map((entry) => entry.replace(/\/node_modules\/\.bin\/?$/, '/node_modules')),
     ...(command.startsWith('/') ? [dirOf(command)] : []),
+    dirOf(context.node ?? process.execPath),
   ]
     .filter((p) => p.startsWith('/') && under(clean(p), '/tmp') && clean(p) !== '/tmp')
     .map(clean);

@@ -18,7 +18,7 @@ const rootEntries = () => [
   { name: 'proc' },
   { name: 'dev' },
 ];
-const context = { installRoot: '/opt/ribosome', path: '/usr/bin:/bin', rootEntries };
+const context = { installRoot: '/opt/ribosome', path: '/usr/bin:/bin', node: '/usr/bin/node', rootEntries };
 
 /** The argument pairs after the fixed prefix, up to the command. */
 function mounts(args: string[]): string[][] {
@@ -107,10 +107,12 @@ describe('sandboxArgv', () => {
 
   it('keeps the install, PATH entries and the command visible when they lie under the private /tmp', () => {
     const launch: SandboxLaunch = { writable: [], readOnly: [], hidden: [], network: open };
-    const kind = fs('/tmp/inst/', '/tmp/bin/', '/tmp/tools/');
+    const kind = fs('/tmp/inst/', '/tmp/bin/', '/tmp/tools/', '/tmp/clone/node_modules/node/bin/');
     const { args } = sandboxArgv(launch, '/tmp/tools/agent', [], {
       installRoot: '/tmp/inst',
       path: '/usr/bin:/tmp/bin:/tmp',
+      // The Node running Ribosome, in a clone under /tmp: a PATH entry may hold only a link to it.
+      node: '/tmp/clone/node_modules/node/bin/node',
       rootEntries,
       kind,
     });
@@ -118,6 +120,7 @@ describe('sandboxArgv', () => {
       ['--ro-bind', '/tmp/inst', '/tmp/inst'],
       ['--ro-bind', '/tmp/bin', '/tmp/bin'],
       ['--ro-bind', '/tmp/tools', '/tmp/tools'],
+      ['--ro-bind', '/tmp/clone/node_modules/node/bin', '/tmp/clone/node_modules/node/bin'],
       ['--remount-ro', '/'],
     ]);
   });
@@ -158,6 +161,7 @@ describe('sandboxArgv', () => {
     const { args } = sandboxArgv(launch, 'node', [], {
       installRoot: '/opt/ribosome',
       path: '/usr/bin:/tmp/clone/node_modules/.bin',
+      node: '/usr/bin/node',
       rootEntries,
       kind,
     });

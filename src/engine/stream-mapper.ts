@@ -131,6 +131,7 @@ export class StreamMapper {
                   content: `${block.name} ${summarize(input)}`,
                   toolName: block.name,
                   toolInput: input,
+                  toolUseId: block.id,
                 },
               },
             });

@@ -8,9 +8,10 @@ import {
 } from '../../core/protocol/index.ts';
 import { markEstimate } from '../../llm/estimated-cost.ts';
 import { displayLine } from '../model/display-text.ts';
-import { sandboxDeniedText, oneLine as shownOnOneLine } from '../model/format.ts';
+import { isEndedWithCodon, sandboxDeniedText, oneLine as shownOnOneLine } from '../model/format.ts';
 import { messageLine } from '../model/store/messages.ts';
 import { readTransition } from '../model/store/transition-data.ts';
+import { endedCallLine, waitingCalls } from './waiting-calls.ts';
 
 /** On one line, control and bidirectional characters shown as stand-ins (what anyone wrote is printed here). */
 const oneLine = (text: string, max = 160) => shownOnOneLine(text, max);
@@ -140,7 +141,23 @@ export function consoleView(): (e: ServerEvent) => string | undefined {
   const redos = new Set<string>();
   const redoKey = (codonId: string, sentinelId: string, text: string) =>
     JSON.stringify([codonId, sentinelId, text]);
+  const calls = waitingCalls();
+  /** The lines of the codon's calls still waiting, which end with it, before `line`. */
+  const endingCalls = (codonId: string, line: string | undefined) => {
+    const ended = calls.end(codonId).map((c) => displayLine(endedCallLine(c)));
+    return ended.length === 0 ? line : [...ended, ...(line === undefined ? [] : [line])].join('\n');
+  };
   return (e) => {
+    if (e.type === 'assistant.action') calls.call(e.data);
+    if (e.type === 'tool.result') {
+      const call = calls.result(e.data);
+      // A made-up result of a call cut short is no failure: the call ended with the codon.
+      if (isEndedWithCodon(e.data))
+        return displayLine(endedCallLine(call ?? { content: `${e.data.toolName} (call not seen)` }));
+      return describeEvent(e);
+    }
+    // A new attempt: the earlier one's calls still waiting can never get their results.
+    if (e.type === 'codon.started') return endingCalls(e.data.codonId, describeEvent(e));
     if (e.type === 'sentinel.action') {
       if (e.data.action === 'redo' && !e.data.dryRun && e.data.text !== undefined)
         redos.add(redoKey(e.data.codonId, e.data.sentinelId, e.data.text));
@@ -165,7 +182,7 @@ export function consoleView(): (e: ServerEvent) => string | undefined {
     endedBy.delete(e.data.codonId);
     const note = e.data.costEstimated && !estimateSaid ? ESTIMATE_NOTE : undefined;
     if (note) estimateSaid = true;
-    return describeEvent(e, ended, undefined, note);
+    return endingCalls(e.data.codonId, describeEvent(e, ended, undefined, note));
   };
 }
 

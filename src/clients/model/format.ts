@@ -1,4 +1,5 @@
 /** Text helpers for every UI: numbers as people read them, and agent text made safe to print. */
+import { ENDED_FROM_OUTSIDE } from '../../agents/stream-line.ts';
 import { markEstimate } from '../../llm/estimated-cost.ts';
 import { displayText } from './display-text.ts';
 
@@ -79,4 +80,32 @@ export function sandboxDeniedText(d: {
       : `${d.method ?? 'a request'} ${d.target}${d.path ?? ''}`;
   const times = d.count > 1 ? ` (${d.count} times)` : '';
   return `⊘ ${d.codonId}: the sandbox refused ${what}${times}: ${d.reason}`;
+}
+
+/** What every view says of a tool call whose result never came and never can: its codon ended first. */
+export const ENDED_WITH_CODON = 'ended with the codon';
+
+/**
+ * A tool.result that is no result: the one an agent's translator gives a call still open when the
+ * agent's run was ended from outside (a stop, a timeout, a halt). Its call ended with the codon.
+ */
+export function isEndedWithCodon(result: { result: string; isError: boolean }): boolean {
+  return result.isError && result.result === ENDED_FROM_OUTSIDE;
+}
+
+/**
+ * A tool call's mark, the same in every view: `✓ 1.2s`, `✗ failed 1.2s`, `· ended with the codon`,
+ * else `… running`.
+ */
+export function toolCallMark(call: { result?: { isError: boolean; ms: number }; endedWithCodon?: true }): {
+  text: string;
+  state: 'done' | 'failed' | 'ended' | 'running';
+} {
+  const r = call.result;
+  if (r)
+    return r.isError
+      ? { text: `✗ failed ${formatDuration(r.ms)}`, state: 'failed' }
+      : { text: `✓ ${formatDuration(r.ms)}`, state: 'done' };
+  if (call.endedWithCodon) return { text: `· ${ENDED_WITH_CODON}`, state: 'ended' };
+  return { text: '… running', state: 'running' };
 }

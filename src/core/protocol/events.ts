@@ -28,6 +28,10 @@ const backbone = {
     content: z.string(),
     toolName: z.string().optional(),
     toolInput: z.record(z.string(), z.unknown()).optional(),
+    toolUseId: ours(
+      z.string().optional(),
+      "For `tool_use`: the call's id, the `toolUseId` of its `tool.result` (absent in journals written before it was added).",
+    ),
   }),
   'tool.result': z.object({
     codonId: z.string(),

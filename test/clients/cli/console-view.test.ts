@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { ENDED_FROM_OUTSIDE } from '../../../src/agents/stream-line.ts';
 import { consoleView } from '../../../src/clients/cli/console-view.ts';
 import type { MessageSender, ServerEvent } from '../../../src/core/protocol/index.ts';
-import { codonEnd, codonStart, runStarted } from '../model/helpers/events.ts';
+import { codonEnd, codonStart, runStarted, toolCall, toolDone } from '../model/helpers/events.ts';
 import { ev } from '../model/helpers/fake-client.ts';
 
 /** The lines the console view (`ribosome log`, `run` without the terminal UI) prints for these events. */
@@ -251,5 +252,44 @@ describe('the console view of a sandbox refusal (trial 29 M2)', () => {
     expect(lines([tunnel])).toEqual([
       '    ⊘ probe: the sandbox refused a connection to evil.example:443: not in sandbox.network.allow',
     ]);
+  });
+});
+
+describe('the console view of tool calls (issue 30 M1)', () => {
+  const bash = (command: string, id?: string) => toolCall('a', 'Bash', command, { command }, id);
+  it("prints a call a crash cut short as ended with the codon, before the codon's end; the next attempt's calls pair by id", () => {
+    const printed = lines([
+      ...runStarted(),
+      ...codonStart('a', 0),
+      bash('sleep 8; echo slow-done', 'toolu_killed'),
+      ...codonEnd('a', 'failed'),
+      ...codonStart('a', 0),
+      bash('sleep 8; echo slow-done', 'toolu_sleep'),
+      bash('echo quick-done', 'toolu_quick'),
+      toolDone('a', 'Bash', 'quick-done', false, 'toolu_quick'),
+      ...codonEnd('a', 'completed'),
+    ]);
+    expect(printed.join('\n').split('\n')).toEqual([
+      '> a: Codon a',
+      '    tool  Bash sleep 8; echo slow-done',
+      '    tool  Bash sleep 8; echo slow-done  · ended with the codon',
+      '< a FAILED (2.1s, $0.0123): [unknown] it failed',
+      '> a: Codon a',
+      '    tool  Bash sleep 8; echo slow-done',
+      '    tool  Bash echo quick-done',
+      '    done  Bash: quick-done',
+      '    tool  Bash sleep 8; echo slow-done  · ended with the codon',
+      '< a completed (2.1s, $0.0123)',
+    ]);
+  });
+
+  it("prints an agent translator's made-up result of a call cut short as ended with the codon, not fail", () => {
+    const printed = lines([
+      bash('sleep 300', 'item_1'),
+      toolDone('a', 'Bash', ENDED_FROM_OUTSIDE, true, 'item_1'),
+      ...codonEnd('a', 'stopped'),
+    ]);
+    expect(printed[1]).toBe('    tool  Bash sleep 300  · ended with the codon');
+    expect(printed.join('\n')).not.toContain('fail');
   });
 });

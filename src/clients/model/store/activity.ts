@@ -1,5 +1,5 @@
 import { own, type ServerEventOf } from '../../../core/protocol/index.ts';
-import { formatCost, formatDuration, oneLine } from '../format.ts';
+import { formatCost, formatDuration, isEndedWithCodon, oneLine } from '../format.ts';
 import type { Tone } from '../tone.ts';
 import { type ActivityEntry, MAX_ACTIVITY, type RunState, type ToolResult } from './run-state.ts';
 
@@ -58,7 +58,11 @@ export function replaceActivity(state: RunState, index: number, entry: ActivityE
     scratch[index] = entry;
     return state;
   }
-  return { ...state, activity: state.activity.map((e, i) => (i === index ? entry : e)) };
+  const activity = state.activity.slice();
+  activity[index] = entry;
+  // A copy made in the batch is the batch's own: its later changes go in place.
+  if (batching) scratch = activity;
+  return { ...state, activity };
 }
 
 export function assistantAction(state: RunState, e: ServerEventOf<'assistant.action'>): RunState {
@@ -73,6 +77,7 @@ export function assistantAction(state: RunState, e: ServerEventOf<'assistant.act
       toolName,
       summary,
       ...(d.toolInput ? { input: d.toolInput } : {}),
+      ...(d.toolUseId === undefined ? {} : { toolUseId: d.toolUseId }),
     });
   }
   return appendActivity(state, { kind: d.action, id: e.id, codonId: d.codonId, text: d.content });
@@ -93,31 +98,50 @@ export function resultOf(e: ServerEventOf<'tool.result'>): ToolResult {
   };
 }
 
-type PairableRow = { kind: string; result?: unknown; codonId?: string; toolName?: string };
+type PairableRow = {
+  kind: string;
+  result?: unknown;
+  endedWithCodon?: true;
+  codonId?: string;
+  toolName?: string;
+  toolUseId?: string;
+};
+
+/** A tool call whose result has not come (and still can). */
+export function isWaiting(row: PairableRow | undefined): boolean {
+  return row?.kind === 'tool' && !row.result && !row.endedWithCodon;
+}
 
 /**
- * Where a tool.result's call is among `rows` (-1: not seen). assistant.action carries no toolUseId,
- * so the result goes to the oldest call of the same tool in the same codon still waiting for one,
- * among the last PAIRING_WINDOW rows. Shared by the terminal UI and the web dashboard.
+ * Where a tool.result's call is among `rows` (-1: not in sight), among the last PAIRING_WINDOW: the
+ * latest call of the same codon with the result's toolUseId still waiting (a scripted provider may
+ * replay ids on a redo). A call without an id (a journal written before assistant.action carried
+ * one) pairs by the old rule: the oldest call of the same tool in the codon still waiting.
  */
 export function pendingCallIndex(
   rows: { readonly length: number; at(index: number): PairableRow | undefined },
   e: ServerEventOf<'tool.result'>,
 ): number {
   const d = e.data;
-  let match = -1;
+  let legacy = -1;
   for (let i = rows.length - 1; i >= Math.max(0, rows.length - PAIRING_WINDOW); i--) {
     const row = rows.at(i);
-    if (row?.kind === 'tool' && !row.result && row.codonId === d.codonId && row.toolName === d.toolName)
-      match = i;
+    if (!isWaiting(row) || row?.codonId !== d.codonId) continue;
+    if (row.toolUseId === undefined) {
+      if (row.toolName === d.toolName) legacy = i;
+    } else if (row.toolUseId === d.toolUseId) return i;
   }
-  return match;
+  return legacy;
 }
 
-/** Attaches a tool.result to its call (`pendingCallIndex`), or shows it alone when none is waiting. */
+/**
+ * Attaches a tool.result to its call (`pendingCallIndex`), or shows it alone when none is waiting. A
+ * result an agent's translator made up for a call cut short (isEndedWithCodon) is no result: the
+ * call ended with the codon.
+ */
 export function toolResult(state: RunState, e: ServerEventOf<'tool.result'>): RunState {
   const d = e.data;
-  const result = resultOf(e);
+  const outcome = isEndedWithCodon(d) ? { endedWithCodon: true as const } : { result: resultOf(e) };
   const match = pendingCallIndex(state.activity, e);
   const call = state.activity[match];
   if (call?.kind !== 'tool') {
@@ -126,16 +150,31 @@ export function toolResult(state: RunState, e: ServerEventOf<'tool.result'>): Ru
       id: e.id,
       codonId: d.codonId,
       toolName: d.toolName,
+      toolUseId: d.toolUseId,
       summary: '(call not seen)',
-      result,
+      ...outcome,
     });
   }
-  if (batching && state.activity === scratch) {
-    scratch[match] = { ...call, result };
-    return state;
+  return replaceActivity(state, match, { ...call, ...outcome });
+}
+
+/**
+ * Marks the calls of `codonId` still waiting as ended with the codon: it ended, or a new attempt of it
+ * started, so their results can never come (a server killed meanwhile, an agent stopped mid-call).
+ */
+export function endWaitingCalls(state: RunState, codonId: string): RunState {
+  const open: number[] = [];
+  state.activity.forEach((entry, i) => {
+    if (entry.kind === 'tool' && entry.codonId === codonId && isWaiting(entry)) open.push(i);
+  });
+  if (open.length === 0) return state;
+  const inPlace = batching && state.activity === scratch;
+  const activity = inPlace ? state.activity : state.activity.slice();
+  for (const i of open) {
+    const entry = activity[i];
+    if (entry?.kind === 'tool') activity[i] = { ...entry, endedWithCodon: true };
   }
-  const activity = state.activity.slice();
-  activity[match] = { ...call, result };
+  if (inPlace) return state;
   if (batching) scratch = activity;
   return { ...state, activity };
 }

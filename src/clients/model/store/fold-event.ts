@@ -4,6 +4,7 @@ import {
   assistantAction,
   codonCompletedLine,
   codonStartedLine,
+  endWaitingCalls,
   fileUpdated,
   inActivityBatch,
   note,
@@ -48,7 +49,9 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
     case 'codon.started': {
       const d = e.data;
       const { idle: _idle, ...run } = state.run;
-      const started = noteAttempt(codonStarted({ ...state, run }, d, 'running', false), d);
+      // A new attempt: the earlier one's calls still waiting can never get their results.
+      const ended = endWaitingCalls({ ...state, run }, d.codonId);
+      const started = noteAttempt(codonStarted(ended, d, 'running', false), d);
       return {
         ...codonStartedLine(started, e),
         notice: {
@@ -58,7 +61,7 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
       };
     }
     case 'codon.completed': {
-      const next = codonCompleted(state, e.data);
+      const next = codonCompleted(endWaitingCalls(state, e.data.codonId), e.data);
       return codonCompletedLine(next, e);
     }
     case 'state.snapshot': {

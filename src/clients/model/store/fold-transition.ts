@@ -1,5 +1,6 @@
 import { own, type ServerEventOf } from '../../../core/protocol/index.ts';
-import { codonStarted, failActiveCodons, setCodonCost } from './codons.ts';
+import { endWaitingCalls } from './activity.ts';
+import { codonStarted, failActiveCodons, isActiveStatus, setCodonCost } from './codons.ts';
 import type { RunState } from './run-state.ts';
 import { addTokens } from './totals.ts';
 import { readTransition } from './transition-data.ts';
@@ -52,9 +53,11 @@ export function foldTransition(state: RunState, e: ServerEventOf<'state.transiti
         : withTotals;
     case 'RunCrashed':
       return failActiveCodons(
-        t.data.runId === run.runId
-          ? { ...withTotals, run: { ...run, runStatus: 'crashed', endedAt: t.data.detectedAt } }
-          : withTotals,
+        endActiveCodonsCalls(
+          t.data.runId === run.runId
+            ? { ...withTotals, run: { ...run, runStatus: 'crashed', endedAt: t.data.detectedAt } }
+            : withTotals,
+        ),
         'the server stopped while it ran',
       );
     case 'CodonStarted': {
@@ -99,4 +102,12 @@ export function foldTransition(state: RunState, e: ServerEventOf<'state.transiti
       return { ...withTotals, checkpoints: { ...withTotals.checkpoints, created } };
     }
   }
+}
+
+/** The waiting calls of the codons a crash interrupted end with them (their codon.completed may come later). */
+function endActiveCodonsCalls(state: RunState): RunState {
+  let next = state;
+  for (const row of Object.values(state.codons))
+    if (isActiveStatus(row.status)) next = endWaitingCalls(next, row.codonId);
+  return next;
 }

@@ -86,7 +86,11 @@ export type ActivityEntry =
       toolName: string;
       summary: string;
       input?: Record<string, unknown>;
+      /** The call's id (assistant.action toolUseId): its result carries the same; absent in older journals. */
+      toolUseId?: string;
       result?: ToolResult;
+      /** No result came and none can: its codon ended, or a new attempt of it started (format.ts). */
+      endedWithCodon?: true;
     }
   | { kind: 'file'; id: string; path: string; action: 'created' | 'modified' | 'deleted'; content: string }
   | {

@@ -1,6 +1,6 @@
 import React from 'react';
 import { displayLine, displayText } from '../../model/display-text.ts';
-import { formatDuration, formatTime } from '../../model/format.ts';
+import { formatTime, toolCallMark } from '../../model/format.ts';
 import {
   ACTIVITY_KINDS,
   type ActivityKind,
@@ -116,6 +116,18 @@ export function Activity({
   );
 }
 
+/** A tool call's mark, in the words of every view (format.ts): done, failed, ended with the codon, running. */
+function ToolMark({ row }: { row: ActivityRow }) {
+  const mark = toolCallMark(row);
+  const tone = mark.state === 'failed' ? 'bad' : mark.state === 'running' ? 'tone-accent' : 'muted';
+  return (
+    <span className={tone} data-testid="tool-mark" data-state={mark.state}>
+      {' '}
+      {mark.text}
+    </span>
+  );
+}
+
 const Row = React.memo(function Row({
   row,
   open,
@@ -146,11 +158,7 @@ const Row = React.memo(function Row({
         <span className="kind">{row.kind}</span>
         {row.codonId ? <span className="codon">{displayLine(row.codonId)}</span> : null}
         <span className="text">{displayLine(row.text)}</span>
-        {row.result ? (
-          <span className={row.result.isError ? 'bad' : 'muted'}>
-            {row.result.isError ? ' ✗' : ' ✓'} {formatDuration(row.result.ms)}
-          </span>
-        ) : null}
+        {row.kind === 'tool' ? <ToolMark row={row} /> : null}
         {row.action ? <span className="muted"> → {displayLine(row.action)}</span> : null}
       </div>
       {open ? (

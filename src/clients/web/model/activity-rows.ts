@@ -1,5 +1,11 @@
 import { type ErrorSeverity, type ServerEvent, suggestedAction } from '../../../core/protocol/index.ts';
-import { formatCost, formatDuration, oneLine, sandboxDeniedText } from '../../model/format.ts';
+import {
+  formatCost,
+  formatDuration,
+  isEndedWithCodon,
+  oneLine,
+  sandboxDeniedText,
+} from '../../model/format.ts';
 import { PAIRING_WINDOW, resultOf, sentinelActionText } from '../../model/store/activity.ts';
 import { severityOf } from '../../model/store/errors.ts';
 import { messageLine } from '../../model/store/messages.ts';
@@ -39,7 +45,11 @@ export type ActivityRow = {
   /** What expanding the row shows (tool input, whole message, file content, structured output). */
   detail?: string;
   toolName?: string;
+  /** A tool call's id (assistant.action toolUseId), when its event carried one. */
+  toolUseId?: string;
   result?: ToolResult;
+  /** A tool call whose result never came and never can: its codon ended (format.ts). */
+  endedWithCodon?: true;
   severity?: ErrorSeverity;
   action?: string;
   sentinelId?: string;
@@ -47,9 +57,10 @@ export type ActivityRow = {
 
 /**
  * `dropped`: how many older rows were let go to keep `rows` at MAX_ROWS. `waiting`: the tool calls
- * still waiting for their result among the last PAIRING_WINDOW rows, oldest first, each by its
- * number among all rows ever folded (the dropped ones count): a result looks among these, not
- * through 200 rows (a quarter of a million results in a million-event history).
+ * still waiting for their result, oldest first, each by its number among all rows ever folded (the
+ * dropped ones count): a result looks among these (those in the last PAIRING_WINDOW rows), not
+ * through 200 rows (a quarter of a million results in a million-event history), and a codon's end
+ * marks its own as ended with it.
  */
 export type ActivityLog = {
   rows: ChunkedList<ActivityRow>;
@@ -79,26 +90,38 @@ export function foldActivity(
   const first = log.dropped ?? 0;
   const waiting = log.waiting?.slice() ?? [];
   /**
-   * The oldest call of the same tool in the same codon still waiting, among the last
-   * PAIRING_WINDOW rows (pendingCallIndex's rule, which the terminal UI applies to its rows).
+   * The call a tool.result goes to (pendingCallIndex's rule, which the terminal UI applies to its
+   * rows), among the waiting calls in the last PAIRING_WINDOW rows: the latest of the same codon with
+   * the result's toolUseId, else (calls without an id, from older journals) the oldest of the same tool.
    */
-  const waitingCall = (codon: string, tool: string): number => {
-    const from = rows.length - PAIRING_WINDOW;
-    while (waiting.length > 0 && (waiting[0] ?? 0) - first < from) waiting.shift();
-    for (let w = 0; w < waiting.length; w++) {
+  const waitingCall = (codon: string, tool: string, toolUseId: string): number => {
+    const from = first + rows.length - PAIRING_WINDOW;
+    let legacy = -1;
+    for (let w = waiting.length - 1; w >= 0 && (waiting[w] ?? 0) >= from; w--) {
+      const row = rows.at((waiting[w] ?? 0) - first);
+      if (row?.codonId !== codon) continue;
+      if (row.toolUseId === undefined) {
+        if (row.toolName === tool) legacy = w;
+      } else if (row.toolUseId === toolUseId) return takeWaiting(w);
+    }
+    return legacy < 0 ? -1 : takeWaiting(legacy);
+  };
+  const takeWaiting = (w: number): number => (waiting.splice(w, 1)[0] ?? 0) - first;
+  /** The codon's calls still waiting end with it (it ended, or a new attempt started): no result can come. */
+  const endWaiting = (codon: string) => {
+    for (let w = waiting.length - 1; w >= 0; w--) {
       const i = (waiting[w] ?? 0) - first;
       const row = rows.at(i);
-      if (row?.codonId === codon && row.toolName === tool) {
-        waiting.splice(w, 1);
-        return i;
-      }
+      if (row?.codonId !== codon) continue;
+      waiting.splice(w, 1);
+      rows.set(i, { ...row, endedWithCodon: true, tone: 'muted' });
     }
-    return -1;
   };
   for (const e of events) {
     const base = { id: e.id, at: e.timestamp };
     switch (e.type) {
       case 'codon.started':
+        endWaiting(e.data.codonId);
         codonId = e.data.codonId;
         push({
           ...base,
@@ -110,6 +133,7 @@ export function foldActivity(
         break;
       case 'codon.completed': {
         const d = e.data;
+        endWaiting(d.codonId);
         const reason = d.failureReason ? `: ${d.failureReason.type} ${d.failureReason.message ?? ''}` : '';
         push({
           ...base,
@@ -131,6 +155,7 @@ export function foldActivity(
             kind: 'tool',
             codonId: d.codonId,
             toolName,
+            ...(d.toolUseId === undefined ? {} : { toolUseId: d.toolUseId }),
             text: oneLine(d.content, 300),
             tone: 'plain',
             ...(d.toolInput ? { detail: JSON.stringify(d.toolInput, null, 2) } : {}),
@@ -149,19 +174,23 @@ export function foldActivity(
       }
       case 'tool.result': {
         const d = e.data;
-        const result = resultOf(e);
-        const match = waitingCall(d.codonId, d.toolName);
+        // A made-up result of a call cut short is no result: the call ended with the codon.
+        const ended = isEndedWithCodon(d);
+        const outcome = ended ? { endedWithCodon: true as const } : { result: resultOf(e) };
+        const tone = ended ? 'muted' : d.isError ? 'bad' : undefined;
+        const match = waitingCall(d.codonId, d.toolName, d.toolUseId);
         const call = rows.at(match);
-        if (call && match >= 0) rows.set(match, { ...call, result, tone: d.isError ? 'bad' : call.tone });
+        if (call && match >= 0) rows.set(match, { ...call, ...outcome, tone: tone ?? call.tone });
         else
           push({
             ...base,
             kind: 'tool',
             codonId: d.codonId,
             toolName: d.toolName,
+            toolUseId: d.toolUseId,
             text: `${d.toolName} (call not seen)`,
-            tone: d.isError ? 'bad' : 'plain',
-            result,
+            tone: tone ?? 'plain',
+            ...outcome,
           });
         break;
       }
@@ -281,9 +310,9 @@ export function foldActivity(
         break;
     }
   }
-  const end = first + rows.length;
   const dropped = first + rows.keepLast(MAX_ROWS);
-  const stillWaiting = waiting.filter((n) => n >= end - PAIRING_WINDOW && n >= dropped);
+  // Calls out of the pairing window are kept until their codon ends them (few: a codon's calls get results).
+  const stillWaiting = waiting.filter((n) => n >= dropped);
   return {
     rows: rows.done(),
     ...(codonId === undefined ? {} : { codonId }),

@@ -93,6 +93,8 @@ export function toolCall(
   toolName: string,
   summary: string,
   input: Record<string, unknown>,
+  /** The call's id; absent: a call as journals before assistant.action carried one hold it. */
+  toolUseId?: string,
 ): ServerEvent {
   return ev('assistant.action', {
     codonId,
@@ -100,18 +102,26 @@ export function toolCall(
     content: `${toolName} ${summary}`,
     toolName,
     toolInput: input,
+    ...(toolUseId === undefined ? {} : { toolUseId }),
   });
 }
 
-export function toolDone(codonId: string, toolName: string, result: string, isError = false): ServerEvent {
+export function toolDone(
+  codonId: string,
+  toolName: string,
+  result: string,
+  isError = false,
+  toolUseId = `toolu_${Math.random().toString(36).slice(2)}`,
+  executionTimeMs = 42,
+): ServerEvent {
   return ev('tool.result', {
     codonId,
-    toolUseId: `toolu_${Math.random().toString(36).slice(2)}`,
+    toolUseId,
     toolName,
     result,
     truncated: false,
     originalLength: result.length,
-    executionTimeMs: 42,
+    executionTimeMs,
     isError,
   });
 }

@@ -1,4 +1,4 @@
-import { formatDuration, oneLine } from '../../../model/format.ts';
+import { ENDED_WITH_CODON, oneLine, toolCallMark } from '../../../model/format.ts';
 import type { ActivityEntry } from '../../../model/store/run-state.ts';
 import { wrapText } from '../fit-text.ts';
 import type { Line, LineList } from '../lines.ts';
@@ -33,6 +33,14 @@ export function isExpandable(entry: ActivityEntry, width: number): boolean {
   }
 }
 
+/** A tool call's line by its mark: a call that ended with its codon is no failure, nor done. */
+const MARK_TONES: Record<ReturnType<typeof toolCallMark>['state'], Line['tone']> = {
+  done: 'plain',
+  failed: 'bad',
+  ended: 'muted',
+  running: 'accent',
+};
+
 /** Columns a summary line spends before its text: the cursor, the expand marker, the tag and a space. */
 const LEAD = 2 + TAG.tool.length + 1;
 
@@ -56,16 +64,11 @@ function summary(
     case 'file':
       return { text: `${entry.action} ${entry.path}`, tone: 'info' };
     case 'tool': {
-      const r = entry.result;
-      const state = !r
-        ? '… running'
-        : r.isError
-          ? `✗ failed ${formatDuration(r.ms)}`
-          : `✓ ${formatDuration(r.ms)}`;
-      const room = width - LEAD - entry.toolName.length - 1 - 2 - state.length;
+      const mark = toolCallMark(entry);
+      const room = width - LEAD - entry.toolName.length - 1 - 2 - mark.text.length;
       return {
-        text: `${entry.toolName} ${oneLine(entry.summary, Math.max(8, Math.min(200, room)))}  ${state}`,
-        tone: !r ? 'accent' : r.isError ? 'bad' : 'plain',
+        text: `${entry.toolName} ${oneLine(entry.summary, Math.max(8, Math.min(200, room)))}  ${mark.text}`,
+        tone: MARK_TONES[mark.state],
       };
     }
   }
@@ -85,7 +88,11 @@ function detailLines(entry: ActivityEntry, width: number): Line[] {
       const out: Line[] = [];
       if (entry.input) out.push(...block(`input ${JSON.stringify(entry.input, null, 2)}`, 'muted'));
       const r = entry.result;
-      if (!r) out.push({ text: `${INDENT}(no result yet)`, tone: 'muted' });
+      if (!r)
+        out.push({
+          text: `${INDENT}(${entry.endedWithCodon ? `no result: ${ENDED_WITH_CODON}` : 'no result yet'})`,
+          tone: 'muted',
+        });
       else {
         out.push(...block(r.text || '(empty result)', r.isError ? 'bad' : undefined));
         if (r.truncated)

@@ -104,5 +104,4 @@ export function toolResultLine(
   };
 }
 
-/** The result of a call still open when its agent's run was ended from outside (a stop, halt, timeout or crash). */
-export const ENDED_FROM_OUTSIDE = 'ended with the codon before it finished; its result was not reported';
+export { ENDED_FROM_OUTSIDE } from '../core/protocol/tool-ended.ts';

@@ -1,5 +1,5 @@
 /** Text helpers for every UI: numbers as people read them, and agent text made safe to print. */
-import { ENDED_FROM_OUTSIDE } from '../../agents/stream-line.ts';
+import { ENDED_FROM_OUTSIDE } from '../../core/protocol/tool-ended.ts';
 import { markEstimate } from '../../llm/estimated-cost.ts';
 import { displayText } from './display-text.ts';
 

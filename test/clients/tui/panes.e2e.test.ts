@@ -92,6 +92,19 @@ describe('codon list pane', () => {
     expect(frame).not.toMatch(/[✓▶] (one|two) A long name[^│]*builtin/);
   });
 
+  it('grows with the terminal: a name cut at 80 columns is whole at 180', async () => {
+    const name = 'Add tests for the parser with apply_patch';
+    const codons = [{ codonId: 'tests', codonName: name, index: 0, agent: 'builtin' }];
+    const client = () => new FakeClient({ history: [], ready: { plan: { name: 'p', codons } } });
+    const narrow = renderApp(client(), { width: 80 });
+    expect(await narrow.waitFor('· tests')).not.toContain(name);
+    narrow.unmount();
+    const wide = renderApp(client(), { width: 180 });
+    expect(await wide.waitFor('· tests')).toMatch(
+      /· tests Add tests for the parser with apply_patch\s+pending/,
+    );
+  });
+
   it('fills in as live events arrive', async () => {
     const client = new FakeClient();
     const app = renderApp(client, { width: 140 });

@@ -731,3 +731,20 @@ describe('transition-only details', () => {
     await app.waitFor('feedface two rig-setup (running)');
   });
 });
+
+describe('what the start said (ribosome run --web, a resumed execution)', () => {
+  it('shows the dashboard address in the header, first notice and help; its key only in the help', async () => {
+    const app = renderApp(new FakeClient({ history: planRun() }), {
+      width: 160,
+      dashboard: 'http://127.0.0.1:4713/?token=s3cret',
+      notes: ['resuming exec: run 2, 1 of 2 codons done, next: two (--fresh starts anew)'],
+    });
+    const frame = await app.waitFor('two Edit hello');
+    expect(frame).toContain('dashboard http://127.0.0.1:4713/ (its key: ? help)');
+    expect(frame).toContain('dashboard http://127.0.0.1:4713/?token=s3cret · resuming exec: run 2');
+    await app.press('?');
+    const help = await app.waitFor('esc or ? closes this help');
+    expect(help).toContain('dashboard http://127.0.0.1:4713/?token=s3cret');
+    expect(help).toContain('resuming exec: run 2, 1 of 2 codons done, next: two');
+  });
+});

@@ -233,6 +233,8 @@ export type StoreAction =
       clientId?: string;
     }
   | { kind: 'syncFailed'; message: string }
+  /** News of the UI's own (what its start said): shown until the run's next news. */
+  | { kind: 'notice'; notice: Notice }
   | {
       kind: 'commandSent';
       id: string;

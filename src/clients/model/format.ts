@@ -80,3 +80,8 @@ export function sandboxDeniedText(d: {
   const times = d.count > 1 ? ` (${d.count} times)` : '';
   return `⊘ ${d.codonId}: the sandbox refused ${what}${times}: ${d.reason}`;
 }
+
+/** A client's id as people read it: `client-ee65aa1d-…` is `ee65aa1d` (unique enough among a run's clients). */
+export function shortClientId(clientId: string): string {
+  return clientId.replace(/^client-/, '').slice(0, 8);
+}

@@ -175,7 +175,14 @@ export function App(props: AppProps): React.ReactElement {
     checkpoints: {
       lines: checkpoints,
       anchor: 'top',
-      ...(state.rollback.phase === 'idle' ? {} : { info: `rollback ${state.rollback.phase}` }),
+      ...(state.rollback.phase === 'idle'
+        ? {}
+        : {
+            info:
+              state.rollback.cause === 'recovery' && state.rollback.phase === 'completed'
+                ? 'recovered after a crash'
+                : `rollback ${state.rollback.phase}`,
+          }),
     },
   };
 

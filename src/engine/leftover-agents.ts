@@ -8,19 +8,22 @@ import { GATE_MARK } from './verify/run-gates.ts';
 
 const MARKS = { agent: AGENT_MARK, rig: STEP_MARK, gate: GATE_MARK } as const;
 
-/** What a killed server left: the codons whose agent was ended, and the agent runs that named their session. */
-export type Leftover = { ended: string[]; sessions: AgentPid[] };
+/** A process a killed server left running for a codon, ended by this one: its agent, a rig setup or a gate command. */
+export type EndedProcess = { codonId: string; kind: NonNullable<AgentPid['kind']> };
+
+/** What a killed server left: the processes ended, and the agent runs that named their session. */
+export type Leftover = { ended: EndedProcess[]; sessions: AgentPid[] };
 
 /**
  * A server that was killed leaves its agents (and their tools), rig setup and gate commands running:
  * ends each one the pid file names, whole trees, and every process carrying its mark (those that
- * left the tree), before anything else starts. Returns the codons whose agent it ended, and the
+ * left the tree), before anything else starts. Returns the processes it ended (by codon and kind), and the
  * entries of agent runs that recorded their session (an agent reporting tokens at a turn's end), ended
  * now or not, for what they spent to be counted (unreported-spend.ts).
  */
 export async function endLeftoverAgents(stateDir: string, graceMs: number, log: Logger): Promise<Leftover> {
   const file = new AgentPidsFile(stateDir);
-  const ended: string[] = [];
+  const ended: EndedProcess[] = [];
   const sessions: AgentPid[] = [];
   for (const entry of file.read()) {
     if ((entry.kind ?? 'agent') === 'agent' && entry.agentSessionId) sessions.push(entry);
@@ -30,7 +33,7 @@ export async function endLeftoverAgents(stateDir: string, graceMs: number, log: 
         'ending a process left running by a server that stopped abruptly',
       );
       await killTree(entry.pid, graceMs);
-      if ((entry.kind ?? 'agent') === 'agent') ended.push(entry.codonId);
+      ended.push({ codonId: entry.codonId, kind: entry.kind ?? 'agent' });
     }
     // Processes that detached from its tree still carry its mark.
     if (entry.mark) {

@@ -4,6 +4,7 @@ import { isActive } from '../execution/state/codon-status.ts';
 import { codonOf, costOfCodon, type EngineState, runOf } from '../execution/state/reducer.ts';
 import { markEstimate } from '../llm/estimated-cost.ts';
 import type { Checkpointing, Failure } from './checkpointing.ts';
+import type { EndedProcess } from './leftover-agents.ts';
 import type { Recorder } from './recorder.ts';
 import { recoveryTarget } from './what-next.ts';
 
@@ -14,8 +15,8 @@ import { recoveryTarget } from './what-next.ts';
 
 /**
  * The previous server died with its run open: the run crashed, and its active codon ended failed,
- * with its codon.completed (every codon.started gets one, even across a crash). `endedAgents`: the
- * codons whose agents this server found running and ended. `carried`: what the warning adds about
+ * with its codon.completed (every codon.started gets one, even across a crash). `ended`: the
+ * processes (agent, rig setup or gate command) this server found running and ended. `carried`: what the warning adds about
  * the interrupted codon's messages that carry over. `unreported`: what its agent spent beyond what
  * was journaled (an agent reporting tokens at a turn's end: unreported-spend.ts), added to its cost.
  * Returns the interrupted codon, if any.
@@ -24,7 +25,7 @@ export async function markCrashed(
   recorder: Recorder,
   state: EngineState,
   runId: string,
-  endedAgents: readonly string[],
+  ended: readonly EndedProcess[],
   carried: (codonId: string) => string | undefined = () => undefined,
   unreported: (codonId: string, agentCost: number) => number = () => 0,
   /** What else the restart found of the crash (orphan checkpoints, a rollback cut short), said in the warning. */
@@ -45,7 +46,7 @@ export async function markCrashed(
   }
   const message = `the server stopped while codon ${interrupted.codonId} ran; it is marked failed`;
   const carries = carried(interrupted.codonId);
-  const endedHere = endedAgents.includes(interrupted.codonId);
+  const endedHere = ended.filter((p) => p.codonId === interrupted.codonId).map((p) => p.kind);
   const extra = unreported(interrupted.codonId, interrupted.agentCost);
   const spent =
     extra > 0
@@ -87,20 +88,33 @@ export async function markCrashed(
           duration: interrupted.startTime
             ? Math.max(0, Date.parse(now) - Date.parse(interrupted.startTime))
             : 0,
-          exitStatus: endedHere ? { type: 'killed', signal: 'SIGTERM' } : { type: 'error', code: -1 },
+          exitStatus:
+            endedHere.length > 0 ? { type: 'killed', signal: 'SIGTERM' } : { type: 'error', code: -1 },
           failureReason: {
             // A crash is never retried by itself: the restarted server goes back to its start.
             type: 'unknown',
             retriable: false,
-            message: endedHere
-              ? `${message}; its agent, left running, was ended when the server restarted`
-              : `${message}; its agent had already exited when the server restarted`,
+            message: `${message}; ${leftRunning(endedHere)}`,
           },
         },
       },
     ],
   );
   return interrupted.codonId;
+}
+
+const PROCESS_WORDS: Record<EndedProcess['kind'], string> = {
+  agent: 'its agent',
+  rig: 'its rig setup command',
+  gate: "its verification gate's command",
+};
+
+/** What of the codon was still running when the server restarted, in words: only what was. Pure. */
+export function leftRunning(kinds: readonly EndedProcess['kind'][]): string {
+  const named = [...new Set(kinds)].map((k) => PROCESS_WORDS[k]);
+  if (named.length === 0) return 'nothing it had started was still running when the server restarted';
+  const what = named.length === 1 ? named[0] : `${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
+  return `${what}, left running, ${named.length === 1 ? 'was' : 'were'} ended when the server restarted`;
 }
 
 /** The newest codon.started or codon.completed of a run in the journal. */

@@ -2,7 +2,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { ServerEvent } from '../../src/core/protocol/index.ts';
 import { Recorder } from '../../src/engine/recorder.ts';
-import { markCrashed } from '../../src/engine/recovery.ts';
+import { leftRunning, markCrashed } from '../../src/engine/recovery.ts';
 import { EventBus } from '../../src/execution/journal/event-bus.ts';
 import { MemoryJournal } from '../../src/execution/journal/memory-journal.ts';
 import { MemoryTransitionLog, StateStore } from '../../src/execution/state/state-store.ts';
@@ -59,5 +59,23 @@ describe('markCrashed', () => {
     const { recorder, store, seen } = await runningCodon(false);
     await markCrashed(recorder, store.state, 'run-1', [], undefined, () => 0.015);
     expect(warningOf(seen)?.message).toContain('; $0.0150 its agent spent after its last report');
+  });
+
+  it('says what was still running, from what the restart ended: a rig setup command is no agent', async () => {
+    const { recorder, store, seen } = await runningCodon(false);
+    await markCrashed(recorder, store.state, 'run-1', [{ codonId: 'kr3', kind: 'rig' }]);
+    const completed = seen.find((e) => e.type === 'codon.completed');
+    const reason = completed?.type === 'codon.completed' ? completed.data.failureReason?.message : undefined;
+    expect(reason).toContain('its rig setup command, left running, was ended when the server restarted');
+    expect(reason).not.toContain('agent');
+    expect(completed?.data).toMatchObject({ exitStatus: { type: 'killed' } });
+  });
+
+  it('names what was ended, and says so when nothing was', () => {
+    expect(leftRunning([])).toBe('nothing it had started was still running when the server restarted');
+    expect(leftRunning(['agent'])).toBe('its agent, left running, was ended when the server restarted');
+    expect(leftRunning(['agent', 'gate', 'agent'])).toBe(
+      "its agent and its verification gate's command, left running, were ended when the server restarted",
+    );
   });
 });

@@ -93,10 +93,17 @@ describe('markCrashed with spend the journal lacks', () => {
     const seen: ServerEvent[] = [];
     bus.subscribe((e) => seen.push(e));
     const asked: Array<[string, number]> = [];
-    await markCrashed(recorder, store.state, 'run-1', ['a'], undefined, (codonId, agentCost) => {
-      asked.push([codonId, agentCost]);
-      return 2;
-    });
+    await markCrashed(
+      recorder,
+      store.state,
+      'run-1',
+      [{ codonId: 'a', kind: 'agent' }],
+      undefined,
+      (codonId, agentCost) => {
+        asked.push([codonId, agentCost]);
+        return 2;
+      },
+    );
     expect(asked).toEqual([['a', 0.5]]);
     const run = runOf(store.state, 'run-1');
     expect(run?.status).toBe('crashed');

@@ -74,9 +74,9 @@ function eventLine(
     case 'file.updated':
       return `    file  ${e.data.action} ${e.data.path}`;
     case 'codon.message': {
-      if (e.data.delivery !== 'prompt') return `    hear  ${oneLine(messageLine(e.data))}`;
+      if (e.data.delivery !== 'prompt') return `    hear  ${oneLine(messageLine(e.data, 'record'))}`;
       // messageLine's note for a prompt message names a redo; a crash's carry-over is said as such.
-      const line = messageLine({ ...e.data, delivery: 'live' });
+      const line = messageLine({ ...e.data, delivery: 'live' }, 'record');
       const note = promptSource ? PROMPT_NOTES[promptSource] : 'in its prompt';
       return `    hear  ${oneLine(line)} (${note})`;
     }

@@ -105,8 +105,11 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
     process.once(signal, () => void runtime.stop(`received ${signal}`));
   }
   keepServingOnStrayErrors(runtime);
-  announce(runtime, request.value, execution.value);
-  return attachFrontEnd(runtime, request.value, (code, reason) =>
-    summaryLine(execution.value.executionDir, request.value.plan, startedAt, code, reason),
+  const notes = announce(runtime, request.value, execution.value);
+  return attachFrontEnd(
+    runtime,
+    request.value,
+    (code, reason) => summaryLine(execution.value.executionDir, request.value.plan, startedAt, code, reason),
+    notes,
   );
 }

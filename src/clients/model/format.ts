@@ -109,3 +109,8 @@ export function toolCallMark(call: { result?: { isError: boolean; ms: number }; 
   if (call.endedWithCodon) return { text: `· ${ENDED_WITH_CODON}`, state: 'ended' };
   return { text: '… running', state: 'running' };
 }
+
+/** A client's id as people read it: `client-ee65aa1d-…` is `ee65aa1d` (unique enough among a run's clients). */
+export function shortClientId(clientId: string): string {
+  return clientId.replace(/^client-/, '').slice(0, 8);
+}

@@ -25,6 +25,10 @@ export type StartTuiOptions = {
   token?: string | undefined;
   /** Aborted: the UI ends as after q (`ribosome run --exit-when-done` once the plan is done). */
   signal?: AbortSignal;
+  /** The dashboard's address as `ribosome run --web` printed it (before the UI's screen hid it). */
+  dashboard?: string;
+  /** What the starting command said before the UI's screen hid it (what it resumes): shown again. */
+  notes?: readonly string[];
 };
 
 export const TUI_EXIT = { ok: 0, cannotConnect: 1 } as const;
@@ -76,6 +80,8 @@ export async function runApp(
       readonly: options.readonly,
       quitStopsServer: options.quitStopsServer === true,
       color: colorAllowed(options.env ?? process.env),
+      ...(options.dashboard ? { dashboard: options.dashboard } : {}),
+      ...(options.notes?.length ? { notes: options.notes } : {}),
     }),
     {
       stdout,

@@ -2,6 +2,7 @@ import { SERVER_VERSION } from '../../core/version.ts';
 import type { EngineDeps } from '../../engine/ports.ts';
 import type { NotifyTarget } from '../../plan/unattended-schema.ts';
 import { startNotifier } from './notifier.ts';
+import { previousRun } from './previous-run.ts';
 import { mergeTargets } from './target.ts';
 
 /**
@@ -13,14 +14,18 @@ export function notifierCompanion(options: {
   configTargets: readonly NotifyTarget[];
 }) {
   return async (deps: EngineDeps) => {
+    const targets = mergeTargets(options.plan.notify, options.configTargets);
+    // Read only when someone listens: it replays the execution's state.
+    const previous = targets.length > 0 ? previousRun(deps.db) : undefined;
     const notifier = startNotifier({
       bus: deps.bus,
       logger: deps.logger,
-      targets: mergeTargets(options.plan.notify, options.configTargets),
+      targets,
       context: {
         plan: options.plan.name,
         serverVersion: SERVER_VERSION,
         executionPath: deps.layout.executionDir,
+        ...(previous ? { previousRun: previous } : {}),
       },
     });
     return { stop: () => notifier.stop() };

@@ -19,8 +19,12 @@ export type NotifyPayload = {
   failureReason?: FailureReason;
   /** The codon's spend so far (agent and sentinels), US dollars. */
   codonCostUsd?: number;
-  /** The current run's spend, US dollars. */
+  /** Part of `codonCostUsd` is Ribosome's estimate (an agent that reports no cost): as the other views mark it. */
+  codonCostEstimated?: true;
+  /** The spend of the run the codon belonged to (else the current run), US dollars. */
   runCostUsd: number;
+  /** Part of `runCostUsd` is Ribosome's estimate. */
+  runCostEstimated?: true;
   /** How long the codon ran, when it has ended. */
   codonDurationMs?: number;
   /** Milliseconds since the current run started. */
@@ -33,9 +37,24 @@ export type NotifyPayload = {
   executionPath: string;
 };
 
-export type NoticeContext = { plan: string; serverVersion: string; executionPath: string; runId: string };
+export type NoticeContext = {
+  plan: string;
+  serverVersion: string;
+  executionPath: string;
+  runId: string;
+  /**
+   * The run the previous server left, as the state held it at this server's start: a crash's
+   * codon-failed (published as that run's end) carries its id and cost, not the new run's.
+   */
+  previousRun?: { runId: string; cost: number; costEstimated?: boolean };
+};
 
-type CodonTrack = { agentCost: number; sentinelCost: number; attempt?: number; maxAttempts?: number };
+type CodonTrack = {
+  agentCost: number;
+  sentinelCost: number;
+  attempt?: number;
+  maxAttempts?: number;
+};
 
 const ERROR_KINDS: Record<string, NotifyEvent> = {
   BUDGET_EXCEEDED: 'budget-exceeded',
@@ -47,6 +66,9 @@ export class NoticeClassifier {
   #runId: string;
   #runStartedAt: number;
   #runCost = 0;
+  #runCostEstimated = false;
+  /** Codons whose agent reports no cost: Ribosome prices their tokens (the CodonStarted transition says). */
+  readonly #priced = new Set<string>();
   readonly #codons = new Map<string, CodonTrack>();
   /** How the codon that ended last ended: a skip is not a failure. */
   #lastStatus = new Map<string, string>();
@@ -93,6 +115,7 @@ export class NoticeClassifier {
             codonId: d.codonId,
             reason,
             codonCostUsd: d.cost,
+            ...(d.costEstimated ? { codonCostEstimated: true as const } : {}),
             codonDurationMs: d.duration,
             ...(d.failureReason ? { failureReason: d.failureReason } : {}),
           }),
@@ -105,7 +128,7 @@ export class NoticeClassifier {
         return [
           this.#payload(kind, now, {
             reason: event.data.message,
-            ...(codonId ? { codonId, codonCostUsd: this.#codonCost(codonId) } : {}),
+            ...(codonId ? { codonId, ...this.#codonSpend(codonId) } : {}),
           }),
         ];
       }
@@ -125,8 +148,22 @@ export class NoticeClassifier {
   }
 
   #transition(d: Extract<ServerEvent, { type: 'state.transition' }>['data'], now: number): NotifyPayload[] {
-    if (d.resultingState.currentRunId !== null) this.#runCost = d.resultingState.currentRunCost;
     const t = d.transition;
+    const { currentRunId } = d.resultingState;
+    if (currentRunId !== null) {
+      // The run the state calls current is the one the notices speak of: its id and its spend agree.
+      this.#runId = currentRunId;
+      this.#runCost = d.resultingState.currentRunCost;
+      this.#runCostEstimated = d.resultingState.currentRunCostEstimated === true;
+    } else if (d.transitionType === 'RunCrashed' && t.data.runId !== this.#runId) {
+      // A crashed run ends without being current: its codon's end is told as that run's.
+      const previous = this.#context.previousRun;
+      if (previous && previous.runId === t.data.runId) {
+        this.#runId = previous.runId;
+        this.#runCost = previous.cost;
+        this.#runCostEstimated = previous.costEstimated === true;
+      }
+    }
     const codonId = typeof t.data.codonId === 'string' ? t.data.codonId : undefined;
     const track = codonId ? this.#codons.get(codonId) : undefined;
     const amount = (key: string) => (typeof t.data[key] === 'number' ? t.data[key] : 0);
@@ -137,6 +174,10 @@ export class NoticeClassifier {
           typeof t.data.startedAt === 'string' ? Date.parse(t.data.startedAt) : this.#runStartedAt;
         this.#runCost = 0;
         this.#lastStatus.clear();
+        return [];
+      case 'CodonStarted':
+        if (codonId && t.data.costEstimated === true) this.#priced.add(codonId);
+        else if (codonId) this.#priced.delete(codonId);
         return [];
       case 'CodonTransitioned':
         if (codonId && typeof t.data.to === 'string') this.#lastStatus.set(codonId, t.data.to);
@@ -171,7 +212,7 @@ export class NoticeClassifier {
     const failure = this.#lastFailure?.codonId === codonId ? this.#lastFailure : undefined;
     return this.#payload('run-failed', now, {
       reason: failure ? `${failure.reason} (${message})` : message,
-      ...(codonId ? { codonId, codonCostUsd: this.#codonCost(codonId) } : {}),
+      ...(codonId ? { codonId, ...this.#codonSpend(codonId) } : {}),
       ...(failure?.failureReason ? { failureReason: failure.failureReason } : {}),
     });
   }
@@ -179,6 +220,16 @@ export class NoticeClassifier {
   #codonCost(codonId: string): number | undefined {
     const track = this.#codons.get(codonId);
     return track ? track.agentCost + track.sentinelCost : undefined;
+  }
+
+  /** The codon's spend so far and whether part of it is an estimate, as payload fields. */
+  #codonSpend(codonId: string): Pick<NotifyPayload, 'codonCostUsd' | 'codonCostEstimated'> {
+    const cost = this.#codonCost(codonId);
+    if (cost === undefined) return {};
+    const agentCost = this.#codons.get(codonId)?.agentCost ?? 0;
+    // As the state marks it: an estimate once the priced part is more than nothing.
+    const estimated = this.#priced.has(codonId) && agentCost > 0;
+    return { codonCostUsd: cost, ...(estimated ? { codonCostEstimated: true } : {}) };
   }
 
   #payload(
@@ -193,6 +244,7 @@ export class NoticeClassifier {
       plan: this.#context.plan,
       ...fields,
       runCostUsd: this.#runCost,
+      ...(this.#runCostEstimated ? { runCostEstimated: true as const } : {}),
       runDurationMs: Math.max(0, now - this.#runStartedAt),
       ...(track?.attempt !== undefined ? { attempt: track.attempt } : {}),
       ...(track?.maxAttempts !== undefined ? { maxAttempts: track.maxAttempts } : {}),

@@ -46,7 +46,12 @@ export function dashboardCompanion(options: {
       }
       throw error;
     }
-    options.print(`dashboard ${web.url}${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`);
+    options.print(`dashboard ${dashboardAddress(web.url, token)}`);
     return web;
   };
+}
+
+/** The dashboard's address as printed: with its key (`?token=`) when the server has a token. */
+export function dashboardAddress(url: string, token: string | undefined): string {
+  return `${url}${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`;
 }

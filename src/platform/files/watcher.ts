@@ -97,11 +97,15 @@ export function createFileWatcher(options: FileWatcherOptions): FileWatcher {
     },
   });
 
+  // Chokidar (5.0) reports each symlink its first scan meets as added, ignoreInitial or not: every
+  // start would report the agent root's links (the data directory's among them) as created.
+  let scanned = false;
   let markReady: () => void = () => {};
   const ready = new Promise<void>((resolve) => {
     markReady = resolve;
   });
   watcher.once('ready', () => {
+    scanned = true;
     rebuildTree(false)
       .catch((err: unknown) => logger?.warn({ err, root }, 'file tree build failed'))
       .finally(markReady);
@@ -111,6 +115,7 @@ export function createFileWatcher(options: FileWatcherOptions): FileWatcher {
     if (closed) return;
     const rel = toRelativePath(root, absolute);
     if (rel === undefined) return;
+    if (!scanned) return;
     if (rel !== '' && (event === 'add' || event === 'change' || event === 'unlink')) {
       deliver(absolute, { path: rel, filename: baseName(rel), action: ACTIONS[event] });
     }

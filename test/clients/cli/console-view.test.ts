@@ -138,7 +138,7 @@ describe('the console view of a message to the agent', () => {
     ]);
     // A crash carries over what the agent heard: a client's message, or a sentinel's that no redo said.
     expect(heard([prompt('first message', client), prompt('slow down')])).toEqual([
-      '    hear  client c1 → agent: first message (in its prompt, carried over from the crashed run)',
+      '    hear  you (client c1) → agent: first message (in its prompt, carried over from the crashed run)',
       '    hear  sentinel judge → agent: slow down (in its prompt, carried over from the crashed run)',
     ]);
     // A dry run's redo took nothing; a redo's text is its prompt's once.
@@ -146,6 +146,16 @@ describe('the console view of a message to the agent', () => {
     expect(heard([redo(false), prompt('slow down'), prompt('slow down')])[1]).toContain(
       'carried over from the crashed run',
     );
+  });
+
+  it("names a client's message as the UI it was sent from did: you, the client named beside it", () => {
+    const message = ev('codon.message', {
+      codonId: 'one',
+      text: 'use the other file',
+      from: { kind: 'client', clientId: 'client-ee65aa1d-5b0c-4c9e-9d7e-0f1e2d3c4b5a' },
+      delivery: 'live',
+    });
+    expect(lines([message])).toEqual(['    hear  you (client ee65aa1d) → agent: use the other file']);
   });
 
   it('shows the control and bidirectional characters of what anyone wrote as stand-ins (trial 17b L4)', () => {
@@ -172,7 +182,7 @@ describe('the console view of a message to the agent', () => {
       ev('file.updated', { path: 'src/\u202etxt.exe', filename: 'x', content: '', action: 'created' }),
     ];
     expect(lines(events)).toEqual([
-      `    hear  client c1 → agent: ${shown}`,
+      `    hear  you (client c1) → agent: ${shown}`,
       `    says  ${shown}`,
       `  ${shown}`,
       `! [warning] ${shown}`,

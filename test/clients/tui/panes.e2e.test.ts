@@ -92,6 +92,19 @@ describe('codon list pane', () => {
     expect(frame).not.toMatch(/[✓▶] (one|two) A long name[^│]*builtin/);
   });
 
+  it('grows with the terminal: a name cut at 80 columns is whole at 180', async () => {
+    const name = 'Add tests for the parser with apply_patch';
+    const codons = [{ codonId: 'tests', codonName: name, index: 0, agent: 'builtin' }];
+    const client = () => new FakeClient({ history: [], ready: { plan: { name: 'p', codons } } });
+    const narrow = renderApp(client(), { width: 80 });
+    expect(await narrow.waitFor('· tests')).not.toContain(name);
+    narrow.unmount();
+    const wide = renderApp(client(), { width: 180 });
+    expect(await wide.waitFor('· tests')).toMatch(
+      /· tests Add tests for the parser with apply_patch\s+pending/,
+    );
+  });
+
   it('fills in as live events arrive', async () => {
     const client = new FakeClient();
     const app = renderApp(client, { width: 140 });
@@ -716,5 +729,22 @@ describe('transition-only details', () => {
     );
     await app.press('5');
     await app.waitFor('feedface two rig-setup (running)');
+  });
+});
+
+describe('what the start said (ribosome run --web, a resumed execution)', () => {
+  it('shows the dashboard address in the header, first notice and help; its key only in the help', async () => {
+    const app = renderApp(new FakeClient({ history: planRun() }), {
+      width: 160,
+      dashboard: 'http://127.0.0.1:4713/?token=s3cret',
+      notes: ['resuming exec: run 2, 1 of 2 codons done, next: two (--fresh starts anew)'],
+    });
+    const frame = await app.waitFor('two Edit hello');
+    expect(frame).toContain('dashboard http://127.0.0.1:4713/ (its key: ? help)');
+    expect(frame).toContain('dashboard http://127.0.0.1:4713/?token=s3cret · resuming exec: run 2');
+    await app.press('?');
+    const help = await app.waitFor('esc or ? closes this help');
+    expect(help).toContain('dashboard http://127.0.0.1:4713/?token=s3cret');
+    expect(help).toContain('resuming exec: run 2, 1 of 2 codons done, next: two');
   });
 });

@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { foldEvents } from '../../../src/clients/model/store/fold-event.ts';
 import { reduceRun } from '../../../src/clients/model/store/reduce.ts';
 import { initialRunState } from '../../../src/clients/model/store/run-state.ts';
+import { checkpointLines } from '../../../src/clients/tui/view/content/checkpoint-lines.ts';
 import { isTextEntry, keyCommand } from '../../../src/clients/web/keys.ts';
 import { codonRange, undoneBy } from '../../../src/clients/web/model/checkpoint-range.ts';
 import { showsRollback } from '../../../src/clients/web/model/progress.ts';
@@ -117,5 +118,25 @@ describe('the progress line after a rollback (re-trial find)', () => {
     expect(showsRollback(s.rollback, s.commands.at(-1))).toBe(true);
     s = reduceRun(s, { kind: 'commandSent', id: 'n1', type: 'codon.next', label: 'start the next codon' });
     expect(showsRollback(s.rollback, s.commands.at(-1))).toBe(false);
+  });
+
+  it("leaves a restarted server's recovery out: nobody asked for a rollback (trial 30)", () => {
+    const s = foldEvents(initialRunState('ws://x'), [
+      ...plan(),
+      ...codonStart('two', 1),
+      ...rollback({
+        toCodon: 'two',
+        checkpointType: 'start',
+        undo: ['two'],
+        toRun: 'run-2',
+        reason: 'recovery',
+      }),
+    ]);
+    expect(s.rollback).toMatchObject({ phase: 'completed', cause: 'recovery' });
+    expect(showsRollback(s.rollback, s.commands.at(-1))).toBe(false);
+    expect(s.notice?.text).toMatch(/^recovered after the server stopped: back to two \(start\)/);
+    const pane = checkpointLines(s.checkpoints, s.rollback, s.run, 80).map((l) => l.text);
+    expect(pane[0]).toMatch(/^Recovered after the server stopped: back to two/);
+    expect(pane.join('\n')).not.toMatch(/Rollback to/);
   });
 });

@@ -53,7 +53,7 @@ describe('messages to the agent on the dashboard', () => {
         'sentinel loop-detector → agent: you are repeating yourself (a new turn)',
         'you are repeating yourself',
       ],
-      ['one', 'client client-other → agent: hello from elsewhere', 'hello from elsewhere'],
+      ['one', 'client other → agent: hello from elsewhere', 'hello from elsewhere'],
     ]);
   });
 

@@ -187,4 +187,66 @@ describe('NoticeClassifier', () => {
       'run-failed',
     ]);
   });
+
+  it("a crash's codon-failed speaks of the run the codon belonged to: its id and its cost, not the new run's", () => {
+    const c = new NoticeClassifier({
+      plan: 'demo',
+      serverVersion: '9.9.9',
+      executionPath: '/x/exec',
+      runId: 'run-2',
+      previousRun: { runId: 'run-1', cost: 0.42 },
+    });
+    // The restarted server ends the crashed run (no longer current) with its codon's end.
+    const crashed = ev('state.transition', {
+      transitionType: 'RunCrashed',
+      transition: { type: 'RunCrashed', data: { runId: 'run-1', detectedAt: 'x', codonId: 'two' } },
+      resultingState: { currentRunId: null, runCount: 1, totalCost: 0.42, currentRunCost: 0 },
+    });
+    const notices = [crashed, failed('two')].flatMap((e) => c.next(e));
+    expect(notices).toMatchObject([{ event: 'codon-failed', runId: 'run-1', runCostUsd: 0.42 }]);
+    // The recovery run that follows is the new run again.
+    c.next(
+      ev('state.transition', {
+        transitionType: 'RunStarted',
+        transition: { type: 'RunStarted', data: { runId: 'run-2', startedAt: 'x', reason: 'recovery' } },
+        resultingState: { currentRunId: 'run-2', runCount: 2, totalCost: 0.42, currentRunCost: 0 },
+      }),
+    );
+    expect(c.next(failed('two'))).toMatchObject([{ runId: 'run-2', runCostUsd: 0 }]);
+  });
+
+  it('carries the estimated-cost flags the other views show', () => {
+    const feed = classifier();
+    const estimatedRun = ev('state.transition', {
+      transitionType: 'CostsUpdated',
+      transition: { type: 'CostsUpdated', data: { runId: 'run-2', codonId: 'one', cost: 0.3 } },
+      resultingState: {
+        currentRunId: 'run-2',
+        runCount: 2,
+        totalCost: 1.3,
+        currentRunCost: 0.3,
+        currentRunCostEstimated: true,
+      },
+    });
+    const priced = transition('CodonStarted', {
+      runId: 'run-2',
+      codonId: 'one',
+      codonName: 'one',
+      codonIndex: 0,
+      sessionId: 's',
+      startTime: 'x',
+      costEstimated: true,
+    });
+    const stalled = ev('error', { message: 'stalled', codon: 'one', fatal: false, code: 'CODON_STALLED' });
+    expect(feed(priced, started('one'), estimatedRun, stalled)).toMatchObject([
+      { event: 'stalled', codonCostUsd: 0.3, codonCostEstimated: true, runCostEstimated: true },
+    ]);
+    const completed = ev('codon.completed', {
+      ...(failed('one').data as EventData<'codon.completed'>),
+      costEstimated: true,
+    });
+    expect(feed(completed)).toMatchObject([{ event: 'codon-failed', codonCostEstimated: true }]);
+    // A cost the agent reported is no estimate: no flag at all.
+    expect(feed(started('two'), failed('two'))[0]).not.toHaveProperty('codonCostEstimated');
+  });
 });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -40,14 +40,17 @@ describe('createFileWatcher', () => {
     const root = tempRoot();
     write(root, 'src/a.ts', 'a');
     write(root, '.git/HEAD', 'x');
+    // A link there before the start (the data directory's link is one) is no news either.
+    const outside = tempRoot();
+    symlinkSync(outside, join(root, 'ribosome-data'), 'dir');
     const { watcher, files, trees } = await watchRoot(root);
-    expect(pathsOf(watcher.tree())).toEqual(['src/', 'src/a.ts']);
+    expect(pathsOf(watcher.tree())).toEqual(['src/', 'src/a.ts', 'ribosome-data']);
     // A later visible change proves the watch is live; nothing earlier was reported.
     write(root, 'b.txt', 'b');
     await files.until(hasUpdate('b.txt', 'created'), 'b.txt created');
     expect(files.items.map((u) => u.path)).toEqual(['b.txt']);
     await trees.until((t) => t.length > 0, 'a tree update');
-    expect(pathsOf(watcher.tree())).toEqual(['src/', 'src/a.ts', 'b.txt']);
+    expect(pathsOf(watcher.tree())).toEqual(['src/', 'src/a.ts', 'b.txt', 'ribosome-data']);
   });
 
   it('reports a file created, modified and deleted, in order, with its content', async () => {

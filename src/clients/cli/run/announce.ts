@@ -1,37 +1,55 @@
 import { relative } from 'node:path';
 import type { ReadyInfo } from '../../../engine/engine.ts';
 import type { Runtime } from '../../../host/server/runtime.ts';
+import { dashboardAddress } from '../../../host/web-server/index.ts';
 import type { RunCompanions } from './companions.ts';
 import type { RunRequest } from './parse-flags.ts';
 import type { Execution } from './place-execution.ts';
 
+/** What a start said before the terminal UI took the screen: the UI shows it again (front-end.ts). */
+export type StartNotes = {
+  /** The dashboard's address as printed (`--web`), its key included when it has one. */
+  dashboard?: string;
+  /** The other lines said on stderr, without their `ribosome: `. */
+  lines: string[];
+};
+
 /**
  * Says what this start is, once the server listens: on stderr what it resumes (or that it starts
- * afresh), a generated token, a proxy beyond loopback; on stdout `listening <url>`, last.
+ * afresh), a generated token, a proxy beyond loopback; on stdout `listening <url>`, last. Returns
+ * what it said (and the dashboard's address), for a terminal UI whose screen hides them.
  */
-export function announce(runtime: Runtime<RunCompanions>, request: RunRequest, execution: Execution): void {
+export function announce(
+  runtime: Runtime<RunCompanions>,
+  request: RunRequest,
+  execution: Execution,
+): StartNotes {
+  const lines: string[] = [];
+  const say = (line: string) => {
+    process.stderr.write(`ribosome: ${line}\n`);
+    lines.push(line);
+  };
   const { executionDir } = execution;
   const resumed = runtime.engine.readyInfo?.().resumed;
-  if (resumed)
-    process.stderr.write(`${resumeNotice(relative(process.cwd(), executionDir) || '.', resumed)}\n`);
-  else if (execution.fresh) process.stderr.write(`ribosome: starting afresh in ${executionDir}\n`);
+  if (resumed) say(resumeNotice(relative(process.cwd(), executionDir) || '.', resumed));
+  else if (execution.fresh) say(`starting afresh in ${executionDir}`);
   // Shown once; with --web the dashboard's address carries it instead.
   const { access } = request;
   if (access.generated && !request.web) {
-    process.stderr.write(
-      `ribosome: access token (clients send Authorization: Bearer <token>): ${access.token}\n`,
-    );
+    say(`access token (clients send Authorization: Bearer <token>): ${access.token}`);
   }
   const proxy = runtime.companions?.proxy;
   if (proxy && proxy.agentUrl !== proxy.url) {
-    process.stderr.write(
-      `ribosome: the LLM proxy listens beyond loopback (${proxy.url}): clients need the access token, as the base URL <proxy>/t/<token> or the header x-ribosome-token\n`,
+    say(
+      `the LLM proxy listens beyond loopback (${proxy.url}): clients need the access token, as the base URL <proxy>/t/<token> or the header x-ribosome-token`,
     );
   }
   process.stdout.write(`listening ${runtime.url}\n`);
+  const web = runtime.companions?.dashboard;
+  return { lines, ...(web ? { dashboard: dashboardAddress(web.url, access.token) } : {}) };
 }
 
-/** The line a re-run prints: what it resumes and what comes next. */
+/** The line a re-run prints (after `ribosome: `): what it resumes and what comes next. */
 export function resumeNotice(dir: string, resumed: NonNullable<ReadyInfo['resumed']>): string {
   const how =
     resumed.previousRunStatus === 'completed'
@@ -40,5 +58,5 @@ export function resumeNotice(dir: string, resumed: NonNullable<ReadyInfo['resume
   const next = resumed.nextCodonId
     ? `next: ${resumed.nextCodonId}`
     : 'every codon is done, nothing left to run';
-  return `ribosome: resuming ${dir}: run ${resumed.runCount}${how}, ${resumed.done} of ${resumed.total} codons done, ${next} (--fresh starts anew)`;
+  return `resuming ${dir}: run ${resumed.runCount}${how}, ${resumed.done} of ${resumed.total} codons done, ${next} (--fresh starts anew)`;
 }

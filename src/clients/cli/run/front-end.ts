@@ -1,5 +1,6 @@
 import type { Runtime } from '../../../host/server/runtime.ts';
 import { watchUntilDone } from '../console-view.ts';
+import type { StartNotes } from './announce.ts';
 import { EXIT, storageNotice } from './exit.ts';
 import type { RunRequest } from './parse-flags.ts';
 
@@ -15,16 +16,18 @@ type Verdict = { code: number };
 /**
  * Attaches the front end to a listening server and waits until it has stopped; resolves with the
  * exit code, after saying why it is not 0 (a storage fault, --exit-when-done stopped early) and,
- * for `--exit-when-done` without the console view, the summary line `summary` gives.
+ * for `--exit-when-done` without the console view, the summary line `summary` gives. The terminal
+ * UI shows `notes` (printed before its screen hid them: the dashboard's address, what it resumes).
  */
 export async function attachFrontEnd(
   runtime: Runtime<unknown>,
   request: RunRequest,
   summary: (code: number, reason: string | undefined) => string,
+  notes: StartNotes = { lines: [] },
 ): Promise<number> {
   const frontEnd = chooseFrontEnd(request);
   const verdict: Verdict = { code: EXIT.ok };
-  if (frontEnd === 'tui') await attachTui(runtime, request, verdict);
+  if (frontEnd === 'tui') await attachTui(runtime, request, verdict, notes);
   if (frontEnd === 'console') attachConsole(runtime, request, verdict);
   const stopped = await runtime.stopped;
   if (runtime.fault) process.stderr.write(`ribosome: ${storageNotice(runtime.fault, 'stopped')}\n`);
@@ -44,7 +47,12 @@ function chooseFrontEnd(request: RunRequest): FrontEnd {
 }
 
 /** One command, server and UI: the terminal UI is a client like any other; quitting it stops the server. */
-async function attachTui(runtime: Runtime<unknown>, request: RunRequest, verdict: Verdict): Promise<void> {
+async function attachTui(
+  runtime: Runtime<unknown>,
+  request: RunRequest,
+  verdict: Verdict,
+  notes: StartNotes,
+): Promise<void> {
   const { startTui } = await (await import('../../tui/load.ts')).loadTui();
   const token = request.access.token;
   // --exit-when-done: once the plan is done (or a codon failed), the UI ends by itself after a
@@ -65,7 +73,14 @@ async function attachTui(runtime: Runtime<unknown>, request: RunRequest, verdict
       process.stderr.write(`ribosome: watching the run: ${(error as Error).message}\n`),
     );
   }
-  void startTui({ url: runtime.url, quitStopsServer: true, token, signal: ended.signal }).then((uiCode) => {
+  void startTui({
+    url: runtime.url,
+    quitStopsServer: true,
+    token,
+    signal: ended.signal,
+    notes: notes.lines,
+    ...(notes.dashboard ? { dashboard: notes.dashboard } : {}),
+  }).then((uiCode) => {
     if (!request.exitWhenDone) verdict.code = uiCode;
     else if (uiCode !== EXIT.ok && doneWhy === undefined) verdict.code = uiCode;
     void runtime.stop(doneWhy ?? 'the terminal UI quit');

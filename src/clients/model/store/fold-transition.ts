@@ -37,6 +37,10 @@ export function foldTransition(state: RunState, e: ServerEventOf<'state.transiti
           ...(t.data.branch ? { branch: t.data.branch } : {}),
         },
         checkpoints: { created: [] },
+        // The run a recovery begins comes before its rollback.completed: that rollback was the recovery.
+        ...(t.data.reason === 'recovery' && state.rollback.phase === 'running'
+          ? { rollback: { ...state.rollback, cause: 'recovery' as const } }
+          : {}),
       };
     }
     case 'RunCompleted':

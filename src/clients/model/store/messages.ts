@@ -1,10 +1,22 @@
 import { type EventData, MESSAGE_MAX_BYTES, type MessageSender } from '../../../core/protocol/index.ts';
-import { oneLine } from '../format.ts';
+import { oneLine, shortClientId } from '../format.ts';
 
-/** Who sent a codon.message, as activity lists show it: you (this UI's client), another client, a sentinel. */
-export function senderLabel(from: MessageSender, ownClientIds: readonly string[] = []): string {
+/**
+ * Whose words a view speaks in: a UI's (its own clients' ids: their messages are "you"), or the
+ * record's (`ribosome log`, the console view), read by whoever runs the execution: every client's
+ * message is theirs, as the UI they sent it from said.
+ */
+export type Reader = readonly string[] | 'record';
+
+/**
+ * Who sent a codon.message, in every view's words: a sentinel by its id; "you" for the reader's own
+ * message (in the record: any client's, the client named beside it); `client ee65aa1d` for another.
+ */
+export function senderLabel(from: MessageSender, reader: Reader = []): string {
   if (from.kind === 'sentinel') return `sentinel ${from.sentinelId}`;
-  return ownClientIds.includes(from.clientId) ? 'you' : `client ${from.clientId}`;
+  const client = `client ${shortClientId(from.clientId)}`;
+  if (reader === 'record') return `you (${client})`;
+  return reader.includes(from.clientId) ? 'you' : client;
 }
 
 /** Whether this UI's client sent the message (its own send, answered). */
@@ -38,7 +50,7 @@ const DELIVERY_NOTE: Record<EventData<'codon.message'>['delivery'], string> = {
  * characters (any client or a sentinel's output writes the text; it is drawn in other people's
  * terminals), whole up to the largest message (32 KiB).
  */
-export function messageLine(data: EventData<'codon.message'>, ownClientIds?: readonly string[]): string {
+export function messageLine(data: EventData<'codon.message'>, reader?: Reader): string {
   const text = oneLine(data.text, MESSAGE_MAX_BYTES);
-  return `${senderLabel(data.from, ownClientIds)} → agent: ${text}${DELIVERY_NOTE[data.delivery]}`;
+  return `${senderLabel(data.from, reader)} → agent: ${text}${DELIVERY_NOTE[data.delivery]}`;
 }

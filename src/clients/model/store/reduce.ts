@@ -36,6 +36,8 @@ export function reduceRun(state: RunState, action: StoreAction): RunState {
         notice: { text: `history sync failed: ${action.message}`, tone: 'bad' },
       };
     }
+    case 'notice':
+      return { ...state, notice: action.notice };
     case 'commandSent': {
       const command: SentCommand = {
         id: action.id,

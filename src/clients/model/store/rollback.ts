@@ -115,6 +115,22 @@ export function rollbackEvent(state: RunState, e: RollbackEvent): RunState {
     case 'rollback.completed': {
       const d = e.data;
       const { undoing = [], ...done } = view;
+      if (view.cause === 'recovery') {
+        return {
+          ...markUndone(state, undoing),
+          run: { ...state.run, isRollingBack: false },
+          notice: {
+            text: `recovered after the server stopped: back to ${d.codonId} (${d.checkpointType}); run ${d.toRun} goes on`,
+            tone: 'warn',
+          },
+          rollback: log(
+            { ...done, phase: 'completed', toRun: d.toRun },
+            e.id,
+            `recovered: back to ${d.codonId} (${d.checkpointType}) ${short(d.checkpoint)}; run ${d.toRun} goes on`,
+            'ok',
+          ),
+        };
+      }
       return {
         ...markUndone(state, undoing),
         run: { ...state.run, isRollingBack: false },

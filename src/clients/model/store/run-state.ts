@@ -151,6 +151,11 @@ export type SentCommand = {
 
 export type RollbackView = {
   phase: 'idle' | 'requested' | 'running' | 'completed' | 'failed';
+  /**
+   * A restarted server's recovery (its run begun with reason `recovery` while it rolled back): the
+   * crashed run's codon undone, no rollback anyone asked for.
+   */
+  cause?: 'recovery';
   target?: string;
   commandId?: string;
   /** Codons the running rollback undoes (rollback.started, rollback.codonCheckpoint); applied on completed. */
@@ -237,6 +242,8 @@ export type StoreAction =
       clientId?: string;
     }
   | { kind: 'syncFailed'; message: string }
+  /** News of the UI's own (what its start said): shown until the run's next news. */
+  | { kind: 'notice'; notice: Notice }
   | {
       kind: 'commandSent';
       id: string;

@@ -41,7 +41,20 @@ export type AppProps = {
   onQuit?: () => void;
   /** Told each state the UI renders (RIBOSOME_TUI_TRACE: trace.ts). */
   onRendering?: (state: RunState) => void;
+  /** The dashboard's address as `ribosome run --web` printed it: the header and the help show it. */
+  dashboard?: string;
+  /** What the starting command said before this screen hid it: the first notice and the help show it. */
+  notes?: readonly string[];
 };
+
+/** The first notice: the dashboard's address, then what the start said (what it resumes). */
+export function startNotice(
+  dashboard: string | undefined,
+  notes: readonly string[] = [],
+): string | undefined {
+  const parts = [...(dashboard ? [`dashboard ${dashboard}`] : []), ...notes];
+  return parts.length > 0 ? parts.join(' · ') : undefined;
+}
 
 /** The proxy as server.ready tells it; servers that do not say are shown as unknown. */
 function proxyLabel(proxy: RunState['connection']['proxy']): string {
@@ -58,6 +71,12 @@ export function App(props: AppProps): React.ReactElement {
   props.onRendering?.(state);
   useCheckpointRefresh(client, state.connection, state.run.runId);
   const actions = React.useMemo(() => createActions(client, dispatch), [client, dispatch]);
+  // Said once, at the start: the run's first news takes the status line over (the header and the
+  // help keep the dashboard's address).
+  const first = React.useRef(startNotice(props.dashboard, props.notes));
+  React.useEffect(() => {
+    if (first.current) dispatch({ kind: 'notice', notice: { text: first.current, tone: 'accent' } });
+  }, [dispatch]);
   const [view, setView] = React.useState<ViewState>(initialViewState);
   // Keys can arrive faster than renders: each one must see the view the previous one left.
   const viewRef = React.useRef(view);
@@ -156,7 +175,14 @@ export function App(props: AppProps): React.ReactElement {
     checkpoints: {
       lines: checkpoints,
       anchor: 'top',
-      ...(state.rollback.phase === 'idle' ? {} : { info: `rollback ${state.rollback.phase}` }),
+      ...(state.rollback.phase === 'idle'
+        ? {}
+        : {
+            info:
+              state.rollback.cause === 'recovery' && state.rollback.phase === 'completed'
+                ? 'recovered after a crash'
+                : `rollback ${state.rollback.phase}`,
+          }),
     },
   };
 
@@ -245,7 +271,10 @@ export function App(props: AppProps): React.ReactElement {
               width: size.width,
               now,
             })
-          : helpLines(readonly, client.url, quit),
+          : helpLines(readonly, client.url, quit, [
+              ...(props.dashboard ? [`dashboard ${props.dashboard}`] : []),
+              ...(props.notes ?? []),
+            ]),
       anchor: 'top',
       scroll: 0,
       ...(picker ? { keep: modal.cursor } : {}),
@@ -281,7 +310,12 @@ export function App(props: AppProps): React.ReactElement {
     h(
       Box,
       { flexDirection: 'column', width: size.width },
-      h(Header, { connection: state.connection, run: state.run, proxy: proxyLabel(state.connection.proxy) }),
+      h(Header, {
+        connection: state.connection,
+        run: state.run,
+        proxy: proxyLabel(state.connection.proxy),
+        ...(props.dashboard ? { dashboard: props.dashboard } : {}),
+      }),
       main,
       h(Footer, {
         notice: statusNotice(state),

@@ -11,13 +11,26 @@ import { useTheme } from '../theme.ts';
 
 const h = React.createElement;
 
-export type HeaderProps = { connection: RunState['connection']; run: RunState['run']; proxy: string };
+export type HeaderProps = {
+  connection: RunState['connection'];
+  run: RunState['run'];
+  proxy: string;
+  /** The dashboard's address as printed (its key included): shown without the key, which the help has. */
+  dashboard?: string;
+};
+
+/** The dashboard's address for the header: a key (`?token=`) stays in the help, off the always-visible line. */
+export function dashboardLabel(address: string): string {
+  const at = address.indexOf('?');
+  return at === -1 ? `dashboard ${address}` : `dashboard ${address.slice(0, at)} (its key: ? help)`;
+}
 
 /** Two lines: connection, run id and branch; then the run's state, cost, tokens, elapsed time and proxy. */
 export const Header = React.memo(function Header({
   connection,
   run,
   proxy,
+  dashboard,
 }: HeaderProps): React.ReactElement {
   const theme = useTheme();
   const done = run.idle?.reason === 'all-codons-completed';
@@ -42,6 +55,7 @@ export const Header = React.memo(function Header({
         // A server's words: its ids shown, never obeyed (display-text.ts).
         displayLine(`  run ${run.runId ?? 'unknown'}`),
         displayLine(`  branch ${run.branch || 'unknown'}`),
+        dashboard ? displayLine(`  ${dashboardLabel(dashboard)}`) : '',
       );
   const tokens = totalTokens(run);
   const started = run.startedAt ? Date.parse(run.startedAt) : undefined;

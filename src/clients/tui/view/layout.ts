@@ -37,9 +37,17 @@ export function computeLayout(width: number, height: number, visible: ViewState[
   return { width: w, headerRows: HEADER_ROWS, footerRows: FOOTER_ROWS, mainHeight, rows };
 }
 
-/** The codon list gets about a third of the width: enough for id, status, cost and time. */
+/**
+ * The codon list gets about a third of the width, and on a wide terminal every column the activity
+ * (whose lines wrap) does not need beyond ACTIVITY_ENOUGH, so names are not cut: at least enough for
+ * id, status, cost and time; at most what a long name needs.
+ */
+export const CODONS_MIN_WIDTH = 24;
+export const CODONS_MAX_WIDTH = 100;
+const ACTIVITY_ENOUGH = 100;
 function codonsWidth(width: number): number {
-  return Math.min(56, Math.max(24, Math.round(width * 0.36)));
+  const share = Math.max(Math.round(width * 0.36), width - ACTIVITY_ENOUGH);
+  return Math.min(CODONS_MAX_WIDTH, Math.max(CODONS_MIN_WIDTH, share));
 }
 
 /** Checkpoints (with rollback progress) get twice the share of their neighbours: their lines are long. */

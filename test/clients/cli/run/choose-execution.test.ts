@@ -88,12 +88,12 @@ describe('the resume notice', () => {
         recovered: true,
       }),
     ).toBe(
-      'ribosome: resuming ribosome-runs/x: run 3 (the previous run crashed; back to its last clean checkpoint), 2 of 3 codons done, next: three (--fresh starts anew)',
+      'resuming ribosome-runs/x: run 3 (the previous run crashed; back to its last clean checkpoint), 2 of 3 codons done, next: three (--fresh starts anew)',
     );
     expect(
       resumeNotice('x', { runCount: 2, done: 3, total: 3, previousRunStatus: 'completed', recovered: false }),
     ).toBe(
-      'ribosome: resuming x: run 2, 3 of 3 codons done, every codon is done, nothing left to run (--fresh starts anew)',
+      'resuming x: run 2, 3 of 3 codons done, every codon is done, nothing left to run (--fresh starts anew)',
     );
   });
 });

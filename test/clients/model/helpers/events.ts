@@ -151,6 +151,8 @@ export function rollback(options: {
   undo: string[];
   toRun: string;
   autoRestart?: boolean;
+  /** A restarted server's recovery: its run (begun `recovery`) goes on; the crashed one does not complete. */
+  reason?: 'rollback' | 'recovery';
 }): ServerEvent[] {
   const fromRun = run.id;
   const now = () => new Date().toISOString();
@@ -174,13 +176,13 @@ export function rollback(options: {
         message: `undoing ${codonId}`,
       }),
     ),
-    transition('RunCompleted', { endedAt: now() }),
+    ...(options.reason === 'recovery' ? [] : [transition('RunCompleted', { endedAt: now() })]),
   ];
   run = { id: options.toRun, count: run.count + 1, cost: 0 };
   events.push(
     transition('RunStarted', {
       startedAt: now(),
-      reason: 'rollback',
+      reason: options.reason ?? 'rollback',
       nextCodonIndex: 1,
       fromRunId: fromRun,
       branch: `run/${options.toRun}`,

@@ -28,6 +28,8 @@ export function renderApp(
     color?: boolean;
     quitStopsServer?: boolean;
     onQuit?: () => void;
+    dashboard?: string;
+    notes?: string[];
   } = {},
 ): Rendered {
   const instance = render(
@@ -38,6 +40,8 @@ export function renderApp(
       color: options.color ?? true,
       ...(options.quitStopsServer ? { quitStopsServer: true } : {}),
       ...(options.onQuit ? { onQuit: options.onQuit } : {}),
+      ...(options.dashboard ? { dashboard: options.dashboard } : {}),
+      ...(options.notes ? { notes: options.notes } : {}),
     }),
   );
   const frame = () => instance.lastFrame() ?? '';

@@ -41,13 +41,19 @@ export function rollbackLines(r: RunState['rollback'], width: number): Line[] {
         ? ` ${progressBar(r.currentStep ?? 0, r.totalSteps)} ${r.currentStep ?? 0}/${r.totalSteps}`
         : '';
       const head: Line =
-        r.phase === 'completed'
+        r.phase === 'completed' && r.cause === 'recovery'
           ? {
-              text: `Rollback to ${target}: completed${r.toRun ? `; now run ${r.toRun}` : ''}`,
-              tone: 'ok',
+              text: `Recovered after the server stopped: back to ${target}${r.toRun ? `; run ${r.toRun} goes on` : ''}`,
+              tone: 'warn',
               bold: true,
             }
-          : { text: `Rolling back to ${target}…${step}`, tone: 'accent', bold: true };
+          : r.phase === 'completed'
+            ? {
+                text: `Rollback to ${target}: completed${r.toRun ? `; now run ${r.toRun}` : ''}`,
+                tone: 'ok',
+                bold: true,
+              }
+            : { text: `Rolling back to ${target}…${step}`, tone: 'accent', bold: true };
       return [
         ...wrapLine(head, width),
         ...r.log.flatMap((l) => wrapLine({ text: `  ${l.text}`, tone: l.tone }, width, 3, '    ')),

@@ -3,13 +3,22 @@ import { bindingsFor, type QuitMode } from '../keymap.ts';
 import type { Line } from '../lines.ts';
 import { STATUS_ICON } from './codon-lines.ts';
 
-/** The help screen: every key of the mode, and what the codon icons mean. */
-export function helpLines(readonly: boolean, url: string, quit: QuitMode = 'ui'): Line[] {
+/**
+ * The help screen: every key of the mode, and what the codon icons mean; `said` first (the
+ * dashboard's address, what the start resumed: printed before the UI's screen hid them).
+ */
+export function helpLines(
+  readonly: boolean,
+  url: string,
+  quit: QuitMode = 'ui',
+  said: readonly string[] = [],
+): Line[] {
   const lines: Line[] = [
     {
       text: `Ribosome terminal UI · ${readonly ? 'read-only: no controls' : 'read-write'} · ${url}`,
       bold: true,
     },
+    ...said.map((text): Line => ({ text, tone: 'accent' })),
     { text: '' },
   ];
   for (const b of bindingsFor(readonly, quit)) lines.push({ text: `  ${b.keys.padEnd(6)} ${b.description}` });

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { BudgetLimits, BudgetStatus } from '../core/protocol/index.ts';
 import { codonOf, runOf } from '../execution/state/reducer.ts';
+import type { SpendGate } from '../llm/spend/spend-gate.ts';
 import { type BudgetAlert, type BudgetedCodon, BudgetLedger } from './budgets/ledger.ts';
 import { exceededMessage, refusalMessage, warningMessage } from './budgets/limits.ts';
 import type { Recorder } from './recorder.ts';
@@ -93,6 +94,25 @@ export class BudgetKeeper {
     const breach = this.#ledger.refusal(codonId, this.#now());
     return breach ? refusalMessage(breach, codonId) : undefined;
   }
+
+  /**
+   * The check before each LLM request (the proxy's, a sentinel's): what the cost limits leave, a hold
+   * for a request in flight, and a refusal that stops the codon as a limit passed does. Without a
+   * limit anywhere it lets everything through.
+   */
+  readonly spendGate: SpendGate = {
+    room: (codonId) => (this.#limited ? this.#ledger.room(codonId ?? this.#ledger.active) : undefined),
+    hold: (usd, codonId) => {
+      const hold = this.#ledger.hold(codonId ?? this.#ledger.active, usd);
+      return { settle: (actual) => this.#ledger.answer(hold, actual) };
+    },
+    refuse: (leastUsd, codonId) => {
+      const codon = codonId ?? this.#ledger.active;
+      this.#act(this.#ledger.exhaust(codon, leastUsd));
+      const breach = this.#ledger.costBreach(codon);
+      return breach ? exceededMessage(breach) : 'the budget cannot pay for this request';
+    },
+  };
 
   /** For state.snapshot: undefined when no budget is set. */
   status(): BudgetStatus[] | undefined {

@@ -8,6 +8,7 @@ import { DATA_LINK_EXCLUDE, linkDataDir } from '../execution/layout/data-link.ts
 import { newRunId } from '../execution/state/run-id.ts';
 import { SqliteTransitionLog, StateStore } from '../execution/state/state-store.ts';
 import type { ProviderTarget } from '../llm/providers/providers.ts';
+import type { SpendGate } from '../llm/spend/spend-gate.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
 import type { EffectiveSandbox } from '../plan/sandbox-resolve.ts';
@@ -30,6 +31,8 @@ export type SentinelRecorder = SentinelRecords & {
   engine: ActionEngine;
   /** A message action's way to the running agent. */
   sendMessage: SendMessage;
+  /** The run's budgets, to check each sentinel call against (once the engine is built). */
+  spendGate: () => SpendGate | undefined;
 };
 
 export type EngineSettings = {
@@ -178,6 +181,7 @@ export async function createOrchestrator(deps: EngineDeps, settings: EngineSetti
                 started().actions.redo(codonId, why, text, failed, from),
             },
             sendMessage: (text, from) => started().sendMessage(text, from),
+            spendGate: () => orchestratorRef?.spendGate,
           }),
         }
       : {}),
@@ -187,6 +191,7 @@ export async function createOrchestrator(deps: EngineDeps, settings: EngineSetti
     get rollingBack() {
       return orchestrator.rollingBack;
     },
+    spendGate: orchestrator.spendGate,
     start: () => orchestrator.start(),
     handle: (command, context) => orchestrator.handle(command, context),
     greet: (send) => orchestrator.greet(send),

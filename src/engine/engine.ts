@@ -1,4 +1,5 @@
 import type { ClientCommand, ErrorCode, EventInput, EventType } from '../core/protocol/index.ts';
+import type { SpendGate } from '../llm/spend/spend-gate.ts';
 
 /** Commands the server answers itself (the connection's, the server's own): the engine never sees them. */
 export type ServerCommandType =
@@ -40,4 +41,6 @@ export interface Engine {
   readyInfo?(): ReadyInfo;
   /** Stops whatever runs and releases resources; events published before it resolves are journaled. */
   stop(reason: string): Promise<void>;
+  /** The run's budgets as the LLM proxy checks each request against them (docs/unattended.md#budgets). */
+  readonly spendGate?: SpendGate;
 }

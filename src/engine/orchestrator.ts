@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { EventInput, EventType, MessageSender } from '../core/protocol/index.ts';
 import { isActive } from '../execution/state/codon-status.ts';
 import { runOf } from '../execution/state/reducer.ts';
+import type { SpendGate } from '../llm/spend/spend-gate.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import { actionEngine } from './action-engine.ts';
 import { BudgetKeeper } from './budget-keeper.ts';
@@ -173,6 +174,11 @@ export class Orchestrator implements Engine {
   }
 
   /** A rollback waits or runs: the server refuses state-modifying commands (ROLLBACK_IN_PROGRESS). */
+  /** The budget check before each LLM request (BudgetKeeper.spendGate). */
+  get spendGate(): SpendGate {
+    return this.#budgets.spendGate;
+  }
+
   get rollingBack(): boolean {
     return this.#admission.busy;
   }

@@ -104,17 +104,64 @@ export type PriceLookup = { price: ModelPrice; estimated: boolean; matched: stri
 const VERSION_PART = /^-\d{1,2}(?=$|[-@])/;
 
 export function priceOf(model: string): PriceLookup {
-  // Bedrock and Vertex spell ids `anthropic.claude-...` and `claude-...@date`.
-  const id = model.toLowerCase().replace(/^(?:[a-z]{2}\.)?anthropic[./]/, '');
+  const id = canonicalId(model);
+  const best = longestPrefix(id, PRICES);
+  const known = best === null ? undefined : PRICES[best];
+  if (!best || !known) return { price: FALLBACK_PRICE, estimated: true, matched: null };
+  return { price: known, estimated: VERSION_PART.test(id.slice(best.length)), matched: best };
+}
+
+/**
+ * The most output tokens a model gives in one answer (its documented maximum), by the same longest
+ * prefix as PRICES: what a request that sets no output limit may cost at most. Models listed in PRICES
+ * but not here get DEFAULT_MAX_OUTPUT_TOKENS, above every maximum listed.
+ */
+export const MAX_OUTPUT_TOKENS: Readonly<Record<string, number>> = {
+  'claude-opus-4': 64_000,
+  'claude-opus-4-0': 32_000,
+  'claude-opus-4-20250514': 32_000,
+  'claude-opus-4-1': 32_000,
+  'claude-sonnet-4': 64_000,
+  'claude-sonnet-5': 64_000,
+  'claude-haiku-4': 64_000,
+  // 64k, 128k with the output-128k beta: the larger one.
+  'claude-3-7-sonnet': 128_000,
+  'claude-3-5-sonnet': 8_192,
+  'claude-3-5-haiku': 8_192,
+  'claude-3-haiku': 4_096,
+  'claude-3-opus': 4_096,
+  'gpt-5': 128_000,
+  'gemini-3-pro': 65_536,
+  'gemini-3-flash': 65_536,
+  'gemini-2.5-pro': 65_536,
+  'gemini-2.5-flash': 65_536,
+  'gemini-2.5-flash-lite': 65_536,
+  'gemini-2.0-flash': 8_192,
+  'gemini-2.0-flash-lite': 8_192,
+};
+
+export const DEFAULT_MAX_OUTPUT_TOKENS = 128_000;
+
+/** The longest key of `table` that `id` starts with, ending at a `-` or `@` (or the id's end). */
+function longestPrefix(id: string, table: Readonly<Record<string, unknown>>): string | null {
   let best: string | null = null;
-  for (const prefix of Object.keys(PRICES)) {
+  for (const prefix of Object.keys(table)) {
     const rest = id.slice(prefix.length);
     const fits = id.startsWith(prefix) && (rest === '' || rest[0] === '-' || rest[0] === '@');
     if (fits && prefix.length > (best?.length ?? 0)) best = prefix;
   }
-  const known = best === null ? undefined : PRICES[best];
-  if (!best || !known) return { price: FALLBACK_PRICE, estimated: true, matched: null };
-  return { price: known, estimated: VERSION_PART.test(id.slice(best.length)), matched: best };
+  return best;
+}
+
+/** Bedrock and Vertex spell ids `anthropic.claude-...` and `claude-...@date`. */
+function canonicalId(model: string): string {
+  return model.toLowerCase().replace(/^(?:[a-z]{2}\.)?anthropic[./]/, '');
+}
+
+/** The model's maximum output per answer (MAX_OUTPUT_TOKENS, else DEFAULT_MAX_OUTPUT_TOKENS). */
+export function maxOutputOf(model: string): number {
+  const best = longestPrefix(canonicalId(model), MAX_OUTPUT_TOKENS);
+  return best === null ? DEFAULT_MAX_OUTPUT_TOKENS : (MAX_OUTPUT_TOKENS[best] ?? DEFAULT_MAX_OUTPUT_TOKENS);
 }
 
 export type Cost = { usd: number; estimated: boolean };

@@ -1,5 +1,6 @@
 import type { BudgetLimits, BudgetScopeKind, BudgetStatus } from '../../core/protocol/index.ts';
 import { BUDGET_WARNING_SHARE } from '../../plan/unattended-schema.ts';
+import { type Hold, Holds } from './holds.ts';
 import { type Breach, hasLimits, type LimitName } from './limits.ts';
 
 /** What the ledger needs of a plan codon: its runtime id, its own budget and its loop's. */
@@ -56,6 +57,7 @@ export class BudgetLedger {
   readonly #codonScopes = new Map<string, Scope>();
   /** The output tokens of each codon's current attempt so far (token.usage carries running totals). */
   readonly #tokensSeen = new Map<string, number>();
+  readonly #holds = new Holds();
   #active: string | undefined;
 
   constructor(options: {
@@ -85,6 +87,7 @@ export class BudgetLedger {
    */
   begin(codonId: string, now: number, fresh = true): void {
     this.#active = codonId;
+    this.#holds.forgetAnswered();
     if (this.#plan) delete this.#plan.frozenAt;
     this.#tokensSeen.set(codonId, 0);
     const codon = this.#codons.get(codonId);
@@ -124,12 +127,74 @@ export class BudgetLedger {
    * `estimated`: the codon's cost is, in part, Ribosome's estimate (its agent reports no cost).
    */
   addCost(codonId: string | undefined, usd: number, now: number, estimated = false): BudgetAlert[] {
-    const scopes = codonId === undefined ? (this.#plan ? [this.#plan] : []) : this.#scopesOf(codonId);
-    return scopes.flatMap((scope) => {
+    if (usd > 0) this.#holds.reported(codonId, usd);
+    return this.#scopesFor(codonId).flatMap((scope) => {
       scope.cost += usd;
       if (estimated) scope.costEstimated = true;
       return this.#check(scope, 'maxCostUsd', now);
     });
+  }
+
+  /**
+   * The least money left under a cost limit that counts for the codon (the run's only when
+   * undefined), spend held for requests subtracted: 0 once such a limit is exhausted; undefined when
+   * no cost limit counts.
+   */
+  room(codonId: string | undefined): number | undefined {
+    let least: number | undefined;
+    for (const scope of this.#scopesFor(codonId)) {
+      const left = this.#roomOf(scope);
+      if (left !== undefined) least = least === undefined ? left : Math.min(least, left);
+    }
+    return least;
+  }
+
+  /** Holds `usd` for a request of the codon until `answer` (held.ts). */
+  hold(codonId: string | undefined, usd: number): Hold {
+    return this.#holds.take(codonId, usd);
+  }
+
+  /** The held request ended, costing `usd` (undefined: unknown; its worst case stays held). */
+  answer(hold: Hold, usd: number | undefined): void {
+    this.#holds.answer(hold, usd);
+  }
+
+  /**
+   * A request of the codon would cost `leastUsd` at the least, more than a limit leaves: the tightest
+   * such scope is exhausted now (an alert, unless it already was), as a limit passed is.
+   */
+  exhaust(codonId: string | undefined, leastUsd: number): BudgetAlert[] {
+    let tightest: { scope: Scope; room: number } | undefined;
+    for (const scope of this.#scopesFor(codonId)) {
+      const left = this.#roomOf(scope);
+      if (left !== undefined && (tightest === undefined || left < tightest.room))
+        tightest = { scope, room: left };
+    }
+    if (!tightest) return [];
+    const { scope } = tightest;
+    const known = scope.exceeded.get('maxCostUsd');
+    if (known) return [];
+    const breach: Breach = {
+      scope: scope.kind,
+      id: scope.id,
+      limit: 'maxCostUsd',
+      max: scope.limits.maxCostUsd ?? 0,
+      spent: scope.cost + this.#heldIn(scope),
+      next: leastUsd,
+      ...(scope.costEstimated ? { estimated: true } : {}),
+    };
+    scope.exceeded.set('maxCostUsd', breach);
+    scope.warned.add('maxCostUsd');
+    return [{ ...breach, level: 'exceeded' }];
+  }
+
+  /** The cost breach of a scope counting for the codon, if one is exhausted. */
+  costBreach(codonId: string | undefined): Breach | undefined {
+    for (const scope of this.#scopesFor(codonId)) {
+      const breach = scope.exceeded.get('maxCostUsd');
+      if (breach) return breach;
+    }
+    return undefined;
   }
 
   /** The running total of output tokens of the codon's current attempt (a token.usage event). */
@@ -219,6 +284,29 @@ export class BudgetLedger {
       this.#codonScopes.get(codonId),
     ];
     return scopes.filter((s) => s !== undefined);
+  }
+
+  /** The scopes spend of the codon counts in: the run's only for none. */
+  #scopesFor(codonId: string | undefined): Scope[] {
+    if (codonId !== undefined) return this.#scopesOf(codonId);
+    return this.#plan ? [this.#plan] : [];
+  }
+
+  /** Money held for requests that count in the scope. */
+  #heldIn(scope: Scope): number {
+    if (scope.kind === 'plan') return this.#holds.sum(() => true);
+    if (scope.kind === 'codon') return this.#holds.sum((codonId) => codonId === scope.id);
+    return this.#holds.sum(
+      (codonId) => codonId !== undefined && this.#codons.get(codonId)?.loop?.id === scope.id,
+    );
+  }
+
+  /** What the scope's cost limit leaves (0 once exhausted), or undefined without one. */
+  #roomOf(scope: Scope): number | undefined {
+    const max = scope.limits.maxCostUsd;
+    if (max === undefined) return undefined;
+    if (scope.exceeded.has('maxCostUsd')) return 0;
+    return Math.max(0, max - scope.cost - this.#heldIn(scope));
   }
 
   #live(): Scope[] {

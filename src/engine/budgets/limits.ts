@@ -20,6 +20,11 @@ export type Breach = {
   max: number;
   spent: number;
   estimated?: boolean;
+  /**
+   * Set when a request was refused before it went out: the least it would have cost, more than the
+   * limit left (`spent` then counts the spend held for requests not yet reported).
+   */
+  next?: number;
 };
 
 /** True when the limits set at least one limit. */
@@ -73,9 +78,14 @@ export function spendText(b: Breach): string {
   return `${b.limit} ${limitAmount(b.limit, b.max)}, spent ${shown}`;
 }
 
-/** "plan budget exceeded: maxCostUsd 1.00, spent 1.0412" (the failureReason message of a budget stop). */
+/**
+ * "plan budget exceeded: maxCostUsd 1.00, spent 1.0412" (the failureReason message of a budget stop);
+ * for a request refused before it went out "plan budget exhausted: maxCostUsd 0.10, spent 0.0912, the
+ * next request could cost 0.0231".
+ */
 export function exceededMessage(b: Breach): string {
-  return `${scopeName(b)} budget exceeded: ${spendText(b)}`;
+  if (b.next === undefined) return `${scopeName(b)} budget exceeded: ${spendText(b)}`;
+  return `${scopeName(b)} budget exhausted: ${spendText(b)}, the next request could cost ${b.next.toFixed(4)}`;
 }
 
 /** "plan budget at 84 %: maxCostUsd 1.00, spent 0.8400". */

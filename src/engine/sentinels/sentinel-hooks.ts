@@ -3,6 +3,7 @@ import type { EventInput, FailureReason, ServerEvent } from '../../core/protocol
 import type { EventBus } from '../../execution/journal/event-bus.ts';
 import type { TransitionData } from '../../execution/state/transitions.ts';
 import type { ProviderTarget } from '../../llm/providers/providers.ts';
+import type { SpendGate } from '../../llm/spend/spend-gate.ts';
 import type { CodonSentinel, LoadedSentinel, RuntimeCodon } from '../../plan/index.ts';
 import { providerAuth } from '../../platform/credentials/credentials.ts';
 import type { CodonHooks } from '../codon-hooks.ts';
@@ -59,6 +60,11 @@ export type SentinelHooksOptions = {
    * the redos journaled in the execution (journalRedos), across restarts.
    */
   redos?: RedoCounter;
+  /**
+   * [spendGate=none] The run's budgets, checked before each call (docs/unattended.md#budgets); the
+   * server gives them while its sentinels' calls do not cross the proxy, which checks them otherwise.
+   */
+  spendGate?: () => SpendGate | undefined;
 };
 
 const NO_ENGINE = 'this server takes no sentinel actions';
@@ -216,6 +222,7 @@ export function createSentinelHooks(options: SentinelHooksOptions): CodonHooks {
               }
             },
             onSelfUnload: () => reportStates(group),
+            spendGate: options.spendGate,
             engine,
             sendMessage,
             redos,

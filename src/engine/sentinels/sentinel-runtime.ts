@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { EventInput, ServerEvent } from '../../core/protocol/index.ts';
+import type { SpendGate } from '../../llm/spend/spend-gate.ts';
 import type { RuntimeCodon } from '../../plan/index.ts';
 import { type PromptContext, promptLookup } from '../../plan/templates/prompt-variables.ts';
 import { formatTemplateError, renderTemplate } from '../../plan/templates/template.ts';
@@ -53,6 +54,8 @@ export type SentinelRuntimeOptions = {
   sendMessage: SendMessage;
   /** Redos taken per codon, shared by the codon's runs (a redo's `max`). */
   redos: RedoCounter;
+  /** The run's budgets to check each call against, when the proxy does not (llm-call.ts). */
+  spendGate?: (() => SpendGate | undefined) | undefined;
 };
 
 /** One event (event trigger) or the step events of a sequence. */
@@ -261,6 +264,8 @@ export class SentinelRuntime {
       messages: toMessages(history, prompts.user),
       timeoutMs: this.#o.callTimeoutMs,
       signal: this.#abort.signal,
+      spendGate: this.#o.spendGate?.(),
+      codonId: this.#o.codon.id,
     });
     if (result.ok && result.cost > 0) {
       // Spent even when the answer is unusable or arrives after unloading.

@@ -15,7 +15,8 @@ export type ExchangeFailureCode =
   | 'PROXY_INTERNAL'
   | 'PROXY_CREDENTIAL_MISSING'
   | 'PROXY_CREDENTIAL_WRONG'
-  | 'PATH_OUTSIDE_PREFIX';
+  | 'PATH_OUTSIDE_PREFIX'
+  | 'BUDGET_EXHAUSTED';
 
 export type ExchangeFailure = {
   code: ExchangeFailureCode;
@@ -23,6 +24,8 @@ export type ExchangeFailure = {
   message: string;
   /** Sent as `retry-after` when the agent should come back (a full in-flight budget). */
   retryAfterSeconds?: number;
+  /** Sent with `x-should-retry: false`: the agent's SDK must not try again (a budget refusal). */
+  final?: boolean;
 };
 
 /** Codes of errors thrown while setting the proxy up (never during an exchange). */

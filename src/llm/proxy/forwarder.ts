@@ -14,6 +14,7 @@ import { clientResponseHeaders, hasBodyFraming, toHeaderMap, upstreamRequestHead
 import { LazyVendor } from './lazy-vendor.ts';
 import { LiveList, type Slotted } from './live-list.ts';
 import { readBody } from './read-body.ts';
+import type { SpendCheck, SpendMeter } from './spend-check.ts';
 import { isCopyOfBody } from './tee.ts';
 import type { ExchangeContext, ProxyHeaders, ProxyRequest, ProxyResponse } from './types.ts';
 import { isMessagesRequest, type VendorApiRequest } from './vendor-request.ts';
@@ -31,6 +32,8 @@ export type ForwarderOptions = Upstream & {
   maxBodyBytes: number;
   /** Request bytes held across all exchanges. */
   budget: BodyBudget;
+  /** The run's budget check of model requests, after all middleware (docs/unattended.md#budgets). */
+  spend?: SpendCheck | undefined;
 };
 
 export type Forwarder = {
@@ -59,6 +62,8 @@ type Exchange = Slotted & {
   hold: BodyHold;
   /** Cancels the request to the target (before or while its answer comes). */
   upstream?: Cancel;
+  /** The money the budget holds for this exchange, settled when it ends. */
+  meter?: SpendMeter;
   agentGone: boolean;
 };
 
@@ -146,6 +151,7 @@ function answerFailure(response: ServerResponse, failure: ExchangeFailure, close
     String(Buffer.byteLength(body)),
   ];
   if (failure.retryAfterSeconds !== undefined) headers.push('retry-after', String(failure.retryAfterSeconds));
+  if (failure.final) headers.push('x-should-retry', 'false');
   if (closeConnection) headers.push('connection', 'close');
   response.writeHead(failure.status, headers);
   response.end(body);
@@ -161,7 +167,7 @@ function replacedBytes(body: ProxyResponse['body']): Uint8Array | undefined {
 
 /** The I/O shell of the pipeline: reads the agent's request, runs middleware, relays the target's answer. */
 export function createForwarder(options: ForwarderOptions): Forwarder {
-  const { pipeline, logger, idleTimeoutMs, maxBodyBytes, budget } = options;
+  const { pipeline, logger, idleTimeoutMs, maxBodyBytes, budget, spend } = options;
   const defaultUpstream: Upstream = { target: options.target, dispatcher: options.dispatcher };
   const labelOf = (exchange: Exchange) =>
     `${exchange.upstreamTo.target.protocol}//${exchange.upstreamTo.target.host}`;
@@ -250,7 +256,15 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     const sent = step.value;
     exchange.request = sent;
     context.request = sent;
-    const body = vendor && pipeline.mayChangeRequest ? bodyToSend(vendor, received, sent, raw) : raw;
+    const edited = vendor && pipeline.mayChangeRequest ? bodyToSend(vendor, received, sent, raw) : raw;
+    // Checked last, on the bytes that go out: a middleware may have raised the output limit.
+    const spent = spend?.(sent.method, sent.url, edited);
+    if (spent?.kind === 'refuse') {
+      fail(exchange, spent.failure);
+      return;
+    }
+    if (spent) exchange.meter = spent.meter;
+    const body = spent?.body ?? edited;
     const outgoing: Outgoing = {
       method: sent.method,
       path: targetPath(target, sent.url),
@@ -292,10 +306,15 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
           }
           // A request undici refuses to write (a header with a newline): what middleware made, not the target.
           if (isInvalidRequest(error)) {
+            exchange.meter?.end('unsent');
             internalFailure(exchange, error);
             return;
           }
-          fail(exchange, classifyUpstreamError(error, labelOf(exchange)), error);
+          const failure = classifyUpstreamError(error, labelOf(exchange));
+          // Only a target never reached surely did no work to pay for.
+          const unsent = failure.code === 'UPSTREAM_UNREACHABLE' || failure.code === 'UPSTREAM_DNS_FAILURE';
+          exchange.meter?.end(unsent ? 'unsent' : 'cut');
+          fail(exchange, failure, error);
         },
       );
   }
@@ -312,6 +331,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     const upstream = answer.body;
     // Listen at once: the target can fail while response middleware still runs.
     upstream.on('error', (error) => onBodyError(exchange, error));
+    const type = answer.headers['content-type'];
+    exchange.meter?.answer(answer.statusCode, Array.isArray(type) ? type[0] : type);
     const received: ProxyResponse = {
       status: answer.statusCode,
       headers: toHeaderMap(answer.headers),
@@ -353,6 +374,13 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     }
     // A stream of other bytes than the target's has a length nobody knows: send it chunked.
     const length = body === upstream || isCopyOfBody(body) ? 'keep' : 'drop';
+    // The budget reads the target's bytes as they go to the agent, when it can see them all; an
+    // answer a middleware rewrote or read first leaves the request's worst case held.
+    const meter = exchange.meter;
+    if (meter && length === 'keep' && body.readableFlowing === null) {
+      body.on('data', (chunk: Buffer) => meter.chunk(chunk));
+      body.once('end', () => meter.end('complete'));
+    }
     response.writeHead(final.status, clientResponseHeaders(final.headers, length, setCookie));
     // Streams (SSE, chunked) go out as they come: send the headers now, not with the first chunk.
     if (length === 'drop' || final.headers['content-length'] === undefined) response.flushHeaders();
@@ -373,8 +401,10 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       active.add(exchange);
       response.once('close', () => {
         active.remove(exchange);
-        // The exchange is over and with it the need for its body.
+        // The exchange is over and with it the need for its body (and, unless its answer ended
+        // whole, what the budget holds for it stays held).
         exchange.hold.release();
+        exchange.meter?.end('cut');
         if (response.writableFinished) return;
         // The agent went away before the answer was complete: stop the target's work too.
         exchange.agentGone = true;

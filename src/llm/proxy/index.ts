@@ -14,6 +14,7 @@ export { createDoubleMaxTokensMiddleware } from './middleware/double-max-tokens.
 export { loadUserMiddleware, type MiddlewareFactoryContext } from './middleware/load-user-middleware.ts';
 export { createLoggingMiddleware, LOGGING_TAG, type LoggingOptions } from './middleware/logging.ts';
 export { ProxyRunner, type ProxyRunnerOptions } from './runner.ts';
+export { createSpendCheck, type SpendCheck } from './spend-check.ts';
 export { type ProxyHandle, type StartProxyArgs, startProxyForServer } from './start-for-server.ts';
 export { duplicateBody } from './tee.ts';
 export type { ExchangeContext, Middleware, ProxyHeaders, ProxyRequest, ProxyResponse } from './types.ts';

@@ -14,6 +14,7 @@ import { compose, middlewareName } from './compose.ts';
 import { anthropicErrorBody, type ExchangeFailure, ProxyError } from './errors.ts';
 import { createForwarder, type Forwarder, type Upstream } from './forwarder.ts';
 import { confinePath } from './request-path.ts';
+import type { SpendCheck } from './spend-check.ts';
 import { type Middleware, MiddlewareSchema } from './types.ts';
 
 const RunnerOptionsSchema = z.object({
@@ -46,6 +47,8 @@ const RunnerOptionsSchema = z.object({
    * else it is refused (401 or 403) and counted. A proxy beyond loopback gets them; one on loopback none.
    */
   credentials: z.array(z.string().min(1)).default([]),
+  /** The run's budget check of model requests (spend-check.ts); absent: none. */
+  spend: z.custom<SpendCheck>((value) => typeof value === 'function').optional(),
   /** Resolver for the target's host name (tests inject a failing one; default: the OS resolver). */
   lookup: z.custom<LookupFunction>((value) => typeof value === 'function').optional(),
 });
@@ -171,6 +174,7 @@ export class ProxyRunner {
       idleTimeoutMs: o.idleTimeoutMs,
       maxBodyBytes: o.maxBodyBytes,
       budget: createBodyBudget(o.maxInFlightBytes),
+      spend: o.spend,
     });
     const healthBody = Buffer.from(`${o.name} Proxy OK`);
     this.#server = http.createServer({ noDelay: true }, (request, response) => {

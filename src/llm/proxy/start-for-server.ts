@@ -2,12 +2,14 @@ import type { Logger } from 'pino';
 import type { ProxyConfig } from '../../plan/config/proxy-config.ts';
 import { isLoopbackHost } from '../../platform/http/loopback.ts';
 import { generateToken } from '../../platform/http/token.ts';
+import type { SpendGate } from '../spend/spend-gate.ts';
 import { credentialPrefix } from './access.ts';
 import { ProxyError } from './errors.ts';
 import { createDoubleMaxTokensMiddleware } from './middleware/double-max-tokens.ts';
 import { loadUserMiddleware } from './middleware/load-user-middleware.ts';
 import { createLoggingMiddleware } from './middleware/logging.ts';
 import { ProxyRunner } from './runner.ts';
+import { createSpendCheck } from './spend-check.ts';
 import type { Middleware } from './types.ts';
 
 export type ProxyHandle = {
@@ -35,6 +37,8 @@ export type StartProxyArgs = {
   routes?: string[];
   /** The server's access token: beyond loopback, other clients of the proxy need it. */
   accessToken?: string | undefined;
+  /** The run's budgets, checked before each model request (docs/unattended.md#budgets). */
+  spendGate?: (() => SpendGate | undefined) | undefined;
 };
 
 /** The address a client on this machine connects to for a proxy bound to `host` (a wildcard: loopback). */
@@ -84,6 +88,7 @@ export async function startProxyForServer(args: StartProxyArgs): Promise<ProxyHa
     maxInFlightBytes: config.maxInFlightBytes,
     middleware,
     credentials: agentCredential ? [agentCredential, ...(args.accessToken ? [args.accessToken] : [])] : [],
+    ...(args.spendGate ? { spend: createSpendCheck(args.spendGate) } : {}),
   });
   const url = await runner.start();
   const local = `http://${localAddress(config.host)}:${new URL(url).port}`;

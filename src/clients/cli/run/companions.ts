@@ -3,6 +3,7 @@ import type { Companion, StartCompanions } from '../../../host/server/runtime.ts
 import { dashboardCompanion, type WebServer } from '../../../host/web-server/index.ts';
 import type { MockProvider } from '../../../llm/mock-provider/server.ts';
 import type { ProxyHandle } from '../../../llm/proxy/start-for-server.ts';
+import type { SpendGate } from '../../../llm/spend/spend-gate.ts';
 import type { ProxyConfig } from '../../../plan/config/proxy-config.ts';
 import type { SecretRedactor } from '../../../platform/credentials/secret-redactor.ts';
 import type { RunRequest } from './parse-flags.ts';
@@ -22,6 +23,7 @@ export function runCompanions(
   request: RunRequest,
   routes: string[],
   secrets?: SecretRedactor,
+  spendGate?: () => SpendGate | undefined,
 ): StartCompanions<RunCompanions> {
   return async (start) => {
     // First in, last out: the notifier outlives the other companions, so the run's last notices go out.
@@ -36,6 +38,7 @@ export function runCompanions(
         configDir: request.configDir,
         routes,
         accessToken: request.access.token,
+        spendGate,
       }),
     );
     // The agents' credential for the proxy is in their base URL: an agent could print it.
@@ -76,6 +79,7 @@ function proxyCompanion(options: {
   configDir: string;
   routes: string[];
   accessToken: string | undefined;
+  spendGate: (() => SpendGate | undefined) | undefined;
 }): Companion<ProxyHandle | undefined> {
   return async ({ logger, port }) => {
     const { startProxyForServer } = await import('../../../llm/proxy/start-for-server.ts');

@@ -7,6 +7,7 @@ import { dataLinkPath } from '../../../execution/layout/data-link.ts';
 import { WorkspaceError } from '../../../execution/workspace/index.ts';
 import { LockHeldError, type Runtime, serverSecrets, startRuntime } from '../../../host/server/runtime.ts';
 import type { ReadyExtras } from '../../../host/server/server-options.ts';
+import type { SpendGate } from '../../../llm/spend/spend-gate.ts';
 import { StorageFault } from '../../../platform/storage/guard.ts';
 import { planRecordOf, writePlanRecord } from '../../runs/index.ts';
 import { type RunCompanions, runCompanions } from './companions.ts';
@@ -29,6 +30,8 @@ export async function composeEngine(
   const { plan, settings, budget } = request;
   // Every key the server holds, the plan's key variables' too, never reaches the journal.
   const secrets = serverSecrets(process.env, wiring.keyVars);
+  // The engine's budgets, which the proxy (started after the engine) checks model requests against.
+  const budgets: { gate?: SpendGate | undefined } = {};
   try {
     const runtime = await startRuntime<RunCompanions>({
       executionDir: execution.executionDir,
@@ -36,7 +39,7 @@ export async function composeEngine(
       agentRootName: plan.agentRoot,
       readyExtras: (companions) => readyExtras(request, companions),
       settings,
-      companions: runCompanions(request, wiring.routes, secrets),
+      companions: runCompanions(request, wiring.routes, secrets, () => budgets.gate),
       token: request.access.token,
       secrets,
       createEngine: async (deps, companions) => {
@@ -50,7 +53,7 @@ export async function composeEngine(
         deps.storage.write('plan record', () =>
           writePlanRecord(deps.layout.executionDir, planRecordOf(plan)),
         );
-        return createOrchestrator(deps, {
+        const engine = await createOrchestrator(deps, {
           plan,
           autostart: settings.autostart,
           ...(budget ? { budget } : {}),
@@ -75,8 +78,12 @@ export async function composeEngine(
               engine: record.engine,
               sendMessage: record.sendMessage,
               redos: journalRedos(() => journal.ofIndexedType('sentinel.action')),
+              // With the proxy on, sentinels' calls cross it, and it checks them against the budgets.
+              spendGate: () => (urls().agentUrl === undefined ? record.spendGate() : undefined),
             }),
         });
+        budgets.gate = engine.spendGate;
+        return engine;
       },
     });
     return { ok: true, runtime };

@@ -7,6 +7,7 @@ import { sandboxWith, userConfigDirs } from '../sandbox-homes.ts';
 import { notStarted, spawnAgent } from '../spawn-agent.ts';
 import { CLAUDE_CODE, claudeBinary } from './claude-binary.ts';
 import { claudeSettings } from './claude-settings.ts';
+import { claudeVersion } from './claude-version.ts';
 
 /** The real Claude Code CLI, headless: stream-json on stdin (the prompt, then messages) and on stdout. */
 export class ClaudeCodeAdapter implements AgentAdapter {
@@ -44,9 +45,11 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     if (options.appendSystemPrompt) args.push('--append-system-prompt', options.appendSystemPrompt);
     if (options.resumeSessionId) args.push('--resume', options.resumeSessionId, '--fork-session');
     // The data directory is read-only for the agent: its file tools are denied it (Bash is not).
-    const settings = claudeSettings(options.dataDir ? readOnlyDirs(options.dataDir) : []);
-    if (settings) args.push('--settings', settings);
     const command = claudeBinary();
+    const dirs = options.dataDir ? readOnlyDirs(options.dataDir) : [];
+    // Its version names the tools it has (claudeVersion reads it once, without a process when it can).
+    const settings = claudeSettings(dirs, dirs.length > 0 ? claudeVersion(command) : undefined);
+    if (settings) args.push('--settings', settings);
     const run = spawnAgent({
       command,
       args,

@@ -17,6 +17,7 @@ import {
   ISOLATED_CONFIG,
   maxRetries,
 } from './codex-cli.ts';
+import { RolloutRecord, recordedCallIds } from './codex-record.ts';
 import { sessionSpend, sessionTotals } from './codex-session.ts';
 import { CodexTranslator } from './codex-translator.ts';
 
@@ -75,12 +76,20 @@ export class CodexAdapter implements AgentAdapter {
 
   #spawn(options: AgentStart, home: string, turn: CodexTurn): AgentRun {
     let run: AgentRun | undefined;
+    // A resumed or forked session's rollout holds the earlier runs' calls: their failures were theirs.
+    const failures = new RolloutRecord(
+      home,
+      turn.session ? recordedCallIds(home, turn.session.id) : undefined,
+    );
     const translator = new CodexTranslator({
       model: turn.model,
+      root: options.cwd,
       // A resumed or forked session's usage includes the earlier runs': only this run's is counted.
       ...(turn.session ? withTotals(sessionTotals(home, turn.session.id)) : {}),
       onGiveUp: () => void run?.stop(GIVE_UP_GRACE_MS),
       readTotals: (sessionId) => sessionTotals(home, sessionId),
+      readFailures: (sessionId) => failures.read(sessionId),
+      recordedWaits: () => failures.waits(),
     });
     run = spawnAgent({
       command: cliBinary(CODEX),

@@ -109,7 +109,8 @@ export function lastTotals(rollout: string): CodexUsage | undefined {
   return undefined;
 }
 
-function rolloutFile(home: string, sessionId: string): string | undefined {
+/** The rollout file of session `sessionId` under Codex home `home`, if Codex wrote one. */
+export function rolloutFile(home: string, sessionId: string): string | undefined {
   const dir = join(home, 'sessions');
   let names: string[];
   try {

@@ -1,8 +1,10 @@
+import { isAbsolute, relative, sep } from 'node:path';
 import type { Usage } from '../../llm/schemas.ts';
 import { parseJsonLine } from '../json-line.ts';
 import type { Translator } from '../spawn-agent.ts';
 import { ENDED_FROM_OUTSIDE, type StreamLine, toolResultLine } from '../stream-line.ts';
 import { CodexEvent, type CodexItem, type CodexUsage } from './codex-events.ts';
+import type { RecordedFailure, RecordedWait } from './codex-record.ts';
 import { usageBetween } from './codex-session.ts';
 
 /**
@@ -13,6 +15,8 @@ export const CONNECT_FAILURES_MAX = 2;
 
 export type CodexTranslatorOptions = {
   model: string;
+  /** The agent root: the paths of file changes inside it are given relative to it, as other agents give them. */
+  root?: string;
   /** The session's token totals before this run (a resumed or forked session counts the earlier runs'). */
   before?: CodexUsage;
   /** Called once when the translator gave the run up (a provider it cannot reach): stop the process. */
@@ -22,6 +26,13 @@ export type CodexTranslatorOptions = {
    * yet its answered requests cost tokens.
    */
   readTotals?: (sessionId: string) => CodexUsage | undefined;
+  /**
+   * The failed tool calls Codex recorded since the last read (its rollout file) whose run it never
+   * printed: a patch refused before it ran, say (RolloutRecord).
+   */
+  readFailures?: (sessionId: string) => RecordedFailure[];
+  /** The commands Codex recorded it stopped waiting for, as far as `readFailures` read (RolloutRecord). */
+  recordedWaits?: () => readonly RecordedWait[];
 };
 
 /**
@@ -33,12 +44,15 @@ export type CodexTranslatorOptions = {
  */
 export class CodexTranslator implements Translator {
   readonly #model: string;
+  readonly #root: string | undefined;
   readonly #onGiveUp: (() => void) | undefined;
   readonly #readTotals: ((sessionId: string) => CodexUsage | undefined) | undefined;
+  readonly #readFailures: ((sessionId: string) => RecordedFailure[]) | undefined;
+  readonly #recordedWaits: (() => readonly RecordedWait[]) | undefined;
   #before: CodexUsage | undefined;
   #session: string | undefined;
-  /** Tool items whose tool_use was printed (on item.started). */
-  readonly #open = new Set<string>();
+  /** Tool items whose tool_use was printed (on item.started), with their command when one. */
+  readonly #open = new Map<string, string | undefined>();
   #lastMessage = '';
   #lastError: string | undefined;
   #connectFailures = 0;
@@ -49,23 +63,44 @@ export class CodexTranslator implements Translator {
 
   constructor(options: CodexTranslatorOptions) {
     this.#model = options.model;
+    this.#root = options.root;
     this.#before = options.before;
     this.#onGiveUp = options.onGiveUp;
     this.#readTotals = options.readTotals;
+    this.#readFailures = options.readFailures;
+    this.#recordedWaits = options.recordedWaits;
   }
 
   line(text: string): { ok: true; lines: StreamLine[] } | { ok: false; error: string } {
     const parsed = parseJsonLine(text, CodexEvent);
-    if (parsed.ok) return { ok: true, lines: this.#ended ? [] : this.#event(parsed.value) };
+    if (parsed.ok) {
+      if (this.#ended) return { ok: true, lines: [] };
+      // What Codex recorded before this event goes first: its order in the turn.
+      return { ok: true, lines: [...this.#recorded(parsed.value), ...this.#event(parsed.value)] };
+    }
     // An event this version does not know is no error: newer CLIs add some.
     return isObject(parsed.json) ? { ok: true, lines: [] } : parsed;
   }
 
   end(): StreamLine[] {
     if (this.#ended) return [];
+    const recorded = this.#recorded();
     this.#ended = true;
     const why = this.#lastError ? `: ${this.#lastError}` : '';
-    return this.#failed(`Codex exited without finishing its turn${why}`);
+    return [...recorded, ...this.#failed(`Codex exited without finishing its turn${why}`)];
+  }
+
+  /**
+   * The failed calls Codex recorded but never printed, as a call and its failed result each; read as
+   * items start and end and as the turn ends (not on every line of Codex's output).
+   */
+  #recorded(event?: CodexEvent): StreamLine[] {
+    if (!this.#session || !this.#readFailures) return [];
+    if (event && !READ_RECORD_ON.has(event.type)) return [];
+    return this.#readFailures(this.#session).flatMap((f) => [
+      this.#toolUse(f.callId, { name: f.name, input: f.input }),
+      toolResultLine(f.callId, f.error, true, this.#session),
+    ]);
   }
 
   #event(event: CodexEvent): StreamLine[] {
@@ -77,9 +112,9 @@ export class CodexTranslator implements Translator {
         return [];
       case 'item.started':
       case 'item.updated':
-        return this.#started(event.item);
+        return this.#started(inRoot(event.item, this.#root));
       case 'item.completed':
-        return this.#completed(event.item);
+        return this.#completed(inRoot(event.item, this.#root));
       case 'turn.completed':
         return this.#turnCompleted(event.usage);
       case 'turn.failed':
@@ -93,7 +128,7 @@ export class CodexTranslator implements Translator {
   #started(item: CodexItem): StreamLine[] {
     const call = toolCall(item);
     if (!call || this.#open.has(item.id)) return [];
-    this.#open.add(item.id);
+    this.#open.set(item.id, typeof call.input.command === 'string' ? call.input.command : undefined);
     return [this.#toolUse(item.id, call)];
   }
 
@@ -117,7 +152,7 @@ export class CodexTranslator implements Translator {
     this.#ended = true;
     this.#connectFailures = 0;
     const usage = total ? this.#turnUsage(total) : undefined;
-    const out: StreamLine[] = this.#closeOpen(STILL_RUNNING);
+    const out: StreamLine[] = this.#closeOpen(this.#stillRunning());
     if (usage) out.push(this.#usageLine(usage));
     out.push({
       type: 'result',
@@ -197,14 +232,28 @@ export class CodexTranslator implements Translator {
   }
 
   /**
-   * A result for each call still open as the turn ends (`text` says why): Codex stops waiting for a
-   * command after about 30 s whatever `yield_time_ms` says, and a turn that ends meanwhile never reports
-   * it again; a run ended from outside never reports it either.
+   * A result for each call still open as the turn ends (`text` says why, for each call's id and
+   * command): Codex stops waiting for a command after a while (`yield_time_ms`, within bounds of its
+   * own), and a turn that ends meanwhile never reports it again; a run ended from outside never
+   * reports it either.
    */
-  #closeOpen(text: string): StreamLine[] {
-    const ids = [...this.#open];
+  #closeOpen(text: string | ((command: string | undefined) => string)): StreamLine[] {
+    const open = [...this.#open];
     this.#open.clear();
-    return ids.map((id) => toolResultLine(id, text, true, this.#session));
+    return open.map(([id, command]) =>
+      toolResultLine(id, typeof text === 'string' ? text : text(command), true, this.#session),
+    );
+  }
+
+  /** Why a command is still open as Codex ends its turn, in what Codex recorded of it when it did. */
+  #stillRunning(): (command: string | undefined) => string {
+    const waits = [...(this.#recordedWaits?.() ?? [])];
+    return (command) => {
+      // Its own record when the command matches (Codex prints it quoted in a shell), else the next.
+      const at = waits.findIndex((w) => w.command !== undefined && command?.includes(w.command));
+      const [wait] = waits.splice(at === -1 ? 0 : at, 1);
+      return wait ? stillRunningText(wait) : STILL_RUNNING;
+    };
   }
 
   #failure(message: string, usage?: Usage): StreamLine {
@@ -243,9 +292,23 @@ export class CodexTranslator implements Translator {
   }
 }
 
-/** The result of a call Codex had not finished when it ended its turn itself. */
+/** The events before which the rollout is read for failed calls: a call's start or end, the turn's end. */
+const READ_RECORD_ON: ReadonlySet<CodexEvent['type']> = new Set([
+  'item.started',
+  'item.completed',
+  'turn.completed',
+  'turn.failed',
+]);
+
+/** The result of a call Codex had not finished when it ended its turn itself, without a record of it. */
 export const STILL_RUNNING =
-  'still running when Codex ended its turn: Codex stops waiting for a command after about 30 s (whatever yield_time_ms says), and its result was not reported';
+  'still running when Codex ended its turn: Codex had stopped waiting for it, and its result was not reported';
+
+/** The same, in what Codex recorded: how long it waited and its words for the command. Pure. */
+export function stillRunningText(wait: RecordedWait): string {
+  const waited = wait.seconds === undefined ? '' : ` after ${Math.round(wait.seconds)} s`;
+  return `still running when Codex ended its turn: Codex stopped waiting for it${waited} ("${wait.said}"), and its result was not reported`;
+}
 
 /** The result of a call still open when the turn failed (an API error, say). */
 export const TURN_FAILED = 'still running when the turn failed; its result was not reported';
@@ -277,6 +340,20 @@ function retryAfterMs(message: string): number | undefined {
   const m = /try again in (\d+(?:\.\d+)?)\s*(ms|s)\b/i.exec(message);
   if (!m?.[1]) return undefined;
   return Math.round(Number(m[1]) * (m[2]?.toLowerCase() === 'ms' ? 1 : 1000));
+}
+
+/**
+ * A file change with its paths relative to `root` (Codex prints them absolute); a path outside it
+ * stays absolute. Other items as they are. Pure.
+ */
+export function inRoot(item: CodexItem, root: string | undefined): CodexItem {
+  if (!root || item.type !== 'file_change' || !('changes' in item) || !Array.isArray(item.changes))
+    return item;
+  const local = (path: string) => {
+    const rel = relative(root, path);
+    return !isAbsolute(path) || rel === '' || rel.split(sep)[0] === '..' || isAbsolute(rel) ? path : rel;
+  };
+  return { ...item, changes: item.changes.map((c) => ({ ...c, path: local(c.path) })) };
 }
 
 /** The tool call a Codex item stands for, or undefined for a message, reasoning or a note. */

@@ -26,6 +26,14 @@ const ToolState = z.looseObject({
   error: z.string().optional(),
 });
 
+/** The tool opencode puts in place of a call it cannot run: its input names the tool asked for. */
+const INVALID_TOOL = 'invalid';
+
+/** The tool the model called: for opencode's `invalid` stand-in, the one its input names. */
+function calledTool(tool: string, input: Record<string, unknown>): string {
+  return tool === INVALID_TOOL && typeof input.tool === 'string' ? input.tool : tool;
+}
+
 const OpencodeEvent = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('step_start'), sessionID: z.string() }),
   // Printed by Ribosome's plugin (TOOL_START_PLUGIN) as a tool starts, any session's (a subagent's too).
@@ -135,7 +143,12 @@ export function opencodeTranslator(options: { model: string; now?: () => number 
         started.add(event.callID);
         out.push(
           assistant(`tool-${event.callID}`, [
-            { type: 'tool_use', id: event.callID, name: event.tool, input: event.input },
+            {
+              type: 'tool_use',
+              id: event.callID,
+              name: calledTool(event.tool, event.input),
+              input: event.input,
+            },
           ]),
         );
         return out;
@@ -148,14 +161,17 @@ export function opencodeTranslator(options: { model: string; now?: () => number 
         return out;
       case 'tool_use': {
         const { callID, tool, state } = event.part;
-        const isError = state.status === 'error';
+        // opencode's `invalid` tool stands for a call it refused (an unknown tool, bad arguments):
+        // it "completes", saying why the call failed.
+        const isError = state.status === 'error' || tool === INVALID_TOOL;
         if (!started.delete(callID))
           out.push(
             assistant(event.part.messageID, [
-              { type: 'tool_use', id: callID, name: tool, input: state.input },
+              { type: 'tool_use', id: callID, name: calledTool(tool, state.input), input: state.input },
             ]),
           );
-        out.push(toolResultLine(callID, (isError ? state.error : state.output) ?? '', isError, sessionId));
+        const said = state.status === 'error' ? state.error : state.output;
+        out.push(toolResultLine(callID, said ?? state.error ?? '', isError, sessionId));
         return out;
       }
       case 'step_finish': {

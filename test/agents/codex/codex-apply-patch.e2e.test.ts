@@ -110,9 +110,10 @@ describe.skipIf(!found)('Codex CLI applies a scripted apply_patch (e2e)', () => 
     expect(rows.find((r) => r.type === 'codon.completed')?.data).toMatchObject({ success: true });
     const calls = rows.filter((r) => r.type === 'assistant.action' && r.data.action === 'tool_use');
     expect(calls.map((r) => r.data.toolName)).toEqual(['file_change', 'file_change']);
+    // Relative to the agent root, as the other agents' paths are (Codex prints them absolute).
     expect(calls.map((r) => r.data.toolInput)).toMatchObject([
-      { changes: [{ kind: 'add', path: expect.stringMatching(/\/hello\.txt$/) }] },
-      { changes: [{ kind: 'update', path: expect.stringMatching(/\/hello\.txt$/) }] },
+      { path: 'hello.txt', changes: [{ kind: 'add', path: 'hello.txt' }] },
+      { path: 'hello.txt', changes: [{ kind: 'update', path: 'hello.txt' }] },
     ]);
     const results = rows.filter((r) => r.type === 'tool.result');
     expect(results.map((r) => [r.data.toolName, r.data.isError])).toEqual([

@@ -214,15 +214,16 @@ describe('opencode translator: captured runs', () => {
           ? `result:${e.data.toolName}:${e.data.isError}`
           : e.type,
     );
-    // One tool_use per call (not again with its result), each before its result.
+    // One tool_use per call (not again with its result), each before its result. The unknown tool's
+    // call is named as the model asked for it, and failed (opencode's `invalid` stand-in "completes").
     expect(shown.filter((s) => s !== 'token.usage')).toEqual([
       'tool_use:bash sleep 2; echo slept',
       'message:Running a command.',
       'result:bash:false',
       'tool_use:edit missing.txt',
       'result:edit:true',
-      'tool_use:invalid ',
-      'result:invalid:false',
+      'tool_use:nosuchtool ',
+      'result:nosuchtool:true',
       'message:Done.',
     ]);
   });

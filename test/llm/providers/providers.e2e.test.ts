@@ -215,6 +215,16 @@ codons:
     expect(refused.stderr).not.toMatch(/ANTHROPIC_AUTH_TOKEN|CLAUDE_CODE_OAUTH_TOKEN/);
     expect(existsSync(join(refused.exec, '.ribosome'))).toBe(false);
   });
+  it('a Codex codon and a built-in one with no credential at all: one refusal names every variable to set (issue 30)', async () => {
+    const { plan } = workDir(
+      'name: both\ncodons:\n  - id: first\n    prompt: Do first.\n  - id: two\n    agent: codex\n    prompt: Do two.\n',
+    );
+    const refused = await runPlan(plan, 'none', ['--provider-base-url', 'https://gateway.invalid'], NONE);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('OPENAI_API_KEY');
+    expect(refused.stderr).toContain('codon first: no credential for the provider https://gateway.invalid');
+    expect(existsSync(join(refused.exec, '.ribosome'))).toBe(false);
+  });
 });
 
 describe("the server's provider from the environment", () => {

@@ -91,16 +91,22 @@ export function providerTarget(
  * Why the run cannot reach its providers, or undefined: a provider off this machine whose key
  * variable (apiKeyEnv) is not set, or one without apiKeyEnv when no usual credential variable is
  * (Claude Code with the user's own configuration may be authenticated by their login; in its own,
- * it needs a credential even for a gateway on this machine). Names only.
+ * it needs a credential even for a gateway on this machine). Every problem at once, one a line, so
+ * that one start names every variable to set. Names only.
  */
 function startCredentialProblem(uses: ProviderUse[], serverUrl: string): string | undefined {
-  const missing = [
+  const problems = [
     ...missingProviderKeys(uses, process.env),
     ...agentKeyProblems(uses, serverUrl, process.env),
+    ...unusableCredentialProblems(uses, serverUrl, process.env),
   ];
-  if (missing.length > 0) return missing.join('\n');
-  const unusable = unusableCredentialProblems(uses, serverUrl, process.env);
-  if (unusable.length > 0) return unusable.join('\n');
+  const usual = usualCredentialProblem(uses, serverUrl);
+  if (usual) problems.push(usual);
+  return problems.length > 0 ? problems.join('\n') : undefined;
+}
+
+/** The agents that need a usual credential variable when none is set, in one line. */
+function usualCredentialProblem(uses: ProviderUse[], serverUrl: string): string | undefined {
   const users = usualCredentialUsers(uses, serverUrl);
   // An agent that sends ANTHROPIC_API_KEY only is named, so the advice is what it accepts.
   const apiKeyOnly = users.find((use) => API_KEY_ONLY.has(use.kind));

@@ -24,6 +24,8 @@ const ToolState = z.looseObject({
   input: z.record(z.string(), z.unknown()).default({}),
   output: z.string().optional(),
   error: z.string().optional(),
+  /** A shell command's: `exit` is its exit status (opencode "completes" a command that failed). */
+  metadata: z.looseObject({ exit: z.number().nullable().optional() }).optional(),
 });
 
 /** The tool opencode puts in place of a call it cannot run: its input names the tool asked for. */
@@ -163,7 +165,11 @@ export function opencodeTranslator(options: { model: string; now?: () => number 
         const { callID, tool, state } = event.part;
         // opencode's `invalid` tool stands for a call it refused (an unknown tool, bad arguments):
         // it "completes", saying why the call failed.
-        const isError = state.status === 'error' || tool === INVALID_TOOL;
+        // And a shell command that exited non-zero failed, as Claude Code, Codex and the built-in
+        // agent report it.
+        const exit = state.metadata?.exit;
+        const isError =
+          state.status === 'error' || tool === INVALID_TOOL || (typeof exit === 'number' && exit !== 0);
         if (!started.delete(callID))
           out.push(
             assistant(event.part.messageID, [

@@ -228,6 +228,31 @@ describe('opencode translator: captured runs', () => {
     ]);
   });
 
+  it('reports a shell command that exited non-zero as failed, as the other agents do', () => {
+    const line = (callID: string, exit: number) =>
+      JSON.stringify({
+        type: 'tool_use',
+        sessionID: 'ses_1',
+        part: {
+          type: 'tool',
+          tool: 'bash',
+          callID,
+          messageID: 'msg_1',
+          state: {
+            status: 'completed',
+            input: { command: `exit ${exit}` },
+            output: '',
+            metadata: { output: '', exit, truncated: false },
+          },
+        },
+      });
+    const out = events(mapped(translate([line('call_ok', 0), line('call_bad', 7)])));
+    const results = out.flatMap((e) =>
+      e.type === 'tool.result' ? [`${e.data.toolUseId}:${e.data.isError}`] : [],
+    );
+    expect(results).toEqual(['call_ok:false', 'call_bad:true']);
+  });
+
   it("ignores a subagent's tool starts, and closes a call still open when opencode ends", () => {
     const [start = ''] = fixture('tool-start.jsonl');
     const sub = JSON.stringify({ ...JSON.parse(start), sessionID: 'ses_sub', callID: 'call_sub' });

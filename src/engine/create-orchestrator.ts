@@ -21,6 +21,7 @@ import { carryOver, readCarryWindow } from './carry-over.ts';
 import { Checkpointing } from './checkpointing.ts';
 import type { CodonHooks } from './codon-hooks.ts';
 import type { Engine } from './engine.ts';
+import { createIgnoredMarker } from './file-events/ignored-marker.ts';
 import { Orchestrator } from './orchestrator.ts';
 import type { ActionEngine, EngineDeps, SendMessage } from './ports.ts';
 import { RigDirsLog } from './rig-dirs.ts';
@@ -91,14 +92,27 @@ export async function createOrchestrator(deps: EngineDeps, settings: EngineSetti
   deps.storage.watch(WatchedPath.open(store.value.gitDir, 'the checkpoint store'));
   const dataLink = await linkDataDir(layout.agentRoot, deps.dataDir);
 
+  const filesLog = logger.child({ component: 'files' });
+  const checkpoints = store.value;
+  const marker = createIgnoredMarker({
+    check: async (paths) => {
+      const ignored = await checkpoints.ignoredPaths(paths);
+      if (!ignored.ok) throw new Error(ignored.error.message);
+      return ignored.value;
+    },
+    publish: (data) => bus.publish('file.updated', data),
+    onCheckFailed: (err) =>
+      filesLog.warn({ err }, 'could not tell which changed files checkpoints leave out: sent unmarked'),
+    onPublishFailed: (err) => filesLog.warn({ err }, 'file.updated not published'),
+  });
   let tree: FileNode[] = [];
   const watcher =
     settings.watchFiles === false
       ? undefined
       : createFileWatcher({
           root: layout.agentRoot,
-          logger: logger.child({ component: 'files' }),
-          onFileUpdated: (data) => bus.publish('file.updated', data).then(() => {}),
+          logger: filesLog,
+          onFileUpdated: (data) => marker.push(data),
           onTreeUpdated: (next) => {
             tree = next;
             return bus.publish('filetree.updated', { tree: next }).then(() => {});
@@ -201,6 +215,7 @@ export async function createOrchestrator(deps: EngineDeps, settings: EngineSetti
         await orchestrator.stop(reason);
       } finally {
         await watcher?.close();
+        await marker.drained();
       }
     },
   };

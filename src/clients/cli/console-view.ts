@@ -8,7 +8,12 @@ import {
 } from '../../core/protocol/index.ts';
 import { markEstimate } from '../../llm/estimated-cost.ts';
 import { displayLine } from '../model/display-text.ts';
-import { isEndedWithCodon, sandboxDeniedText, oneLine as shownOnOneLine } from '../model/format.ts';
+import {
+  fileChangeText,
+  isEndedWithCodon,
+  sandboxDeniedText,
+  oneLine as shownOnOneLine,
+} from '../model/format.ts';
 import { messageLine } from '../model/store/messages.ts';
 import { readTransition } from '../model/store/transition-data.ts';
 import { endedCallLine, waitingCalls } from './waiting-calls.ts';
@@ -72,7 +77,7 @@ function eventLine(
     case 'tool.result':
       return `    ${e.data.isError ? 'fail ' : 'done '} ${e.data.toolName}: ${oneLine(e.data.result, 120)}`;
     case 'file.updated':
-      return `    file  ${e.data.action} ${e.data.path}`;
+      return `    file  ${fileChangeText(e.data)}`;
     case 'codon.message': {
       if (e.data.delivery !== 'prompt') return `    hear  ${oneLine(messageLine(e.data, 'record'))}`;
       // messageLine's note for a prompt message names a redo; a crash's carry-over is said as such.

@@ -110,6 +110,14 @@ export function toolCallMark(call: { result?: { isError: boolean; ms: number }; 
   return { text: '… running', state: 'running' };
 }
 
+/** What every view says of a change to a file checkpoints leave out (file.updated `ignored`). */
+export const IGNORED_FILE = 'ignored: not checkpointed';
+
+/** A file change as every view words it: `created kept.txt`, `modified package-lock.json (ignored: not checkpointed)`. */
+export function fileChangeText(d: { action: string; path: string; ignored?: boolean }): string {
+  return `${d.action} ${d.path}${d.ignored ? ` (${IGNORED_FILE})` : ''}`;
+}
+
 /** A client's id as people read it: `client-ee65aa1d-…` is `ee65aa1d` (unique enough among a run's clients). */
 export function shortClientId(clientId: string): string {
   return clientId.replace(/^client-/, '').slice(0, 8);

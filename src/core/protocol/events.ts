@@ -48,6 +48,10 @@ const backbone = {
     filename: z.string(),
     content: z.string(),
     action: z.enum(['created', 'modified', 'deleted']),
+    ignored: ours(
+      z.literal(true).optional(),
+      '`true` when checkpoints leave the file out (a .gitignore matches it): export never carries it; absent otherwise, or when the server could not tell.',
+    ),
   }),
   'filetree.updated': z.object({ tree: z.array(FileNode) }),
   // Ours: a message to the running agent (docs/steering.md).

@@ -1,7 +1,8 @@
 import { readdir } from 'node:fs/promises';
-import { type ChangedPath, joinNul, splitNul } from './changed-paths.ts';
+import type { ChangedPath } from './changed-paths.ts';
 import { childPath, DOT_GIT, rootPrefix } from './disk.ts';
 import type { GitRun } from './git-runner.ts';
+import { ignoredAmong } from './ignored.ts';
 
 /** The paths with each opaque directory replaced by its files (all of them untracked). */
 export async function expandOpaqueDirs(
@@ -56,17 +57,4 @@ export async function listOpaqueDir(git: GitRun, workTree: string, dir: Buffer):
     }
   }
   return files;
-}
-
-async function ignoredAmong(git: GitRun, paths: Buffer[]): Promise<Set<string>> {
-  if (paths.length === 0) return new Set();
-  const result = await git(['check-ignore', '-z', '--stdin'], { input: joinNul(paths) });
-  // Exit 1 means "none of them is ignored".
-  if (result.code !== 0 && result.code !== 1) {
-    throw new Error(
-      `git check-ignore failed: ${result.stderr || result.spawnError || `exit ${result.code}`}`,
-    );
-  }
-  // latin1 maps bytes to chars one to one: a lossless key for any file name.
-  return new Set(splitNul(result.stdout).map((p) => p.toString('latin1')));
 }

@@ -3,6 +3,7 @@ import { commitCheckpoint, commitOf } from './commits.ts';
 import { type DiffOptions, diffBetween, diffStatBetween } from './compare.ts';
 import { type CheckpointErrorCode, fail, fileFailureWords, ok, type StoreResult } from './errors.ts';
 import { type GitRun, gitFailure } from './git-runner.ts';
+import { leftOutAmong } from './ignored.ts';
 import { type OpenedRepo, openRepo } from './open-repo.ts';
 import {
   type CheckpointLogger,
@@ -41,8 +42,8 @@ import { verifyCheckpointObjects } from './verify-objects.ts';
 
 /**
  * Checkpoints of an agent root in a shadow git repository: one branch per run, one commit per
- * checkpoint. Every method is queued behind the previous one (one git operation at a time) and returns
- * an error value rather than throwing.
+ * checkpoint. Every method but ignoredPaths is queued behind the previous one (one git operation at a
+ * time) and returns an error value rather than throwing.
  */
 export class CheckpointStore {
   readonly gitDir: string;
@@ -279,6 +280,21 @@ export class CheckpointStore {
       },
       'RESTORE_FAILED',
     );
+  }
+
+  /**
+   * Which of `paths` (relative to the agent root, `/`-separated) checkpoints leave out as ignored: a
+   * .gitignore or the `excludes` match them, they are not `include`d and no checkpoint in the index
+   * took them already. One git process for all of them. Not queued: it only reads the index (git
+   * replaces it whole), and a file change reported late because a big checkpoint ran is worse than
+   * an answer from the index just before that checkpoint.
+   */
+  async ignoredPaths(paths: readonly string[]): Promise<StoreResult<Set<string>>> {
+    try {
+      return ok(await leftOutAmong(this.#git, paths, this.#include));
+    } catch (error) {
+      return fail('STORE_FAILED', (error as Error).message);
+    }
   }
 
   /** Lines added and deleted per file between two checkpoints. */

@@ -187,6 +187,7 @@ export function fileUpdated(state: RunState, e: ServerEventOf<'file.updated'>): 
     path: d.path,
     action: d.action,
     content: d.content,
+    ...(d.ignored ? { ignored: true as const } : {}),
   });
 }
 

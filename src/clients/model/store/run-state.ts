@@ -92,7 +92,15 @@ export type ActivityEntry =
       /** No result came and none can: its codon ended, or a new attempt of it started (format.ts). */
       endedWithCodon?: true;
     }
-  | { kind: 'file'; id: string; path: string; action: 'created' | 'modified' | 'deleted'; content: string }
+  | {
+      kind: 'file';
+      id: string;
+      path: string;
+      action: 'created' | 'modified' | 'deleted';
+      content: string;
+      /** Checkpoints leave the file out (file.updated `ignored`): the views say so. */
+      ignored?: true;
+    }
   | {
       kind: 'note';
       id: string;

@@ -1,5 +1,6 @@
 import { type ErrorSeverity, type ServerEvent, suggestedAction } from '../../../core/protocol/index.ts';
 import {
+  fileChangeText,
   formatCost,
   formatDuration,
   isEndedWithCodon,
@@ -210,8 +211,8 @@ export function foldActivity(
           ...base,
           kind: 'file',
           ...(codonId ? { codonId } : {}),
-          text: `${e.data.action} ${e.data.path}`,
-          tone: e.data.action === 'deleted' ? 'warn' : 'info',
+          text: fileChangeText(e.data),
+          tone: e.data.ignored ? 'muted' : e.data.action === 'deleted' ? 'warn' : 'info',
           detail: e.data.content,
         });
         break;

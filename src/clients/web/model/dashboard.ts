@@ -45,9 +45,10 @@ function foldFiles(files: ReadonlyMap<string, FileEntry>, events: readonly Serve
   for (const e of events) {
     if (e.type !== 'file.updated' || isDataLinkPath(e.data.path)) continue;
     out ??= new Map(files);
-    // The tree is the agent root as it is now: a deleted file (by the agent, or by a rollback's
-    // restore) leaves it; its content is still in the checkpoints' diffs.
-    if (e.data.action === 'deleted') {
+    // The tree is the agent root as its checkpoints hold it: a deleted file (by the agent, or by a
+    // rollback's restore) leaves it, its content still in the checkpoints' diffs; a file checkpoints
+    // leave out (ignored) was never in it.
+    if (e.data.action === 'deleted' || e.data.ignored) {
       out.delete(e.data.path);
       continue;
     }

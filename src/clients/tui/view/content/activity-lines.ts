@@ -1,4 +1,4 @@
-import { ENDED_WITH_CODON, oneLine, toolCallMark } from '../../../model/format.ts';
+import { ENDED_WITH_CODON, fileChangeText, oneLine, toolCallMark } from '../../../model/format.ts';
 import type { ActivityEntry } from '../../../model/store/run-state.ts';
 import { wrapText } from '../fit-text.ts';
 import type { Line, LineList } from '../lines.ts';
@@ -62,7 +62,7 @@ function summary(
     case 'thinking':
       return { text: oneLine(entry.text), tone: 'muted', dim: true };
     case 'file':
-      return { text: `${entry.action} ${entry.path}`, tone: 'info' };
+      return { text: fileChangeText(entry), tone: entry.ignored ? 'muted' : 'info' };
     case 'tool': {
       const mark = toolCallMark(entry);
       const room = width - LEAD - entry.toolName.length - 1 - 2 - mark.text.length;

@@ -120,8 +120,12 @@ export async function recoverAtStartup(d: StartupDeps): Promise<Startup> {
   }
   const previous = previousId ? runOf(d.state(), previousId) : undefined;
   const recovered = previous ? await goBack(d, previous, point) : false;
-  // A run that ended well stays current, its events going on under it, until something runs.
-  const pending = !recovered && previous?.status === 'completed';
+  // A run that ended well stays the latest, this server's events going on under it, until a codon
+  // starts; unless one starts at once (autostart with a codon left).
+  const pending =
+    !recovered &&
+    previous?.status === 'completed' &&
+    !(d.autostart && progress(d.codons, lineageOf(d.state())).next !== undefined);
   if (pending) d.bus.setRunId(previous.runId);
   else if (!recovered) await beginRun(d, runId);
   const resumed = resumedInfo(d.codons, d.state(), previous, recovered);

@@ -35,9 +35,11 @@ function run(bin: string, path = `${nodeDir}${delimiter}${process.env.PATH}`) {
 
 describe('bin/ribosome', () => {
   it('a clone runs the .ts sources even when dist/ is built; an installed package runs dist/', () => {
-    expect(run(layout(join(temp.path, 'clone'), ['src', 'dist']))).toMatchObject({
+    // Nothing else on stderr: the line that hides the JavaScript part from sh runs nothing.
+    expect(run(layout(join(temp.path, 'clone'), ['src', 'dist']))).toEqual({
       code: 0,
       stdout: 'src a b c\n',
+      stderr: '',
     });
     const installed = layout(join(temp.path, 'app/node_modules/ribosome'), ['src', 'dist']);
     expect(run(installed)).toMatchObject({ code: 0, stdout: 'dist a b c\n' });

@@ -19,7 +19,7 @@ export type TrackPositions = Record<string, number>;
 
 export type ScriptPlayer = {
   next(view: RequestView): PlayedTurn;
-  /** Where each track is: what a later player given them as `start` goes on from. */
+  /** Where each track that does not loop is: what a later player given them as `start` goes on from. */
   positions(): TrackPositions;
   /** Turns each track has left (Infinity for looping tracks); for tests and diagnostics. */
   remaining(): Record<string, number>;
@@ -49,7 +49,11 @@ type TrackState = {
   cursor: number;
 };
 
-/** `start`: where each track begins (a resumed execution's saved positions); absent, at its first turn. */
+/**
+ * `start`: where each track that does not loop begins (a resumed execution's saved positions);
+ * absent, at its first turn. A looping track always begins at its first turn: it plays again for
+ * every attempt, a codon run again after a crash included.
+ */
 export function createScriptPlayer(script: Script, start: TrackPositions = {}): ScriptPlayer {
   const at = (name: string): number => {
     const saved = start[name];
@@ -69,7 +73,7 @@ export function createScriptPlayer(script: Script, start: TrackPositions = {}): 
     turns: expand(track.turns),
     loop: track.loop,
     whenExhausted: withDefaults(track.whenExhausted ?? script.whenExhausted),
-    cursor: at(track.name),
+    cursor: track.loop ? 0 : at(track.name),
   }));
   const fallback: TrackState = {
     name: DEFAULT_TRACK,
@@ -98,7 +102,9 @@ export function createScriptPlayer(script: Script, start: TrackPositions = {}): 
     );
 
   const positions = (): TrackPositions =>
-    Object.fromEntries([...tracks, fallback].map((track) => [track.name, track.cursor]));
+    Object.fromEntries(
+      [...tracks, fallback].filter((track) => !track.loop).map((track) => [track.name, track.cursor]),
+    );
 
   return { next, remaining, positions };
 }

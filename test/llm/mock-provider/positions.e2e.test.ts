@@ -84,6 +84,23 @@ describe('saved positions', () => {
     expect(player.next(view).position).toBeNull();
   });
 
+  it('a looping track starts at its first turn whatever was saved (it plays again for every attempt)', () => {
+    const looping = parseScript({
+      tracks: [
+        {
+          name: 'again',
+          match: { tools: true },
+          loop: true,
+          turns: [{ content: [{ text: 'a' }] }, { content: [{ text: 'b' }] }],
+        },
+      ],
+    });
+    if (!looping.ok) throw new Error(looping.error.message);
+    const player = createScriptPlayer(looping.script, { again: 1, default: 0 });
+    expect(player.next(view)).toMatchObject({ track: 'again', position: 0 });
+    expect(player.positions()).toEqual({ default: 0 });
+  });
+
   it('are kept for the same script only: another script starts from its beginning', () => {
     const t = tempDir();
     temps.push(t);

@@ -1,6 +1,6 @@
 import { echo, type MessageSender, REASON_MAX_CHARS } from '../core/protocol/index.ts';
 import { runBranchName } from '../execution/checkpoints/index.ts';
-import { type EngineState, runOf } from '../execution/state/reducer.ts';
+import { type EngineState, latestRunId, runOf } from '../execution/state/reducer.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { LoadedPlan } from '../plan/loaded-plan.ts';
 import { listCheckpoints } from './checkpoint-list.ts';
@@ -230,15 +230,16 @@ async function stopActive(
 /** A read of the state: answered at once, even while a rollback holds the queue. */
 function listRun(h: CommandHost, command: CommandMap['checkpoint.list'], context: CommandContext): void {
   const state = h.state();
-  const runId = command.data.runId ?? state.currentRunId ?? '';
+  const current = latestRunId(state);
+  const runId = command.data.runId ?? current ?? '';
   if (!runOf(state, runId)) {
     context.fail('UNKNOWN_RUN', `no run "${echo(runId)}"; runs: ${state.runOrder.join(', ') || '(none)'}`);
     return;
   }
-  const branch = runBranchName(state.currentRunId ?? '');
+  const branch = runBranchName(current ?? '');
   context.reply('checkpoint.list', {
     runId,
-    checkpoints: listCheckpoints(state, runId, runId === state.currentRunId),
+    checkpoints: listCheckpoints(state, runId, runId === current),
     currentBranch: branch.ok ? branch.value : '',
   });
 }

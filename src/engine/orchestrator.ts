@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { EventInput, EventType, MessageSender } from '../core/protocol/index.ts';
 import { isActive } from '../execution/state/codon-status.ts';
-import { runOf } from '../execution/state/reducer.ts';
+import { latestRunId, runOf } from '../execution/state/reducer.ts';
 import type { SpendGate } from '../llm/spend/spend-gate.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import { actionEngine } from './action-engine.ts';
@@ -33,7 +33,7 @@ import { Rollbacks } from './rollbacks.ts';
 import { runEndAtShutdown } from './run-end.ts';
 import { type SentinelRecords, sentinelRecords } from './sentinel-records.ts';
 import { buildSnapshot } from './snapshot.ts';
-import { incompleteCodon, recoverAtStartup } from './startup-recovery.ts';
+import { beginRun, incompleteCodon, recoverAtStartup } from './startup-recovery.ts';
 import { decide, type IdleReason, idleEvent, lineageOf, type Trigger } from './what-next.ts';
 
 /**
@@ -61,6 +61,8 @@ export class Orchestrator implements Engine {
   /** Resolves once the running codon's end has been recorded. */
   #finished: Promise<void> = Promise.resolve();
   #resumed: ReadyInfo['resumed'];
+  /** This server's run while the execution's completed run stays current: begun by the first codon start. */
+  #pendingRun: string | undefined;
   /** Texts a crash kept from an agent (or a redo it interrupted), by codon: its next start's prompt takes them. */
   #carried = new Map<string, CarriedMessage[]>();
   /** The engine's stop and rollback paths, as sentinel actions call them. */
@@ -192,7 +194,7 @@ export class Orchestrator implements Engine {
   }
 
   #runId(): string {
-    const id = this.#state.currentRunId;
+    const id = latestRunId(this.#state);
     if (!id) throw new Error('no current run');
     return id;
   }
@@ -228,6 +230,7 @@ export class Orchestrator implements Engine {
     });
     this.#carried = startup.carried;
     this.#resumed = startup.resumed;
+    this.#pendingRun = startup.pendingRun;
     for (const message of startup.notes) await this.#publish('info', { message });
     await this.#snapshot();
     // Its own task: the server announces it listens once the run has begun, not after rig setup.
@@ -316,8 +319,7 @@ export class Orchestrator implements Engine {
     attempt?: NextAttempt,
     said: readonly CarriedMessage[] = [],
   ): Promise<void> {
-    const runId = this.#runId();
-    const run = runOf(this.#state, runId);
+    const run = runOf(this.#state, this.#runId());
     const busy =
       this.#lifecycle.active?.id ?? Object.values(run?.codons ?? {}).find((c) => isActive(c.status))?.codonId;
     if (busy) {
@@ -328,6 +330,8 @@ export class Orchestrator implements Engine {
       );
       return;
     }
+    await this.#beginPendingRun();
+    const runId = this.#runId();
     const texts = [...(this.#carried.get(planned.id) ?? []), ...said];
     this.#carried.delete(planned.id);
     for (const { text, from } of texts)
@@ -364,6 +368,17 @@ export class Orchestrator implements Engine {
     this.#budgets.end(codon.id);
     recorded();
     await this.#retries.afterCodon(codon, runId, began, next, undefined);
+  }
+
+  /** The run this server did not begin at its start, begun now that a codon starts (unless a rollback began one). */
+  async #beginPendingRun(): Promise<void> {
+    const runId = this.#pendingRun;
+    this.#pendingRun = undefined;
+    if (runId === undefined || this.#state.currentRunId !== null) return;
+    await beginRun(
+      { ...this.#o, state: () => this.#state, recorder: this.#recorder, steps: this.#steps },
+      runId,
+    );
   }
 
   // --- publishing ---------------------------------------------------------------------------------------

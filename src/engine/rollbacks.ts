@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../core/protocol/index.ts';
 import type { CheckpointRecord } from '../execution/checkpoints/index.ts';
 import type { EventBus } from '../execution/journal/event-bus.ts';
-import type { EngineState } from '../execution/state/reducer.ts';
+import { type EngineState, latestRunId } from '../execution/state/reducer.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { Checkpointing } from './checkpointing.ts';
 import type { CodonSteps } from './codon-steps.ts';
@@ -110,7 +110,7 @@ export class Rollbacks {
   /** Resolves a rollback command's target and moves there (a new run); a failed move is also reported. */
   async #rollbackTo(command: RollbackCommand): Promise<Moved> {
     const h = this.#h;
-    const fromRun = h.state().currentRunId;
+    const fromRun = latestRunId(h.state());
     if (!fromRun) throw new Error('no current run');
     const lineage = await h.checkpoints.lineage(fromRun);
     if (!lineage.ok) return { ok: false, ...lineage.error };

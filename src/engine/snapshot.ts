@@ -1,5 +1,11 @@
 import type { BudgetStatus, CodonExecution, EventInput, FileNode } from '../core/protocol/index.ts';
-import { type CodonRecord, codonOf, type EngineState, runOf } from '../execution/state/reducer.ts';
+import {
+  type CodonRecord,
+  codonOf,
+  type EngineState,
+  latestRunId,
+  runOf,
+} from '../execution/state/reducer.ts';
 import { lineageEntries } from './checkpoint-list.ts';
 import { ENDING_TYPES } from './what-next.ts';
 
@@ -9,7 +15,7 @@ import { ENDING_TYPES } from './what-next.ts';
  * which replace inherited ones. A resumed or rolled-back run so shows what is already done.
  */
 export function lineageExecutions(state: EngineState): CodonRecord[] {
-  const runId = state.currentRunId;
+  const runId = latestRunId(state);
   const run = runId ? runOf(state, runId) : undefined;
   if (!run || !runId) return [];
   const inherited = new Map<string, CodonRecord>();

@@ -56,6 +56,11 @@ export type Startup = {
   resumed?: ReadyInfo['resumed'];
   /** `info` messages to publish in this server's run: texts kept for a codon that no crash warning named. */
   notes: string[];
+  /**
+   * This server's run, not begun yet: the execution's completed run stays current until a codon
+   * starts (beginRun), so a start that runs nothing leaves no run.
+   */
+  pendingRun?: string;
 };
 
 /**
@@ -115,10 +120,14 @@ export async function recoverAtStartup(d: StartupDeps): Promise<Startup> {
   }
   const previous = previousId ? runOf(d.state(), previousId) : undefined;
   const recovered = previous ? await goBack(d, previous, point) : false;
-  if (!recovered) {
-    await d.recorder.apply('RunStarted', runStarted(runId, previous, d.state()));
-    await d.steps.startCheckpointRun(runId);
-  }
+  // A run that ended well stays the latest, this server's events going on under it, until a codon
+  // starts; unless one starts at once (autostart with a codon left).
+  const pending =
+    !recovered &&
+    previous?.status === 'completed' &&
+    !(d.autostart && progress(d.codons, lineageOf(d.state())).next !== undefined);
+  if (pending) d.bus.setRunId(previous.runId);
+  else if (!recovered) await beginRun(d, runId);
   const resumed = resumedInfo(d.codons, d.state(), previous, recovered);
   // What no crash warning named (a redo the crash interrupted, an earlier crash's): said in this run.
   const notes = [...carried]
@@ -127,7 +136,25 @@ export async function recoverAtStartup(d: StartupDeps): Promise<Startup> {
       ([codonId, kept]) =>
         `a server stopped before codon ${codonId} ran again: ${describeCarried(codonId, kept)}`,
     );
-  return { carried, notes, ...(resumed ? { resumed } : {}) };
+  return { carried, notes, ...(resumed ? { resumed } : {}), ...(pending ? { pendingRun: runId } : {}) };
+}
+
+/**
+ * Begins run `runId` after the execution's latest run (RunStarted, then its checkpoint branch) and
+ * journals what follows under it: at a server's start, or, when that start found a completed run,
+ * before its first codon.
+ */
+export async function beginRun(
+  d: Pick<StartupDeps, 'bus' | 'recorder' | 'steps' | 'state'>,
+  runId: string,
+): Promise<void> {
+  const previousId = d.state().runOrder.at(-1);
+  d.bus.setRunId(runId);
+  await d.recorder.apply(
+    'RunStarted',
+    runStarted(runId, previousId ? runOf(d.state(), previousId) : undefined, d.state()),
+  );
+  await d.steps.startCheckpointRun(runId);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { CheckpointInfo, EventInput } from '../core/protocol/index.ts';
 import type { CheckpointRecord } from '../execution/checkpoints/index.ts';
-import { type EngineState, type RunState, runOf } from '../execution/state/reducer.ts';
+import { type EngineState, latestRunId, type RunState, runOf } from '../execution/state/reducer.ts';
 import { type LineageEntry, lineageEntries } from './checkpoint-list.ts';
 
 /**
@@ -67,7 +67,7 @@ const endingsOf = (entries: readonly LineageEntry[]): Ending[] =>
  * The lineage of a run as the recorded state has it (its checkpoints, with those it inherited), and
  * the end of its latest codon when that codon's ending checkpoint could not be written.
  */
-export function lineageOf(state: EngineState, runId: string | null = state.currentRunId): Lineage {
+export function lineageOf(state: EngineState, runId: string | null = latestRunId(state)): Lineage {
   const run = runId ? runOf(state, runId) : undefined;
   if (!run || !runId) return { endings: [] };
   const endings = endingsOf(lineageEntries(state, runId));

@@ -106,7 +106,8 @@ describe('re-running a plan on an execution directory with runs', () => {
 
     const third = await runToEnd(w.plan, w.exec, w.script({ one: 'ok', two: 'ok', three: 'ok' }));
     expect(third.code).toBe(0);
-    expect(third.stderr).toMatch(/run 3, 3 of 3 codons done, every codon is done, nothing left to run/);
+    // Nothing left to run: no third run begins, the second stays the latest.
+    expect(third.stderr).toMatch(/run 2, 3 of 3 codons done, every codon is done, nothing left to run/);
 
     const history = await journalOf(w.plan, w.exec, w.script({}));
     expect(expectOneAtATime(history)).toEqual([
@@ -389,10 +390,10 @@ describe('the start of a codon across restarts', () => {
 
     const third = await startServer(w.plan, w.exec, ['--no-autostart', '--scripted-provider', script]);
     const c3 = await connect(third.url);
-    const incomplete =
-      c3.received.find((e) => e.type === 'incomplete.codon') ??
-      (await c3.next('incomplete.codon', () => true, 5_000));
-    expect(incomplete?.type === 'incomplete.codon' && incomplete.data.codonId).toBe('two');
+    // The killed server had begun no run (it ran nothing): no crash to recover, two is still next.
+    const idle3 = c3.handshake.eventHistory.findLast((e) => e.type === 'server.idle');
+    expect(idle3?.data).toMatchObject({ reason: 'startup', nextCodonId: 'two' });
+    expect(c3.received.some((e) => e.type === 'incomplete.codon')).toBe(false);
     const started = c3.next('codon.started', () => true, 20_000);
     c3.send('codon.redo');
     expect((await started).data.codonId).toBe('two');

@@ -35,9 +35,11 @@ function run(bin: string, path = `${nodeDir}${delimiter}${process.env.PATH}`) {
 
 describe('bin/ribosome', () => {
   it('a clone runs the .ts sources even when dist/ is built; an installed package runs dist/', () => {
-    expect(run(layout(join(temp.path, 'clone'), ['src', 'dist']))).toMatchObject({
+    // Nothing else on stderr: the line that hides the JavaScript part from sh runs nothing.
+    expect(run(layout(join(temp.path, 'clone'), ['src', 'dist']))).toEqual({
       code: 0,
       stdout: 'src a b c\n',
+      stderr: '',
     });
     const installed = layout(join(temp.path, 'app/node_modules/ribosome'), ['src', 'dist']);
     expect(run(installed)).toMatchObject({ code: 0, stdout: 'dist a b c\n' });
@@ -66,6 +68,8 @@ describe('bin/ribosome', () => {
     expect(tooOld.stderr).toMatch(
       /needs Node\.js 22\.18 or newer; this is Node v22\.17\.1 \(node\)\.\nInstall Node 24/,
     );
+    // A route to Node 24 that needs no install: npm runs ribosome on the `node` package's binary.
+    expect(tooOld.stderr).toContain('`npx -y -p node@24 ribosome ...`');
     rmSync(join(old, 'node'));
     // Only what the shell itself needs on PATH: no node at all.
     symlinkSync(
@@ -77,7 +81,7 @@ describe('bin/ribosome', () => {
     expect(none.stderr).toMatch(/no working `node` was found on PATH/);
   });
 
-  it("its minimum is package.json's engines.node", () => {
+  it("its minimum is package.json's engines.node, in its shell part and its JavaScript part", () => {
     const text = readFileSync(join(ROOT, 'bin/ribosome'), 'utf8');
     const major = /^need_major=(\d+)$/m.exec(text)?.[1];
     const minor = /^need_minor=(\d+)$/m.exec(text)?.[1];
@@ -85,5 +89,43 @@ describe('bin/ribosome', () => {
       JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }
     ).engines.node;
     expect(engines).toBe(`>=${major}.${minor}`);
+    expect(/major < (\d+) \|\| \(major === (\d+) && minor < (\d+)\)/.exec(text)?.slice(1)).toEqual([
+      major,
+      major,
+      minor,
+    ]);
   });
+
+  it('`node bin/ribosome` (the launcher given to Node) runs the CLI as the shell does', () => {
+    const bin = layout(join(temp.path, 'as-js'), ['src', 'dist']);
+    const ran = spawnSync(NODE, [bin, 'a', 'b c'], { encoding: 'utf8' });
+    expect({ code: ran.status, stdout: ran.stdout }).toEqual({ code: 0, stdout: 'src a b c\n' });
+  });
+
+  // The JavaScript part's refusal needs a real Node older than 22.18: the system's (PATH without
+  // the clone's node_modules), where it is one.
+  const systemPath = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((d) => !d.startsWith(join(ROOT, 'node_modules')))
+    .join(delimiter);
+  const shellNode = spawnSync('sh', ['-c', 'command -v node'], {
+    encoding: 'utf8',
+    env: { ...process.env, PATH: systemPath },
+  }).stdout.trim();
+  const shellVersion = shellNode
+    ? spawnSync(shellNode, ['--version'], { encoding: 'utf8' }).stdout.trim()
+    : '';
+  const [oldMajor = 99, oldMinor = 0] = shellVersion.slice(1).split('.').map(Number);
+  it.skipIf(!(oldMajor < 22 || (oldMajor === 22 && oldMinor < 18)))(
+    '`node bin/ribosome` on an older Node says which Node to use, no stack trace (exit 1)',
+    () => {
+      const bin = layout(join(temp.path, 'as-js-old'), ['dist']);
+      const ran = spawnSync(shellNode, [bin, '--version'], { encoding: 'utf8' });
+      expect(ran.status).toBe(1);
+      expect(ran.stdout).toBe('');
+      expect(ran.stderr).toContain(`needs Node.js 22.18 or newer; this is Node ${shellVersion}`);
+      expect(ran.stderr).toContain('`npx -y -p node@24 ribosome ...`');
+      expect(ran.stderr).not.toMatch(/\n\s+at |Error/);
+    },
+  );
 });

@@ -1,5 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DoctorReport } from '../../src/clients/doctor/check-result.ts';
@@ -81,6 +89,8 @@ function sh(command: string, cwd: string, timeoutMs: number, env: NodeJS.Process
 
 type PackEntry = { filename: string; entryCount: number; size: number; files: Array<{ path: string }> };
 let packed: PackEntry;
+let installed: Ran;
+const MANIFEST = readFileSync(join(ROOT, 'package.json'), 'utf8');
 
 beforeAll(async () => {
   mkdirSync(nodeDir);
@@ -90,12 +100,12 @@ beforeAll(async () => {
   packed = (JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as PackEntry[])[0]!;
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), '{ "name": "app", "private": true }\n');
-  const install = await sh(
+  installed = await sh(
     `npm install --omit=dev --no-audit --no-fund ${join(temp.path, packed.filename)}`,
     app,
     90_000,
   );
-  expect(install.code, install.stderr).toBe(0);
+  expect(installed.code, installed.stderr).toBe(0);
 }, 240_000);
 
 afterAll(() => {
@@ -135,6 +145,29 @@ describe('the npm package', () => {
     expect(installed).toContain('ribosome');
     expect(installed).not.toContain('node');
     expect(installed).not.toContain('@anthropic-ai');
+  });
+
+  it('ships no prepare script (npm never runs it for a tarball, yet warned of it); the clone keeps its own', () => {
+    const shipped = JSON.parse(readFileSync(join(app, 'node_modules/ribosome/package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(shipped.scripts.prepare).toBeUndefined();
+    expect(installed.stderr).not.toMatch(/prepare|install-scripts/);
+    // Put back byte for byte once packed: `npm ci` in the clone still builds the dashboard.
+    expect(readFileSync(join(ROOT, 'package.json'), 'utf8')).toBe(MANIFEST);
+    expect(JSON.parse(MANIFEST).scripts.prepare).toBe('npm run build:web');
+  });
+
+  it('in a fresh clone (no npm ci yet), npm pack says in one line to run npm ci first', async () => {
+    const fresh = join(temp.path, 'fresh-clone');
+    mkdirSync(fresh);
+    copyFileSync(join(ROOT, 'package.json'), join(fresh, 'package.json'));
+    // The system's PATH only: neither the clone's tsc nor its Node 24.
+    const ran = await sh('npm pack', fresh, 60_000, { ...baseEnv(), PATH: systemPath });
+    expect(ran.code).not.toBe(0);
+    expect(ran.stderr).toMatch(/^npm pack: run npm ci first \(.*\)$/m);
+    expect(ran.stderr).not.toMatch(/not found/);
+    expect(readdirSync(fresh)).toEqual(['package.json']);
   });
 
   it('`ribosome --version` and `-V` print the package version', async () => {
@@ -237,6 +270,7 @@ describe('the npm package', () => {
     expect(ran.stdout).toBe('');
     expect(ran.stderr).toMatch(/needs Node\.js 22\.18 or newer; this is Node v20\.11\.1/);
     expect(ran.stderr).toMatch(/Install Node 24/);
+    expect(ran.stderr).toContain('`npx -y -p node@24 ribosome ...`');
     expect(ran.stderr).not.toMatch(/\n\s+at |Error/);
   });
 });

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfigFile } from '../../plan/config/config-file.ts';
 import { formatProblems } from '../../plan/index.ts';
@@ -9,6 +10,7 @@ type DoctorFlags = {
   port?: string;
   providerBaseUrl?: string;
   config?: string;
+  scriptedProvider?: string;
   json?: boolean;
 };
 
@@ -25,6 +27,10 @@ export function registerDoctor(program: Command): void {
       'provider to reach (default as for run: SERVICE_RUNTIME_PROVIDER_BASE_URL, ANTHROPIC_BASE_URL, the config file, the Anthropic API)',
     )
     .option('--config <file>', 'the config file run will use (its providerBaseUrl is checked)')
+    .option(
+      '--scripted-provider <file>',
+      'check an offline setup, as run --scripted-provider runs it: the script instead of credentials and provider',
+    )
     .option('--json', 'print the results as JSON')
     .action(async (flags: DoctorFlags) => {
       const port = flags.port === undefined ? 0 : Number(flags.port);
@@ -46,6 +52,7 @@ export function registerDoctor(program: Command): void {
         host: '127.0.0.1',
         port,
         providerBaseUrl: flags.providerBaseUrl,
+        ...(flags.scriptedProvider ? { scriptedProvider: resolve(flags.scriptedProvider) } : {}),
         ...(file ? { config: file.value } : {}),
         env: process.env,
         nodeVersion: process.versions.node,

@@ -1,12 +1,16 @@
 import type { Command } from 'commander';
 import { checkExportArgs, ExportError, type ExportFlags, runExport } from '../../execution/export/index.ts';
 import { displayLine } from '../model/display-text.ts';
+import { findExecution } from '../runs/find-execution.ts';
 
 export function registerExport(program: Command): void {
   program
     .command('export')
     .description("Hand an execution's completed codons back: a branch, a patch or plain files")
-    .option('--execution <dir>', 'execution directory to export from')
+    .option(
+      '--execution <dir>',
+      'execution directory to export from (default: the only one under ./ribosome-runs)',
+    )
     .option('--to-branch <name>', 'create this branch, one commit per completed codon')
     .option('--repo <path>', 'repository for --to-branch (default: the recorded --workspace)')
     .option('--force', 'with --to-branch: replace an existing branch')
@@ -18,7 +22,13 @@ export function registerExport(program: Command): void {
 }
 
 export async function exportCommand(flags: ExportFlags): Promise<number> {
-  const checked = checkExportArgs(flags, process.cwd());
+  // The execution as the reading commands find it (runs, log, journal export): the same default and words.
+  const found = findExecution(flags.execution, process.cwd());
+  if (!found.ok) {
+    process.stderr.write(`ribosome: ${found.message}\n`);
+    return 2;
+  }
+  const checked = checkExportArgs({ ...flags, execution: found.dir }, process.cwd());
   if (!checked.ok) {
     process.stderr.write(`ribosome: ${checked.message}\n`);
     return 2;

@@ -4,13 +4,14 @@ import { type ProviderBaseUrlResult, resolveProviderBaseUrl } from '../../plan/c
 import type { Agent } from '../../plan/primitives.ts';
 import { claudeLoginFile } from '../../platform/credentials/claude-login.ts';
 import { sandboxSupport } from '../../platform/sandbox/index.ts';
-import { type DoctorReport, report } from './check-result.ts';
+import { type CheckResult, type DoctorReport, report } from './check-result.ts';
 import { checkAgentKeys, checkCredentials } from './credentials.ts';
 import { checkExecutionDir } from './execution-dir.ts';
 import { checkNodeVersion } from './node-version.ts';
 import { checkPort } from './port.ts';
 import { checkProvider } from './provider.ts';
 import { checkSandbox } from './sandbox.ts';
+import { checkScripted } from './scripted.ts';
 import { checkAgentCli, checkGit } from './tools.ts';
 
 export type DoctorOptions = {
@@ -27,6 +28,8 @@ export type DoctorOptions = {
   env: NodeJS.ProcessEnv;
   nodeVersion: string;
   providerTimeoutMs?: number;
+  /** --scripted-provider: an offline setup; its script is checked instead of credentials and provider. */
+  scriptedProvider?: string | undefined;
 };
 
 const ENGINES_NODE: string = (
@@ -49,21 +52,29 @@ export function doctorProvider(
 
 /** Runs every check (the slow ones at once) and returns them in a fixed order. */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
-  const [git, clis, provider, port] = await Promise.all([
+  const { scriptedProvider } = options;
+  const [git, clis, access, port] = await Promise.all([
     checkGit(options.env),
     // Each agent CLI (Claude Code first) found and its version, or missing: a warning.
     Promise.all(Object.values(AGENT_CLIS).map((cli) => checkAgentCli(cli, options.env))),
-    checkProvider(doctorProvider(options), options.providerTimeoutMs),
+    // Offline: the script stands for the credentials and the provider.
+    scriptedProvider === undefined
+      ? checkProvider(doctorProvider(options), options.providerTimeoutMs).then((provider) => [
+          checkCredentials(options.env, claudeLoginFile(options.env)),
+          provider,
+        ])
+      : checkScripted(scriptedProvider),
     checkPort(options.host, options.port),
   ]);
-  // The key each found agent CLI authenticates with (codex's OPENAI_API_KEY, ...).
+  const [credentials, provider] = access as [CheckResult, CheckResult];
+  // The key each found agent CLI authenticates with (codex's OPENAI_API_KEY, ...): none offline.
   const found = (Object.keys(AGENT_CLIS) as Agent[]).filter((_, i) => clis[i]?.status === 'ok');
   return report([
     checkNodeVersion(options.nodeVersion, ENGINES_NODE),
     git,
     ...clis,
-    checkCredentials(options.env, claudeLoginFile(options.env)),
-    ...checkAgentKeys(options.env, found),
+    credentials,
+    ...(scriptedProvider === undefined ? checkAgentKeys(options.env, found) : []),
     provider,
     checkExecutionDir(options.executionDir),
     port,

@@ -97,7 +97,7 @@ async function toDir(
  * A branch of the user's repository with one commit per completed codon, each made by applying the
  * codon's diff to the previous commit's tree in a temporary index: the work tree, index, HEAD and
  * other branches of the repository are never touched. The commits carry Ribosome's identity and the
- * checkpoint's time as author date.
+ * checkpoint's time as author and committer date, so an export is reproducible.
  */
 async function toBranch(
   target: Extract<ExportTarget, { kind: 'branch' }>,
@@ -217,9 +217,10 @@ async function commitStep(
     }
   }
   const tree = text(await must(git, ['write-tree'], 'write a tree'));
-  // The author date is the checkpoint's: when the codon's work was done.
+  // Both dates are the checkpoint's (when the codon's work was done), never the clock's: exporting
+  // the same checkpoints again makes the same commits, SHAs included.
   const out = await must(
-    gitWith({ GIT_AUTHOR_DATE: to.timestamp }),
+    gitWith({ GIT_AUTHOR_DATE: to.timestamp, GIT_COMMITTER_DATE: to.timestamp }),
     ['commit-tree', tree, ...(parent ? ['-p', parent] : [])],
     'commit',
     message,

@@ -12,6 +12,8 @@ export function executionLayout(executionDir: string, agentRootName = 'agentRoot
     lockFile: join(internal, 'runtime.lock'),
     logFile: join(internal, 'logs', 'server.log'),
     agentState: join(internal, 'agents'),
+    /** Where the scripted provider's tracks are (--scripted-provider): a restart goes on from there. */
+    scriptedProvider: join(internal, 'scripted-provider.json'),
     /** Written when the server found its history deleted or replaced under it: a restart refuses. */
     historyLost: join(internal, 'history-lost'),
   };

@@ -52,6 +52,13 @@ export type EngineState = {
   totalCostEstimated?: true;
 };
 
+/**
+ * The run the execution is at: the current one, else the latest (between a run's end and the next
+ * one's start, e.g. while a server that found its plan done has begun none).
+ */
+export const latestRunId = (state: EngineState): string | null =>
+  state.currentRunId ?? state.runOrder.at(-1) ?? null;
+
 export const initialState = (): EngineState => ({ runs: {}, runOrder: [], currentRunId: null, totalCost: 0 });
 
 export class TransitionError extends Error {

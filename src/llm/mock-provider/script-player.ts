@@ -14,8 +14,13 @@ export type PlayedTurn = {
   position: number | null;
 };
 
+/** How many turns each track has played, by track name (the default track as `default`). */
+export type TrackPositions = Record<string, number>;
+
 export type ScriptPlayer = {
   next(view: RequestView): PlayedTurn;
+  /** Where each track that does not loop is: what a later player given them as `start` goes on from. */
+  positions(): TrackPositions;
   /** Turns each track has left (Infinity for looping tracks); for tests and diagnostics. */
   remaining(): Record<string, number>;
 };
@@ -44,7 +49,16 @@ type TrackState = {
   cursor: number;
 };
 
-export function createScriptPlayer(script: Script): ScriptPlayer {
+/**
+ * `start`: where each track that does not loop begins (a resumed execution's saved positions);
+ * absent, at its first turn. A looping track always begins at its first turn: it plays again for
+ * every attempt, a codon run again after a crash included.
+ */
+export function createScriptPlayer(script: Script, start: TrackPositions = {}): ScriptPlayer {
+  const at = (name: string): number => {
+    const saved = start[name];
+    return saved !== undefined && Number.isSafeInteger(saved) && saved > 0 ? saved : 0;
+  };
   const withDefaults = (turn: Turn): Turn => ({
     ...turn,
     delayMs: turn.delayMs ?? script.defaults.delayMs,
@@ -59,7 +73,7 @@ export function createScriptPlayer(script: Script): ScriptPlayer {
     turns: expand(track.turns),
     loop: track.loop,
     whenExhausted: withDefaults(track.whenExhausted ?? script.whenExhausted),
-    cursor: 0,
+    cursor: track.loop ? 0 : at(track.name),
   }));
   const fallback: TrackState = {
     name: DEFAULT_TRACK,
@@ -67,7 +81,7 @@ export function createScriptPlayer(script: Script): ScriptPlayer {
     turns: expand(script.turns),
     loop: false,
     whenExhausted: withDefaults(script.whenExhausted),
-    cursor: 0,
+    cursor: at(DEFAULT_TRACK),
   };
 
   const next = (view: RequestView): PlayedTurn => {
@@ -87,5 +101,10 @@ export function createScriptPlayer(script: Script): ScriptPlayer {
       ]),
     );
 
-  return { next, remaining };
+  const positions = (): TrackPositions =>
+    Object.fromEntries(
+      [...tracks, fallback].filter((track) => !track.loop).map((track) => [track.name, track.cursor]),
+    );
+
+  return { next, remaining, positions };
 }

@@ -12,7 +12,7 @@ import { type IdSource, randomIds } from './ids.ts';
 import type { RequestHeaders } from './request-view.ts';
 import { apiError } from './response-builder.ts';
 import { parseScript } from './script-loader.ts';
-import { createScriptPlayer, type PlayedTurn } from './script-player.ts';
+import { createScriptPlayer, type PlayedTurn, type TrackPositions } from './script-player.ts';
 import type { Script, ScriptInput, Turn, WireApi } from './script-schema.ts';
 import {
   type Exchange,
@@ -51,6 +51,10 @@ export type MockProviderOptions = {
   maxBodyBytes?: number;
   /** Called for every request once it is recorded (the CLI logs a line from it). */
   onRequest?: (request: RecordedRequest) => void;
+  /** Where each track starts (a resumed execution's saved positions); absent, at its first turn. */
+  positions?: TrackPositions;
+  /** Called with every track's position each time a turn is handed out, before it is answered. */
+  onPositions?: (positions: TrackPositions) => void;
 };
 
 export type MockProvider = {
@@ -69,7 +73,7 @@ class ScriptInvalidError extends Error {
 export async function startMockProvider(options: MockProviderOptions): Promise<MockProvider> {
   const parsed = parseScript(options.script);
   if (!parsed.ok) throw new ScriptInvalidError(parsed.error.message);
-  const player = createScriptPlayer(parsed.script);
+  const player = createScriptPlayer(parsed.script, options.positions);
   const ids = options.ids ?? randomIds;
   const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;
   const host = options.host ?? '127.0.0.1';
@@ -133,6 +137,7 @@ export async function startMockProvider(options: MockProviderOptions): Promise<M
       return sendReply(res, accepted.reply);
     }
     const played = player.next(accepted.exchange.view);
+    if (played.position !== null) options.onPositions?.(player.positions());
     record(req, body, route.api, played);
     await play(played.turn, accepted.exchange, res);
   };

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DoctorReport } from '../../../src/clients/doctor/check-result.ts';
-import { killAll, runCli, tempDir } from '../../helpers/server-process.ts';
+import { killAll, ROOT, runCli, tempDir } from '../../helpers/server-process.ts';
 
 /** `ribosome doctor` as a user runs it: the table or --json, exit 1 on a failure, no secret printed. */
 
@@ -78,6 +78,39 @@ describe('ribosome doctor', () => {
     const report = DoctorReport.parse(JSON.parse(json.stdout));
     expect(report.ok).toBe(true);
     expect(json.stdout + json.stderr).not.toContain('MARKER');
+  });
+
+  it('offline (--scripted-provider, as the demo runs): no credential, no network, every check ok or warn', async () => {
+    const t = tempDir();
+    cleanups.push(t.remove);
+    const demo = join(ROOT, 'examples/scripts/demo.yaml');
+    // A provider no one serves: offline, it is not asked.
+    const offline = { ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' };
+    const ran = await doctor(['--execution', t.path, '--scripted-provider', demo, '--json'], offline);
+    expect(ran.code, ran.stdout + ran.stderr).toBe(0);
+    const byName = Object.fromEntries(
+      DoctorReport.parse(JSON.parse(ran.stdout)).checks.map((c) => [c.check, c]),
+    );
+    expect(byName.credentials).toMatchObject({ status: 'ok', detail: expect.stringMatching(/none needed/) });
+    expect(byName.provider).toMatchObject({
+      status: 'ok',
+      detail: expect.stringMatching(/^scripted provider .*demo\.yaml: 4 track\(s\), \d+ default turn\(s\)$/),
+    });
+    // Without it, the same machine fails both.
+    const online = await doctor(['--execution', t.path, '--json'], offline);
+    expect(online.code).toBe(1);
+    const failed = DoctorReport.parse(JSON.parse(online.stdout)).checks.filter((c) => c.status === 'fail');
+    expect(failed.map((c) => c.check)).toEqual(['credentials', 'provider']);
+    // A script that is not one fails the provider check at its line, and says how to see every problem.
+    const bad = join(t.path, 'bad.yaml');
+    writeFileSync(bad, 'turns:\n  - { nope: 1 }\n');
+    const invalid = await doctor(['--execution', t.path, '--scripted-provider', bad, '--json'], offline);
+    expect(invalid.code).toBe(1);
+    const provider = DoctorReport.parse(JSON.parse(invalid.stdout)).checks.find(
+      (c) => c.check === 'provider',
+    );
+    expect(provider).toMatchObject({ status: 'fail', detail: expect.stringMatching(/bad\.yaml:2:\d+: /) });
+    expect(provider?.fix).toMatch(/ribosome validate .*bad\.yaml/);
   });
 
   it('a codex-only user with OPENAI_API_KEY passes: credentials warn, the codex key is named', async () => {

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { notifierCompanion } from '../../../host/notify/companion.ts';
 import type { Companion, StartCompanions } from '../../../host/server/runtime.ts';
 import { dashboardCompanion, type WebServer } from '../../../host/web-server/index.ts';
@@ -60,14 +61,37 @@ export function runCompanions(
   };
 }
 
-/** The built-in scripted provider serving `scriptPath`, on a dynamic loopback port. */
+/**
+ * The built-in scripted provider serving `scriptPath`, on a dynamic loopback port. Its tracks go on
+ * where they were in this execution (kept in .ribosome as each turn is handed out).
+ */
 function scriptedProvider(scriptPath: string): Companion<MockProvider> {
-  return async ({ logger }) => {
-    const { loadScript } = await import('../../../llm/mock-provider/script-loader.ts');
+  return async ({ logger, layout }) => {
+    const { parseScriptText } = await import('../../../llm/mock-provider/script-loader.ts');
     const { startMockProvider } = await import('../../../llm/mock-provider/server.ts');
-    const script = await loadScript(scriptPath);
+    const { positionsFile } = await import('../../../llm/mock-provider/positions-file.ts');
+    let text: string;
+    try {
+      text = await readFile(scriptPath, 'utf8');
+    } catch (error) {
+      throw new Error(`scripted provider: cannot read script ${scriptPath}: ${(error as Error).message}`);
+    }
+    const script = parseScriptText(text, scriptPath);
     if (!script.ok) throw new Error(`scripted provider: ${script.error.message}`);
-    const provider = await startMockProvider({ script: script.script, host: '127.0.0.1', port: 0 });
+    const saved = positionsFile(layout.scriptedProvider, text);
+    const provider = await startMockProvider({
+      script: script.script,
+      host: '127.0.0.1',
+      port: 0,
+      positions: saved.load(),
+      onPositions: (positions) => {
+        try {
+          saved.save(positions);
+        } catch (error) {
+          logger.warn({ err: error }, 'the scripted provider could not save where its tracks are');
+        }
+      },
+    });
     logger.info({ url: provider.url, script: scriptPath }, 'scripted provider listening');
     return provider;
   };

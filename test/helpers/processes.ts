@@ -37,3 +37,24 @@ export async function killUntilNone(left: () => readonly { pid: number }[]): Pro
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** Whether a process of ours is still there (signal 0 checks without sending anything). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The first value `get` gives other than undefined, looked for every 100 ms for up to `timeoutMs`. */
+export async function waitForValue<T>(what: string, get: () => T | undefined, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = get();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

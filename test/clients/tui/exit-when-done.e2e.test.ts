@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { codonScript, simplePlan, writePlanAndScript } from '../../helpers/plans.ts';
+import { waitForValue } from '../../helpers/processes.ts';
 import { BIN, tempDir } from '../../helpers/server-process.ts';
 import { hasTmux, ownTmux } from '../../helpers/tmux.ts';
 
@@ -24,16 +25,6 @@ afterAll(() => {
   temp.remove();
 });
 
-async function until<T>(what: string, get: () => T | undefined, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = get();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** Runs `ribosome run PLAN --exit-when-done` in a tmux terminal to its end: exit code and stderr. */
 async function runInTerminal(name: string, plan: string, script: string) {
   const dir = join(temp.path, name);
@@ -44,7 +35,7 @@ async function runInTerminal(name: string, plan: string, script: string) {
   const program = `NO_COLOR=1 '${BIN}' run '${files.plan}' --exit-when-done --execution '${join(dir, 'exec')}' --scripted-provider '${files.script}' 2> '${err}'; echo $? > '${rc}'`;
   tmux('-f', '/dev/null', 'new-session', '-d', '-s', name, '-x', '100', '-y', '30', 'sh', '-c', program);
   // Without the fix the UI waits for q: the rc file never appears.
-  const code = await until(
+  const code = await waitForValue(
     'ribosome run to exit by itself',
     () =>
       existsSync(rc) && readFileSync(rc, 'utf8').trim() !== '' ? readFileSync(rc, 'utf8').trim() : undefined,

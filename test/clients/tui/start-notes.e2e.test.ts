@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { codonScript, simplePlan, writePlanAndScript } from '../../helpers/plans.ts';
+import { isAlive, waitForValue } from '../../helpers/processes.ts';
 import { BIN, runCli, tempDir } from '../../helpers/server-process.ts';
 import { hasTmux, ownTmux } from '../../helpers/tmux.ts';
 
@@ -16,32 +17,13 @@ const tmux = ownTmux('ribosome-notes');
 const temp = tempDir('ribosome-notes-');
 let serverPid: number | undefined;
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-async function until<T>(what: string, get: () => T | undefined, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = get();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 afterAll(() => {
   try {
     tmux('kill-server');
   } catch {
     // Never started, or already gone.
   }
-  if (serverPid !== undefined && alive(serverPid)) process.kill(serverPid, 'SIGKILL');
+  if (serverPid !== undefined && isAlive(serverPid)) process.kill(serverPid, 'SIGKILL');
   temp.remove();
 });
 
@@ -66,9 +48,9 @@ describe.skipIf(!hasTmux)('ribosome run --web under the terminal UI', () => {
     const program = `NO_COLOR=1 '${BIN}' run '${files.plan}' --web --web-port 0 --no-autostart --execution '${exec}' --scripted-provider '${files.script}' 2> '${err}'`;
     tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'run', '-x', '200', '-y', '30', 'sh', '-c', program);
     const screen = () => tmux('capture-pane', '-p', '-t', 'run');
-    const shown = await until(
-      'the UI to show the plan done',
-      () => (screen().includes('plan done') ? screen() : undefined),
+    const shown = await waitForValue(
+      'the UI to show the completed run it resumed',
+      () => (screen().includes('run completed') ? screen() : undefined),
       60_000,
     );
     serverPid = (JSON.parse(readFileSync(join(exec, '.ribosome/runtime.lock'), 'utf8')) as { pid: number })
@@ -79,16 +61,17 @@ describe.skipIf(!hasTmux)('ribosome run --web under the terminal UI', () => {
     // The header: the address the start printed (hidden by the UI's screen until now).
     expect(shown).toContain(`dashboard ${address}`);
     tmux('send-keys', '-t', 'run', '?');
-    const help = await until(
+    const help = await waitForValue(
       'the help',
       () => (screen().includes('esc or ? closes this help') ? screen() : undefined),
       20_000,
     );
     expect(help).toContain(`dashboard ${address}`);
-    expect(help).toMatch(/resuming \S*exec: run 2, 1 of 1 codons done/);
+    // Nothing to run: no run begins, so it resumes the completed run 1.
+    expect(help).toMatch(/resuming \S*exec: run 1, 1 of 1 codons done/);
     tmux('send-keys', '-t', 'run', 'Escape');
     tmux('send-keys', '-t', 'run', 'q');
-    await until('the server to exit', () => (alive(serverPid ?? 0) ? undefined : true), 20_000);
+    await waitForValue('the server to exit', () => (isAlive(serverPid ?? 0) ? undefined : true), 20_000);
     expect(existsSync(join(exec, '.ribosome/runtime.lock'))).toBe(false);
   });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { simplePlan, writePlanAndScript } from '../../helpers/plans.ts';
+import { isAlive, waitForValue } from '../../helpers/processes.ts';
 import { BIN, tempDir } from '../../helpers/server-process.ts';
 import { hasTmux, ownTmux } from '../../helpers/tmux.ts';
 
@@ -17,32 +18,13 @@ const tmux = ownTmux('ribosome-hup');
 const temp = tempDir('ribosome-hup-');
 let serverPid: number | undefined;
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-async function until<T>(what: string, get: () => T | undefined, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = get();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 afterAll(() => {
   try {
     tmux('kill-server');
   } catch {
     // Never started, or already gone.
   }
-  if (serverPid !== undefined && alive(serverPid)) process.kill(serverPid, 'SIGKILL');
+  if (serverPid !== undefined && isAlive(serverPid)) process.kill(serverPid, 'SIGKILL');
   temp.remove();
 });
 
@@ -53,7 +35,7 @@ describe.skipIf(!hasTmux)('ribosome run in a terminal that closes', () => {
     const lock = join(exec, '.ribosome/runtime.lock');
     const program = `NO_COLOR=1 '${BIN}' run '${files.plan}' --no-autostart --execution '${exec}' --scripted-provider '${files.script}'`;
     tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'run', '-x', '100', '-y', '30', 'sh', '-c', program);
-    await until(
+    await waitForValue(
       'the UI to show the idle run',
       () => (tmux('capture-pane', '-p', '-t', 'run').includes('idle · next: one') ? true : undefined),
       60_000,
@@ -62,7 +44,7 @@ describe.skipIf(!hasTmux)('ribosome run in a terminal that closes', () => {
     serverPid = pid;
 
     tmux('kill-server');
-    await until('the server to exit', () => (alive(pid) ? undefined : true), 20_000);
+    await waitForValue('the server to exit', () => (isAlive(pid) ? undefined : true), 20_000);
     expect(existsSync(lock)).toBe(false);
     const db = new DatabaseSync(join(exec, '.ribosome/ribosome.db'), { readOnly: true });
     const { n } = db

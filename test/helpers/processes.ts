@@ -38,16 +38,6 @@ export async function killUntilNone(left: () => readonly { pid: number }[]): Pro
   }
 }
 
-/** Whether a process of ours is still there (signal 0 checks without sending anything). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The first value `get` gives other than undefined, looked for every 100 ms for up to `timeoutMs`. */
 export async function waitForValue<T>(what: string, get: () => T | undefined, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -2,8 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
+import { isAlive } from '../../../src/platform/processes/process-tree.ts';
 import { simplePlan, writePlanAndScript } from '../../helpers/plans.ts';
-import { isAlive, waitForValue } from '../../helpers/processes.ts';
+import { waitForValue } from '../../helpers/processes.ts';
 import { BIN, tempDir } from '../../helpers/server-process.ts';
 import { hasTmux, ownTmux } from '../../helpers/tmux.ts';
 

@@ -75,16 +75,21 @@ export async function recoverAtStartup(d: StartupDeps): Promise<Startup> {
   const leftover = await endLeftoverAgents(d.agentStateDir, d.stopGraceMs, d.logger);
   const previousId = d.state().runOrder.at(-1);
   const before = previousId ? runOf(d.state(), previousId) : undefined;
+  // A rollback that never switched runs (the server stopped in it, or it failed) may have half
+  // rewritten the agent root: even a run that ended well then goes back to its last checkpoint.
+  const cutShort =
+    before?.status === 'running' || before?.status === 'completed'
+      ? d.interruptedRollback?.(before.runId)
+      : undefined;
+  const rollbackNote = cutShort ? describeInterruptedRollback(cutShort) : undefined;
   // Where a run that did not end well goes back to: its last clean point the state recorded. What
   // git holds beyond it (a kill between a commit and its record) is set aside first, and said.
   const point =
-    before && before.status !== 'completed'
+    before && (before.status !== 'completed' || cutShort)
       ? await recoveryPoint(d.checkpoints, before, recordedShas(d.state()))
       : undefined;
   const orphans =
     before && point?.ok ? await setAsideOrphans(d.checkpoints, before.runId, point.value) : undefined;
-  const cutShort = before?.status === 'running' ? d.interruptedRollback?.(before.runId) : undefined;
-  const rollbackNote = cutShort ? describeInterruptedRollback(cutShort) : undefined;
   const found = [orphans, rollbackNote].filter((n) => n !== undefined).join('; ') || undefined;
   let carried: Map<string, CarriedMessage[]>;
   let told: string | undefined;
@@ -116,10 +121,15 @@ export async function recoverAtStartup(d: StartupDeps): Promise<Startup> {
     }
   } else {
     carried = d.carryOver?.() ?? new Map();
-    await warn(d.recorder, foundWarning(undefined, found, undefined));
+    await warn(
+      d.recorder,
+      rollbackNote
+        ? { code: 'CHECKPOINT_WARNING', message: `a rollback did not finish: ${found}` }
+        : foundWarning(undefined, found, undefined),
+    );
   }
   const previous = previousId ? runOf(d.state(), previousId) : undefined;
-  const recovered = previous ? await goBack(d, previous, point) : false;
+  const recovered = previous ? await goBack(d, previous, point, cutShort !== undefined) : false;
   // A run that ended well stays the latest, this server's events going on under it, until a codon
   // starts; unless one starts at once (autostart with a codon left).
   const pending =
@@ -159,14 +169,17 @@ export async function beginRun(
 
 /**
  * A crashed or failed run goes back to its last clean point, so the codon that broke starts again
- * from a clean tree; true when it did (the run this server began is then under way already).
+ * from a clean tree, as does a completed one a rollback was `cutShort` in; true when it did (the run
+ * this server began is then under way already).
  */
 async function goBack(
   d: StartupDeps,
   previous: RunState,
   point: Awaited<ReturnType<typeof recoveryPoint>> | undefined,
+  cutShort: boolean,
 ): Promise<boolean> {
-  if (previous.status !== 'crashed' && previous.status !== 'failed') return false;
+  const broke = previous.status === 'crashed' || previous.status === 'failed';
+  if (!broke && !(cutShort && previous.status === 'completed')) return false;
   if (!point?.ok) {
     await d.recorder.reportError(
       'CHECKPOINT_FAILED',

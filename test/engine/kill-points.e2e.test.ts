@@ -318,6 +318,29 @@ describe('a kill between a step and its record: the run recovers to what the sta
     );
   });
 
+  it('rollback-restored from a completed run (a start that began no run): the next start undoes it', async () => {
+    const s = setUp([ONE, TWO, THREE]);
+    const done = await finish(s);
+    expect(done.code, done.stderr).toBe(0);
+    // This server finds every codon done and begins no run: the rollback is from the completed one.
+    const second = await startServer(s.plan, s.exec, ['--scripted-provider', s.script], 20_000, {
+      ...ENV,
+      RIBOSOME_KILL_AT: 'rollback-restored',
+    });
+    // A command waits for the server's start to be done: the rollback comes after it.
+    const client = await RibosomeClient.connect(second.url, { mode: 'readandwrite' });
+    clients.push(client);
+    client.send('rollback.toCodon', { codonId: 'two', checkpointType: 'start', autoRestart: false });
+    expect((await second.exited).signal).toBe('SIGKILL');
+    const after = await finish(s);
+    expect(after.code, after.stderr).toBe(0);
+    // The agent root is the completed run's end again, not the half-applied rollback's target.
+    await checkWhole(s, ['one', 'two', 'three'], ALL);
+    expect(crashWarnings(s).join('\n')).toMatch(
+      /a rollback did not finish: a rollback to one \(completed [0-9a-f]{12}\) was under way and is not applied/,
+    );
+  });
+
   it('recovery-restored: a recovery killed half-way recovers again', async () => {
     const s = setUp([ONE, TWO, THREE]);
     await dieAt(s, 'checkpoint:completed#2');

@@ -39,6 +39,11 @@
  * `rollback-restored` (the agent root rewritten, the run switch not recorded: as if the kill came
  * just before the rollback) and `checkpoint:initial` (a run begun by a server start or a rollback,
  * its initial checkpoint committed, not recorded: it counts, so as if the kill came just after).
+ *
+ * A start that finds the latest run completed and starts nothing at once begins no run: the run is
+ * begun (its initial checkpoint) when a codon starts, or switched by a rollback. A kill before then
+ * leaves the run completed; a kill in a rollback from it (`rollback-restored`) is undone by the next
+ * start, which goes back to the run's last checkpoint.
  */
 
 export const PLAN = ['one', 'two', 'three'] as const;
@@ -91,6 +96,13 @@ export type ModelState = {
   lineage: Item[];
   /** The current run has started a codon of its own. */
   ownStarted: boolean;
+  /**
+   * The server up began no run at its start: the latest run completed and stays the latest until a
+   * codon starts (the run begun then) or a rollback switches runs (docs/checkpoints.md#what-runs-next).
+   */
+  runPending: boolean;
+  /** A rollback from such a completed run died before its run switch: the next start undoes it. */
+  rollbackCut: boolean;
   /** The current run began at the start of this codon (rollback to its start, or recovery). */
   startOf: CodonId | undefined;
   running: { codonId: CodonId; attempt: number } | undefined;
@@ -162,6 +174,8 @@ export function initialModel(
     hadRuns: false,
     lineage: [],
     ownStarted: false,
+    runPending: false,
+    rollbackCut: false,
     startOf: undefined,
     running: undefined,
     pending: Object.fromEntries(plan.map((c) => [c, [...(options.pending?.[c] ?? [])]])),
@@ -313,6 +327,11 @@ const endPoint = (s: EndStatus): PlantedPoint => `checkpoint:${checkpointKind(s)
 
 /** Starts a codon and follows the chain it sets off until the server settles. */
 function startChain(d: Draft, codonId: CodonId): void {
+  if (d.runPending) {
+    // The run this server did not begin at its start is begun now, with its initial checkpoint.
+    d.runPending = false;
+    if (diesAt(d, 'checkpoint:initial', undefined)) return;
+  }
   let current: CodonId | undefined = codonId;
   while (current) {
     const attempt: number = (d.attempts[current] ?? 0) + 1;
@@ -401,9 +420,14 @@ export function step(m: ModelState, action: Action): { state: ModelState; expect
       if (d.running) return refuse('CODON_RUNNING');
       const target = rollbackTarget(d, action);
       if ('error' in target) return refuse(target.error);
-      if (diesAt(d, 'rollback-restored', undefined)) return finish(d);
+      const fromCompleted = d.runPending;
+      if (diesAt(d, 'rollback-restored', undefined)) {
+        d.rollbackCut = fromCompleted;
+        return finish(d);
+      }
       d.lineage = [...d.lineage.slice(0, target.keep), { kind: 'run' }];
       d.ownStarted = false;
+      d.runPending = false;
       d.startOf = target.startOf;
       if (diesAt(d, 'checkpoint:initial', undefined)) return finish(d);
       const next = nextCodon(d);
@@ -461,10 +485,11 @@ function restart(d: Draft, autostart: boolean, killAt?: KillAt): { state: ModelS
     }
     const last = endings(d).at(-1);
     const broke = last !== undefined && !isDoneStatus(last.status);
-    const crashed = d.downBy === 'kill';
+    // A server killed before it began a run of its own leaves the latest run completed.
+    const crashed = d.downBy === 'kill' && !d.runPending;
     // A run failed when its own last codon did not end well (it shut down after a failure).
     const failed = !crashed && d.ownStarted && broke;
-    const recovery = crashed || failed;
+    const recovery = crashed || failed || d.rollbackCut;
     // A run still at the start of a codon (it started none of its own) passes that start on.
     const carried = d.ownStarted ? undefined : d.startOf;
     d.startOf = recovery
@@ -481,7 +506,15 @@ function restart(d: Draft, autostart: boolean, killAt?: KillAt): { state: ModelS
       nextCodonId: nextCodon(d),
     };
   }
+  // A start that finds the latest run completed begins none, unless it starts a codon at once.
+  const runPending =
+    resume !== undefined &&
+    !resume.recovery &&
+    resume.previousRunStatus[0] === 'completed' &&
+    !(autostart && nextCodon(d));
   d.lineage.push({ kind: 'run' });
+  d.runPending = runPending;
+  d.rollbackCut = false;
   d.up = true;
   d.hadRuns = true;
   d.autostart = autostart;
@@ -490,8 +523,8 @@ function restart(d: Draft, autostart: boolean, killAt?: KillAt): { state: ModelS
   d.running = undefined;
   d.ownStarted = false;
   d.armed = killAt ? { point: killAt.point, left: killAt.nth } : undefined;
-  // Every start begins a run (after a recovery, the run it returned to).
-  if (diesAt(d, 'checkpoint:initial', undefined)) return finish(d, resume ? { resume } : {});
+  // Every other start begins a run (after a recovery, the run it returned to).
+  if (!runPending && diesAt(d, 'checkpoint:initial', undefined)) return finish(d, resume ? { resume } : {});
   const next = nextCodon(d);
   if (autostart && next) startChain(d, next);
   // With every codon done the server says so, with or without autostart (docs/checkpoints.md#what-runs-next).

@@ -1,6 +1,7 @@
 /**
  * Every agent's failed tool calls are in the codon's events, each a failed `tool.result` with the
- * agent's error (issue 30 M2): a file edit whose old text is not in the file, under `ribosome run`
+ * agent's error (issue 30 M2): a file edit whose old text is not in the file, and a shell command that
+ * exits 3 (Gemini CLI's stream calls it a success; its session file has the exit code), under `ribosome run`
  * with the scripted provider. Codex's `exec --json` prints nothing of a patch it refused before it ran
  * (only its rollout file holds the error: src/agents/codex/codex-record.ts); Claude Code, Gemini CLI,
  * opencode and the built-in agent print their failures in their streams themselves.
@@ -26,6 +27,9 @@ type Case = {
   toolName: string;
   /** The agent's words for the failure. */
   error: RegExp;
+  /** A shell command that exits 3, as the script's tool_use (YAML flow), and its tool's name. */
+  shell: string;
+  shellName: string;
   /** Tracks of the agent's side requests (Claude Code's title); tool-less ones get "OK.". */
   side?: string;
 };
@@ -39,6 +43,8 @@ const CASES: Case[] = [
     edit: `{ name: apply_patch, input: "*** Begin Patch\\n*** Update File: f.txt\\n@@\\n no such line\\n+there\\n*** End Patch" }`,
     toolName: 'apply_patch',
     error: /^apply_patch verification failed: Failed to find expected lines in .*f\.txt/,
+    shell: '{ name: exec_command, input: { cmd: "echo out; exit 3" } }',
+    shellName: 'command_execution',
   },
   {
     agent: 'claude-code',
@@ -48,6 +54,8 @@ const CASES: Case[] = [
     edit: '{ name: Edit, input: { file_path: f.txt, old_string: "no such line", new_string: there } }',
     toolName: 'Edit',
     error: /File has not been read yet/,
+    shell: '{ name: Bash, input: { command: "echo out; exit 3" } }',
+    shellName: 'Bash',
     side: `  - name: claude-code-title
     match: { system: "Generate a concise, sentence-case title" }
     turns: []
@@ -61,6 +69,9 @@ const CASES: Case[] = [
     edit: '{ name: replace, input: { file_path: f.txt, instruction: Edit, old_string: "no such line", new_string: there } }',
     toolName: 'replace',
     error: /Could not find an exact match for old_string/,
+    // Its stream calls this a success: the exit code is in its session file only.
+    shell: '{ name: run_shell_command, input: { command: "echo out; exit 3", description: Run it } }',
+    shellName: 'run_shell_command',
   },
   {
     agent: 'opencode',
@@ -69,6 +80,8 @@ const CASES: Case[] = [
     edit: '{ name: edit, input: { filePath: f.txt, oldString: "no such line", newString: there } }',
     toolName: 'edit',
     error: /Could not find oldString in the file/,
+    shell: '{ name: bash, input: { command: "echo out; exit 3", description: Run it } }',
+    shellName: 'bash',
   },
   {
     agent: 'builtin',
@@ -77,6 +90,8 @@ const CASES: Case[] = [
     edit: '{ name: Edit, input: { file_path: f.txt, old_string: "no such line", new_string: there } }',
     toolName: 'Edit',
     error: /old_string was not found in the file/,
+    shell: '{ name: Bash, input: { command: "echo out; exit 3" } }',
+    shellName: 'Bash',
   },
 ];
 
@@ -116,6 +131,8 @@ ${c.side ?? ''}  - name: tool-less
     turns:
       - content:
           - tool_use: ${c.edit}
+      - content:
+          - tool_use: ${c.shell}
       - content: [{ text: Patched f.txt successfully. }]
 turns: []
 whenExhausted: { error: { status: 400, message: "no track of the script answers this request" } }
@@ -132,6 +149,12 @@ whenExhausted: { error: { status: 400, message: "no track of the script answers 
       const result = rows.find((r) => r.type === 'tool.result' && r.data.toolName === c.toolName);
       expect(result?.data).toMatchObject({ isError: true, result: expect.stringMatching(c.error) });
       if (call?.data.toolUseId !== undefined) expect(result?.data.toolUseId).toBe(call.data.toolUseId);
+      // A shell command that exits non-zero is a failed call too, whatever the CLI's stream says.
+      const shell = rows.find((r) => r.type === 'tool.result' && r.data.toolName === c.shellName);
+      expect(shell?.data, `${c.shellName}'s result`).toMatchObject({
+        isError: true,
+        result: expect.stringMatching(/out/),
+      });
       const texts = rows.filter((r) => r.type === 'assistant.action' && r.data.action === 'message');
       expect(texts.map((r) => r.data.content)).toContain('Patched f.txt successfully.');
     }, 150_000);

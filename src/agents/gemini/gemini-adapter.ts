@@ -19,7 +19,7 @@ import {
   maxAttemptsOf,
   sessionFileOf,
 } from './gemini-cli.ts';
-import { sessionSpend, spendOfFile } from './gemini-session.ts';
+import { sessionShellEnd, sessionSpend, spendOfFile } from './gemini-session.ts';
 import { geminiTranslator, statusOfStderr, usageOf } from './gemini-translator.ts';
 
 /**
@@ -91,6 +91,7 @@ export class GeminiAdapter implements AgentAdapter {
         translator: geminiTranslator({
           ...(before ? { before } : {}),
           readSpent: (id) => sessionSpend(home, id),
+          readShellEnd: (id, toolId) => sessionShellEnd(home, id, toolId),
         }),
       });
       if (run.pid === -1) {

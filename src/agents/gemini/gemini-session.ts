@@ -104,3 +104,58 @@ export function spentSince(now: SessionSpend, before: SessionSpend | undefined):
   }
   return out;
 }
+
+/** How a shell command ended, as Gemini CLI told the model (its stream-json says only "success"). */
+export type ShellEnd = { exitCode: number | null; signal: string | null };
+
+const EXIT_CODE = /^Exit Code: (-?\d+)$/m;
+const SIGNAL = /^Signal: (\S+)$/m;
+
+/**
+ * The end of shell call `toolId` in a session file's text: the `Exit Code:` and `Signal:` lines of the
+ * function response Gemini CLI recorded for it (what the model reads); undefined when the file holds
+ * no response for that call yet, or one without either line. Pure; torn lines are skipped.
+ */
+export function shellEndOfSession(text: string, toolId: string): ShellEnd | undefined {
+  const marker = JSON.stringify(toolId);
+  let found: ShellEnd | undefined;
+  for (const line of text.split('\n')) {
+    if (!line.includes(marker) || !line.includes('functionResponse')) continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    for (const output of responseOutputs(json, toolId)) {
+      const code = EXIT_CODE.exec(output)?.[1];
+      const signal = SIGNAL.exec(output)?.[1];
+      const killed = signal !== undefined && signal !== '(none)' ? signal : null;
+      if (code !== undefined || killed)
+        found = { exitCode: code === undefined ? null : Number(code), signal: killed };
+    }
+  }
+  return found;
+}
+
+/** Every `functionResponse.response.output` for `toolId` anywhere in a record. Pure. */
+function responseOutputs(value: unknown, toolId: string): string[] {
+  if (Array.isArray(value)) return value.flatMap((v) => responseOutputs(v, toolId));
+  if (typeof value !== 'object' || value === null) return [];
+  const record = value as Record<string, unknown>;
+  const response = record.functionResponse as { id?: unknown; response?: { output?: unknown } } | undefined;
+  if (response?.id === toolId && typeof response.response?.output === 'string')
+    return [response.response.output];
+  return Object.values(record).flatMap((v) => responseOutputs(v, toolId));
+}
+
+/** How shell call `toolId` of session `id` under `home` ended, as its session file says; undefined else. */
+export function sessionShellEnd(home: string, id: string, toolId: string): ShellEnd | undefined {
+  const file = sessionFileOf(home, id);
+  if (!file) return undefined;
+  try {
+    return shellEndOfSession(readFileSync(file, 'utf8'), toolId);
+  } catch {
+    return undefined;
+  }
+}

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseJsonLine } from '../json-line.ts';
 import type { Translator } from '../spawn-agent.ts';
 import { ENDED_FROM_OUTSIDE, type StreamLine, toolResultLine } from '../stream-line.ts';
-import { type SessionSpend, spentSince } from './gemini-session.ts';
+import { type SessionSpend, type ShellEnd, spentSince } from './gemini-session.ts';
 
 /**
  * Gemini CLI's headless `--output-format stream-json` (0.61), read as the stream-json lines the engine
@@ -84,7 +84,12 @@ export type GeminiTranslatorOptions = {
   before?: SessionSpend;
   /** What session `id` records as spent now (its session file), for a run that ends without a result. */
   readSpent?: (sessionId: string) => SessionSpend | undefined;
+  /** How shell call `toolId` ended, as session `sessionId` recorded it (its stream says only "success"). */
+  readShellEnd?: (sessionId: string, toolId: string) => ShellEnd | undefined;
 };
+
+/** Gemini CLI's shell tool: a command that exits non-zero is still a "success" in its stream. */
+const SHELL_TOOL = 'run_shell_command';
 
 /**
  * The HTTP status Gemini CLI's stderr tells when its result does not: it reports a 404 (whatever the
@@ -115,6 +120,20 @@ export function geminiTranslator(options: GeminiTranslatorOptions = {}): Transla
   let ended = false;
   /** Tool calls started and not yet answered: a run ended meanwhile closes them (see end()). */
   const open = new Set<string>();
+  const shellCalls = new Set<string>();
+  /**
+   * Shell results the stream called successful, held until the model's next move: by then the session
+   * file has the exit code the model was told, and one that is not 0 makes the result a failure.
+   */
+  const held: Array<{ id: string; content: string }> = [];
+  const release = (): StreamLine[] =>
+    held.splice(0).map(({ id, content }) => {
+      const end = sessionId ? options.readShellEnd?.(sessionId, id) : undefined;
+      const failed = end && (end.signal !== null || (end.exitCode !== null && end.exitCode !== 0));
+      if (!failed) return toolResultLine(id, content, false, sessionId);
+      const status = end.signal !== null ? `Killed by ${end.signal}` : `Exit code ${end.exitCode}`;
+      return toolResultLine(id, `${status}\n${content}`.trimEnd(), true, sessionId);
+    });
 
   const messageId = () => `${sessionId ?? 'gemini'}-${response}`;
   const assistant = (content: Extract<StreamLine, { type: 'assistant' }>['message']['content']) =>
@@ -190,6 +209,7 @@ export function geminiTranslator(options: GeminiTranslatorOptions = {}): Transla
       case 'tool_use':
         responding();
         open.add(event.tool_id);
+        if (event.tool_name === SHELL_TOOL) shellCalls.add(event.tool_id);
         return [
           ...flushText(),
           assistant([
@@ -200,6 +220,10 @@ export function geminiTranslator(options: GeminiTranslatorOptions = {}): Transla
         afterResults = true;
         open.delete(event.tool_id);
         const content = event.output ?? event.error?.message ?? '';
+        if (event.status !== 'error' && shellCalls.delete(event.tool_id)) {
+          held.push({ id: event.tool_id, content });
+          return flushText();
+        }
         return [...flushText(), toolResultLine(event.tool_id, content, event.status === 'error', sessionId)];
       }
       case 'error':
@@ -224,12 +248,15 @@ export function geminiTranslator(options: GeminiTranslatorOptions = {}): Transla
   return {
     line(raw) {
       const parsed = parseJsonLine(raw, GeminiEvent);
-      return parsed.ok ? { ok: true, lines: translate(parsed.value) } : parsed;
+      if (!parsed.ok) return parsed;
+      // Any move but another result comes after the held shell results reached the session file.
+      const before = parsed.value.type === 'tool_result' ? [] : release();
+      return { ok: true, lines: [...before, ...translate(parsed.value)] };
     },
     end() {
-      if (ended) return [];
+      if (ended) return release();
       ended = true;
-      const out = flushText();
+      const out = [...release(), ...flushText()];
       // Calls cut short (a halt, a timeout, a stop, a crash): Gemini CLI never reports their results.
       for (const id of open) out.push(toolResultLine(id, ENDED_FROM_OUTSIDE, true, sessionId));
       open.clear();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { spendOfSession, spentSince } from '../../../src/agents/gemini/gemini-session.ts';
+import { shellEndOfSession, spendOfSession, spentSince } from '../../../src/agents/gemini/gemini-session.ts';
 import { geminiTranslator } from '../../../src/agents/gemini/gemini-translator.ts';
 import type { StreamLine } from '../../../src/agents/stream-line.ts';
 import { StreamMapper } from '../../../src/engine/stream-mapper.ts';
@@ -72,5 +72,27 @@ describe("Gemini CLI's session file: what a run spent (trial 18 M3)", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ type: 'result', is_error: true });
     expect(lines[0]).not.toHaveProperty('usage');
+  });
+});
+
+describe("Gemini CLI's session file: how a shell command ended (issue 30 M2)", () => {
+  const session = fixture('session-shell-exit.jsonl');
+  const id = 'run_shell_command__run_shell_command_1795980343030_0';
+
+  it('reads the exit code the model was told, which the stream-json leaves out', () => {
+    expect(shellEndOfSession(session, id)).toEqual({ exitCode: 3, signal: null });
+  });
+
+  it('a call it has no response for, or a file torn mid-line, gives nothing rather than a guess', () => {
+    expect(shellEndOfSession(session, 'run_shell_command__other_0')).toBeUndefined();
+    const torn = session.slice(0, session.indexOf('Exit Code'));
+    expect(shellEndOfSession(torn, id)).toBeUndefined();
+  });
+
+  it('a command that exited 0 or was killed by a signal is read as such', () => {
+    const ok = session.replaceAll('Exit Code: 3', 'Exit Code: 0');
+    expect(shellEndOfSession(ok, id)).toEqual({ exitCode: 0, signal: null });
+    const killed = session.replaceAll('Exit Code: 3', 'Signal: 9');
+    expect(shellEndOfSession(killed, id)).toEqual({ exitCode: null, signal: '9' });
   });
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { shellEndOfSession } from '../../../src/agents/gemini/gemini-session.ts';
 import {
   geminiTranslator,
   statusOfError,
@@ -134,6 +135,52 @@ describe('Gemini CLI stream-json, translated', () => {
         ],
       },
     });
+  });
+
+  it('a shell command that exits non-zero is a failed result, its exit code from the session file (issue 30 M2)', () => {
+    // Gemini CLI's stream says "success" for `exit 3`; only the session file has the exit code.
+    const session = fixture('session-shell-exit.jsonl').join('\n');
+    const translator = geminiTranslator({
+      readShellEnd: (_id, toolId) => shellEndOfSession(session, toolId),
+    });
+    const lines = fixture('shell-exit.jsonl').flatMap((raw) => {
+      const out = translator.line(raw);
+      if (!out.ok) throw new Error(out.error);
+      return out.lines;
+    });
+    const results = lines.filter((l) => l.type === 'user');
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({
+      message: {
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'run_shell_command__run_shell_command_1795980343030_0',
+            content: 'Exit code 3\nout\nerr',
+            is_error: true,
+          },
+        ],
+      },
+    });
+    // Held until the model's next move, it still comes before that move's text.
+    const order = lines.map((l) => l.type);
+    expect(order.indexOf('user')).toBeLessThan(
+      lines.findIndex((l) => l.type === 'assistant' && JSON.stringify(l).includes('Done.')),
+    );
+  });
+
+  it('a shell result the session has no exit code for stays as the stream said; a run cut short still gets it', () => {
+    const raw = fixture('shell-exit.jsonl');
+    const translator = geminiTranslator({ readShellEnd: () => undefined });
+    const lines = raw.slice(0, 4).flatMap((text) => {
+      const out = translator.line(text);
+      return out.ok ? out.lines : [];
+    });
+    // The stream ended right after the result (a stop): end() gives the held result, as the stream said.
+    const ended = [...lines, ...(translator.end?.() ?? [])];
+    expect(ended.filter((l) => l.type === 'user')).toMatchObject([
+      { message: { content: [{ type: 'tool_result', content: 'out\nerr', is_error: false }] } },
+    ]);
   });
 
   it("a 429 is a rate-limited result: status 429, the provider's suggested delay kept in the message", () => {

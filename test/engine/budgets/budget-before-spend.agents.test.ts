@@ -47,6 +47,12 @@ const SPECS: Spec[] = [
     agent: 'gemini',
     model: 'gemini-2.5-pro',
     shell: (n) => `{ name: run_shell_command, input: { command: "echo step-${n}" } }`,
+    // Its loop check after 30 turns of one prompt, answered (docs/operations.md#writing-a-script-for-an-agent).
+    side: `  - name: loop-check
+    match: { api: gemini, tools: false }
+    turns: []
+    whenExhausted: { content: [{ text: '{"unproductive_state_analysis": "Each step differs.", "unproductive_state_confidence": 0}' }] }
+`,
   },
   {
     agent: 'opencode',
@@ -128,7 +134,7 @@ describeWithClis(
             },
           });
           // Several answers were paid for before the stop, and the stop came before the limit.
-          expect({ agent, cost: cost > 0.05 }).toEqual({ agent, cost: true });
+          expect({ agent, cost, paid: cost > 0.05 }).toEqual({ agent, cost, paid: true });
           expect({ agent, cost: cost <= LIMIT }).toEqual({ agent, cost: true });
         }
       } finally {

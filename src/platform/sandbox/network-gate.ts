@@ -61,6 +61,8 @@ export async function startNetworkGate(options: {
   const sockets = new Set<Socket>();
   const agents = [new http.Agent({ keepAlive: true }), new https.Agent({ keepAlive: true })] as const;
   const track = (s: Socket) => {
+    // A keep-alive socket carries many requests: one listener for its whole life.
+    if (sockets.has(s)) return;
     sockets.add(s);
     s.once('close', () => sockets.delete(s));
   };

@@ -92,6 +92,39 @@ describe('startNetworkGate', () => {
     expect((await gate('http://127.0.0.1:7123/t/x')).port).toBe(7123);
   });
 
+  it('forwards many requests over one kept-alive upstream socket without piling up listeners (trial 30)', async () => {
+    const upstream = new Set<unknown>();
+    const port = await listen(
+      createServer((req, res) => {
+        upstream.add(req.socket);
+        res.end('ok');
+      }),
+    );
+    const g = await gate(`http://127.0.0.1:${port}/p/1`);
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      for (let i = 0; i < 15; i++) {
+        const status = await new Promise<number | undefined>((resolve, reject) => {
+          const req = request({ socketPath: g.socket, path: '/p/1/v1/messages', method: 'POST' }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode));
+          });
+          req.on('error', reject);
+          req.end('{}');
+        });
+        expect(status).toBe(200);
+      }
+      // Warnings are emitted on the next tick.
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(upstream.size).toBe(1);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('answers a refusal 403 with why, and reports it', async () => {
     const denied: SandboxDenial[] = [];
     const g = await gate('http://127.0.0.1:7123/t/x', denied);

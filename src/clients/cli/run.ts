@@ -35,7 +35,11 @@ export function registerRun(program: Command): void {
       "browser origins allowed to connect besides Ribosome's own dashboards",
     )
     .option('--max-clients <n>', 'WebSocket clients at once; one more gets HTTP 503 (default 64)')
-    .option('--proxy', 'run the LLM proxy on port + 1 (env SERVICE_RUNTIME_WITHOUT_PROXY=false)')
+    .option(
+      '--proxy',
+      'run the LLM proxy on port + 1 (env SERVICE_RUNTIME_WITHOUT_PROXY=false); on by itself when a cost limit is set',
+    )
+    .option('--no-proxy', 'no LLM proxy, even with a cost limit (which is then checked as spend is reported)')
     .option(
       '--proxy-host <h>',
       'address the LLM proxy binds (default 127.0.0.1, whatever --host is); beyond loopback requests need the access token',

@@ -32,6 +32,20 @@ export function hasLimits(limits: BudgetLimits | undefined): limits is BudgetLim
   return limits !== undefined && LIMIT_NAMES.some((name) => limits[name] !== undefined);
 }
 
+/** True when a run with `run` as its budget and `plan`'s codons and loops sets a cost limit anywhere. */
+export function hasCostLimit(
+  run: BudgetLimits | undefined,
+  codons: ReadonlyArray<{
+    budget?: BudgetLimits | undefined;
+    loop?: { budget?: BudgetLimits | undefined } | undefined;
+  }>,
+): boolean {
+  return (
+    run?.maxCostUsd !== undefined ||
+    codons.some((c) => c.budget?.maxCostUsd !== undefined || c.loop?.budget?.maxCostUsd !== undefined)
+  );
+}
+
 /**
  * The run's budget: the plan's `budget`, with the config file's `budget` over it and the command
  * line (`--max-cost`, `--max-time`) over that, limit by limit. Undefined when nothing is set.

@@ -39,7 +39,9 @@ export const ProxyFileKeys = z.object({
   withoutProxy: z
     .boolean()
     .optional()
-    .describe('false starts the LLM proxy on the main port + 1 (like --proxy). Default true: no proxy.'),
+    .describe(
+      'false starts the LLM proxy on the main port + 1 (like --proxy); true keeps it off (like --no-proxy). Unset: no proxy, unless a cost limit is set, which it then holds before each request.',
+    ),
   proxyHost: z
     .string()
     .min(1)
@@ -115,6 +117,13 @@ export function proxyKeyConflicts(keys: {
 
 export const ProxyConfigSchema = z.object({
   enabled: z.boolean(),
+  /**
+   * Why the proxy is on when nothing asked for it: `budget`, a cost limit it holds before each
+   * request (docs/unattended.md#budgets). Absent when a source said on or off.
+   */
+  enabledFor: z.literal('budget').optional(),
+  /** A cost limit is set and a source turned the proxy off: the limit is checked as spend is reported. */
+  offWithBudget: z.boolean().optional(),
   /** The address the proxy binds; beyond loopback every request needs a credential. */
   host: z.string().min(1),
   providerBaseUrl: z.string(),
@@ -136,6 +145,8 @@ export type ProxyConfigSources = {
   env: NodeJS.ProcessEnv;
   /** The parsed config file (any other keys are ignored). */
   file: Record<string, unknown>;
+  /** The run has a cost limit: with no source saying on or off, the proxy is on to hold it. */
+  costLimited?: boolean;
 };
 
 export type ProxyConfigError = { code: 'PROXY_CONFIG_INVALID'; message: string };
@@ -241,14 +252,15 @@ export function resolveProxyConfig(sources: ProxyConfigSources): ProxyConfigResu
   const maxInFlightBytes =
     file.data.proxyMaxInFlightBytes ?? Math.max(DEFAULT_MAX_IN_FLIGHT_BYTES, maxBodyBytes);
 
-  const withoutProxy =
-    sources.cli.proxy !== undefined
-      ? !sources.cli.proxy
-      : (envWithoutProxyFlag ?? file.data.withoutProxy ?? true);
+  const said =
+    sources.cli.proxy !== undefined ? !sources.cli.proxy : (envWithoutProxyFlag ?? file.data.withoutProxy);
+  const withoutProxy = said ?? !sources.costLimited;
   return {
     ok: true,
     value: {
       enabled: !withoutProxy,
+      ...(said === undefined && sources.costLimited ? { enabledFor: 'budget' as const } : {}),
+      ...(said === true && sources.costLimited ? { offWithBudget: true } : {}),
       host: sources.cli.proxyHost ?? file.data.proxyHost ?? DEFAULT_PROXY_HOST,
       providerBaseUrl: provider.value,
       middleware: file.data.proxyMiddleware ?? [],

@@ -32,8 +32,9 @@ describeWithClis('estimated costs shown as such (Codex, e2e)', [cliBinary(CODEX)
       'name: estimate\nagent: codex\ncodons:\n  - id: one\n    prompt: Do one.\n  - id: two\n    prompt: Do two.\n',
     );
     writeFileSync(script, 'turns:\n  - content: [{ text: Done. }]\n    repeat: 4\n');
-    // Codex's first turn alone (its long instructions) costs far more than this budget.
-    const { code, stderr } = await runToEnd(plan, exec, script, ['--max-cost', '0.001'], {
+    // Codex's first turn alone (its long instructions) costs far more than this budget; without the
+    // proxy (which would refuse it before it went out) the turn runs and its estimated cost is seen.
+    const { code, stderr } = await runToEnd(plan, exec, script, ['--max-cost', '0.001', '--no-proxy'], {
       timeoutMs: 120_000,
     });
     expect(code, stderr).toBe(1);

@@ -39,12 +39,13 @@ async function totalCost(client: RibosomeClient): Promise<number> {
 }
 
 describe('budgets with the proxy: the spend never passes the limit', () => {
-  it('--proxy: the request the budget cannot pay for is refused before it goes out, and the codon stops for budget under its limit', async () => {
-    const { client } = await serve(simplePlan(['spend']), costlyTurns(20), [
-      '--proxy',
+  it('a cost limit turns the proxy on: the request the budget cannot pay for is refused before it goes out, and the codon stops for budget under its limit', async () => {
+    // No --proxy: the cost limit alone turns it on, and says so (trial 30: a Codex turn passed a limit 53 times).
+    const { client, server } = await serve(simplePlan(['spend']), costlyTurns(20), [
       '--max-cost',
       String(LIMIT),
     ]);
+    expect(server.stderr()).toContain('the LLM proxy is on to hold the cost limit');
     const completed = await budgetStop(client);
     expect(completed.data.failureReason?.message).toMatch(
       /^plan budget exhausted: maxCostUsd 0\.10, spent 0\.\d{4}, the next request could cost 0\.\d{4}$/,
@@ -54,8 +55,12 @@ describe('budgets with the proxy: the spend never passes the limit', () => {
     expect(cost).toBeLessThanOrEqual(LIMIT);
   });
 
-  it('without the proxy the same run is stopped only after its spend passed the limit', async () => {
-    const { client } = await serve(simplePlan(['spend']), costlyTurns(20), ['--max-cost', String(LIMIT)]);
+  it('--no-proxy: the same run is stopped only after its spend passed the limit', async () => {
+    const { client } = await serve(simplePlan(['spend']), costlyTurns(20), [
+      '--max-cost',
+      String(LIMIT),
+      '--no-proxy',
+    ]);
     const completed = await budgetStop(client);
     expect(completed.data.failureReason?.message).toMatch(
       /^plan budget exceeded: maxCostUsd 0\.10, spent 0\.1\d{3}$/,

@@ -78,6 +78,23 @@ describe('resolveProxyConfig: enabling', () => {
     expect(resolved({ file: { withoutProxy: false } }).enabled).toBe(true);
   });
 
+  it('a cost limit turns it on when no source says on or off; a source that says off wins, and is marked (trial 30)', () => {
+    const limited = { costLimited: true };
+    expect(resolved(limited)).toMatchObject({ enabled: true, enabledFor: 'budget' });
+    expect(resolved({ ...limited, cli: { proxy: true } })).not.toHaveProperty('enabledFor');
+    expect(resolved({ ...limited, cli: { proxy: false } })).toMatchObject({
+      enabled: false,
+      offWithBudget: true,
+    });
+    expect(resolved({ ...limited, env: { SERVICE_RUNTIME_WITHOUT_PROXY: 'true' } })).toMatchObject({
+      enabled: false,
+      offWithBudget: true,
+    });
+    expect(resolved({ ...limited, file: { withoutProxy: true } }).enabled).toBe(false);
+    expect(resolved({ costLimited: false })).toMatchObject({ enabled: false });
+    expect(resolved({ costLimited: false })).not.toHaveProperty('offWithBudget');
+  });
+
   it('reads the environment flag case-blind, accepts 1/0, and treats empty as unset', () => {
     expect(resolved({ env: { SERVICE_RUNTIME_WITHOUT_PROXY: 'FALSE' } }).enabled).toBe(true);
     expect(resolved({ env: { SERVICE_RUNTIME_WITHOUT_PROXY: '0' } }).enabled).toBe(true);

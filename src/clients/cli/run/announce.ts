@@ -38,6 +38,15 @@ export function announce(
   if (access.generated && !request.web) {
     say(`access token (clients send Authorization: Bearer <token>): ${access.token}`);
   }
+  if (request.proxy.enabledFor === 'budget') {
+    say(
+      'the LLM proxy is on to hold the cost limit: each model request is priced before it is sent (--no-proxy turns it off)',
+    );
+  } else if (request.proxy.offWithBudget && lateReporters(request).length > 0) {
+    say(
+      `without the LLM proxy the cost limit is checked as spend is reported: ${lateReporters(request).join(' and ')} ${lateReporters(request).length === 1 ? 'reports' : 'report'} a turn's spend at its end, so one turn may pass it by any amount (--proxy holds it before each request)`,
+    );
+  }
   const proxy = runtime.companions?.proxy;
   if (proxy && proxy.agentUrl !== proxy.url) {
     say(
@@ -47,6 +56,12 @@ export function announce(
   process.stdout.write(`listening ${runtime.url}\n`);
   const web = runtime.companions?.dashboard;
   return { lines, ...(web ? { dashboard: dashboardAddress(web.url, access.token) } : {}) };
+}
+
+/** The plan's agents that report a turn's spend only at its end (docs/unattended.md#budgets). Pure. */
+function lateReporters(request: RunRequest): string[] {
+  const late = new Set(['codex', 'gemini']);
+  return [...new Set(request.plan.codons.map((c) => c.agent))].filter((a) => late.has(a));
 }
 
 /** The line a re-run prints (after `ribosome: `): what it resumes and what comes next. */

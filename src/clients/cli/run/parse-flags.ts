@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import type { BudgetLimits } from '../../../core/protocol/index.ts';
-import { parseCost, parseDuration, runBudget } from '../../../engine/budgets/limits.ts';
+import { hasCostLimit, parseCost, parseDuration, runBudget } from '../../../engine/budgets/limits.ts';
 import { accessToken } from '../../../host/web-server/index.ts';
 import { vendorDefaultProblems } from '../../../llm/providers/providers.ts';
 import { loadConfigFile } from '../../../plan/config/config-file.ts';
@@ -140,12 +140,13 @@ export async function parseRunFlags(
   }
   const proxy = resolveProxyConfig({
     cli: {
-      ...(flags.proxy ? { proxy: true } : {}),
+      ...(flags.proxy === undefined ? {} : { proxy: flags.proxy }),
       ...(flags.providerBaseUrl ? { providerBaseUrl: flags.providerBaseUrl } : {}),
       ...(flags.proxyHost === undefined ? {} : { proxyHost: flags.proxyHost }),
     },
     env: process.env,
     file: file.value,
+    costLimited: hasCostLimit(runBudget(plan.budget, settings.value.budget), plan.codons),
   });
   if (!proxy.ok) return refuse(proxy.error.message);
   const access = accessToken({

@@ -214,7 +214,10 @@ export function reduceAll(transitions: Iterable<Transition>, state = initialStat
 
 /** The `resultingState` of a state.transition event (spec 6.1). */
 export function summary(state: EngineState) {
-  const current = state.currentRunId ? own(state.runs, state.currentRunId) : undefined;
+  // The run the execution is at: a server that found its plan done has begun none, and its events
+  // (a budget's, a sentinel's) still count under the latest run.
+  const latest = latestRunId(state);
+  const current = latest ? own(state.runs, latest) : undefined;
   return {
     currentRunId: state.currentRunId,
     runCount: state.runOrder.length,

@@ -25,6 +25,7 @@ import {
   rollback,
   runStarted,
   serverTotals,
+  transition,
   usage,
 } from '../model/helpers/events.ts';
 import { ev } from '../model/helpers/fake-client.ts';
@@ -241,6 +242,34 @@ describe('after a rollback', () => {
     expect(s.run.workTime).toBe(0);
     // The idle of the old run spoke of it: the new run is not "plan done".
     expect(runWord(s.run)).toBe('run running');
+  });
+
+  it('a run that ended, then a server that idles on it (it began no run): the idle is the news, not the old ending (trial 30)', () => {
+    const ended = fold([
+      ...runStarted(),
+      ...codonStart('one', 1),
+      ...usage('one', 100, 10, 0.02),
+      ...codonEnd('one', 'completed'),
+      transition('RunCompleted', { endedAt: '2026-11-29T10:00:00.000Z' }),
+    ]);
+    expect(runWord(ended.run)).toBe('run completed');
+    const idle = fold(
+      [
+        ev(
+          'server.idle',
+          {
+            reason: 'startup',
+            message: 'idle; codon.next starts two',
+            nextCodonId: 'two',
+            lastEnded: { codonId: 'one', status: 'completed' },
+          },
+          '2026-11-29T10:05:00.000Z',
+        ),
+      ],
+      ended,
+    );
+    expect(runWord(idle.run)).toBe('idle · next: two');
+    expect(currentRunCost(idle.run)).toBe(0.02);
   });
 
   it('with autoRestart, the first undone codon runs again and the rest stay pending', () => {

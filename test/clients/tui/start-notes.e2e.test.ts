@@ -50,8 +50,8 @@ describe.skipIf(!hasTmux)('ribosome run --web under the terminal UI', () => {
     tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'run', '-x', '200', '-y', '30', 'sh', '-c', program);
     const screen = () => tmux('capture-pane', '-p', '-t', 'run');
     const shown = await waitForValue(
-      'the UI to show the completed run it resumed',
-      () => (screen().includes('run completed') ? screen() : undefined),
+      'the UI to show the plan it resumed done (the server idles on the completed run)',
+      () => (screen().includes('plan done') ? screen() : undefined),
       60_000,
     );
     serverPid = (JSON.parse(readFileSync(join(exec, '.ribosome/runtime.lock'), 'utf8')) as { pid: number })

@@ -67,12 +67,19 @@ export const nextCodonId = (run: RunState['run']): string | undefined => run.idl
 /** The run's state in a few words (header): rolling back, ended, plan done, idle and what runs next. */
 export function runWord(run: RunState['run']): string {
   if (run.isRollingBack) return 'ROLLING BACK';
-  if (run.runStatus && run.runStatus !== 'running') return `run ${run.runStatus}`;
+  if (run.runStatus && run.runStatus !== 'running' && !idleSinceEnd(run)) return `run ${run.runStatus}`;
   if (run.idle?.reason === 'all-codons-completed') return 'plan done';
   const next = nextCodonId(run);
   if (run.idle) return next ? `idle · next: ${next}` : 'idle';
   return run.runStatus ? `run ${run.runStatus}` : '';
 }
+
+/**
+ * The server idles after the latest run ended: a later server that found it done begins no run until
+ * a codon starts (docs/checkpoints.md#what-runs-next), so its idle, not the old ending, is the news.
+ */
+export const idleSinceEnd = (run: Pick<RunState['run'], 'idle' | 'endedAt'>): boolean =>
+  run.idle !== undefined && run.endedAt !== undefined && Date.parse(run.idle.at) > Date.parse(run.endedAt);
 
 /** What a codon that will not run says (the TUI's codon list, the web overview). */
 export const PASSED_OVER = 'passed over';

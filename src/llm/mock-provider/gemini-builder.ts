@@ -32,7 +32,7 @@ export type GeminiResponse = {
   responseId: string;
 };
 
-export type GeminiContext = { model: string; inputTokens: number; ids: IdSource };
+export type GeminiContext = { model: string; inputTokens: number; maxOutput?: number; ids: IdSource };
 
 export function buildGeminiResponse(turn: ReplyTurn, context: GeminiContext): GeminiResponse {
   const parts = turn.content.map((block): GeminiPart => {
@@ -41,7 +41,7 @@ export function buildGeminiResponse(turn: ReplyTurn, context: GeminiContext): Ge
     const { name, input, id } = block.tool_use;
     return { functionCall: { name, args: objectInput(input), ...(id ? { id } : {}) } };
   });
-  const usage = usageOf(turn, context.inputTokens);
+  const usage = usageOf(turn, context.inputTokens, context.maxOutput);
   // Gemini's prompt count includes cached content; the script's input_tokens leaves it out.
   const prompt = usage.input + usage.cacheRead + usage.cacheCreation;
   return {

@@ -21,6 +21,7 @@ export const GeminiRequestSchema = z.looseObject({
   contents: z.array(ContentSchema).min(1, 'contents is not specified'),
   systemInstruction: z.union([z.string(), z.looseObject({ parts: z.array(PartSchema) })]).optional(),
   tools: z.array(z.unknown()).optional(),
+  generationConfig: z.looseObject({ maxOutputTokens: z.number().int().positive().optional() }).optional(),
 });
 export type GeminiRequest = z.infer<typeof GeminiRequestSchema>;
 

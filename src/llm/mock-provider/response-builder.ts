@@ -31,14 +31,16 @@ export function estimateInputTokens(request: {
 
 /**
  * A reply's token counts: the script's `usage` (written once, in Anthropic's terms: `input_tokens`
- * excludes the cache) or estimates. Each API's builder words them its own way.
+ * excludes the cache) or estimates. Each API's builder words them its own way. Output never passes
+ * the request's own limit (`maxOutput`), as a provider never bills more than it allowed.
  */
 export type TurnUsage = { input: number; output: number; cacheRead: number; cacheCreation: number };
 
-export function usageOf(turn: ReplyTurn, estimatedInput: number): TurnUsage {
+export function usageOf(turn: ReplyTurn, estimatedInput: number, maxOutput?: number): TurnUsage {
+  const output = turn.usage?.output_tokens ?? estimateTokens(turn.content.map(visibleText).join(''));
   return {
     input: turn.usage?.input_tokens ?? estimatedInput,
-    output: turn.usage?.output_tokens ?? estimateTokens(turn.content.map(visibleText).join('')),
+    output: maxOutput === undefined ? output : Math.min(output, maxOutput),
     cacheRead: turn.usage?.cache_read_input_tokens ?? 0,
     cacheCreation: turn.usage?.cache_creation_input_tokens ?? 0,
   };
@@ -54,7 +56,7 @@ export function objectInput(input: string | Record<string, unknown>): Record<str
 
 export function buildMessage(
   turn: ReplyTurn,
-  context: { model: string; inputTokens: number; ids: IdSource },
+  context: { model: string; inputTokens: number; maxOutput?: number; ids: IdSource },
 ): Message {
   const content: ContentBlock[] = turn.content.map((block): ContentBlock => {
     if ('text' in block) return { type: 'text', text: block.text };
@@ -69,7 +71,7 @@ export function buildMessage(
     return { type: 'tool_use', id: id ?? context.ids.toolUseId(), name, input: objectInput(input) };
   });
   const hasToolUse = content.some((block) => block.type === 'tool_use');
-  const usage = usageOf(turn, context.inputTokens);
+  const usage = usageOf(turn, context.inputTokens, context.maxOutput);
   return {
     id: context.ids.messageId(),
     type: 'message',

@@ -55,7 +55,13 @@ export type ResponseObject = {
 
 export type ResponsesEvent = { type: string; sequence_number: number } & Record<string, unknown>;
 
-export type ResponsesContext = { model: string; inputTokens: number; ids: IdSource; createdAt: number };
+export type ResponsesContext = {
+  model: string;
+  inputTokens: number;
+  maxOutput?: number;
+  ids: IdSource;
+  createdAt: number;
+};
 
 function shell(context: ResponsesContext): ResponseObject {
   return {
@@ -105,7 +111,7 @@ export function buildResponse(turn: ReplyTurn, context: ResponsesContext): Respo
       arguments: JSON.stringify(input),
     };
   });
-  const usage = usageOf(turn, context.inputTokens);
+  const usage = usageOf(turn, context.inputTokens, context.maxOutput);
   // OpenAI counts cached tokens inside input_tokens; the script's input_tokens leaves them out.
   const input = usage.input + usage.cacheRead + usage.cacheCreation;
   const truncated = turn.stopReason === 'max_tokens';

@@ -18,6 +18,7 @@ export const ResponsesRequestSchema = z.looseObject({
   instructions: z.string().nullable().optional(),
   tools: z.array(z.unknown()).nullable().optional(),
   stream: z.boolean().nullable().optional(),
+  max_output_tokens: z.number().int().positive().nullable().optional(),
 });
 export type ResponsesRequest = z.infer<typeof ResponsesRequestSchema>;
 

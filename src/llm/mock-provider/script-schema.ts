@@ -34,7 +34,9 @@
  *                               text as an object { input: "<text>" }
  *     stopReason: end_turn      optional; default tool_use when a tool_use block is present
  *     usage: { input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens }
- *                               optional overrides of the estimated counts
+ *                               optional overrides of the estimated counts; output never passes
+ *                               the request's own limit (max_tokens, max_output_tokens,
+ *                               generationConfig.maxOutputTokens), as a provider's never does
  *     stallAfterEvents: 3       optional, streaming only: send 3 SSE events, then go silent forever
  *   error: { status: 429, type?, message?, retryAfter?, inStream? }
  *                               an HTTP error with the API's error body; `type` (the API's own error

@@ -133,7 +133,12 @@ const anthropic: WireAdapter = {
     const parsed = WireRequestSchema.safeParse(body);
     if (!parsed.success) return refuse(anthropic.error(400, describeIssue(parsed.error)));
     const request = parsed.data;
-    const context = { model: request.model, inputTokens: estimateInputTokens(request), ids };
+    const context = {
+      model: request.model,
+      inputTokens: estimateInputTokens(request),
+      maxOutput: request.max_tokens,
+      ids,
+    };
     const exchange: Exchange = {
       view: viewOf(request, headers),
       stream: request.stream === true,
@@ -171,6 +176,7 @@ const responses: WireAdapter = {
         input: request.input,
         tools: request.tools,
       }),
+      ...(request.max_output_tokens ? { maxOutput: request.max_output_tokens } : {}),
       ids,
       createdAt: Math.floor(Date.now() / 1000),
     };
@@ -203,6 +209,9 @@ const gemini: WireAdapter = {
         contents: request.contents,
         tools: request.tools,
       }),
+      ...(request.generationConfig?.maxOutputTokens
+        ? { maxOutput: request.generationConfig.maxOutputTokens }
+        : {}),
       ids,
     };
     const build = (turn: ReplyTurn) => buildGeminiResponse(turn, context);

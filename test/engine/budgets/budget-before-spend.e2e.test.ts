@@ -55,6 +55,20 @@ describe('budgets with the proxy: the spend never passes the limit', () => {
     expect(cost).toBeLessThanOrEqual(LIMIT);
   });
 
+  it("a script's answer claiming more output than the request allowed is billed at the request's limit, so the limit holds (trial 30)", async () => {
+    const greedy = `turns:\n  - content:\n      - tool_use: { name: Bash, input: { command: "echo greedy" } }\n    usage: { output_tokens: 1000000 }\n  - content: [{ text: Done. }]\n`;
+    const { client } = await serve(simplePlan(['spend']), greedy, ['--max-cost', '0.5']);
+    const completed = await client.waitFor(
+      (e) => e.type === 'codon.completed' && e.data.codonId === 'spend',
+      60_000,
+      'codon.completed',
+    );
+    expect(completed.type === 'codon.completed' && completed.data.success).toBe(true);
+    const cost = await totalCost(client);
+    expect(cost).toBeGreaterThan(0);
+    expect(cost).toBeLessThanOrEqual(0.5);
+  });
+
   it('--no-proxy: the same run is stopped only after its spend passed the limit', async () => {
     const { client } = await serve(simplePlan(['spend']), costlyTurns(20), [
       '--max-cost',

@@ -57,6 +57,16 @@ describe('buildMessage', () => {
   });
 });
 
+describe("a script's usage against the request's output limit (trial 30)", () => {
+  it('reports no more output than the request allowed, as a provider never bills more', () => {
+    const turn = { content: [{ text: 'Long.' }], usage: { output_tokens: 1_000_000 } };
+    expect(buildMessage(turn, { model: 'm', inputTokens: 5, maxOutput: 8192, ids }).usage.output_tokens).toBe(
+      8192,
+    );
+    expect(buildMessage(turn, { model: 'm', inputTokens: 5, ids }).usage.output_tokens).toBe(1_000_000);
+  });
+});
+
 describe('streamEventsOf', () => {
   it('streams events that validate and fold back into the same message, through SSE text', () => {
     const events = streamEventsOf(reply);

@@ -81,6 +81,11 @@ export class BudgetKeeper {
     this.#arm();
   }
 
+  /** What the proxy saw the codon's answers cost that its agent never reported; 0 without limits. */
+  unreported(codonId: string): number {
+    return this.#limited ? this.#ledger.unreported(codonId) : 0;
+  }
+
   /** Every codon is done: the run's clock stops until a codon starts again. */
   settle(): void {
     if (!this.#limited) return;

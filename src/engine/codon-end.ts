@@ -12,7 +12,7 @@ import type { EndStatus } from './what-next.ts';
 /** What recording a codon's end needs. */
 export type EndDeps = Pick<
   LifecycleOptions,
-  'state' | 'recorder' | 'steps' | 'hooks' | 'dataDir' | 'snapshot'
+  'state' | 'recorder' | 'steps' | 'hooks' | 'dataDir' | 'snapshot' | 'unreportedSpend'
 >;
 
 /** How a codon whose agent ran ended, before its checkpoint is taken. Pure. */
@@ -76,6 +76,11 @@ export async function recordAgentEnd(
   });
   await d.hooks.afterAgent(codon, runId);
   await checkDataDir(d, codon, dataBefore, dataAfter);
+  // Answers the proxy metered that an agent cut short never reported were spent. An agent that ended
+  // by itself has reported all it will, in its own prices: its word stands.
+  const metered = outcome.stoppedBy ? (d.unreportedSpend?.(codon.id) ?? 0) : 0;
+  if (metered > 0 && codonOf(runOf(d.state(), runId), codon.id))
+    await recorder.apply('CostsIncremented', { runId, codonId: codon.id, amount: metered, source: 'agent' });
   // The final cost and codon.completed in one commit (one fsync, not two), in that order.
   const spent = codonOf(runOf(d.state(), runId), codon.id);
   const finalCost: Transition[] = spent

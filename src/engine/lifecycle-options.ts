@@ -34,6 +34,11 @@ export type LifecycleOptions = {
   messageQueue?: MessageQueueLimits;
   /** Publishes a state.snapshot. */
   snapshot: () => Promise<unknown>;
+  /**
+   * What the proxy saw the codon's answers cost that its agent, now ended, never reported: counted
+   * in its cost at its end (docs/unattended.md#budgets).
+   */
+  unreportedSpend?: (codonId: string) => number;
 };
 
 /** Which attempt of a codon this start is (automatic retries), shown on codon.started. */

@@ -89,6 +89,7 @@ export class Orchestrator implements Engine {
       hooks: options.hooks ?? noHooks,
       logger: this.#log,
       snapshot: () => this.#snapshot(),
+      unreportedSpend: (codonId) => this.#budgets.unreported(codonId),
     });
     this.#budgets = new BudgetKeeper({
       planName: options.plan.name,

@@ -93,7 +93,7 @@ describe('runAgentLoop', () => {
         turns: [
           {
             content: [{ text: 'Listing.' }, { tool_use: { name: 'Glob', input: { pattern: '*' } } }],
-            usage: { input_tokens: 100, output_tokens: 1500 },
+            usage: { input_tokens: 100, output_tokens: 900 },
           },
           { content: [{ text: 'Done.' }], usage: { input_tokens: 200, output_tokens: 700 } },
         ],
@@ -106,7 +106,7 @@ describe('runAgentLoop', () => {
         : [],
     );
     // The first block went out before the message was complete; the last carries its final usage.
-    expect(usage).toEqual(['text 1', 'tool_use 1500', 'text 700']);
+    expect(usage).toEqual(['text 1', 'tool_use 900', 'text 700']);
   });
 
   it('retries with the provider-given delay and reports each retry', async () => {

@@ -57,6 +57,14 @@ export class Holds {
     }
   }
 
+  /** What the codon's answered requests cost that its agent has not reported (yet). */
+  unreported(codonId: string): number {
+    let total = 0;
+    for (const hold of this.#holds)
+      if (hold.codonId === codonId && hold.state === 'answered') total += hold.usd;
+    return total;
+  }
+
   /** The money held for requests `counts` takes. */
   sum(counts: (codonId: string | undefined) => boolean): number {
     let total = 0;

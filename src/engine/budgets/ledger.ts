@@ -104,6 +104,11 @@ export class BudgetLedger {
     }
   }
 
+  /** What the codon's answered requests cost that its agent never reported (a stopped Claude Code's last answer). */
+  unreported(codonId: string): number {
+    return this.#holds.unreported(codonId);
+  }
+
   /** The codon's agent (and all it ran) has ended. */
   end(codonId: string, now: number): void {
     if (this.#active === codonId) this.#active = undefined;

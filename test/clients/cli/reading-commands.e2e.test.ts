@@ -156,8 +156,8 @@ describe('reading a finished execution (the demo plan run to its end)', () => {
   it('a run a budget stopped: the exit summary says which budget ran out, not "a codon failed"', async () => {
     const dir = temp();
     writeFileSync(join(dir, 'plan.yaml'), simplePlan(['one', 'two', 'three']));
-    // two's one answer costs far past $1 (Sonnet output at $15 per million tokens).
-    const expensive = '  - content:\n      - text: Spent a lot.\n    usage: { output_tokens: 900000 }\n';
+    // two's one answer costs far past $1 (Sonnet input at $3 per million tokens).
+    const expensive = '  - content:\n      - text: Spent a lot.\n    usage: { input_tokens: 900000 }\n';
     writeFileSync(join(dir, 'script.yaml'), `turns:\n${writeTurns('one.txt', 'one')}${expensive}`);
     const exec = join(dir, 'exec');
     const run = await runToEnd(join(dir, 'plan.yaml'), exec, join(dir, 'script.yaml'), ['--max-cost', '1']);

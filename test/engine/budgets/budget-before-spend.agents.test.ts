@@ -136,6 +136,12 @@ describeWithClis(
           // Several answers were paid for before the stop, and the stop came before the limit.
           expect({ agent, cost, paid: cost > 0.05 }).toEqual({ agent, cost, paid: true });
           expect({ agent, cost: cost <= LIMIT }).toEqual({ agent, cost: true });
+          // What the codon records is what the budget counted: an answer the proxy metered and the
+          // stopped agent never reported is in it (trial 30: Claude Code's $0.0270 against 0.0420).
+          expect({ agent, recorded: completed.data.cost.toFixed(4) }).toEqual({
+            agent,
+            recorded: cost.toFixed(4),
+          });
         }
       } finally {
         killAll();

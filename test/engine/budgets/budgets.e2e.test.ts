@@ -31,16 +31,18 @@ const errorsWith = (history: readonly ServerEvent[], code: string) =>
 describe('budgets', () => {
   it('--max-cost: usage past the budget mid-codon stops the agent tree, fails the codon and holds the run', async () => {
     const m = marker();
-    // Sonnet 4.5 output at $15 per million: 56k tokens are $0.84 (a warning), 20k more pass $1.00.
+    // Sonnet 4.5 input at $3 per million: 280k tokens are $0.84 (a warning), 100k more pass $1.00. (Input:
+    // the output a script reports never passes the request's max_tokens.) Without the proxy, which
+    // would check each request first: spend is checked as it is reported.
     const script = `turns:
   - content:
       - tool_use: { name: Bash, input: { command: "sleep ${m} >/dev/null 2>&1 &" } }
-    usage: { output_tokens: 56000 }
+    usage: { input_tokens: 280000 }
   - content:
       - tool_use: { name: Bash, input: { command: "true" } }
-    usage: { output_tokens: 20000 }
+    usage: { input_tokens: 100000 }
 ${stuckTurns(m + 1)}`;
-    const { client } = await serve(simplePlan(['spend', 'after']), script, ['--max-cost', '1']);
+    const { client } = await serve(simplePlan(['spend', 'after']), script, ['--max-cost', '1', '--no-proxy']);
     expect(client.serverInfo.budget).toEqual({ maxCostUsd: 1 });
     const completed = await seen(client, 'codon.completed', (e) => e.data.codonId === 'spend');
     expect(completed.data.success).toBe(false);

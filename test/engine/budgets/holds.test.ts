@@ -42,6 +42,19 @@ describe('budget ledger: money held for requests before their cost is reported',
     expect(l.room(undefined)).toBeCloseTo(0.7);
   });
 
+  it("what the codon's answered requests cost and its agent never reported: counted at its end when it was cut short (trial 30)", () => {
+    const l = ledger(1);
+    l.begin('plain', T0);
+    l.answer(l.hold('plain', 0.5), 0.2);
+    l.answer(l.hold('plain', 0.4), 0.1);
+    l.hold('plain', 0.3); // still in flight: not an answer anyone was billed for yet
+    expect(l.unreported('plain')).toBeCloseTo(0.3);
+    // The agent reported the first answer: only the second is left unreported.
+    l.addCost('plain', 0.2, T0);
+    expect(l.unreported('plain')).toBeCloseTo(0.1);
+    expect(l.unreported('capped')).toBe(0);
+  });
+
   it('without a cost limit there is no room to check', () => {
     expect(ledger().room('plain')).toBeUndefined();
   });

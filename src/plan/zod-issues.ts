@@ -50,9 +50,11 @@ export function issuesToDrafts(issues: readonly Issue[], root: Schema, input: un
             'Write `field: value` lines.',
           );
         } else {
+          // 1e400 parses as Infinity: a number, though not one a field takes (not "a number (null)").
+          const finite = typeof value === 'number' && !Number.isFinite(value) ? 'a finite number' : undefined;
           add(
             'WRONG_TYPE',
-            `${name} must be ${expectedText(issue.expected)}, not ${kindOf(value)}.`,
+            `${name} must be ${finite ?? expectedText(issue.expected)}, not ${kindOf(value)}.`,
             typeHint(issue.expected, value, numberRangeAt(root, path)),
           );
         }
@@ -193,6 +195,9 @@ function kindOf(value: unknown): string {
   if (typeof value === 'object') return 'a mapping';
   if (typeof value === 'string') return `text (${show(value)})`;
   if (typeof value === 'boolean') return `a boolean (${value})`;
+  if (Number.isNaN(value)) return 'NaN (not a number)';
+  if (value === Infinity) return 'Infinity (a number too large to hold: above 1.8e308)';
+  if (value === -Infinity) return '-Infinity (a number too large to hold: below -1.8e308)';
   return `a ${typeof value} (${show(value)})`;
 }
 

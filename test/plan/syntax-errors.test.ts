@@ -185,6 +185,24 @@ describe('hints respect the bounds of the field', () => {
     expect(problem?.hint).toMatch(/^Use a whole number from 1 to 100\./);
   });
 
+  it('a number too large to hold (1e400, read as Infinity) is said to be, not "a number (null)" (issue 30 trial)', async () => {
+    const problems = await problemsOf(
+      yaml(
+        'name: x',
+        'budget: { maxCostUsd: 1e400, maxOutputTokens: -1e400 }',
+        'codons:',
+        '  - id: a',
+        '    prompt: hi',
+      ),
+    );
+    expect(problems.find((p) => p.path === 'budget.maxCostUsd')?.message).toBe(
+      '"maxCostUsd" must be a finite number, not Infinity (a number too large to hold: above 1.8e308).',
+    );
+    expect(problems.find((p) => p.path === 'budget.maxOutputTokens')?.message).toBe(
+      '"maxOutputTokens" must be a finite number, not -Infinity (a number too large to hold: below -1.8e308).',
+    );
+  });
+
   it('an exclusive bound stays exclusive for a decimal field, and the example is the default', async () => {
     const problems = await problemsOf(
       yaml(

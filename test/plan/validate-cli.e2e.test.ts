@@ -280,6 +280,27 @@ describe.concurrent('ribosome validate', () => {
     });
   });
 
+  it("a config file with only a misspelt key is checked as one: one problem, not a plan's three (issue 30 trial)", async ({
+    expect,
+  }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'ribosome-validate-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'settings.yaml');
+    writeFileSync(file, 'proxyDoubleMaxToken: true\n');
+    const found = await validate(file, '--json');
+    expect(found.code).toBe(2);
+    expect(JSON.parse(found.stdout)).toMatchObject({
+      kind: 'config',
+      problems: [
+        {
+          code: 'UNKNOWN_FIELD',
+          path: 'proxyDoubleMaxToken',
+          hint: expect.stringMatching(/^Did you mean "proxyDoubleMaxTokens"\?/),
+        },
+      ],
+    });
+  });
+
   it('a scripted-provider script is told by its tracks or turns and checked as one (trial 18 L9)', async ({
     expect,
     onTestFinished,

@@ -55,8 +55,10 @@ export class CodexAdapter implements AgentAdapter {
       ...(options.systemPrompt ? { instructionsFile: instructionsFile(options) } : {}),
       ...(options.appendSystemPrompt ? { appendSystemPrompt: options.appendSystemPrompt } : {}),
     };
+    // Each process of the chain numbered: Codex's item ids start again in each (CodexTranslator `run`).
+    let runs = 0;
     const turn = (prompt: string, session?: CodexTurn['session']) =>
-      this.#spawn(options, home, { ...base, prompt, ...(session ? { session } : {}) });
+      this.#spawn(options, home, { ...base, prompt, ...(session ? { session } : {}) }, ++runs);
     const first = turn(
       options.prompt,
       options.resumeSessionId ? { id: options.resumeSessionId, how: 'fork' } : undefined,
@@ -74,7 +76,7 @@ export class CodexAdapter implements AgentAdapter {
     return sessionSpend(codexHome(stateDir, this.#config), sessionId);
   }
 
-  #spawn(options: AgentStart, home: string, turn: CodexTurn): AgentRun {
+  #spawn(options: AgentStart, home: string, turn: CodexTurn, runNumber: number): AgentRun {
     let run: AgentRun | undefined;
     // A resumed or forked session's rollout holds the earlier runs' calls: their failures were theirs.
     const failures = new RolloutRecord(
@@ -83,6 +85,7 @@ export class CodexAdapter implements AgentAdapter {
     );
     const translator = new CodexTranslator({
       model: turn.model,
+      run: runNumber,
       root: options.cwd,
       // A resumed or forked session's usage includes the earlier runs': only this run's is counted.
       ...(turn.session ? withTotals(sessionTotals(home, turn.session.id)) : {}),

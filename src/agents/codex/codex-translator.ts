@@ -15,6 +15,12 @@ export const CONNECT_FAILURES_MAX = 2;
 
 export type CodexTranslatorOptions = {
   model: string;
+  /**
+   * This process's place in its codon run's chain of Codex processes (1 the first, then each follow-up
+   * turn by resume): part of every tool call's id, as Codex numbers its items from `item_0` again in
+   * each process of the same thread.
+   */
+  run?: number;
   /** The agent root: the paths of file changes inside it are given relative to it, as other agents give them. */
   root?: string;
   /** The session's token totals before this run (a resumed or forked session counts the earlier runs'). */
@@ -45,6 +51,7 @@ export type CodexTranslatorOptions = {
 export class CodexTranslator implements Translator {
   readonly #model: string;
   readonly #root: string | undefined;
+  readonly #run: number;
   readonly #onGiveUp: (() => void) | undefined;
   readonly #readTotals: ((sessionId: string) => CodexUsage | undefined) | undefined;
   readonly #readFailures: ((sessionId: string) => RecordedFailure[]) | undefined;
@@ -64,6 +71,7 @@ export class CodexTranslator implements Translator {
   constructor(options: CodexTranslatorOptions) {
     this.#model = options.model;
     this.#root = options.root;
+    this.#run = options.run ?? 1;
     this.#before = options.before;
     this.#onGiveUp = options.onGiveUp;
     this.#readTotals = options.readTotals;
@@ -99,7 +107,7 @@ export class CodexTranslator implements Translator {
     if (event && !READ_RECORD_ON.has(event.type)) return [];
     return this.#readFailures(this.#session).flatMap((f) => [
       this.#toolUse(f.callId, { name: f.name, input: f.input }),
-      toolResultLine(f.callId, f.error, true, this.#session),
+      toolResultLine(this.#callId(f.callId), f.error, true, this.#session),
     ]);
   }
 
@@ -144,7 +152,7 @@ export class CodexTranslator implements Translator {
     if (!call) return [];
     const out = this.#open.delete(item.id) ? [] : [this.#toolUse(item.id, call)];
     const result = toolResult(item);
-    out.push(toolResultLine(item.id, result.text, result.isError, this.#session));
+    out.push(toolResultLine(this.#callId(item.id), result.text, result.isError, this.#session));
     return out;
   }
 
@@ -241,7 +249,7 @@ export class CodexTranslator implements Translator {
     const open = [...this.#open];
     this.#open.clear();
     return open.map(([id, command]) =>
-      toolResultLine(id, typeof text === 'string' ? text : text(command), true, this.#session),
+      toolResultLine(this.#callId(id), typeof text === 'string' ? text : text(command), true, this.#session),
     );
   }
 
@@ -272,7 +280,16 @@ export class CodexTranslator implements Translator {
   }
 
   #toolUse(id: string, call: { name: string; input: Record<string, unknown> }): StreamLine {
-    return this.#assistant([{ type: 'tool_use', id, name: call.name, input: call.input }]);
+    return this.#assistant([{ type: 'tool_use', id: this.#callId(id), name: call.name, input: call.input }]);
+  }
+
+  /**
+   * A call's id as Ribosome gives it (`toolUseId`), unique within the execution: Codex's own (`item_1`,
+   * or a recorded call's `call_...`) after the thread's id and this process's place in the chain, as
+   * Codex's item ids repeat in every process (a follow-up turn, a re-run after a crash).
+   */
+  #callId(id: string): string {
+    return `${this.#session ?? 'codex'}:${this.#run}:${id}`;
   }
 
   #assistant(content: Array<Record<string, unknown> & { type: string }>): StreamLine {

@@ -85,6 +85,9 @@ function eventLine(
       const note = promptSource ? PROMPT_NOTES[promptSource] : 'in its prompt';
       return `    hear  ${oneLine(line)} (${note})`;
     }
+    case 'rollback.started':
+      // Its own line: a rollback cut short (a crash) has no rollback.completed to say it happened.
+      return `<< rolling back to ${e.data.toCodon} (${e.data.checkpointType}, checkpoint ${e.data.toCheckpoint.slice(0, 12)})...`;
     case 'rollback.completed':
       return `<< rolled back to ${e.data.codonId} (${e.data.checkpointType}, checkpoint ${e.data.checkpoint.slice(0, 12)}): run ${e.data.toRun}`;
     case 'codon.completed': {

@@ -11,6 +11,7 @@ type DoctorFlags = {
   providerBaseUrl?: string;
   config?: string;
   scriptedProvider?: string;
+  versionTimeout?: string;
   json?: boolean;
 };
 
@@ -31,11 +32,23 @@ export function registerDoctor(program: Command): void {
       '--scripted-provider <file>',
       'check an offline setup, as run --scripted-provider runs it: the script instead of credentials and provider',
     )
+    .option(
+      '--version-timeout <seconds>',
+      "how long git's and each agent CLI's --version may take (default 10; a loaded machine starts some slowly)",
+    )
     .option('--json', 'print the results as JSON')
     .action(async (flags: DoctorFlags) => {
       const port = flags.port === undefined ? 0 : Number(flags.port);
       if (!(Number.isInteger(port) && port >= 0 && port <= 65535)) {
         process.stderr.write(`ribosome: --port must be an integer from 0 to 65535, got "${flags.port}"\n`);
+        process.exitCode = 2;
+        return;
+      }
+      const versionTimeout = flags.versionTimeout === undefined ? undefined : Number(flags.versionTimeout);
+      if (versionTimeout !== undefined && !(Number.isFinite(versionTimeout) && versionTimeout > 0)) {
+        process.stderr.write(
+          `ribosome: --version-timeout must be a number of seconds above 0, got "${flags.versionTimeout}"\n`,
+        );
         process.exitCode = 2;
         return;
       }
@@ -56,6 +69,7 @@ export function registerDoctor(program: Command): void {
         ...(file ? { config: file.value } : {}),
         env: process.env,
         nodeVersion: process.versions.node,
+        ...(versionTimeout === undefined ? {} : { versionTimeoutMs: versionTimeout * 1000 }),
       });
       process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatTable(result)}\n`);
       process.exitCode = result.ok ? 0 : 1;

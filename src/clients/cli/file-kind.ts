@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { closest } from '../../core/validation/suggest.ts';
 import { ScriptSchema } from '../../llm/mock-provider/script-schema.ts';
 import { ConfigFile } from '../../plan/config/config-file.ts';
 import { Plan } from '../../plan/plan-schema.ts';
@@ -15,11 +16,17 @@ const KEYS: Record<FileKind, ReadonlySet<string>> = {
   script: new Set(Object.keys(ScriptSchema.shape)),
 };
 
+/** Every key of every kind: what a misspelt key is nearest to. */
+const ALL_KEYS: readonly string[] = [...new Set(FILE_KINDS.flatMap((kind) => [...KEYS[kind]]))];
+
 /**
  * What a file is: the schema its `$schema` names; else a plan when it has `codons`, a sentinel when it
  * has `trigger` or `userPrompt`, a scripted-provider script when it has `tracks` or `turns`; else the
  * kind most of its keys belong to only (a config file shares `budget` and `notify` with plans); else a
- * config file by its name (`*.config.yaml`); else a plan, whose problems then say what is missing.
+ * config file by its name (`*.config.yaml`, `config.json`, `ribosome-config.yaml`); else the kind most
+ * of its misspelt keys are nearest to (`proxyDoubleMaxToken`: a config file's); else a config file
+ * when all its keys are a config file's (`budget`: a plan has `codons` too); else a plan, whose
+ * problems then say what is missing.
  */
 export function detectKind(file: string, data: unknown): FileKind {
   const fields = typeof data === 'object' && data !== null && !Array.isArray(data) ? data : {};
@@ -32,13 +39,28 @@ export function detectKind(file: string, data: unknown): FileKind {
   if (keys.includes('codons')) return 'plan';
   if (keys.includes('trigger') || keys.includes('userPrompt')) return 'sentinel';
   if (keys.includes('tracks') || keys.includes('turns')) return 'script';
+  const exact = mostlyOf(keys);
+  if (exact !== undefined) return exact;
+  if (CONFIG_NAME.test(basename(file))) return 'config';
+  // Misspelt keys as the keys they are nearest to (`proxyDoubleMaxToken`: a config file's).
+  const meant = keys.map((k) => closest(k, ALL_KEYS) ?? k);
+  const near = mostlyOf(meant);
+  if (near !== undefined) return near;
+  if (meant.length > 0 && meant.every((k) => KEYS.config.has(k))) return 'config';
+  return 'plan';
+}
+
+/** The kind most of `keys` belong to only, if any. */
+function mostlyOf(keys: readonly string[]): FileKind | undefined {
   const only = (kind: FileKind) =>
     keys.filter(
       (k) => KEYS[kind].has(k) && FILE_KINDS.every((other) => other === kind || !KEYS[other].has(k)),
     ).length;
-  const scores = FILE_KINDS.map((kind) => ({ kind, score: only(kind) }));
-  const best = scores.reduce((a, b) => (b.score > a.score ? b : a));
-  if (best.score > 0) return best.kind;
-  if (/\.config\.(ya?ml|json)$/i.test(basename(file))) return 'config';
-  return 'plan';
+  const best = FILE_KINDS.map((kind) => ({ kind, score: only(kind) })).reduce((a, b) =>
+    b.score > a.score ? b : a,
+  );
+  return best.score > 0 ? best.kind : undefined;
 }
+
+/** `ribosome.config.yaml`, `my.config.json`, `config.yml`, `ribosome-config.yaml`. */
+const CONFIG_NAME = /(?:^|[.\-_])config\.(?:ya?ml|json)$/i;

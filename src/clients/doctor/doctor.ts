@@ -28,6 +28,8 @@ export type DoctorOptions = {
   env: NodeJS.ProcessEnv;
   nodeVersion: string;
   providerTimeoutMs?: number;
+  /** --version-timeout: how long git's and each agent CLI's `--version` may take (default 10 s). */
+  versionTimeoutMs?: number;
   /** --scripted-provider: an offline setup; its script is checked instead of credentials and provider. */
   scriptedProvider?: string | undefined;
 };
@@ -54,9 +56,13 @@ export function doctorProvider(
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const { scriptedProvider } = options;
   const [git, clis, access, port] = await Promise.all([
-    checkGit(options.env),
+    checkGit(options.env, options.versionTimeoutMs),
     // Each agent CLI (Claude Code first) found and its version, or missing: a warning.
-    Promise.all(Object.values(AGENT_CLIS).map((cli) => checkAgentCli(cli, options.env))),
+    Promise.all(
+      Object.values(AGENT_CLIS).map((cli) =>
+        checkAgentCli(cli, options.env, undefined, options.versionTimeoutMs),
+      ),
+    ),
     // Offline: the script stands for the credentials and the provider.
     scriptedProvider === undefined
       ? checkProvider(doctorProvider(options), options.providerTimeoutMs).then((provider) => [

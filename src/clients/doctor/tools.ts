@@ -6,25 +6,47 @@ import { CLAUDE_CODE } from '../../agents/claude-code/claude-binary.ts';
 import { type AgentCli, cliBinary, commandFound, installHint } from '../../agents/cli-binary.ts';
 import type { CheckResult } from './check-result.ts';
 
-type Ran = { ok: true; output: string } | { ok: false; error: string };
+type Ran = { ok: true; output: string } | { ok: false; error: string; timedOut?: true };
 
-/** Runs `command --version` (bounded); ENOENT and a timeout come back as an error text. */
-export function versionOf(command: string, env: NodeJS.ProcessEnv, timeoutMs = 10_000): Promise<Ran> {
+/** How long `--version` may take by default: a loaded machine starts a CLI slowly (Gemini CLI in 14 s). */
+export const VERSION_TIMEOUT_MS = 10_000;
+
+/**
+ * Runs `command --version`, ended after `timeoutMs`; ENOENT and a timeout come back as an error text.
+ * The timeout is our own: a CLI that exits 0 on the SIGTERM (Gemini CLI's parent process, handing it to
+ * its child) would otherwise read as one that printed nothing.
+ */
+export function versionOf(
+  command: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs = VERSION_TIMEOUT_MS,
+): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(command, ['--version'], { env, timeout: timeoutMs }, (error, stdout) => {
-      if (error) {
+    let timedOut = false;
+    const child = execFile(command, ['--version'], { env }, (error, stdout) => {
+      clearTimeout(timer);
+      if (timedOut)
+        resolve({ ok: false, error: `\`--version\` timed out after ${seconds(timeoutMs)}`, timedOut });
+      else if (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        const why =
-          code === 'ENOENT' ? 'not found' : error.killed ? 'timed out' : error.message.split('\n')[0]!;
-        resolve({ ok: false, error: why });
+        resolve({ ok: false, error: code === 'ENOENT' ? 'not found' : error.message.split('\n')[0]! });
       } else resolve({ ok: true, output: stdout.trim().split('\n')[0] ?? '' });
     });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill();
+    }, timeoutMs);
   });
 }
 
+/** `10 s`, `0.2 s`. Pure. */
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
 /** git is required: checkpoints are commits in a shadow repository. */
-export async function checkGit(env: NodeJS.ProcessEnv): Promise<CheckResult> {
-  const ran = await versionOf('git', env);
+export async function checkGit(env: NodeJS.ProcessEnv, timeoutMs = VERSION_TIMEOUT_MS): Promise<CheckResult> {
+  const ran = await versionOf('git', env, timeoutMs);
   if (ran.ok) return { check: 'git', status: 'ok', detail: ran.output };
   return {
     check: 'git',
@@ -59,13 +81,15 @@ export function throwawayHome(env: NodeJS.ProcessEnv, dir: string): NodeJS.Proce
  * An agent CLI is found (its variable, an installed package, PATH: as its agent finds it) and its
  * version, asked with a throwaway home (removed after) so that nothing is left in the user's. Each is
  * optional (a plan whose codons name other agents runs without it), so its absence warns, saying how
- * to get it, as does a `--version` that prints nothing. Named after it in lower case: `claude code`,
- * `opencode`.
+ * to get it, as does a `--version` that prints nothing; one that takes longer than `timeoutMs` warns
+ * that it did (a loaded machine), without advice to reinstall it. Named after it in lower case:
+ * `claude code`, `opencode`.
  */
 export async function checkAgentCli(
   cli: AgentCli,
   env: NodeJS.ProcessEnv,
   binary: string = cliBinary(cli, env),
+  timeoutMs = VERSION_TIMEOUT_MS,
 ): Promise<CheckResult> {
   const check = cli.name.toLowerCase();
   // There but not a program `ribosome run` would start (an executable text file without `#!`: sh
@@ -81,7 +105,7 @@ export async function checkAgentCli(
   const home = mkdtempSync(join(tmpdir(), 'ribosome-doctor-home-'));
   let ran: Ran;
   try {
-    ran = await versionOf(binary, throwawayHome(env, home));
+    ran = await versionOf(binary, throwawayHome(env, home), timeoutMs);
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
@@ -92,6 +116,14 @@ export async function checkAgentCli(
       status: 'warn',
       detail: `${binary}: \`--version\` printed nothing`,
       fix: `run \`${binary} --version\` to see what is wrong; if it still prints nothing, reinstall it: ${installHint(cli)}`,
+    };
+  }
+  if (ran.timedOut) {
+    return {
+      check,
+      status: 'warn',
+      detail: `${binary}: ${ran.error} (a loaded machine starts it slowly)`,
+      fix: `run \`${binary} --version\` to see how long it takes; \`ribosome doctor --version-timeout <seconds>\` waits longer`,
     };
   }
   return { check, status: 'warn', detail: `${binary}: ${ran.error}`, fix: installHint(cli) };

@@ -65,6 +65,7 @@ const tools = (evs: ServerEvent[]) =>
 
 describe('Codex: failures only its rollout holds (issue 30 M2)', () => {
   it('a patch refused before it ran is a failed call with its error, in its place in the turn', () => {
+    const id = (codex: string) => `01a22832-5fba-7253-88dd-35b26bc04bab:1:${codex}`;
     // Read as each item starts and ends: the added file's, then the command's (written after the
     // failed patch), then the message and the turn's end.
     const live = recorded('failed-patch-rollout.jsonl', [
@@ -76,11 +77,11 @@ describe('Codex: failures only its rollout holds (issue 30 M2)', () => {
     const evs = events('failed-patch-turn.jsonl', translator);
     expect(tools(evs)).toEqual([
       ['tool_use', 'file_change'],
-      ['result', 'file_change', false, 'item_0'],
+      ['result', 'file_change', false, id('item_0')],
       ['tool_use', 'apply_patch'],
-      ['result', 'apply_patch', true, 'call_SdxLM57qsMYw87FATQrB5EYq'],
+      ['result', 'apply_patch', true, id('call_SdxLM57qsMYw87FATQrB5EYq')],
       ['tool_use', 'command_execution'],
-      ['result', 'command_execution', true, 'item_1'],
+      ['result', 'command_execution', true, id('item_1')],
       ['message', 'Patched f.txt successfully.'],
     ]);
     const failed = evs.find((e) => e.type === 'tool.result' && e.data.toolName === 'apply_patch');
@@ -89,6 +90,10 @@ describe('Codex: failures only its rollout holds (issue 30 M2)', () => {
     );
     const call = evs.find((e) => e.type === 'assistant.action' && e.data.toolName === 'apply_patch');
     expect(call?.type === 'assistant.action' && call.data.toolInput).toMatchObject({ path: 'f.txt' });
+    // The recorded call has the id of its result, as the printed ones do: a client pairs them by it.
+    expect(call?.type === 'assistant.action' && call.data.toolUseId).toBe(
+      id('call_SdxLM57qsMYw87FATQrB5EYq'),
+    );
   });
 
   it('without its record the failed patch is invisible (what the fix reads)', () => {

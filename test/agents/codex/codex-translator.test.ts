@@ -51,19 +51,19 @@ describe('CodexTranslator on real Codex output', () => {
       { type: 'thinking', thinking: 'Check the tree, then add notes.' },
       {
         type: 'tool_use',
-        id: 'item_1',
+        id: '01a219c1-cb4f-7e22-b4ee-5397b726f260:1:item_1',
         name: 'command_execution',
         input: { command: "/bin/bash -lc 'ls missing-dir'" },
       },
       {
         type: 'tool_result',
-        tool_use_id: 'item_1',
+        tool_use_id: '01a219c1-cb4f-7e22-b4ee-5397b726f260:1:item_1',
         content: "ls: cannot access 'missing-dir': No such file or directory\n",
         is_error: true,
       },
       {
         type: 'tool_use',
-        id: 'item_2',
+        id: '01a219c1-cb4f-7e22-b4ee-5397b726f260:1:item_2',
         name: 'file_change',
         input: {
           path: '/tmp/cx18/rich/work/notes.txt',
@@ -72,7 +72,7 @@ describe('CodexTranslator on real Codex output', () => {
       },
       {
         type: 'tool_result',
-        tool_use_id: 'item_2',
+        tool_use_id: '01a219c1-cb4f-7e22-b4ee-5397b726f260:1:item_2',
         content: 'add /tmp/cx18/rich/work/notes.txt',
         is_error: false,
       },
@@ -262,7 +262,12 @@ describe('CodexTranslator on real Codex output', () => {
     ]);
     expect(events[2]).toMatchObject({
       type: 'tool.result',
-      data: { toolUseId: 'item_0', toolName: 'command_execution', isError: true, result: STILL_RUNNING },
+      data: {
+        toolUseId: '01a21a6e-831c-7482-a582-026775bd5776:1:item_0',
+        toolName: 'command_execution',
+        isError: true,
+        result: STILL_RUNNING,
+      },
     });
   });
 

@@ -248,6 +248,32 @@ describe('the console view of a rollback (trial 17 M5)', () => {
     });
     expect(lines([done])).toEqual(['<< rolled back to work (rig-setup, checkpoint 0123456789ab): run run-2']);
   });
+
+  it('says a rollback started, so one a crash cut short (no rollback.completed) is seen (issue 30 trial)', () => {
+    const started = ev('rollback.started', {
+      fromRun: 'run-1',
+      fromCodon: 'three',
+      toCodon: 'work',
+      toCheckpoint: '0123456789abcdef0123456789abcdef01234567',
+      checkpointType: 'rig-setup',
+      codonsToProcess: ['three', 'two'],
+    });
+    const done = ev('rollback.completed', {
+      fromRun: 'run-1',
+      toRun: 'run-2',
+      checkpoint: '0123456789abcdef0123456789abcdef01234567',
+      codonId: 'work',
+      codonName: 'Work',
+      checkpointType: 'rig-setup',
+      autoRestart: false,
+    });
+    expect(lines([started])).toEqual(['<< rolling back to work (rig-setup, checkpoint 0123456789ab)...']);
+    // A rollback that completed: a line each, its start and its end.
+    expect(lines([started, done])).toEqual([
+      '<< rolling back to work (rig-setup, checkpoint 0123456789ab)...',
+      '<< rolled back to work (rig-setup, checkpoint 0123456789ab): run run-2',
+    ]);
+  });
 });
 
 describe('the console view of a sandbox refusal (trial 29 M2)', () => {

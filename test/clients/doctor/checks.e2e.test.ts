@@ -147,6 +147,20 @@ describe('git and the agent CLIs', () => {
     });
     expect(result.fix).toMatch(/--version` to see what is wrong.*npm install -g opencode-ai/);
   });
+
+  it('a --version slower than the timeout is a warning saying it timed out, and after how long: not "printed nothing", no reinstall (issue 30 trial)', async () => {
+    const bin = join(temp(), 'gemini');
+    // As Gemini CLI's parent process on a loaded machine: slow, and it exits 0 on the SIGTERM.
+    writeFileSync(bin, "#!/bin/sh\ntrap 'kill $!; exit 0' TERM\nsleep 60 &\nwait\necho 0.61.0\n");
+    chmodSync(bin, 0o755);
+    const result = await checkAgentCli(OPENCODE, { ...process.env, RIBOSOME_OPENCODE_BIN: bin }, bin, 200);
+    expect(result).toEqual({
+      check: 'opencode',
+      status: 'warn',
+      detail: `${bin}: \`--version\` timed out after 0.2 s (a loaded machine starts it slowly)`,
+      fix: `run \`${bin} --version\` to see how long it takes; \`ribosome doctor --version-timeout <seconds>\` waits longer`,
+    });
+  });
 });
 
 describe('credentials', () => {

@@ -236,8 +236,8 @@ describe('the console view of sentinel actions', () => {
 });
 
 describe('the console view of a rollback (trial 17 M5)', () => {
-  it('says where the agent root went back to and which run goes on', () => {
-    const done = ev('rollback.completed', {
+  const rolledBack = () =>
+    ev('rollback.completed', {
       fromRun: 'run-1',
       toRun: 'run-2',
       checkpoint: '0123456789abcdef0123456789abcdef01234567',
@@ -246,6 +246,9 @@ describe('the console view of a rollback (trial 17 M5)', () => {
       checkpointType: 'rig-setup',
       autoRestart: false,
     });
+
+  it('says where the agent root went back to and which run goes on', () => {
+    const done = rolledBack();
     expect(lines([done])).toEqual(['<< rolled back to work (rig-setup, checkpoint 0123456789ab): run run-2']);
   });
 
@@ -258,15 +261,7 @@ describe('the console view of a rollback (trial 17 M5)', () => {
       checkpointType: 'rig-setup',
       codonsToProcess: ['three', 'two'],
     });
-    const done = ev('rollback.completed', {
-      fromRun: 'run-1',
-      toRun: 'run-2',
-      checkpoint: '0123456789abcdef0123456789abcdef01234567',
-      codonId: 'work',
-      codonName: 'Work',
-      checkpointType: 'rig-setup',
-      autoRestart: false,
-    });
+    const done = rolledBack();
     expect(lines([started])).toEqual(['<< rolling back to work (rig-setup, checkpoint 0123456789ab)...']);
     // A rollback that completed: a line each, its start and its end.
     expect(lines([started, done])).toEqual([

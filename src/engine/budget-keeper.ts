@@ -109,7 +109,7 @@ export class BudgetKeeper {
     room: (codonId) => (this.#limited ? this.#ledger.room(codonId ?? this.#ledger.active) : undefined),
     hold: (usd, codonId) => {
       const hold = this.#ledger.hold(codonId ?? this.#ledger.active, usd);
-      return { settle: (actual) => this.#ledger.answer(hold, actual) };
+      return { settle: (actual) => this.#act(this.#ledger.answer(hold, actual, this.#now())) };
     },
     refuse: (leastUsd, codonId) => {
       const codon = codonId ?? this.#ledger.active;

@@ -65,10 +65,11 @@ export class Holds {
     return total;
   }
 
-  /** The money held for requests `counts` takes. */
-  sum(counts: (codonId: string | undefined) => boolean): number {
+  /** The money held for requests `counts` takes (`answered`: only those answered, spent for sure). */
+  sum(counts: (codonId: string | undefined) => boolean, answered = false): number {
     let total = 0;
-    for (const hold of this.#holds) if (counts(hold.codonId)) total += hold.usd;
+    for (const hold of this.#holds)
+      if (counts(hold.codonId) && (!answered || hold.state === 'answered')) total += hold.usd;
     return total;
   }
 

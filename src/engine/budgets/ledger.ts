@@ -159,9 +159,13 @@ export class BudgetLedger {
     return this.#holds.take(codonId, usd);
   }
 
-  /** The held request ended, costing `usd` (undefined: unknown; its worst case stays held). */
-  answer(hold: Hold, usd: number | undefined): void {
+  /**
+   * The held request ended, costing `usd` (undefined: unknown; its worst case stays held): spent
+   * before its agent reports it, so it counts toward a warning now.
+   */
+  answer(hold: Hold, usd: number | undefined, now: number): BudgetAlert[] {
     this.#holds.answer(hold, usd);
+    return this.#scopesFor(hold.codonId).flatMap((scope) => this.#check(scope, 'maxCostUsd', now));
   }
 
   /**
@@ -270,8 +274,9 @@ export class BudgetLedger {
         limits: scope.limits,
         spent: {
           // Sums of float deltas: shown to the micro-dollar, without the noise of the last bits.
-          costUsd: Math.round(scope.cost * 1e6) / 1e6,
-          ...(scope.costEstimated ? { costEstimated: true as const } : {}),
+          // An answer the proxy metered counts before its agent reports it (priced by Ribosome).
+          costUsd: Math.round(this.#spentIn(scope).usd * 1e6) / 1e6,
+          ...(scope.costEstimated || this.#spentIn(scope).metered ? { costEstimated: true as const } : {}),
           durationMs: Math.max(0, (scope.frozenAt ?? now) - scope.startedAt),
           outputTokens: scope.outputTokens,
         },
@@ -297,13 +302,20 @@ export class BudgetLedger {
     return this.#plan ? [this.#plan] : [];
   }
 
-  /** Money held for requests that count in the scope. */
-  #heldIn(scope: Scope): number {
-    if (scope.kind === 'plan') return this.#holds.sum(() => true);
-    if (scope.kind === 'codon') return this.#holds.sum((codonId) => codonId === scope.id);
+  /** Money held for requests that count in the scope (`answered`: only answers not yet reported). */
+  #heldIn(scope: Scope, answered = false): number {
+    if (scope.kind === 'plan') return this.#holds.sum(() => true, answered);
+    if (scope.kind === 'codon') return this.#holds.sum((codonId) => codonId === scope.id, answered);
     return this.#holds.sum(
       (codonId) => codonId !== undefined && this.#codons.get(codonId)?.loop?.id === scope.id,
+      answered,
     );
+  }
+
+  /** What the scope has spent: reported costs, and answers the proxy metered that are not reported yet. */
+  #spentIn(scope: Scope): { usd: number; metered: boolean } {
+    const metered = this.#heldIn(scope, true);
+    return { usd: scope.cost + metered, metered: metered > 1e-12 };
   }
 
   /** What the scope's cost limit leaves (0 once exhausted), or undefined without one. */
@@ -329,6 +341,9 @@ export class BudgetLedger {
         : limit === 'maxOutputTokens'
           ? scope.outputTokens
           : now - scope.startedAt;
+    // The warning also counts answers the proxy metered and the agent has not reported yet; passing
+    // a limit is judged on reported spend alone (an answer and its report never count twice there).
+    const seen = limit === 'maxCostUsd' ? this.#spentIn(scope).usd : spent;
     const breach: Breach = {
       scope: scope.kind,
       id: scope.id,
@@ -343,9 +358,9 @@ export class BudgetLedger {
       scope.warned.add(limit);
       return [{ ...breach, level: 'exceeded' }];
     }
-    if (spent >= max * BUDGET_WARNING_SHARE && !scope.warned.has(limit)) {
+    if (seen >= max * BUDGET_WARNING_SHARE && !scope.warned.has(limit)) {
       scope.warned.add(limit);
-      return [{ ...breach, level: 'warning' }];
+      return [{ ...breach, spent: seen, level: 'warning' }];
     }
     return [];
   }

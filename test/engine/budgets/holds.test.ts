@@ -29,12 +29,12 @@ describe('budget ledger: money held for requests before their cost is reported',
     const l = ledger(1);
     l.begin('plain', T0);
     const hold = l.hold('plain', 0.5);
-    l.answer(hold, 0.2);
+    l.answer(hold, 0.2, T0);
     expect(l.room('plain')).toBeCloseTo(0.8);
     l.addCost('plain', 0.2, T0);
     expect(l.room('plain')).toBeCloseTo(0.8);
     // An answer of unknown cost (a cut stream) keeps its worst case held.
-    l.answer(l.hold('plain', 0.3), undefined);
+    l.answer(l.hold('plain', 0.3), undefined, T0);
     expect(l.room('plain')).toBeCloseTo(0.5);
     // A codon's start lets answers go whose cost was never reported; requests in flight stay held.
     l.hold('plain', 0.1);
@@ -45,14 +45,32 @@ describe('budget ledger: money held for requests before their cost is reported',
   it("what the codon's answered requests cost and its agent never reported: counted at its end when it was cut short (trial 30)", () => {
     const l = ledger(1);
     l.begin('plain', T0);
-    l.answer(l.hold('plain', 0.5), 0.2);
-    l.answer(l.hold('plain', 0.4), 0.1);
+    l.answer(l.hold('plain', 0.5), 0.2, T0);
+    l.answer(l.hold('plain', 0.4), 0.1, T0);
     l.hold('plain', 0.3); // still in flight: not an answer anyone was billed for yet
     expect(l.unreported('plain')).toBeCloseTo(0.3);
     // The agent reported the first answer: only the second is left unreported.
     l.addCost('plain', 0.2, T0);
     expect(l.unreported('plain')).toBeCloseTo(0.1);
     expect(l.unreported('capped')).toBe(0);
+  });
+
+  it('an answer the proxy metered shows as spent (marked estimated) and warns before its agent reports it (trial 30b)', () => {
+    const l = ledger(1);
+    l.begin('plain', T0);
+    // In flight: held, not spent.
+    const hold = l.hold('plain', 0.9);
+    expect(l.status(T0)[0]?.spent).toMatchObject({ costUsd: 0 });
+    // Answered at $0.85: spent, past 80 % of the limit, though Codex reports nothing until its turn ends.
+    expect(l.answer(hold, 0.85, T0)).toMatchObject([{ level: 'warning', spent: 0.85 }]);
+    expect(l.status(T0)[0]).toMatchObject({
+      state: 'warning',
+      spent: { costUsd: 0.85, costEstimated: true },
+    });
+    // The agent's report replaces it: the same spend, counted once, no longer Ribosome's estimate.
+    expect(l.addCost('plain', 0.85, T0)).toEqual([]);
+    expect(l.status(T0)[0]?.spent).toMatchObject({ costUsd: 0.85 });
+    expect(l.status(T0)[0]?.spent).not.toHaveProperty('costEstimated');
   });
 
   it('without a cost limit there is no room to check', () => {

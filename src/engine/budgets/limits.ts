@@ -99,7 +99,12 @@ export function spendText(b: Breach): string {
  */
 export function exceededMessage(b: Breach): string {
   if (b.next === undefined) return `${scopeName(b)} budget exceeded: ${spendText(b)}`;
-  return `${scopeName(b)} budget exhausted: ${spendText(b)}, the next request could cost ${b.next.toFixed(4)}`;
+  // A limit under one request's worst case refuses every request: say so, and what to do.
+  const whole =
+    b.next > b.max
+      ? ', more than the whole limit (its input is bounded at one token a byte): raise the limit, or --no-proxy to count spend as it is reported'
+      : '';
+  return `${scopeName(b)} budget exhausted: ${spendText(b)}, the next request could cost ${b.next.toFixed(4)}${whole}`;
 }
 
 /** "plan budget at 84 %: maxCostUsd 1.00, spent 0.8400". */

@@ -62,6 +62,14 @@ describe('budget limits', () => {
       spent: 60_003,
     };
     expect(exceededMessage(loop)).toBe('loop fix budget exceeded: maxDurationMs 60000, spent 60003');
+    // A request refused before it went out; one whose worst case is more than the whole limit says so
+    // (trial 30b: --max-cost 0.10 refused a Codex codon's first request, and nothing said why).
+    expect(exceededMessage({ ...plan, max: 0.5, spent: 0.4, next: 0.15 })).toBe(
+      'plan budget exhausted: maxCostUsd 0.50, spent 0.4000, the next request could cost 0.1500',
+    );
+    expect(exceededMessage({ ...plan, max: 0.1, spent: 0, next: 0.1742 })).toMatch(
+      /^plan budget exhausted: maxCostUsd 0\.10, spent 0\.0000, the next request could cost 0\.1742, more than the whole limit .*raise the limit, or --no-proxy/,
+    );
     expect(refusalMessage(loop, 'a#2')).toContain("raise the loop's budget.maxDurationMs in the plan");
     expect(exceededMessage({ ...plan, max: 0.05, spent: 0.0512 })).toBe(
       'plan budget exceeded: maxCostUsd 0.05, spent 0.0512',

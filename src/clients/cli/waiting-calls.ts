@@ -1,13 +1,13 @@
 import type { EventData } from '../../core/protocol/index.ts';
 import { ENDED_WITH_CODON, oneLine } from '../model/format.ts';
+import { answeredCall } from '../model/paired-call.ts';
 
 type Call = { codonId: string; toolName: string; toolUseId?: string; content: string };
 
 /**
  * The tool calls a console view printed whose results have not come, paired with their results as
- * every view pairs them (pendingCallIndex, src/clients/model/store/activity.ts): by codon and
- * toolUseId, the latest such call; a call without an id (an older journal) by the oldest call of the
- * same tool in the codon. A codon's end (or its new attempt) ends the calls still waiting.
+ * every view pairs them (answeredCall, src/clients/model/paired-call.ts). A codon's end (or its new
+ * attempt) ends the calls still waiting.
  */
 export function waitingCalls() {
   const open: Call[] = [];
@@ -24,15 +24,9 @@ export function waitingCalls() {
     },
     /** The call `d` answers, taken from the waiting ones; undefined when none waits for it. */
     result(d: EventData<'tool.result'>): Call | undefined {
-      let legacy = -1;
-      for (let i = open.length - 1; i >= 0; i--) {
-        const call = open[i];
-        if (call?.codonId !== d.codonId) continue;
-        if (call.toolUseId === undefined) {
-          if (call.toolName === d.toolName) legacy = i;
-        } else if (call.toolUseId === d.toolUseId) return open.splice(i, 1)[0];
-      }
-      return legacy < 0 ? undefined : open.splice(legacy, 1)[0];
+      const newest = open.length - 1;
+      const k = answeredCall(open.length, (k) => open[newest - k], d);
+      return k < 0 ? undefined : open.splice(newest - k, 1)[0];
     },
     /** The codon's calls still waiting, taken: they ended with it. */
     end(codonId: string): Call[] {

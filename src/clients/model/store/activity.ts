@@ -1,5 +1,6 @@
 import { own, type ServerEventOf } from '../../../core/protocol/index.ts';
 import { formatCost, formatDuration, isEndedWithCodon, oneLine } from '../format.ts';
+import { answeredCall } from '../paired-call.ts';
 import type { Tone } from '../tone.ts';
 import { type ActivityEntry, MAX_ACTIVITY, type RunState, type ToolResult } from './run-state.ts';
 
@@ -113,25 +114,23 @@ export function isWaiting(row: PairableRow | undefined): boolean {
 }
 
 /**
- * Where a tool.result's call is among `rows` (-1: not in sight), among the last PAIRING_WINDOW: the
- * latest call of the same codon with the result's toolUseId still waiting (a scripted provider may
- * replay ids on a redo). A call without an id (a journal written before assistant.action carried
- * one) pairs by the old rule: the oldest call of the same tool in the codon still waiting.
+ * Where a tool.result's call is among `rows` (-1: not in sight): the waiting call answeredCall
+ * picks among the last PAIRING_WINDOW.
  */
 export function pendingCallIndex(
   rows: { readonly length: number; at(index: number): PairableRow | undefined },
   e: ServerEventOf<'tool.result'>,
 ): number {
-  const d = e.data;
-  let legacy = -1;
-  for (let i = rows.length - 1; i >= Math.max(0, rows.length - PAIRING_WINDOW); i--) {
-    const row = rows.at(i);
-    if (!isWaiting(row) || row?.codonId !== d.codonId) continue;
-    if (row.toolUseId === undefined) {
-      if (row.toolName === d.toolName) legacy = i;
-    } else if (row.toolUseId === d.toolUseId) return i;
-  }
-  return legacy;
+  const newest = rows.length - 1;
+  const k = answeredCall(
+    Math.min(rows.length, PAIRING_WINDOW),
+    (k) => {
+      const row = rows.at(newest - k);
+      return isWaiting(row) ? row : undefined;
+    },
+    e.data,
+  );
+  return k < 0 ? -1 : newest - k;
 }
 
 /**

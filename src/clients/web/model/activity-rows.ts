@@ -7,6 +7,7 @@ import {
   oneLine,
   sandboxDeniedText,
 } from '../../model/format.ts';
+import { answeredCall } from '../../model/paired-call.ts';
 import { PAIRING_WINDOW, resultOf, sentinelActionText } from '../../model/store/activity.ts';
 import { severityOf } from '../../model/store/errors.ts';
 import { messageLine } from '../../model/store/messages.ts';
@@ -91,21 +92,20 @@ export function foldActivity(
   const first = log.dropped ?? 0;
   const waiting = log.waiting?.slice() ?? [];
   /**
-   * The call a tool.result goes to (pendingCallIndex's rule, which the terminal UI applies to its
-   * rows), among the waiting calls in the last PAIRING_WINDOW rows: the latest of the same codon with
-   * the result's toolUseId, else (calls without an id, from older journals) the oldest of the same tool.
+   * The call a tool.result goes to (answeredCall, the terminal UI's rule too), among the waiting
+   * calls in the last PAIRING_WINDOW rows; taken from the waiting ones.
    */
-  const waitingCall = (codon: string, tool: string, toolUseId: string): number => {
+  const waitingCall = (result: {
+    codonId: string;
+    toolName: string;
+    toolUseId?: string | undefined;
+  }): number => {
     const from = first + rows.length - PAIRING_WINDOW;
-    let legacy = -1;
-    for (let w = waiting.length - 1; w >= 0 && (waiting[w] ?? 0) >= from; w--) {
-      const row = rows.at((waiting[w] ?? 0) - first);
-      if (row?.codonId !== codon) continue;
-      if (row.toolUseId === undefined) {
-        if (row.toolName === tool) legacy = w;
-      } else if (row.toolUseId === toolUseId) return takeWaiting(w);
-    }
-    return legacy < 0 ? -1 : takeWaiting(legacy);
+    let inSight = 0;
+    while (inSight < waiting.length && (waiting[waiting.length - 1 - inSight] ?? 0) >= from) inSight++;
+    const newest = waiting.length - 1;
+    const k = answeredCall(inSight, (k) => rows.at((waiting[newest - k] ?? 0) - first), result);
+    return k < 0 ? -1 : takeWaiting(newest - k);
   };
   const takeWaiting = (w: number): number => (waiting.splice(w, 1)[0] ?? 0) - first;
   /** The codon's calls still waiting end with it (it ended, or a new attempt started): no result can come. */
@@ -179,7 +179,7 @@ export function foldActivity(
         const ended = isEndedWithCodon(d);
         const outcome = ended ? { endedWithCodon: true as const } : { result: resultOf(e) };
         const tone = ended ? 'muted' : d.isError ? 'bad' : undefined;
-        const match = waitingCall(d.codonId, d.toolName, d.toolUseId);
+        const match = waitingCall(d);
         const call = rows.at(match);
         if (call && match >= 0) rows.set(match, { ...call, ...outcome, tone: tone ?? call.tone });
         else

@@ -267,6 +267,7 @@ export class BudgetLedger {
       ),
     ];
     return shown.map((scope) => {
+      const spent = this.#spentIn(scope);
       const state = scope.exceeded.size > 0 ? 'exceeded' : scope.warned.size > 0 ? 'warning' : 'ok';
       return {
         scope: scope.kind,
@@ -275,8 +276,8 @@ export class BudgetLedger {
         spent: {
           // Sums of float deltas: shown to the micro-dollar, without the noise of the last bits.
           // An answer the proxy metered counts before its agent reports it (priced by Ribosome).
-          costUsd: Math.round(this.#spentIn(scope).usd * 1e6) / 1e6,
-          ...(scope.costEstimated || this.#spentIn(scope).metered ? { costEstimated: true as const } : {}),
+          costUsd: Math.round(spent.usd * 1e6) / 1e6,
+          ...(scope.costEstimated || spent.metered ? { costEstimated: true as const } : {}),
           durationMs: Math.max(0, (scope.frozenAt ?? now) - scope.startedAt),
           outputTokens: scope.outputTokens,
         },

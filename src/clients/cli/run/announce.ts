@@ -38,13 +38,14 @@ export function announce(
   if (access.generated && !request.web) {
     say(`access token (clients send Authorization: Bearer <token>): ${access.token}`);
   }
+  const late = lateReporters(request);
   if (request.proxy.enabledFor === 'budget') {
     say(
       'the LLM proxy is on to hold the cost limit: each model request is priced before it is sent (--no-proxy turns it off)',
     );
-  } else if (request.proxy.offWithBudget && lateReporters(request).length > 0) {
+  } else if (request.proxy.offWithBudget && late.length > 0) {
     say(
-      `without the LLM proxy the cost limit is checked as spend is reported: ${lateReporters(request).join(' and ')} ${lateReporters(request).length === 1 ? 'reports' : 'report'} a turn's spend at its end, so one turn may pass it by any amount (--proxy holds it before each request)`,
+      `without the LLM proxy the cost limit is checked as spend is reported: ${late.join(' and ')} ${late.length === 1 ? 'reports' : 'report'} a turn's spend at its end, so one turn may pass it by any amount (--proxy holds it before each request)`,
     );
   }
   const proxy = runtime.companions?.proxy;

@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isAlive } from '../../../src/platform/processes/process-tree.ts';
 import { codonScript, simplePlan, writePlanAndScript } from '../../helpers/plans.ts';
 import { waitForValue } from '../../helpers/processes.ts';
-import { BIN, runCli, tempDir } from '../../helpers/server-process.ts';
-import { hasTmux, ownTmux } from '../../helpers/tmux.ts';
+import { BIN, runCli } from '../../helpers/server-process.ts';
+import { hasTmux, tmuxTestFile } from '../../helpers/tmux.ts';
 
 /**
  * `ribosome run --web` on a terminal: the dashboard's address and what the start resumes are printed
@@ -14,19 +14,7 @@ import { hasTmux, ownTmux } from '../../helpers/tmux.ts';
  */
 
 // A tmux server of our own (-L): kill-server closes only our terminal.
-const tmux = ownTmux('ribosome-notes');
-const temp = tempDir('ribosome-notes-');
-let serverPid: number | undefined;
-
-afterAll(() => {
-  try {
-    tmux('kill-server');
-  } catch {
-    // Never started, or already gone.
-  }
-  if (serverPid !== undefined && isAlive(serverPid)) process.kill(serverPid, 'SIGKILL');
-  temp.remove();
-});
+const { tmux, temp, track } = tmuxTestFile('ribosome-notes');
 
 describe.skipIf(!hasTmux)('ribosome run --web under the terminal UI', () => {
   it('shows the dashboard address and the resume line inside the UI', { timeout: 90_000 }, async () => {
@@ -54,8 +42,10 @@ describe.skipIf(!hasTmux)('ribosome run --web under the terminal UI', () => {
       () => (screen().includes('plan done') ? screen() : undefined),
       60_000,
     );
-    serverPid = (JSON.parse(readFileSync(join(exec, '.ribosome/runtime.lock'), 'utf8')) as { pid: number })
-      .pid;
+    const serverPid = (
+      JSON.parse(readFileSync(join(exec, '.ribosome/runtime.lock'), 'utf8')) as { pid: number }
+    ).pid;
+    track(serverPid);
     const printed = readFileSync(err, 'utf8');
     const address = /dashboard (http:\/\/\S+)/.exec(printed)?.[1];
     expect(address, printed).toBeDefined();
@@ -72,7 +62,7 @@ describe.skipIf(!hasTmux)('ribosome run --web under the terminal UI', () => {
     expect(help).toMatch(/resuming \S*exec: run 1, 1 of 1 codons done/);
     tmux('send-keys', '-t', 'run', 'Escape');
     tmux('send-keys', '-t', 'run', 'q');
-    await waitForValue('the server to exit', () => (isAlive(serverPid ?? 0) ? undefined : true), 20_000);
+    await waitForValue('the server to exit', () => (isAlive(serverPid) ? undefined : true), 20_000);
     expect(existsSync(join(exec, '.ribosome/runtime.lock'))).toBe(false);
   });
 });

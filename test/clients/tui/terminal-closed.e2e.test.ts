@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isAlive } from '../../../src/platform/processes/process-tree.ts';
 import { simplePlan, writePlanAndScript } from '../../helpers/plans.ts';
 import { waitForValue } from '../../helpers/processes.ts';
-import { BIN, tempDir } from '../../helpers/server-process.ts';
-import { hasTmux, ownTmux } from '../../helpers/tmux.ts';
+import { BIN } from '../../helpers/server-process.ts';
+import { hasTmux, tmuxTestFile } from '../../helpers/tmux.ts';
 
 /**
  * `ribosome run` with its terminal UI, in a terminal that goes away (a closed window, a dropped SSH
@@ -15,19 +15,7 @@ import { hasTmux, ownTmux } from '../../helpers/tmux.ts';
  */
 
 // A tmux server of our own (-L): kill-server closes only our terminal.
-const tmux = ownTmux('ribosome-hup');
-const temp = tempDir('ribosome-hup-');
-let serverPid: number | undefined;
-
-afterAll(() => {
-  try {
-    tmux('kill-server');
-  } catch {
-    // Never started, or already gone.
-  }
-  if (serverPid !== undefined && isAlive(serverPid)) process.kill(serverPid, 'SIGKILL');
-  temp.remove();
-});
+const { tmux, temp, track } = tmuxTestFile('ribosome-hup');
 
 describe.skipIf(!hasTmux)('ribosome run in a terminal that closes', () => {
   it('stops the server (lock released, no error flood in the journal)', { timeout: 90_000 }, async () => {
@@ -42,7 +30,7 @@ describe.skipIf(!hasTmux)('ribosome run in a terminal that closes', () => {
       60_000,
     );
     const pid = (JSON.parse(readFileSync(lock, 'utf8')) as { pid: number }).pid;
-    serverPid = pid;
+    track(pid);
 
     tmux('kill-server');
     await waitForValue('the server to exit', () => (isAlive(pid) ? undefined : true), 20_000);

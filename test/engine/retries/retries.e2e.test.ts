@@ -177,7 +177,9 @@ describe('retries and budgets', () => {
   it('a retry whose wait outlasts the run time budget is not started; the run idles and says why', async () => {
     const script = `tracks:\n${track('one', `  - error: { status: 500 }\n${writeTurns('one.txt', 'ok')}`)}turns: []\n`;
     const { client, root } = await serve(
-      plan([{ id: 'one', extra: RETRY(2, 6000) }], 'budget: { maxDurationMs: 3000 }\n'),
+      // The budget is long enough for the first attempt even on a loaded machine (a sandboxed agent
+      // can take seconds to start), and the retry's wait outlasts what is left of it.
+      plan([{ id: 'one', extra: RETRY(2, 13_000) }], 'budget: { maxDurationMs: 12000 }\n'),
       script,
       [],
       NO_AGENT_RETRIES,
@@ -185,13 +187,13 @@ describe('retries and budgets', () => {
     const idle = await client.next('server.idle', (e) => e.data.message.includes('budget'), 60_000);
     expect(idle.data.message).toMatch(/plan budget exceeded: maxDurationMs/);
     const history = await client.syncHistory();
-    expect(infos(history)).toContain('codon one failed (api-error); attempt 2 of 2 in 6 s');
+    expect(infos(history)).toContain('codon one failed (api-error); attempt 2 of 2 in 13 s');
     expect(
       infos(history).some((m) => /^the retry of codon one \(attempt 2 of 2\) is not started: /.test(m)),
     ).toBe(true);
     expect(starts(history, 'one')).toHaveLength(1);
     expect(existsSync(join(root, 'one.txt'))).toBe(false);
-  });
+  }, 90_000);
 });
 
 describe('onFailure then', () => {

@@ -379,5 +379,6 @@ ${writeTurns('keep.log', 'two').replace(/^(?=.)/gm, '    ')}turns: []
     const patch = join(w.dir, 'out.patch');
     expect((await exportCli(['--execution', w.exec, '--patch', patch])).code).toBe(0);
     expect(readFileSync(patch, 'utf8')).toContain('+++ b/keep.log');
-  });
+    // Two servers, four codons, two rollbacks and two exports: more than the default on a loaded machine.
+  }, 120_000);
 });

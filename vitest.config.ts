@@ -30,6 +30,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     teardownTimeout: 10_000,
+    // Fails the run when a test left an agent, rig step, gate or sandbox running (test/global-setup.ts).
+    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     // Two cores: e2e files spawn real processes, so keep file-level parallelism modest.
     maxWorkers: 2,

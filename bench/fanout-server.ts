@@ -27,7 +27,12 @@ type Publisher = {
 
 async function ribosome(): Promise<Publisher> {
   // Up to 1 000 clients: far past the default client limit.
-  const rt = await startInProcess({ limits: { maxBufferedBytes: 16 * 1024 * 1024, maxClients: 2_000 } });
+  // BENCH_JOURNAL_SYNC=normal: commits without their fsync, to see what the disk's part of the tail is.
+  const journalSync = process.env.BENCH_JOURNAL_SYNC === 'normal' ? ('normal' as const) : ('full' as const);
+  const rt = await startInProcess({
+    journalSync,
+    limits: { maxBufferedBytes: 16 * 1024 * 1024, maxClients: 2_000 },
+  });
   // Server side of the latency: from the event's making to its frames queued on every socket.
   rt.bus.subscribeBatch((batch) => {
     const at = now();
@@ -142,7 +147,11 @@ async function run(rate: number, durationMs: number, window: number): Promise<vo
   const cpuMs = (cpu.user + cpu.system) / 1000;
   loopDelay.disable();
   const loop = { loopP99Ms: loopDelay.percentile(99) / 1e6, loopMaxMs: loopDelay.max / 1e6 };
-  const server = { serverP99Ms: sortedP(serverMs, 99), serverMaxMs: sortedP(serverMs, 100) };
+  const server = {
+    serverP50Ms: sortedP(serverMs, 50),
+    serverP99Ms: sortedP(serverMs, 99),
+    serverMaxMs: sortedP(serverMs, 100),
+  };
   const wal = pub.wal ? { walMax } : {};
   const commits = {
     commits: commitMs.length,

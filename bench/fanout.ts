@@ -1,12 +1,17 @@
 /**
  * Fan-out benchmark (issue: protocol server). Publishes `info` events through the real runtime
  * (journal + bus + WebSocket fan-out) and through a bare `ws` broadcast loop, to the same clients,
- * in the same run: delivered events/s, publish-to-receive latency, server RSS.
+ * in the same run: delivered events/s, publish-to-receive latency, server RSS. The clients live in
+ * processes of their own (bench/fanout-clients.ts, BENCH_FANOUT_CLIENT_PROCS of them), each with its
+ * CPU time and event-loop delay, so that the latency they see is told apart from their own queueing:
+ * a run whose client side was saturated says so, and the server side is reported beside it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { ClientShareResult } from './fanout-clients.ts';
 import { startFsyncFloor } from './fsync-floor.ts';
 import { type LeanClient, leanClient } from './lean-ws-client.ts';
 import { isMain, mb, median, percentile, round } from './stats.ts';
@@ -22,8 +27,20 @@ type Scenario = { kind: Kind; clients: number; rate: number; durationMs: number;
 export type FanoutResult = Scenario & {
   deliveredPerSec: number;
   eventsPerSec: number;
+  /** Client side: from the event's making to its arrival at a sampled client, in another process. */
   p50Ms: number;
   p99Ms: number;
+  /** The client processes, the busiest one's CPU share of the measured span and its event-loop p99. */
+  clientProcesses: number;
+  clientCpuShare: number;
+  clientLoopP99Ms: number;
+  /** True when a client process was the bottleneck (busy most of the span): its latencies include its own queueing. */
+  clientSaturated: boolean;
+  /** True when a client process ran late without being busy: the machine was (other work on its cores). */
+  clientStarved: boolean;
+  /** The machine's load average (1 min) when the scenario started. */
+  load: number;
+  serverP50Ms: number;
   serverStartRssMb: number;
   serverMaxRssMb: number;
   serverCpuUsPerDelivery: number;
@@ -73,56 +90,78 @@ function startPublisher(
   });
 }
 
-async function connectClients(
-  kind: Kind,
-  port: number,
-  count: number,
-  onEvent: (i: number, data?: Buffer) => void,
-) {
-  const clients: LeanClient[] = [];
-  for (let start = 0; start < count; start += 100) {
-    const chunk = await Promise.all(
-      Array.from({ length: Math.min(100, count - start) }, (_, k) => {
-        const i = start + k;
-        return leanClient(port, {
-          ...(kind !== 'bare'
-            ? { hello: '{"type":"handshake","data":{"mode":"readonly"}}', skipFrames: 2 }
-            : {}),
-          // Every tenth client reads its events (for latency); the others only count frames.
-          wantPayload: i % 10 === 0,
-          onFrame: (payload) => onEvent(i, payload),
+/** How many processes the clients are spread over (BENCH_FANOUT_CLIENT_PROCS, default 2). */
+const CLIENT_PROCS = Math.max(1, Number(process.env.BENCH_FANOUT_CLIENT_PROCS ?? 2));
+/** A client process busy more than this share of the measured span is saturated. */
+const SATURATED_CPU_SHARE = 0.85;
+/** A client process whose event loop ran this late (p99) without being busy was starved by the machine. */
+const LATE_LOOP_P99_MS = 20;
+
+type ClientShare = {
+  child: ChildProcess;
+  /** The fewest events any of its clients received, as it last said. */
+  min: number;
+  result: Promise<ClientShareResult>;
+};
+
+/** Starts the clients in `CLIENT_PROCS` processes of their own (bench/fanout-clients.ts), all connected. */
+async function startClients(kind: Kind, port: number, count: number): Promise<ClientShare[]> {
+  const procs = Math.min(CLIENT_PROCS, count);
+  const shares: ClientShare[] = [];
+  const ready: Promise<void>[] = [];
+  let first = 0;
+  for (let p = 0; p < procs; p++) {
+    const n = Math.floor(count / procs) + (p < count % procs ? 1 : 0);
+    // BENCH_CLIENT_NODE_ARGS (e.g. "--trace-gc") goes to the client processes' node.
+    const nodeArgs = process.env.BENCH_CLIENT_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+    const args = [String(port), String(n), String(first), kind === 'bare' ? '0' : '1'];
+    const child = spawn(NODE, [...nodeArgs, join(HERE, 'fanout-clients.ts'), ...args], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    first += n;
+    child.stdin!.on('error', () => {});
+    const lines = createInterface({ input: child.stdout! });
+    let resolveResult: (r: ClientShareResult) => void = () => {};
+    const share: ClientShare = { child, min: 0, result: new Promise((r) => (resolveResult = r)) };
+    ready.push(
+      new Promise((resolve, reject) => {
+        child.once('exit', (code) =>
+          reject(new Error(`a client process exited (${code}) before it was ready`)),
+        );
+        lines.on('line', (line) => {
+          if (line === 'ready') resolve();
+          else if (line.startsWith('min ')) share.min = Number(line.slice(4));
+          else if (line.startsWith('result ')) resolveResult(JSON.parse(line.slice(7)) as ClientShareResult);
         });
       }),
     );
-    clients.push(...chunk);
+    shares.push(share);
   }
-  return clients;
+  await Promise.all(ready);
+  return shares;
+}
+
+/** A lone client in this process that never reads (the stalled one): it costs nothing to hold. */
+async function stalledClient(kind: Kind, port: number): Promise<LeanClient> {
+  const client = await leanClient(port, {
+    ...(kind !== 'bare' ? { hello: '{"type":"handshake","data":{"mode":"readonly"}}', skipFrames: 2 } : {}),
+    wantPayload: false,
+    onFrame: () => {},
+  });
+  client.socket.pause();
+  return client;
 }
 
 export async function runScenario(s: Scenario): Promise<FanoutResult> {
+  const load = loadavg()[0] ?? 0;
   const { child, port, lines } = await startPublisher(s.kind);
-  const received = new Uint32Array(s.clients);
-  const latencies: number[] = [];
-  let total = 0;
-  const sockets = await connectClients(s.kind, port, s.clients, (i, data) => {
-    received[i] = (received[i] ?? 0) + 1;
-    total++;
-    if (!data) return;
-    const event = JSON.parse(data.toString()) as { type: string; data: { message: string } };
-    if (event.type === 'info') latencies.push(now() - Number.parseFloat(event.data.message));
-  });
-  let stalled: LeanClient | undefined;
-  if (s.stalled) {
-    [stalled] = await connectClients(s.kind, port, 1, () => {});
-    stalled?.socket.pause();
-  }
-  const acker = setInterval(() => {
-    let min = Number.POSITIVE_INFINITY;
-    for (const n of received) min = Math.min(min, n);
-    child.stdin!.write(`ack ${min}\n`);
-  }, 10);
+  const shares = await startClients(s.kind, port, s.clients);
+  const stalled = s.stalled ? await stalledClient(s.kind, port) : undefined;
+  const slowest = () => Math.min(...shares.map((x) => x.min));
+  const acker = setInterval(() => child.stdin!.write(`ack ${slowest()}\n`), 10);
   const started = now();
   const floor = startFsyncFloor();
+  for (const share of shares) share.child.stdin!.write('go\n');
   child.stdin!.write(`go ${s.rate} ${s.durationMs} 2000\n`);
   const done = await lines.next();
   // The publisher stops after `done`: no more acks (a write to its closed stdin would throw EPIPE).
@@ -136,6 +175,7 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
     loopMaxMs: number;
     commitP99Ms: number;
     commitMaxMs: number;
+    serverP50Ms: number;
     serverP99Ms: number;
     commits: number;
     commitTotalMs: number;
@@ -144,10 +184,10 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
   const fsyncFloor = await floor.stop();
   // Let in-flight events land, bounded.
   const deadline = now() + 5_000;
-  while (now() < deadline && received.some((n) => n < stats.published))
-    await new Promise((r) => setTimeout(r, 20));
+  while (now() < deadline && slowest() < stats.published) await new Promise((r) => setTimeout(r, 20));
   const elapsed = (now() - started) / 1000;
-  for (const c of sockets) c.close();
+  for (const share of shares) share.child.stdin!.write('stop\n');
+  const clientResults = await Promise.all(shares.map((x) => x.result));
   stalled?.close();
   // The publisher stops by itself after `done` (a profile it writes at exit is kept); if not, killed.
   await new Promise<void>((resolve) => {
@@ -155,7 +195,10 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     child.once('exit', () => resolve(clearTimeout(timer)));
   });
-  const sorted = Float64Array.from(latencies).sort();
+  const sorted = Float64Array.from(clientResults.flatMap((r) => r.latencies)).sort();
+  const total = clientResults.reduce((sum, r) => sum + r.frames, 0);
+  const clientCpuShare = Math.max(...clientResults.map((r) => r.cpuMs / Math.max(1, r.wallMs)));
+  const clientLoopP99Ms = Math.max(...clientResults.map((r) => r.loopP99Ms));
   return {
     ...s,
     published: stats.published,
@@ -163,6 +206,13 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
     eventsPerSec: round(stats.published / elapsed, 0),
     p50Ms: round(percentile(sorted, 50)),
     p99Ms: round(percentile(sorted, 99)),
+    clientProcesses: shares.length,
+    clientCpuShare: round(clientCpuShare),
+    clientLoopP99Ms: round(clientLoopP99Ms),
+    clientSaturated: clientCpuShare > SATURATED_CPU_SHARE,
+    clientStarved: clientCpuShare <= SATURATED_CPU_SHARE && clientLoopP99Ms > LATE_LOOP_P99_MS,
+    load: round(load),
+    serverP50Ms: round(stats.serverP50Ms ?? Number.NaN),
     serverStartRssMb: mb(stats.startRss),
     serverMaxRssMb: mb(stats.maxRss),
     serverCpuUsPerDelivery: round((stats.cpuMs * 1000) / Math.max(1, total)),
@@ -229,11 +279,18 @@ export async function run(
     commitP99Ms: median(side(kind, 'commitP99Ms')),
     fsyncFloorP99Ms: median(side(kind, 'fsyncFloorP99Ms')),
   });
+  const tailRuns = results.filter((x) => x.kind === 'ribosome' && x.rate === 5000 && !x.stalled);
   const summary = {
     throughputRatio100: ratio(100),
     throughputRatio1000: ratio(1000),
+    /** Client side (end to end, clients in processes of their own), then the server's own part. */
     tailP99Ms: tail('ribosome'),
     tailRunsUnder50Ms: `${tail('ribosome').filter((p) => p < 50).length}/3`,
+    tailServerP50Ms: tailRuns.map((x) => x.serverP50Ms),
+    tailServerP99Ms: tailRuns.map((x) => x.serverP99Ms),
+    tailClientSaturated: tailRuns.map((x) => x.clientSaturated),
+    tailClientStarved: tailRuns.map((x) => x.clientStarved),
+    tailLoad: tailRuns.map((x) => x.load),
     bareTailP99Ms: tail('bare'),
     tailP99RatioToBare: round(median(tail('ribosome')) / median(tail('bare'))),
     tailServerSideMedians: serverSide('ribosome'),
@@ -255,6 +312,9 @@ export async function run(
       deliveredPerSec: r.deliveredPerSec,
       p50Ms: r.p50Ms,
       p99Ms: r.p99Ms,
+      clientCpu: r.clientCpuShare,
+      clientLoopP99Ms: r.clientLoopP99Ms,
+      serverP50Ms: r.serverP50Ms,
       serverP99Ms: r.serverP99Ms,
       loopP99Ms: r.loopP99Ms,
       commitP99Ms: r.commitP99Ms,
@@ -266,6 +326,15 @@ export async function run(
     })),
   );
   console.log(summary);
+  for (const r of results.filter((x) => x.clientSaturated || x.clientStarved)) {
+    const what = `${r.kind}, ${r.clients} clients, rate ${r.rate || 'max'}`;
+    const seen = `its busiest client process used ${Math.round(r.clientCpuShare * 100)}% of a core, event loop p99 ${r.clientLoopP99Ms} ms`;
+    console.log(
+      r.clientSaturated
+        ? `client side saturated (${what}): ${seen}; its latencies include the clients' own queueing: read the server side.`
+        : `client side starved (${what}): ${seen}, load ${r.load}: the machine was busy; measure again when it is quiet.`,
+    );
+  }
   mkdirSync(join(HERE, 'results'), { recursive: true });
   writeFileSync(join(HERE, 'results/fanout.json'), JSON.stringify({ results, summary }, null, 2));
   return { results, summary };

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every benchmark, one after the other (they would disturb each other in
  * parallel on two cores). `npm run bench -- fanout proxy` runs only those. Results are printed and
- * written to bench/results/*.json.
+ * written to bench/results/*.json. `npm run bench -- check` runs those with targets and says, one line
+ * each, whether they are met (bench/check.ts).
  */
 const ALL = [
   'fanout',
@@ -18,6 +19,11 @@ const ALL = [
   'attach',
   'sandbox',
 ] as const;
+
+if (process.argv[2] === 'check') {
+  const { run } = (await import('./check.ts')) as { run: (argv: string[]) => Promise<boolean> };
+  process.exit((await run(process.argv.slice(3))) ? 0 : 1);
+}
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const selected = wanted.length > 0 ? wanted : [...ALL];

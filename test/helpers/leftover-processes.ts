@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
 import { AGENT_MARK } from '../../src/agents/spawn-agent.ts';
 import { STEP_MARK } from '../../src/engine/rig-setup.ts';
 import { GATE_MARK } from '../../src/engine/verify/run-gates.ts';
@@ -9,6 +10,14 @@ import { isAlive, killTree, startTicks } from '../../src/platform/processes/proc
 export type TestProcess = { pid: number; ticks: number; cwd: string; cmdline: string };
 
 const MARKS = [AGENT_MARK, STEP_MARK, GATE_MARK].map((name) => `${name}=`);
+const OUR_BIN = resolve(import.meta.dirname, '../../bin/ribosome');
+
+/** A command line a reader can take in: a sandbox's long bwrap options cut to what it runs. */
+function shortened(cmdline: string): string {
+  const bwrap = /^\S*bwrap /.test(cmdline);
+  const shown = bwrap ? `bwrap ... ${cmdline.slice(-200)}` : cmdline;
+  return shown.length > 400 ? `${shown.slice(0, 400)}...` : shown;
+}
 
 function read(path: string): string | undefined {
   try {
@@ -30,20 +39,23 @@ export function testProcesses(): TestProcess[] {
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!Number.isInteger(pid) || pid === process.pid || !isAlive(pid)) continue;
-    const environ = read(`/proc/${pid}/environ`);
-    if (environ === undefined || !environ.split('\0').some((v) => MARKS.some((m) => v.startsWith(m))))
-      continue;
+    const cmdline = (read(`/proc/${pid}/cmdline`) ?? '').split('\0').join(' ').trim();
     let cwd = '';
     try {
       cwd = readlinkSync(`/proc/${pid}/cwd`);
     } catch {
       continue;
     }
-    if (!cwd.startsWith(`${tmp}/`)) continue;
+    const ours = cmdline.includes(OUR_BIN) && cmdline.includes(`${tmp}/`);
+    if (!ours) {
+      const environ = read(`/proc/${pid}/environ`);
+      if (environ === undefined || !environ.split('\0').some((v) => MARKS.some((m) => v.startsWith(m))))
+        continue;
+      if (!cwd.startsWith(`${tmp}/`)) continue;
+    }
     const ticks = startTicks(pid);
     if (ticks === undefined) continue;
-    const cmdline = (read(`/proc/${pid}/cmdline`) ?? '').split('\0').join(' ').trim().slice(0, 300);
-    found.push({ pid, ticks, cwd, cmdline });
+    found.push({ pid, ticks, cwd, cmdline: shortened(cmdline) });
   }
   return found;
 }

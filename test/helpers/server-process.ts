@@ -1,8 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+
+// Benchmarks use these helpers too, outside Vitest.
+const vitestExpect = process.env.VITEST ? (await import('vitest')).expect : undefined;
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin/ribosome');
@@ -95,9 +98,21 @@ export function killAll(): void {
   started.clear();
 }
 
-export function tempDir(prefix = 'ribosome-test-'): { path: string; remove(): void } {
-  const path = mkdtempSync(join(tmpdir(), prefix));
+/**
+ * A temporary directory, removed by `remove()`. The default name carries the test file's (as
+ * `ribosome-test-crash-`), so that a process a test left behind says where it came from
+ * (test/global-setup.ts).
+ */
+export function tempDir(prefix?: string): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix ?? `ribosome-test-${testFileName()}`));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** The running test file's name without `.e2e.test.ts` and the like, and a dash; '' outside a test. */
+function testFileName(): string {
+  const path = vitestExpect?.getState().testPath;
+  if (!path) return '';
+  return `${basename(path).replace(/(\.[a-z]+)*\.test\.ts$/, '')}-`;
 }
 
 export const EMPTY_PLAN = join(ROOT, 'examples/empty/plan.yaml');

@@ -1,8 +1,10 @@
 import { createInterface } from 'node:readline';
 import type { ProcessExit } from '../core/protocol/index.ts';
 import { endGroup, endMarked, killTree } from '../platform/processes/process-tree.ts';
+import { keepLifeline, lifelineStdio } from '../platform/processes/run-command.ts';
 import { spawnSafely } from '../platform/processes/spawn-safely.ts';
-import { endSandbox, type SandboxLaunch, sandboxedCommand } from '../platform/sandbox/index.ts';
+import { endSandbox, LIFELINE_FD, type SandboxLaunch, sandboxedCommand } from '../platform/sandbox/index.ts';
+import { killPoint } from '../platform/storage/kill-point.ts';
 import type { AgentRun } from './agent-adapter.ts';
 import { AgentInput, type InputFormat, UNTAKEN_QUIET_MS } from './agent-input.ts';
 import { parseJsonLine } from './json-line.ts';
@@ -69,10 +71,13 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
     // Set last: a codon's `env` cannot unmark its agent.
     env: { ...env, [AGENT_MARK]: spec.mark },
     detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
+    // A sandbox gets its lifeline: its other end closes with this process, whatever ends it.
+    stdio: ['pipe', 'pipe', 'pipe', ...lifelineStdio(spec.sandbox ? LIFELINE_FD : undefined)],
   });
   if (!started.ok) return notStarted(started.why, spec.mark);
   const { child } = started;
+  killPoint('agent-spawned');
+  keepLifeline(child, spec.sandbox ? LIFELINE_FD : undefined);
   const stderrListeners: Array<(text: string) => void> = [];
   const emitStderr = (text: string) => {
     for (const l of stderrListeners) l(text);
@@ -178,7 +183,7 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
 
 /** The command line and environment that start `spec`: as they are, or inside its sandbox. */
 function sandboxed(spec: SpawnSpec): { command: string; args: readonly string[]; env: NodeJS.ProcessEnv } {
-  return spec.sandbox ? sandboxedCommand(spec, spec.sandbox) : spec;
+  return spec.sandbox ? sandboxedCommand(spec, spec.sandbox, LIFELINE_FD) : spec;
 }
 
 /** How much of the end of an agent's stderr is kept for a failure message. */

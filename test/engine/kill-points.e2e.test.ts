@@ -13,6 +13,7 @@ import { RibosomeClient } from '../../src/core/client/index.ts';
 import { CheckpointStore } from '../../src/execution/checkpoints/index.ts';
 import type { KillPoint } from '../../src/platform/storage/kill-point.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
+import { testProcesses } from '../helpers/leftover-processes.ts';
 import { writePlanAndScript } from '../helpers/plans.ts';
 import { pidsWith, waitFor } from '../helpers/processes.ts';
 import { journalRows, runCli, startServer, tempDir } from '../helpers/server-process.ts';
@@ -359,6 +360,24 @@ describe('a kill between a step and its record: the run recovers to what the sta
     const after = await finish(s);
     expect(after.code, after.stderr).toBe(0);
     await checkWhole(s, ['one', 'two', 'three'], ALL);
+  });
+
+  it('agent-spawned: a server killed as its agent starts leaves nothing of it running; the next start runs the codon again', async () => {
+    const s = setUp([ONE, TWO, THREE]);
+    await dieAt(s, 'agent-spawned');
+    // No restart needed: a sandboxed agent ends with its lifeline (test/agents/sandbox/lifeline.e2e.test.ts),
+    // one without a sandbox at the end of its stdin.
+    const left = () => testProcesses().filter((p) => p.cwd.startsWith(s.dir));
+    await waitFor(
+      () => left().length === 0,
+      `the agent's processes to end (${left()
+        .map((p) => p.cmdline)
+        .join('; ')})`,
+      10_000,
+    );
+    const after = await finish(s);
+    expect(after.code, after.stderr).toBe(0);
+    await checkWhole(s, ALL, ALL);
   });
 
   it('workspace-moved: a clone killed half-way is made again at the next start', async () => {

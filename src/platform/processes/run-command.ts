@@ -1,4 +1,6 @@
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { withoutServerSecrets } from '../credentials/credentials.ts';
 import { endMarked, killTree } from './process-tree.ts';
 import { spawnSafely } from './spawn-safely.ts';
@@ -40,7 +42,13 @@ export type CommandWrap = (line: {
   args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
-}) => { command: string; args: string[]; env: NodeJS.ProcessEnv };
+}) => {
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  /** A descriptor to hand the process the read end of a pipe at, which closes with this process (sandboxInit). */
+  lifeline?: number;
+};
 
 export type CommandResult = {
   /** The shell's exit code; null when it was killed by a signal or never started. */
@@ -69,13 +77,13 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
       cwd: options.cwd,
       env: { ...withoutServerSecrets(process.env, options.keyVars), ...options.env } as NodeJS.ProcessEnv,
     };
-    const line = options.wrap ? options.wrap(plain) : plain;
+    const line: ReturnType<CommandWrap> = options.wrap ? options.wrap(plain) : plain;
     const started = spawnSafely(line.command, line.args, {
       cwd: options.cwd,
       // Set last: a codon's `env` cannot unmark the command.
       env: { ...line.env, [options.markName]: mark },
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', ...lifelineStdio(line.lifeline)],
     });
     if (!started.ok) {
       void started.why.then((why) =>
@@ -91,6 +99,7 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
       return;
     }
     const { child } = started;
+    keepLifeline(child, line.lifeline);
     const pid = child.pid ?? -1;
     let timedOut = false;
     let aborted = false;
@@ -126,4 +135,18 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
       resolve({ exitCode: code, signal, timedOut, aborted, leftBehind: ended });
     });
   });
+}
+
+/** The stdio entries after stderr that put a pipe at descriptor `lifeline` (3 or more). */
+export function lifelineStdio(lifeline: number | undefined): Array<'pipe' | 'ignore'> {
+  if (lifeline === undefined || lifeline < 3) return [];
+  return [...Array<'ignore'>(lifeline - 3).fill('ignore'), 'pipe'];
+}
+
+/** Reads the lifeline (nothing is ever written on it) so that it closes with the process's tree. */
+export function keepLifeline(child: ChildProcess, lifeline: number | undefined): void {
+  if (lifeline === undefined) return;
+  const end = child.stdio[lifeline] as Readable | null | undefined;
+  end?.on('error', () => {});
+  end?.resume();
 }

@@ -22,6 +22,12 @@ export type SandboxArgvContext = {
   bwrap?: string;
   /** [socat] The socat binary (sandboxSupport finds it). */
   socat?: string;
+  /**
+   * An inherited descriptor whose other end only the server holds (a pipe): at its end of file the
+   * sandbox is killed whole (sandboxInit). Without it a server killed in bwrap's first milliseconds
+   * leaves the sandbox running.
+   */
+  lifeline?: number;
   /** [reads the file system] What a path is. */
   kind?: (path: string) => PathKind;
   /** [reads `/`] The entries of the host's root directory, with where each symbolic link leads. */
@@ -58,6 +64,9 @@ function rootBinds(entries: readonly RootEntry[]): string[] {
     );
 }
 
+/** Where Ribosome hands a sandboxed process its lifeline (sandboxInit): the descriptor after stderr. */
+export const LIFELINE_FD = 3;
+
 /** Where the gate's Unix socket appears inside the sandbox (in its private /tmp). */
 export const SANDBOX_SOCKET = '/tmp/.ribosome-sandbox/net.sock';
 
@@ -84,20 +93,38 @@ const RANK = { visible: 0, writable: 1, readOnly: 2, hidden: 3 } as const;
 type Mount = { path: string; as: keyof typeof RANK };
 
 /**
- * The in-sandbox init for a gated network: socat listens on loopback `port` and forwards each
- * connection to the gate's socket; the command starts once /proc/net/tcp lists the listener
- * (127.0.0.1 is 0100007F there; 0A is LISTEN), or after about 2 s. The command and its arguments
- * come as positional parameters: nothing of them is quoted into the script.
+ * The in-sandbox init, a shell script that ends by exec'ing the command (which comes as positional
+ * parameters: nothing of it is quoted into the script), or undefined when none is needed.
+ * - `lifeline`: a descriptor only the server holds the other end of. A watcher reads it; at its end of
+ *   file (the server is gone, however it died) it kills everything in the sandbox's process namespace.
+ *   bwrap's --die-with-parent takes hold only some milliseconds after bwrap starts: a server killed
+ *   before that would leave the sandbox running. The command does not inherit the descriptor.
+ * - `port`, for a gated network: socat listens on loopback `port` and forwards each connection to the
+ *   gate's socket; the command starts once /proc/net/tcp lists the listener (127.0.0.1 is 0100007F
+ *   there; 0A is LISTEN), or after about 2 s.
  */
-export function gatedInit(port: number, socat = 'socat'): string {
-  const hex = port.toString(16).toUpperCase().padStart(4, '0');
-  return [
-    `${socat} TCP-LISTEN:${port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SANDBOX_SOCKET} &`,
-    // Shell builtins only in the look: a grep per step cost more than the wait itself.
-    `listening() { while read -r _ l _ s _; do [ "$l $s" = '0100007F:${hex} 0A' ] && return 0; done </proc/net/tcp; return 1; }`,
-    `i=0; until listening || [ $i -ge ${LISTEN_WAIT_STEPS} ]; do sleep 0.005; i=$((i+1)); done`,
-    'exec "$@"',
-  ].join('\n');
+export function sandboxInit(options: {
+  lifeline?: number;
+  port?: number;
+  socat?: string;
+}): string | undefined {
+  const { lifeline, port, socat = 'socat' } = options;
+  if (lifeline === undefined && port === undefined) return undefined;
+  const lines: string[] = [];
+  if (lifeline !== undefined) {
+    lines.push(`( read -r _ <&${lifeline}; kill -KILL -1 ) >/dev/null 2>&1 </dev/null &`);
+  }
+  if (port !== undefined) {
+    const hex = port.toString(16).toUpperCase().padStart(4, '0');
+    lines.push(
+      `${socat} TCP-LISTEN:${port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SANDBOX_SOCKET} &`,
+      // Shell builtins only in the look: a grep per step cost more than the wait itself.
+      `listening() { while read -r _ l _ s _; do [ "$l $s" = '0100007F:${hex} 0A' ] && return 0; done </proc/net/tcp; return 1; }`,
+      `i=0; until listening || [ $i -ge ${LISTEN_WAIT_STEPS} ]; do sleep 0.005; i=$((i+1)); done`,
+    );
+  }
+  lines.push(lifeline === undefined ? 'exec "$@"' : `exec "$@" ${lifeline}<&-`);
+  return lines.join('\n');
 }
 
 /**
@@ -168,11 +195,14 @@ export function sandboxArgv(
   // their mode.
   for (const path of ['/', ...emptied]) argv.push('--remount-ro', path);
   if (context.cwd) argv.push('--chdir', context.cwd);
-  if (launch.network.kind === 'gated') {
-    argv.push('--ro-bind', launch.network.socket, SANDBOX_SOCKET);
-    const init = gatedInit(launch.network.port, context.socat);
-    argv.push('/bin/sh', '-c', init, 'ribosome-sandbox', command, ...args);
-  } else argv.push(command, ...args);
+  if (launch.network.kind === 'gated') argv.push('--ro-bind', launch.network.socket, SANDBOX_SOCKET);
+  const init = sandboxInit({
+    ...(context.lifeline !== undefined ? { lifeline: context.lifeline } : {}),
+    ...(launch.network.kind === 'gated' ? { port: launch.network.port } : {}),
+    ...(context.socat ? { socat: context.socat } : {}),
+  });
+  if (init) argv.push('/bin/sh', '-c', init, 'ribosome-sandbox', command, ...args);
+  else argv.push(command, ...args);
   return { command: context.bwrap ?? 'bwrap', args: argv };
 }
 

@@ -9,16 +9,19 @@ export type CommandLine = { command: string; args: readonly string[]; cwd: strin
 /**
  * `line` as it runs inside `launch`: bwrap's command line (with the bwrap and socat the support probe
  * found) and the environment inside (docs/agents.md#the-sandbox). The caller has checked
- * sandboxSupport() and started the launch's network gate.
+ * sandboxSupport() and started the launch's network gate. `lifeline`: the descriptor number at which
+ * the process gets the read end of a pipe the caller keeps the other end of (sandboxInit).
  */
 export function sandboxedCommand(
   line: CommandLine,
   launch: SandboxLaunch,
+  lifeline?: number,
 ): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
   const support = sandboxSupport();
   const { command, args } = sandboxArgv(launch, line.command, line.args, {
     cwd: line.cwd,
     path: line.env.PATH,
+    ...(lifeline !== undefined ? { lifeline } : {}),
     ...(support.ok ? { bwrap: support.bwrap, socat: support.socat } : {}),
   });
   return { command, args, env: sandboxEnv(launch, line.env) };

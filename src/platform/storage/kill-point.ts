@@ -19,6 +19,7 @@ export const KILL_POINTS = {
   'retry-restored':
     "a retry brought the agent root back to the codon's start, the new attempt not yet recorded",
   'workspace-moved': "part of a workspace's clone is in the agent root, the clone not yet recorded",
+  'agent-spawned': "an agent's process (its sandbox) is started, its pid not yet recorded",
 } as const;
 
 export type KillPoint = keyof typeof KILL_POINTS;

@@ -155,6 +155,23 @@ describe('sandboxArgv', () => {
     expect(script).not.toContain('codex');
   });
 
+  it('with a lifeline: a watcher kills the whole sandbox at its end of file; the command does not get it', () => {
+    const launch: SandboxLaunch = { writable: [], readOnly: [], hidden: [], network: open };
+    const { args } = sandboxArgv(launch, 'claude', ['-p'], { ...context, kind: fs(), lifeline: 3 });
+    const sh = args.indexOf('/bin/sh');
+    expect(sh).toBeGreaterThan(0);
+    const script = args[sh + 2]!;
+    expect(script.split('\n')).toEqual([
+      '( read -r _ <&3; kill -KILL -1 ) >/dev/null 2>&1 </dev/null &',
+      'exec "$@" 3<&-',
+    ]);
+    expect(args.slice(sh + 3)).toEqual(['ribosome-sandbox', 'claude', '-p']);
+    // Without one, and with an open network, the command runs as it is: no shell in between.
+    const plain = sandboxArgv(launch, 'claude', ['-p'], { ...context, kind: fs() }).args;
+    expect(plain).not.toContain('/bin/sh');
+    expect(plain.slice(-2)).toEqual(['claude', '-p']);
+  });
+
   it("binds a PATH's node_modules/.bin under /tmp with the packages its links lead into", () => {
     const launch: SandboxLaunch = { writable: [], readOnly: [], hidden: [], network: open };
     const kind = fs('/tmp/clone/node_modules/', '/tmp/clone/node_modules/.bin/');

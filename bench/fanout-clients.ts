@@ -18,6 +18,7 @@ export type ClientShareResult = {
   cpuMs: number;
   wallMs: number;
   loopP99Ms: number;
+  loopMaxMs: number;
 };
 
 const [port, count, first, handshake] = process.argv.slice(2).map(Number) as [number, number, number, number];
@@ -77,6 +78,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     cpuMs: (cpu.user + cpu.system) / 1000,
     wallMs: now() - wallStart,
     loopP99Ms: loop.percentile(99) / 1e6,
+    loopMaxMs: loop.max / 1e6,
   };
   for (const c of clients) c.close();
   process.stdout.write(`result ${JSON.stringify(result)}\n`, () => process.exit(0));

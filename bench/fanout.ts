@@ -34,6 +34,7 @@ export type FanoutResult = Scenario & {
   clientProcesses: number;
   clientCpuShare: number;
   clientLoopP99Ms: number;
+  clientLoopMaxMs: number;
   /** True when a client process was the bottleneck (busy most of the span): its latencies include its own queueing. */
   clientSaturated: boolean;
   /** True when a client process ran late without being busy: the machine was (other work on its cores). */
@@ -199,6 +200,7 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
   const total = clientResults.reduce((sum, r) => sum + r.frames, 0);
   const clientCpuShare = Math.max(...clientResults.map((r) => r.cpuMs / Math.max(1, r.wallMs)));
   const clientLoopP99Ms = Math.max(...clientResults.map((r) => r.loopP99Ms));
+  const clientLoopMaxMs = Math.max(...clientResults.map((r) => r.loopMaxMs));
   return {
     ...s,
     published: stats.published,
@@ -209,6 +211,7 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
     clientProcesses: shares.length,
     clientCpuShare: round(clientCpuShare),
     clientLoopP99Ms: round(clientLoopP99Ms),
+    clientLoopMaxMs: round(clientLoopMaxMs),
     clientSaturated: clientCpuShare > SATURATED_CPU_SHARE,
     clientStarved: clientCpuShare <= SATURATED_CPU_SHARE && clientLoopP99Ms > LATE_LOOP_P99_MS,
     load: round(load),
@@ -290,6 +293,8 @@ export async function run(
     tailServerP99Ms: tailRuns.map((x) => x.serverP99Ms),
     tailClientSaturated: tailRuns.map((x) => x.clientSaturated),
     tailClientStarved: tailRuns.map((x) => x.clientStarved),
+    /** The longest a client process's event loop stalled in each run: a stall shows in the client p99. */
+    tailClientLoopMaxMs: tailRuns.map((x) => x.clientLoopMaxMs),
     tailLoad: tailRuns.map((x) => x.load),
     bareTailP99Ms: tail('bare'),
     tailP99RatioToBare: round(median(tail('ribosome')) / median(tail('bare'))),
@@ -314,6 +319,7 @@ export async function run(
       p99Ms: r.p99Ms,
       clientCpu: r.clientCpuShare,
       clientLoopP99Ms: r.clientLoopP99Ms,
+      clientLoopMaxMs: r.clientLoopMaxMs,
       serverP50Ms: r.serverP50Ms,
       serverP99Ms: r.serverP99Ms,
       loopP99Ms: r.loopP99Ms,

@@ -5,6 +5,9 @@
  * processes of their own (bench/fanout-clients.ts, BENCH_FANOUT_CLIENT_PROCS of them), each with its
  * CPU time and event-loop delay, so that the latency they see is told apart from their own queueing:
  * a run whose client side was saturated says so, and the server side is reported beside it.
+ * Knobs: BENCH_DURATION_MS, BENCH_FANOUT=tail, BENCH_BASE_DIR (below), BENCH_FANOUT_CLIENT_PROCS,
+ * BENCH_SERVER_NODE_ARGS and BENCH_CLIENT_NODE_ARGS (e.g. "--cpu-prof"), BENCH_JOURNAL_SYNC=normal
+ * (the publisher's commits without their fsync, to see the disk's part).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';

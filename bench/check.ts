@@ -18,6 +18,19 @@ const RESULTS = join(HERE, 'results');
 /** One target's measure in one round. */
 type Measure = { target: string; value: number; limit: number; better: 'lower' | 'higher'; unit: string };
 
+/** A measure that must stay at most `limit`, or at least it. */
+const atMost = (target: string, value: number, limit: number, unit: string): Measure => ({
+  target,
+  value,
+  limit,
+  better: 'lower',
+  unit,
+});
+const atLeast = (target: string, value: number, limit: number, unit: string): Measure => ({
+  ...atMost(target, value, limit, unit),
+  better: 'higher',
+});
+
 type Check = {
   name: string;
   /** What the benchmark's run is told: its own rounds where it has them, sizes. */
@@ -54,27 +67,9 @@ const CHECKS: Check[] = [
     env: (rounds) => ({ PROXY_RUN_ROUNDS: String(Math.max(3, rounds)) }),
     runs: () => 1,
     measures: (r: ProxyRunResult) => [
-      {
-        target: 'added p50, x the pipe',
-        value: r.ratios.addedP50VsPipe,
-        limit: 1.2,
-        better: 'lower',
-        unit: 'x',
-      },
-      {
-        target: 'c=64 req/s, x the pipe',
-        value: r.ratios.throughputVsPipe,
-        limit: 0.9,
-        better: 'higher',
-        unit: 'x',
-      },
-      {
-        target: 'first SSE byte added',
-        value: r.ratios.firstSseByteAddedMs,
-        limit: 1,
-        better: 'lower',
-        unit: 'ms',
-      },
+      atMost('added p50, x the pipe', r.ratios.addedP50VsPipe, 1.2, 'x'),
+      atLeast('c=64 req/s, x the pipe', r.ratios.throughputVsPipe, 0.9, 'x'),
+      atMost('first SSE byte added', r.ratios.firstSseByteAddedMs, 1, 'ms'),
     ],
   },
   {
@@ -85,27 +80,14 @@ const CHECKS: Check[] = [
       const { tailP99Ms, tailServerP99Ms, tailClientSaturated } = r.summary;
       const honest = tailP99Ms.filter((_, i) => !tailClientSaturated[i]);
       return [
-        {
-          target: 'tail p99 < 50 ms at 5 000 ev/s to 100 clients, runs of 3',
-          value: honest.filter((p) => p < 50).length,
-          limit: 3,
-          better: 'higher',
-          unit: '',
-        },
-        {
-          target: 'tail p99, median of the runs',
-          value: median(tailP99Ms),
-          limit: 50,
-          better: 'lower',
-          unit: 'ms',
-        },
-        {
-          target: 'tail p99 server side, median',
-          value: median(tailServerP99Ms),
-          limit: 50,
-          better: 'lower',
-          unit: 'ms',
-        },
+        atLeast(
+          'tail p99 < 50 ms at 5 000 ev/s to 100 clients, runs of 3',
+          honest.filter((p) => p < 50).length,
+          3,
+          '',
+        ),
+        atMost('tail p99, median of the runs', median(tailP99Ms), 50, 'ms'),
+        atMost('tail p99 server side, median', median(tailServerP99Ms), 50, 'ms'),
       ];
     },
   },
@@ -114,28 +96,8 @@ const CHECKS: Check[] = [
     env: () => ({ ENGINE_PARTS: 'end,long-loop' }),
     runs: (rounds) => rounds,
     measures: (r: EngineResult) => [
-      ...(r.end
-        ? [
-            {
-              target: 'added at codon end',
-              value: r.end.addedAtEndMs,
-              limit: 35,
-              better: 'lower' as const,
-              unit: 'ms',
-            },
-          ]
-        : []),
-      ...(r.longLoop
-        ? [
-            {
-              target: 'long loop gap, last / first',
-              value: r.longLoop.gapRatio,
-              limit: 1.3,
-              better: 'lower' as const,
-              unit: 'x',
-            },
-          ]
-        : []),
+      ...(r.end ? [atMost('added at codon end', r.end.addedAtEndMs, 35, 'ms')] : []),
+      ...(r.longLoop ? [atMost('long loop gap, last / first', r.longLoop.gapRatio, 1.3, 'x')] : []),
     ],
   },
   {
@@ -143,41 +105,11 @@ const CHECKS: Check[] = [
     env: () => ({}),
     runs: () => 1,
     measures: (r: CheckpointsResult) => [
-      {
-        target: 'first checkpoint, x git add+commit',
-        value: r.initialCheckpoint.ratio,
-        limit: 1.3,
-        better: 'lower',
-        unit: 'x',
-      },
-      {
-        target: 'checkpoint after one change, x git',
-        value: r.checkpointAfterOneChange.ratio,
-        limit: 1.3,
-        better: 'lower',
-        unit: 'x',
-      },
-      {
-        target: 'checkpoint after one change',
-        value: r.checkpointAfterOneChange.ribosomeMs,
-        limit: 300,
-        better: 'lower',
-        unit: 'ms',
-      },
-      {
-        target: 'rollback across 5, x git',
-        value: r.rollbackAcross5.ratio,
-        limit: 1.3,
-        better: 'lower',
-        unit: 'x',
-      },
-      {
-        target: 'disk growth of 50 checkpoints, x git',
-        value: r.growth50.ratio,
-        limit: 1.3,
-        better: 'lower',
-        unit: 'x',
-      },
+      atMost('first checkpoint, x git add+commit', r.initialCheckpoint.ratio, 1.3, 'x'),
+      atMost('checkpoint after one change, x git', r.checkpointAfterOneChange.ratio, 1.3, 'x'),
+      atMost('checkpoint after one change', r.checkpointAfterOneChange.ribosomeMs, 300, 'ms'),
+      atMost('rollback across 5, x git', r.rollbackAcross5.ratio, 1.3, 'x'),
+      atMost('disk growth of 50 checkpoints, x git', r.growth50.ratio, 1.3, 'x'),
     ],
   },
   {
@@ -185,20 +117,8 @@ const CHECKS: Check[] = [
     env: () => ({}),
     runs: () => 1,
     measures: (r: CheckpointsLargeResult) => [
-      {
-        target: '1 GB tree: one change, x git',
-        value: r.oneChange.ratio,
-        limit: 1.3,
-        better: 'lower',
-        unit: 'x',
-      },
-      {
-        target: '1 GB tree: checkpoint after one change',
-        value: r.oneChange.ribosomeMs,
-        limit: 500,
-        better: 'lower',
-        unit: 'ms',
-      },
+      atMost('1 GB tree: one change, x git', r.oneChange.ratio, 1.3, 'x'),
+      atMost('1 GB tree: checkpoint after one change', r.oneChange.ribosomeMs, 500, 'ms'),
     ],
   },
   {
@@ -209,20 +129,8 @@ const CHECKS: Check[] = [
       r.skipped || !r.lightCodonMs || !r.heavyCodonMs
         ? []
         : [
-            {
-              target: 'sandbox added to a codon',
-              value: r.lightCodonMs.addedMs,
-              limit: 50,
-              better: 'lower',
-              unit: 'ms',
-            },
-            {
-              target: 'sandbox added to a tool-heavy codon',
-              value: r.heavyCodonMs.addedPercent,
-              limit: 5,
-              better: 'lower',
-              unit: '%',
-            },
+            atMost('sandbox added to a codon', r.lightCodonMs.addedMs, 50, 'ms'),
+            atMost('sandbox added to a tool-heavy codon', r.heavyCodonMs.addedPercent, 5, '%'),
           ],
   },
 ];

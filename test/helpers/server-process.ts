@@ -112,7 +112,10 @@ export function tempDir(prefix?: string): { path: string; remove(): void } {
 function testFileName(): string {
   const path = vitestExpect?.getState().testPath;
   if (!path) return '';
-  return `${basename(path).replace(/(\.[a-z]+)*\.test\.ts$/, '')}-`;
+  // Short: Unix sockets made under it have a path limit (108 bytes).
+  return `${basename(path)
+    .replace(/(\.[a-z0-9]+)*\.test\.ts$/, '')
+    .slice(0, 20)}-`;
 }
 
 export const EMPTY_PLAN = join(ROOT, 'examples/empty/plan.yaml');

@@ -6,9 +6,10 @@
  * Per round, sides alternating: 400 sequential requests (p50), 2000 at concurrency 64 (req/s), 100
  * streamed requests (time to the first body byte); added latency = side minus direct in that round.
  * `npm run bench -- proxy-run`; PROXY_RUN_ROUNDS (default 5) scales it; PROXY_RUN_CPU_PROF=<dir> runs
- * the server and the pipe with `--cpu-prof` into <dir>. Writes bench/results/proxy-run.json.
+ * the server and the pipe with `--cpu-prof` into <dir>; PROXY_RUN_PIN=1 pins the processes to CPUs
+ * (below). Writes bench/results/proxy-run.json.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -28,6 +29,13 @@ const CONCURRENT = 2000;
 const CONCURRENCY = 64;
 const SSE_SAMPLES = 100;
 const TARGETS = { addedP50VsPipe: 1.2, throughputVsPipe: 0.9, firstSseByteAddedMs: 1 };
+/**
+ * PROXY_RUN_PIN=1: the client and the upstream on CPU 0, both proxies on CPU 1 (taskset), so that
+ * where the scheduler happens to put a process does not move one side's latency and not the other's.
+ */
+const PIN = process.env.PROXY_RUN_PIN === '1';
+const CLIENT_CPU = 0;
+const PROXIES_CPU = 1;
 
 const request = (stream: boolean) =>
   JSON.stringify({
@@ -128,8 +136,11 @@ function startProcess(
   args: string[],
   pattern: RegExp,
   env: NodeJS.ProcessEnv,
+  cpu?: number,
 ): Promise<Process> {
-  const child = spawn(command, args, {
+  // taskset execs the command: the pid (and its CPU time) is the command's.
+  const pinned = PIN && cpu !== undefined;
+  const child = spawn(pinned ? 'taskset' : command, pinned ? ['-c', String(cpu), command, ...args] : args, {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
@@ -176,6 +187,7 @@ async function startServer(
         [...args, '--execution', dir],
         /^listening ws:\/\/[^:]+:(\d+)$/,
         env,
+        PROXIES_CPU,
       );
       return { ...started, execution: dir };
     } catch (error) {
@@ -264,11 +276,18 @@ async function measure(rounds: number, profileDir: string | undefined) {
   };
   const pools: Pool[] = [];
   try {
-    const up = await startProcess(NODE, [import.meta.filename, '--upstream'], /^port (\d+)$/, {});
+    if (PIN) execFileSync('taskset', ['-pc', String(CLIENT_CPU), String(process.pid)], { stdio: 'ignore' });
+    const up = await startProcess(NODE, [import.meta.filename, '--upstream'], /^port (\d+)$/, {}, CLIENT_CPU);
     const upstreamUrl = `http://127.0.0.1:${up.port}`;
     const [server, pipeProc] = await Promise.all([
       startServer(upstreamUrl, join(temp, 'exec'), profEnv('server')),
-      startProcess(NODE, [import.meta.filename, '--pipe', upstreamUrl], /^port (\d+)$/, profEnv('pipe')),
+      startProcess(
+        NODE,
+        [import.meta.filename, '--pipe', upstreamUrl],
+        /^port (\d+)$/,
+        profEnv('pipe'),
+        PROXIES_CPU,
+      ),
     ]);
     const ports: Record<Side, number> = { direct: up.port, proxy: server.port + 1, pipe: pipeProc.port };
     const pids: Record<Side, number | undefined> = {

@@ -13,7 +13,7 @@ import { RibosomeClient } from '../../src/core/client/index.ts';
 import { CheckpointStore } from '../../src/execution/checkpoints/index.ts';
 import type { KillPoint } from '../../src/platform/storage/kill-point.ts';
 import { e2eResources } from '../helpers/e2e-resources.ts';
-import { testProcesses } from '../helpers/leftover-processes.ts';
+import { processesUnder } from '../helpers/leftover-processes.ts';
 import { writePlanAndScript } from '../helpers/plans.ts';
 import { pidsWith, waitFor } from '../helpers/processes.ts';
 import { journalRows, runCli, startServer, tempDir } from '../helpers/server-process.ts';
@@ -367,7 +367,7 @@ describe('a kill between a step and its record: the run recovers to what the sta
     await dieAt(s, 'agent-spawned');
     // No restart needed: a sandboxed agent ends with its lifeline (test/agents/sandbox/lifeline.e2e.test.ts),
     // one without a sandbox at the end of its stdin.
-    const left = () => testProcesses().filter((p) => p.cwd.startsWith(s.dir));
+    const left = () => processesUnder(s.dir);
     await waitFor(
       () => left().length === 0,
       `the agent's processes to end (${left()

@@ -1,23 +1,8 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
-import { AGENT_MARK } from '../../src/agents/spawn-agent.ts';
-import { STEP_MARK } from '../../src/engine/rig-setup.ts';
-import { GATE_MARK } from '../../src/engine/verify/run-gates.ts';
-import { isAlive, killTree, startTicks } from '../../src/platform/processes/process-tree.ts';
+import { isAlive, killTree } from '../../src/platform/processes/process-tree.ts';
 
-/** A process a test may have left running: an agent, a rig step or a gate (by its mark), or a sandbox. */
-export type TestProcess = { pid: number; ticks: number; cwd: string; cmdline: string };
-
-const MARKS = [AGENT_MARK, STEP_MARK, GATE_MARK].map((name) => `${name}=`);
-const OUR_BIN = resolve(import.meta.dirname, '../../bin/ribosome');
-
-/** A command line a reader can take in: a sandbox's long bwrap options cut to what it runs. */
-function shortened(cmdline: string): string {
-  const bwrap = /^\S*bwrap /.test(cmdline);
-  const shown = bwrap ? `bwrap ... ${cmdline.slice(-200)}` : cmdline;
-  return shown.length > 400 ? `${shown.slice(0, 400)}...` : shown;
-}
+/** A process a test may have left running, where it works and what it runs. */
+export type TestProcess = { pid: number; cwd: string; cmdline: string };
 
 function read(path: string): string | undefined {
   try {
@@ -27,14 +12,17 @@ function read(path: string): string | undefined {
   }
 }
 
+/** A command line a reader can take in: a sandbox's long bwrap options cut to what it runs. */
+function shortened(cmdline: string): string {
+  const shown = /^\S*bwrap /.test(cmdline) ? `bwrap ... ${cmdline.slice(-200)}` : cmdline;
+  return shown.length > 400 ? `${shown.slice(0, 400)}...` : shown;
+}
+
 /**
- * The live processes a test run could have started and must have ended: those carrying an agent,
- * rig-step or gate mark in their environment (a sandbox's outer bwrap carries its agent's), working
- * in the temporary directory where tests keep their executions. A developer's own runs elsewhere
- * are not theirs to judge.
+ * The live processes (not this one) that work in `root` or name it on their command line: for a test
+ * run's own temporary directory, whatever its tests started there (agents, sandboxes, servers, gates).
  */
-export function testProcesses(): TestProcess[] {
-  const tmp = tmpdir();
+export function processesUnder(root: string): TestProcess[] {
   const found: TestProcess[] = [];
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
@@ -46,24 +34,10 @@ export function testProcesses(): TestProcess[] {
     } catch {
       continue;
     }
-    const ours = cmdline.includes(OUR_BIN) && cmdline.includes(`${tmp}/`);
-    if (!ours) {
-      const environ = read(`/proc/${pid}/environ`);
-      if (environ === undefined || !environ.split('\0').some((v) => MARKS.some((m) => v.startsWith(m))))
-        continue;
-      if (!cwd.startsWith(`${tmp}/`)) continue;
-    }
-    const ticks = startTicks(pid);
-    if (ticks === undefined) continue;
-    found.push({ pid, ticks, cwd, cmdline: shortened(cmdline) });
+    if (!cwd.startsWith(`${root}/`) && !cmdline.includes(`${root}/`)) continue;
+    found.push({ pid, cwd, cmdline: shortened(cmdline) });
   }
   return found;
-}
-
-/** Those of `now` that were not already running in `before` (same pid and start time). */
-export function startedSince(before: readonly TestProcess[], now: readonly TestProcess[]): TestProcess[] {
-  const known = new Set(before.map((p) => `${p.pid}:${p.ticks}`));
-  return now.filter((p) => !known.has(`${p.pid}:${p.ticks}`));
 }
 
 /** Ends each (whole trees) and says which were left, one line each. */

@@ -3,7 +3,7 @@ import type { ProcessExit } from '../core/protocol/index.ts';
 import { endGroup, endMarked, killTree } from '../platform/processes/process-tree.ts';
 import { keepLifeline, lifelineStdio } from '../platform/processes/run-command.ts';
 import { spawnSafely } from '../platform/processes/spawn-safely.ts';
-import { endSandbox, LIFELINE_FD, type SandboxLaunch, sandboxedCommand } from '../platform/sandbox/index.ts';
+import { endSandbox, type SandboxLaunch, sandboxedCommand } from '../platform/sandbox/index.ts';
 import { killPoint } from '../platform/storage/kill-point.ts';
 import type { AgentRun } from './agent-adapter.ts';
 import { AgentInput, type InputFormat, UNTAKEN_QUIET_MS } from './agent-input.ts';
@@ -65,19 +65,19 @@ const NOT_STARTED = 127;
  * started (EMFILE, a missing binary) is a run that ends at once with `startFailure` saying why.
  */
 export function spawnAgent(spec: SpawnSpec): AgentRun {
-  const { command, args, env } = sandboxed(spec);
+  const { command, args, env, lifeline } = sandboxed(spec);
   const started = spawnSafely(command, args, {
     cwd: spec.cwd,
     // Set last: a codon's `env` cannot unmark its agent.
     env: { ...env, [AGENT_MARK]: spec.mark },
     detached: true,
     // A sandbox gets its lifeline: its other end closes with this process, whatever ends it.
-    stdio: ['pipe', 'pipe', 'pipe', ...lifelineStdio(spec.sandbox ? LIFELINE_FD : undefined)],
+    stdio: ['pipe', 'pipe', 'pipe', ...lifelineStdio(lifeline)],
   });
   if (!started.ok) return notStarted(started.why, spec.mark);
   const { child } = started;
   killPoint('agent-spawned');
-  keepLifeline(child, spec.sandbox ? LIFELINE_FD : undefined);
+  keepLifeline(child, lifeline);
   const stderrListeners: Array<(text: string) => void> = [];
   const emitStderr = (text: string) => {
     for (const l of stderrListeners) l(text);
@@ -182,8 +182,13 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
 }
 
 /** The command line and environment that start `spec`: as they are, or inside its sandbox. */
-function sandboxed(spec: SpawnSpec): { command: string; args: readonly string[]; env: NodeJS.ProcessEnv } {
-  return spec.sandbox ? sandboxedCommand(spec, spec.sandbox, LIFELINE_FD) : spec;
+function sandboxed(spec: SpawnSpec): {
+  command: string;
+  args: readonly string[];
+  env: NodeJS.ProcessEnv;
+  lifeline?: number;
+} {
+  return spec.sandbox ? sandboxedCommand(spec, spec.sandbox) : spec;
 }
 
 /** How much of the end of an agent's stderr is kept for a failure message. */

@@ -3,7 +3,7 @@ import { codonOf, runOf } from '../execution/state/reducer.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { EffectiveSandbox } from '../plan/sandbox-resolve.ts';
 import type { CommandWrap } from '../platform/processes/run-command.ts';
-import { LIFELINE_FD, sandboxedCommand } from '../platform/sandbox/index.ts';
+import { sandboxedCommand } from '../platform/sandbox/index.ts';
 import { describeError } from '../platform/storage/probe.ts';
 import { type AgentStart, gateRunner, recordOutput, startAgent } from './codon-agent.ts';
 import { type EndWithoutAgent, fingerprint, recordAgentEnd, recordEndWithoutAgent } from './codon-end.ts';
@@ -262,7 +262,7 @@ export class CodonLifecycle {
   #wrap(): CommandWrap {
     return (line) => {
       const launch = this.#sandbox?.launch;
-      return launch ? { ...sandboxedCommand(line, launch, LIFELINE_FD), lifeline: LIFELINE_FD } : line;
+      return launch ? sandboxedCommand(line, launch) : line;
     };
   }
 

@@ -1,4 +1,4 @@
-import { sandboxArgv } from './argv.ts';
+import { LIFELINE_FD, sandboxArgv } from './argv.ts';
 import { sandboxEnv } from './env.ts';
 import type { SandboxLaunch } from './launch.ts';
 import { sandboxSupport } from './support.ts';
@@ -9,20 +9,20 @@ export type CommandLine = { command: string; args: readonly string[]; cwd: strin
 /**
  * `line` as it runs inside `launch`: bwrap's command line (with the bwrap and socat the support probe
  * found) and the environment inside (docs/agents.md#the-sandbox). The caller has checked
- * sandboxSupport() and started the launch's network gate. `lifeline`: the descriptor number at which
- * the process gets the read end of a pipe the caller keeps the other end of (sandboxInit).
+ * sandboxSupport() and started the launch's network gate. `lifeline`: the descriptor at which the
+ * caller must give the process the read end of a pipe it keeps the other end of (sandboxInit); every
+ * sandbox has one.
  */
 export function sandboxedCommand(
   line: CommandLine,
   launch: SandboxLaunch,
-  lifeline?: number,
-): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
+): { command: string; args: string[]; env: NodeJS.ProcessEnv; lifeline: number } {
   const support = sandboxSupport();
   const { command, args } = sandboxArgv(launch, line.command, line.args, {
     cwd: line.cwd,
     path: line.env.PATH,
-    ...(lifeline !== undefined ? { lifeline } : {}),
+    lifeline: LIFELINE_FD,
     ...(support.ok ? { bwrap: support.bwrap, socat: support.socat } : {}),
   });
-  return { command, args, env: sandboxEnv(launch, line.env) };
+  return { command, args, env: sandboxEnv(launch, line.env), lifeline: LIFELINE_FD };
 }

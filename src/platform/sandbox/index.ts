@@ -3,7 +3,7 @@
  * SandboxLaunch, the environment inside, the network gate on the host side, and whether this
  * machine supports it.
  */
-export { LIFELINE_FD, type PathKind, SANDBOX_SOCKET, type SandboxArgvContext, sandboxArgv } from './argv.ts';
+export { type PathKind, SANDBOX_SOCKET, type SandboxArgvContext, sandboxArgv } from './argv.ts';
 export { type CommandLine, sandboxedCommand } from './command.ts';
 export { endSandbox } from './end-sandbox.ts';
 export { proxyUrl, sandboxEnv } from './env.ts';

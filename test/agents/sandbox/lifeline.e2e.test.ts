@@ -35,9 +35,9 @@ function starterScript(dir: string, marker: number, as: 'agent' | 'command'): st
       ? `import { spawnAgent } from ${src('agents/spawn-agent.ts')};
 spawnAgent({ command: 'sh', args: ['-c', 'sleep ${marker}'], cwd: ${JSON.stringify(dir)}, env: process.env, stdin: '', mark: 'lifeline-${marker}', sandbox: ${LAUNCH(dir)} });`
       : `import { runCommand } from ${src('platform/processes/run-command.ts')};
-import { LIFELINE_FD, sandboxedCommand } from ${src('platform/sandbox/index.ts')};
+import { sandboxedCommand } from ${src('platform/sandbox/index.ts')};
 void runCommand({ command: 'sleep ${marker}', cwd: ${JSON.stringify(dir)}, timeoutMs: 60_000, markName: 'RIBOSOME_GATE',
-  wrap: (line) => ({ ...sandboxedCommand(line, ${LAUNCH(dir)}, LIFELINE_FD), lifeline: LIFELINE_FD }) });`;
+  wrap: (line) => sandboxedCommand(line, ${LAUNCH(dir)}) });`;
   writeFileSync(file, `${start}\nprocess.kill(process.pid, 'SIGKILL');\n`);
   return file;
 }

@@ -73,7 +73,9 @@ async function expectFatalStop(
 describe('the history deleted or replaced under a running server', () => {
   it('rm -rf .ribosome: a fatal error naming the database, and exit 4', async () => {
     const w = await waitingServer();
-    rmSync(join(w.exec, '.ribosome'), { recursive: true, force: true });
+    // The server writes into the directory while it is being removed (a file made between rm's
+    // listing and its rmdir gives ENOTEMPTY), so rm goes again over what appeared, as a user would.
+    rmSync(join(w.exec, '.ribosome'), { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
     await expectFatalStop(w, `the journal database ${w.exec}/.ribosome/ribosome.db was deleted`, 'deleted');
     // A restart refuses what is left, rather than beginning anew over it (trial 29 M5).
     const again = runCli([

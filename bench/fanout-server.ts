@@ -5,7 +5,8 @@
  * clients acknowledge, keeping at most <window> events unacknowledged), `ack <n>` reports the
  * slowest client's count. It prints `port <n>` when ready and `done <json>` at the end.
  */
-import { existsSync, statSync } from 'node:fs';
+import fs, { existsSync, statSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { setImmediate as tick } from 'node:timers/promises';
@@ -87,6 +88,17 @@ SqliteJournal.prototype.append = function (this: SqliteJournal, entries) {
     commitMs.push(performance.now() - start);
   }
 };
+// The journal's syncs off the event loop (Journal.deferredSync): how long each fdatasync of the WAL took.
+const syncMs: number[] = [];
+const fdatasync = fs.fdatasync;
+fs.fdatasync = ((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+  const start = performance.now();
+  fdatasync(fd, (error) => {
+    syncMs.push(performance.now() - start);
+    callback(error);
+  });
+}) as typeof fs.fdatasync;
+syncBuiltinESMExports();
 const loopDelay = monitorEventLoopDelay({ resolution: 5 });
 const sortedP = (values: number[], p: number) =>
   values.sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * values.length) - 1)] ?? 0;
@@ -113,6 +125,7 @@ async function run(rate: number, durationMs: number, window: number): Promise<vo
   const startCpu = process.cpuUsage();
   maxRss = startRss;
   commitMs.length = 0;
+  syncMs.length = 0;
   serverMs.length = 0;
   loopDelay.reset();
   loopDelay.enable();
@@ -158,6 +171,8 @@ async function run(rate: number, durationMs: number, window: number): Promise<vo
     commitTotalMs: commitMs.reduce((a, b) => a + b, 0),
     commitP99Ms: sortedP(commitMs, 99),
     commitMaxMs: sortedP(commitMs, 100),
+    syncs: syncMs.length,
+    syncP99Ms: sortedP(syncMs, 99),
   };
   process.stdout.write(
     `done ${JSON.stringify({ published, startRss, maxRss, cpuMs, ...loop, ...commits, ...server, ...wal })}\n`,

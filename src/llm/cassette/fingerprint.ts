@@ -1,0 +1,136 @@
+/**
+ * What a recorded LLM request is matched on at replay (issue 31): the request body in a canonical form
+ * that keeps what decides the answer (model, system prompt, messages, tool results, tools offered) and
+ * drops what legitimately differs from one run to the next. Pure: no I/O.
+ *
+ * Dropped or replaced:
+ * - keys that carry ids, caches and sessions, wherever they are: tool-call ids (`tool_use_id`,
+ *   `call_id`, and `id` when it is a string), `cache_control`, `metadata`, `user`,
+ *   `previous_response_id`, `prompt_cache_key`, a thinking block's `signature`, and `stream` (how the
+ *   answer is sent, not what it says);
+ * - inside every string: the execution's absolute paths (`<agentRoot>`, `<execution>`, `<home>`,
+ *   longest first), dates and times (`<date>`, `<time>`), UUIDs (`<uuid>`) and tool-call ids the
+ *   agents quote (`toolu_…`, `call_…`: `<call-id>`).
+ *
+ * Object keys are sorted, so key order never makes two requests differ.
+ */
+import { createHash } from 'node:crypto';
+
+/** Keys dropped at any depth. */
+const VOLATILE_KEYS = new Set([
+  'tool_use_id',
+  'call_id',
+  'cache_control',
+  'metadata',
+  'previous_response_id',
+  'prompt_cache_key',
+  'stream',
+]);
+/** Keys dropped when their value is a string (a tool's schema may well have a property named `id`). */
+const VOLATILE_STRING_KEYS = new Set(['id', 'user', 'signature']);
+
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+/** An ISO-8601 date, with its time when it has one. */
+const DATE_TIME = /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g;
+const CLOCK = /\b\d{1,2}:\d{2}:\d{2}\b/g;
+const CALL_ID = /\b(?:toolu|call|fc)_[A-Za-z0-9_-]{6,}\b/g;
+
+/** Paths of this execution, replaced by their names in every string. */
+export type Placeholders = Readonly<Record<string, string>>;
+
+/** The body's canonical form: JSON values only, keys sorted, volatile parts out. */
+export type Canonical = null | boolean | number | string | Canonical[] | { [key: string]: Canonical };
+
+function placeholderPairs(placeholders: Placeholders): Array<[string, string]> {
+  return Object.entries(placeholders)
+    .filter(([, path]) => path.length > 1)
+    .map(([name, path]): [string, string] => [path.replace(/\/+$/, ''), `<${name}>`])
+    .sort((a, b) => b[0].length - a[0].length);
+}
+
+function canonicalText(text: string, pairs: ReadonlyArray<[string, string]>): string {
+  let out = text;
+  for (const [path, name] of pairs) out = out.split(path).join(name);
+  return out
+    .replace(UUID, '<uuid>')
+    .replace(DATE_TIME, (match) => (match.length > 10 ? '<time>' : '<date>'))
+    .replace(CLOCK, '<time>')
+    .replace(CALL_ID, '<call-id>');
+}
+
+function canonicalValue(value: unknown, pairs: ReadonlyArray<[string, string]>): Canonical {
+  if (value === null || typeof value === 'boolean') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'string') return canonicalText(value, pairs);
+  if (Array.isArray(value)) return value.map((item) => canonicalValue(item, pairs));
+  if (typeof value === 'object') {
+    const out: { [key: string]: Canonical } = {};
+    for (const key of Object.keys(value).sort()) {
+      const item = (value as Record<string, unknown>)[key];
+      if (item === undefined || VOLATILE_KEYS.has(key)) continue;
+      if (typeof item === 'string' && VOLATILE_STRING_KEYS.has(key)) continue;
+      out[key] = canonicalValue(item, pairs);
+    }
+    return out;
+  }
+  return null;
+}
+
+/** `body` (a parsed request body) in its canonical form. */
+export function canonicalRequest(body: unknown, placeholders: Placeholders = {}): Canonical {
+  return canonicalValue(body, placeholderPairs(placeholders));
+}
+
+/** A short, stable name of a canonical request: equal requests, equal fingerprints. */
+export function fingerprintOf(canonical: Canonical): string {
+  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex').slice(0, 32);
+}
+
+/** Where two canonical requests first differ: a path (`messages[2].content[0].text`) and both values. */
+export type Difference = { path: string; recorded: string; now: string };
+
+/** Text around the first differing character, at most `room` characters either side. */
+function around(a: string, b: string, room = 40): { recorded: string; now: string } {
+  let at = 0;
+  while (at < a.length && at < b.length && a[at] === b[at]) at++;
+  const from = Math.max(0, at - room);
+  const cut = (s: string) =>
+    `${from > 0 ? '…' : ''}${s.slice(from, at + room)}${at + room < s.length ? '…' : ''}`;
+  return { recorded: cut(a), now: cut(b) };
+}
+
+function shown(value: Canonical | undefined): string {
+  if (value === undefined) return '(absent)';
+  const text = JSON.stringify(value);
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+}
+
+/** The first difference between two canonical requests (keys in sorted order), or undefined. */
+export function firstDifference(
+  recorded: Canonical | undefined,
+  now: Canonical | undefined,
+  path = '',
+): Difference | undefined {
+  if (typeof recorded === 'string' && typeof now === 'string') {
+    return recorded === now ? undefined : { path: path || '(body)', ...around(recorded, now) };
+  }
+  if (Array.isArray(recorded) && Array.isArray(now)) {
+    for (let i = 0; i < Math.max(recorded.length, now.length); i++) {
+      const found = firstDifference(recorded[i], now[i], `${path}[${i}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  const isObject = (v: Canonical | undefined): v is { [key: string]: Canonical } =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (isObject(recorded) && isObject(now)) {
+    const keys = [...new Set([...Object.keys(recorded), ...Object.keys(now)])].sort();
+    for (const key of keys) {
+      const found = firstDifference(recorded[key], now[key], path ? `${path}.${key}` : key);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (JSON.stringify(recorded) === JSON.stringify(now)) return undefined;
+  return { path: path || '(body)', recorded: shown(recorded), now: shown(now) };
+}

@@ -1,0 +1,162 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { canonicalRequest, fingerprintOf, firstDifference } from '../../../src/llm/cassette/fingerprint.ts';
+
+const places = {
+  agentRoot: '/tmp/run-1/exec/agentRoot',
+  execution: '/tmp/run-1/exec',
+  home: '/tmp/run-1/exec/.ribosome/agents/claude-home',
+};
+const placesAgain = {
+  agentRoot: '/var/tmp/other/exec/agentRoot',
+  execution: '/var/tmp/other/exec',
+  home: '/var/tmp/other/exec/.ribosome/agents/claude-home',
+};
+
+/** A Claude Code-like Messages request of one run, with what varies between runs given. */
+function claudeRequest(v: {
+  root: string;
+  home: string;
+  date: string;
+  session: string;
+  callId: string;
+  prompt?: string;
+  toolResult?: string;
+  tools?: string[];
+}) {
+  return {
+    model: 'claude-sonnet-4-5',
+    max_tokens: 32000,
+    stream: true,
+    metadata: { user_id: `user_abc_account__session_${v.session}` },
+    system: [
+      {
+        type: 'text',
+        text: `You are Claude Code. Working directory: ${v.root}\nToday's date is ${v.date}.`,
+        cache_control: { type: 'ephemeral' },
+      },
+    ],
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: v.prompt ?? 'Create hello.txt saying hi.' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: v.callId, name: 'Write', input: { file_path: `${v.root}/hello.txt` } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: v.callId,
+            content: v.toolResult ?? `File created at ${v.root}/hello.txt (config in ${v.home})`,
+            cache_control: { type: 'ephemeral' },
+          },
+        ],
+      },
+    ],
+    tools: (v.tools ?? ['Write', 'Bash']).map((name) => ({ name, input_schema: { type: 'object' } })),
+  };
+}
+
+const runA = {
+  root: places.agentRoot,
+  home: places.home,
+  date: '2026-11-30',
+  session: '0f8fad5b-d9cb-469f-a165-70867728950e',
+  callId: 'toolu_01A2B3C4D5E6F7',
+};
+const runB = {
+  root: placesAgain.agentRoot,
+  home: placesAgain.home,
+  date: '2026-12-01',
+  session: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+  callId: 'toolu_09Z8Y7X6W5V4U3',
+};
+
+describe('the request fingerprint a replay matches on', () => {
+  it('is the same across runs: other ids, dates, paths, cache markers, sessions and stream flag', () => {
+    const a = canonicalRequest(claudeRequest(runA), places);
+    const b = canonicalRequest({ ...claudeRequest(runB), stream: false }, placesAgain);
+    expect(firstDifference(a, b)).toBeUndefined();
+    expect(fingerprintOf(a)).toBe(fingerprintOf(b));
+    // What stays is readable: the paths by name.
+    expect(JSON.stringify(a)).toContain('Working directory: <agentRoot>');
+    expect(JSON.stringify(a)).toContain('config in <home>');
+    expect(JSON.stringify(a)).not.toContain('toolu_');
+  });
+
+  it('tells a changed prompt, naming where and both values', () => {
+    const a = canonicalRequest(claudeRequest(runA), places);
+    const b = canonicalRequest(
+      claudeRequest({ ...runB, prompt: 'Create hello.txt saying bye.' }),
+      placesAgain,
+    );
+    expect(fingerprintOf(a)).not.toBe(fingerprintOf(b));
+    expect(firstDifference(a, b)).toEqual({
+      path: 'messages[0].content[0].text',
+      recorded: 'Create hello.txt saying hi.',
+      now: 'Create hello.txt saying bye.',
+    });
+  });
+
+  it('tells a changed tool result, the model, and the tools offered', () => {
+    const a = canonicalRequest(claudeRequest(runA), places);
+    const result = canonicalRequest(claudeRequest({ ...runA, toolResult: 'Permission denied' }), places);
+    expect(firstDifference(a, result)?.path).toBe('messages[2].content[0].content');
+    const model = canonicalRequest({ ...claudeRequest(runA), model: 'claude-opus-4-1' }, places);
+    expect(firstDifference(a, model)).toMatchObject({ path: 'model' });
+    const tools = canonicalRequest(claudeRequest({ ...runA, tools: ['Write', 'Bash', 'Grep'] }), places);
+    expect(firstDifference(a, tools)).toEqual({
+      path: 'tools[2]',
+      recorded: '(absent)',
+      now: '{"input_schema":{"type":"object"},"name":"Grep"}',
+    });
+  });
+
+  it('shows a long text around its first difference, not whole', () => {
+    const long = (end: string) => ({
+      model: 'm',
+      messages: [{ role: 'user', content: `${'x'.repeat(500)}${end}` }],
+    });
+    const d = firstDifference(canonicalRequest(long('AAA')), canonicalRequest(long('BBB')));
+    expect(d?.path).toBe('messages[0].content');
+    expect(d?.recorded).toMatch(/^….{40}AAA$/);
+    expect(d?.now).toMatch(/^….{40}BBB$/);
+  });
+
+  it('keeps a tool parameter named id (only a string id is dropped)', () => {
+    const tool = (type: string) => ({
+      tools: [{ name: 'get', input_schema: { type: 'object', properties: { id: { type } } } }],
+    });
+    const d = firstDifference(canonicalRequest(tool('string')), canonicalRequest(tool('number')));
+    expect(d).toEqual({
+      path: 'tools[0].input_schema.properties.id.type',
+      recorded: 'string',
+      now: 'number',
+    });
+  });
+
+  it('replaces the longest path first (the agent root inside the execution)', () => {
+    const c = canonicalRequest({ a: `${places.agentRoot}/x and ${places.execution}/.ribosome` }, places);
+    expect(c).toEqual({ a: '<agentRoot>/x and <execution>/.ribosome' });
+  });
+
+  it('does not depend on key order, and is its own canonical form', () => {
+    const json = fc.jsonValue();
+    fc.assert(
+      fc.property(json, (value) => {
+        const c = canonicalRequest(value);
+        expect(canonicalRequest(c)).toEqual(c);
+        const reversed = JSON.parse(JSON.stringify(value), (_k, v) =>
+          v && typeof v === 'object' && !Array.isArray(v)
+            ? Object.fromEntries(Object.entries(v).reverse())
+            : v,
+        );
+        expect(fingerprintOf(canonicalRequest(reversed))).toBe(fingerprintOf(c));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

@@ -5,8 +5,7 @@
  * clients acknowledge, keeping at most <window> events unacknowledged), `ack <n>` reports the
  * slowest client's count. It prints `port <n>` when ready and `done <json>` at the end.
  */
-import fs, { existsSync, statSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
+import { existsSync, statSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { setImmediate as tick } from 'node:timers/promises';
@@ -88,17 +87,6 @@ SqliteJournal.prototype.append = function (this: SqliteJournal, entries) {
     commitMs.push(performance.now() - start);
   }
 };
-// The journal's syncs off the event loop (Journal.deferredSync): how long each fdatasync of the WAL took.
-const syncMs: number[] = [];
-const fdatasync = fs.fdatasync;
-fs.fdatasync = ((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
-  const start = performance.now();
-  fdatasync(fd, (error) => {
-    syncMs.push(performance.now() - start);
-    callback(error);
-  });
-}) as typeof fs.fdatasync;
-syncBuiltinESMExports();
 const loopDelay = monitorEventLoopDelay({ resolution: 5 });
 const sortedP = (values: number[], p: number) =>
   values.sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * values.length) - 1)] ?? 0;
@@ -125,7 +113,6 @@ async function run(rate: number, durationMs: number, window: number): Promise<vo
   const startCpu = process.cpuUsage();
   maxRss = startRss;
   commitMs.length = 0;
-  syncMs.length = 0;
   serverMs.length = 0;
   loopDelay.reset();
   loopDelay.enable();
@@ -171,8 +158,6 @@ async function run(rate: number, durationMs: number, window: number): Promise<vo
     commitTotalMs: commitMs.reduce((a, b) => a + b, 0),
     commitP99Ms: sortedP(commitMs, 99),
     commitMaxMs: sortedP(commitMs, 100),
-    syncs: syncMs.length,
-    syncP99Ms: sortedP(syncMs, 99),
   };
   process.stdout.write(
     `done ${JSON.stringify({ published, startRss, maxRss, cpuMs, ...loop, ...commits, ...server, ...wal })}\n`,

@@ -63,9 +63,6 @@ export type FanoutResult = Scenario & {
   /** Journal commits during the run, and the share of the run they held the event loop. */
   commits: number;
   commitLoopShare: number;
-  /** The WAL's fdatasyncs run off the event loop (Journal.deferredSync), and their p99. */
-  syncs?: number;
-  syncP99Ms?: number;
 };
 
 function startPublisher(
@@ -187,8 +184,6 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
     commits: number;
     commitTotalMs: number;
     walMax?: number;
-    syncs?: number;
-    syncP99Ms?: number;
   };
   const fsyncFloor = await floor.stop();
   // Let in-flight events land, bounded.
@@ -236,7 +231,6 @@ export async function runScenario(s: Scenario): Promise<FanoutResult> {
     ...(stats.walMax !== undefined ? { walMaxMb: mb(stats.walMax) } : {}),
     commits: stats.commits,
     commitLoopShare: round(stats.commitTotalMs / s.durationMs),
-    ...(stats.syncs ? { syncs: stats.syncs, syncP99Ms: round(stats.syncP99Ms ?? Number.NaN) } : {}),
   };
 }
 
@@ -335,7 +329,6 @@ export async function run(
       commitP99Ms: r.commitP99Ms,
       fsyncFloorP99Ms: r.fsyncFloorP99Ms,
       commitLoopShare: r.commitLoopShare,
-      syncP99Ms: r.syncP99Ms,
       cpuUsPerDelivery: r.serverCpuUsPerDelivery,
       maxRssMb: r.serverMaxRssMb,
       walMaxMb: r.walMaxMb,

@@ -44,12 +44,6 @@ export class EventBus {
   readonly #listeners = new Set<BusListener>();
   readonly #batchListeners = new Set<BatchListener>();
   #pending: Pending[] = [];
-  /**
-   * With a journal that syncs apart from its commits (Journal.deferredSync): batches committed and
-   * waiting for their sync, announced in order once it ends; and whether one is running.
-   */
-  #unsynced: Pending[][] = [];
-  #syncing = false;
   #scheduled = false;
   #timer: NodeJS.Timeout | undefined;
   /** When the last flush ended and how long it took (performance.now() ms). */
@@ -99,7 +93,7 @@ export class EventBus {
    */
   fail(error: unknown): void {
     this.#failure ??= error;
-    const pending = [...this.#unsynced.splice(0).flat(), ...this.#pending];
+    const pending = this.#pending;
     this.#pending = [];
     for (const p of pending) p.reject(this.#failure);
   }
@@ -141,104 +135,14 @@ export class EventBus {
     );
     return new Promise((resolve, reject) => {
       this.#pending.push({ event, json, resolve: () => resolve(event as ServerEventOf<T>), reject });
-      this.#schedule();
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        const wait =
+          this.#lastFlushEnd + Math.min(this.#lastFlushMs, MAX_COMMIT_SPACING_MS) - performance.now();
+        if (wait < 1) setImmediate(() => this.flush());
+        else this.#timer = setTimeout(() => this.flush(), wait);
+      }
     });
-  }
-
-  #schedule(): void {
-    // While a sync runs, what is published is committed as one batch when it ends (#synced).
-    if (this.#scheduled || this.#syncing) return;
-    this.#scheduled = true;
-    if (this.#journal.deferredSync) {
-      setImmediate(() => this.#commitUnsynced());
-      return;
-    }
-    const wait = this.#lastFlushEnd + Math.min(this.#lastFlushMs, MAX_COMMIT_SPACING_MS) - performance.now();
-    if (wait < 1) setImmediate(() => this.flush());
-    else this.#timer = setTimeout(() => this.flush(), wait);
-  }
-
-  /**
-   * Group commit without holding the event loop on the disk: what is pending is committed without
-   * its sync, which then runs on the thread pool; its events are announced once it ends. Events
-   * published meanwhile wait for it, then go in the next commit and sync, together.
-   */
-  #commitUnsynced(): void {
-    this.#scheduled = false;
-    // A turn scheduled before a sync began: the sync's end commits what is pending.
-    if (this.#syncing) return;
-    const deferred = this.#journal.deferredSync;
-    const batch = this.#pending;
-    this.#pending = [];
-    if (!deferred || batch.length === 0) return;
-    try {
-      deferred.appendUnsynced(this.#entries(batch));
-    } catch (error) {
-      this.#refuse(batch, error, 'journal append failed; events not sent');
-      return;
-    }
-    this.#unsynced.push(batch);
-    this.#syncing = true;
-    const group = [...this.#unsynced];
-    deferred.sync().then(
-      () => {
-        this.#syncing = false;
-        // A synchronous flush meanwhile may have synced and announced them already.
-        if (this.#unsynced[0] === group[0]) this.#announce(this.#unsynced.splice(0, group.length));
-        if (this.#pending.length > 0) this.#commitUnsynced();
-      },
-      (error: unknown) => {
-        this.#syncing = false;
-        if (this.#unsynced[0] === group[0]) {
-          this.#refuse(
-            this.#unsynced.splice(0, group.length).flat(),
-            error,
-            'journal sync failed; events not sent',
-          );
-        }
-        // What came meanwhile is tried (a failed disk refuses it too, and says so to its publishers).
-        if (this.#pending.length > 0) this.#commitUnsynced();
-      },
-    );
-  }
-
-  /**
-   * Syncs and announces the batches waiting for their sync: before anything committed after them.
-   * A sync that fails refuses them to their publishers (the storage fault says the rest).
-   */
-  #drainUnsynced(): void {
-    if (this.#unsynced.length === 0) return;
-    const waiting = this.#unsynced.splice(0);
-    try {
-      this.#journal.deferredSync?.syncNow();
-    } catch (error) {
-      this.#refuse(waiting.flat(), error, 'journal sync failed; events not sent');
-      return;
-    }
-    this.#announce(waiting);
-  }
-
-  #announce(batches: readonly Pending[][]): void {
-    for (const batch of batches) {
-      this.#deliver(batch);
-      for (const p of batch) p.resolve();
-    }
-  }
-
-  #refuse(batch: readonly Pending[], error: unknown, message: string): void {
-    this.#logger?.error({ err: error, events: batch.length }, message);
-    for (const p of batch) p.reject(error);
-  }
-
-  #entries(batch: readonly Pending[]): JournalEntry[] {
-    const runId = this.#runId;
-    return batch.map((p) => ({
-      id: p.event.id,
-      timestamp: p.event.timestamp,
-      type: p.event.type,
-      runId,
-      json: p.json,
-    }));
   }
 
   /** Commits everything pending now and delivers it; used by the scheduler and at shutdown. */
@@ -266,20 +170,26 @@ export class EventBus {
     this.#timer = undefined;
     const batch = this.#pending;
     this.#pending = [];
-    // Batches still waiting for their sync go first (a client never sees them out of order).
-    if (batch.length === 0) return { deliver: () => this.#drainUnsynced(), reject: () => {} };
+    if (batch.length === 0) return { deliver: () => {}, reject: () => {} };
+    const runId = this.#runId;
+    const entries: JournalEntry[] = batch.map((p) => ({
+      id: p.event.id,
+      timestamp: p.event.timestamp,
+      type: p.event.type,
+      runId,
+      json: p.json,
+    }));
     try {
-      this.#journal.append(this.#entries(batch));
+      this.#journal.append(entries);
     } catch (error) {
-      this.#refuse(batch, error, 'journal append failed; events not sent');
+      this.#logger?.error({ err: error, events: batch.length }, 'journal append failed; events not sent');
+      for (const p of batch) p.reject(error);
       throw error;
     }
     return {
       deliver: () => {
-        // Committed with a sync (here or by the caller's transaction): so is all that came before.
-        this.#journal.deferredSync?.markSynced();
-        this.#drainUnsynced();
-        this.#announce([batch]);
+        this.#deliver(batch);
+        for (const p of batch) p.resolve();
       },
       reject: (error) => {
         this.#logger?.error({ err: error, events: batch.length }, 'commit failed; events not sent');

@@ -26,14 +26,9 @@ export type JournalBatch = { count: number; lastSeq: number; json: string; bytes
 export interface Journal {
   /** Appends the entries in one transaction; returns their sequence numbers. */
   append(entries: readonly JournalEntry[]): number[];
-  /**
-   * A journal that can commit without waiting for the disk, and wait for it off the event loop
-   * (SqliteJournal). The event bus then commits, syncs in the background and announces once synced.
-   */
-  readonly deferredSync?: DeferredSync;
-  /** Number of events in the journal (with deferredSync: of those synced). */
+  /** Number of events in the journal. */
   count(): number;
-  /** Sequence number of the newest event (with deferredSync: the newest synced; 0 when none). */
+  /** Sequence number of the newest event (0 when empty). */
   lastSeq(): number;
   /** Events after `afterSeq` in order, bounded by the limits (at least one event if any remain). */
   readAfter(afterSeq: number, limits: BatchLimits): JournalRow[];
@@ -43,7 +38,7 @@ export interface Journal {
    * without an object per event.
    */
   readBatch(afterSeq: number, throughSeq: number, limits: BatchLimits): JournalBatch;
-  /** The newest events of a run (with deferredSync: synced ones), oldest first, bounded by the limits. */
+  /** The newest events of a run, oldest first, bounded by the limits. */
   recentOfRun(runId: string, limits: BatchLimits): JournalRow[];
   /** The newest event of a run whose type is one of `types`. */
   lastOfRun(runId: string, types: readonly string[]): JournalRow | undefined;
@@ -53,25 +48,6 @@ export interface Journal {
   ofIndexedType(type: IndexedType): JournalRow[];
   close(): void;
 }
-
-/**
- * Commits whose sync to disk is waited for apart from the commit. Between the two, the events are
- * in the database but not durable against a power loss (a killed process loses nothing): readers
- * that hand events to clients see only what is durable (`lastSeq`, `count`, `recentOfRun`).
- */
-export type DeferredSync = {
-  /** Appends in one transaction without syncing it; durable once a later `sync` or `syncNow` ends. */
-  appendUnsynced(entries: readonly JournalEntry[]): number[];
-  /**
-   * Syncs off the event loop what was committed before the call. Rejects with the storage fault
-   * when the disk refuses (the journal is lost for the rest of the server's life).
-   */
-  sync(): Promise<void>;
-  /** Syncs now, on the event loop, what is not yet synced (nothing to do when all is). */
-  syncNow(): void;
-  /** Everything appended so far was committed by a transaction that synced (synchronous FULL). */
-  markSynced(): void;
-};
 
 /** Joins rows taken within the limits into a batch; `afterSeq` is its lastSeq when there is none. */
 export function batchOf(rows: readonly JournalRow[], afterSeq: number): JournalBatch {

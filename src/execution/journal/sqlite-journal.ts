@@ -1,10 +1,8 @@
-import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { StorageGuard } from '../../platform/storage/guard.ts';
 import { inTransaction } from './database.ts';
 import {
   type BatchLimits,
-  type DeferredSync,
   INDEXED_TYPES,
   type IndexedType,
   type Journal,
@@ -63,17 +61,6 @@ export class SqliteJournal implements Journal {
   readonly #batchWithin: StatementSync;
   #count: number;
   #lastSeq: number;
-  /** How far the journal is known to be on disk (deferredSync): what readers for clients see. */
-  #synced: { seq: number; count: number };
-  /** The WAL, opened at the first deferred sync, and the fdatasyncs running on it. */
-  #walPath: string | undefined;
-  #walFd: number | undefined;
-  #syncsInFlight = 0;
-  #closed = false;
-  /** PRAGMA synchronous of the connection: 2 (FULL) or 3 (EXTRA) sync each commit. */
-  readonly #synchronous: number;
-  /** Set when the connection syncs its commits (FULL) and has a file: see Journal.deferredSync. */
-  readonly deferredSync: DeferredSync | undefined;
 
   constructor(db: DatabaseSync, guard?: StorageGuard, options: SqliteJournalOptions = {}) {
     this.#db = db;
@@ -84,7 +71,7 @@ export class SqliteJournal implements Journal {
     );
     this.#after = db.prepare('SELECT seq, run_id, type, json FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
     this.#recent = db.prepare(
-      'SELECT seq, run_id, type, json FROM events WHERE run_id = ? AND seq <= ? ORDER BY seq DESC LIMIT ?',
+      'SELECT seq, run_id, type, json FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT ?',
     );
     // A whole batch joined by SQLite into one UTF-8 buffer: no string and no object per event on
     // the JS heap (with a million events, those grew the server's young generation by ~100 MB for
@@ -111,23 +98,9 @@ export class SqliteJournal implements Journal {
     };
     this.#count = stats.n;
     this.#lastSeq = stats.last;
-    this.#synced = { seq: stats.last, count: stats.n };
     const file = (db.prepare('PRAGMA database_list').all() as Array<{ name: string; file: string }>).find(
       (d) => d.name === 'main',
     )?.file;
-    this.#synchronous = (db.prepare('PRAGMA synchronous').get() as { synchronous: number }).synchronous;
-    // With `normal` the user chose commits without a sync: there is nothing to wait for.
-    if (file && this.#synchronous >= 2) {
-      this.#walPath = `${file}-wal`;
-      this.deferredSync = {
-        appendUnsynced: (entries) => this.#appendUnsynced(entries),
-        sync: () => this.#sync(),
-        syncNow: () => this.#syncNow(),
-        markSynced: () => {
-          this.#synced = { seq: this.#lastSeq, count: this.#count };
-        },
-      };
-    }
     if ((options.checkpoints ?? 'inline') === 'background' && file) {
       this.#checkpointer = this.#startCheckpointer(file, options);
     }
@@ -162,102 +135,14 @@ export class SqliteJournal implements Journal {
         ),
       );
     const seqs = this.#guard ? this.#guard.write('journal append', insert) : insert();
-    this.#committed(entries.length, seqs);
-    // Committed here with the connection's sync, or nothing to wait for; inside a caller's
-    // transaction with deferred syncs, its commit decides (markSynced).
-    if (!this.deferredSync || !this.#db.isTransaction) {
-      this.#synced = { seq: this.#lastSeq, count: this.#count };
-    }
-    return seqs;
-  }
-
-  #committed(count: number, seqs: readonly number[]): void {
     this.#checkpointer?.noteCommit();
-    this.#count += count;
+    this.#count += entries.length;
     this.#lastSeq = seqs.at(-1) ?? this.#lastSeq;
-  }
-
-  /** One transaction with synchronous NORMAL: written to the WAL, not yet synced. */
-  #appendUnsynced(entries: readonly JournalEntry[]): number[] {
-    if (entries.length === 0) return [];
-    // Inside a caller's transaction its commit decides.
-    if (this.#db.isTransaction) return this.append(entries);
-    const db = this.#db;
-    const insert = () => {
-      db.exec('PRAGMA synchronous = NORMAL');
-      try {
-        return inTransaction(db, () =>
-          entries.map((e) =>
-            Number(this.#insert.run(e.id, e.runId, e.type, e.timestamp, e.json).lastInsertRowid),
-          ),
-        );
-      } finally {
-        db.exec(`PRAGMA synchronous = ${this.#synchronous}`);
-      }
-    };
-    const seqs = this.#guard ? this.#guard.write('journal append', insert) : insert();
-    this.#committed(entries.length, seqs);
     return seqs;
-  }
-
-  /** The WAL's descriptor, opened once (it exists after the first commit). */
-  #wal(): number {
-    this.#walFd ??= openSync(this.#walPath!, 'r');
-    return this.#walFd;
-  }
-
-  #fault(error: unknown): unknown {
-    return this.#guard ? this.#guard.failed('journal sync', error) : error;
-  }
-
-  #sync(): Promise<void> {
-    const target = { seq: this.#lastSeq, count: this.#count };
-    if (target.seq <= this.#synced.seq || this.#closed) return Promise.resolve();
-    const found = this.#guard?.check();
-    if (found) return Promise.reject(found);
-    let fd: number;
-    try {
-      fd = this.#wal();
-    } catch (error) {
-      return Promise.reject(this.#fault(error));
-    }
-    this.#syncsInFlight++;
-    return new Promise((resolve, reject) => {
-      fdatasync(fd, (error) => {
-        this.#syncsInFlight--;
-        if (this.#closed) {
-          if (this.#syncsInFlight === 0) this.#closeWal();
-          // Closed meanwhile: whoever closed it synced what was committed (close is a sync too).
-          resolve();
-          return;
-        }
-        if (error) return reject(this.#fault(error));
-        if (target.seq > this.#synced.seq) this.#synced = target;
-        resolve();
-      });
-    });
-  }
-
-  #syncNow(): void {
-    if (this.#lastSeq <= this.#synced.seq) return;
-    const sync = () => fdatasyncSync(this.#wal());
-    if (this.#guard) this.#guard.write('journal sync', sync);
-    else sync();
-    this.#synced = { seq: this.#lastSeq, count: this.#count };
-  }
-
-  #closeWal(): void {
-    if (this.#walFd === undefined) return;
-    try {
-      closeSync(this.#walFd);
-    } catch {
-      // Already gone.
-    }
-    this.#walFd = undefined;
   }
 
   count(): number {
-    return this.#synced.count;
+    return this.#count;
   }
 
   /** What the checkpointer did so far (undefined with inline checkpoints). */
@@ -266,7 +151,7 @@ export class SqliteJournal implements Journal {
   }
 
   lastSeq(): number {
-    return this.#synced.seq;
+    return this.#lastSeq;
   }
 
   readAfter(afterSeq: number, limits: BatchLimits): JournalRow[] {
@@ -297,7 +182,7 @@ export class SqliteJournal implements Journal {
 
   recentOfRun(runId: string, limits: BatchLimits): JournalRow[] {
     const newestFirst = takeWithinLimits(
-      mapRows(this.#recent.iterate(runId, this.#synced.seq, limits.maxEvents) as Iterable<Row>),
+      mapRows(this.#recent.iterate(runId, limits.maxEvents) as Iterable<Row>),
       limits,
     );
     return newestFirst.reverse();
@@ -339,8 +224,6 @@ export class SqliteJournal implements Journal {
    * may fail, the WAL is kept).
    */
   close(): void {
-    this.#closed = true;
-    if (this.#syncsInFlight === 0) this.#closeWal();
     this.#checkpointer?.stop();
     try {
       if (this.#db.isOpen) this.#db.close();

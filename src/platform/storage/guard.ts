@@ -104,15 +104,6 @@ export class StorageGuard {
     }
   }
 
-  /**
-   * A guarded write that failed away from `write` (an fdatasync on the thread pool): the fault,
-   * reported like any other, or the one there was already.
-   */
-  failed(what: string, error: unknown): StorageFault {
-    if (this.#fault) return this.#fault;
-    return this.#trip(error instanceof StorageFault ? error : new StorageFault(what, this.#path, error));
-  }
-
   #trip(fault: StorageFault): StorageFault {
     this.#fault = fault;
     queueMicrotask(() => {

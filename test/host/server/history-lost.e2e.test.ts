@@ -47,7 +47,7 @@ async function waitingServer() {
   await seen(client, (e) => e.type === 'codon.started', 'codon.started');
   // The agent is in its Bash command: the codon waits.
   await waitFor(() => pidsWith(`sleep ${marker}`).length > 0, 'the agent in its Bash command', 30_000);
-  return { server, client, exec, marker, files };
+  return { server, client, dir, exec, marker, files };
 }
 
 async function expectFatalStop(
@@ -76,10 +76,13 @@ async function expectFatalStop(
 describe('the history deleted or replaced under a running server', () => {
   it('rm -rf .ribosome: a fatal error naming the database, and exit 4', async () => {
     const w = await waitingServer();
-    // The server writes into the directory while it is being removed (a file made between rm's
-    // listing and its rmdir gives ENOTEMPTY), so rm goes again over what appeared, as a user would.
-    rmSync(join(w.exec, '.ribosome'), { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
-    // Whichever of the database and its WAL the check finds gone first (rm removes them one by one).
+    // Gone at once from the server's view (moved aside, then removed): a recursive rm in place races
+    // the server, which writes into the directory meanwhile, its history-lost marker too, and a
+    // retried rm then takes the marker away before the restart below can see it.
+    const gone = join(w.dir, 'removed-ribosome');
+    renameSync(join(w.exec, '.ribosome'), gone);
+    rmSync(gone, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
+    // The check may name either the database or its WAL: both went.
     const db = `${w.exec}/.ribosome/ribosome.db`;
     const named = [
       `the journal database ${db} was deleted`,

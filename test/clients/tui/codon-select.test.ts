@@ -126,8 +126,11 @@ describe('what q does, as the help says', () => {
     let quit = 0;
     const client = new FakeClient({ history: [...history(), ...codonStart('two', 1, 'Edit hello')] });
     const app = renderApp(client, { onQuit: () => quit++ });
-    await app.waitFor('q quit');
-    await app.press('x', 'q');
+    // The codon first (the help line is there before the history is folded), then x, then q as text.
+    await app.waitFor('Edit hello');
+    await app.press('x');
+    await app.waitFor('Force stop — reason:');
+    await app.press('q');
     const frame = await app.waitFor('READ-WRITE  enter stop  esc cancel');
     expect(frame).not.toContain('q quit');
     expect(frame).toContain('Force stop — reason: q');

@@ -50,7 +50,7 @@ function placeholderPairs(placeholders: Placeholders): Array<[string, string]> {
 
 function canonicalText(text: string, pairs: ReadonlyArray<[string, string]>): string {
   let out = text;
-  for (const [path, name] of pairs) out = out.split(path).join(name);
+  for (const [path, name] of pairs) out = out.replaceAll(path, name);
   return out
     .replace(UUID, '<uuid>')
     .replace(DATE_TIME, (match) => (match.length > 10 ? '<time>' : '<date>'))
@@ -105,6 +105,9 @@ function shown(value: Canonical | undefined): string {
   return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }
 
+const isObject = (v: Canonical | undefined): v is { [key: string]: Canonical } =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** The first difference between two canonical requests (keys in sorted order), or undefined. */
 export function firstDifference(
   recorded: Canonical | undefined,
@@ -121,8 +124,6 @@ export function firstDifference(
     }
     return undefined;
   }
-  const isObject = (v: Canonical | undefined): v is { [key: string]: Canonical } =>
-    typeof v === 'object' && v !== null && !Array.isArray(v);
   if (isObject(recorded) && isObject(now)) {
     const keys = [...new Set([...Object.keys(recorded), ...Object.keys(now)])].sort();
     for (const key of keys) {

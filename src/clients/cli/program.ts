@@ -7,6 +7,7 @@ import { registerExport } from './export.ts';
 import { registerJournal } from './journal.ts';
 import { registerLog } from './log.ts';
 import { registerMockProvider } from './mock-provider.ts';
+import { registerReplay } from './replay.ts';
 import { registerRun } from './run.ts';
 import { registerRuns } from './runs.ts';
 import { registerTui } from './tui.ts';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   // Each subcommand lives in its own module and registers itself here.
   const registrations: Array<(program: Command) => void> = [
     registerRun,
+    registerReplay,
     registerMockProvider,
     registerAgent,
     registerValidate,

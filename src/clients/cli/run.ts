@@ -1,10 +1,11 @@
 import { homedir } from 'node:os';
 import type { Command } from 'commander';
 import { announce } from './run/announce.ts';
+import { finishCassette } from './run/cassette.ts';
 import { composeEngine } from './run/compose-engine.ts';
 import { exitOnceStopped, refused } from './run/exit.ts';
 import { attachFrontEnd } from './run/front-end.ts';
-import { parseRunFlags, type RunFlags } from './run/parse-flags.ts';
+import { parseRunFlags, type ReplaySettings, type RunFlags } from './run/parse-flags.ts';
 import { checkRunDirs, placeExecution } from './run/place-execution.ts';
 import { wireProviders } from './run/providers.ts';
 import { sandboxPlaceProblems } from './run/sandbox-start.ts';
@@ -14,11 +15,9 @@ import { summaryLine } from './run/summary-line.ts';
 export { EXIT, exitOnceStopped } from './run/exit.ts';
 export type { RunFlags } from './run/parse-flags.ts';
 
-export function registerRun(program: Command): void {
-  program
-    .command('run')
-    .description('Run a plan and serve the control protocol over WebSocket')
-    .argument('<plan-file>', 'plan file (YAML or JSON)')
+/** The options `ribosome run` and `ribosome replay` share. */
+export function runOptions(command: Command): Command {
+  return command
     .option('--port <n>', 'WebSocket port (0 or absent = dynamic)')
     .option('--host <h>', 'address to bind (default 127.0.0.1)')
     .option('--execution <dir>', 'execution directory (default ./ribosome-runs/<plan name>)')
@@ -77,7 +76,20 @@ export function registerRun(program: Command): void {
       '--sandbox <mode>',
       "confine every agent: auto (default: where this machine can), on (or refuse to start) or off; over the plan's",
     )
-    .option('--no-sandbox', 'agents run unconfined, with your rights (--sandbox off)')
+    .option('--no-sandbox', 'agents run unconfined, with your rights (--sandbox off)');
+}
+
+export function registerRun(program: Command): void {
+  runOptions(
+    program
+      .command('run')
+      .description('Run a plan and serve the control protocol over WebSocket')
+      .argument('<plan-file>', 'plan file (YAML or JSON)'),
+  )
+    .option(
+      '--record',
+      "keep every LLM exchange of the run's agents and sentinels in <execution>/cassette.jsonl, for `ribosome replay` (turns the proxy on)",
+    )
     .action(async (planFile: string, flags: RunFlags) => {
       exitOnceStopped(await run(planFile, flags));
     });
@@ -88,9 +100,9 @@ export function registerRun(program: Command): void {
  * plan's providers; starts the server with its engine and companions; then shows the run until the
  * server stops. Each step refuses with the exit code for its problem, before anything starts.
  */
-export async function run(planFile: string, flags: RunFlags): Promise<number> {
+export async function run(planFile: string, flags: RunFlags, replay?: ReplaySettings): Promise<number> {
   const startedAt = new Date();
-  const request = await parseRunFlags(planFile, flags, (text) => process.stderr.write(`${text}\n`));
+  const request = await parseRunFlags(planFile, flags, (text) => process.stderr.write(`${text}\n`), replay);
   if (!request.ok) return refused(request);
   const placement = await placeExecution(request.value);
   if (!placement.ok) return refused(placement);
@@ -110,10 +122,11 @@ export async function run(planFile: string, flags: RunFlags): Promise<number> {
   }
   keepServingOnStrayErrors(runtime);
   const notes = announce(runtime, request.value, execution.value);
-  return attachFrontEnd(
+  const code = await attachFrontEnd(
     runtime,
     request.value,
     (code, reason) => summaryLine(execution.value.executionDir, request.value.plan, startedAt, code, reason),
     notes,
   );
+  return finishCassette(request.value, execution.value.executionDir, code);
 }

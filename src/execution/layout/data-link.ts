@@ -4,7 +4,7 @@
  * deletes or restores it, and git never follows a link: the data never enters a checkpoint.
  */
 import { lstat, readlink, rm, symlink } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { isInside } from '../../platform/confine/index.ts';
 
 import { DATA_LINK_NAME } from './data-link-name.ts';
@@ -36,15 +36,21 @@ export async function linkDataDir(agentRoot: string, dataDir: string): Promise<s
     if (error.code === 'ENOENT') return undefined;
     throw error;
   });
+  // Beside the agent root (the default, `<execution>/data`) the link is relative (`../data`): the same
+  // bytes in every execution, so what an agent lists (`ls -l` shows a link's length) does not depend
+  // on where the execution is, and a replay's requests match the recording's (docs/testing-plans.md).
+  const linked = isInside(dirname(resolve(agentRoot)), target)
+    ? relative(resolve(agentRoot), target)
+    : target;
   if (existing === undefined) {
-    await symlink(target, link, 'dir');
+    await symlink(linked, link, 'dir');
     return link;
   }
   if (existing.isSymbolicLink() && resolve(agentRoot, await readlink(link)) === target) return link;
   if (existing.isSymbolicLink()) {
     // A link of ours to an earlier --data: it points at the data directory of this start instead.
     await rm(link);
-    await symlink(target, link, 'dir');
+    await symlink(linked, link, 'dir');
     return link;
   }
   throw new Error(

@@ -10,7 +10,8 @@
  *   answer is sent, not what it says);
  * - inside every string: the execution's absolute paths (`<agentRoot>`, `<execution>`, `<home>`,
  *   longest first), dates and times (`<date>`, `<time>`), UUIDs (`<uuid>`) and tool-call ids the
- *   agents quote (`toolu_…`, `call_…`: `<call-id>`).
+ *   agents quote (`toolu_…`, `call_…`: `<call-id>`), and measured times under keys that name one
+ *   (`"durationMs":17`: `<n>`).
  *
  * Object keys are sorted, so key order never makes two requests differ.
  */
@@ -33,7 +34,17 @@ const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g
 /** An ISO-8601 date, with its time when it has one. */
 const DATE_TIME = /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g;
 const CLOCK = /\b\d{1,2}:\d{2}:\d{2}\b/g;
+/** A file's time as `ls -l` shows it: `Nov 30 05:39`, or `Nov 30  2025` for an older one. */
+const LS_TIME = /\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} +(?:\d{1,2}:\d{2}|\d{4})\b/g;
 const CALL_ID = /\b(?:toolu|call|fc)_[A-Za-z0-9_-]{6,}\b/g;
+/**
+ * A measured time in JSON text an agent or a sentinel quotes (`"executionTimeMs":17`, `\"duration_seconds\":0.4`):
+ * a key that names a duration, its number replaced. Keys only: a number in prose may well matter.
+ */
+const TIMING =
+  /(\\?"[A-Za-z_]*(?:Ms|_ms|Millis|millis|Seconds|_seconds|_secs|Duration|duration|Elapsed|elapsed)[A-Za-z_]*\\?"\s*:\s*)-?\d+(?:\.\d+)?/g;
+/** Codex's shell output header: `Wall time: 0.0123 seconds`. */
+const WALL_TIME = /\bWall time: \d+(?:\.\d+)? seconds\b/g;
 
 /** Paths of this execution, replaced by their names in every string. */
 export type Placeholders = Readonly<Record<string, string>>;
@@ -55,7 +66,10 @@ function canonicalText(text: string, pairs: ReadonlyArray<[string, string]>): st
     .replace(UUID, '<uuid>')
     .replace(DATE_TIME, (match) => (match.length > 10 ? '<time>' : '<date>'))
     .replace(CLOCK, '<time>')
-    .replace(CALL_ID, '<call-id>');
+    .replace(LS_TIME, '<time>')
+    .replace(CALL_ID, '<call-id>')
+    .replace(TIMING, '$1<n>')
+    .replace(WALL_TIME, 'Wall time: <n> seconds');
 }
 
 function canonicalValue(value: unknown, pairs: ReadonlyArray<[string, string]>): Canonical {
@@ -79,6 +93,19 @@ function canonicalValue(value: unknown, pairs: ReadonlyArray<[string, string]>):
 /** `body` (a parsed request body) in its canonical form. */
 export function canonicalRequest(body: unknown, placeholders: Placeholders = {}): Canonical {
   return canonicalValue(body, placeholderPairs(placeholders));
+}
+
+/** The parts of a conversation that grow turn by turn, per API: what `shapeOf` leaves out. */
+const CONVERSATION_KEYS = new Set(['messages', 'input', 'contents']);
+
+/**
+ * A request without its conversation: model, system prompt, tools and settings. A sentinel's
+ * messages hold the events it was shown, batched by time, so a replay shows it others; its
+ * requests are matched by shape and order (match.ts).
+ */
+export function shapeOf(canonical: Canonical): Canonical {
+  if (typeof canonical !== 'object' || canonical === null || Array.isArray(canonical)) return canonical;
+  return Object.fromEntries(Object.entries(canonical).filter(([key]) => !CONVERSATION_KEYS.has(key)));
 }
 
 /** A short, stable name of a canonical request: equal requests, equal fingerprints. */

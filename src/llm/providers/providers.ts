@@ -3,6 +3,7 @@ import type { LoadedPlan, Provider } from '../../plan/index.ts';
 import type { Agent } from '../../plan/primitives.ts';
 import { isLoopbackUrl, presentCredentials, providerAuth } from '../../platform/credentials/credentials.ts';
 import { parseTarget } from '../../platform/http/target.ts';
+import { type Caller, callerPrefix } from '../cassette/caller.ts';
 import { blockedPortMeaning, fetchBlockedPort, isFetchBlockedPort } from './fetch-ports.ts';
 
 /**
@@ -172,14 +173,17 @@ export function targetOf(
     /** The plan's key variables (`keyVariables`), for every target. */
     keyVars?: readonly string[];
     env?: NodeJS.ProcessEnv;
+    /** Who calls, named to the proxy in the path (recording and replay: src/llm/cassette/caller.ts). */
+    caller?: Caller | undefined;
   },
 ): ProviderTarget {
   const { provider } = use;
   const keyVars = at.keyVars?.length ? { keyVars: at.keyVars } : {};
+  const proxy = at.proxyUrl && at.caller ? `${at.proxyUrl}${callerPrefix(at.caller)}` : at.proxyUrl;
   const url = provider?.baseUrl ?? vendorDefault(use.kind, at.serverUrl, at.env);
-  if (url === undefined) return { baseUrl: at.proxyUrl ?? at.serverUrl, ...keyVars };
+  if (url === undefined) return { baseUrl: proxy ?? at.serverUrl, ...keyVars };
   const route = at.routes.indexOf(url);
-  const baseUrl = at.proxyUrl && route >= 0 ? `${at.proxyUrl}${routePrefix(route)}` : url;
+  const baseUrl = proxy && route >= 0 ? `${proxy}${routePrefix(route)}` : url;
   return { baseUrl, ...(provider?.apiKeyEnv ? { apiKeyEnv: provider.apiKeyEnv } : {}), ...keyVars };
 }
 

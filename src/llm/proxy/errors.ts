@@ -16,7 +16,8 @@ export type ExchangeFailureCode =
   | 'PROXY_CREDENTIAL_MISSING'
   | 'PROXY_CREDENTIAL_WRONG'
   | 'PATH_OUTSIDE_PREFIX'
-  | 'BUDGET_EXHAUSTED';
+  | 'BUDGET_EXHAUSTED'
+  | 'REPLAY_MISS';
 
 export type ExchangeFailure = {
   code: ExchangeFailureCode;

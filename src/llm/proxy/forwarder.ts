@@ -1,11 +1,14 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { BUSY_RETRY_AFTER_SECONDS } from '../../plan/config/proxy-defaults.ts';
 import { errorForLog, redactUrl } from '../../platform/credentials/log-safe.ts';
 import { type Target, targetPath } from '../../platform/http/target.ts';
+import type { Caller } from '../cassette/caller.ts';
+import type { CassetteHooks, LocalAnswer } from '../cassette/hooks.ts';
+import type { ExchangeTap } from '../cassette/writer.ts';
 import type { BodyBudget, BodyHold } from './body-budget.ts';
 import { classifyUpstreamError, isInvalidRequest, isRetriableOnReusedConnection } from './classify-error.ts';
 import type { MiddlewareFailure, Pipeline } from './compose.ts';
@@ -34,6 +37,8 @@ export type ForwarderOptions = Upstream & {
   budget: BodyBudget;
   /** The run's budget check of model requests, after all middleware (docs/unattended.md#budgets). */
   spend?: SpendCheck | undefined;
+  /** Recording or replay (docs/testing-plans.md): consulted last, on the bytes that would go out. */
+  cassette?: CassetteHooks | undefined;
 };
 
 export type Forwarder = {
@@ -44,7 +49,7 @@ export type Forwarder = {
   handle(
     request: IncomingMessage,
     response: ServerResponse,
-    route?: { upstream: Upstream; url: string },
+    route?: { upstream?: Upstream | undefined; url: string; caller?: Caller | undefined },
   ): void;
   /** Ends every exchange in flight: unsent answers get a 503 error, streams being relayed are cut. */
   abortAll(): void;
@@ -64,8 +69,15 @@ type Exchange = Slotted & {
   upstream?: Cancel;
   /** The money the budget holds for this exchange, settled when it ends. */
   meter?: SpendMeter;
+  /** Who sent it, when its base URL said (recording and replay). */
+  caller?: Caller | undefined;
+  /** Records the answer into the cassette (recording). */
+  tap?: ExchangeTap;
   agentGone: boolean;
 };
+
+/** What relay needs of an answer: the target's (undici's) or one made from a cassette. */
+type Answer = Pick<Dispatcher.ResponseData, 'statusCode' | 'headers'> & { body: Readable };
 
 /** What a forwarded request needs beside the target. */
 type Outgoing = { method: string; path: string; headers: string[]; body: Buffer };
@@ -165,9 +177,35 @@ function replacedBytes(body: ProxyResponse['body']): Uint8Array | undefined {
   return undefined;
 }
 
+/**
+ * The target's answer as a stream that hands each chunk to the cassette on its way (recording): its
+ * head at once, `complete` at its end, `cut` when it closes before. Errors and destruction pass
+ * through both ways.
+ */
+function tapped(answer: Answer, tap: ExchangeTap): Readable {
+  const source = answer.body;
+  tap.head(answer.statusCode, toHeaderMap(answer.headers));
+  const copy = new PassThrough();
+  source.on('data', (chunk: Buffer) => {
+    tap.chunk(chunk);
+    if (!copy.write(chunk)) source.pause();
+  });
+  copy.on('drain', () => source.resume());
+  source.once('end', () => {
+    tap.end('complete');
+    copy.end();
+  });
+  source.once('error', (error) => copy.destroy(error));
+  copy.once('close', () => {
+    tap.end('cut');
+    if (!source.readableEnded) source.destroy();
+  });
+  return copy;
+}
+
 /** The I/O shell of the pipeline: reads the agent's request, runs middleware, relays the target's answer. */
 export function createForwarder(options: ForwarderOptions): Forwarder {
-  const { pipeline, logger, idleTimeoutMs, maxBodyBytes, budget, spend } = options;
+  const { pipeline, logger, idleTimeoutMs, maxBodyBytes, budget, spend, cassette } = options;
   const defaultUpstream: Upstream = { target: options.target, dispatcher: options.dispatcher };
   const labelOf = (exchange: Exchange) =>
     `${exchange.upstreamTo.target.protocol}//${exchange.upstreamTo.target.host}`;
@@ -265,6 +303,17 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     }
     if (spent) exchange.meter = spent.meter;
     const body = spent?.body ?? edited;
+    const taped = cassette?.exchange({ caller: exchange.caller, method: sent.method, url: sent.url, body });
+    if (taped?.kind === 'refuse') {
+      exchange.meter?.end('unsent');
+      fail(exchange, { code: 'REPLAY_MISS', status: 400, message: taped.message, final: true });
+      return;
+    }
+    if (taped?.kind === 'answer') {
+      relay(exchange, context, taped.answer).catch((error: unknown) => internalFailure(exchange, error));
+      return;
+    }
+    if (taped?.tap) exchange.tap = taped.tap;
     const outgoing: Outgoing = {
       method: sent.method,
       path: targetPath(target, sent.url),
@@ -327,8 +376,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     fail(exchange, midStream ? { ...failure, message: `${failure.message} Stream cut.` } : failure, error);
   }
 
-  async function relay(exchange: Exchange, context: ExchangeContext, answer: Dispatcher.ResponseData) {
-    const upstream = answer.body;
+  async function relay(exchange: Exchange, context: ExchangeContext, answer: Answer | LocalAnswer) {
+    const upstream = exchange.tap ? tapped(answer, exchange.tap) : answer.body;
     // Listen at once: the target can fail while response middleware still runs.
     upstream.on('error', (error) => onBodyError(exchange, error));
     const type = answer.headers['content-type'];
@@ -389,6 +438,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
 
   return {
     handle(incoming, response, route) {
+      const caller = route?.caller;
       const exchange: Exchange = {
         slot: -1,
         id: ++sequence,
@@ -396,6 +446,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         upstreamTo: route?.upstream ?? defaultUpstream,
         incoming: { method: incoming.method, url: route ? route.url : incoming.url },
         hold: budget.open(),
+        ...(caller ? { caller } : {}),
         agentGone: false,
       };
       active.add(exchange);

@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES } from '../../plan/config/proxy-defaults.ts';
 import { errorForLog, redactUrl } from '../../platform/credentials/log-safe.ts';
 import { parseTarget, type Target } from '../../platform/http/target.ts';
+import { takeCaller } from '../cassette/caller.ts';
+import type { CassetteHooks } from '../cassette/hooks.ts';
 import { CREDENTIAL_HEADER, checkAccess } from './access.ts';
 import { createBodyBudget } from './body-budget.ts';
 import { ON_USED_CONNECTION } from './classify-error.ts';
@@ -49,6 +51,8 @@ const RunnerOptionsSchema = z.object({
   credentials: z.array(z.string().min(1)).default([]),
   /** The run's budget check of model requests (spend-check.ts); absent: none. */
   spend: z.custom<SpendCheck>((value) => typeof value === 'function').optional(),
+  /** Recording or replay of the exchanges (docs/testing-plans.md); absent: neither. */
+  cassette: z.custom<CassetteHooks>((value) => typeof value === 'object' && value !== null).optional(),
   /** Resolver for the target's host name (tests inject a failing one; default: the OS resolver). */
   lookup: z.custom<LookupFunction>((value) => typeof value === 'function').optional(),
 });
@@ -175,6 +179,7 @@ export class ProxyRunner {
       maxBodyBytes: o.maxBodyBytes,
       budget: createBodyBudget(o.maxInFlightBytes),
       spend: o.spend,
+      cassette: o.cassette,
     });
     const healthBody = Buffer.from(`${o.name} Proxy OK`);
     this.#server = http.createServer({ noDelay: true }, (request, response) => {
@@ -201,6 +206,9 @@ export class ProxyRunner {
       }
       // The proxy's own credential is not the provider's: it never leaves.
       delete request.headers[CREDENTIAL_HEADER];
+      // Who calls (`/c/codon.<id>`), when its base URL says: for the cassette, never the provider.
+      const named = url.startsWith('/c/') ? takeCaller(url) : undefined;
+      if (named) url = named.url;
       const route = routes.length > 0 ? ROUTE_PATH.exec(url) : null;
       const upstream = route ? routes[Number(route[1])] : undefined;
       const rest = route && upstream ? (route[2] ?? '') : undefined;
@@ -214,7 +222,11 @@ export class ProxyRunner {
         this.#refuse(request, response, failure, url);
         return;
       }
-      this.#forwarder.handle(request, response, { upstream: upstream ?? main, url: confined.url });
+      this.#forwarder.handle(request, response, {
+        upstream: upstream ?? main,
+        url: confined.url,
+        caller: named?.caller,
+      });
     });
     this.#server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
       // As Node's default handler, plus a log line: a reset is the agent leaving, not a bad request.

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ProxyConfig } from '../../plan/config/proxy-config.ts';
 import { isLoopbackHost } from '../../platform/http/loopback.ts';
 import { generateToken } from '../../platform/http/token.ts';
+import type { CassetteHooks } from '../cassette/hooks.ts';
 import type { SpendGate } from '../spend/spend-gate.ts';
 import { credentialPrefix } from './access.ts';
 import { ProxyError } from './errors.ts';
@@ -39,6 +40,8 @@ export type StartProxyArgs = {
   accessToken?: string | undefined;
   /** The run's budgets, checked before each model request (docs/unattended.md#budgets). */
   spendGate?: (() => SpendGate | undefined) | undefined;
+  /** Recording or replay of the run's exchanges (docs/testing-plans.md). */
+  cassette?: CassetteHooks | undefined;
 };
 
 /** The address a client on this machine connects to for a proxy bound to `host` (a wildcard: loopback). */
@@ -89,6 +92,7 @@ export async function startProxyForServer(args: StartProxyArgs): Promise<ProxyHa
     middleware,
     credentials: agentCredential ? [agentCredential, ...(args.accessToken ? [args.accessToken] : [])] : [],
     ...(args.spendGate ? { spend: createSpendCheck(args.spendGate) } : {}),
+    ...(args.cassette ? { cassette: args.cassette } : {}),
   });
   const url = await runner.start();
   const local = `http://${localAddress(config.host)}:${new URL(url).port}`;

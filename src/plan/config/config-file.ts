@@ -22,6 +22,12 @@ export const ConfigFile = z
       .boolean()
       .optional()
       .describe('Publish a sentinel.triggered event each time a sentinel fires. Default false.'),
+    record: z
+      .boolean()
+      .optional()
+      .describe(
+        "Record every LLM exchange of the run's agents and sentinels into <execution>/cassette.jsonl, for `ribosome replay` (as `ribosome run --record`). Default false.",
+      ),
   })
   // Keys that may not go together: checked here, so validate and run --config agree, at the key.
   .superRefine((file, ctx) => {

@@ -119,9 +119,10 @@ export const ProxyConfigSchema = z.object({
   enabled: z.boolean(),
   /**
    * Why the proxy is on when nothing asked for it: `budget`, a cost limit it holds before each
-   * request (docs/unattended.md#budgets). Absent when a source said on or off.
+   * request (docs/unattended.md#budgets); `cassette`, a recording or a replay, which it keeps
+   * (docs/testing-plans.md). Absent when a source said on or off.
    */
-  enabledFor: z.literal('budget').optional(),
+  enabledFor: z.enum(['budget', 'cassette']).optional(),
   /** A cost limit is set and a source turned the proxy off: the limit is checked as spend is reported. */
   offWithBudget: z.boolean().optional(),
   /** The address the proxy binds; beyond loopback every request needs a credential. */
@@ -147,6 +148,8 @@ export type ProxyConfigSources = {
   file: Record<string, unknown>;
   /** The run has a cost limit: with no source saying on or off, the proxy is on to hold it. */
   costLimited?: boolean;
+  /** The run records or replays a cassette: the proxy is on, and a source that says off is refused. */
+  cassette?: 'record' | 'replay';
 };
 
 export type ProxyConfigError = { code: 'PROXY_CONFIG_INVALID'; message: string };
@@ -254,12 +257,19 @@ export function resolveProxyConfig(sources: ProxyConfigSources): ProxyConfigResu
 
   const said =
     sources.cli.proxy !== undefined ? !sources.cli.proxy : (envWithoutProxyFlag ?? file.data.withoutProxy);
-  const withoutProxy = said ?? !sources.costLimited;
+  if (said === true && sources.cassette) {
+    const what = sources.cassette === 'record' ? 'A recording (--record)' : 'A replay';
+    return invalid(
+      `${what} needs the LLM proxy, which every request crosses; it is turned off (--no-proxy, ${ENV_WITHOUT_PROXY} or withoutProxy): leave that out.`,
+    );
+  }
+  const withoutProxy = said ?? !(sources.costLimited || sources.cassette);
+  const enabledFor = sources.cassette ? 'cassette' : sources.costLimited ? 'budget' : undefined;
   return {
     ok: true,
     value: {
       enabled: !withoutProxy,
-      ...(said === undefined && sources.costLimited ? { enabledFor: 'budget' as const } : {}),
+      ...(said === undefined && enabledFor ? { enabledFor } : {}),
       ...(said === true && sources.costLimited ? { offWithBudget: true } : {}),
       host: sources.cli.proxyHost ?? file.data.proxyHost ?? DEFAULT_PROXY_HOST,
       providerBaseUrl: provider.value,

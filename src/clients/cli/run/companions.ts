@@ -1,14 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { notifierCompanion } from '../../../host/notify/companion.ts';
-import type { Companion, StartCompanions } from '../../../host/server/runtime.ts';
+import type { Companion, CompanionDeps, StartCompanions } from '../../../host/server/runtime.ts';
 import { dashboardCompanion, type WebServer } from '../../../host/web-server/index.ts';
+import type { CassetteHooks } from '../../../llm/cassette/hooks.ts';
 import type { MockProvider } from '../../../llm/mock-provider/server.ts';
 import type { ProxyHandle } from '../../../llm/proxy/start-for-server.ts';
 import type { SpendGate } from '../../../llm/spend/spend-gate.ts';
 import type { ProxyConfig } from '../../../plan/config/proxy-config.ts';
 import type { SecretRedactor } from '../../../platform/credentials/secret-redactor.ts';
+import { cassetteHooks, REPLAY_NO_PROVIDER } from './cassette.ts';
 import type { RunRequest } from './parse-flags.ts';
-import type { ProviderUrls } from './providers.ts';
+import { type ProviderUrls, replayOffline } from './providers.ts';
 
 /** What runs beside the server of `ribosome run`, as started. */
 export type RunCompanions = ProviderUrls & {
@@ -32,7 +34,8 @@ export function runCompanions(
     const scripted = request.scriptedProvider
       ? await start(scriptedProvider(request.scriptedProvider))
       : undefined;
-    const providerUrl = scripted?.url ?? request.proxy.providerBaseUrl;
+    const providerUrl =
+      scripted?.url ?? (replayOffline(request) ? REPLAY_NO_PROVIDER : request.proxy.providerBaseUrl);
     const proxy = await start(
       proxyCompanion({
         config: { ...request.proxy, providerBaseUrl: providerUrl },
@@ -40,6 +43,7 @@ export function runCompanions(
         routes,
         accessToken: request.access.token,
         spendGate,
+        cassette: (deps) => cassetteHooks(request, deps.layout, secrets, deps.logger),
       }),
     );
     // The agents' credential for the proxy is in their base URL: an agent could print it.
@@ -104,9 +108,16 @@ function proxyCompanion(options: {
   routes: string[];
   accessToken: string | undefined;
   spendGate: (() => SpendGate | undefined) | undefined;
+  cassette: (deps: CompanionDeps) => CassetteHooks | undefined;
 }): Companion<ProxyHandle | undefined> {
-  return async ({ logger, port }) => {
+  return async (deps) => {
     const { startProxyForServer } = await import('../../../llm/proxy/start-for-server.ts');
-    return startProxyForServer({ ...options, mainPort: port, logger });
+    const { cassette, ...rest } = options;
+    return startProxyForServer({
+      ...rest,
+      mainPort: deps.port,
+      logger: deps.logger,
+      cassette: cassette(deps),
+    });
   };
 }

@@ -62,14 +62,20 @@ export async function composeEngine(
           sandbox: request.sandbox.sandboxOf,
           checkpointInclude,
           provider: (codon) =>
-            providerTarget(wiring, { provider: codon.provider, kind: codon.agent }, urls()),
+            providerTarget(wiring, { provider: codon.provider, kind: codon.agent }, urls(), {
+              kind: 'codon',
+              id: codon.id,
+            }),
           outputDir: execution.outputDir,
           hooks: ({ bus, logger, layout, journal }, record) =>
             createSentinelHooks({
               bus,
               logger,
               provider: (sentinel) =>
-                providerTarget(wiring, { provider: sentinel.provider, kind: 'sentinel' }, urls()),
+                providerTarget(wiring, { provider: sentinel.provider, kind: 'sentinel' }, urls(), {
+                  kind: 'sentinel',
+                  id: sentinel.id,
+                }),
               outputDir: join(layout.internal, 'sentinels'),
               paths: { agentRoot: layout.agentRoot, dataDir: dataLinkPath(layout.agentRoot) },
               emitTriggered: request.sentinelTriggeredEvents,

@@ -2,6 +2,7 @@ import { dirname, resolve } from 'node:path';
 import type { BudgetLimits } from '../../../core/protocol/index.ts';
 import { hasCostLimit, parseCost, parseDuration, runBudget } from '../../../engine/budgets/limits.ts';
 import { accessToken } from '../../../host/web-server/index.ts';
+import type { Cassette } from '../../../llm/cassette/schema.ts';
 import { vendorDefaultProblems } from '../../../llm/providers/providers.ts';
 import { loadConfigFile } from '../../../plan/config/config-file.ts';
 import { type ProxyConfig, resolveProxyConfig } from '../../../plan/config/proxy-config.ts';
@@ -40,7 +41,29 @@ export type RunFlags = {
   token?: string;
   /** `--sandbox MODE`; `--no-sandbox`: false. */
   sandbox?: string | boolean;
+  /** `--record`: keep a cassette of every LLM exchange (docs/testing-plans.md). */
+  record?: boolean;
 };
+
+/** A replay's own settings (`ribosome replay`, docs/testing-plans.md). */
+export type ReplaySettings = {
+  /** The cassette file. */
+  path: string;
+  cassette: Cassette;
+  /** A miss fails its codon (`fail`), or is asked of the live provider and recorded (`live`). */
+  onMiss: 'fail' | 'live';
+  /** Sentinels answer from the cassette, or ask the live provider. */
+  sentinels: 'cassette' | 'live';
+  /** As fast as the agents read, or with the recorded timing. */
+  pace: 'fast' | 'recorded';
+  /** Compare the outcome with the recording's once the run ends. */
+  check: boolean;
+  /** The recording's execution directory, when the replay was given one: its outcome is read there. */
+  recordedExecution?: string;
+};
+
+/** Recording or replay of the run's LLM exchanges. */
+export type CassetteMode = { mode: 'record' } | ({ mode: 'replay' } & ReplaySettings);
 
 type ConfigOwner = NonNullable<ServerSettings['agentConfig']>;
 
@@ -66,6 +89,8 @@ export type RunRequest = {
   web: { port: number | undefined } | undefined;
   headless: boolean;
   exitWhenDone: boolean;
+  /** Recording (`--record`, `record: true`) or replay (`ribosome replay`); absent: neither. */
+  cassette: CassetteMode | undefined;
   /** Where the run keeps its files (as given; chosen by `placeExecution`). */
   where: Pick<RunFlags, 'execution' | 'fresh' | 'data' | 'output' | 'workspace'>;
 };
@@ -81,6 +106,7 @@ export async function parseRunFlags(
   planFile: string,
   flags: RunFlags,
   warn: (text: string) => void,
+  replay?: ReplaySettings,
 ): Promise<{ ok: true; value: RunRequest } | Refusal> {
   const killAt = killAtProblem();
   if (killAt) return refuse(killAt);
@@ -105,6 +131,16 @@ export async function parseRunFlags(
     return { ok: false, code: EXIT.invalidInput, text: formatProblems(file.problems, flags.config ?? '') };
   }
   if (file.warnings.length > 0) warn(formatProblems(file.warnings, flags.config ?? ''));
+  if (replay && flags.record) {
+    return refuse(
+      '--record is for `ribosome run`: a replay keeps what it asked the live provider (--on-miss live) in its own cassette',
+    );
+  }
+  const cassette: CassetteMode | undefined = replay
+    ? { mode: 'replay', ...replay }
+    : flags.record || file.value.record === true
+      ? { mode: 'record' }
+      : undefined;
   const port = flags.port === undefined ? undefined : Number(flags.port);
   if (port !== undefined && !isPort(port)) {
     return refuse(`--port must be an integer from 0 to 65535, got "${flags.port}"`);
@@ -147,6 +183,7 @@ export async function parseRunFlags(
     env: process.env,
     file: file.value,
     costLimited: hasCostLimit(runBudget(plan.budget, settings.value.budget), plan.codons),
+    ...(cassette ? { cassette: cassette.mode } : {}),
   });
   if (!proxy.ok) return refuse(proxy.error.message);
   const access = accessToken({
@@ -184,6 +221,7 @@ export async function parseRunFlags(
       web: flags.web ? { port: webPort } : undefined,
       headless: flags.headless === true,
       exitWhenDone: flags.exitWhenDone === true,
+      cassette,
       where: {
         execution: flags.execution,
         fresh: flags.fresh,

@@ -1,4 +1,5 @@
 import { missingPlanClis } from '../../../agents/registry/agent-clis.ts';
+import type { Caller } from '../../../llm/cassette/caller.ts';
 import {
   API_KEY_ONLY,
   agentKeyProblems,
@@ -31,6 +32,8 @@ export type ProviderWiring = {
   routes: string[];
   /** The plan's key variables: no agent sees them unless its provider takes one (offline too). */
   keyVars: string[];
+  /** Each agent and sentinel names itself to the proxy (recording and replay). */
+  callers: boolean;
 };
 
 /** Where the agents' requests go, known once the companions have started. */
@@ -47,14 +50,15 @@ export type ProviderUrls = {
  * would share with the proxy.
  */
 export function wireProviders(request: RunRequest): { ok: true; value: ProviderWiring } | Refusal {
-  const { plan, proxy, claudeConfig, agentConfig } = request;
-  const offline = request.scriptedProvider !== undefined;
+  const { plan, proxy, claudeConfig, agentConfig, cassette } = request;
+  const offline = request.scriptedProvider !== undefined || replayOffline(request);
   const uses = offline ? [] : providerUses(plan, claudeConfig, agentConfig);
   const wiring: ProviderWiring = {
     offline,
     uses,
     routes: providerRoutes(uses, proxy.providerBaseUrl),
     keyVars: keyVariables(providerUses(plan, claudeConfig, agentConfig)),
+    callers: cassette !== undefined,
   };
   if (offline) {
     // The built-in scripted provider takes any key; Claude Code will not start without one.
@@ -75,15 +79,33 @@ export function wireProviders(request: RunRequest): { ok: true; value: ProviderW
   return { ok: true, value: wiring };
 }
 
+/** A replay that asks no live provider: offline, the cassette answers everything (or refuses). */
+export function replayOffline(request: Pick<RunRequest, 'cassette' | 'scriptedProvider'>): boolean {
+  const { cassette } = request;
+  return (
+    request.scriptedProvider === undefined &&
+    cassette?.mode === 'replay' &&
+    cassette.onMiss === 'fail' &&
+    cassette.sentinels === 'cassette'
+  );
+}
+
 /** Where an agent of `kind` with `provider` (a codon's, a sentinel's) sends its requests. */
 export function providerTarget(
   wiring: ProviderWiring,
   use: { provider: Provider | undefined; kind: ProviderUse['kind'] },
   urls: ProviderUrls,
+  caller?: Caller,
 ): ProviderTarget {
   return targetOf(
     { provider: wiring.offline ? undefined : use.provider, kind: use.kind },
-    { serverUrl: urls.providerUrl, proxyUrl: urls.agentUrl, routes: wiring.routes, keyVars: wiring.keyVars },
+    {
+      serverUrl: urls.providerUrl,
+      proxyUrl: urls.agentUrl,
+      routes: wiring.routes,
+      keyVars: wiring.keyVars,
+      ...(wiring.callers ? { caller } : {}),
+    },
   );
 }
 

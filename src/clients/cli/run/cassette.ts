@@ -1,0 +1,111 @@
+/**
+ * Recording and replay in `ribosome run` and `ribosome replay` (docs/testing-plans.md): the proxy's
+ * cassette hooks for the execution, and what the end of the run adds (the recorded outcome; the
+ * replay's check against it).
+ */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { ExecutionLayout } from '../../../execution/layout/layout.ts';
+import { readWorkspaceRecord } from '../../../execution/workspace/index.ts';
+import type { CassetteHooks } from '../../../llm/cassette/hooks.ts';
+import { recordHooks } from '../../../llm/cassette/record-hooks.ts';
+import { replayHooks } from '../../../llm/cassette/replay-hooks.ts';
+import { CASSETTE_FILE } from '../../../llm/cassette/schema.ts';
+import { createCassetteWriter } from '../../../llm/cassette/writer.ts';
+import type { SecretRedactor } from '../../../platform/credentials/secret-redactor.ts';
+import { readOutcome } from '../../runs/read-outcome.ts';
+import { outcomeDifferences } from '../../runs/run-outcome.ts';
+import type { RunRequest } from './parse-flags.ts';
+
+/**
+ * The provider of a replay that asks no live one: never reached (the discard port), since every
+ * request is answered from the cassette or refused.
+ */
+export const REPLAY_NO_PROVIDER = 'http://127.0.0.1:9';
+
+/** The cassette of an execution directory. */
+export const cassetteOf = (executionDir: string): string => join(executionDir, CASSETTE_FILE);
+
+/** The proxy's hooks for this run's recording or replay; undefined for neither. */
+export function cassetteHooks(
+  request: RunRequest,
+  layout: ExecutionLayout,
+  secrets: SecretRedactor | undefined,
+  log: { warn(object: object, message: string): void },
+): CassetteHooks | undefined {
+  const { cassette } = request;
+  if (!cassette) return undefined;
+  const placeholders = { agentRoot: layout.agentRoot, execution: layout.executionDir, home: homedir() };
+  const workspace = readWorkspaceRecord(layout.executionDir);
+  const writer = () =>
+    createCassetteWriter({
+      path: cassetteOf(layout.executionDir),
+      header: {
+        plan: { name: request.plan.name, path: request.plan.path },
+        ...(workspace ? { workspace: `${workspace.repo}@${workspace.commit}` } : {}),
+      },
+      secrets,
+      onError: (error) => log.warn({ err: error }, 'an exchange could not be written to the cassette'),
+    });
+  if (cassette.mode === 'record') return recordHooks(writer(), { placeholders, secrets });
+  const live = cassette.onMiss === 'live' || cassette.sentinels === 'live';
+  return replayHooks({
+    exchanges: cassette.cassette.exchanges,
+    placeholders,
+    secrets,
+    onMiss: cassette.onMiss,
+    sentinels: cassette.sentinels,
+    pace: cassette.pace,
+    ...(live ? { writer: writer() } : {}),
+    onMissed: (_caller, message) => {
+      log.warn({ code: 'REPLAY_MISS' }, message);
+      process.stderr.write(`ribosome: ${message}\n`);
+    },
+  });
+}
+
+/**
+ * After the run: a recording appends its outcome to the cassette; a replay with --check compares its
+ * outcome with the recording's and prints what differs. Returns the exit code, made 1 by a difference.
+ */
+export function finishCassette(request: RunRequest, executionDir: string, code: number): number {
+  const { cassette } = request;
+  if (!cassette) return code;
+  const file = cassetteOf(executionDir);
+  if (cassette.mode === 'record') {
+    if (!existsSync(file)) return code;
+    try {
+      const writer = createCassetteWriter({
+        path: file,
+        header: { plan: { name: request.plan.name, path: request.plan.path } },
+      });
+      writer.outcome({ codons: readOutcome(executionDir) });
+      process.stderr.write(`ribosome: recorded the run's LLM exchanges in ${file}\n`);
+    } catch (error) {
+      process.stderr.write(`ribosome: could not add the outcome to ${file}: ${(error as Error).message}\n`);
+    }
+    return code;
+  }
+  if (!cassette.check) return code;
+  const recorded = cassette.recordedExecution
+    ? readOutcome(cassette.recordedExecution)
+    : cassette.cassette.outcome?.codons;
+  if (!recorded) {
+    process.stderr.write(
+      `ribosome: --check: ${cassette.path} holds no outcome (the recorded run never ended), so there is nothing to compare\n`,
+    );
+    return code === 0 ? 1 : code;
+  }
+  const differences = outcomeDifferences(recorded, readOutcome(executionDir));
+  if (differences.length === 0) {
+    process.stderr.write(
+      `ribosome: --check: the replay matches the recording (${recorded.length} codons: statuses, checkpoint trees, costs, gates)\n`,
+    );
+    return code;
+  }
+  process.stderr.write(
+    `ribosome: --check: the replay differs from the recording:\n${differences.map((d) => `  - ${d}`).join('\n')}\n`,
+  );
+  return code === 0 ? 1 : code;
+}

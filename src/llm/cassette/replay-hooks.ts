@@ -1,0 +1,75 @@
+/**
+ * The proxy's cassette hooks of a replay (docs/testing-plans.md): each request answered from the
+ * cassette, as fast as the agent reads or at the recorded pace; a miss refused with the reason, or
+ * forwarded to the live provider and recorded into the replay's own cassette (`--on-miss live`).
+ * Sentinels may ask the live provider instead (`--sentinels live`).
+ */
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { SecretRedactor } from '../../platform/credentials/secret-redactor.ts';
+import type { Caller } from './caller.ts';
+import { canonicalRequest, fingerprintOf, type Placeholders } from './fingerprint.ts';
+import type { CassetteHooks, LocalAnswer } from './hooks.ts';
+import { createMatcher } from './match.ts';
+import { requestKey } from './request-key.ts';
+import type { ExchangeLine } from './schema.ts';
+import type { CassetteWriter } from './writer.ts';
+
+export type ReplayOptions = {
+  exchanges: readonly ExchangeLine[];
+  placeholders: Placeholders;
+  secrets?: SecretRedactor | undefined;
+  /** [fail] `live`: a miss goes to the provider, and into `writer`. */
+  onMiss?: 'fail' | 'live';
+  /** [cassette] `live`: sentinels ask the provider (their answers go into `writer` too). */
+  sentinels?: 'cassette' | 'live';
+  /** [fast] `recorded`: each chunk when it came in the recording. */
+  pace?: 'fast' | 'recorded';
+  /** The replay's own cassette: what was answered live. */
+  writer?: CassetteWriter | undefined;
+  /** Told of each miss refused (the server fails the codon with it). */
+  onMissed?: (caller: Caller | undefined, message: string) => void;
+};
+
+/** The recorded answer as a stream: all at once, or with the recorded pauses. */
+export function replayedAnswer(exchange: ExchangeLine, pace: 'fast' | 'recorded'): LocalAnswer {
+  async function* chunks(): AsyncGenerator<Buffer> {
+    let at = 0;
+    for (const [ms, text] of exchange.chunks) {
+      if (pace === 'recorded' && ms > at) await sleep(ms - at);
+      at = Math.max(at, ms);
+      yield Buffer.from(text);
+    }
+    if (exchange.end === 'cut')
+      throw Object.assign(new Error('the recorded stream was cut here'), { code: 'UND_ERR_SOCKET' });
+  }
+  const body = Readable.from(chunks(), { objectMode: false });
+  return { statusCode: exchange.status, headers: exchange.headers, body };
+}
+
+export function replayHooks(options: ReplayOptions): CassetteHooks {
+  // Fingerprinted again: a cassette made before a rule of fingerprint.ts changed still matches.
+  const matcher = createMatcher(
+    options.exchanges.map((e) => {
+      const request = canonicalRequest(e.request);
+      return { ...e, request, fingerprint: fingerprintOf([e.method, e.path, request]) };
+    }),
+  );
+  const { writer, onMiss = 'fail', sentinels = 'cassette', pace = 'fast' } = options;
+  const keyed = { placeholders: options.placeholders, secrets: options.secrets };
+  return {
+    exchange({ caller, method, url, body }) {
+      const key = requestKey(method, url, body, keyed);
+      const live = () => ({
+        kind: 'forward' as const,
+        ...(writer ? { tap: writer.begin(caller, key) } : {}),
+      });
+      if (caller?.kind === 'sentinel' && sentinels === 'live') return live();
+      const found = matcher.match({ ...(caller ? { caller } : {}), ...key });
+      if (found.kind === 'hit') return { kind: 'answer', answer: replayedAnswer(found.exchange, pace) };
+      if (onMiss === 'live') return live();
+      options.onMissed?.(caller, found.message);
+      return { kind: 'refuse', message: found.message };
+    },
+  };
+}

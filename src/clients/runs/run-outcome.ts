@@ -46,7 +46,7 @@ export function runOutcome(
       cost: records.get(codonId)?.cost ?? 0,
       gates: [...(lastGates.get(codonId)?.values() ?? [])]
         .sort((a, b) => a.gate - b.gate)
-        .map((g) => ({ name: `gate ${g.gate + 1}: ${g.command}`, passed: g.passed })),
+        .map((g) => ({ name: `gate ${g.gate + 1}`, command: g.command, passed: g.passed })),
     };
   });
 }
@@ -80,7 +80,7 @@ export function outcomeDifferences(
       if (passed === undefined) out.push(`codon ${before.codonId}: ${gate.name} did not run in the replay`);
       else if (passed !== gate.passed)
         out.push(
-          `codon ${before.codonId}: ${gate.name} ${gate.passed ? 'passed' : 'failed'} in the recording, ${passed ? 'passed' : 'failed'} in the replay`,
+          `codon ${before.codonId}: ${gate.name} (${gate.command ?? 'its command'}) ${gate.passed ? 'passed' : 'failed'} in the recording, ${passed ? 'passed' : 'failed'} in the replay`,
         );
     }
     for (const gate of after.gates)

@@ -43,8 +43,9 @@ const CALL_ID = /\b(?:toolu|call|fc)_[A-Za-z0-9_-]{6,}\b/g;
  */
 const TIMING =
   /(\\?"[A-Za-z_]*(?:Ms|_ms|Millis|millis|Seconds|_seconds|_secs|Duration|duration|Elapsed|elapsed)[A-Za-z_]*\\?"\s*:\s*)-?\d+(?:\.\d+)?/g;
-/** Codex's shell output header: `Wall time: 0.0123 seconds`. */
+/** Codex's shell output header: `Chunk ID: 66b67e`, `Wall time: 0.0123 seconds`. */
 const WALL_TIME = /\bWall time: \d+(?:\.\d+)? seconds\b/g;
+const CHUNK_ID = /\bChunk ID: [0-9a-f]+\b/g;
 
 /** Paths of this execution, replaced by their names in every string. */
 export type Placeholders = Readonly<Record<string, string>>;
@@ -52,10 +53,20 @@ export type Placeholders = Readonly<Record<string, string>>;
 /** The body's canonical form: JSON values only, keys sorted, volatile parts out. */
 export type Canonical = null | boolean | number | string | Canonical[] | { [key: string]: Canonical };
 
+/**
+ * Each path as it is, and as Claude Code names a folder after it (`/tmp/x/agentRoot` becomes
+ * `-tmp-x-agentRoot`: its project memory), longest first.
+ */
 function placeholderPairs(placeholders: Placeholders): Array<[string, string]> {
   return Object.entries(placeholders)
     .filter(([, path]) => path.length > 1)
-    .map(([name, path]): [string, string] => [path.replace(/\/+$/, ''), `<${name}>`])
+    .flatMap(([name, path]): Array<[string, string]> => {
+      const bare = path.replace(/\/+$/, '');
+      return [
+        [bare, `<${name}>`],
+        [bare.replace(/[^A-Za-z0-9]/g, '-'), `<${name}>`],
+      ];
+    })
     .sort((a, b) => b[0].length - a[0].length);
 }
 
@@ -69,7 +80,8 @@ function canonicalText(text: string, pairs: ReadonlyArray<[string, string]>): st
     .replace(LS_TIME, '<time>')
     .replace(CALL_ID, '<call-id>')
     .replace(TIMING, '$1<n>')
-    .replace(WALL_TIME, 'Wall time: <n> seconds');
+    .replace(WALL_TIME, 'Wall time: <n> seconds')
+    .replace(CHUNK_ID, 'Chunk ID: <id>');
 }
 
 function canonicalValue(value: unknown, pairs: ReadonlyArray<[string, string]>): Canonical {

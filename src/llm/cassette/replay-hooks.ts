@@ -17,6 +17,8 @@ import type { CassetteWriter } from './writer.ts';
 
 export type ReplayOptions = {
   exchanges: readonly ExchangeLine[];
+  /** The recording's paths (its header's), to fingerprint its requests again. */
+  recordedPlaceholders?: Placeholders;
   placeholders: Placeholders;
   secrets?: SecretRedactor | undefined;
   /** [fail] `live`: a miss goes to the provider, and into `writer`. */
@@ -51,7 +53,7 @@ export function replayHooks(options: ReplayOptions): CassetteHooks {
   // Fingerprinted again: a cassette made before a rule of fingerprint.ts changed still matches.
   const matcher = createMatcher(
     options.exchanges.map((e) => {
-      const request = canonicalRequest(e.request);
+      const request = canonicalRequest(e.request, options.recordedPlaceholders);
       return { ...e, request, fingerprint: fingerprintOf([e.method, e.path, request]) };
     }),
   );

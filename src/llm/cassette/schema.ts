@@ -30,6 +30,11 @@ export const HeaderLineSchema = z.object({
   plan: z.object({ name: z.string(), path: z.string() }),
   /** The workspace the recorded execution was cloned from, when it was: a replay starts from it too. */
   workspace: z.string().optional(),
+  /**
+   * The recorded execution's paths (fingerprint.ts Placeholders): a replay fingerprints the recorded
+   * requests again with them, so a rule added since still applies to an older cassette.
+   */
+  placeholders: z.record(z.string(), z.string()).optional(),
 });
 export type HeaderLine = z.infer<typeof HeaderLineSchema>;
 
@@ -80,7 +85,7 @@ export const OutcomeCodonSchema = z.object({
   tree: z.string().optional(),
   cost: z.number(),
   /** Each verification gate's last result. */
-  gates: z.array(z.object({ name: z.string(), passed: z.boolean() })),
+  gates: z.array(z.object({ name: z.string(), command: z.string().optional(), passed: z.boolean() })),
 });
 export type OutcomeCodon = z.infer<typeof OutcomeCodonSchema>;
 

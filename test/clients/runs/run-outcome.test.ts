@@ -13,24 +13,24 @@ const codon = (codonId: string, more: Partial<OutcomeCodon> = {}): OutcomeCodon 
 
 describe('replay --check: what differs between the recorded outcome and the replayed one', () => {
   it('nothing when the codons ended alike, with the same trees, costs and gates', () => {
-    const run = [codon('a', { gates: [{ name: 'gate 1: npm test', passed: true }] }), codon('b')];
+    const run = [codon('a', { gates: [{ name: 'gate 1', command: 'npm test', passed: true }] }), codon('b')];
     expect(outcomeDifferences(run, structuredClone(run))).toEqual([]);
   });
 
   it('a sentence for each difference: status, files, cost, gate, and codons on one side only', () => {
     const recorded = [
-      codon('a', { gates: [{ name: 'gate 1: npm test', passed: true }] }),
+      codon('a', { gates: [{ name: 'gate 1', command: 'npm test', passed: true }] }),
       codon('b'),
       codon('c'),
     ];
     const replayed = [
-      codon('a', { gates: [{ name: 'gate 1: npm test', passed: false }], cost: 0.02 }),
+      codon('a', { gates: [{ name: 'gate 1', command: 'npm test', passed: false }], cost: 0.02 }),
       codon('b', { status: 'failed', tree: 'other-tree-abcdef' }),
       codon('d'),
     ];
     expect(outcomeDifferences(recorded, replayed)).toEqual([
       'codon a: it cost $0.0100, now $0.0200',
-      'codon a: gate 1: npm test passed in the recording, failed in the replay',
+      'codon a: gate 1 (npm test) passed in the recording, failed in the replay',
       'codon b: completed in the recording, failed in the replay',
       "codon b: its checkpoint's tree was b-tree-01234, now other-tree-a: the files differ",
       'codon c: completed in the recording, never run in the replay',

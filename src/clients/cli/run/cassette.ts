@@ -44,6 +44,7 @@ export function cassetteHooks(
       header: {
         plan: { name: request.plan.name, path: request.plan.path },
         ...(workspace ? { workspace: `${workspace.repo}@${workspace.commit}` } : {}),
+        placeholders,
       },
       secrets,
       onError: (error) => log.warn({ err: error }, 'an exchange could not be written to the cassette'),
@@ -52,6 +53,7 @@ export function cassetteHooks(
   const live = cassette.onMiss === 'live' || cassette.sentinels === 'live';
   return replayHooks({
     exchanges: cassette.cassette.exchanges,
+    recordedPlaceholders: cassette.cassette.header.placeholders ?? {},
     placeholders,
     secrets,
     onMiss: cassette.onMiss,
@@ -72,9 +74,9 @@ export function cassetteHooks(
 export function finishCassette(request: RunRequest, executionDir: string, code: number): number {
   const { cassette } = request;
   if (!cassette) return code;
+  // The run's own cassette (a recording, or what a replay asked the live provider) ends with its outcome.
   const file = cassetteOf(executionDir);
-  if (cassette.mode === 'record') {
-    if (!existsSync(file)) return code;
+  if (existsSync(file)) {
     try {
       const writer = createCassetteWriter({
         path: file,
@@ -85,8 +87,8 @@ export function finishCassette(request: RunRequest, executionDir: string, code: 
     } catch (error) {
       process.stderr.write(`ribosome: could not add the outcome to ${file}: ${(error as Error).message}\n`);
     }
-    return code;
   }
+  if (cassette.mode === 'record') return code;
   if (!cassette.check) return code;
   const recorded = cassette.recordedExecution
     ? readOutcome(cassette.recordedExecution)

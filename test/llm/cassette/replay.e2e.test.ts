@@ -1,0 +1,257 @@
+/**
+ * Record and replay through the real binary with the built-in agent (docs/testing-plans.md): a
+ * three-codon plan recorded against the scripted provider, then replayed offline: the same outcome
+ * (--check), a changed gate, a changed prompt (a miss naming the first difference), --on-miss live,
+ * no planted key in the cassette, and a replay killed mid-codon that resumes from the cassette.
+ * The same with each agent CLI: replay.agents.test.ts.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readCassette } from '../../../src/llm/cassette/read.ts';
+import { e2eResources } from '../../helpers/e2e-resources.ts';
+import { pidsWith, waitFor } from '../../helpers/processes.ts';
+import { firstListening, journalRows, runCli, tempDir } from '../../helpers/server-process.ts';
+
+const { temps } = e2eResources();
+
+const KEY = 'sk-ant-planted-4f1c0a9e7b3d2c1e';
+const MARK = 3 + Math.floor(Math.random() * 900) / 1000;
+
+/** Codon two runs `sleep MARK`: a window to kill the server in, and a tool result that says so. */
+const PLAN = (prompt2 = 'Do two.', gate = 'test -f three.txt') => `name: recorded
+agent: builtin
+codons:
+  - id: one
+    name: One
+    prompt: Do one.
+  - id: two
+    name: Two
+    prompt: ${prompt2}
+  - id: three
+    name: Three
+    prompt: Do three.
+    verify: [{ run: "${gate}" }]
+`;
+
+const SCRIPT = `tracks:
+  - name: one
+    match: { firstUser: "Do one." }
+    turns:
+      - content:
+          - text: Writing one.txt, then listing.
+          - tool_use: { name: Write, input: { file_path: one.txt, content: "1" } }
+      - content:
+          - tool_use: { name: Bash, input: { command: "ls" } }
+      - content: [{ text: Done with one. }]
+  - name: two
+    match: { firstUser: "Do two" }
+    turns:
+      - content:
+          - tool_use: { name: Bash, input: { command: "sleep ${MARK} && echo slept > two.txt" } }
+      - content: [{ text: Done with two. }]
+  - name: three
+    match: { firstUser: "Do three." }
+    turns:
+      - content:
+          - tool_use: { name: Write, input: { file_path: three.txt, content: "3" } }
+      - content: [{ text: Done with three. }]
+`;
+
+function temp(): string {
+  const t = tempDir();
+  temps.push(t);
+  return t.path;
+}
+
+/** `ribosome ARGS` to its end (killed after `timeoutMs`). */
+async function cli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 90_000) {
+  const proc = runCli(args, { env });
+  const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
+  const { code } = await proc.exited;
+  clearTimeout(timer);
+  return { code, stdout: proc.stdout(), stderr: proc.stderr() };
+}
+
+function files(dir: string, plan: string): { plan: string; script: string } {
+  writeFileSync(join(dir, 'plan.yaml'), plan);
+  writeFileSync(join(dir, 'script.yaml'), SCRIPT);
+  return { plan: join(dir, 'plan.yaml'), script: join(dir, 'script.yaml') };
+}
+
+/** One recording for the file: the plan run with --record, the key planted in the environment. */
+let recording: Promise<{ dir: string; exec: string; script: string }> | undefined;
+function recorded() {
+  recording ??= (async () => {
+    const dir = temp();
+    const { plan, script } = files(dir, PLAN());
+    const exec = join(dir, 'recorded');
+    const run = await cli(
+      [
+        'run',
+        plan,
+        '--record',
+        '--headless',
+        '--exit-when-done',
+        '--scripted-provider',
+        script,
+        '--execution',
+        exec,
+      ],
+      { ANTHROPIC_API_KEY: KEY },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`recorded the run's LLM exchanges in ${exec}/cassette.jsonl`);
+    return { dir, exec, script };
+  })();
+  return recording;
+}
+
+const toolResults = (exec: string) =>
+  journalRows(exec)
+    .filter((e) => e.type === 'tool.result')
+    .map((e) => [e.data.codonId, e.data.toolName, e.data.isError]);
+
+describe('ribosome replay with the built-in agent (e2e)', () => {
+  it('replays offline to the same outcome: codons, tool calls, checkpoint trees, costs, gates; no key in the cassette', async () => {
+    const { exec } = await recorded();
+    const text = readFileSync(join(exec, 'cassette.jsonl'), 'utf8');
+    expect(text).not.toContain(KEY);
+    const { cassette } = readCassette(exec);
+    expect(cassette.exchanges.map((e) => [e.caller?.id, e.turn])).toEqual([
+      ['one', 1],
+      ['one', 2],
+      ['one', 3],
+      ['two', 1],
+      ['two', 2],
+      ['three', 1],
+      ['three', 2],
+    ]);
+    expect(cassette.outcome?.codons.map((c) => [c.codonId, c.status, c.gates])).toEqual([
+      ['one', 'completed', []],
+      ['two', 'completed', []],
+      ['three', 'completed', [{ name: 'gate 1', command: 'test -f three.txt', passed: true }]],
+    ]);
+
+    const replay = join(temp(), 'replay');
+    // No provider and no key: the replay is offline.
+    const run = await cli(
+      ['replay', exec, '--headless', '--exit-when-done', '--check', '--execution', replay],
+      {
+        ANTHROPIC_API_KEY: '',
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('--check: the replay matches the recording (3 codons');
+    expect(toolResults(replay)).toEqual(toolResults(exec));
+  });
+
+  it('a changed gate changes only that gate and its codon: the check names both and exits 1', async () => {
+    const { exec } = await recorded();
+    const dir = temp();
+    const { plan } = files(dir, PLAN('Do two.', 'test -f four.txt'));
+    const run = await cli([
+      'replay',
+      exec,
+      '--plan',
+      plan,
+      '--headless',
+      '--exit-when-done',
+      '--check',
+      '--execution',
+      join(dir, 'replay'),
+    ]);
+    expect(run.code).toBe(1);
+    const listed = run.stderr
+      .slice(run.stderr.indexOf('--check: the replay differs'))
+      .trim()
+      .split('\n')
+      .slice(1);
+    expect(listed).toEqual([
+      '  - codon three: completed in the recording, failed in the replay',
+      '  - codon three: gate 1 (test -f three.txt) passed in the recording, failed in the replay',
+    ]);
+  });
+
+  it('a changed prompt in codon two fails codon two with a miss that names the first difference', async () => {
+    const { exec } = await recorded();
+    const dir = temp();
+    const { plan } = files(dir, PLAN('Do two, carefully.'));
+    const replay = join(dir, 'replay');
+    const run = await cli([
+      'replay',
+      exec,
+      '--plan',
+      plan,
+      '--headless',
+      '--exit-when-done',
+      '--execution',
+      replay,
+    ]);
+    expect(run.code).toBe(1);
+    const miss =
+      'Replay: no recorded exchange of codon two matches this request (POST /v1/messages). Nearest: exchange 4 (codon two, turn 1); they first differ at messages[0].content[0].text: recorded "Do two.", now "Do two, carefully."';
+    expect(run.stderr).toContain(miss);
+    const ends = journalRows(replay).filter((e) => e.type === 'codon.completed');
+    expect(ends.map((e) => [e.data.codonId, e.data.success])).toEqual([
+      ['one', true],
+      ['two', false],
+    ]);
+    expect(ends[1]?.data.failureReason).toMatchObject({ type: 'api-error', retriable: false });
+    expect(JSON.stringify(ends[1]?.data.failureReason)).toContain(
+      'Replay: no recorded exchange of codon two',
+    );
+  });
+
+  it("--on-miss live asks the provider for what changed and keeps it in the replay's own cassette", async () => {
+    const { exec, script } = await recorded();
+    const dir = temp();
+    const { plan } = files(dir, PLAN('Do two, carefully.'));
+    const replay = join(dir, 'replay');
+    const run = await cli([
+      'replay',
+      exec,
+      '--plan',
+      plan,
+      '--on-miss',
+      'live',
+      '--scripted-provider',
+      script,
+      '--headless',
+      '--exit-when-done',
+      '--execution',
+      replay,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    // Only the changed codon's exchanges went to the provider.
+    const { cassette } = readCassette(replay);
+    expect(cassette.exchanges.map((e) => [e.caller?.id, e.turn])).toEqual([
+      ['two', 1],
+      ['two', 2],
+    ]);
+    expect(cassette.outcome?.codons.map((c) => c.status)).toEqual(['completed', 'completed', 'completed']);
+  });
+
+  it('a replay killed mid-codon (kill -9) resumes from the cassette like any run', async () => {
+    const { exec } = await recorded();
+    const replay = join(temp(), 'replay');
+    const first = runCli(['replay', exec, '--headless', '--execution', replay]);
+    const listened = await firstListening(first.child, first.stdout, first.exited, 30_000);
+    expect('url' in listened, first.stderr()).toBe(true);
+    await waitFor(() => pidsWith(`sleep ${MARK}`).length > 0, "codon two's command", 30_000);
+    first.kill('SIGKILL');
+    await first.exited;
+    const again = await cli([
+      'replay',
+      exec,
+      '--headless',
+      '--exit-when-done',
+      '--check',
+      '--execution',
+      replay,
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('the previous run crashed');
+    expect(again.stderr).toContain('--check: the replay matches the recording (3 codons');
+  });
+});

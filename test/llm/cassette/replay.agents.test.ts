@@ -1,0 +1,182 @@
+/**
+ * Record and replay with each agent CLI (docs/testing-plans.md): the mixed-agents plan (one codon
+ * per agent: the built-in agent, Claude Code, Codex, Gemini CLI, opencode; the narrator sentinel on
+ * the first and the last) recorded once against the scripted provider with a key planted, then
+ * replayed with no provider at all: the same codons, tool calls, checkpoint trees, costs and sentinel
+ * outputs. Then, for each agent, its codon's prompt changed: the replay fails that codon with a miss
+ * naming the first difference, and with --on-miss live the provider fills the gap.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cliBinary } from '../../../src/agents/cli-binary.ts';
+import { AGENT_CLIS } from '../../../src/agents/registry/agent-clis.ts';
+import { readCassette } from '../../../src/llm/cassette/read.ts';
+import { describeWithClis } from '../../helpers/agent-clis.ts';
+import { e2eResources } from '../../helpers/e2e-resources.ts';
+import { journalRows, ROOT, runCli, tempDir } from '../../helpers/server-process.ts';
+
+const { temps } = e2eResources();
+
+const PLAN = join(ROOT, 'examples/demo/mixed-agents.yaml');
+const SCRIPT = join(ROOT, 'examples/scripts/mixed-agents.yaml');
+const KEY = 'sk-ant-planted-9d8c7b6a5f4e3d2c';
+
+/** The plan's codons, each with its agent and the start of its prompt (what the script matches on). */
+const CODONS = [
+  { id: 'start', agent: 'builtin', prompt: 'Start a small shell project' },
+  { id: 'farewell', agent: 'claude-code', prompt: 'Read greet.sh, make it also say goodbye' },
+  { id: 'test', agent: 'codex', prompt: 'Write test.sh, a test of what greet.sh prints' },
+  { id: 'document', agent: 'gemini', prompt: 'Write README.md explaining greet.sh and test.sh' },
+  { id: 'wrap-up', agent: 'opencode', prompt: 'Write CHANGELOG.md from what RELAY.md says' },
+] as const;
+
+function temp(): string {
+  const t = tempDir();
+  temps.push(t);
+  return t.path;
+}
+
+/** `ribosome ARGS` to its end (killed after `timeoutMs`). */
+async function cli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 300_000) {
+  const proc = runCli(args, { env });
+  const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
+  const { code } = await proc.exited;
+  clearTimeout(timer);
+  return { code, stdout: proc.stdout(), stderr: proc.stderr() };
+}
+
+/** One recording for the file. */
+let recording: Promise<string> | undefined;
+function recorded(): Promise<string> {
+  recording ??= (async () => {
+    const exec = join(temp(), 'recorded');
+    const run = await cli(
+      [
+        'run',
+        PLAN,
+        '--record',
+        '--headless',
+        '--exit-when-done',
+        '--scripted-provider',
+        SCRIPT,
+        '--execution',
+        exec,
+      ],
+      { ANTHROPIC_API_KEY: KEY, OPENAI_API_KEY: KEY, GEMINI_API_KEY: KEY },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    return exec;
+  })();
+  return recording;
+}
+
+const toolResults = (exec: string) =>
+  journalRows(exec)
+    .filter((e) => e.type === 'tool.result')
+    .map((e) => [e.data.codonId, e.data.toolName, e.data.isError]);
+
+/** Each sentinel's outputs on each codon, in order (two sentinels' outputs may interleave otherwise). */
+const sentinelOutputs = (exec: string) => {
+  const out: Record<string, unknown[]> = {};
+  for (const e of journalRows(exec).filter((r) => r.type === 'sentinel.output')) {
+    const key = `${e.data.sentinelId} on ${e.data.codonId}`;
+    out[key] = [...(out[key] ?? []), e.data.content];
+  }
+  return out;
+};
+
+/** The mixed-agents plan with one codon's prompt changed (the script still answers it: it keeps the start). */
+function changedPlan(codonId: string): string {
+  const codon = CODONS.find((c) => c.id === codonId);
+  const text = readFileSync(PLAN, 'utf8')
+    .replace('../sentinels/', `${join(ROOT, 'examples/sentinels')}/`)
+    .replace(`prompt: ${codon?.prompt}`, `prompt: ${codon?.prompt} (kept short)`)
+    .replace(`prompt: >-\n      ${codon?.prompt}`, `prompt: >-\n      ${codon?.prompt} (kept short)`);
+  expect(text).toContain(`${codon?.prompt} (kept short)`);
+  const file = join(temp(), 'plan.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+describeWithClis(
+  'ribosome replay with every agent CLI (e2e)',
+  Object.values(AGENT_CLIS).map((c) => cliBinary(c)),
+  () => {
+    it('replays all five agents offline: same codons, tool calls, trees, costs, sentinel outputs; no key kept', async () => {
+      const exec = await recorded();
+      expect(readFileSync(join(exec, 'cassette.jsonl'), 'utf8')).not.toContain(KEY);
+      const { cassette } = readCassette(exec);
+      const callers = new Set(cassette.exchanges.map((e) => `${e.caller?.kind} ${e.caller?.id}`));
+      expect([...callers].sort()).toEqual(
+        [...CODONS.map((c) => `codon ${c.id}`), 'sentinel narrator'].sort(),
+      );
+      expect(new Set(cassette.exchanges.map((e) => e.api))).toEqual(
+        new Set(['anthropic', 'openai-responses', 'gemini']),
+      );
+
+      const replay = join(temp(), 'replay');
+      const run = await cli(
+        ['replay', exec, '--headless', '--exit-when-done', '--check', '--execution', replay],
+        {
+          ANTHROPIC_API_KEY: '',
+          OPENAI_API_KEY: '',
+          GEMINI_API_KEY: '',
+        },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain('--check: the replay matches the recording (5 codons');
+      expect(toolResults(replay)).toEqual(toolResults(exec));
+      expect(sentinelOutputs(replay)).toEqual(sentinelOutputs(exec));
+      expect(Object.keys(sentinelOutputs(exec))).toEqual(['narrator on start', 'narrator on wrap-up']);
+    });
+
+    it.each(CODONS.map((c) => [c.agent, c.id]))(
+      '%s: a changed prompt misses with the first difference; --on-miss live fills the gap',
+      async (_agent, codonId) => {
+        const exec = await recorded();
+        const plan = changedPlan(codonId);
+        const missed = join(temp(), 'missed');
+        const run = await cli([
+          'replay',
+          exec,
+          '--plan',
+          plan,
+          '--headless',
+          '--exit-when-done',
+          '--execution',
+          missed,
+        ]);
+        expect(run.code).toBe(1);
+        expect(run.stderr).toMatch(
+          new RegExp(
+            `Replay: no recorded exchange of codon ${codonId} matches this request \\(POST [^)]+\\)\\. Nearest: exchange \\d+ \\(codon ${codonId}, turn 1\\); they first differ at [^:]+: recorded "[^"]*", now "[^"]*\\(kept short\\)`,
+          ),
+        );
+        const ends = journalRows(missed).filter((e) => e.type === 'codon.completed');
+        expect(ends.at(-1)?.data).toMatchObject({ codonId, success: false });
+        expect(ends.slice(0, -1).every((e) => e.data.success === true)).toBe(true);
+
+        const live = join(temp(), 'live');
+        const filled = await cli([
+          'replay',
+          exec,
+          '--plan',
+          plan,
+          '--on-miss',
+          'live',
+          '--scripted-provider',
+          SCRIPT,
+          '--headless',
+          '--exit-when-done',
+          '--execution',
+          live,
+        ]);
+        expect(filled.code, filled.stderr).toBe(0);
+        const asked = readCassette(live).cassette.exchanges.map((e) => e.caller?.id);
+        expect(asked.length).toBeGreaterThan(0);
+        expect(new Set(asked)).toEqual(new Set([codonId]));
+      },
+    );
+  },
+);

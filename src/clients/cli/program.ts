@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { SERVER_VERSION } from '../../core/version.ts';
 import { registerAgent } from './agent.ts';
+import { registerCassette } from './cassette.ts';
 import { registerDemo } from './demo.ts';
 import { registerDoctor } from './doctor.ts';
 import { registerExport } from './export.ts';
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   const registrations: Array<(program: Command) => void> = [
     registerRun,
     registerReplay,
+    registerCassette,
     registerMockProvider,
     registerAgent,
     registerValidate,

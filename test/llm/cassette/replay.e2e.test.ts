@@ -254,4 +254,42 @@ describe('ribosome replay with the built-in agent (e2e)', () => {
     expect(again.stderr).toContain('the previous run crashed');
     expect(again.stderr).toContain('--check: the replay matches the recording (3 codons');
   });
+
+  it('cassette show lists each exchange; to-script makes a script that runs the plan to the same trees', async () => {
+    const { dir, exec } = await recorded();
+    const shown = await cli(['cassette', 'show', exec]);
+    expect(shown.code, shown.stderr).toBe(0);
+    const lines = shown.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/cassette\.jsonl: plan recorded \(.+plan\.yaml\), recorded \S+; 7 exchanges$/);
+    expect(lines[1]).toMatch(/^ {3}1 {2}codon one #1 {2}claude-sonnet-4-5 {2}200 in \d+ ms \d+→\d+ tokens$/);
+    expect(lines[2]).toContain(
+      '"Writing one.txt, then listing." + Write({"file_path":"one.txt","content":"1"})',
+    );
+    expect(lines).toContain('outcome (' + readCassette(exec).cassette.outcome?.at + '):');
+
+    const script = join(temp(), 'edited.yaml');
+    const made = await cli(['cassette', 'to-script', exec, '--out', script]);
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stderr).toContain(`wrote 3 tracks to ${script}`);
+    const again = join(temp(), 'from-script');
+    const run = await cli([
+      'run',
+      join(dir, 'plan.yaml'),
+      '--record',
+      '--headless',
+      '--exit-when-done',
+      '--scripted-provider',
+      script,
+      '--execution',
+      again,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const trees = (e: string) =>
+      readCassette(e).cassette.outcome?.codons.map((c) => [c.codonId, c.tree, c.cost]);
+    expect(trees(again)).toEqual(trees(exec));
+
+    const bad = await cli(['cassette', 'show', join(dir, 'plan.yaml')]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('plan.yaml:1: not a JSON line; is this a cassette (cassette.jsonl)?');
+  });
 });

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { readCassette } from '../../../src/llm/cassette/read.ts';
 import { e2eResources } from '../../helpers/e2e-resources.ts';
 import { pidsWith, waitFor } from '../../helpers/processes.ts';
-import { firstListening, journalRows, runCli, tempDir } from '../../helpers/server-process.ts';
+import { firstListening, journalRows, ROOT, runCli, tempDir } from '../../helpers/server-process.ts';
 
 const { temps } = e2eResources();
 
@@ -118,14 +118,14 @@ describe('ribosome replay with the built-in agent (e2e)', () => {
     const text = readFileSync(join(exec, 'cassette.jsonl'), 'utf8');
     expect(text).not.toContain(KEY);
     const { cassette } = readCassette(exec);
-    expect(cassette.exchanges.map((e) => [e.caller?.id, e.turn])).toEqual([
-      ['one', 1],
-      ['one', 2],
-      ['one', 3],
-      ['two', 1],
-      ['two', 2],
-      ['three', 1],
-      ['three', 2],
+    expect(cassette.exchanges.map((e) => [e.caller?.id, e.attempt, e.turn])).toEqual([
+      ['one', 1, 1],
+      ['one', 1, 2],
+      ['one', 1, 3],
+      ['two', 1, 1],
+      ['two', 1, 2],
+      ['three', 1, 1],
+      ['three', 1, 2],
     ]);
     expect(cassette.outcome?.codons.map((c) => [c.codonId, c.status, c.gates])).toEqual([
       ['one', 'completed', []],
@@ -291,5 +291,93 @@ describe('ribosome replay with the built-in agent (e2e)', () => {
     const bad = await cli(['cassette', 'show', join(dir, 'plan.yaml')]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('plan.yaml:1: not a JSON line; is this a cassette (cassette.jsonl)?');
+  });
+});
+
+describe('ribosome replay and sentinels (e2e)', () => {
+  const DEMO_PLAN = join(ROOT, 'examples/demo/plan.yaml');
+  const DEMO_SCRIPT = join(ROOT, 'examples/scripts/demo.yaml');
+
+  /** The demo plan with the narrator's system prompt changed: the question a sentinel's author asks. */
+  function changedNarrator(): string {
+    const dir = temp();
+    const sentinels = join(ROOT, 'examples/sentinels');
+    const narrator = readFileSync(join(sentinels, 'narrator.yaml'), 'utf8').replace(
+      "You narrate a coding agent's work for a person who is watching it.",
+      "You narrate a coding agent's work, briefly.",
+    );
+    writeFileSync(join(dir, 'narrator.yaml'), narrator);
+    const plan = readFileSync(DEMO_PLAN, 'utf8')
+      .replace('../sentinels/narrator.yaml', join(dir, 'narrator.yaml'))
+      .replace('../sentinels/', `${sentinels}/`);
+    writeFileSync(join(dir, 'plan.yaml'), plan);
+    return join(dir, 'plan.yaml');
+  }
+
+  it('a changed sentinel finds no recorded answer; with --sentinels live it asks the provider while the agents replay', async () => {
+    const exec = join(temp(), 'recorded');
+    const run = await cli([
+      'run',
+      DEMO_PLAN,
+      '--record',
+      '--headless',
+      '--exit-when-done',
+      '--scripted-provider',
+      DEMO_SCRIPT,
+      '--execution',
+      exec,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const plan = changedNarrator();
+
+    const missed = join(temp(), 'missed');
+    const offline = await cli([
+      'replay',
+      exec,
+      '--plan',
+      plan,
+      '--headless',
+      '--exit-when-done',
+      '--execution',
+      missed,
+    ]);
+    // The agents replay to their end; the narrator's calls fail, each saying why.
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(offline.stderr).toContain(
+      `Replay: no recorded exchange of sentinel narrator matches this request (POST /v1/messages). Nearest: exchange 3 (sentinel narrator, turn 1); they first differ at system: recorded "You narrate a coding agent's work for a person who is watching it.`,
+    );
+    const errors = journalRows(missed).filter((e) => e.type === 'sentinel.error');
+    expect(errors.length).toBeGreaterThan(0);
+    expect(
+      errors.every((e) => e.data.sentinelId === 'narrator' && e.data.errorType === 'llm-call-failed'),
+    ).toBe(true);
+    // The loop detector, unchanged, still answers from the cassette, and steers the agent as before.
+    const outputs = (dir: string, id: string) =>
+      journalRows(dir)
+        .filter((e) => e.type === 'sentinel.output' && e.data.sentinelId === id)
+        .map((e) => e.data.content);
+    expect(outputs(missed, 'loop-detector')).toEqual(outputs(exec, 'loop-detector'));
+
+    const live = join(temp(), 'live');
+    const asked = await cli([
+      'replay',
+      exec,
+      '--plan',
+      plan,
+      '--sentinels',
+      'live',
+      '--scripted-provider',
+      DEMO_SCRIPT,
+      '--headless',
+      '--exit-when-done',
+      '--execution',
+      live,
+    ]);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.stderr).not.toContain('Replay: no recorded exchange');
+    expect(outputs(live, 'narrator').length).toBeGreaterThan(0);
+    // Only the sentinels went to the provider: the replay's own cassette holds their exchanges alone.
+    const callers = new Set(readCassette(live).cassette.exchanges.map((e) => e.caller?.kind));
+    expect([...callers]).toEqual(['sentinel']);
   });
 });

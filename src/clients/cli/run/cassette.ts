@@ -6,14 +6,18 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { EngineDeps } from '../../../engine/ports.ts';
 import type { ExecutionLayout } from '../../../execution/layout/layout.ts';
+import { latestRunId, runOf } from '../../../execution/state/reducer.ts';
 import { readWorkspaceRecord } from '../../../execution/workspace/index.ts';
+import type { Caller } from '../../../llm/cassette/caller.ts';
 import type { CassetteHooks } from '../../../llm/cassette/hooks.ts';
 import { recordHooks } from '../../../llm/cassette/record-hooks.ts';
 import { replayHooks } from '../../../llm/cassette/replay-hooks.ts';
 import { CASSETTE_FILE } from '../../../llm/cassette/schema.ts';
 import { createCassetteWriter } from '../../../llm/cassette/writer.ts';
 import type { SecretRedactor } from '../../../platform/credentials/secret-redactor.ts';
+import { readState } from '../../runs/read-execution.ts';
 import { readOutcome } from '../../runs/read-outcome.ts';
 import { outcomeDifferences } from '../../runs/run-outcome.ts';
 import type { RunRequest } from './parse-flags.ts';
@@ -30,12 +34,12 @@ export const cassetteOf = (executionDir: string): string => join(executionDir, C
 /** The proxy's hooks for this run's recording or replay; undefined for neither. */
 export function cassetteHooks(
   request: RunRequest,
-  layout: ExecutionLayout,
+  deps: Pick<EngineDeps, 'layout' | 'db' | 'bus' | 'logger'>,
   secrets: SecretRedactor | undefined,
-  log: { warn(object: object, message: string): void },
 ): CassetteHooks | undefined {
   const { cassette } = request;
   if (!cassette) return undefined;
+  const { layout, logger: log } = deps;
   const placeholders = { agentRoot: layout.agentRoot, execution: layout.executionDir, home: homedir() };
   const workspace = readWorkspaceRecord(layout.executionDir);
   const writer = () =>
@@ -47,6 +51,7 @@ export function cassetteHooks(
         placeholders,
       },
       secrets,
+      attemptOf: attempts(deps),
       onError: (error) => log.warn({ err: error }, 'an exchange could not be written to the cassette'),
     });
   if (cassette.mode === 'record') return recordHooks(writer(), { placeholders, secrets });
@@ -65,6 +70,31 @@ export function cassetteHooks(
       process.stderr.write(`ribosome: ${message}\n`);
     },
   });
+}
+
+/**
+ * The attempt each codon of the current run is on (as the state counts them: its CodonStarted
+ * transitions in this run), kept from the journal's state at the start and the transitions since.
+ */
+function attempts(deps: Pick<EngineDeps, 'db' | 'bus'>): (caller: Caller) => number | undefined {
+  const state = readState(deps.db);
+  const runId = latestRunId(state);
+  const counts = new Map<string, number>(
+    Object.entries(runId ? (runOf(state, runId)?.codons ?? {}) : {}).map(([id, codon]) => [
+      id,
+      codon.attempt,
+    ]),
+  );
+  deps.bus.subscribe((event) => {
+    if (event.type !== 'state.transition') return;
+    const { transitionType, transition } = event.data;
+    if (transitionType === 'RunStarted') counts.clear();
+    if (transitionType === 'CodonStarted') {
+      const id = String((transition.data as { codonId?: string }).codonId);
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+  });
+  return (caller) => counts.get(caller.id);
 }
 
 /**

@@ -43,7 +43,7 @@ export function runCompanions(
         routes,
         accessToken: request.access.token,
         spendGate,
-        cassette: (deps) => cassetteHooks(request, deps.layout, secrets, deps.logger),
+        cassette: (deps) => cassetteHooks(request, deps, secrets),
       }),
     );
     // The agents' credential for the proxy is in their base URL: an agent could print it.

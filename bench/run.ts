@@ -18,6 +18,7 @@ const ALL = [
   'web',
   'attach',
   'sandbox',
+  'replay',
 ] as const;
 
 if (process.argv[2] === 'check') {

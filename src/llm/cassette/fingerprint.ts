@@ -30,7 +30,7 @@ const VOLATILE_KEYS = new Set([
 /** Keys dropped when their value is a string (a tool's schema may well have a property named `id`). */
 const VOLATILE_STRING_KEYS = new Set(['id', 'user', 'signature']);
 
-const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+const UUID = /\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b/g;
 /** An ISO-8601 date, with its time when it has one. */
 const DATE_TIME = /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g;
 const CLOCK = /\b\d{1,2}:\d{2}:\d{2}\b/g;
@@ -70,41 +70,92 @@ function placeholderPairs(placeholders: Placeholders): Array<[string, string]> {
     .sort((a, b) => b[0].length - a[0].length);
 }
 
-function canonicalText(text: string, pairs: ReadonlyArray<[string, string]>): string {
-  let out = text;
-  for (const [path, name] of pairs) out = out.replaceAll(path, name);
-  return out
-    .replace(UUID, '<uuid>')
-    .replace(DATE_TIME, (match) => (match.length > 10 ? '<time>' : '<date>'))
-    .replace(CLOCK, '<time>')
-    .replace(LS_TIME, '<time>')
-    .replace(CALL_ID, '<call-id>')
-    .replace(TIMING, '$1<n>')
-    .replace(WALL_TIME, 'Wall time: <n> seconds')
-    .replace(CHUNK_ID, 'Chunk ID: <id>');
+/**
+ * Every volatile piece of text in one pattern, so a string is scanned once (a coding agent's request
+ * holds tens of kilobytes of text, canonicalized at each of its turns): at each place the first
+ * alternative that fits wins, a measured time's key kept (group 1).
+ */
+const VOLATILE_TEXT = new RegExp(
+  [TIMING, UUID, DATE_TIME, LS_TIME, CLOCK, WALL_TIME, CHUNK_ID, CALL_ID]
+    .map((r) => `(?:${r.source})`)
+    .join('|'),
+  'g',
+);
+// Told apart in the replacer by what they start with.
+const UUID_WHOLE = new RegExp(`^${UUID.source}$`);
+const DATE_START = /^\d{4}-\d{2}-\d{2}/;
+
+function volatilePart(match: string, timingKey: string | undefined): string {
+  if (timingKey !== undefined) return `${timingKey}<n>`;
+  if (UUID_WHOLE.test(match)) return '<uuid>';
+  if (DATE_START.test(match)) return match.length > 10 ? '<time>' : '<date>';
+  if (match.startsWith('Wall time')) return 'Wall time: <n> seconds';
+  if (match.startsWith('Chunk ID')) return 'Chunk ID: <id>';
+  if (/^(?:toolu|call|fc)_/.test(match)) return '<call-id>';
+  return '<time>';
 }
 
-function canonicalValue(value: unknown, pairs: ReadonlyArray<[string, string]>): Canonical {
+/** How to canonicalize one execution's texts: its path pairs, and the long texts already done. */
+type Context = { pairs: ReadonlyArray<[string, string]>; done: Map<string, string>; chars: number };
+
+/**
+ * Texts at least this long are remembered (an agent sends its system prompt, tools and history again
+ * each turn), up to this many characters in all, the oldest forgotten first.
+ */
+const REMEMBERED_LENGTH = 256;
+const REMEMBERED_CHARS = 8 * 1024 * 1024;
+
+function canonicalText(text: string, context: Context): string {
+  const long = text.length >= REMEMBERED_LENGTH;
+  if (long) {
+    const known = context.done.get(text);
+    if (known !== undefined) return known;
+  }
+  let out = text;
+  for (const [path, name] of context.pairs) if (out.includes(path)) out = out.replaceAll(path, name);
+  out = out.replace(VOLATILE_TEXT, volatilePart);
+  if (long && text.length <= REMEMBERED_CHARS / 4) {
+    for (const [oldest, was] of context.done) {
+      if (context.chars + text.length <= REMEMBERED_CHARS) break;
+      context.done.delete(oldest);
+      context.chars -= oldest.length + was.length;
+    }
+    context.done.set(text, out);
+    context.chars += text.length + out.length;
+  }
+  return out;
+}
+
+function canonicalValue(value: unknown, context: Context): Canonical {
   if (value === null || typeof value === 'boolean') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (typeof value === 'string') return canonicalText(value, pairs);
-  if (Array.isArray(value)) return value.map((item) => canonicalValue(item, pairs));
+  if (typeof value === 'string') return canonicalText(value, context);
+  if (Array.isArray(value)) return value.map((item) => canonicalValue(item, context));
   if (typeof value === 'object') {
     const out: { [key: string]: Canonical } = {};
     for (const key of Object.keys(value).sort()) {
       const item = (value as Record<string, unknown>)[key];
       if (item === undefined || VOLATILE_KEYS.has(key)) continue;
       if (typeof item === 'string' && VOLATILE_STRING_KEYS.has(key)) continue;
-      out[key] = canonicalValue(item, pairs);
+      out[key] = canonicalValue(item, context);
     }
     return out;
   }
   return null;
 }
 
+/** One context per placeholders object (a run keeps one), so its long texts are canonicalized once. */
+const contexts = new WeakMap<Placeholders, Context>();
+const NO_PLACEHOLDERS: Placeholders = {};
+
 /** `body` (a parsed request body) in its canonical form. */
-export function canonicalRequest(body: unknown, placeholders: Placeholders = {}): Canonical {
-  return canonicalValue(body, placeholderPairs(placeholders));
+export function canonicalRequest(body: unknown, placeholders: Placeholders = NO_PLACEHOLDERS): Canonical {
+  let context = contexts.get(placeholders);
+  if (!context) {
+    context = { pairs: placeholderPairs(placeholders), done: new Map(), chars: 0 };
+    contexts.set(placeholders, context);
+  }
+  return canonicalValue(body, context);
 }
 
 /** The parts of a conversation that grow turn by turn, per API: what `shapeOf` leaves out. */

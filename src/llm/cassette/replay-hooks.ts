@@ -33,19 +33,34 @@ export type ReplayOptions = {
   onMissed?: (caller: Caller | undefined, message: string) => void;
 };
 
-/** The recorded answer as a stream: all at once, or with the recorded pauses. */
+/**
+ * The recorded answer as a stream: all at once (its chunks joined, one write), or each chunk when it
+ * came in the recording. A stream that was cut in the recording is cut again where it was.
+ */
 export function replayedAnswer(exchange: ExchangeLine, pace: 'fast' | 'recorded'): LocalAnswer {
-  async function* chunks(): AsyncGenerator<Buffer> {
+  const cut = () => Object.assign(new Error('the recorded stream was cut here'), { code: 'UND_ERR_SOCKET' });
+  async function* paced(): AsyncGenerator<Buffer> {
     let at = 0;
     for (const [ms, text] of exchange.chunks) {
-      if (pace === 'recorded' && ms > at) await sleep(ms - at);
+      if (ms > at) await sleep(ms - at);
       at = Math.max(at, ms);
       yield Buffer.from(text);
     }
-    if (exchange.end === 'cut')
-      throw Object.assign(new Error('the recorded stream was cut here'), { code: 'UND_ERR_SOCKET' });
+    if (exchange.end === 'cut') throw cut();
   }
-  const body = Readable.from(chunks(), { objectMode: false });
+  let body: Readable;
+  if (pace === 'recorded') {
+    body = Readable.from(paced(), { objectMode: false });
+  } else {
+    const whole = Buffer.from(exchange.chunks.map(([, text]) => text).join(''));
+    body = new Readable({
+      read() {
+        if (whole.length > 0) this.push(whole);
+        if (exchange.end === 'cut') this.destroy(cut());
+        else this.push(null);
+      },
+    });
+  }
   return { statusCode: exchange.status, headers: exchange.headers, body };
 }
 

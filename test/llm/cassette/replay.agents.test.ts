@@ -8,7 +8,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { cliBinary } from '../../../src/agents/cli-binary.ts';
 import { AGENT_CLIS } from '../../../src/agents/registry/agent-clis.ts';
 import { readCassette } from '../../../src/llm/cassette/read.ts';

@@ -265,7 +265,7 @@ describe('ribosome replay with the built-in agent (e2e)', () => {
     expect(lines[2]).toContain(
       '"Writing one.txt, then listing." + Write({"file_path":"one.txt","content":"1"})',
     );
-    expect(lines).toContain('outcome (' + readCassette(exec).cassette.outcome?.at + '):');
+    expect(lines).toContain(`outcome (${readCassette(exec).cassette.outcome?.at}):`);
 
     const script = join(temp(), 'edited.yaml');
     const made = await cli(['cassette', 'to-script', exec, '--out', script]);

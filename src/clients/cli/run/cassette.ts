@@ -7,7 +7,6 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineDeps } from '../../../engine/ports.ts';
-import type { ExecutionLayout } from '../../../execution/layout/layout.ts';
 import { latestRunId, runOf } from '../../../execution/state/reducer.ts';
 import { readWorkspaceRecord } from '../../../execution/workspace/index.ts';
 import type { Caller } from '../../../llm/cassette/caller.ts';

@@ -3,7 +3,7 @@
  * agents' and sentinels' LLM answers taken from the cassette (docs/testing-plans.md). The agents,
  * their tools, the rig and the gates are real; nothing leaves the machine unless asked to.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { executionLayout } from '../../execution/layout/layout.ts';
@@ -30,6 +30,7 @@ export function registerReplay(program: Command): void {
       .command('replay')
       .description("Run a recorded plan again, its LLM answers from the recording's cassette")
       .argument('<execution-or-cassette>', 'a recorded execution directory, or its cassette.jsonl'),
+    { execution: 'execution directory (default ./ribosome-runs/<plan name>-replay-<time>, a new one)' },
   )
     .option('--plan <file>', 'the plan to run (default: the recorded one)')
     .option(
@@ -84,7 +85,7 @@ export async function replay(given: string, flags: ReplayFlags): Promise<number>
   }
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const execution = resolve(flags.execution ?? `ribosome-runs/${cassette.header.plan.name}-replay-${stamp}`);
-  if (recorded && execution === recorded) {
+  if (recorded && sameDirectory(execution, recorded)) {
     return fail(
       `--execution ${execution} is the recorded execution; a replay runs in an execution of its own`,
     );
@@ -103,6 +104,18 @@ export async function replay(given: string, flags: ReplayFlags): Promise<number>
     `ribosome: replaying ${cassette.exchanges.length} recorded exchanges of ${cassette.header.plan.name} from ${path}\n`,
   );
   return run(plan, { ...flags, execution, ...(workspace ? { workspace } : {}) }, settings);
+}
+
+/** Whether two paths name one directory (through symlinks too); one that does not exist is no other. */
+function sameDirectory(a: string, b: string): boolean {
+  const real = (path: string) => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return resolve(path);
+    }
+  };
+  return real(a) === real(b);
 }
 
 function isExecution(dir: string): boolean {

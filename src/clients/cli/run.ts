@@ -1,9 +1,9 @@
 import { homedir } from 'node:os';
 import type { Command } from 'commander';
 import { announce } from './run/announce.ts';
-import { finishCassette } from './run/cassette.ts';
+import { finishCassette, recordPlaceProblem } from './run/cassette.ts';
 import { composeEngine } from './run/compose-engine.ts';
-import { exitOnceStopped, refused } from './run/exit.ts';
+import { exitOnceStopped, refuse, refused } from './run/exit.ts';
 import { attachFrontEnd } from './run/front-end.ts';
 import { parseRunFlags, type ReplaySettings, type RunFlags } from './run/parse-flags.ts';
 import { checkRunDirs, placeExecution } from './run/place-execution.ts';
@@ -16,11 +16,14 @@ export { EXIT, exitOnceStopped } from './run/exit.ts';
 export type { RunFlags } from './run/parse-flags.ts';
 
 /** The options `ribosome run` and `ribosome replay` share. */
-export function runOptions(command: Command): Command {
+export function runOptions(command: Command, help: { execution?: string } = {}): Command {
   return command
     .option('--port <n>', 'WebSocket port (0 or absent = dynamic)')
     .option('--host <h>', 'address to bind (default 127.0.0.1)')
-    .option('--execution <dir>', 'execution directory (default ./ribosome-runs/<plan name>)')
+    .option(
+      '--execution <dir>',
+      help.execution ?? 'execution directory (default ./ribosome-runs/<plan name>)',
+    )
     .option('--data <dir>', "user's data directory, read-only for the agent (default <execution>/data)")
     .option(
       '--output <dir>',
@@ -106,6 +109,8 @@ export async function run(planFile: string, flags: RunFlags, replay?: ReplaySett
   if (!request.ok) return refused(request);
   const placement = await placeExecution(request.value);
   if (!placement.ok) return refused(placement);
+  const unrecorded = recordPlaceProblem(request.value, placement.value.executionDir);
+  if (unrecorded) return refused(refuse(unrecorded));
   const providers = wireProviders(request.value);
   if (!providers.ok) return refused(providers);
   const execution = await checkRunDirs(request.value, placement.value);

@@ -8,11 +8,14 @@ import { type EngineState, latestRunId, runOf } from '../../execution/state/redu
 import type { OutcomeCodon } from '../../llm/cassette/schema.ts';
 
 export type GateResult = { codonId: string; gate: number; command: string; passed: boolean };
+/** A sentinel's output or error on a codon (its sentinel.output and sentinel.error events). */
+export type SentinelNote = { codonId: string; sentinelId: string; kind: 'output' | 'error' };
 
 export function runOutcome(
   state: EngineState,
   gates: readonly GateResult[],
   treeOf: (sha: string) => string | undefined,
+  notes: readonly SentinelNote[] = [],
 ): OutcomeCodon[] {
   const runId = latestRunId(state);
   if (!runId) return [];
@@ -35,6 +38,15 @@ export function runOutcome(
     own.set(gate.gate, gate);
     lastGates.set(gate.codonId, own);
   }
+  const sentinels = new Map<string, Map<string, { id: string; outputs: number; errors: number }>>();
+  for (const note of notes) {
+    const own = sentinels.get(note.codonId) ?? new Map();
+    const tally = own.get(note.sentinelId) ?? { id: note.sentinelId, outputs: 0, errors: 0 };
+    if (note.kind === 'output') tally.outputs += 1;
+    else tally.errors += 1;
+    own.set(note.sentinelId, tally);
+    sentinels.set(note.codonId, own);
+  }
   const order = [...new Set([...records.keys(), ...last.keys()])];
   return order.map((codonId) => {
     const checkpoint = last.get(codonId);
@@ -47,11 +59,32 @@ export function runOutcome(
       gates: [...(lastGates.get(codonId)?.values() ?? [])]
         .sort((a, b) => a.gate - b.gate)
         .map((g) => ({ name: `gate ${g.gate + 1}`, command: g.command, passed: g.passed })),
+      ...(sentinels.has(codonId) ? { sentinels: [...(sentinels.get(codonId)?.values() ?? [])] } : {}),
     };
   });
 }
 
 const money = (usd: number) => `$${usd.toFixed(4)}`;
+
+/**
+ * A sentinel that failed where it answered, answered where it failed, or fell silent. How many times
+ * one is asked may follow timing, so counts alone that differ are not named.
+ */
+function sentinelDifferences(before: OutcomeCodon, after: OutcomeCodon): string[] {
+  const now = new Map((after.sentinels ?? []).map((s) => [s.id, s]));
+  const ids = [...new Set([...(before.sentinels ?? []).map((s) => s.id), ...now.keys()])];
+  return ids.flatMap((id) => {
+    const was = before.sentinels?.find((s) => s.id === id) ?? { outputs: 0, errors: 0 };
+    const is = now.get(id) ?? { outputs: 0, errors: 0 };
+    const failing = (was.errors === 0) !== (is.errors === 0);
+    const silent = (was.outputs === 0) !== (is.outputs === 0);
+    if (!failing && !silent) return [];
+    const say = (s: { outputs: number; errors: number }) => `${s.outputs} outputs, ${s.errors} errors`;
+    return [
+      `codon ${before.codonId}: sentinel ${id} gave ${say(was)} in the recording, ${say(is)} in the replay`,
+    ];
+  });
+}
 
 /** What differs between a recorded outcome and a replayed one, a sentence each; empty when nothing. */
 export function outcomeDifferences(
@@ -77,12 +110,16 @@ export function outcomeDifferences(
     const gates = new Map(after.gates.map((g) => [g.name, g.passed]));
     for (const gate of before.gates) {
       const passed = gates.get(gate.name);
-      if (passed === undefined) out.push(`codon ${before.codonId}: ${gate.name} did not run in the replay`);
+      if (passed === undefined)
+        out.push(
+          `codon ${before.codonId}: ${gate.name} (${gate.command ?? 'its command'}) did not run in the replay`,
+        );
       else if (passed !== gate.passed)
         out.push(
           `codon ${before.codonId}: ${gate.name} (${gate.command ?? 'its command'}) ${gate.passed ? 'passed' : 'failed'} in the recording, ${passed ? 'passed' : 'failed'} in the replay`,
         );
     }
+    out.push(...sentinelDifferences(before, after));
     for (const gate of after.gates)
       if (!before.gates.some((g) => g.name === gate.name))
         out.push(

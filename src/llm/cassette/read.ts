@@ -35,6 +35,12 @@ export function parseCassette(text: string, name: string): Cassette {
     } catch {
       throw new CassetteError(`${name}:${index + 1}: not a JSON line; is this a cassette (cassette.jsonl)?`);
     }
+    const type = typeof json === 'object' && json !== null ? (json as { type?: unknown }).type : undefined;
+    if (type !== 'cassette' && type !== 'exchange' && type !== 'outcome') {
+      throw new CassetteError(
+        `${name}:${index + 1}: not a cassette line (its type is ${JSON.stringify(type) ?? 'missing'}; a cassette has cassette, exchange and outcome lines)`,
+      );
+    }
     const parsed = CassetteLineSchema.safeParse(json);
     if (!parsed.success) {
       throw new CassetteError(`${name}:${index + 1}: ${z.prettifyError(parsed.error).replaceAll('\n', ' ')}`);

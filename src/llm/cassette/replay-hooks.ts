@@ -27,7 +27,7 @@ export type ReplayOptions = {
   sentinels?: 'cassette' | 'live';
   /** [fast] `recorded`: each chunk when it came in the recording. */
   pace?: 'fast' | 'recorded';
-  /** The replay's own cassette: what was answered live. */
+  /** The replay's own cassette (with anything live): every exchange, replayed or live, as this run asked it. */
   writer?: CassetteWriter | undefined;
   /** Told of each miss refused (the server fails the codon with it). */
   onMissed?: (caller: Caller | undefined, message: string) => void;
@@ -83,10 +83,17 @@ export function replayHooks(options: ReplayOptions): CassetteHooks {
       });
       if (caller?.kind === 'sentinel' && sentinels === 'live') return live();
       const found = matcher.match({ ...(caller ? { caller } : {}), ...key });
-      if (found.kind === 'hit') return { kind: 'answer', answer: replayedAnswer(found.exchange, pace) };
+      if (found.kind === 'hit') {
+        // With a cassette of its own, a replay keeps every exchange: it is a whole recording of this run.
+        writer?.answered(caller, key, found.exchange);
+        return { kind: 'answer', answer: replayedAnswer(found.exchange, pace) };
+      }
       if (onMiss === 'live') return live();
-      options.onMissed?.(caller, found.message);
-      return { kind: 'refuse', message: found.message };
+      // The live request's text may hold a secret the server knows: the message goes to logs and stderr.
+      const message =
+        options.secrets && !options.secrets.empty ? options.secrets.text(found.message) : found.message;
+      options.onMissed?.(caller, message);
+      return { kind: 'refuse', message };
     },
   };
 }

@@ -86,6 +86,8 @@ export const OutcomeCodonSchema = z.object({
   cost: z.number(),
   /** Each verification gate's last result. */
   gates: z.array(z.object({ name: z.string(), command: z.string().optional(), passed: z.boolean() })),
+  /** Each sentinel's outputs and errors on the codon. */
+  sentinels: z.array(z.object({ id: z.string(), outputs: z.number(), errors: z.number() })).optional(),
 });
 export type OutcomeCodon = z.infer<typeof OutcomeCodonSchema>;
 

@@ -9,7 +9,7 @@ import { type RequestView, viewOf, WireRequestSchema } from '../mock-provider/re
 import { ResponsesRequestSchema, responsesViewOf } from '../mock-provider/responses-view.ts';
 import type { ScriptInput, Turn } from '../mock-provider/script-schema.ts';
 import { turnOf } from './answer-blocks.ts';
-import { callerName } from './caller.ts';
+import { callerKey, callerName } from './caller.ts';
 import type { Cassette, ExchangeLine } from './schema.ts';
 
 /** The request's view (system, first user text), as the scripted provider would see it. */
@@ -43,11 +43,34 @@ export function snippet(text: string): string | undefined {
 
 type Track = { name: string; match: Record<string, string>; turns: Turn[]; sentinel: boolean };
 
+/**
+ * The exchanges a script plays: a caller that started over with the same attempt (a codon run again
+ * after a crash, or after a rollback) asks its first question again, and only what it asked from then
+ * on is kept. A retry (the next attempt) keeps what came before: a script replays the failure too.
+ */
+export function lastStarts(exchanges: readonly ExchangeLine[]): { kept: ExchangeLine[]; dropped: number } {
+  const firsts = new Map<string, { fingerprint: string; attempt: number | undefined }>();
+  const startAt = new Map<string, number>();
+  exchanges.forEach((e, index) => {
+    const key = callerKey(e.caller);
+    const first = firsts.get(key);
+    if (!first) firsts.set(key, { fingerprint: e.fingerprint, attempt: e.attempt });
+    else if (first.fingerprint === e.fingerprint && first.attempt === e.attempt) startAt.set(key, index);
+  });
+  const kept = exchanges.filter((e, index) => index >= (startAt.get(callerKey(e.caller)) ?? 0));
+  return { kept, dropped: exchanges.length - kept.length };
+}
+
 export function cassetteToScript(cassette: Cassette): { script: ScriptInput; notes: string[] } {
   const tracks: Track[] = [];
   const notes: string[] = [];
   const byKey = new Map<string, Track>();
-  for (const exchange of cassette.exchanges) {
+  const { kept, dropped } = lastStarts(cassette.exchanges);
+  if (dropped > 0)
+    notes.push(
+      `${dropped} exchanges left out: their caller started over (a crash, a rollback), and the script keeps its last start`,
+    );
+  for (const exchange of kept) {
     if (!exchange.api) continue; // count_tokens and other paths: the scripted provider answers them itself
     const turn = turnOf(exchange);
     if (!turn) {

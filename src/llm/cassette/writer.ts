@@ -25,6 +25,8 @@ export type ExchangeTap = {
 export type CassetteWriter = {
   readonly path: string;
   begin(caller: Caller | undefined, key: RequestKey): ExchangeTap;
+  /** Records an exchange a replay answered from another cassette (`answer`), as this run asked it. */
+  answered(caller: Caller | undefined, key: RequestKey, answer: ExchangeLine): void;
   outcome(line: Omit<OutcomeLine, 'type' | 'at'>): void;
 };
 
@@ -76,13 +78,45 @@ export function createCassetteWriter(options: CassetteWriterOptions): CassetteWr
     }
   };
 
+  const numbered = (caller: Caller | undefined) => {
+    const turn = (state.turns.get(callerKey(caller)) ?? 0) + 1;
+    state.turns.set(callerKey(caller), turn);
+    const attempt = caller?.kind === 'codon' ? options.attemptOf?.(caller) : undefined;
+    return { turn, ...(attempt ? { attempt } : {}) };
+  };
+  const keyFields = (key: RequestKey) => ({
+    method: key.method,
+    path: key.path,
+    ...(key.api ? { api: key.api } : {}),
+    ...(key.model ? { model: key.model } : {}),
+    fingerprint: key.fingerprint,
+    request: key.request,
+  });
+
   return {
     path,
+    answered(caller, key, answer) {
+      state.seq += 1;
+      const { status, headers, headMs, chunks, end, usage } = answer;
+      const line: ExchangeLine = {
+        type: 'exchange',
+        seq: state.seq,
+        at: new Date(now()).toISOString(),
+        ...(caller ? { caller } : {}),
+        ...numbered(caller),
+        ...keyFields(key),
+        status,
+        headers,
+        headMs,
+        chunks,
+        end,
+        ...(usage ? { usage } : {}),
+      };
+      write(line);
+    },
     begin(caller, key) {
       const started = now();
-      const turn = (state.turns.get(callerKey(caller)) ?? 0) + 1;
-      state.turns.set(callerKey(caller), turn);
-      const attempt = caller?.kind === 'codon' ? options.attemptOf?.(caller) : undefined;
+      const { turn, attempt } = numbered(caller);
       let status = 0;
       let headMs = 0;
       const headers: Record<string, string> = {};
@@ -118,12 +152,7 @@ export function createCassetteWriter(options: CassetteWriterOptions): CassetteWr
             ...(caller ? { caller } : {}),
             ...(attempt ? { attempt } : {}),
             turn,
-            method: key.method,
-            path: key.path,
-            ...(key.api ? { api: key.api } : {}),
-            ...(key.model ? { model: key.model } : {}),
-            fingerprint: key.fingerprint,
-            request: key.request,
+            ...keyFields(key),
             status,
             headers,
             headMs,

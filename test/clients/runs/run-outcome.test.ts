@@ -37,4 +37,19 @@ describe('replay --check: what differs between the recorded outcome and the repl
       'codon d: not in the recording, completed in the replay',
     ]);
   });
+
+  it('a sentinel that fails where it answered (or falls silent) is named; another count alone is not', () => {
+    const recorded = [codon('a', { sentinels: [{ id: 'narrator', outputs: 3, errors: 0 }] })];
+    expect(
+      outcomeDifferences(recorded, [codon('a', { sentinels: [{ id: 'narrator', outputs: 0, errors: 3 }] })]),
+    ).toEqual([
+      'codon a: sentinel narrator gave 3 outputs, 0 errors in the recording, 0 outputs, 3 errors in the replay',
+    ]);
+    expect(
+      outcomeDifferences(recorded, [codon('a', { sentinels: [{ id: 'narrator', outputs: 4, errors: 0 }] })]),
+    ).toEqual([]);
+    expect(outcomeDifferences(recorded, [codon('a')])).toEqual([
+      'codon a: sentinel narrator gave 3 outputs, 0 errors in the recording, 0 outputs, 0 errors in the replay',
+    ]);
+  });
 });

@@ -107,3 +107,21 @@ describe('a replay matches each request to a recorded exchange of the same calle
     expect(matcher.unused()).toEqual([]);
   });
 });
+
+describe('cassette to-script keeps the last start of a caller', () => {
+  it('drops what a codon asked before it started over with the same attempt (a crash), keeps a retry', async () => {
+    const { lastStarts } = await import('../../../src/llm/cassette/to-script.ts');
+    const first = exchange(build, 1, 'go', 'a');
+    const crashed = exchange(build, 2, 'step', 'b');
+    const again = { ...exchange(build, 3, 'go', 'a'), attempt: undefined };
+    const on = exchange(build, 4, 'step', 'c');
+    const other = exchange(watcher, 1, 'events', 'v', 'You watch.');
+    expect(lastStarts([first, crashed, other, again, on]).kept.map((e) => e.seq)).toEqual([
+      other.seq,
+      again.seq,
+      on.seq,
+    ]);
+    const retry = { ...exchange(build, 3, 'go', 'a'), attempt: 2 };
+    expect(lastStarts([{ ...first, attempt: 1 }, crashed, retry]).dropped).toBe(0);
+  });
+});

@@ -5,7 +5,7 @@
  * no planted key in the cassette, and a replay killed mid-codon that resumes from the cassette.
  * The same with each agent CLI: replay.agents.test.ts.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCassette } from '../../../src/llm/cassette/read.ts';
@@ -203,7 +203,7 @@ describe('ribosome replay with the built-in agent (e2e)', () => {
     );
   });
 
-  it("--on-miss live asks the provider for what changed and keeps it in the replay's own cassette", async () => {
+  it("--on-miss live asks the provider for what changed; the replay's own cassette is a new recording", async () => {
     const { exec, script } = await recorded();
     const dir = temp();
     const { plan } = files(dir, PLAN('Do two, carefully.'));
@@ -223,13 +223,89 @@ describe('ribosome replay with the built-in agent (e2e)', () => {
       replay,
     ]);
     expect(run.code, run.stderr).toBe(0);
-    // Only the changed codon's exchanges went to the provider.
+    // The replay's own cassette is a whole recording of it: the replayed exchanges and the new ones.
     const { cassette } = readCassette(replay);
     expect(cassette.exchanges.map((e) => [e.caller?.id, e.turn])).toEqual([
+      ['one', 1],
+      ['one', 2],
+      ['one', 3],
       ['two', 1],
       ['two', 2],
+      ['three', 1],
+      ['three', 2],
     ]);
+    expect(JSON.stringify(cassette.exchanges[3]?.request)).toContain('Do two, carefully.');
     expect(cassette.outcome?.codons.map((c) => c.status)).toEqual(['completed', 'completed', 'completed']);
+    // So it replays the changed plan offline: the recording is up to date.
+    const again = await cli([
+      'replay',
+      replay,
+      '--headless',
+      '--exit-when-done',
+      '--check',
+      '--execution',
+      join(dir, 'again'),
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('--check: the replay matches the recording (3 codons');
+  });
+
+  it('refuses what it cannot do, saying why: bad options, no cassette, its own recording, a half recording', async () => {
+    const { dir, exec, script } = await recorded();
+    const refused = async (args: string[]) => {
+      const run = await cli(args);
+      expect(run.code, run.stderr).toBe(2);
+      return run.stderr;
+    };
+    expect(await refused(['replay', exec, '--on-miss', 'maybe'])).toContain(
+      'ribosome: --on-miss must be fail or live, got "maybe"',
+    );
+    const empty = temp();
+    expect(await refused(['replay', empty])).toContain(`${empty}/cassette.jsonl: no cassette there`);
+    const jsonl = join(empty, 'events.jsonl');
+    writeFileSync(jsonl, '{"type":"codon.started","data":{}}\n');
+    expect(await refused(['replay', jsonl])).toContain(
+      'events.jsonl:1: not a cassette line (its type is "codon.started"; a cassette has cassette, exchange and outcome lines)',
+    );
+    // The recording itself, named through a symlink, is not a replay's execution.
+    const link = join(empty, 'link');
+    symlinkSync(exec, link);
+    expect(await refused(['replay', exec, '--execution', link])).toContain('is the recorded execution');
+    // An execution that ran unrecorded cannot start recording half-way.
+    const half = join(dir, 'unrecorded');
+    const plain = await cli([
+      'run',
+      join(dir, 'plan.yaml'),
+      '--headless',
+      '--exit-when-done',
+      '--scripted-provider',
+      script,
+      '--execution',
+      half,
+    ]);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(
+      await refused([
+        'run',
+        join(dir, 'plan.yaml'),
+        '--record',
+        '--headless',
+        '--scripted-provider',
+        script,
+        '--execution',
+        half,
+      ]),
+    ).toContain(`--record: ${half} already holds runs that were not recorded`);
+    expect(
+      await refused([
+        'run',
+        join(dir, 'plan.yaml'),
+        '--record',
+        '--no-proxy',
+        '--execution',
+        join(empty, 'x'),
+      ]),
+    ).toContain('A recording (--record) needs the LLM proxy');
   });
 
   it('a replay killed mid-codon (kill -9) resumes from the cassette like any run', async () => {
@@ -376,8 +452,10 @@ describe('ribosome replay and sentinels (e2e)', () => {
     expect(asked.code, asked.stderr).toBe(0);
     expect(asked.stderr).not.toContain('Replay: no recorded exchange');
     expect(outputs(live, 'narrator').length).toBeGreaterThan(0);
-    // Only the sentinels went to the provider: the replay's own cassette holds their exchanges alone.
-    const callers = new Set(readCassette(live).cassette.exchanges.map((e) => e.caller?.kind));
-    expect([...callers]).toEqual(['sentinel']);
+    // The sentinels went to the provider, with their new prompt; the agents were replayed.
+    const { exchanges } = readCassette(live).cassette;
+    const narrated = exchanges.filter((e) => e.caller?.id === 'narrator');
+    expect(narrated.length).toBeGreaterThan(0);
+    expect(narrated.every((e) => JSON.stringify(e.request).includes('work, briefly.'))).toBe(true);
   });
 });

@@ -19,6 +19,7 @@ import type { SecretRedactor } from '../../../platform/credentials/secret-redact
 import { readState } from '../../runs/read-execution.ts';
 import { readOutcome } from '../../runs/read-outcome.ts';
 import { outcomeDifferences } from '../../runs/run-outcome.ts';
+import { hasRuns } from './execution-dir.ts';
 import type { RunRequest } from './parse-flags.ts';
 
 /**
@@ -29,6 +30,16 @@ export const REPLAY_NO_PROVIDER = 'http://127.0.0.1:9';
 
 /** The cassette of an execution directory. */
 export const cassetteOf = (executionDir: string): string => join(executionDir, CASSETTE_FILE);
+
+/**
+ * Why `--record` cannot go on in this execution: it has runs that were not recorded, so its cassette
+ * would start half-way and no replay could get past the codons already done.
+ */
+export function recordPlaceProblem(request: RunRequest, executionDir: string): string | undefined {
+  if (request.cassette?.mode !== 'record' || existsSync(cassetteOf(executionDir)) || !hasRuns(executionDir))
+    return undefined;
+  return `--record: ${executionDir} already holds runs that were not recorded, and a cassette needs the run from its start: record into a new execution (--fresh, or another --execution)`;
+}
 
 /** The proxy's hooks for this run's recording or replay; undefined for neither. */
 export function cassetteHooks(
@@ -136,7 +147,7 @@ export function finishCassette(request: RunRequest, executionDir: string, code: 
     return code;
   }
   process.stderr.write(
-    `ribosome: --check: the replay differs from the recording:\n${differences.map((d) => `  - ${d}`).join('\n')}\n`,
+    `ribosome: --check: the replay differs from the recording (exit 1):\n${differences.map((d) => `  - ${d}`).join('\n')}\n`,
   );
   return code === 0 ? 1 : code;
 }

@@ -11,7 +11,7 @@
  * - inside every string: the execution's absolute paths (`<agentRoot>`, `<execution>`, `<home>`,
  *   longest first), dates and times (`<date>`, `<time>`), UUIDs (`<uuid>`) and tool-call ids the
  *   agents quote (`toolu_…`, `call_…`: `<call-id>`), and measured times under keys that name one
- *   (`"durationMs":17`: `<n>`).
+ *   (`"durationMs":17`: `<n>`), and the ids of processes Gemini CLI reports (`Process Group PGID: 20`).
  *
  * Object keys are sorted, so key order never makes two requests differ.
  */
@@ -46,6 +46,8 @@ const TIMING =
 /** Codex's shell output header: `Chunk ID: 66b67e`, `Wall time: 0.0123 seconds`. */
 const WALL_TIME = /\bWall time: \d+(?:\.\d+)? seconds\b/g;
 const CHUNK_ID = /\bChunk ID: [0-9a-f]+\b/g;
+/** Gemini CLI's shell output footer: `Process Group PGID: 20`, `Background PIDs: 31, 32`. */
+const PROCESS_IDS = /\b(?:Process Group PGID|Background PIDs): \d+(?:, \d+)*/g;
 
 /** Paths of this execution, replaced by their names in every string. */
 export type Placeholders = Readonly<Record<string, string>>;
@@ -76,7 +78,7 @@ function placeholderPairs(placeholders: Placeholders): Array<[string, string]> {
  * alternative that fits wins, a measured time's key kept (group 1).
  */
 const VOLATILE_TEXT = new RegExp(
-  [TIMING, UUID, DATE_TIME, LS_TIME, CLOCK, WALL_TIME, CHUNK_ID, CALL_ID]
+  [TIMING, UUID, DATE_TIME, LS_TIME, CLOCK, WALL_TIME, CHUNK_ID, PROCESS_IDS, CALL_ID]
     .map((r) => `(?:${r.source})`)
     .join('|'),
   'g',
@@ -91,6 +93,8 @@ function volatilePart(match: string, timingKey: string | undefined): string {
   if (DATE_START.test(match)) return match.length > 10 ? '<time>' : '<date>';
   if (match.startsWith('Wall time')) return 'Wall time: <n> seconds';
   if (match.startsWith('Chunk ID')) return 'Chunk ID: <id>';
+  if (match.startsWith('Process Group PGID') || match.startsWith('Background PIDs'))
+    return `${match.slice(0, match.indexOf(':'))}: <n>`;
   if (/^(?:toolu|call|fc)_/.test(match)) return '<call-id>';
   return '<time>';
 }
@@ -171,9 +175,55 @@ export function shapeOf(canonical: Canonical): Canonical {
   return Object.fromEntries(Object.entries(canonical).filter(([key]) => !CONVERSATION_KEYS.has(key)));
 }
 
+/** Long texts' digests, kept as the canonical texts are (the same string each turn), by size. */
+const digests = new Map<string, string>();
+let digestedChars = 0;
+
+function digestOf(text: string): string {
+  const known = digests.get(text);
+  if (known !== undefined) return known;
+  const digest = createHash('sha256').update(text).digest('base64');
+  if (text.length <= REMEMBERED_CHARS / 4) {
+    for (const oldest of digests.keys()) {
+      if (digestedChars + text.length <= REMEMBERED_CHARS) break;
+      digests.delete(oldest);
+      digestedChars -= oldest.length;
+    }
+    digests.set(text, digest);
+    digestedChars += text.length;
+  }
+  return digest;
+}
+
+/** The canonical value as hashed: JSON, a long text by its digest (hashed once, not at every turn). */
+function hashed(value: Canonical, out: string[]): void {
+  if (typeof value === 'string') {
+    out.push(value.length >= REMEMBERED_LENGTH ? `#${digestOf(value)}` : JSON.stringify(value));
+  } else if (Array.isArray(value)) {
+    out.push('[');
+    for (const item of value) {
+      hashed(item, out);
+      out.push(',');
+    }
+    out.push(']');
+  } else if (value !== null && typeof value === 'object') {
+    out.push('{');
+    for (const [key, item] of Object.entries(value)) {
+      out.push(JSON.stringify(key), ':');
+      hashed(item, out);
+      out.push(',');
+    }
+    out.push('}');
+  } else {
+    out.push(JSON.stringify(value));
+  }
+}
+
 /** A short, stable name of a canonical request: equal requests, equal fingerprints. */
 export function fingerprintOf(canonical: Canonical): string {
-  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex').slice(0, 32);
+  const parts: string[] = [];
+  hashed(canonical, parts);
+  return createHash('sha256').update(parts.join('')).digest('hex').slice(0, 32);
 }
 
 /** Where two canonical requests first differ: a path (`messages[2].content[0].text`) and both values. */

@@ -159,4 +159,32 @@ describe('the request fingerprint a replay matches on', () => {
       { numRuns: 200 },
     );
   });
+
+  it("leaves out what each agent's tools print that differs between two runs of one plan (each a miss seen once)", () => {
+    const places2 = { agentRoot: '/tmp/r2/exec-longer/agentRoot', execution: '/tmp/r2/exec-longer' };
+    const a = (text: string, p = places) =>
+      canonicalRequest({ messages: [{ role: 'user', content: text }] }, p);
+    const same = (one: string, two: string, p2: Record<string, string> = places) =>
+      expect(fingerprintOf(a(one))).toBe(fingerprintOf(a(two, p2)));
+    // A sentinel's events quote the time a tool took.
+    same('{"type":"tool.result","executionTimeMs":17}', '{"type":"tool.result","executionTimeMs":3}');
+    // `ls -l` shows file times.
+    same(
+      '-rw-r--r-- 1 root root 27 Nov 30 05:39 hello.txt',
+      '-rw-r--r-- 1 root root 27 Dec  1 11:02 hello.txt',
+    );
+    // Claude Code names its project folder after the agent root.
+    same(
+      `memory in ${places.home}/projects/${places.agentRoot.replace(/[^A-Za-z0-9]/g, '-')}/memory/`,
+      `memory in ${places.home}/projects/${places2.agentRoot.replace(/[^A-Za-z0-9]/g, '-')}/memory/`,
+      { ...places2, home: places.home },
+    );
+    // Codex's shell output header.
+    same('Chunk ID: 66b67e\nWall time: 0.0123 seconds\nok', 'Chunk ID: 6ce55b\nWall time: 0.2 seconds\nok');
+    // Gemini CLI's shell output footer.
+    same('Exit Code: 0\nProcess Group PGID: 20', 'Exit Code: 0\nProcess Group PGID: 19');
+    // What matters still does.
+    expect(fingerprintOf(a('Exit Code: 0'))).not.toBe(fingerprintOf(a('Exit Code: 1')));
+    expect(fingerprintOf(a('sleep 5 seconds'))).not.toBe(fingerprintOf(a('sleep 6 seconds')));
+  });
 });

@@ -162,7 +162,7 @@ describe('the request fingerprint a replay matches on', () => {
 
   it("leaves out what each agent's tools print that differs between two runs of one plan (each a miss seen once)", () => {
     const places2 = { agentRoot: '/tmp/r2/exec-longer/agentRoot', execution: '/tmp/r2/exec-longer' };
-    const a = (text: string, p = places) =>
+    const a = (text: string, p: Record<string, string> = places) =>
       canonicalRequest({ messages: [{ role: 'user', content: text }] }, p);
     const same = (one: string, two: string, p2: Record<string, string> = places) =>
       expect(fingerprintOf(a(one))).toBe(fingerprintOf(a(two, p2)));

@@ -63,6 +63,15 @@ export function runCli(
   };
 }
 
+/** `ribosome ARGS` to its end, killed (its whole group) after `timeoutMs`: exit code and output. */
+export async function cliToEnd(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000) {
+  const proc = runCli(args, { env });
+  const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
+  const { code } = await proc.exited;
+  clearTimeout(timer);
+  return { code, stdout: proc.stdout(), stderr: proc.stderr() };
+}
+
 /** Starts `ribosome run --headless` and resolves once it prints its listening line. */
 export async function startServer(
   plan: string,

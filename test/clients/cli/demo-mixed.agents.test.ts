@@ -14,7 +14,7 @@ import { MIXED_DEMO_AGENTS } from '../../../src/clients/cli/demo.ts';
 import { RibosomeClient } from '../../../src/core/client/index.ts';
 import { describeWithClis } from '../../helpers/agent-clis.ts';
 import { e2eResources } from '../../helpers/e2e-resources.ts';
-import { journalRows, ROOT, runCli, startServer, tempDir } from '../../helpers/server-process.ts';
+import { cliToEnd, journalRows, ROOT, startServer, tempDir } from '../../helpers/server-process.ts';
 
 const { temps, clients } = e2eResources();
 
@@ -24,14 +24,9 @@ function temp(): string {
   return t.path;
 }
 
-/** `ribosome ARGS` to its end (killed after `timeoutMs`). */
-async function cli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000) {
-  const proc = runCli(args, { env });
-  const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
-  const { code } = await proc.exited;
-  clearTimeout(timer);
-  return { code, stdout: proc.stdout(), stderr: proc.stderr() };
-}
+/** `ribosome ARGS` to its end (killed after 60_000 ms). */
+const cli = (args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000) =>
+  cliToEnd(args, env, timeoutMs);
 
 /** The codons of examples/demo/mixed-agents.yaml: id, the agent that runs it, the tools it calls. */
 const CODONS = [

@@ -14,7 +14,7 @@ import { AGENT_CLIS } from '../../../src/agents/registry/agent-clis.ts';
 import { readCassette } from '../../../src/llm/cassette/read.ts';
 import { describeWithClis } from '../../helpers/agent-clis.ts';
 import { e2eResources } from '../../helpers/e2e-resources.ts';
-import { journalRows, ROOT, runCli, tempDir } from '../../helpers/server-process.ts';
+import { cliToEnd, journalRows, ROOT, tempDir } from '../../helpers/server-process.ts';
 
 const { temps } = e2eResources();
 
@@ -37,14 +37,9 @@ function temp(): string {
   return t.path;
 }
 
-/** `ribosome ARGS` to its end (killed after `timeoutMs`). */
-async function cli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 300_000) {
-  const proc = runCli(args, { env });
-  const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
-  const { code } = await proc.exited;
-  clearTimeout(timer);
-  return { code, stdout: proc.stdout(), stderr: proc.stderr() };
-}
+/** `ribosome ARGS` to its end (killed after 300_000 ms). */
+const cli = (args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 300_000) =>
+  cliToEnd(args, env, timeoutMs);
 
 /** One recording for the file. */
 let recording: Promise<string> | undefined;

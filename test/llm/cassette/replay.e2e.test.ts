@@ -11,7 +11,14 @@ import { describe, expect, it } from 'vitest';
 import { readCassette } from '../../../src/llm/cassette/read.ts';
 import { e2eResources } from '../../helpers/e2e-resources.ts';
 import { pidsWith, waitFor } from '../../helpers/processes.ts';
-import { firstListening, journalRows, ROOT, runCli, tempDir } from '../../helpers/server-process.ts';
+import {
+  cliToEnd,
+  firstListening,
+  journalRows,
+  ROOT,
+  runCli,
+  tempDir,
+} from '../../helpers/server-process.ts';
 
 const { temps } = e2eResources();
 
@@ -64,14 +71,9 @@ function temp(): string {
   return t.path;
 }
 
-/** `ribosome ARGS` to its end (killed after `timeoutMs`). */
-async function cli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 90_000) {
-  const proc = runCli(args, { env });
-  const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
-  const { code } = await proc.exited;
-  clearTimeout(timer);
-  return { code, stdout: proc.stdout(), stderr: proc.stderr() };
-}
+/** `ribosome ARGS` to its end (killed after 90_000 ms). */
+const cli = (args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 90_000) =>
+  cliToEnd(args, env, timeoutMs);
 
 function files(dir: string, plan: string): { plan: string; script: string } {
   writeFileSync(join(dir, 'plan.yaml'), plan);

@@ -99,8 +99,16 @@ function volatilePart(match: string, timingKey: string | undefined): string {
   return '<time>';
 }
 
-/** How to canonicalize one execution's texts: its path pairs, and the long texts already done. */
-type Context = { pairs: ReadonlyArray<[string, string]>; done: Map<string, string>; chars: number };
+/**
+ * How to canonicalize one execution's texts: its path pairs, what takes its secrets out, and the long
+ * texts already done.
+ */
+type Context = {
+  pairs: ReadonlyArray<[string, string]>;
+  redact: ((text: string) => string) | undefined;
+  done: Map<string, string>;
+  chars: number;
+};
 
 /**
  * Texts at least this long are remembered (an agent sends its system prompt, tools and history again
@@ -118,6 +126,7 @@ function canonicalText(text: string, context: Context): string {
   let out = text;
   for (const [path, name] of context.pairs) if (out.includes(path)) out = out.replaceAll(path, name);
   out = out.replace(VOLATILE_TEXT, volatilePart);
+  if (context.redact) out = context.redact(out);
   if (long && text.length <= REMEMBERED_CHARS / 4) {
     for (const [oldest, was] of context.done) {
       if (context.chars + text.length <= REMEMBERED_CHARS) break;
@@ -130,6 +139,21 @@ function canonicalText(text: string, context: Context): string {
   return out;
 }
 
+/** The keys of an object as the canonical form keeps them (secrets out), sorted, each with its value. */
+function keptEntries(
+  value: object,
+  redact: ((text: string) => string) | undefined,
+): Array<[string, unknown]> {
+  const out: Array<[string, unknown]> = [];
+  for (const key of Object.keys(value)) {
+    const item = (value as Record<string, unknown>)[key];
+    if (item === undefined || VOLATILE_KEYS.has(key)) continue;
+    if (typeof item === 'string' && VOLATILE_STRING_KEYS.has(key)) continue;
+    out.push([redact ? redact(key) : key, item]);
+  }
+  return out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 function canonicalValue(value: unknown, context: Context): Canonical {
   if (value === null || typeof value === 'boolean') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
@@ -137,12 +161,7 @@ function canonicalValue(value: unknown, context: Context): Canonical {
   if (Array.isArray(value)) return value.map((item) => canonicalValue(item, context));
   if (typeof value === 'object') {
     const out: { [key: string]: Canonical } = {};
-    for (const key of Object.keys(value).sort()) {
-      const item = (value as Record<string, unknown>)[key];
-      if (item === undefined || VOLATILE_KEYS.has(key)) continue;
-      if (typeof item === 'string' && VOLATILE_STRING_KEYS.has(key)) continue;
-      out[key] = canonicalValue(item, context);
-    }
+    for (const [key, item] of keptEntries(value, context.redact)) out[key] = canonicalValue(item, context);
     return out;
   }
   return null;
@@ -152,14 +171,26 @@ function canonicalValue(value: unknown, context: Context): Canonical {
 const contexts = new WeakMap<Placeholders, Context>();
 const NO_PLACEHOLDERS: Placeholders = {};
 
-/** `body` (a parsed request body) in its canonical form. */
-export function canonicalRequest(body: unknown, placeholders: Placeholders = NO_PLACEHOLDERS): Canonical {
+function contextOf(placeholders: Placeholders, redact: ((text: string) => string) | undefined): Context {
   let context = contexts.get(placeholders);
-  if (!context) {
-    context = { pairs: placeholderPairs(placeholders), done: new Map(), chars: 0 };
+  if (!context || context.redact !== redact) {
+    context = { pairs: placeholderPairs(placeholders), redact, done: new Map(), chars: 0 };
     contexts.set(placeholders, context);
   }
-  return canonicalValue(body, context);
+  return context;
+}
+
+/**
+ * `body` (a parsed request body) in its canonical form; `redact` takes secrets out of every text
+ * (keys too). Keep one `placeholders` object (and `redact` function) for a run: its long texts are
+ * done once.
+ */
+export function canonicalRequest(
+  body: unknown,
+  placeholders: Placeholders = NO_PLACEHOLDERS,
+  redact?: (text: string) => string,
+): Canonical {
+  return canonicalValue(body, contextOf(placeholders, redact));
 }
 
 /** The parts of a conversation that grow turn by turn, per API: what `shapeOf` leaves out. */
@@ -207,8 +238,10 @@ function hashed(value: Canonical, out: string[]): void {
     }
     out.push(']');
   } else if (value !== null && typeof value === 'object') {
+    // Sorted as the canonical form's keys are (an object lists integer-like keys first, whatever order).
     out.push('{');
-    for (const [key, item] of Object.entries(value)) {
+    for (const key of Object.keys(value).sort()) {
+      const item = value[key] as Canonical;
       out.push(JSON.stringify(key), ':');
       hashed(item, out);
       out.push(',');
@@ -223,6 +256,51 @@ function hashed(value: Canonical, out: string[]): void {
 export function fingerprintOf(canonical: Canonical): string {
   const parts: string[] = [];
   hashed(canonical, parts);
+  return createHash('sha256').update(parts.join('')).digest('hex').slice(0, 32);
+}
+
+/** `hashed(canonicalValue(value))` in one walk, without building the canonical form. */
+function hashedBody(value: unknown, context: Context, out: string[]): void {
+  if (typeof value === 'string') {
+    hashed(canonicalText(value, context), out);
+  } else if (Array.isArray(value)) {
+    out.push('[');
+    for (const item of value) {
+      hashedBody(item, context, out);
+      out.push(',');
+    }
+    out.push(']');
+  } else if (value !== null && typeof value === 'object') {
+    out.push('{');
+    for (const [key, item] of keptEntries(value, context.redact)) {
+      out.push(JSON.stringify(key), ':');
+      hashedBody(item, context, out);
+      out.push(',');
+    }
+    out.push('}');
+  } else {
+    hashed(canonicalValue(value, context), out);
+  }
+}
+
+/**
+ * `fingerprintOf([method, path, canonicalRequest(body, placeholders, redact)])`, without building the
+ * canonical form: what a replay computes for every request it answers (only a miss needs the form).
+ */
+export function requestFingerprint(
+  method: string,
+  path: string,
+  body: unknown,
+  placeholders: Placeholders = NO_PLACEHOLDERS,
+  redact?: (text: string) => string,
+): string {
+  const parts: string[] = ['['];
+  hashed(method, parts);
+  parts.push(',');
+  hashed(path, parts);
+  parts.push(',');
+  hashedBody(body, contextOf(placeholders, redact), parts);
+  parts.push(',]');
   return createHash('sha256').update(parts.join('')).digest('hex').slice(0, 32);
 }
 

@@ -82,7 +82,16 @@ export function replayHooks(options: ReplayOptions): CassetteHooks {
         ...(writer ? { tap: writer.begin(caller, key) } : {}),
       });
       if (caller?.kind === 'sentinel' && sentinels === 'live') return live();
-      const found = matcher.match({ ...(caller ? { caller } : {}), ...key });
+      // The canonical form is made only if the matcher reads it (a sentinel's shape, a miss).
+      const found = matcher.match({
+        ...(caller ? { caller } : {}),
+        method: key.method,
+        path: key.path,
+        fingerprint: key.fingerprint,
+        get request() {
+          return key.request;
+        },
+      });
       if (found.kind === 'hit') {
         // With a cassette of its own, a replay keeps every exchange: it is a whole recording of this run.
         writer?.answered(caller, key, found.exchange);

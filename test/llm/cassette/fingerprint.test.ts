@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalRequest, fingerprintOf, firstDifference } from '../../../src/llm/cassette/fingerprint.ts';
+import {
+  canonicalRequest,
+  fingerprintOf,
+  firstDifference,
+  requestFingerprint,
+} from '../../../src/llm/cassette/fingerprint.ts';
 
 const places = {
   agentRoot: '/tmp/run-1/exec/agentRoot',
@@ -186,5 +191,18 @@ describe('the request fingerprint a replay matches on', () => {
     // What matters still does.
     expect(fingerprintOf(a('Exit Code: 0'))).not.toBe(fingerprintOf(a('Exit Code: 1')));
     expect(fingerprintOf(a('sleep 5 seconds'))).not.toBe(fingerprintOf(a('sleep 6 seconds')));
+  });
+
+  it('the fingerprint of a request body is that of its canonical form, secrets and paths out', () => {
+    const secrets = (text: string) => text.replaceAll('sk-secret-1234', '[redacted:KEY]');
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.constantFrom('', 'sk-secret-1234', places.agentRoot), (value, extra) => {
+        const body = { value, note: `see ${extra} and ${'x'.repeat(300)}${extra}` };
+        expect(requestFingerprint('POST', '/v1/messages', body, places, secrets)).toBe(
+          fingerprintOf(['POST', '/v1/messages', canonicalRequest(body, places, secrets)]),
+        );
+      }),
+      { numRuns: 200 },
+    );
   });
 });

@@ -115,3 +115,52 @@ describe('the cassette file', () => {
     );
   });
 });
+
+describe('a replayed answer', () => {
+  const exchange = {
+    type: 'exchange' as const,
+    seq: 1,
+    at: '2026-11-30T00:00:00.000Z',
+    turn: 1,
+    method: 'POST',
+    path: '/v1/messages',
+    fingerprint: 'f',
+    request: null,
+    status: 200,
+    headers: { 'content-type': 'text/event-stream' },
+    headMs: 1,
+    chunks: [
+      [0, 'event: a\n\n'],
+      [120, 'event: b\n\n'],
+    ] as Array<[number, string]>,
+    end: 'complete' as const,
+  };
+  const read = async (body: NodeJS.ReadableStream) => {
+    const parts: string[] = [];
+    for await (const chunk of body) parts.push(String(chunk));
+    return parts;
+  };
+
+  it('comes whole at once by default, and chunk by chunk at the recorded pace with --pace recorded', async () => {
+    const { replayedAnswer } = await import('../../../src/llm/cassette/replay-hooks.ts');
+    expect(await read(replayedAnswer(exchange, 'fast').body)).toEqual(['event: a\n\nevent: b\n\n']);
+    const start = performance.now();
+    expect(await read(replayedAnswer(exchange, 'recorded').body)).toEqual(['event: a\n\n', 'event: b\n\n']);
+    // The recorded pause between the chunks is kept (at least; a busy machine may add to it).
+    expect(performance.now() - start).toBeGreaterThanOrEqual(110);
+  });
+
+  it('a stream cut in the recording is cut again where it was', async () => {
+    const { replayedAnswer } = await import('../../../src/llm/cassette/replay-hooks.ts');
+    for (const pace of ['fast', 'recorded'] as const) {
+      const parts: string[] = [];
+      const failed = read(replayedAnswer({ ...exchange, end: 'cut' }, pace).body).catch(
+        (error: Error) => error,
+      );
+      const error = await failed;
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toBe('the recorded stream was cut here');
+      expect(parts).toEqual([]);
+    }
+  });
+});

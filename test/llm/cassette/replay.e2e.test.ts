@@ -5,6 +5,7 @@
  * no planted key in the cassette, and a replay killed mid-codon that resumes from the cassette.
  * The same with each agent CLI: replay.agents.test.ts.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -308,6 +309,54 @@ describe('ribosome replay with the built-in agent (e2e)', () => {
         join(empty, 'x'),
       ]),
     ).toContain('A recording (--record) needs the LLM proxy');
+  });
+
+  it('a recording cloned from a workspace is replayed from that workspace at the recorded commit', async () => {
+    const dir = temp();
+    const repo = join(dir, 'repo');
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-C', repo, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
+        encoding: 'utf8',
+      });
+    execFileSync('git', ['init', '-q', repo]);
+    writeFileSync(join(repo, 'README.md'), 'the project\n');
+    git('add', '.');
+    git('commit', '-qm', 'start');
+    const commit = git('rev-parse', 'HEAD').trim();
+    const { plan, script } = files(dir, PLAN());
+    const exec = join(dir, 'recorded');
+    const run = await cli([
+      'run',
+      plan,
+      '--record',
+      '--workspace',
+      repo,
+      '--headless',
+      '--exit-when-done',
+      '--scripted-provider',
+      script,
+      '--execution',
+      exec,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(readCassette(exec).cassette.header.workspace).toBe(`${repo}@${commit}`);
+    // The workspace moves on; the replay still starts where the recording did.
+    writeFileSync(join(repo, 'README.md'), 'changed since\n');
+    git('commit', '-qam', 'later');
+    const replay = join(dir, 'replay');
+    const again = await cli([
+      'replay',
+      exec,
+      '--headless',
+      '--exit-when-done',
+      '--check',
+      '--execution',
+      replay,
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`agent root cloned from ${repo} at ${commit}`);
+    expect(readFileSync(join(replay, 'agentRoot', 'README.md'), 'utf8')).toBe('the project\n');
+    expect(again.stderr).toContain('--check: the replay matches the recording (3 codons');
   });
 
   it('a replay killed mid-codon (kill -9) resumes from the cassette like any run', async () => {

@@ -78,9 +78,10 @@ export function App(props: AppProps): React.ReactElement {
     if (first.current) dispatch({ kind: 'notice', notice: { text: first.current, tone: 'accent' } });
   }, [dispatch]);
   const [view, setView] = React.useState<ViewState>(initialViewState);
-  // Keys can arrive faster than renders: each one must see the view the previous one left.
+  // Keys can arrive faster than renders: each one must see the view the previous one left. Only a key
+  // changes the view (onKey), so the ref is written there alone: a render that React runs with an
+  // older state (one it then throws away, or one of a more urgent update) must not set it back.
   const viewRef = React.useRef(view);
-  viewRef.current = view;
   const size = useTerminalSize(props.size);
   const theme = React.useMemo(() => makeTheme(props.color ?? true), [props.color]);
   const readonly = props.readonly || client.mode === 'readonly';

@@ -161,7 +161,17 @@ function canonicalValue(value: unknown, context: Context): Canonical {
   if (Array.isArray(value)) return value.map((item) => canonicalValue(item, context));
   if (typeof value === 'object') {
     const out: { [key: string]: Canonical } = {};
-    for (const [key, item] of keptEntries(value, context.redact)) out[key] = canonicalValue(item, context);
+    for (const [key, item] of keptEntries(value, context.redact)) {
+      // A key named __proto__ (JSON.parse makes it an own key) stays a key, not the object's prototype.
+      if (key === '__proto__')
+        Object.defineProperty(out, key, {
+          value: canonicalValue(item, context),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      else out[key] = canonicalValue(item, context);
+    }
     return out;
   }
   return null;

@@ -124,7 +124,7 @@ describeWithClis(
       expect(toolResults(replay)).toEqual(toolResults(exec));
       expect(sentinelOutputs(replay)).toEqual(sentinelOutputs(exec));
       expect(Object.keys(sentinelOutputs(exec))).toEqual(['narrator on start', 'narrator on wrap-up']);
-    });
+    }, 600_000);
 
     it.each(CODONS.map((c) => [c.agent, c.id]))(
       '%s: a changed prompt misses with the first difference; --on-miss live fills the gap',
@@ -177,6 +177,7 @@ describeWithClis(
         expect(changed.length).toBeGreaterThan(0);
         expect(changed.every((e) => JSON.stringify(e.request).includes('(kept short)'))).toBe(true);
       },
+      360_000,
     );
   },
 );

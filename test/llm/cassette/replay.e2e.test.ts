@@ -115,7 +115,8 @@ const toolResults = (exec: string) =>
     .filter((e) => e.type === 'tool.result')
     .map((e) => [e.data.codonId, e.data.toolName, e.data.isError]);
 
-describe('ribosome replay with the built-in agent (e2e)', () => {
+// Each test runs two to four whole `ribosome` processes: minutes on a loaded two-core machine.
+describe('ribosome replay with the built-in agent (e2e)', { timeout: 240_000 }, () => {
   it('replays offline to the same outcome: codons, tool calls, checkpoint trees, costs, gates; no key in the cassette', async () => {
     const { exec } = await recorded();
     const text = readFileSync(join(exec, 'cassette.jsonl'), 'utf8');
@@ -421,7 +422,7 @@ describe('ribosome replay with the built-in agent (e2e)', () => {
   });
 });
 
-describe('ribosome replay and sentinels (e2e)', () => {
+describe('ribosome replay and sentinels (e2e)', { timeout: 240_000 }, () => {
   const DEMO_PLAN = join(ROOT, 'examples/demo/plan.yaml');
   const DEMO_SCRIPT = join(ROOT, 'examples/scripts/demo.yaml');
 

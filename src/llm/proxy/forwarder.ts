@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PassThrough, Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { BUSY_RETRY_AFTER_SECONDS } from '../../plan/config/proxy-defaults.ts';
@@ -18,7 +18,7 @@ import { LazyVendor } from './lazy-vendor.ts';
 import { LiveList, type Slotted } from './live-list.ts';
 import { readBody } from './read-body.ts';
 import type { SpendCheck, SpendMeter } from './spend-check.ts';
-import { isCopyOfBody } from './tee.ts';
+import { isCopyOfBody, passAlong } from './tee.ts';
 import type { ExchangeContext, ProxyHeaders, ProxyRequest, ProxyResponse } from './types.ts';
 import { isMessagesRequest, type VendorApiRequest } from './vendor-request.ts';
 
@@ -177,30 +177,14 @@ function replacedBytes(body: ProxyResponse['body']): Uint8Array | undefined {
   return undefined;
 }
 
-/**
- * The target's answer as a stream that hands each chunk to the cassette on its way (recording): its
- * head at once, `complete` at its end, `cut` when it closes before. Errors and destruction pass
- * through both ways.
- */
-function tapped(answer: Answer, tap: ExchangeTap): Readable {
-  const source = answer.body;
+/** The target's answer with each chunk handed to the cassette on its way (recording). */
+function recorded(answer: Answer, tap: ExchangeTap): Readable {
   tap.head(answer.statusCode, toHeaderMap(answer.headers));
-  const copy = new PassThrough();
-  source.on('data', (chunk: Buffer) => {
-    tap.chunk(chunk);
-    if (!copy.write(chunk)) source.pause();
+  return passAlong(answer.body, {
+    chunk: (bytes) => tap.chunk(bytes),
+    end: () => tap.end('complete'),
+    close: () => tap.end('cut'),
   });
-  copy.on('drain', () => source.resume());
-  source.once('end', () => {
-    tap.end('complete');
-    copy.end();
-  });
-  source.once('error', (error) => copy.destroy(error));
-  copy.once('close', () => {
-    tap.end('cut');
-    if (!source.readableEnded) source.destroy();
-  });
-  return copy;
 }
 
 /** The I/O shell of the pipeline: reads the agent's request, runs middleware, relays the target's answer. */
@@ -377,7 +361,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   }
 
   async function relay(exchange: Exchange, context: ExchangeContext, answer: Answer | LocalAnswer) {
-    const upstream = exchange.tap ? tapped(answer, exchange.tap) : answer.body;
+    const upstream = exchange.tap ? recorded(answer, exchange.tap) : answer.body;
     // Listen at once: the target can fail while response middleware still runs.
     upstream.on('error', (error) => onBodyError(exchange, error));
     const type = answer.headers['content-type'];

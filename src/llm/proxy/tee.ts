@@ -14,6 +14,45 @@ export function isCopyOfBody(stream: Readable): boolean {
   return copies.has(stream);
 }
 
+/** What `passAlong` tells of a body it hands on. */
+export type BodyObserver = {
+  chunk(bytes: Buffer): void;
+  /** The body ended whole. */
+  end?(): void;
+  /** The body failed (the stream handed on fails with it). */
+  error?(error: Error): void;
+  /** The stream handed on closed: after `end`, or cut (the agent left, the body failed). */
+  close?(): void;
+};
+
+/**
+ * The body as a stream carrying its bytes on, each chunk shown to `observer` first. The reader of the
+ * returned stream sets the pace (backpressure reaches the body); its failure and its end pass on, and
+ * a reader that goes away stops the body too.
+ */
+export function passAlong(body: Readable, observer: BodyObserver): PassThrough {
+  const onward = new PassThrough();
+  body.on('data', (chunk: Buffer) => {
+    observer.chunk(chunk);
+    if (!onward.write(chunk)) body.pause();
+  });
+  onward.on('drain', () => body.resume());
+  body.once('end', () => {
+    onward.end();
+    observer.end?.();
+  });
+  body.once('error', (error) => {
+    onward.destroy(error);
+    observer.error?.(error);
+  });
+  // The reader went away: stop reading the body too.
+  onward.once('close', () => {
+    observer.close?.();
+    if (!body.readableEnded) body.destroy();
+  });
+  return onward;
+}
+
 /**
  * Gives a response middleware its own copy of the body, leaving one for the agent.
  * The agent's copy keeps backpressure; the inspector's copy buffers, so a slow inspector never
@@ -31,35 +70,25 @@ export function duplicateBody(
   if (!(body instanceof Readable)) {
     return { response, copy: Readable.from(body === undefined ? [] : [body]) };
   }
-  const forAgent = new PassThrough();
-  copies.add(forAgent);
   const copy = new PassThrough({ highWaterMark: 1 << 20 });
   // An inspector that never listens for errors must not crash the proxy when its copy fails;
   // one that reads (`for await`, stream consumers) still sees the error.
   copy.on('error', () => {});
-  body.on('data', (chunk: Buffer) => {
-    if (!copy.destroyed) {
+  const forAgent = passAlong(body, {
+    chunk(chunk) {
+      if (copy.destroyed) return;
       copy.write(chunk);
       // Readable and writable sides both buffer; together they are what the reader left unread.
       if (copy.writableLength + copy.readableLength > maxBuffered) {
         const message = `the copy's reader fell more than ${maxBuffered} bytes behind; copy dropped`;
         copy.destroy(Object.assign(new Error(message), { code: COPY_OVERFLOW_CODE }));
       }
-    }
-    if (!forAgent.write(chunk)) body.pause();
+    },
+    end: () => {
+      if (!copy.destroyed) copy.end();
+    },
+    error: (error) => copy.destroy(error),
   });
-  forAgent.on('drain', () => body.resume());
-  body.once('end', () => {
-    forAgent.end();
-    if (!copy.destroyed) copy.end();
-  });
-  body.once('error', (error) => {
-    forAgent.destroy(error);
-    copy.destroy(error);
-  });
-  // The agent went away: stop reading the target too.
-  forAgent.once('close', () => {
-    if (!body.readableEnded) body.destroy();
-  });
+  copies.add(forAgent);
   return { response: { ...response, body: forAgent }, copy };
 }

@@ -133,5 +133,5 @@ export async function run(planFile: string, flags: RunFlags, replay?: ReplaySett
     (code, reason) => summaryLine(execution.value.executionDir, request.value.plan, startedAt, code, reason),
     notes,
   );
-  return finishCassette(request.value, execution.value.executionDir, code);
+  return await finishCassette(request.value, execution.value.executionDir, code);
 }

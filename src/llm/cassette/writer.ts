@@ -27,8 +27,13 @@ export type CassetteWriter = {
   begin(caller: Caller | undefined, key: RequestKey): ExchangeTap;
   /** Records an exchange a replay answered from another cassette (`answer`), as this run asked it. */
   answered(caller: Caller | undefined, key: RequestKey, answer: ExchangeLine): void;
-  outcome(line: Omit<OutcomeLine, 'type' | 'at'>): void;
 };
+
+/** Appends the outcome of the run that made the cassette at `path` (which must exist). */
+export function appendOutcome(path: string, codons: OutcomeLine['codons'], now = Date.now): void {
+  const line: OutcomeLine = { type: 'outcome', at: new Date(now()).toISOString(), codons };
+  appendFileSync(path, `${JSON.stringify(line)}\n`);
+}
 
 export type CassetteWriterOptions = {
   path: string;
@@ -163,9 +168,6 @@ export function createCassetteWriter(options: CassetteWriterOptions): CassetteWr
           write(line);
         },
       };
-    },
-    outcome(line) {
-      write({ type: 'outcome', at: new Date(now()).toISOString(), ...line });
     },
   };
 }

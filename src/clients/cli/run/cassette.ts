@@ -14,7 +14,7 @@ import type { CassetteHooks } from '../../../llm/cassette/hooks.ts';
 import { recordHooks } from '../../../llm/cassette/record-hooks.ts';
 import { replayHooks } from '../../../llm/cassette/replay-hooks.ts';
 import { CASSETTE_FILE } from '../../../llm/cassette/schema.ts';
-import { createCassetteWriter } from '../../../llm/cassette/writer.ts';
+import { appendOutcome, createCassetteWriter } from '../../../llm/cassette/writer.ts';
 import type { SecretRedactor } from '../../../platform/credentials/secret-redactor.ts';
 import { readState } from '../../runs/read-execution.ts';
 import { readOutcome } from '../../runs/read-outcome.ts';
@@ -111,27 +111,29 @@ function attempts(deps: Pick<EngineDeps, 'db' | 'bus'>): (caller: Caller) => num
  * After the run: a recording appends its outcome to the cassette; a replay with --check compares its
  * outcome with the recording's and prints what differs. Returns the exit code, made 1 by a difference.
  */
-export function finishCassette(request: RunRequest, executionDir: string, code: number): number {
+export async function finishCassette(
+  request: RunRequest,
+  executionDir: string,
+  code: number,
+): Promise<number> {
   const { cassette } = request;
-  if (!cassette) return code;
-  // The run's own cassette (a recording, or what a replay asked the live provider) ends with its outcome.
+  // The run's own cassette (a recording, or a replay that asked the live provider) ends with its outcome.
   const file = cassetteOf(executionDir);
-  if (existsSync(file)) {
+  const own = cassette !== undefined && existsSync(file);
+  const checked = cassette?.mode === 'replay' && cassette.check;
+  if (!cassette || (!own && !checked)) return code;
+  const outcome = await readOutcome(executionDir);
+  if (own) {
     try {
-      const writer = createCassetteWriter({
-        path: file,
-        header: { plan: { name: request.plan.name, path: request.plan.path } },
-      });
-      writer.outcome({ codons: readOutcome(executionDir) });
+      appendOutcome(file, outcome);
       process.stderr.write(`ribosome: recorded the run's LLM exchanges in ${file}\n`);
     } catch (error) {
       process.stderr.write(`ribosome: could not add the outcome to ${file}: ${(error as Error).message}\n`);
     }
   }
-  if (cassette.mode === 'record') return code;
-  if (!cassette.check) return code;
+  if (cassette.mode === 'record' || !cassette.check) return code;
   const recorded = cassette.recordedExecution
-    ? readOutcome(cassette.recordedExecution)
+    ? await readOutcome(cassette.recordedExecution)
     : cassette.cassette.outcome?.codons;
   if (!recorded) {
     process.stderr.write(
@@ -139,7 +141,7 @@ export function finishCassette(request: RunRequest, executionDir: string, code: 
     );
     return code === 0 ? 1 : code;
   }
-  const differences = outcomeDifferences(recorded, readOutcome(executionDir));
+  const differences = outcomeDifferences(recorded, outcome);
   if (differences.length === 0) {
     process.stderr.write(
       `ribosome: --check: the replay matches the recording (${recorded.length} codons: statuses, checkpoint trees, costs, gates)\n`,

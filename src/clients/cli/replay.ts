@@ -19,10 +19,16 @@ type ReplayFlags = RunFlags & {
   check?: boolean;
 };
 
-const choice = <T extends string>(flag: string, value: string, allowed: readonly T[]): T | string =>
-  (allowed as readonly string[]).includes(value)
-    ? (value as T)
-    : `${flag} must be ${allowed.join(' or ')}, got "${value}"`;
+/** `value` when it is one of `allowed`, else why not. */
+function choice<T extends string>(
+  flag: string,
+  value: string,
+  allowed: readonly T[],
+): { ok: true; value: T } | { ok: false; message: string } {
+  return (allowed as readonly string[]).includes(value)
+    ? { ok: true, value: value as T }
+    : { ok: false, message: `${flag} must be ${allowed.join(' or ')}, got "${value}"` };
+}
 
 export function registerReplay(program: Command): void {
   runOptions(
@@ -63,9 +69,11 @@ export async function replay(given: string, flags: ReplayFlags): Promise<number>
     return EXIT.invalidInput;
   };
   const onMiss = choice('--on-miss', flags.onMiss, ['fail', 'live'] as const);
+  if (!onMiss.ok) return fail(onMiss.message);
   const sentinels = choice('--sentinels', flags.sentinels, ['cassette', 'live'] as const);
+  if (!sentinels.ok) return fail(sentinels.message);
   const pace = choice('--pace', flags.pace, ['fast', 'recorded'] as const);
-  for (const value of [onMiss, sentinels, pace]) if (value.includes(' must be ')) return fail(value);
+  if (!pace.ok) return fail(pace.message);
   let read: ReturnType<typeof readCassette>;
   try {
     read = readCassette(given);
@@ -94,9 +102,9 @@ export async function replay(given: string, flags: ReplayFlags): Promise<number>
   const settings: ReplaySettings = {
     path,
     cassette,
-    onMiss: onMiss as ReplaySettings['onMiss'],
-    sentinels: sentinels as ReplaySettings['sentinels'],
-    pace: pace as ReplaySettings['pace'],
+    onMiss: onMiss.value,
+    sentinels: sentinels.value,
+    pace: pace.value,
     check: flags.check === true,
     ...(recorded ? { recordedExecution: recorded } : {}),
   };

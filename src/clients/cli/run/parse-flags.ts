@@ -131,11 +131,7 @@ export async function parseRunFlags(
     return { ok: false, code: EXIT.invalidInput, text: formatProblems(file.problems, flags.config ?? '') };
   }
   if (file.warnings.length > 0) warn(formatProblems(file.warnings, flags.config ?? ''));
-  if (replay && flags.record) {
-    return refuse(
-      '--record is for `ribosome run`: a replay keeps what it asked the live provider (--on-miss live) in its own cassette',
-    );
-  }
+  // `ribosome replay` has no --record: what it asks live goes into a cassette of its own.
   const cassette: CassetteMode | undefined = replay
     ? { mode: 'replay', ...replay }
     : flags.record || file.value.record === true

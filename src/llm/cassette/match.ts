@@ -34,7 +34,8 @@ export type Matcher = {
   unused(): ExchangeLine[];
 };
 
-type Indexed = ExchangeLine & { shape: string };
+/** A recorded exchange, with its shape when a sentinel's (the only requests matched by shape). */
+type Indexed = ExchangeLine & { shape?: string };
 
 const sameRequest = (e: ExchangeLine, l: Lookup) =>
   e.method === l.method && e.path === l.path && e.fingerprint === l.fingerprint;
@@ -68,7 +69,12 @@ export function createMatcher(exchanges: readonly ExchangeLine[]): Matcher {
   for (const exchange of exchanges) {
     const key = callerKey(exchange.caller);
     const list = byCaller.get(key) ?? [];
-    list.push({ ...exchange, shape: shapeKey(exchange.method, exchange.path, exchange.request) });
+    const sentinel = exchange.caller?.kind === 'sentinel';
+    list.push(
+      sentinel
+        ? { ...exchange, shape: shapeKey(exchange.method, exchange.path, exchange.request) }
+        : exchange,
+    );
     byCaller.set(key, list);
   }
   const used = new Set<number>();

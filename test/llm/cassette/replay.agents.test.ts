@@ -41,6 +41,10 @@ function temp(): string {
 const cli = (args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 300_000) =>
   cliToEnd(args, env, timeoutMs);
 
+/** `ribosome replay FROM` headless to its end, in the execution INTO, with more flags. */
+const replayInto = (from: string, into: string, ...flags: string[]) =>
+  cli(['replay', from, '--headless', '--exit-when-done', ...flags, '--execution', into]);
+
 /** One recording for the file. */
 let recording: Promise<string> | undefined;
 function recorded(): Promise<string> {
@@ -132,16 +136,7 @@ describeWithClis(
         const exec = await recorded();
         const plan = changedPlan(codonId);
         const missed = join(temp(), 'missed');
-        const run = await cli([
-          'replay',
-          exec,
-          '--plan',
-          plan,
-          '--headless',
-          '--exit-when-done',
-          '--execution',
-          missed,
-        ]);
+        const run = await replayInto(exec, missed, '--plan', plan);
         expect(run.code).toBe(1);
         expect(run.stderr).toMatch(
           new RegExp(
@@ -153,20 +148,16 @@ describeWithClis(
         expect(ends.slice(0, -1).every((e) => e.data.success === true)).toBe(true);
 
         const live = join(temp(), 'live');
-        const filled = await cli([
-          'replay',
+        const filled = await replayInto(
           exec,
+          live,
           '--plan',
           plan,
           '--on-miss',
           'live',
           '--scripted-provider',
           SCRIPT,
-          '--headless',
-          '--exit-when-done',
-          '--execution',
-          live,
-        ]);
+        );
         expect(filled.code, filled.stderr).toBe(0);
         // The replay's cassette holds the whole run, the changed codon's requests as asked now.
         const { exchanges } = readCassette(live).cassette;

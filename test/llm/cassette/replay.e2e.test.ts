@@ -76,6 +76,10 @@ function temp(): string {
 const cli = (args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 90_000) =>
   cliToEnd(args, env, timeoutMs);
 
+/** `ribosome replay FROM` headless to its end, in the execution INTO, with more flags. */
+const replayInto = (from: string, into: string, ...flags: string[]) =>
+  cli(['replay', from, '--headless', '--exit-when-done', ...flags, '--execution', into]);
+
 function files(dir: string, plan: string): { plan: string; script: string } {
   writeFileSync(join(dir, 'plan.yaml'), plan);
   writeFileSync(join(dir, 'script.yaml'), SCRIPT);
@@ -182,16 +186,7 @@ describe('ribosome replay with the built-in agent (e2e)', { timeout: 240_000 }, 
     const dir = temp();
     const { plan } = files(dir, PLAN('Do two, carefully.'));
     const replay = join(dir, 'replay');
-    const run = await cli([
-      'replay',
-      exec,
-      '--plan',
-      plan,
-      '--headless',
-      '--exit-when-done',
-      '--execution',
-      replay,
-    ]);
+    const run = await replayInto(exec, replay, '--plan', plan);
     expect(run.code).toBe(1);
     const miss =
       'Replay: no recorded exchange of codon two matches this request (POST /v1/messages). Nearest: exchange 4 (codon two, turn 1); they first differ at messages[0].content[0].text: recorded "Do two.", now "Do two, carefully."';
@@ -212,20 +207,16 @@ describe('ribosome replay with the built-in agent (e2e)', { timeout: 240_000 }, 
     const dir = temp();
     const { plan } = files(dir, PLAN('Do two, carefully.'));
     const replay = join(dir, 'replay');
-    const run = await cli([
-      'replay',
+    const run = await replayInto(
       exec,
+      replay,
       '--plan',
       plan,
       '--on-miss',
       'live',
       '--scripted-provider',
       script,
-      '--headless',
-      '--exit-when-done',
-      '--execution',
-      replay,
-    ]);
+    );
     expect(run.code, run.stderr).toBe(0);
     // The replay's own cassette is a whole recording of it: the replayed exchanges and the new ones.
     const { cassette } = readCassette(replay);
@@ -345,15 +336,7 @@ describe('ribosome replay with the built-in agent (e2e)', { timeout: 240_000 }, 
     writeFileSync(join(repo, 'README.md'), 'changed since\n');
     git('commit', '-qam', 'later');
     const replay = join(dir, 'replay');
-    const again = await cli([
-      'replay',
-      exec,
-      '--headless',
-      '--exit-when-done',
-      '--check',
-      '--execution',
-      replay,
-    ]);
+    const again = await replayInto(exec, replay, '--check');
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain(`agent root cloned from ${repo} at ${commit}`);
     expect(readFileSync(join(replay, 'agentRoot', 'README.md'), 'utf8')).toBe('the project\n');
@@ -369,15 +352,7 @@ describe('ribosome replay with the built-in agent (e2e)', { timeout: 240_000 }, 
     await waitFor(() => pidsWith(`sleep ${MARK}`).length > 0, "codon two's command", 30_000);
     first.kill('SIGKILL');
     await first.exited;
-    const again = await cli([
-      'replay',
-      exec,
-      '--headless',
-      '--exit-when-done',
-      '--check',
-      '--execution',
-      replay,
-    ]);
+    const again = await replayInto(exec, replay, '--check');
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('the previous run crashed');
     expect(again.stderr).toContain('--check: the replay matches the recording (3 codons');
@@ -459,16 +434,7 @@ describe('ribosome replay and sentinels (e2e)', { timeout: 240_000 }, () => {
     const plan = changedNarrator();
 
     const missed = join(temp(), 'missed');
-    const offline = await cli([
-      'replay',
-      exec,
-      '--plan',
-      plan,
-      '--headless',
-      '--exit-when-done',
-      '--execution',
-      missed,
-    ]);
+    const offline = await replayInto(exec, missed, '--plan', plan);
     // The agents replay to their end; the narrator's calls fail, each saying why.
     expect(offline.code, offline.stderr).toBe(0);
     expect(offline.stderr).toContain(
@@ -487,20 +453,16 @@ describe('ribosome replay and sentinels (e2e)', { timeout: 240_000 }, () => {
     expect(outputs(missed, 'loop-detector')).toEqual(outputs(exec, 'loop-detector'));
 
     const live = join(temp(), 'live');
-    const asked = await cli([
-      'replay',
+    const asked = await replayInto(
       exec,
+      live,
       '--plan',
       plan,
       '--sentinels',
       'live',
       '--scripted-provider',
       DEMO_SCRIPT,
-      '--headless',
-      '--exit-when-done',
-      '--execution',
-      live,
-    ]);
+    );
     expect(asked.code, asked.stderr).toBe(0);
     expect(asked.stderr).not.toContain('Replay: no recorded exchange');
     expect(outputs(live, 'narrator').length).toBeGreaterThan(0);

@@ -434,9 +434,13 @@ describe('ribosome replay and sentinels (e2e)', { timeout: 240_000 }, () => {
     const plan = changedNarrator();
 
     const missed = join(temp(), 'missed');
-    const offline = await replayInto(exec, missed, '--plan', plan);
-    // The agents replay to their end; the narrator's calls fail, each saying why.
-    expect(offline.code, offline.stderr).toBe(0);
+    const offline = await replayInto(exec, missed, '--plan', plan, '--check');
+    // The agents replay to their end; the narrator's calls fail, each saying why, and --check names it.
+    expect(offline.code, offline.stderr).toBe(1);
+    expect(offline.stderr).toContain('ribosome: done: 3/3 codons');
+    expect(offline.stderr).toMatch(
+      /codon write-hello: sentinel narrator gave 1 outputs, 0 errors in the recording, 0 outputs, \d+ errors in the replay/,
+    );
     expect(offline.stderr).toContain(
       `Replay: no recorded exchange of sentinel narrator matches this request (POST /v1/messages). Nearest: exchange 3 (sentinel narrator, turn 1); they first differ at system: recorded "You narrate a coding agent's work for a person who is watching it.`,
     );

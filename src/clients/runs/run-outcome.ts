@@ -123,7 +123,7 @@ export function outcomeDifferences(
     for (const gate of after.gates)
       if (!before.gates.some((g) => g.name === gate.name))
         out.push(
-          `codon ${before.codonId}: ${gate.name} is new in the replay (${gate.passed ? 'passed' : 'failed'})`,
+          `codon ${before.codonId}: ${gate.name} (${gate.command ?? 'its command'}) is new in the replay (${gate.passed ? 'passed' : 'failed'})`,
         );
   }
   for (const after of replayed)

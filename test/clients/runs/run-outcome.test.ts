@@ -52,4 +52,14 @@ describe('replay --check: what differs between the recorded outcome and the repl
       'codon a: sentinel narrator gave 3 outputs, 0 errors in the recording, 0 outputs, 0 errors in the replay',
     ]);
   });
+
+  it('a gate that is new, or gone, is named with its command', () => {
+    const gate = { name: 'gate 1', command: 'npm test', passed: true };
+    expect(outcomeDifferences([codon('a')], [codon('a', { gates: [gate] })])).toEqual([
+      'codon a: gate 1 (npm test) is new in the replay (passed)',
+    ]);
+    expect(outcomeDifferences([codon('a', { gates: [gate] })], [codon('a')])).toEqual([
+      'codon a: gate 1 (npm test) did not run in the replay',
+    ]);
+  });
 });

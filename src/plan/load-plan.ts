@@ -5,6 +5,7 @@ import { checkPlan } from './check-plan.ts';
 import { planSandboxProblems } from './check-sandbox.ts';
 import type { LoadedPlan } from './loaded-plan.ts';
 import { Plan } from './plan-schema.ts';
+import type { Agent } from './primitives.ts';
 import {
   formatPath,
   hasErrors,
@@ -27,6 +28,10 @@ export type LoadPlanResult =
 export type PlanOverrides = {
   /** The plan's `model` (`ribosome run --model`): every codon without a model of its own uses it. */
   model?: string;
+  /** The plan's `agent` (`ribosome run --agent`): every codon without an agent of its own uses it. */
+  agent?: Agent;
+  /** Environment variables of every codon (`ribosome run --var`), over the plan's `defaults.env`. */
+  env?: Record<string, string>;
   /**
    * The command line named the server's provider (`ribosome run --provider-base-url`): it replaces the
    * plan's `provider`; codons and sentinels with a provider of their own keep it.
@@ -46,9 +51,14 @@ export async function loadPlan(planPath: string, overrides: PlanOverrides = {}):
   if (!read.ok) return { ok: false, problems: read.problems };
   const { source } = read;
 
-  const parsed = Plan.safeParse(source.data);
-  const salvaged = salvagePlan(source.data);
-  const structural = parsed.success ? [] : issuesToDrafts(parsed.error.issues, Plan, source.data);
+  // The agent is checked with the plan (a session cannot move between agents, agentConfig's reach).
+  const data =
+    overrides.agent !== undefined && isRecord(source.data)
+      ? { ...source.data, agent: overrides.agent }
+      : source.data;
+  const parsed = Plan.safeParse(data);
+  const salvaged = salvagePlan(data);
+  const structural = parsed.success ? [] : issuesToDrafts(parsed.error.issues, Plan, data);
   const drafts: ProblemDraft[] = [
     // A nested loop gets one clear problem instead of the schema's complaints about its fields.
     ...structural.filter((d) => !salvaged.nestedLoops.some((nested) => startsWith(d.path, nested))),
@@ -79,10 +89,16 @@ export async function loadPlan(planPath: string, overrides: PlanOverrides = {}):
   const raw = {
     ...(overrides.serverProvider ? withoutProvider : parsed.data),
     ...(overrides.model === undefined ? {} : { model: overrides.model }),
+    ...(overrides.env === undefined
+      ? {}
+      : { defaults: { ...parsed.data.defaults, env: { ...parsed.data.defaults.env, ...overrides.env } } }),
   };
   const plan = buildLoadedPlan({ raw, path: file, dir, files, sentinels: sentinels.named });
   return { ok: true, plan, warnings: sorted };
 }
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function startsWith(path: readonly PathSegment[], prefix: readonly PathSegment[]): boolean {
   return prefix.every((segment, i) => path[i] === segment);

@@ -59,6 +59,11 @@ export function runOptions(command: Command, help: { execution?: string } = {}):
       'stop once the plan has run (exit 0) or a codon failed or was stopped (exit 1)',
     )
     .option('--model <id>', "the plan's model: every codon without a model of its own uses it")
+    .option('--agent <name>', "the plan's agent: every codon without an agent of its own uses it")
+    .option(
+      '--var <NAME=VALUE...>',
+      "an environment variable of every codon (its agent and gates), over the plan's defaults.env; repeatable",
+    )
     .option('--fresh', 'start a new execution directory instead of resuming the one the plan already has')
     .option('--max-cost <usd>', "the run's budget in US dollars, agents and sentinels together (e.g. 2.50)")
     .option(

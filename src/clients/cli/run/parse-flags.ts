@@ -8,6 +8,7 @@ import { loadConfigFile } from '../../../plan/config/config-file.ts';
 import { type ProxyConfig, resolveProxyConfig } from '../../../plan/config/proxy-config.ts';
 import { resolveServerSettings, type ServerSettings } from '../../../plan/config/server-config.ts';
 import { formatProblems, type LoadedPlan, loadPlan } from '../../../plan/index.ts';
+import { Agent, ENV_NAME_PATTERN } from '../../../plan/primitives.ts';
 import { isLoopbackHost } from '../../../platform/http/loopback.ts';
 import { sandboxSupport } from '../../../platform/sandbox/index.ts';
 import { killAtProblem } from '../../../platform/storage/kill-point.ts';
@@ -33,6 +34,10 @@ export type RunFlags = {
   exitWhenDone?: boolean;
   fresh?: boolean;
   model?: string;
+  /** `--agent NAME`: the plan's agent (every codon without one of its own). */
+  agent?: string;
+  /** `--var NAME=VALUE`, repeated: environment variables of every codon, over the plan's defaults.env. */
+  var?: string[];
   maxCost?: string;
   maxTime?: string;
   workspace?: string;
@@ -113,8 +118,16 @@ export async function parseRunFlags(
   if (flags.model !== undefined && !MODEL_ID.test(flags.model)) {
     return refuse(`--model must be a model id such as claude-sonnet-4-5 (no spaces), got "${flags.model}"`);
   }
+  const agent = flags.agent === undefined ? undefined : Agent.safeParse(flags.agent);
+  if (agent && !agent.success) {
+    return refuse(`--agent must be one of ${Agent.options.join(', ')}, got "${flags.agent}"`);
+  }
+  const vars = parseVars(flags.var ?? []);
+  if (!vars.ok) return refuse(vars.message);
   const loaded = await loadPlan(planFile, {
     ...(flags.model === undefined ? {} : { model: flags.model }),
+    ...(agent?.success ? { agent: agent.data } : {}),
+    ...(Object.keys(vars.value).length === 0 ? {} : { env: vars.value }),
     // Like --model: the command line's provider replaces the plan's (not a codon's or sentinel's own).
     ...(flags.providerBaseUrl === undefined ? {} : { serverProvider: true }),
   });
@@ -231,4 +244,23 @@ export async function parseRunFlags(
 
 function isPort(n: number): boolean {
   return Number.isInteger(n) && n >= 0 && n <= 65535;
+}
+
+/** `--var NAME=VALUE` flags as an environment; the first malformed one is refused. */
+export function parseVars(
+  given: readonly string[],
+): { ok: true; value: Record<string, string> } | { ok: false; message: string } {
+  const value: Record<string, string> = {};
+  for (const text of given) {
+    const eq = text.indexOf('=');
+    const name = eq < 0 ? text : text.slice(0, eq);
+    if (eq < 0 || !ENV_NAME_PATTERN.test(name)) {
+      return {
+        ok: false,
+        message: `--var must be NAME=VALUE with NAME a variable name (letters, digits, _; not starting with a digit), got "${text}"`,
+      };
+    }
+    value[name] = text.slice(eq + 1);
+  }
+  return { ok: true, value };
 }

@@ -74,13 +74,7 @@ export function BatchApp({
   const header = batchHeader(fleet);
   return (
     <main>
-      <Tabs
-        view={opened ? view : 'fleet'}
-        setView={setView}
-        title={header.title}
-        status={header.state}
-        extra={`${header.counts} · spent ${header.spend}`}
-      />
+      <Tabs view={opened ? view : 'fleet'} setView={setView} title={header.title} status={header.state} />
       {opened && view !== 'fleet' ? <JobGone job={job} id={opened.id} onBack={back} /> : fleetView}
     </main>
   );
@@ -93,13 +87,20 @@ function JobGone({ job, id, onBack }: { job: FleetJob | undefined; id: string; o
   return (
     <section className="job-gone" data-testid="job-gone">
       <p>
-        {displayLine(
-          job === undefined ? `Job ${id} is no longer in this batch's list.` : `${notRunningMessage(job)}.`,
-        )}
+        {job === undefined
+          ? displayLine(`Job ${id} is no longer in this batch's list.`)
+          : withCode(`${notRunningMessage(job)}.`)}
       </p>
       <button type="button" data-testid="back-to-fleet" onClick={onBack}>
         back to the fleet
       </button>
     </section>
   );
+}
+
+/** Text with `commands` in backquotes, shown as code. */
+function withCode(text: string): React.ReactNode[] {
+  return text
+    .split('`')
+    .map((part, i) => (i % 2 === 1 ? <code key={part}>{displayLine(part)}</code> : displayLine(part)));
 }

@@ -74,7 +74,7 @@ export function BatchFleetView({
                 <td data-testid="job-cost">{row.cost}</td>
                 <td>{row.elapsed}</td>
                 <td className="last-event">{displayLine(row.lastEvent)}</td>
-                <td>
+                <td className="job-action">
                   {row.action.kind === 'open' ? (
                     <button
                       type="button"

@@ -191,8 +191,9 @@ async function ticket(req: IncomingMessage, res: ServerResponse, options: WebSer
     fetchSite: firstHeader(req.headers['sec-fetch-site']),
   });
   if (!wanted.ok) return json(res, 403, { error: 'origin_not_allowed', message: wanted.why });
-  const listed = options.batch ? Number.MAX_SAFE_INTEGER : options.servers(undefined).length;
-  if (!(Number.isInteger(server) && server >= 0 && server < listed))
+  // A batch's jobs change between requests: its ticket source says which it has (unknown_server).
+  const listed = (n: number) => options.batch !== undefined || n < options.servers(undefined).length;
+  if (!(Number.isInteger(server) && server >= 0 && listed(server)))
     return json(res, 404, {
       error: 'unknown_server',
       message: 'server must be the index of a listed server',

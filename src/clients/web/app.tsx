@@ -16,10 +16,9 @@ import { CostView } from './components/cost-chart.tsx';
 import { Fleet, type FleetSummary } from './components/fleet.tsx';
 import type { MessageTarget } from './components/message-box.tsx';
 import { Overview } from './components/overview.tsx';
+import type { DashboardConfig } from './config.ts';
 import { isTextEntry, KEY_HELP, keyCommand, VIEWS, type ViewId } from './keys.ts';
 import { useConnection, useDashboard } from './use-dashboard.ts';
-
-export type DashboardConfig = { servers: { url: string }[]; readonly: boolean };
 
 /** The page: one dashboard per server (only the open one is shown), and the fleet of them all. */
 export function App({
@@ -72,8 +71,10 @@ export function App({
   );
 }
 
-type PaneProps = {
+export type PaneProps = {
   url: string;
+  /** What the title names the server by (default its URL): a batch's job by its id. */
+  label?: string;
   readonly: boolean;
   ticket: (url: string) => Promise<string>;
   visible: boolean;
@@ -83,7 +84,8 @@ type PaneProps = {
   fleet: React.ReactElement;
 };
 
-function ServerPane(props: PaneProps): React.ReactElement | null {
+/** One server: its dashboard once connected, else how the connection fares (or the fleet, on its tab). */
+export function ServerPane(props: PaneProps): React.ReactElement | null {
   const connection = useConnection(props.url, props.readonly, props.ticket);
   const { url, onSummary } = props;
   const phase = connection.phase;
@@ -96,7 +98,7 @@ function ServerPane(props: PaneProps): React.ReactElement | null {
   if (!props.visible) return null;
   return (
     <main>
-      <Tabs view={props.view} setView={props.setView} title={props.url} status={phase} />
+      <Tabs view={props.view} setView={props.setView} title={props.label ?? props.url} status={phase} />
       {props.view === 'fleet' ? (
         props.fleet
       ) : (
@@ -197,7 +199,7 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
       <Tabs
         view={view}
         setView={setView}
-        title={`${state.run.connection.plan?.name ?? 'run'} · ${url}`}
+        title={`${state.run.connection.plan?.name ?? 'run'} · ${props.label ?? url}`}
         status={`${state.run.connection.state}${canControl ? '' : ' · read-only'}`}
         extra={`${runWord(state.run.run)} · ${describeCost(state.run.run)} · ${state.eventCount} events`}
       />
@@ -245,7 +247,7 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
   );
 }
 
-function Tabs({
+export function Tabs({
   view,
   setView,
   title,

@@ -1,35 +1,42 @@
 import { createRoot } from 'react-dom/client';
-import { App, type DashboardConfig } from './app.tsx';
-import { dashboardKey, ticketSource } from './page-key.ts';
+import { App } from './app.tsx';
+import { BatchApp } from './batch-app.tsx';
+import { type DashboardConfig, readConfig } from './config.ts';
+import { dashboardKey, jobTicketSource, ticketSource } from './page-key.ts';
 import './styles.css';
 
-/** Reads which servers to show (/config.json, written by the server that serves this page), then renders. */
+/**
+ * Reads what to show (/config.json, written by the server that serves this page), then renders:
+ * a batch's fleet, or the servers it lists.
+ */
 async function main(): Promise<void> {
   const root = createRoot(document.getElementById('root') as HTMLElement);
   const key = dashboardKey();
   let config: DashboardConfig;
   try {
-    const response = await fetch('config.json', {
-      cache: 'no-store',
-      ...(key === undefined ? {} : { headers: { authorization: `Bearer ${key}` } }),
-    });
-    if (!response.ok) {
-      const body = (await response.json().catch(() => ({}))) as { message?: string };
-      throw new Error(body.message ?? `config.json: HTTP ${response.status}`);
-    }
-    config = (await response.json()) as DashboardConfig;
+    config = await readConfig(key);
   } catch (error) {
     root.render(
       <p className="empty">Could not read the dashboard's configuration: {(error as Error).message}</p>,
     );
     return;
   }
-  const servers = config.servers ?? [];
+  if (config.batch) {
+    root.render(
+      <BatchApp
+        initial={config.batch}
+        readonly={config.readonly}
+        read={() => readConfig(key)}
+        ticket={jobTicketSource(key)}
+      />,
+    );
+    return;
+  }
   root.render(
     <App
-      config={{ servers, readonly: config.readonly === true }}
+      config={config}
       ticket={ticketSource(
-        servers.map((s) => s.url),
+        config.servers.map((s) => s.url),
         key,
       )}
     />,

@@ -23,15 +23,25 @@ export function dashboardKey(): string | undefined {
 
 /** For each server URL of the page, how to get a fresh ticket (one per connection attempt). */
 export function ticketSource(urls: readonly string[], key: string | undefined) {
-  return async (url: string): Promise<string> => {
-    const index = urls.indexOf(url);
-    const query = `server=${index}&origin=${encodeURIComponent(window.location.origin)}`;
-    const response = await fetch(`ticket?${query}`, {
-      cache: 'no-store',
-      ...(key === undefined ? {} : { headers: { authorization: `Bearer ${key}` } }),
-    });
-    const body = (await response.json().catch(() => ({}))) as { ticket?: string; message?: string };
-    if (!response.ok || !body.ticket) throw new Error(body.message ?? `ticket: HTTP ${response.status}`);
-    return body.ticket;
-  };
+  return (url: string): Promise<string> => fetchTicket(`server=${urls.indexOf(url)}`, key);
+}
+
+/**
+ * For a batch's job, how to get a fresh ticket: by its index, and its id, which the dashboard
+ * checks (the list is read again at each request).
+ */
+export function jobTicketSource(key: string | undefined) {
+  return (job: { index: number; id: string }): Promise<string> =>
+    fetchTicket(`server=${job.index}&id=${encodeURIComponent(job.id)}`, key);
+}
+
+async function fetchTicket(which: string, key: string | undefined): Promise<string> {
+  const query = `${which}&origin=${encodeURIComponent(window.location.origin)}`;
+  const response = await fetch(`ticket?${query}`, {
+    cache: 'no-store',
+    ...(key === undefined ? {} : { headers: { authorization: `Bearer ${key}` } }),
+  });
+  const body = (await response.json().catch(() => ({}))) as { ticket?: string; message?: string };
+  if (!response.ok || !body.ticket) throw new Error(body.message ?? `ticket: HTTP ${response.status}`);
+  return body.ticket;
 }

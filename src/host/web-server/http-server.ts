@@ -27,15 +27,28 @@ export type WebServerOptions = {
    */
   token?: string | undefined;
   /**
-   * A ticket for a page of `origin` to open a WebSocket on the `server`-th server of the list
+   * A ticket for a page of `origin` to open a WebSocket on the `server`-th server of the list, or
+   * of a batch the `server`-th job, which the page names too (`&id=`: checked, as the list changes)
    * (readonly when this dashboard is), or why there is none.
    */
-  ticket: (
-    server: number,
-    origin: string,
-  ) => Promise<{ ok: true; ticket: string } | { ok: false; message: string }>;
+  ticket: (server: number, origin: string, id: string | undefined) => Promise<TicketAnswer>;
+  /**
+   * A batch's fleet, asked at each `/config.json` (its `batch` field; `servers` is then empty): the page
+   * lists the jobs it names and `/ticket?server=N` is the N-th job's, however many `servers` lists.
+   */
+  batch?: () => Promise<object>;
   logger?: Log;
 };
+
+/**
+ * A ticket, or why there is none: `unknown_server` (404, no such entry), `not_running` (409: the
+ * entry is known, no server of it runs now), else the server could not give one (502).
+ */
+export type TicketAnswer =
+  | { ok: true; ticket: string }
+  | { ok: false; message: string; refusal?: 'unknown_server' | 'not_running' };
+
+const REFUSAL_STATUS = { unknown_server: 404, not_running: 409 } as const;
 
 export type WebServer = { url: string; port: number; stop(): Promise<void> };
 
@@ -123,7 +136,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, root: string, o
       }
     }
     if (file === 'config.json') {
-      return jsonText(res, 200, configBody(options.servers(hostnameOf(req.headers.host)), options.readonly));
+      const batch = options.batch ? await options.batch() : undefined;
+      const servers = batch ? [] : options.servers(hostnameOf(req.headers.host));
+      return jsonText(res, 200, configBody(servers, options.readonly, batch));
     }
     return ticket(req, res, options);
   }
@@ -176,14 +191,18 @@ async function ticket(req: IncomingMessage, res: ServerResponse, options: WebSer
     fetchSite: firstHeader(req.headers['sec-fetch-site']),
   });
   if (!wanted.ok) return json(res, 403, { error: 'origin_not_allowed', message: wanted.why });
-  if (!(Number.isInteger(server) && server >= 0 && server < options.servers(undefined).length))
+  // A batch's jobs change between requests: its ticket source says which it has (unknown_server).
+  const listed = (n: number) => options.batch !== undefined || n < options.servers(undefined).length;
+  if (!(Number.isInteger(server) && server >= 0 && listed(server)))
     return json(res, 404, {
       error: 'unknown_server',
       message: 'server must be the index of a listed server',
     });
-  const answer = await options.ticket(server, wanted.origin);
-  if (!answer.ok) return json(res, 502, { error: 'ticket_failed', message: answer.message });
-  return json(res, 200, { ticket: answer.ticket });
+  const answer = await options.ticket(server, wanted.origin, query.get('id') ?? undefined);
+  if (answer.ok) return json(res, 200, { ticket: answer.ticket });
+  const refusal = answer.refusal ?? 'ticket_failed';
+  const status = answer.refusal ? REFUSAL_STATUS[answer.refusal] : 502;
+  return json(res, status, { error: refusal, message: answer.message });
 }
 
 function json(res: ServerResponse, status: number, value: unknown): void {

@@ -11,6 +11,12 @@ export {
   tokensOf,
 } from '../../platform/http/token.ts';
 export { dashboardAddress, dashboardCompanion } from './companion.ts';
-export { DIST_WEB, startWebServer, type WebServer, type WebServerOptions } from './http-server.ts';
+export {
+  DIST_WEB,
+  startWebServer,
+  type TicketAnswer,
+  type WebServer,
+  type WebServerOptions,
+} from './http-server.ts';
 export { parseServerUrl, type ServerUrl } from './server-url.ts';
 export { configBody, contentTypeOf, etagOf, requestedFile } from './static-path.ts';

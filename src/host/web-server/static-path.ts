@@ -43,7 +43,10 @@ export function etagOf(size: number, mtimeMs: number): string {
   return `W/"${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}"`;
 }
 
-/** `/config.json`: the WebSocket URLs the page shows, and whether it may send commands. */
-export function configBody(servers: readonly string[], readonly: boolean): string {
-  return JSON.stringify({ servers: servers.map((url) => ({ url })), readonly });
+/**
+ * `/config.json`: the WebSocket URLs the page shows, whether it may send commands, and for a batch
+ * its fleet (the page then lists its jobs, and opens one at a time).
+ */
+export function configBody(servers: readonly string[], readonly: boolean, batch?: object): string {
+  return JSON.stringify({ servers: servers.map((url) => ({ url })), readonly, ...(batch ? { batch } : {}) });
 }

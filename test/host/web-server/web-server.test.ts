@@ -129,5 +129,11 @@ describe('static files', () => {
       servers: [{ url: 'ws://a:1' }, { url: 'ws://b:2' }],
       readonly: true,
     });
+    // A batch's page: its fleet, beside an empty list of servers (the page lists the jobs).
+    expect(JSON.parse(configBody([], false, { name: 'nightly', jobs: [] }))).toEqual({
+      servers: [],
+      readonly: false,
+      batch: { name: 'nightly', jobs: [] },
+    });
   });
 });

@@ -1,0 +1,29 @@
+import { BatchFleet } from '../batch/fleet/fleet-schema.ts';
+
+/**
+ * What the page shows, from `/config.json` (docs/dashboard.md): a fixed list of servers, or a
+ * batch's fleet (its `servers` then empty), and whether it may only watch.
+ */
+export type DashboardConfig = { servers: { url: string }[]; readonly: boolean; batch?: BatchFleet };
+
+/** Reads `/config.json` afresh (no-store), with the page's key; throws with a message a person can act on. */
+export async function readConfig(key: string | undefined): Promise<DashboardConfig> {
+  const response = await fetch('config.json', {
+    cache: 'no-store',
+    ...(key === undefined ? {} : { headers: { authorization: `Bearer ${key}` } }),
+  });
+  if (!response.ok) {
+    const body = (await response.json().catch(() => ({}))) as { message?: string };
+    throw new Error(body.message ?? `config.json: HTTP ${response.status}`);
+  }
+  const body = (await response.json()) as {
+    servers?: { url: string }[];
+    readonly?: boolean;
+    batch?: unknown;
+  };
+  const config: DashboardConfig = { servers: body.servers ?? [], readonly: body.readonly === true };
+  if (body.batch === undefined) return config;
+  const batch = BatchFleet.safeParse(body.batch);
+  if (!batch.success) throw new Error('config.json: its batch is not a fleet this page can show (reload it)');
+  return { ...config, batch: batch.data };
+}

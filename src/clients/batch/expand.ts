@@ -10,7 +10,11 @@ import { type BatchFile, type Job, type JobBudget, MAX_JOBS, type Matrix } from 
  * `dir`, the batch file's folder.
  */
 export type Expanded = { ok: true; jobs: Job[] } | { ok: false; problems: ExpandProblem[] };
-export type ExpandProblem = { path: (string | number)[]; message: string };
+export type ExpandProblem = {
+  code: 'MISSING_FIELD' | 'DUPLICATE_ID' | 'INVALID_VALUE';
+  path: (string | number)[];
+  message: string;
+};
 
 type Fields = {
   plan?: string;
@@ -38,9 +42,14 @@ export function expandBatch(batch: BatchFile, dir: string): Expanded {
     }
   }
   if (drafts.length === 0)
-    problems.push({ path: [], message: 'The batch has no job: give jobs, a matrix, or both.' });
+    problems.push({
+      code: 'MISSING_FIELD',
+      path: [],
+      message: 'The batch has no job: give jobs, a matrix, or both.',
+    });
   if (drafts.length > MAX_JOBS)
     problems.push({
+      code: 'INVALID_VALUE',
       path: [],
       message: `The batch makes ${drafts.length} jobs; at most ${MAX_JOBS} are allowed.`,
     });
@@ -49,7 +58,11 @@ export function expandBatch(batch: BatchFile, dir: string): Expanded {
   for (const draft of drafts) {
     if (draft.id === undefined) continue;
     if (taken.has(draft.id))
-      problems.push({ path: [...draft.path, 'id'], message: `Job id "${draft.id}" is already used.` });
+      problems.push({
+        code: 'DUPLICATE_ID',
+        path: [...draft.path, 'id'],
+        message: `Job id "${draft.id}" is already used.`,
+      });
     taken.add(draft.id);
   }
   const jobs: Job[] = [];
@@ -61,6 +74,7 @@ export function expandBatch(batch: BatchFile, dir: string): Expanded {
     };
     if (fields.plan === undefined) {
       problems.push({
+        code: 'MISSING_FIELD',
         path: draft.path,
         message: `${draft.id === undefined ? `Matrix job ${describeCombo(draft.axes)}` : `Job "${draft.id}"`} has no plan: set plan on it, in defaults, or as a matrix axis.`,
       });
@@ -161,7 +175,7 @@ function comboId(combo: Combo, index: number): string {
       const at = value.lastIndexOf('@');
       const path = at > 0 ? value.slice(0, at) : value;
       const ref = at > 0 ? value.slice(at + 1) : '';
-      return `${basename(path.replace(/\/+$/, '')) || 'workspace'}${ref ? `@${ref.slice(0, 12)}` : ''}`;
+      return `${basename(path.replace(/\/+$/, '')) || 'workspace'}${ref ? `-${ref.slice(0, 12)}` : ''}`;
     }
     return value;
   });

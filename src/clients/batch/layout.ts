@@ -17,6 +17,8 @@ export type BatchLayout = {
   jobs: string;
   /** Each job's `ribosome run` output (stdout and stderr), by job id. */
   logs: string;
+  /** Each ended job's JobResult, by job id: what `--job-index` leaves for `ribosome batch report`. */
+  results: string;
 };
 
 export function batchLayout(dir: string): BatchLayout {
@@ -31,8 +33,10 @@ export function batchLayout(dir: string): BatchLayout {
     lock: join(dir, 'batch.lock'),
     jobs: join(dir, 'jobs'),
     logs: join(dir, 'logs'),
+    results: join(dir, 'results'),
   };
 }
 
 export const jobExecutionDir = (layout: BatchLayout, id: string) => join(layout.jobs, id);
 export const jobLog = (layout: BatchLayout, id: string) => join(layout.logs, `${id}.log`);
+export const jobResultFile = (layout: BatchLayout, id: string) => join(layout.results, `${id}.json`);

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { SERVER_VERSION } from '../../core/version.ts';
 import { registerAgent } from './agent.ts';
+import { registerBatch } from './batch.ts';
 import { registerCassette } from './cassette.ts';
 import { registerDemo } from './demo.ts';
 import { registerDoctor } from './doctor.ts';
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
     registerRun,
     registerReplay,
     registerCassette,
+    registerBatch,
     registerMockProvider,
     registerAgent,
     registerValidate,

@@ -100,7 +100,8 @@ export function metricsOf(
   const reason = failedId === undefined ? undefined : codons[failedId]?.failureReason;
   // A client's stop (or a sentinel's halt) carries no type of its own: `stopped` says more than `unknown`.
   const stopped = failedId !== undefined && latest?.stopped.includes(failedId) === true;
-  const why = reason && (reason.type !== 'unknown' || !stopped) ? reason.type : stopped ? 'stopped' : 'unknown';
+  const why =
+    reason && (reason.type !== 'unknown' || !stopped) ? reason.type : stopped ? 'stopped' : 'unknown';
   const firstRounds = Object.values(tally.firstRounds);
   return {
     codonsDone: latest?.done ?? 0,

@@ -5,7 +5,12 @@ import { makeEvent, type ServerEvent } from '../../../../src/core/protocol/index
 /** The tallies of the journal's events, apart from what the store makes of them (job-metrics.e2e covers that). */
 
 const started = (codonId: string) =>
-  makeEvent('codon.started', { codonId, codonName: codonId, startTime: new Date().toISOString() });
+  makeEvent('codon.started', {
+    codonId,
+    codonName: codonId,
+    sessionId: 's',
+    startTime: new Date().toISOString(),
+  });
 const gateStarted = (codonId: string, gate: number, gates: number, round: number) =>
   makeEvent('verify.started', { codonId, gate, gates, command: `gate ${gate}`, cwd: '.', round });
 const gateDone = (codonId: string, gate: number, round: number, passed: boolean) =>

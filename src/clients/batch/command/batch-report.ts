@@ -1,0 +1,20 @@
+import { writeFileAtomic } from '../../../platform/files/atomic-write.ts';
+import { summaryFromDir } from '../run/batch-record.ts';
+import { endLine } from './batch-command.ts';
+import { openBatchDir } from './batch-dir.ts';
+
+/**
+ * `ribosome batch report`: the result files rebuilt from the batch directory alone (the pods of a
+ * cluster batch, or CI matrix entries, each ran one job with --job-index).
+ */
+export async function batchReport(file: string | undefined, flags: { dir?: string }): Promise<number> {
+  const opened = await openBatchDir(file, flags.dir);
+  if (!opened.ok) {
+    process.stderr.write(`ribosome batch report: ${opened.message}\n`);
+    return 2;
+  }
+  const summary = summaryFromDir(opened.layout, opened.record);
+  writeFileAtomic(opened.layout.summary, `${JSON.stringify(summary, null, 2)}\n`);
+  process.stderr.write(`ribosome batch report: ${endLine(summary, opened.layout.summary)}\n`);
+  return summary.jobs.every((j) => j.state === 'passed') ? 0 : 1;
+}

@@ -1,0 +1,62 @@
+/**
+ * `ribosome batch FILE`: many runs of plans at once (docs/batches.md); `batch export` and
+ * `batch report` read a batch directory.
+ */
+import type { Command } from 'commander';
+import { type BatchFlags, batchCommand } from '../batch/command/batch-command.ts';
+import { batchExport, type ExportFlags } from '../batch/command/batch-export.ts';
+import { batchReport } from '../batch/command/batch-report.ts';
+
+export function registerBatch(program: Command): void {
+  const batch = program
+    .command('batch')
+    .description('Run many plans at once: jobs listed or made by a matrix of workspaces, agents and models');
+  batch
+    .command('run', { isDefault: true })
+    .description('Run a batch file (the default: `ribosome batch FILE`)')
+    .argument('<batch-file>', 'batch file (YAML or JSON)')
+    .option('--dir <dir>', 'batch directory (default ./ribosome-batches/<name>)')
+    .option('--parallel <n>', "jobs at once (over the file's; default: what this machine can hold)")
+    .option('--fail-fast', 'stop the batch at the first job that fails')
+    .option('--max-cost <usd>', "the batch's budget over all its jobs, in US dollars (over the file's)")
+    .option('--headless', 'no live table: one line per job change on stderr')
+    .option('--web', "serve the dashboard's fleet view of the batch and print its address")
+    .option('--web-port <n>', "the dashboard's port (default dynamic)")
+    .option(
+      '--job-index <i>',
+      'run only the job at this 0-based index (a pod or CI matrix entry), no summary',
+    )
+    .option('--host <h>', "address every job's server binds (default 127.0.0.1)")
+    .option('--port <n>', "with --job-index: the job server's port (default dynamic)")
+    .option('--config <file>', "config file every job's run reads")
+    .option(
+      '--scripted-provider <script>',
+      'every job runs offline on the built-in scripted provider with this script',
+    )
+    .option('--provider-base-url <url>', 'LLM API base URL of every job')
+    .option('--sandbox <mode>', 'confine every agent: auto, on or off')
+    .option('--no-sandbox', 'agents run unconfined (--sandbox off)')
+    .action(async (file: string, flags: BatchFlags) => {
+      process.exitCode = await batchCommand(file, flags);
+    });
+  batch
+    .command('export')
+    .description("Export every job that passed into its workspace's repository, one branch per job")
+    .argument('[batch-file]', 'the batch file (its default batch directory); or give --dir')
+    .option('--dir <dir>', 'batch directory')
+    .requiredOption('--to-branch <prefix>', 'each job goes to branch <prefix><job id>')
+    .option('--force', 'replace branches that exist')
+    .action(async (file: string | undefined, flags: ExportFlags) => {
+      process.exitCode = await batchExport(file, flags);
+    });
+  batch
+    .command('report')
+    .description(
+      'Write summary.json, summary.md, junit.xml and the comparison report from the jobs run so far',
+    )
+    .argument('[batch-file]', 'the batch file (its default batch directory); or give --dir')
+    .option('--dir <dir>', 'batch directory')
+    .action(async (file: string | undefined, flags: { dir?: string }) => {
+      process.exitCode = await batchReport(file, flags);
+    });
+}

@@ -1,0 +1,256 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BatchSummary } from '../../../src/clients/batch/summary-schema.ts';
+import { cliToEnd, journalRows, killAll, runCli, tempDir } from '../../helpers/server-process.ts';
+
+/**
+ * `ribosome batch` end to end (docs/batches.md): real `ribosome run` processes on the scripted
+ * provider, real git workspaces, the batch directory read as a user would.
+ */
+let dir: { path: string; remove(): void };
+let root: string;
+
+const PLAN = `name: greet
+agent: builtin
+codons:
+  - id: write
+    prompt: Do write.
+    verify:
+      - run: test "$EXPECT" = ok
+`;
+/** The same codon, with an answer that takes its time: a job that is still running when the batch is killed. */
+const SLOW_PLAN = PLAN.replace('Do write.', 'Do slow.');
+const track = (name: string, prompt: string, delay: number) => `  - name: ${name}
+    match: { firstUser: "${prompt}" }
+    loop: true
+    turns:
+      - content:
+          - text: Writing.
+          - tool_use: { name: Write, input: { file_path: out.txt, content: "done" } }
+        delayMs: ${delay}
+      - content:
+          - text: Wrote out.txt.
+`;
+/** A codon whose first answer reports 20 000 input tokens: $0.06 at claude-sonnet-4-5's price. */
+const PRICEY = `  - name: pricey
+    match: { firstUser: "Do pricey." }
+    loop: true
+    turns:
+      - content: [{ text: Expensive thoughts. }]
+        usage: { input_tokens: 20000 }
+`;
+const SCRIPT = `tracks:\n${track('write', 'Do write.', 0)}${track('slow', 'Do slow.', 4_000)}${PRICEY}turns: []\n`;
+
+function batchFile(name: string, text: string): string {
+  const file = join(root, `${name}.yaml`);
+  writeFileSync(file, text);
+  return file;
+}
+
+const summaryOf = (name: string) =>
+  BatchSummary.parse(JSON.parse(readFileSync(join(root, 'ribosome-batches', name, 'summary.json'), 'utf8')));
+const runsOf = (execution: string) => new Set(journalRows(execution).map((r) => r.runId)).size;
+/** `ribosome batch FILE` into the batch directory of its name under the test's folder. */
+const batchArgs = (file: string, ...flags: string[]) => [
+  'batch',
+  file,
+  '--dir',
+  join(root, 'ribosome-batches', basename(file, '.yaml')),
+  '--scripted-provider',
+  join(root, 'script.yaml'),
+  '--headless',
+  ...flags,
+];
+const batch = (file: string, ...flags: string[]) => cliToEnd(batchArgs(file, ...flags), {}, 150_000);
+
+beforeAll(() => {
+  dir = tempDir('ribosome-batch-');
+  root = dir.path;
+  for (const repo of ['one', 'two']) {
+    const path = join(root, 'repos', repo);
+    mkdirSync(path, { recursive: true });
+    writeFileSync(join(path, 'README'), `${repo}\n`);
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: path });
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'init');
+  }
+  writeFileSync(join(root, 'plan.yaml'), PLAN);
+  writeFileSync(join(root, 'slow.yaml'), SLOW_PLAN);
+  writeFileSync(
+    join(root, 'pricey.yaml'),
+    PLAN.replace('Do write.', 'Do pricey.').replace(/ {4}verify:\n.*\n/, ''),
+  );
+  writeFileSync(join(root, 'script.yaml'), SCRIPT);
+});
+
+afterAll(() => {
+  killAll();
+  dir?.remove();
+});
+
+describe('ribosome batch', { timeout: 180_000 }, () => {
+  it('a 2×2 matrix at --parallel 2: four executions, at most two at once; a job failing its gate fails alone', async () => {
+    const file = batchFile(
+      'matrix',
+      `name: matrix
+defaults: { plan: plan.yaml, vars: { EXPECT: ok } }
+jobs:
+  - { id: bad, vars: { EXPECT: no } }
+matrix:
+  workspace: [repos/one, repos/two]
+  model: [claude-sonnet-4-5, claude-haiku-4-5]
+`,
+    );
+    const result = await batch(file, '--parallel', '2');
+    expect(result.code, result.stderr).toBe(1);
+    const summary = summaryOf('matrix');
+    expect(summary.state).toBe('finished');
+    expect(summary.jobs.map((j) => [j.id, j.state])).toEqual([
+      ['bad', 'failed'],
+      ['one.claude-sonnet-4-5', 'passed'],
+      ['one.claude-haiku-4-5', 'passed'],
+      ['two.claude-sonnet-4-5', 'passed'],
+      ['two.claude-haiku-4-5', 'passed'],
+    ]);
+    expect(summary.counts).toMatchObject({ passed: 4, failed: 1 });
+    const bad = summary.jobs[0];
+    expect(bad?.reason).toContain(
+      'codon write verify: verification gate 1/1 `test "$EXPECT" = ok` exited with code 1',
+    );
+    expect(bad?.metrics).toMatchObject({ codonsDone: 0, codonsTotal: 1, gatedCodons: 1, gatesFirstTry: 0 });
+    // Each job is an ordinary execution of its own, cloned from its workspace, with its model.
+    for (const job of summary.jobs.slice(1)) {
+      const execution = join(root, 'ribosome-batches/matrix', job.execution);
+      expect(readFileSync(join(execution, 'agentRoot/README'), 'utf8')).toBe(
+        `${job.axes.workspace?.slice(6)}\n`,
+      );
+      expect(readFileSync(join(execution, 'agentRoot/out.txt'), 'utf8')).toBe('done');
+      expect(job.metrics).toMatchObject({ codonsDone: 1, codonsTotal: 1, gatesFirstTry: 1 });
+      expect(job.metrics?.costUsd).toBeGreaterThan(0);
+      const models = journalRows(execution)
+        .filter((r) => r.type === 'token.usage')
+        .map((r) => r.data.modelId);
+      expect(new Set(models)).toEqual(new Set([job.axes.model]));
+    }
+    expect(summary.spentUsd).toBeCloseTo(
+      summary.jobs.reduce((sum, j) => sum + (j.metrics?.costUsd ?? 0), 0),
+      9,
+    );
+    // At no moment did more than two jobs run.
+    const spans = summary.jobs.map(
+      (j) => [Date.parse(j.startedAt ?? ''), Date.parse(j.endedAt ?? '')] as const,
+    );
+    for (const [start] of spans) {
+      expect(spans.filter(([s, e]) => s <= start && start < e).length).toBeLessThanOrEqual(2);
+    }
+    expect(result.stderr).toContain('matrix: 5 jobs: 4 passed, 1 failed');
+    // `ribosome runs` opens a job like any execution.
+    const runs = await cliToEnd(['runs', '--execution', join(root, 'ribosome-batches/matrix/jobs/bad')]);
+    expect(runs.stdout).toMatch(/failed/);
+  });
+
+  it('the batch budget: once spent, the running job is stopped and no new job starts', async () => {
+    const file = batchFile(
+      'budget',
+      `name: budget
+budget: { maxCostUsd: 0.05 }
+defaults: { plan: plan.yaml, vars: { EXPECT: ok } }
+jobs:
+  - { id: slow, plan: slow.yaml }
+  - { id: pricey, plan: pricey.yaml, model: claude-sonnet-4-5 }
+  - { id: next, plan: plan.yaml }
+`,
+    );
+    const result = await batch(file, '--parallel', '2');
+    expect(result.code, result.stderr).toBe(1);
+    const summary = summaryOf('budget');
+    expect(summary.jobs.map((j) => [j.id, j.state, j.starts])).toEqual([
+      ['slow', 'failed', 1],
+      ['pricey', 'passed', 1],
+      ['next', 'skipped', 0],
+    ]);
+    const spent = /^the batch budget \(\$0\.05\) is spent \(\$0\.06\d+\)$/;
+    expect(summary.jobs[0]?.reason?.replace(/^stopped: /, '')).toMatch(spent);
+    expect(summary.jobs[2]?.reason).toMatch(spent);
+    // The slow job's codon was stopped through the protocol, as a person's force stop does.
+    const stops = journalRows(join(root, 'ribosome-batches/budget/jobs/slow')).filter(
+      (r) => r.type === 'codon.completed',
+    );
+    expect(stops.map((r) => (r.data.failureReason as { message?: string } | undefined)?.message)).toEqual([
+      expect.stringMatching(/^stopped by a client: the batch budget \(\$0\.05\) is spent/),
+    ]);
+    expect(existsSync(join(root, 'ribosome-batches/budget/jobs/next/.ribosome'))).toBe(false);
+    expect(summary.spentUsd).toBeGreaterThan(0.06);
+  });
+
+  it('kill -9 of the batch process, then the same command: finished jobs are not run again, the rest finish', async () => {
+    const file = batchFile(
+      'resume',
+      `name: resume
+defaults: { vars: { EXPECT: ok } }
+jobs:
+  - { id: quick, plan: plan.yaml }
+  - { id: slow, plan: slow.yaml }
+  - { id: later, plan: plan.yaml }
+`,
+    );
+    const first = runCli(batchArgs(file, '--parallel', '2'));
+    const summaryFile = join(root, 'ribosome-batches/resume/summary.json');
+    // Wait until the quick job has passed while the slow one still runs.
+    await expect
+      .poll(
+        () => {
+          if (!existsSync(summaryFile)) return '';
+          const s = summaryOf('resume');
+          return s.jobs.map((j) => j.state).join(' ');
+        },
+        { timeout: 60_000, interval: 100 },
+      )
+      .toMatch(/^passed running /);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = await batch(file, '--parallel', '2');
+    expect(second.code, `${second.stderr}\n${second.stdout}`).toBe(0);
+    expect(second.stderr).toContain('job quick: passed in an earlier batch process; not run again');
+    const summary = summaryOf('resume');
+    expect(summary.jobs.map((j) => [j.id, j.state, j.starts])).toEqual([
+      ['quick', 'passed', 1],
+      ['slow', 'passed', 1],
+      ['later', 'passed', 1],
+    ]);
+    // One run each: nothing was started twice.
+    for (const id of ['quick', 'slow', 'later'])
+      expect(runsOf(join(root, 'ribosome-batches/resume/jobs', id))).toBe(1);
+  });
+
+  it('bad input is refused before any job starts, each problem at its line', async () => {
+    const file = batchFile(
+      'broken',
+      'name: broken\njobs:\n  - { id: a, plan: missing.yaml }\n  - { id: a, plan: plan.yaml, agent: nobody }\n',
+    );
+    const result = await batch(file);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/broken\.yaml:4:\d+/);
+    expect(result.stderr).toContain('agent');
+    expect(existsSync(join(root, 'ribosome-batches/broken'))).toBe(false);
+    const noPlan = batchFile('noplan', 'name: noplan\njobs:\n  - { id: a, plan: missing.yaml }\n');
+    const missing = await batch(noPlan);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('job a: its plan');
+    expect(missing.stderr).toContain('missing.yaml');
+    const one = batchFile('one', 'name: one\njobs:\n  - { id: a, plan: plan.yaml }\n');
+    for (const [flags, words] of [
+      [['--parallel', '0'], '--parallel must be a whole number'],
+      [['--max-cost', 'lots'], '--max-cost must be a positive number'],
+      [['--job-index', '7'], '--job-index 7: the batch has 1 job (index 0)'],
+    ] as const) {
+      const refused = await batch(one, ...flags);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(words);
+    }
+  });
+});

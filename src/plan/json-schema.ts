@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BatchFile } from './batch-schema.ts';
 import { Codon, Plan } from './plan-schema.ts';
 import { SentinelFile } from './sentinel-schema.ts';
 
@@ -34,5 +35,6 @@ export function schemaFiles(): Record<string, string> {
   return {
     'plan.schema.json': render(Plan),
     'sentinel.schema.json': render(SentinelFile),
+    'batch.schema.json': render(BatchFile),
   };
 }

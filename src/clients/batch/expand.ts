@@ -1,7 +1,7 @@
 import { basename, isAbsolute, resolve } from 'node:path';
+import { type BatchFile, type Job, type JobBudget, MAX_JOBS, type Matrix } from '../../plan/batch-schema.ts';
 import type { Agent } from '../../plan/primitives.ts';
 import { ID_MAX_LENGTH } from '../../plan/primitives.ts';
-import { type BatchFile, type Job, type JobBudget, MAX_JOBS, type Matrix } from './batch-schema.ts';
 
 /**
  * The jobs of a batch file, in the order they run: the listed ones, then the matrix's combinations

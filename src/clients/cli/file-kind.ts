@@ -1,12 +1,13 @@
 import { basename } from 'node:path';
 import { closest } from '../../core/validation/suggest.ts';
 import { ScriptSchema } from '../../llm/mock-provider/script-schema.ts';
+import { BatchFile } from '../../plan/batch-schema.ts';
 import { ConfigFile } from '../../plan/config/config-file.ts';
 import { Plan } from '../../plan/plan-schema.ts';
 import { SentinelFile } from '../../plan/sentinel-schema.ts';
 
 /** The files `ribosome validate` checks, told apart by what they hold (pure). */
-export const FILE_KINDS = ['plan', 'sentinel', 'config', 'script'] as const;
+export const FILE_KINDS = ['plan', 'sentinel', 'config', 'script', 'batch'] as const;
 export type FileKind = (typeof FILE_KINDS)[number];
 
 const KEYS: Record<FileKind, ReadonlySet<string>> = {
@@ -14,6 +15,7 @@ const KEYS: Record<FileKind, ReadonlySet<string>> = {
   sentinel: new Set(Object.keys(SentinelFile.shape)),
   config: new Set(Object.keys(ConfigFile.shape)),
   script: new Set(Object.keys(ScriptSchema.shape)),
+  batch: new Set(Object.keys(BatchFile.shape)),
 };
 
 /** Every key of every kind: what a misspelt key is nearest to. */
@@ -21,7 +23,8 @@ const ALL_KEYS: readonly string[] = [...new Set(FILE_KINDS.flatMap((kind) => [..
 
 /**
  * What a file is: the schema its `$schema` names; else a plan when it has `codons`, a sentinel when it
- * has `trigger` or `userPrompt`, a scripted-provider script when it has `tracks` or `turns`; else the
+ * has `trigger` or `userPrompt`, a scripted-provider script when it has `tracks` or `turns`, a batch
+ * when it has `jobs` or `matrix`; else the
  * kind most of its keys belong to only (a config file shares `budget` and `notify` with plans); else a
  * config file by its name (`*.config.yaml`, `config.json`, `ribosome-config.yaml`); else the kind most
  * of its misspelt keys are nearest to (`proxyDoubleMaxToken`: a config file's); else a config file
@@ -39,6 +42,7 @@ export function detectKind(file: string, data: unknown): FileKind {
   if (keys.includes('codons')) return 'plan';
   if (keys.includes('trigger') || keys.includes('userPrompt')) return 'sentinel';
   if (keys.includes('tracks') || keys.includes('turns')) return 'script';
+  if (keys.includes('matrix') || keys.includes('jobs')) return 'batch';
   const exact = mostlyOf(keys);
   if (exact !== undefined) return exact;
   if (CONFIG_NAME.test(basename(file))) return 'config';

@@ -5,6 +5,7 @@ import { loadConfigFile } from '../../plan/config/config-file.ts';
 import { formatProblems, loadPlan, type PlanProblem } from '../../plan/index.ts';
 import { checkSentinelFile } from '../../plan/load-sentinel.ts';
 import { readSourceFile } from '../../plan/source-file.ts';
+import { loadBatch } from '../batch/run/load-batch.ts';
 import { detectKind, FILE_KINDS, type FileKind } from './file-kind.ts';
 
 /** Exit code of `ribosome validate` for a file with errors (1 stays for usage errors and crashes). */
@@ -21,6 +22,8 @@ export type FileReport = {
   /** A script's tracks and default-track turns. */
   tracks?: number;
   turns?: number;
+  /** A batch's jobs, expanded. */
+  jobs?: number;
   problems: PlanProblem[];
 };
 
@@ -32,7 +35,7 @@ export function registerValidate(program: Command): void {
     )
     .argument(
       '<files...>',
-      'plan, sentinel, config or script files (YAML or JSON); the kind is told from the content',
+      'plan, sentinel, config, script or batch files (YAML or JSON); the kind is told from the content',
     )
     .addOption(new Option('--kind <kind>', 'check every file as this kind').choices(FILE_KINDS))
     .option('--json', 'print the result as JSON')
@@ -91,6 +94,19 @@ export async function validateFile(file: string, kind?: FileKind): Promise<FileR
         ? { file, kind: chosen, ok: true, problems: result.warnings }
         : { file, kind: chosen, ok: false, problems: result.problems };
     }
+    case 'batch': {
+      const result = await loadBatch(file);
+      return result.ok
+        ? {
+            file,
+            kind: chosen,
+            ok: true,
+            name: result.value.batch.name,
+            jobs: result.value.jobs.length,
+            problems: result.warnings,
+          }
+        : { file, kind: chosen, ok: false, problems: result.problems };
+    }
     case 'script': {
       const result = await checkScriptFile(file);
       return result.ok
@@ -139,6 +155,8 @@ function okLine(report: FileReport, named: boolean): string {
       return `OK: ${where}sentinel ${report.name}`;
     case 'config':
       return `OK: ${where}config file`;
+    case 'batch':
+      return `OK: ${where}batch ${report.name} (${count(report.jobs ?? 0, 'job')})`;
     case 'script':
       return `OK: ${where}script (${count(report.tracks ?? 0, 'track')}, ${count(report.turns ?? 0, 'default turn')})`;
   }

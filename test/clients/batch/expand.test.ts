@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BatchFile } from '../../../src/clients/batch/batch-schema.ts';
+import { BatchFile } from '../../../src/plan/batch-schema.ts';
 import { expandBatch, matrixCombos } from '../../../src/clients/batch/expand.ts';
 
 const expand = (input: unknown) => expandBatch(BatchFile.parse(input), '/b');

@@ -2,7 +2,7 @@ import { parseCost } from '../../../engine/budgets/limits.ts';
 import { displayLine } from '../../model/display-text.ts';
 import { formatCost } from '../../model/format.ts';
 import { type BatchDashboard, BatchDashboardError, startBatchDashboard } from '../fleet/batch-dashboard.ts';
-import { loadBatch } from '../run/load-batch.ts';
+import { batchProblemsText, loadBatch } from '../run/load-batch.ts';
 import { startBatchRun } from '../run/run-batch.ts';
 import type { BatchSummary } from '../summary-schema.ts';
 
@@ -55,8 +55,8 @@ export async function batchCommand(file: string, flags: BatchFlags): Promise<num
     return fail(`--max-cost must be a positive number of US dollars, e.g. 2.50, got "${flags.maxCost}"`);
   }
   const loaded = await loadBatch(file);
-  if (!loaded.ok) return fail(`the batch cannot run:\n${loaded.text}`);
-  if (loaded.warnings) process.stderr.write(`${loaded.warnings}\n`);
+  if (!loaded.ok) return fail(`the batch cannot run:\n${batchProblemsText(loaded.problems, file)}`);
+  if (loaded.warnings.length > 0) process.stderr.write(`${batchProblemsText(loaded.warnings, file)}\n`);
   const line = (text: string) => process.stderr.write(`ribosome batch: ${displayLine(text)}\n`);
   const started = startBatchRun({
     loaded: loaded.value,

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { type BatchLayout, batchLayout } from '../layout.ts';
 import { type BatchRecord, readBatchRecord } from '../run/batch-record.ts';
-import { loadBatch } from '../run/load-batch.ts';
+import { batchProblemsText, loadBatch } from '../run/load-batch.ts';
 import { batchDirOf } from '../run/run-batch.ts';
 
 /** The batch directory `batch export` and `batch report` read: --dir, else the batch file's default. */
@@ -14,7 +14,12 @@ export async function openBatchDir(
     if (file === undefined)
       return { ok: false, message: 'give the batch file, or its directory with --dir DIR' };
     const loaded = await loadBatch(file);
-    if (!loaded.ok) return { ok: false, message: `the batch file cannot be read:\n${loaded.text}` };
+    if (!loaded.ok) {
+      return {
+        ok: false,
+        message: `the batch file cannot be read:\n${batchProblemsText(loaded.problems, file)}`,
+      };
+    }
     path = batchDirOf(loaded.value.batch.name, undefined);
   }
   const layout = batchLayout(batchDirOf('', path));

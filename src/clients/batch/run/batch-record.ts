@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { Job } from '../batch-schema.ts';
+import type { Job } from '../../../plan/batch-schema.ts';
 import { type BatchLayout, jobExecutionDir, jobResultFile } from '../layout.ts';
 import { jobMetrics } from '../results/job-metrics.ts';
 import { BatchSummary, JobResult } from '../summary-schema.ts';

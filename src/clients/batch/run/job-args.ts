@@ -1,6 +1,6 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Job } from '../batch-schema.ts';
+import type { Job } from '../../../plan/batch-schema.ts';
 
 /** The CLI's entry, as this process runs it (src/*.ts in a clone, dist/*.js in the package). */
 export const CLI_MAIN = fileURLToPath(new URL(`../../cli/main${extname(import.meta.url)}`, import.meta.url));

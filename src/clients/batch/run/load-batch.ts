@@ -1,10 +1,10 @@
 import { dirname, resolve } from 'node:path';
 import { parseWorkspaceSpec, resolveWorkspace, WorkspaceError } from '../../../execution/workspace/index.ts';
+import { BatchFile, type Job } from '../../../plan/batch-schema.ts';
 import { formatProblems, loadPlan } from '../../../plan/index.ts';
 import { hasErrors, type PlanProblem, sortProblems } from '../../../plan/problems.ts';
-import { readSourceFile } from '../../../plan/source-file.ts';
+import { readSourceFile, wholeFile } from '../../../plan/source-file.ts';
 import { issuesToDrafts } from '../../../plan/zod-issues.ts';
-import { BatchFile, type Job } from '../batch-schema.ts';
 import { expandBatch } from '../expand.ts';
 
 export type LoadedBatch = {
@@ -15,8 +15,12 @@ export type LoadedBatch = {
 };
 
 export type LoadBatchResult =
-  | { ok: true; value: LoadedBatch; warnings: string }
-  | { ok: false; text: string };
+  | { ok: true; value: LoadedBatch; warnings: PlanProblem[] }
+  | { ok: false; problems: PlanProblem[] };
+
+/** The problems of a batch as a person reads them, each at its file and line. */
+export const batchProblemsText = (problems: readonly PlanProblem[], file: string) =>
+  formatProblems(problems, resolve(file));
 
 /**
  * Reads and checks a batch file and everything its jobs name, before any job starts: the file's
@@ -27,23 +31,23 @@ export type LoadBatchResult =
 export async function loadBatch(path: string): Promise<LoadBatchResult> {
   const file = resolve(path);
   const read = await readSourceFile(file, 'batch file');
-  if (!read.ok) return { ok: false, text: formatProblems(read.problems, file) };
+  if (!read.ok) return { ok: false, problems: read.problems };
   const { source } = read;
   const parsed = BatchFile.safeParse(source.data);
   if (!parsed.success) {
     const problems = issuesToDrafts(parsed.error.issues, BatchFile, source.data).map(source.locate);
-    return { ok: false, text: formatProblems(sortProblems([...read.warnings, ...problems], [file]), file) };
+    return { ok: false, problems: sortProblems([...read.warnings, ...problems], [file]) };
   }
   const expanded = expandBatch(parsed.data, dirname(file));
   if (!expanded.ok) {
     const problems = expanded.problems.map((p) =>
       source.locate({ code: p.code, path: p.path, message: p.message, hint: 'See docs/batches.md.' }),
     );
-    return { ok: false, text: formatProblems(sortProblems(problems, [file]), file) };
+    return { ok: false, problems: sortProblems(problems, [file]) };
   }
   const jobs = expanded.jobs;
-  const texts: string[] = [];
-  const warnings: PlanProblem[] = [];
+  const problems: PlanProblem[] = [];
+  const warnings: PlanProblem[] = [...read.warnings];
   // Each plan once per agent and model its jobs give it.
   const seen = new Set<string>();
   for (const job of jobs) {
@@ -54,31 +58,41 @@ export async function loadBatch(path: string): Promise<LoadBatchResult> {
       ...(job.agent === undefined ? {} : { agent: job.agent }),
       ...(job.model === undefined ? {} : { model: job.model }),
     });
-    const problems = plan.ok ? plan.warnings : plan.problems;
-    if (!plan.ok || hasErrors(problems)) {
-      const as = [job.agent && `agent ${job.agent}`, job.model && `model ${job.model}`].filter(Boolean);
-      texts.push(
-        `job ${job.id}${as.length > 0 ? ` (${as.join(', ')})` : ''}: its plan ${job.plan} cannot run:\n${formatProblems(problems, job.plan)}`,
-      );
-    } else warnings.push(...problems);
+    const found = plan.ok ? plan.warnings : plan.problems;
+    const as = [job.agent && `agent ${job.agent}`, job.model && `model ${job.model}`].filter(Boolean);
+    // Said of the job that runs it: a plan may be fine with one agent and not with another.
+    const ofJob = found.map((p) => ({
+      ...p,
+      message: `(job ${job.id}${as.length > 0 ? `, ${as.join(', ')}` : ''}) ${p.message}`,
+    }));
+    if (!plan.ok || hasErrors(found)) problems.push(...ofJob);
+    else warnings.push(...ofJob);
   }
   const workspaces = new Map<string, string>();
-  for (const job of jobs)
+  for (const job of jobs) {
     if (job.workspace !== undefined && !workspaces.has(job.workspace)) workspaces.set(job.workspace, job.id);
+  }
   for (const [workspace, id] of workspaces) {
     const spec = parseWorkspaceSpec(workspace, dirname(file));
     if (!spec.ok) {
-      texts.push(`job ${id}: ${spec.message}`);
+      problems.push(workspaceProblem(file, id, spec.message));
       continue;
     }
     try {
       await resolveWorkspace(spec.value);
     } catch (error) {
       if (!(error instanceof WorkspaceError)) throw error;
-      texts.push(`job ${id}: ${error.message}`);
+      problems.push(workspaceProblem(file, id, error.message));
     }
   }
-  if (texts.length > 0) return { ok: false, text: texts.join('\n') };
-  const warningText = warnings.length > 0 ? formatProblems(warnings, file) : '';
-  return { ok: true, value: { file, batch: parsed.data, jobs }, warnings: warningText };
+  if (problems.length > 0) return { ok: false, problems: sortProblems(problems, [file]) };
+  return { ok: true, value: { file, batch: parsed.data, jobs }, warnings };
 }
+
+const workspaceProblem = (file: string, id: string, message: string) =>
+  wholeFile(
+    file,
+    'INVALID_VALUE',
+    `job ${id}: ${message}`,
+    'Name a git repository that has a commit, and a ref it has (PATH@REF).',
+  );

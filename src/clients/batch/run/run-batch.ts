@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { acquireRuntimeLock } from '../../../execution/layout/runtime-lock.ts';
+import type { Job } from '../../../plan/batch-schema.ts';
 import { writeFileAtomic } from '../../../platform/files/atomic-write.ts';
-import type { Job } from '../batch-schema.ts';
 import { type BatchLayout, batchLayout } from '../layout.ts';
 import { jobMetrics, type MetricsCache } from '../results/job-metrics.ts';
 import type { BatchSummary } from '../summary-schema.ts';

@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { executionLayout } from '../../../execution/layout/layout.ts';
 import { isHolderAlive, type LockInfo, readLock } from '../../../execution/layout/runtime-lock.ts';
+import type { Job } from '../../../plan/batch-schema.ts';
 import { writeFileAtomic } from '../../../platform/files/atomic-write.ts';
 import { liveServerUrl } from '../../runs/read-execution.ts';
-import type { Job } from '../batch-schema.ts';
 import { type BatchLayout, jobExecutionDir, jobLog, jobResultFile } from '../layout.ts';
 import { BatchSummary, type JobMetrics } from '../summary-schema.ts';
 import { type JobRunSettings, jobRunArgs } from './job-args.ts';

@@ -1,4 +1,4 @@
-import type { Job } from '../batch-schema.ts';
+import type { Job } from '../../../plan/batch-schema.ts';
 import type { BatchSummary, JobMetrics, JobResult, JobState } from '../summary-schema.ts';
 import type { Slot } from './schedule.ts';
 

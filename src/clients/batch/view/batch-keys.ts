@@ -110,8 +110,12 @@ export function handleBatchKey(
   return same();
 }
 
-/** The key line: as many keys as fit `width`, in their order; stopping the batch and the help always. */
-export function keyLine(width: number): string {
+/**
+ * The key line: as many keys as fit `width`, in their order; stopping the batch and the help always.
+ * With the help open, how to close it.
+ */
+export function keyLine(width: number, modal?: 'help'): string {
+  if (modal === 'help') return 'esc or ? close the help  q stop batch';
   const label = (b: Binding) => `${b.keys === 'enter' ? 'enter/o' : b.keys} ${b.label}`;
   const tail = BINDINGS.filter((b) => b.keys === 'q' || b.keys === '?').map(label);
   const parts: string[] = [];
@@ -133,7 +137,7 @@ const STATE_MEANING: Record<JobState, string> = {
 
 /** The help screen: every key, what each state means, how to read a job that no longer runs. */
 export function batchHelpLines(batchDir: string): Line[] {
-  const lines: Line[] = [{ text: `Ribosome batch · ${batchDir}`, bold: true }, { text: '' }];
+  const lines: Line[] = [{ text: `Ribosome batch · ${batchDir}`, bold: true }];
   for (const b of BINDINGS) lines.push({ text: `  ${b.keys.padEnd(6)} ${b.description}` });
   lines.push({ text: '' }, { text: '  states:', tone: 'muted' });
   for (const state of JobState.options) {
@@ -147,7 +151,6 @@ export function batchHelpLines(batchDir: string): Line[] {
       tone: 'muted',
     },
     { text: `  costs: ${ESTIMATE_LEGEND}`, tone: 'muted' },
-    { text: '  esc or ? closes this help', tone: 'muted' },
   );
   return lines;
 }

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MARK_WIDTH, tableLines, tableRows } from '../../../../src/clients/batch/view/job-table.ts';
-import { event, everyState, job, metrics, summaryOf } from './helpers/summaries.ts';
+import { event, everyState, job, metrics, NOW, summaryOf } from './helpers/summaries.ts';
 
-const NOW = new Date('2025-06-01T10:10:00.000Z');
 const chars = (text: string) => Array.from(text).length;
 
 /** ESC, BEL and every other C0 control, C1 controls, bidi controls: none may reach the terminal. */

@@ -56,8 +56,11 @@ export function summaryOf(jobs: JobResult[], fields: Partial<BatchSummary> = {})
   });
 }
 
-/** One job in each state, in index order. */
-export function everyState(): JobResult[] {
+/** The time the pure tests take as now; the Ink tests pass the real one. */
+export const NOW = new Date('2025-06-01T10:10:00.000Z');
+
+/** One job in each state, in index order; the running one started 2 min 30 s before `now`. */
+export function everyState(now = NOW): JobResult[] {
   return [
     job(0, 'passed', {
       durationMs: 65_000,
@@ -65,7 +68,7 @@ export function everyState(): JobResult[] {
     }),
     job(1, 'running', {
       url: 'ws://127.0.0.1:40001',
-      startedAt: '2025-06-01T10:07:30.000Z',
+      startedAt: new Date(now.getTime() - 150_000).toISOString(),
       metrics: metrics({ codonsDone: 1, costUsd: 1.5, lastEvent: event('build: Bash npm test') }),
     }),
     job(2, 'failed', {

@@ -39,11 +39,11 @@ export type RunBatchViewOptions = {
 const ENTER_ALT_SCREEN = '\u001b[?1049h\u001b[H';
 const LEAVE_ALT_SCREEN = '\u001b[?1049l';
 
-/** Where the view is: drawing the table, a job's TUI open in its place, or over. */
+/** What the terminal shows: the table, a job's TUI in its place, or neither (before, between, after). */
 type Phase =
   | { kind: 'table'; instance: Instance; stdin: NodeJS.ReadStream | undefined; own: boolean }
   | { kind: 'tui'; jobId: string }
-  | { kind: 'over' };
+  | { kind: 'idle' };
 
 /**
  * The live table of a running batch on this terminal, until its summaries end (or `signal`):
@@ -57,9 +57,10 @@ export async function runBatchView(options: RunBatchViewOptions): Promise<BatchS
   const color = colorAllowed(options.env ?? process.env);
   const openTui = options.openTui ?? ((_jobId: string, url: string) => openJobTui(url));
   const store = summaryStore(options.summaries);
-  let phase: Phase = { kind: 'over' };
+  let phase: Phase = { kind: 'idle' };
   let view: BatchView = {};
-  let ending = false;
+  // The summaries ended (or the signal came): the batch is over, whatever the terminal shows.
+  let batchOver = false;
   let finish: () => void = () => {};
   const finished = new Promise<void>((resolve) => {
     finish = resolve;
@@ -97,7 +98,7 @@ export async function runBatchView(options: RunBatchViewOptions): Promise<BatchS
   const unmount = () => {
     if (phase.kind !== 'table') return;
     const { instance, stdin, own } = phase;
-    phase = { kind: 'over' };
+    phase = { kind: 'idle' };
     instance.unmount();
     instance.cleanup();
     // A stream left open on the terminal keeps reading it, and would take keys meant for the job's TUI.
@@ -106,7 +107,7 @@ export async function runBatchView(options: RunBatchViewOptions): Promise<BatchS
   };
 
   const end = () => {
-    ending = true;
+    batchOver = true;
     // With a job's TUI open, the view ends when it is left.
     if (phase.kind === 'tui') return;
     unmount();
@@ -138,8 +139,8 @@ export async function runBatchView(options: RunBatchViewOptions): Promise<BatchS
         },
       };
     }
-    phase = { kind: 'over' };
-    if (ending) finish();
+    phase = { kind: 'idle' };
+    if (batchOver) finish();
     else mount();
   }
 
@@ -151,7 +152,7 @@ export async function runBatchView(options: RunBatchViewOptions): Promise<BatchS
     failure = { error };
     end();
   });
-  if (!ending) mount();
+  mount();
   try {
     await finished;
   } finally {

@@ -43,7 +43,8 @@ export function summaryStore(source: SummarySource): SummaryStore {
     stop = source({ next, end });
   } else {
     const iterator = source[Symbol.asyncIterator]();
-    stop = () => void iterator.return?.();
+    // The source's own clean-up failing is not the view's to report.
+    stop = () => void Promise.resolve(iterator.return?.()).catch(() => {});
     void (async () => {
       try {
         for (;;) {

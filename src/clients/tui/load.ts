@@ -6,14 +6,19 @@
  * every render (twice the heap of a long run's attach, and slower frames), so the production build
  * is loaded unless NODE_ENV says otherwise. The environment is left as it was.
  */
-export async function loadTui(): Promise<typeof import('./index.ts')> {
+export function loadTui(): Promise<typeof import('./index.ts')> {
+  return loadInteractive(() => import('./index.ts'));
+}
+
+/** Imports a module that draws with Ink (the TUI, the batch table) as `loadTui` does: as if not in CI, React's production build. */
+export async function loadInteractive<T>(load: () => Promise<T>): Promise<T> {
   const keys = ['CI', 'CONTINUOUS_INTEGRATION', 'NODE_ENV'] as const;
   const saved = keys.map((key) => [key, process.env[key]] as const);
   for (const key of ['CI', 'CONTINUOUS_INTEGRATION'] as const)
     if (process.env[key] !== undefined) process.env[key] = 'false';
   process.env.NODE_ENV ??= 'production';
   try {
-    return await import('./index.ts');
+    return await load();
   } finally {
     for (const [key, value] of saved) {
       if (value === undefined) delete process.env[key];

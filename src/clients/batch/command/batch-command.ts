@@ -5,6 +5,7 @@ import { type BatchDashboard, BatchDashboardError, startBatchDashboard } from '.
 import { batchProblemsText, loadBatch } from '../run/load-batch.ts';
 import { startBatchRun } from '../run/run-batch.ts';
 import type { BatchSummary } from '../summary-schema.ts';
+import { loadBatchView } from '../view/load.ts';
 
 /** `ribosome batch FILE`'s options as commander gives them. */
 export type BatchFlags = {
@@ -57,7 +58,13 @@ export async function batchCommand(file: string, flags: BatchFlags): Promise<num
   const loaded = await loadBatch(file);
   if (!loaded.ok) return fail(`the batch cannot run:\n${batchProblemsText(loaded.problems, file)}`);
   if (loaded.warnings.length > 0) process.stderr.write(`${batchProblemsText(loaded.warnings, file)}\n`);
-  const line = (text: string) => process.stderr.write(`ribosome batch: ${displayLine(text)}\n`);
+  const say = (text: string) => process.stderr.write(`ribosome batch: ${displayLine(text)}\n`);
+  // On a terminal the live table shows what the lines would say; they are kept for after it.
+  const table =
+    flags.headless !== true && jobIndex === undefined && process.stdin.isTTY && process.stdout.isTTY;
+  const kept: string[] = [];
+  const line = table ? (text: string) => void kept.push(text) : say;
+  let viewer: { next(summary: BatchSummary): void; end(): void } | undefined;
   const started = startBatchRun({
     loaded: loaded.value,
     ...(flags.dir === undefined ? {} : { dir: flags.dir }),
@@ -74,6 +81,7 @@ export async function batchCommand(file: string, flags: BatchFlags): Promise<num
       ...(flags.sandbox === undefined ? {} : { sandbox: flags.sandbox }),
     },
     onLine: line,
+    onSummary: (summary) => viewer?.next(summary),
   });
   if (!started.ok) return fail(started.message, started.code);
   const { runner, layout } = started;
@@ -91,8 +99,24 @@ export async function batchCommand(file: string, flags: BatchFlags): Promise<num
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
+    const view = table
+      ? (await loadBatchView()).runBatchView({
+          summaries: (listener) => {
+            viewer = listener;
+            listener.next(runner.summary());
+            return () => {
+              viewer = undefined;
+            };
+          },
+          onQuit: () => runner.stop(),
+        })
+      : undefined;
     const { summary, code } = await started.finish();
-    line(endLine(summary, jobIndex === undefined ? layout.summary : undefined));
+    viewer?.end();
+    await view;
+    // What the table showed, for the scrollback: how each job ended.
+    for (const text of kept) if (!/: started( \(start \d+\))?$/.test(text)) say(text);
+    say(endLine(summary, jobIndex === undefined ? layout.summary : undefined));
     return code;
   } finally {
     process.off('SIGINT', onSignal);

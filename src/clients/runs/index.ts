@@ -5,11 +5,13 @@ export { PlanRecord, planRecordOf, readPlanRecord, writePlanRecord } from './pla
 export {
   ExecutionReadError,
   journalEvents,
+  journalEventsAfter,
   journalRunIds,
   lastEventTimes,
   liveServerUrl,
   openExecutionDb,
   readState,
+  readStateAfter,
 } from './read-execution.ts';
 export { type RunRow, runRows } from './run-rows.ts';
 export { type ExitSummary, exitSummaryLine } from './summary.ts';

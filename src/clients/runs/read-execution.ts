@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { executionLayout } from '../../execution/layout/layout.ts';
 import { isHolderAlive, readLock } from '../../execution/layout/runtime-lock.ts';
-import { type EngineState, reduceAll } from '../../execution/state/reducer.ts';
+import { type EngineState, initialState, reduceAll } from '../../execution/state/reducer.ts';
 import { parseTransition } from '../../execution/state/transitions.ts';
 
 /** An execution directory that cannot be read: exit 2 (a path the user gave that holds no execution). */
@@ -29,12 +29,27 @@ const tableExists = (db: DatabaseSync, name: string) =>
 
 /** The recorded state (every transition folded, as a server replays it at start). */
 export function readState(db: DatabaseSync): EngineState {
-  if (!tableExists(db, 'transitions')) return reduceAll([]);
-  const rows = db.prepare('SELECT type, data FROM transitions ORDER BY seq').all() as Array<{
-    type: string;
-    data: string;
-  }>;
-  return reduceAll(rows.map((r) => parseTransition(r.type, JSON.parse(r.data))));
+  return readStateAfter(db, { state: initialState(), seq: 0 }).state;
+}
+
+/**
+ * `from.state` with the transitions recorded after sequence number `from.seq` folded in, and the
+ * last one's number: a reader that polls a running execution folds only what is new (the
+ * transitions are only ever appended).
+ */
+export function readStateAfter(
+  db: DatabaseSync,
+  from: { state: EngineState; seq: number },
+): { state: EngineState; seq: number } {
+  if (!tableExists(db, 'transitions')) return from;
+  const rows = db
+    .prepare('SELECT seq, type, data FROM transitions WHERE seq > ? ORDER BY seq')
+    .all(from.seq) as Array<{ seq: number; type: string; data: string }>;
+  const state = reduceAll(
+    rows.map((r) => parseTransition(r.type, JSON.parse(r.data))),
+    from.state,
+  );
+  return { state, seq: rows.at(-1)?.seq ?? from.seq };
 }
 
 /** The time of each run's newest journaled event. */
@@ -63,6 +78,19 @@ export function* journalEvents(db: DatabaseSync, runId?: string): Generator<stri
       ? db.prepare('SELECT json FROM events ORDER BY seq').iterate()
       : db.prepare('SELECT json FROM events WHERE run_id = ? ORDER BY seq').iterate(runId);
   for (const row of rows as Iterable<{ json: string }>) yield row.json;
+}
+
+/**
+ * The journaled events after sequence number `afterSeq` (0: all), each with its own, in order: a
+ * reader that polls a running execution reads only what is new since its last read.
+ */
+export function* journalEventsAfter(
+  db: DatabaseSync,
+  afterSeq: number,
+): Generator<{ seq: number; json: string }> {
+  if (!tableExists(db, 'events')) return;
+  const rows = db.prepare('SELECT seq, json FROM events WHERE seq > ? ORDER BY seq').iterate(afterSeq);
+  for (const row of rows as Iterable<{ seq: number; json: string }>) yield row;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { displayLine, displayText } from '../../model/display-text.ts';
+import { oneLine } from '../../model/format.ts';
 
 /**
  * Text from a batch (job ids, axis values, reasons: anything a plan, an agent or a file wrote) made
@@ -29,3 +30,14 @@ export const xmlAttribute = (text: string): string => entities(displayLine(text)
 
 /** HTML text or a quoted attribute value: the same escapes serve both. */
 export const html = xmlAttribute;
+
+/**
+ * A Markdown table cell: on one line (line breaks and runs of spaces as one space, control characters
+ * as stand-ins), `\` and `|` escaped so the cell ends where the table says, and `<`, `>`, `&` as
+ * entities so no text from the batch renders as HTML.
+ */
+export function markdownCell(text: string, max = 300): string {
+  return oneLine(text, max)
+    .replace(/[\\|]/g, (c) => `\\${c}`)
+    .replace(/[&<>]/g, (c) => ENTITIES[c] ?? c);
+}

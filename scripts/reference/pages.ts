@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Command } from 'commander';
 import { ENVIRONMENT_NOTES, ENVIRONMENT_VARIABLES } from '../../src/core/environment.ts';
+import { BatchFile } from '../../src/plan/batch-schema.ts';
 import { ConfigFile } from '../../src/plan/config/config-file.ts';
 import { jsonSchema } from '../../src/plan/json-schema.ts';
 import { Plan } from '../../src/plan/plan-schema.ts';
@@ -15,6 +16,7 @@ export function referencePages(program: Command, cwd: string): Record<string, st
     'cli.md': cliReference(program, cwd),
     'plan.md': planReference(),
     'config.md': configReference(),
+    'batch.md': batchReference(),
     'environment.md': environmentReference(),
   };
 }
@@ -50,6 +52,17 @@ export function configReference(): string {
       'and meaning. `examples/ribosome.config.yaml` sets every key; `schema/config.schema.json` gives ' +
       'editors completion. `ribosome validate FILE` checks a file.',
     render.section('Config file', config),
+  ]);
+}
+
+export function batchReference(): string {
+  const batch = jsonSchema(BatchFile);
+  const render = new SchemaRenderer(definitionsOf(batch));
+  return page('Batch file reference', [
+    'Every field of a batch file (`ribosome batch FILE`, YAML or JSON; docs/batches.md), with its type, ' +
+      'default and meaning. `schema/batch.schema.json` gives editors completion. `ribosome validate FILE` ' +
+      'checks a file and every plan and workspace its jobs name.',
+    render.section('Batch file', batch),
   ]);
 }
 

@@ -82,14 +82,19 @@ export function* journalEvents(db: DatabaseSync, runId?: string): Generator<stri
 
 /**
  * The journaled events after sequence number `afterSeq` (0: all), each with its own, in order: a
- * reader that polls a running execution reads only what is new since its last read.
+ * reader that polls a running execution reads only what is new since its last read. `exceptTypes`:
+ * types it has no use for, left in the database unread (a file tree, a gate's streamed output).
  */
 export function* journalEventsAfter(
   db: DatabaseSync,
   afterSeq: number,
+  exceptTypes: readonly string[] = [],
 ): Generator<{ seq: number; json: string }> {
   if (!tableExists(db, 'events')) return;
-  const rows = db.prepare('SELECT seq, json FROM events WHERE seq > ? ORDER BY seq').iterate(afterSeq);
+  const except = exceptTypes.length > 0 ? ` AND type NOT IN (${exceptTypes.map(() => '?').join(', ')})` : '';
+  const rows = db
+    .prepare(`SELECT seq, json FROM events WHERE seq > ?${except} ORDER BY seq`)
+    .iterate(afterSeq, ...exceptTypes);
   for (const row of rows as Iterable<{ seq: number; json: string }>) yield row;
 }
 

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { appendFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { writeAtomically } from '../../platform/files/atomic-write.ts';
 
 /**
  * A sentinel's output files, relative to the execution's `.ribosome/sentinels/`:
@@ -52,18 +52,6 @@ export async function writeOutput(
     await attempt(problems, last, () => writeAtomically(last, text));
   }
   return problems;
-}
-
-export async function writeAtomically(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temp = `${path}.${randomUUID().slice(0, 8)}.tmp`;
-  try {
-    await writeFile(temp, text);
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true }).catch(() => {});
-    throw error;
-  }
 }
 
 async function attempt(problems: string[], path: string, write: () => Promise<void>): Promise<void> {

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 
 /**
  * Writes `text` to `file` so that a reader sees the old content or the new, never half of it: into a
@@ -11,6 +14,19 @@ export function writeFileAtomic(file: string, text: string): void {
     renameSync(tmp, file);
   } catch (error) {
     rmSync(tmp, { force: true });
+    throw error;
+  }
+}
+
+/** writeFileAtomic's asynchronous form; makes the folder if needed. */
+export async function writeAtomically(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = `${path}.${randomUUID().slice(0, 8)}.tmp`;
+  try {
+    await writeFile(temp, text);
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => {});
     throw error;
   }
 }

@@ -119,7 +119,7 @@ matrix:
     expect(summary.counts).toMatchObject({ passed: 4, failed: 1 });
     const bad = summary.jobs[0];
     expect(bad?.reason).toContain(
-      'codon write verify: verification gate 1/1 `test "$EXPECT" = ok` exited with code 1',
+      'codon write failed (verify): verification gate 1/1 `test "$EXPECT" = ok` exited with code 1',
     );
     expect(bad?.metrics).toMatchObject({ codonsDone: 0, codonsTotal: 1, gatedCodons: 1, gatesFirstTry: 0 });
     // Each job is an ordinary execution of its own, cloned from its workspace, with its model.

@@ -1,4 +1,5 @@
 import { writeFileAtomic } from '../../../platform/files/atomic-write.ts';
+import { writeResults } from '../results/index.ts';
 import { summaryFromDir } from '../run/batch-record.ts';
 import { endLine } from './batch-command.ts';
 import { openBatchDir } from './batch-dir.ts';
@@ -15,6 +16,9 @@ export async function batchReport(file: string | undefined, flags: { dir?: strin
   }
   const summary = summaryFromDir(opened.layout, opened.record);
   writeFileAtomic(opened.layout.summary, `${JSON.stringify(summary, null, 2)}\n`);
+  await writeResults(opened.layout, summary, {
+    matrix: summary.jobs.some((j) => Object.keys(j.axes).length > 0),
+  });
   process.stderr.write(`ribosome batch report: ${endLine(summary, opened.layout.summary)}\n`);
   return summary.jobs.every((j) => j.state === 'passed') ? 0 : 1;
 }

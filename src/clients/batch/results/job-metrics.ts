@@ -65,10 +65,16 @@ const startOf = (database: number): Read => ({
   journal: { seq: 0, tally: emptyTally() },
 });
 
+/**
+ * Journaled events neither the store (fold-event.ts) nor the tally folds: they can be large (a whole
+ * file tree, a gate's output), and reading them would only cost.
+ */
+const UNUSED = ['filetree.updated', 'verify.output', 'checkpoint.diff', 'sentinel.triggered'];
+
 function readJournalAfter(db: DatabaseSync, from: Read['journal']): Read['journal'] {
   const events: ServerEvent[] = [];
   let seq = from.seq;
-  for (const row of journalEventsAfter(db, from.seq)) {
+  for (const row of journalEventsAfter(db, from.seq, UNUSED)) {
     seq = row.seq;
     const parsed = parseServerEvent(JSON.parse(row.json));
     // An event this version does not know (a newer server's) is left out, as `ribosome log` does.

@@ -4,7 +4,7 @@ import { acquireRuntimeLock } from '../../../execution/layout/runtime-lock.ts';
 import type { Job } from '../../../plan/batch-schema.ts';
 import { writeFileAtomic } from '../../../platform/files/atomic-write.ts';
 import { type BatchLayout, batchLayout } from '../layout.ts';
-import { jobMetrics, type MetricsCache } from '../results/job-metrics.ts';
+import { jobMetrics, type MetricsCache, writeResults } from '../results/index.ts';
 import type { BatchSummary } from '../summary-schema.ts';
 import { forceStopJob } from './force-stop.ts';
 import type { JobRunSettings } from './job-args.ts';
@@ -113,6 +113,9 @@ export function startBatchRun(request: BatchRequest): BatchStart {
   const finish = async () => {
     try {
       const summary = await runner.done;
+      if (request.jobIndex === undefined) {
+        await writeResults(layout, summary, { matrix: loaded.batch.matrix !== undefined });
+      }
       const code = summary.jobs.every((j) => j.state === 'passed') ? 0 : 1;
       return { summary, code };
     } finally {

@@ -5,6 +5,7 @@ import type { Job } from '../../../plan/batch-schema.ts';
 import { writeFileAtomic } from '../../../platform/files/atomic-write.ts';
 import { liveServerUrl } from '../../runs/read-execution.ts';
 import { type BatchLayout, jobExecutionDir, jobLog, jobResultFile } from '../layout.ts';
+import { metricsFailureText } from '../results/job-text.ts';
 import { BatchSummary, type JobMetrics } from '../summary-schema.ts';
 import { type JobRunSettings, jobRunArgs } from './job-args.ts';
 import { type JobProcess, lastLogLine, startJobProcess, waitForExit } from './job-process.ts';
@@ -127,7 +128,7 @@ export function startBatch(options: RunnerOptions): BatchRunner {
       } else {
         const reason =
           verdict.state === 'failed'
-            ? (slot.stopping ?? failureText(entry.metrics) ?? verdict.reason)
+            ? (slot.stopping ?? metricsFailureText(entry.metrics) ?? verdict.reason)
             : verdict.reason;
         entry.slot = {
           kind: 'ended',
@@ -250,11 +251,6 @@ export function startBatch(options: RunnerOptions): BatchRunner {
 function heldBy(executionDir: string): LockInfo | undefined {
   const holder = readLock(executionLayout(executionDir).lockFile);
   return holder && isHolderAlive(holder) ? holder : undefined;
-}
-
-function failureText(metrics: JobMetrics | undefined): string | undefined {
-  const failure = metrics?.failure;
-  return failure ? `codon ${failure.codonId} ${failure.reason}: ${failure.message}` : undefined;
 }
 
 /** summary.json of an earlier batch process, for the starts and time it counted. */

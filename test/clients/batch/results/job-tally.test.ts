@@ -8,7 +8,7 @@ const started = (codonId: string) =>
   makeEvent('codon.started', {
     codonId,
     codonName: codonId,
-    sessionId: 's',
+    sessionId: `s-${codonId}`,
     startTime: new Date().toISOString(),
   });
 const gateStarted = (codonId: string, gate: number, gates: number, round: number) =>

@@ -41,19 +41,21 @@ export function kubernetesManifests(input: KubernetesInput): string {
   const objects = [
     configMap(input, name, carried),
     ...(input.storage.kind === 'pvc' && input.storage.claim === undefined && claim
-      ? [volumeClaim(input, claim)]
+      ? [volumeClaim(input, name, claim)]
       : []),
     service(input, name),
     indexedJob(input, name, carried, claim),
   ];
-  return `${header(input, name, carried)}${objects.map((o) => stringify(o, { lineWidth: 0 })).join('---\n')}`;
+  const yaml = objects.map((o) => stringify(o, { lineWidth: 0, aliasDuplicateObjects: false }));
+  return `${header(input, name, carried)}${yaml.join('---\n')}`;
 }
 
-function metadata(input: KubernetesInput, name: string) {
+/** An object of the batch `base`: its name, the namespace, and the labels every object of the batch carries. */
+function metadata(input: KubernetesInput, base: string, name = base) {
   return {
     name,
     ...(input.namespace === undefined ? {} : { namespace: input.namespace }),
-    labels: labels(name),
+    labels: labels(base),
   };
 }
 
@@ -67,17 +69,17 @@ function configMap(input: KubernetesInput, name: string, carried: Carried): ICon
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: metadata(input, `${name}-files`),
+    metadata: metadata(input, name, `${name}-files`),
     data: Object.fromEntries(carried.files.map((file) => [file.key, file.text])),
   };
 }
 
-function volumeClaim(input: KubernetesInput, claim: string): IPersistentVolumeClaim {
+function volumeClaim(input: KubernetesInput, name: string, claim: string): IPersistentVolumeClaim {
   const storage = input.storage.kind === 'pvc' ? input.storage : undefined;
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
-    metadata: metadata(input, claim),
+    metadata: metadata(input, name, claim),
     spec: {
       // Every pod writes its job's execution directory into it, from whichever node it runs on.
       accessModes: ['ReadWriteMany'],

@@ -93,6 +93,13 @@ describe('ribosome batch --emit kubernetes', () => {
     ]);
     const job = of<IJob>(docs, 'Job');
     expect(job.spec).toMatchObject({ completionMode: 'Indexed', completions: 4, parallelism: 3 });
+    // Every object says which batch it belongs to, for `kubectl delete -l app.kubernetes.io/instance=fleet`.
+    for (const doc of docs)
+      expect(doc.metadata).toMatchObject({ labels: { 'app.kubernetes.io/instance': 'fleet' } });
+  });
+
+  it('writes each value where it is, without YAML anchors a reader would have to follow', () => {
+    expect(kubernetesManifests(batchInput(MATRIX))).not.toMatch(/(^|\s)[&*]a\d+(\s|$)/m);
   });
 
   it('each pod runs the job of its completion index from the carried batch file, serving its protocol on the port', () => {

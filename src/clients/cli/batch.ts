@@ -36,6 +36,45 @@ export function registerBatch(program: Command): void {
     .option('--provider-base-url <url>', 'LLM API base URL of every job')
     .option('--sandbox <mode>', 'confine every agent: auto, on or off')
     .option('--no-sandbox', 'agents run unconfined (--sandbox off)')
+    .option(
+      '--emit <kind>',
+      'write what runs the batch past this machine instead of running it: kubernetes or github-actions',
+    )
+    .option('--out <dir>', '--emit: the folder to write into (default the current one)')
+    .option('--image <ref>', '--emit kubernetes: the Ribosome image the cluster pulls (required)')
+    .option(
+      '--secret <name>',
+      '--emit kubernetes: the Secret holding provider keys and RIBOSOME_TOKEN (required)',
+    )
+    .option('--claim <name>', '--emit kubernetes: an existing ReadWriteMany claim for the batch directory')
+    .option(
+      '--empty-dir',
+      "--emit kubernetes: each pod keeps its job's results on an emptyDir (with --upload)",
+    )
+    .option(
+      '--upload <command>',
+      '--emit kubernetes --empty-dir: run in the pod after its job (RESULTS_DIR set)',
+    )
+    .option('--cpu <quantity>', "--emit kubernetes: each pod's CPU request and limit (default 1)")
+    .option('--memory <quantity>', "--emit kubernetes: each pod's memory request and limit (default 2Gi)")
+    .option('--namespace <name>', '--emit kubernetes: the namespace of every object')
+    .option('--pod-port <n>', "--emit kubernetes: each pod's protocol port (default 7777)")
+    .option(
+      '--secrets <names>',
+      '--emit github-actions: repository secrets each job gets (default ANTHROPIC_API_KEY)',
+    )
+    .option(
+      '--agent-clis <packages>',
+      '--emit github-actions: npm packages of agent CLIs to install, comma-separated',
+    )
+    .option(
+      '--branch-prefix <prefix>',
+      '--emit github-actions: successful jobs go to branches PREFIX<job id>',
+    )
+    .option(
+      '--ribosome-dev',
+      "--emit github-actions: use the repository's own ribosome devDependency (npm ci)",
+    )
     .action(async (file: string, flags: BatchFlags) => {
       process.exitCode = await batchCommand(file, flags);
     });

@@ -8,7 +8,8 @@ import { dirname } from 'node:path';
  * temporary file beside it, then renamed over it (rename is atomic within a file system).
  */
 export function writeFileAtomic(file: string, text: string): void {
-  const tmp = `${file}.${process.pid}.tmp`;
+  // Not the pid alone: the pods of a cluster batch share a volume, and often their pids too.
+  const tmp = `${file}.${randomUUID().slice(0, 8)}.tmp`;
   try {
     writeFileSync(tmp, text);
     renameSync(tmp, file);

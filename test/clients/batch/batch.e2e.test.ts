@@ -148,6 +148,16 @@ matrix:
       expect(spans.filter(([s, e]) => s <= start && start < e).length).toBeLessThanOrEqual(2);
     }
     expect(result.stderr).toContain('matrix: 5 jobs: 4 passed, 1 failed');
+    // The result files a CI system reads.
+    const junit = readFileSync(join(root, 'ribosome-batches/matrix/junit.xml'), 'utf8');
+    expect(junit.match(/<testcase /g)).toHaveLength(5);
+    expect(junit.match(/<failure /g)).toHaveLength(1);
+    expect(junit).toContain('verification gate 1/1');
+    const table = readFileSync(join(root, 'ribosome-batches/matrix/summary.md'), 'utf8');
+    expect(table).toContain('| bad |');
+    const report = readFileSync(join(root, 'ribosome-batches/matrix/report.md'), 'utf8');
+    for (const model of ['claude-sonnet-4-5', 'claude-haiku-4-5']) expect(report).toContain(model);
+    expect(readFileSync(join(root, 'ribosome-batches/matrix/report.html'), 'utf8')).toContain('<svg');
     // `ribosome runs` opens a job like any execution.
     const runs = await cliToEnd(['runs', '--execution', join(root, 'ribosome-batches/matrix/jobs/bad')]);
     expect(runs.stdout).toMatch(/failed/);
@@ -240,7 +250,7 @@ jobs:
     const noPlan = batchFile('noplan', 'name: noplan\njobs:\n  - { id: a, plan: missing.yaml }\n');
     const missing = await batch(noPlan);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('job a: its plan');
+    expect(missing.stderr).toContain('(job a) Cannot read the plan file: not found.');
     expect(missing.stderr).toContain('missing.yaml');
     const one = batchFile('one', 'name: one\njobs:\n  - { id: a, plan: plan.yaml }\n');
     for (const [flags, words] of [
@@ -252,5 +262,47 @@ jobs:
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain(words);
     }
+  });
+
+  it('each job alone by --job-index (as pods do), then batch report and batch export to branches', async () => {
+    const file = batchFile(
+      'pods',
+      `name: pods
+defaults: { plan: plan.yaml, vars: { EXPECT: ok } }
+matrix: { workspace: [repos/one, repos/two] }
+`,
+    );
+    const dirOf = join(root, 'ribosome-batches/pods');
+    const [zero, one] = await Promise.all([batch(file, '--job-index', '0'), batch(file, '--job-index', '1')]);
+    expect([zero.code, one.code], `${zero.stderr}${one.stderr}`).toEqual([0, 0]);
+    // No pod writes the batch's summary: each leaves its own job's result.
+    expect(existsSync(join(dirOf, 'summary.json'))).toBe(false);
+    expect(existsSync(join(dirOf, 'results/one.json'))).toBe(true);
+    const report = await cliToEnd(['batch', 'report', '--dir', dirOf]);
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stderr).toContain('pods: 2 jobs: 2 passed');
+    expect(summaryOf('pods').jobs.map((j) => [j.id, j.state, j.starts])).toEqual([
+      ['one', 'passed', 1],
+      ['two', 'passed', 1],
+    ]);
+    expect(readFileSync(join(dirOf, 'junit.xml'), 'utf8').match(/<testcase /g)).toHaveLength(2);
+    expect(existsSync(join(dirOf, 'report.html'))).toBe(true);
+    const exported = await cliToEnd(['batch', 'export', '--dir', dirOf, '--to-branch', 'ribosome/']);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stderr).toContain('2 jobs exported');
+    for (const repo of ['one', 'two']) {
+      const branches = execFileSync('git', ['branch', '--list', 'ribosome/*'], {
+        cwd: join(root, 'repos', repo),
+      });
+      expect(branches.toString().trim()).toBe(`ribosome/${repo}`);
+      const files = execFileSync('git', ['show', '--name-only', '--format=', `ribosome/${repo}`], {
+        cwd: join(root, 'repos', repo),
+      });
+      expect(files.toString()).toContain('out.txt');
+    }
+    // Again without --force: the branches are there, and each job says so.
+    const again = await cliToEnd(['batch', 'export', '--dir', dirOf, '--to-branch', 'ribosome/']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/one: export: .* already has a branch ribosome\/one; --force replaces it/);
   });
 });

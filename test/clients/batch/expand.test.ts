@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BatchFile } from '../../../src/plan/batch-schema.ts';
 import { expandBatch, matrixCombos } from '../../../src/clients/batch/expand.ts';
+import { BatchFile } from '../../../src/plan/batch-schema.ts';
 
 const expand = (input: unknown) => expandBatch(BatchFile.parse(input), '/b');
 

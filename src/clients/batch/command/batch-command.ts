@@ -6,9 +6,10 @@ import { batchProblemsText, loadBatch } from '../run/load-batch.ts';
 import { startBatchRun } from '../run/run-batch.ts';
 import type { BatchSummary } from '../summary-schema.ts';
 import { loadBatchView } from '../view/load.ts';
+import { type EmitFlags, emitCommand } from './batch-emit.ts';
 
 /** `ribosome batch FILE`'s options as commander gives them. */
-export type BatchFlags = {
+export type BatchFlags = EmitFlags & {
   dir?: string;
   parallel?: string;
   failFast?: boolean;
@@ -55,9 +56,10 @@ export async function batchCommand(file: string, flags: BatchFlags): Promise<num
   if (flags.maxCost !== undefined && maxCost === undefined) {
     return fail(`--max-cost must be a positive number of US dollars, e.g. 2.50, got "${flags.maxCost}"`);
   }
-  const loaded = await loadBatch(file);
+  const loaded = await loadBatch(file, jobIndex === undefined ? undefined : { jobIndex });
   if (!loaded.ok) return fail(`the batch cannot run:\n${batchProblemsText(loaded.problems, file)}`);
   if (loaded.warnings.length > 0) process.stderr.write(`${batchProblemsText(loaded.warnings, file)}\n`);
+  if (flags.emit !== undefined) return emitCommand(loaded.value, flags, parallel);
   const say = (text: string) => process.stderr.write(`ribosome batch: ${displayLine(text)}\n`);
   // On a terminal the live table shows what the lines would say; they are kept for after it.
   const table =

@@ -1,6 +1,6 @@
 import { basename, dirname, isAbsolute, posix, relative, resolve, sep } from 'node:path';
 import { parse, parseDocument } from 'yaml';
-import { BatchFile, type Job } from '../batch-schema.ts';
+import { BatchFile, type Job } from '../../../plan/batch-schema.ts';
 import { expandBatch } from '../expand.ts';
 import { EmitError } from './emit-error.ts';
 

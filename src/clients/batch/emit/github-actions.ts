@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import type { BatchFile, Job } from '../batch-schema.ts';
+import type { BatchFile, Job } from '../../../plan/batch-schema.ts';
 import { EmitError } from './emit-error.ts';
 import type { GithubActionsOptions } from './options.ts';
 

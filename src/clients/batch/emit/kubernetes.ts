@@ -5,7 +5,7 @@ import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import type { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import type { IService } from 'kubernetes-models/v1/Service';
 import { stringify } from 'yaml';
-import { type BatchFile, DEFAULT_JOB_RETRIES, type Job } from '../batch-schema.ts';
+import { type BatchFile, DEFAULT_JOB_RETRIES, type Job } from '../../../plan/batch-schema.ts';
 import { BATCH_MOUNT, type Carried, carryFiles } from './carry-files.ts';
 import { kubeBaseName } from './kube-names.ts';
 import type { KubernetesOptions } from './options.ts';

@@ -25,10 +25,11 @@ export const batchProblemsText = (problems: readonly PlanProblem[], file: string
 /**
  * Reads and checks a batch file and everything its jobs name, before any job starts: the file's
  * shape, its jobs (ids, a plan for each), each plan as each job will run it (its agent and model
- * applied), and each workspace (a git repository with that ref). Problems are reported all at once,
+ * applied), and each workspace (a git repository with that ref); with `only`, that job's plan and
+ * workspace alone. Problems are reported all at once,
  * each at its line, as `ribosome validate` reports a plan's.
  */
-export async function loadBatch(path: string): Promise<LoadBatchResult> {
+export async function loadBatch(path: string, only?: { jobIndex: number }): Promise<LoadBatchResult> {
   const file = resolve(path);
   const read = await readSourceFile(file, 'batch file');
   if (!read.ok) return { ok: false, problems: read.problems };
@@ -46,11 +47,13 @@ export async function loadBatch(path: string): Promise<LoadBatchResult> {
     return { ok: false, problems: sortProblems(problems, [file]) };
   }
   const jobs = expanded.jobs;
+  // One job of many (a pod, a CI matrix entry): only its own plan and workspace need be here.
+  const checked = only === undefined ? jobs : jobs.filter((j) => j.index === only.jobIndex);
   const problems: PlanProblem[] = [];
   const warnings: PlanProblem[] = [...read.warnings];
   // Each plan once per agent and model its jobs give it.
   const seen = new Set<string>();
-  for (const job of jobs) {
+  for (const job of checked) {
     const key = JSON.stringify([job.plan, job.agent ?? '', job.model ?? '']);
     if (seen.has(key)) continue;
     seen.add(key);
@@ -69,7 +72,7 @@ export async function loadBatch(path: string): Promise<LoadBatchResult> {
     else warnings.push(...ofJob);
   }
   const workspaces = new Map<string, string>();
-  for (const job of jobs) {
+  for (const job of checked) {
     if (job.workspace !== undefined && !workspaces.has(job.workspace)) workspaces.set(job.workspace, job.id);
   }
   for (const [workspace, id] of workspaces) {

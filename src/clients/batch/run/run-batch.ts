@@ -74,11 +74,12 @@ export function startBatchRun(request: BatchRequest): BatchStart {
       };
     }
     release = () => lock.lock.release();
-    writeFileAtomic(
-      layout.batchRecord,
-      `${JSON.stringify({ name: loaded.batch.name, file: loaded.file, jobs: loaded.jobs }, null, 2)}\n`,
-    );
   }
+  // Every pod of a cluster batch writes the same record: `batch report` and `batch export` read it.
+  writeFileAtomic(
+    layout.batchRecord,
+    `${JSON.stringify({ name: loaded.batch.name, file: loaded.file, jobs: loaded.jobs }, null, 2)}\n`,
+  );
   const maxCostUsd = request.maxCostUsd ?? loaded.batch.budget?.maxCostUsd;
   const parallel =
     request.jobIndex !== undefined ? 1 : (request.parallel ?? loaded.batch.parallel ?? defaultParallel());

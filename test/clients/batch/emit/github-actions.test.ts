@@ -3,7 +3,6 @@ import { posix } from 'node:path';
 import { validateWorkflow } from '@action-validator/core';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { BatchFile } from '../../../../src/clients/batch/batch-schema.ts';
 import {
   type GithubActionsInput,
   githubWorkflow,
@@ -11,6 +10,7 @@ import {
 import { emitBatch } from '../../../../src/clients/batch/emit/index.ts';
 import { GithubActionsOptions } from '../../../../src/clients/batch/emit/options.ts';
 import { expandBatch } from '../../../../src/clients/batch/expand.ts';
+import { BatchFile } from '../../../../src/plan/batch-schema.ts';
 
 /**
  * `--emit github-actions`: the workflow is checked against GitHub's workflow schema as SchemaStore

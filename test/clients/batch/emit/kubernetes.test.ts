@@ -5,11 +5,11 @@ import type { IConfigMap, IService } from 'kubernetes-models/v1';
 import { ConfigMap, PersistentVolumeClaim, Service } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { BatchFile } from '../../../../src/clients/batch/batch-schema.ts';
 import { emitBatch } from '../../../../src/clients/batch/emit/index.ts';
 import { type KubernetesInput, kubernetesManifests } from '../../../../src/clients/batch/emit/kubernetes.ts';
 import { KubernetesOptions } from '../../../../src/clients/batch/emit/options.ts';
 import { expandBatch } from '../../../../src/clients/batch/expand.ts';
+import { BatchFile } from '../../../../src/plan/batch-schema.ts';
 
 /**
  * `--emit kubernetes`: every manifest is checked against the Kubernetes API's schemas, as the

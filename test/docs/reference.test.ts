@@ -13,8 +13,14 @@ import { jsonSchema } from '../../src/plan/json-schema.ts';
 const pages = currentPages();
 
 describe('docs/reference/ is what `npm run docs` writes now', () => {
-  it('holds the four pages and no other', async () => {
-    expect(Object.keys(pages).sort()).toEqual(['cli.md', 'config.md', 'environment.md', 'plan.md']);
+  it('holds the five pages and no other', async () => {
+    expect(Object.keys(pages).sort()).toEqual([
+      'batch.md',
+      'cli.md',
+      'config.md',
+      'environment.md',
+      'plan.md',
+    ]);
     expect((await readdir(REFERENCE_DIR)).sort()).toEqual(Object.keys(pages).sort());
   });
 
@@ -58,7 +64,7 @@ describe('the CLI reference', () => {
 
   it('lists every command of `ribosome`, the nested ones too', () => {
     const cli = pages['cli.md']!;
-    for (const command of ['run', 'validate', 'doctor', 'web', 'journal', 'journal export'])
+    for (const command of ['run', 'validate', 'doctor', 'web', 'journal', 'journal export', 'batch export'])
       expect(cli).toContain(`\n## ribosome ${command}\n`);
     expect(cli).toContain('| `--format <format>` | `"jsonl"` | output format (one of `jsonl`) |');
   });

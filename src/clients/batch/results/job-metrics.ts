@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { DatabaseSync } from 'node:sqlite';
-import { parseServerEvent, type ServerEvent } from '../../../core/protocol/index.ts';
+import { own, parseServerEvent, type ServerEvent } from '../../../core/protocol/index.ts';
 import { executionLayout } from '../../../execution/layout/layout.ts';
 import { type EngineState, initialState } from '../../../execution/state/reducer.ts';
 import { totalTokens } from '../../model/store/totals.ts';
@@ -95,7 +95,7 @@ export function metricsOf(
   const running = Object.values(codons).find((c) => c.status === 'preparing' || c.status === 'running');
   const currentCodon = running?.codonId ?? tally.lastStarted;
   const failedId = latest?.failed[0];
-  const reason = failedId === undefined ? undefined : codons[failedId]?.failureReason;
+  const reason = failedId === undefined ? undefined : own(codons, failedId)?.failureReason;
   // A client's stop (or a sentinel's halt) carries no type of its own: `stopped` says more than `unknown`.
   const stopped = failedId !== undefined && latest?.stopped.includes(failedId) === true;
   const why =

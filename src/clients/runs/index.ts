@@ -4,6 +4,7 @@ export { formatCodons, formatCost, formatRuns } from './format.ts';
 export { PlanRecord, planRecordOf, readPlanRecord, writePlanRecord } from './plan-record.ts';
 export {
   ExecutionReadError,
+  firstEventId,
   journalEvents,
   journalEventsAfter,
   journalRunIds,

@@ -80,6 +80,13 @@ export function* journalEvents(db: DatabaseSync, runId?: string): Generator<stri
   for (const row of rows as Iterable<{ json: string }>) yield row.json;
 }
 
+/** The id of the journal's first event: which journal a reader read before, should its file be made anew. */
+export function firstEventId(db: DatabaseSync): string | undefined {
+  if (!tableExists(db, 'events')) return undefined;
+  const row = db.prepare('SELECT id FROM events ORDER BY seq LIMIT 1').get() as { id: string } | undefined;
+  return row?.id;
+}
+
 /**
  * The journaled events after sequence number `afterSeq` (0: all), each with its own, in order: a
  * reader that polls a running execution reads only what is new since its last read. `exceptTypes`:

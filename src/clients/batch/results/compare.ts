@@ -76,7 +76,10 @@ function groupOf(axes: Record<string, string>, label: string, jobs: readonly Job
   const sum = (of: (j: JobResult) => number | undefined) => jobs.reduce((s, j) => s + (of(j) ?? 0), 0);
   const ended = jobs.filter((j) => ENDED.has(j.state));
   const values = (of: (j: JobResult) => number | undefined) =>
-    ended.flatMap((j) => (of(j) === undefined ? [] : [of(j) as number]));
+    ended.flatMap((j) => {
+      const value = of(j);
+      return value === undefined ? [] : [value];
+    });
   const passed = count('passed');
   const failed = count('failed');
   const gatedCodons = sum((j) => j.metrics?.gatedCodons);
@@ -113,14 +116,16 @@ function groupOf(axes: Record<string, string>, label: string, jobs: readonly Job
 
 /** The spread of `values`, undefined for none. */
 export function spread(values: readonly number[]): Spread | undefined {
-  if (values.length === 0) return undefined;
   const sorted = [...values].sort((a, b) => a - b);
+  const [min] = sorted;
+  const max = sorted.at(-1);
+  if (min === undefined || max === undefined) return undefined;
   const n = sorted.length;
   return {
     n,
-    min: sorted[0] as number,
+    min,
     median: quantile(sorted, 0.5),
-    max: sorted[n - 1] as number,
+    max,
     ...(n >= 4 ? { p25: quantile(sorted, 0.25), p75: quantile(sorted, 0.75) } : {}),
   };
 }
@@ -128,8 +133,8 @@ export function spread(values: readonly number[]): Spread | undefined {
 /** The q-quantile of sorted numbers, between the two nearest ranks (as R's and NumPy's default). */
 function quantile(sorted: readonly number[], q: number): number {
   const at = (sorted.length - 1) * q;
-  const below = sorted[Math.floor(at)] as number;
-  const above = sorted[Math.ceil(at)] as number;
+  const below = sorted[Math.floor(at)] ?? Number.NaN;
+  const above = sorted[Math.ceil(at)] ?? Number.NaN;
   const f = at - Math.floor(at);
   // Rounding may step a hair outside the two ranks: the quantile stays between them.
   return Math.min(above, Math.max(below, below * (1 - f) + above * f));

@@ -1,10 +1,11 @@
-import { statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { DatabaseSync } from 'node:sqlite';
-import { parseServerEvent, type ServerEvent } from '../../../core/protocol/index.ts';
+import { own, parseServerEvent, type ServerEvent } from '../../../core/protocol/index.ts';
 import { executionLayout } from '../../../execution/layout/layout.ts';
 import { type EngineState, initialState } from '../../../execution/state/reducer.ts';
 import { totalTokens } from '../../model/store/totals.ts';
 import {
+  firstEventId,
   journalEventsAfter,
   openExecutionDb,
   type RunRow,
@@ -23,13 +24,13 @@ import { emptyTally, foldJob, type JobTally } from './job-tally.ts';
  * Undefined while the directory holds no execution (its server has not created one yet).
  *
  * `cache`: a reader polling running jobs keeps one (one Map for all of them): each read then folds
- * only the events journaled since the last (see docs for the figures). Drop a job's entry once it
- * has ended.
+ * only what was recorded since the last. On an execution of 10 000 events, a first read takes a few
+ * tenths of a second, a read with nothing new under a millisecond. Drop a job's entry once it ended.
  */
 export type MetricsCache = Map<string, Read>;
-/** What a read got to: the database it read, and how far in its transitions and its journal. */
+/** What a read got to: the journal it read (its first event), and how far in its transitions and events. */
 type Read = {
-  database: number;
+  journalId: string | undefined;
   transitions: { state: EngineState; seq: number };
   journal: { seq: number; tally: JobTally };
 };
@@ -39,17 +40,17 @@ export function jobMetrics(
   now = new Date(),
   cache?: MetricsCache,
 ): JobMetrics | undefined {
-  const database = databaseId(executionDir);
-  if (database === undefined) return undefined;
+  if (!existsSync(executionLayout(executionDir).database)) return undefined;
   const db = openExecutionDb(executionDir);
   try {
     const plan = readPlanRecord(executionDir);
+    const journalId = firstEventId(db);
     const cached = cache?.get(executionDir);
-    // Another database in the same place (the directory made anew) is read from the start.
-    const from = cached?.database === database ? cached : startOf(database);
+    // Another database in the same place (the job's directory made anew) is read from its start.
+    const from = cached !== undefined && cached.journalId === journalId ? cached : startOf(journalId);
     const transitions = readStateAfter(db, from.transitions);
     const journal = readJournalAfter(db, from.journal);
-    cache?.set(executionDir, { database, transitions, journal });
+    cache?.set(executionDir, { journalId, transitions, journal });
     // Only each run's codons and endings are read: whether its server lives changes none of them.
     const rows = runRows(transitions.state, { plan, serverAlive: true, lastEventAt: new Map(), now });
     const tally = journal.tally;
@@ -59,8 +60,8 @@ export function jobMetrics(
   }
 }
 
-const startOf = (database: number): Read => ({
-  database,
+const startOf = (journalId: string | undefined): Read => ({
+  journalId,
   transitions: { state: initialState(), seq: 0 },
   journal: { seq: 0, tally: emptyTally() },
 });
@@ -83,15 +84,6 @@ function readJournalAfter(db: DatabaseSync, from: Read['journal']): Read['journa
   return { seq, tally: foldJob(from.tally, events) };
 }
 
-/** The database file's identity (its inode), or undefined when there is none yet. */
-function databaseId(executionDir: string): number | undefined {
-  try {
-    return statSync(executionLayout(executionDir).database).ino;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The metrics of the latest run's row (undefined before the first run) and the journal's tally. Pure. */
 export function metricsOf(
   latest: RunRow | undefined,
@@ -103,7 +95,7 @@ export function metricsOf(
   const running = Object.values(codons).find((c) => c.status === 'preparing' || c.status === 'running');
   const currentCodon = running?.codonId ?? tally.lastStarted;
   const failedId = latest?.failed[0];
-  const reason = failedId === undefined ? undefined : codons[failedId]?.failureReason;
+  const reason = failedId === undefined ? undefined : own(codons, failedId)?.failureReason;
   // A client's stop (or a sentinel's halt) carries no type of its own: `stopped` says more than `unknown`.
   const stopped = failedId !== undefined && latest?.stopped.includes(failedId) === true;
   const why =

@@ -1,4 +1,4 @@
-import type { ServerEvent } from '../../../core/protocol/index.ts';
+import { own, type ServerEvent } from '../../../core/protocol/index.ts';
 import { fileChangeText, oneLine, toolCallMark } from '../../model/format.ts';
 import { inActivityBatch, PAIRING_WINDOW } from '../../model/store/activity.ts';
 import { foldEvent } from '../../model/store/fold-event.ts';
@@ -72,7 +72,7 @@ export function foldJob(tally: JobTally, events: readonly ServerEvent[]): JobTal
 function count(t: JobTally, e: ServerEvent): void {
   switch (e.type) {
     case 'codon.started':
-      t.starts[e.data.codonId] = (t.starts[e.data.codonId] ?? 0) + 1;
+      t.starts[e.data.codonId] = (own(t.starts, e.data.codonId) ?? 0) + 1;
       t.lastStarted = e.data.codonId;
       return;
     case 'rollback.completed':
@@ -85,7 +85,7 @@ function count(t: JobTally, e: ServerEvent): void {
       const { codonId, gate, gates, round } = e.data;
       // Rounds count from 0 again at each start of the codon; a feedback round starts at its first gate.
       if (round > 0 && gate === 0) t.feedbackRounds += 1;
-      const first = t.firstRounds[codonId];
+      const first = own(t.firstRounds, codonId);
       if (first === undefined) t.firstRounds[codonId] = { state: 'open', gates, lastGate: gate };
       // The first round never ended (a crash, a retry): its gates starting over is another try.
       else if (first.state === 'open')
@@ -93,7 +93,7 @@ function count(t: JobTally, e: ServerEvent): void {
       return;
     }
     case 'verify.completed': {
-      const first = t.firstRounds[e.data.codonId];
+      const first = own(t.firstRounds, e.data.codonId);
       if (first?.state !== 'open') return;
       const ended = !e.data.passed ? 'missed' : e.data.gate >= first.gates - 1 ? 'passed' : undefined;
       if (ended) t.firstRounds[e.data.codonId] = { state: ended };

@@ -68,7 +68,10 @@ export type StripOptions = {
 
 export function stripChart(groups: readonly Group[], o: StripOptions): string {
   const values = groups.flatMap((g) =>
-    g.points.flatMap((p) => (o.value(p) === undefined ? [] : [o.value(p) as number])),
+    g.points.flatMap((p) => {
+      const value = o.value(p);
+      return value === undefined ? [] : [value];
+    }),
   );
   const max = Math.max(0, ...values);
   const x = (n: number) => LABEL_WIDTH + (max > 0 ? (n / max) * PLOT_WIDTH : 0);

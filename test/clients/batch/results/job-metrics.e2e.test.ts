@@ -3,7 +3,7 @@
  * (passed, a failed gate fed back and an automatic retry, a gate that fails the job, a rollback, a
  * running codon stopped), read without a server and while one writes.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jobMetrics, type MetricsCache } from '../../../../src/clients/batch/results/job-metrics.ts';
@@ -114,6 +114,21 @@ describe('jobMetrics on real executions', () => {
     expect(metrics?.inputTokens).toBeGreaterThan(0);
   });
 
+  it('a job directory made anew (a job run again from scratch): a cache reads the new execution from its start', async () => {
+    const dir = temp();
+    const exec = join(dir, 'exec');
+    const first = writePlanAndScript(dir, simplePlan(['one', 'two']), codonScript({ one: 'ok', two: 'ok' }));
+    expect((await runToEnd(first.plan, exec, first.script)).code).toBe(0);
+    const cache: MetricsCache = new Map();
+    expect(jobMetrics(exec, new Date(), cache)).toMatchObject({ codonsDone: 2, codonsTotal: 2 });
+    rmSync(exec, { recursive: true, force: true });
+    const again = writePlanAndScript(dir, simplePlan(['solo']), codonScript({ solo: 'ok' }));
+    expect((await runToEnd(again.plan, exec, again.script)).code).toBe(0);
+    const cached = jobMetrics(exec, new Date(), cache);
+    expect(cached).toMatchObject({ codonsDone: 1, codonsTotal: 1, currentCodon: 'solo' });
+    expect(cached).toEqual(jobMetrics(exec));
+  });
+
   it('a gate failed then fixed by a feedback round, and an automatic retry: counted as retries, not first-try gates', async () => {
     const plan = `name: test\nagent: builtin\ncodons:\n${GATED('one', '    onVerifyFailure: { feedback: true, maxRounds: 2 }\n')}${GATED('two')}  - id: three
     prompt: Do three.
@@ -184,7 +199,10 @@ turns: []
     const oneDone = client.next('server.idle', (e) => e.data.lastEnded?.codonId === 'one', 60_000);
     client.send('codon.next');
     await oneDone;
+    // A client hears an event once it is journaled (persist, then announce).
+    const toolUse = client.next('assistant.action', (e) => e.data.codonId === 'two', 30_000);
     client.send('codon.next');
+    await toolUse;
     await waitFor(() => pidsWith(`sleep ${marker}`).length > 0, 'the sleep to start');
     const running = jobMetrics(exec, new Date(), cache);
     expect(running).toMatchObject({ codonsDone: 1, codonsTotal: 2, currentCodon: 'two', rollbacks: 0 });
@@ -201,9 +219,18 @@ turns: []
     });
     expect(afterStop).toEqual(jobMetrics(exec));
 
-    const rolledBack = client.next('rollback.completed', () => true, 30_000);
+    // The server idles after the rollback: nothing more is journaled until a codon starts.
+    let rolled = false;
+    const idleAgain = client.waitFor(
+      (e) => {
+        rolled ||= e.type === 'rollback.completed';
+        return rolled && e.type === 'server.idle';
+      },
+      30_000,
+      'the server idle after the rollback',
+    );
     client.send('rollback.toCodon', { codonId: 'one', checkpointType: 'start' });
-    await rolledBack;
+    await idleAgain;
     const afterRollback = jobMetrics(exec, new Date(), cache);
     // The latest run began at codon one's start: nothing of it done, nothing failed in its lineage.
     expect(afterRollback).toMatchObject({ codonsDone: 0, codonsTotal: 2, rollbacks: 1 });

@@ -83,6 +83,17 @@ describe('foldJob', () => {
     expect(whole.lastLine).toMatchObject({ id: events.at(-1)?.id, type: 'codon.started', text: '▶ a: a' });
   });
 
+  it('a codon named like an Object property (constructor, toString) is counted as any other', () => {
+    const t = fold([
+      started('constructor'),
+      started('constructor'),
+      gateStarted('toString', 0, 1, 0),
+      gateDone('toString', 0, 0, true),
+    ]);
+    expect(t.starts).toEqual({ constructor: 2 });
+    expect(firstTry(t)).toEqual(['toString:passed']);
+  });
+
   it('leaves the tally it folds into as it was', () => {
     const before = fold([started('a')]);
     const copy = structuredClone(before);

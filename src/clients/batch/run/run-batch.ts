@@ -104,7 +104,14 @@ export function startBatchRun(request: BatchRequest): BatchStart {
     retries: loaded.batch.retries ?? 1,
     settings: request.settings,
     env: process.env,
-    metricsOf: (dir) => jobMetrics(dir, new Date(), metricsCache),
+    metricsOf: (dir) => {
+      try {
+        return jobMetrics(dir, new Date(), metricsCache);
+      } catch {
+        // A database being made, or one that cannot be read: the job's last metrics stand.
+        return undefined;
+      }
+    },
     latestRunOf: latestRun,
     forceStop: (url, reason) => forceStopJob(url, reason, token),
     writeSummary: request.jobIndex === undefined,

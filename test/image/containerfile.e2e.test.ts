@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandFound } from '../../src/agents/cli-binary.ts';
-import { killGroup, ROOT, tempDir } from '../helpers/server-process.ts';
+import { boundedRunner } from '../helpers/bounded-run.ts';
+import { ROOT, tempDir } from '../helpers/server-process.ts';
 
 /**
  * The Containerfile (docs/batches.md#the-image) built as CI builds it: buildah, chroot isolation, the
@@ -26,8 +26,7 @@ const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 /** Minutes each step may take on two busy cores: measured at about 1 (base), 2 (build) and 0.2 (each run). */
 const MINUTE = 60_000;
 
-type Ran = { code: number | null; stdout: string; stderr: string };
-const started = new Set<ChildProcess>();
+const runner = boundedRunner();
 
 if (why && process.env.CI) {
   describe('the Ribosome image', () => {
@@ -50,35 +49,8 @@ if (why && process.env.CI) {
     const image = 'localhost/ribosome-test:latest';
     let container = '';
 
-    /** `command args` in its own process group, killed after `timeoutMs`. */
-    function run(command: string, args: string[], timeoutMs: number): Promise<Ran> {
-      return new Promise((resolve) => {
-        const child = spawn(command, args, {
-          cwd: ROOT,
-          env,
-          detached: true,
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        started.add(child);
-        let stdout = '';
-        let stderr = '';
-        child.stdout?.on('data', (d: Buffer) => {
-          stdout += d.toString();
-        });
-        child.stderr?.on('data', (d: Buffer) => {
-          stderr += d.toString();
-        });
-        const timer = setTimeout(() => {
-          stderr += `\n[killed after ${timeoutMs} ms]`;
-          killGroup(child, 'SIGKILL');
-        }, timeoutMs);
-        child.once('close', (code) => {
-          clearTimeout(timer);
-          started.delete(child);
-          resolve({ code, stdout, stderr });
-        });
-      });
-    }
+    const run = (command: string, args: string[], timeoutMs: number) =>
+      runner.run(command, args, { cwd: ROOT, env, timeoutMs });
     const inImage = (args: string[], timeoutMs: number) =>
       run('buildah', ['run', '--isolation', 'chroot', container, '--', ...args], timeoutMs);
 
@@ -117,7 +89,7 @@ if (why && process.env.CI) {
     }, 20 * MINUTE);
 
     afterAll(async () => {
-      for (const child of started) killGroup(child, 'SIGKILL');
+      runner.killAll();
       // The working container and every image live in the test's own storage: removing it removes them.
       await run('buildah', ['rm', '--all'], MINUTE);
       temp.remove();

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -12,7 +11,8 @@ import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DoctorReport } from '../../src/clients/doctor/check-result.ts';
 import { SERVER_VERSION } from '../../src/core/version.ts';
-import { killGroup, ROOT, tempDir } from '../helpers/server-process.ts';
+import { boundedRunner, type Ran } from '../helpers/bounded-run.ts';
+import { ROOT, tempDir } from '../helpers/server-process.ts';
 
 /**
  * The package as a user gets it: `npm pack` (which builds dist/ at prepack), the tarball installed
@@ -54,37 +54,11 @@ const systemPath = (process.env.PATH ?? '')
 /** Node 24 first, then the system's PATH without the clone's node_modules (no tsc, claude, vitest). */
 const ENV: NodeJS.ProcessEnv = { ...baseEnv(), PATH: `${nodeDir}${delimiter}${systemPath}` };
 
-const started = new Set<ChildProcess>();
-type Ran = { code: number | null; stdout: string; stderr: string };
+const runner = boundedRunner();
 
 /** Runs `command` with /bin/sh (found whatever PATH is) in its own process group, killed after `timeoutMs`. */
 function sh(command: string, cwd: string, timeoutMs: number, env: NodeJS.ProcessEnv = ENV): Promise<Ran> {
-  return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', command], {
-      cwd,
-      env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    started.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr?.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const timer = setTimeout(() => {
-      stderr += `\n[killed after ${timeoutMs} ms]`;
-      killGroup(child, 'SIGKILL');
-    }, timeoutMs);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      started.delete(child);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runner.run('/bin/sh', ['-c', command], { cwd, env, timeoutMs });
 }
 
 type PackEntry = { filename: string; entryCount: number; size: number; files: Array<{ path: string }> };
@@ -109,7 +83,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(() => {
-  for (const child of started) killGroup(child, 'SIGKILL');
+  runner.killAll();
   temp.remove();
 });
 

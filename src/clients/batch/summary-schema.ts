@@ -84,3 +84,10 @@ export const BatchSummary = z.object({
   jobs: z.array(JobResult),
 });
 export type BatchSummary = z.infer<typeof BatchSummary>;
+
+/** How many jobs are in each state. */
+export function countStates(jobs: readonly { state: JobState }[]): Record<JobState, number> {
+  const counts = Object.fromEntries(JobState.options.map((state) => [state, 0])) as Record<JobState, number>;
+  for (const job of jobs) counts[job.state] += 1;
+  return counts;
+}

@@ -1,5 +1,11 @@
 import type { Job } from '../../../plan/batch-schema.ts';
-import type { BatchSummary, JobMetrics, JobResult, JobState } from '../summary-schema.ts';
+import {
+  type BatchSummary,
+  countStates,
+  type JobMetrics,
+  type JobResult,
+  type JobState,
+} from '../summary-schema.ts';
 import type { Slot } from './schedule.ts';
 
 /** A job with what the batch knows of it now. */
@@ -56,15 +62,7 @@ export function batchSummary(
   now: Date,
 ): BatchSummary {
   const results = jobs.map((j) => jobResult(j, now));
-  const counts: Record<JobState, number> = {
-    pending: 0,
-    running: 0,
-    passed: 0,
-    failed: 0,
-    skipped: 0,
-    'infra-failed': 0,
-  };
-  for (const r of results) counts[r.state] += 1;
+  const counts = countStates(results);
   return {
     name: info.name,
     file: info.file,

@@ -1,7 +1,7 @@
 import { displayLine } from '../../model/display-text.ts';
 import { formatCost } from '../../model/format.ts';
 import type { Tone } from '../../model/tone.ts';
-import type { BatchSummary, JobState } from '../summary-schema.ts';
+import { type BatchSummary, countStates, type JobState } from '../summary-schema.ts';
 import { STATE_ICON, STATE_TONE, STATE_WORD } from './job-table.ts';
 
 /**
@@ -28,15 +28,7 @@ export type Segment = { text: string; tone?: Tone; bold?: boolean };
 const WARN_SHARE = 0.8;
 
 export function batchProgress(summary: BatchSummary): BatchProgress {
-  const counts: Record<JobState, number> = {
-    pending: 0,
-    running: 0,
-    passed: 0,
-    failed: 0,
-    skipped: 0,
-    'infra-failed': 0,
-  };
-  for (const job of summary.jobs) counts[job.state] += 1;
+  const counts = countStates(summary.jobs);
   const total = summary.jobs.length;
   const finished = total - counts.pending - counts.running;
   const max = summary.budget?.maxCostUsd;

@@ -19,6 +19,35 @@ export type Rendered = ReturnType<typeof render> & {
   press(...keys: string[]): Promise<void>;
 };
 
+/** frame, waitFor and press for an ink-testing-library instance (every Ink render test's). */
+export function frameTools(
+  instance: ReturnType<typeof render>,
+): Pick<Rendered, 'frame' | 'waitFor' | 'press'> {
+  const frame = () => instance.lastFrame() ?? '';
+  const waitFor = async (predicate: string | ((frame: string) => boolean), timeoutMs = 3_000) => {
+    const test = typeof predicate === 'string' ? (f: string) => f.includes(predicate) : predicate;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const current = frame();
+      if (test(current)) return current;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `timed out waiting for ${typeof predicate === 'string' ? JSON.stringify(predicate) : 'a frame'}; last frame:\n${current}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+  const press = async (...keys: string[]) => {
+    // Ink handles each write synchronously; a lone ESC waits for setImmediate (it may start a sequence).
+    for (const key of keys) {
+      instance.stdin.write(key);
+      await new Promise((r) => setImmediate(r));
+    }
+  };
+  return { frame, waitFor, press };
+}
+
 export function renderApp(
   client: ClientPort,
   options: {
@@ -44,29 +73,7 @@ export function renderApp(
       ...(options.notes ? { notes: options.notes } : {}),
     }),
   );
-  const frame = () => instance.lastFrame() ?? '';
-  const waitFor = async (predicate: string | ((frame: string) => boolean), timeoutMs = 3_000) => {
-    const test = typeof predicate === 'string' ? (f: string) => f.includes(predicate) : predicate;
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const current = frame();
-      if (test(current)) return current;
-      if (Date.now() > deadline) {
-        throw new Error(
-          `timed out waiting for ${typeof predicate === 'string' ? JSON.stringify(predicate) : 'a frame'}; last frame:\n${current}`,
-        );
-      }
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  };
-  const press = async (...keys: string[]) => {
-    // Ink handles each write synchronously; a lone ESC waits for setImmediate (it may start a sequence).
-    for (const key of keys) {
-      instance.stdin.write(key);
-      await new Promise((r) => setImmediate(r));
-    }
-  };
-  return Object.assign(instance, { frame, waitFor, press });
+  return Object.assign(instance, frameTools(instance));
 }
 
 /** Polls `check` until it holds, failing after `timeoutMs` (effects run just after a frame is drawn). */

@@ -4,6 +4,8 @@ import type { BatchSummary } from '../../../../../src/clients/batch/summary-sche
 import type { BatchView } from '../../../../../src/clients/batch/view/batch-keys.ts';
 import { BatchTable } from '../../../../../src/clients/batch/view/batch-table.ts';
 
+import { frameTools } from '../../../tui/helpers/render.ts';
+
 export { KEYS } from '../../../tui/helpers/render.ts';
 
 export type RenderedTable = ReturnType<typeof render> & {
@@ -37,31 +39,8 @@ export function renderTable(
       },
     });
   const instance = render(element(summary));
-  const frame = () => instance.lastFrame() ?? '';
-  const waitFor = async (predicate: string | ((frame: string) => boolean), timeoutMs = 3_000) => {
-    const test = typeof predicate === 'string' ? (f: string) => f.includes(predicate) : predicate;
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const current = frame();
-      if (test(current)) return current;
-      if (Date.now() > deadline) {
-        throw new Error(
-          `timed out waiting for ${typeof predicate === 'string' ? JSON.stringify(predicate) : 'a frame'}; last frame:\n${current}`,
-        );
-      }
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  };
-  const press = async (...keys: string[]) => {
-    for (const key of keys) {
-      instance.stdin.write(key);
-      await new Promise((r) => setImmediate(r));
-    }
-  };
   return Object.assign(instance, {
-    frame,
-    waitFor,
-    press,
+    ...frameTools(instance),
     update: (s: BatchSummary) => instance.rerender(element(s)),
     opened,
     stops: () => counters.stops,

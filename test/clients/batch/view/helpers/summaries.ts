@@ -5,40 +5,19 @@ import {
   type JobState,
 } from '../../../../../src/clients/batch/summary-schema.ts';
 
+import { jobResult, metrics as sharedMetrics } from '../../../../helpers/batch-summary.ts';
+
 /** Summaries as a batch runner writes them, parsed with the schema so that none is malformed. */
 
 export const BATCH_DIR = '/tmp/batches/demo';
 export const STARTED = '2025-06-01T10:00:00.000Z';
 
 export function metrics(fields: Partial<JobMetrics> = {}): JobMetrics {
-  return {
-    codonsDone: 0,
-    codonsTotal: 3,
-    costUsd: 0,
-    costEstimated: false,
-    inputTokens: 0,
-    outputTokens: 0,
-    retries: 0,
-    rollbacks: 0,
-    sentinelActions: 0,
-    gatedCodons: 0,
-    gatesFirstTry: 0,
-    ...fields,
-  };
+  return sharedMetrics(0, 3, 0, fields);
 }
 
 export function job(index: number, state: JobState, fields: Partial<JobResult> = {}): JobResult {
-  const id = fields.id ?? `job-${index}`;
-  return {
-    id,
-    index,
-    axes: {},
-    plan: '/tmp/plan.yaml',
-    state,
-    execution: `jobs/${id}`,
-    starts: state === 'pending' || state === 'skipped' ? 0 : 1,
-    ...fields,
-  };
+  return jobResult(index, fields.id ?? `job-${index}`, state, fields);
 }
 
 export function summaryOf(jobs: JobResult[], fields: Partial<BatchSummary> = {}): BatchSummary {

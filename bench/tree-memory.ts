@@ -20,6 +20,8 @@ export type TreeMemory = {
   processes: ProcessPeak[];
   /** The root's user + system CPU time, as last read. */
   rootCpuMs: number;
+  /** The root's CPU time as it grew: when (epoch ms) it was read, and how much. */
+  rootCpu: { atMs: number; cpuMs: number }[];
 };
 
 /** VmRSS and VmHWM (bytes) of a process; undefined once it is gone. */
@@ -70,7 +72,7 @@ export type Scope = 'root' | 'descendants' | 'tree';
 export function watchTree(root: number, everyMs: number, scope: Scope): { stop(): TreeMemory } {
   const sums: { at: number; bytes: number }[] = [];
   const peaks = new Map<number, ProcessPeak>();
-  let rootCpuMs = 0;
+  const rootCpu: TreeMemory['rootCpu'] = [];
   const started = performance.now();
   const sample = () => {
     let bytes = 0;
@@ -84,7 +86,7 @@ export function watchTree(root: number, everyMs: number, scope: Scope): { stop()
       if (!seen || s.hwm > seen.peakBytes) peaks.set(pid, { pid, name: nameOf(pid), peakBytes: s.hwm });
     }
     const cpu = cpuMs(root);
-    if (cpu !== undefined) rootCpuMs = cpu;
+    if (cpu !== undefined) rootCpu.push({ atMs: Date.now(), cpuMs: cpu });
     if (bytes > 0) sums.push({ at: performance.now() - started, bytes });
   };
   sample();
@@ -99,7 +101,8 @@ export function watchTree(root: number, everyMs: number, scope: Scope): { stop()
         peakBytes: Math.max(0, ...sums.map((s) => s.bytes)),
         steadyBytes: middle.length > 0 ? median(middle) : 0,
         processes: [...peaks.values()].sort((a, b) => b.peakBytes - a.peakBytes),
-        rootCpuMs,
+        rootCpuMs: rootCpu.at(-1)?.cpuMs ?? 0,
+        rootCpu,
       };
     },
   };

@@ -4,7 +4,7 @@
  * job's own `ribosome run` one after another, as a shell loop would.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Job } from '../src/clients/batch/batch-schema.ts';
 import { CLI_MAIN, jobRunArgs } from '../src/clients/batch/run/job-args.ts';
@@ -57,13 +57,14 @@ export function planFor(agent: string, model: string | undefined): string {
 
 export type BenchFiles = { dir: string; plan: string; script: string; batch: string; jobs: Job[] };
 
-/** Writes the plan, the quick script and a batch of `count` listed jobs into `dir`. */
-export async function writeBenchFiles(dir: string, count: number): Promise<BenchFiles> {
+/** Writes the plan, the script (each answer after `delayMs`) and a batch of `count` listed jobs into `dir`. */
+export async function writeBenchFiles(dir: string, count: number, delayMs = 0): Promise<BenchFiles> {
+  mkdirSync(dir, { recursive: true });
   const plan = join(dir, 'plan.yaml');
   const scriptFile = join(dir, 'script.yaml');
   const batch = join(dir, 'batch.yaml');
   writeFileSync(plan, PLAN);
-  writeFileSync(scriptFile, script(0));
+  writeFileSync(scriptFile, script(delayMs));
   const ids = Array.from({ length: count }, (_, i) => `job-${String(i + 1).padStart(2, '0')}`);
   writeFileSync(
     batch,

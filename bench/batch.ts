@@ -7,6 +7,8 @@
  *   BATCH_BENCH_ROUNDS rounds, the order of the runs reversed every other round. Default 1: a round
  *   takes about 4.5 minutes on the 2-core development machine (a job's run 3 to 5 s there), the whole
  *   bench under 6; the per-job figures are medians of 20 runs each.
+ * - jobs that wait on their model (BATCH_BENCH_WAITING_JOBS, default 8, each answer after 1.5 s) at
+ *   one job a core and at two: whether jobs a minute still grows past the cores when jobs idle.
  * - overhead: what the batch adds per job at --parallel 1 (overhead() says how it is measured).
  *   Goal: under 100 ms a job.
  * - memory: one job's process tree (its `ribosome run`, the agent, their children), sampled every
@@ -28,8 +30,9 @@ const JOBS = Number(process.env.BATCH_BENCH_JOBS ?? 20);
 const ROUNDS = Number(process.env.BATCH_BENCH_ROUNDS ?? 1);
 const PARALLEL = (process.env.BATCH_BENCH_PARALLEL ?? '1,2,4').split(',').map(Number);
 const AGENTS = (process.env.BATCH_BENCH_AGENTS ?? 'builtin,claude-code,codex,gemini,opencode').split(',');
-/** Each of the memory job's two answers waits this long: the agent idles on its model. */
+/** Each of the memory job's (and a waiting job's) two answers waits this long: the agent idles on its model. */
 const MEMORY_DELAY_MS = 1_500;
+const WAITING_JOBS = Number(process.env.BATCH_BENCH_WAITING_JOBS ?? 8);
 
 const load = () =>
   loadavg()
@@ -169,9 +172,36 @@ async function throughput(dir: string) {
 }
 
 type Throughput = Awaited<ReturnType<typeof throughput>>;
+type Waiting = Awaited<ReturnType<typeof waiting>>;
+
+/**
+ * Jobs that wait on their model, as real ones do for most of their time: each of the two answers
+ * after MEMORY_DELAY_MS. A batch of them at one job a core and at two, one run each.
+ */
+async function waiting(dir: string) {
+  const files = await writeBenchFiles(join(dir, 'waiting'), WAITING_JOBS, MEMORY_DELAY_MS);
+  const cores = availableParallelism();
+  const rows: { parallel: number; wallMs: number; jobsPerMinute: number; jobRunMedianMs: number }[] = [];
+  for (const parallel of [cores, 2 * cores]) {
+    const before = load();
+    const runDir = join(dir, `waiting-${parallel}`);
+    const run = await viaBatch(files, runDir, parallel);
+    rmSync(runDir, { recursive: true, force: true });
+    console.log(
+      `  waiting jobs at --parallel ${parallel}: ${s(run.wallMs)} (load before ${before}, after ${load()})`,
+    );
+    rows.push({
+      parallel,
+      wallMs: Math.round(run.wallMs),
+      jobsPerMinute: round((WAITING_JOBS * 60_000) / run.wallMs, 1),
+      jobRunMedianMs: Math.round(median(run.jobs.map((j) => j.durationMs))),
+    });
+  }
+  return rows;
+}
 
 /** What the figures say --parallel's default should be on this machine, beside defaultParallel(). */
-function parallelAdvice(t: Throughput, memory: JobMemory[]) {
+function parallelAdvice(t: Throughput, slow: Waiting, memory: JobMemory[]) {
   const measured = memory.flatMap((m) => ('peakMb' in m ? [m] : []));
   const heaviest = measured.reduce((a, b) => (b.peakMb > a.peakMb ? b : a), measured[0]!);
   const byMode = new Map(t.table.map((row) => [row.mode, row.jobsPerMinute]));
@@ -192,6 +222,8 @@ function parallelAdvice(t: Throughput, memory: JobMemory[]) {
     heaviestJob: heaviest ? { agent: heaviest.agent, peakMb: heaviest.peakMb } : undefined,
     jobsByMeasuredMemory: byMemory,
     gains,
+    waitingGain:
+      slow.length === 2 ? round((slow[1]?.jobsPerMinute ?? 0) / (slow[0]?.jobsPerMinute ?? 1), 2) : undefined,
     cpu: {
       quickJobCores: t.coresPerQuickJob,
       waitingJobCores: measured.map((m) => ({
@@ -202,12 +234,17 @@ function parallelAdvice(t: Throughput, memory: JobMemory[]) {
   };
 }
 
-function print(t: Throughput, memory: JobMemory[], advice: ReturnType<typeof parallelAdvice>) {
+function print(t: Throughput, slow: Waiting, memory: JobMemory[], advice: ReturnType<typeof parallelAdvice>) {
   console.log(`\nthroughput, ${JOBS} one-codon jobs, medians of ${ROUNDS} round${ROUNDS === 1 ? '' : 's'}:`);
   for (const row of t.table) {
     console.log(
       `  ${row.mode.padEnd(12)} ${s(row.wallMs).padStart(8)}  ${`${row.jobsPerMinute}`.padStart(5)} jobs/min  x${row.speedup} vs by hand` +
         `  (a job's run ${s(row.jobRunMedianMs)}, ${row.jobsRunningOnAverage} running on average; rounds ${row.rounds.join(', ')} s)`,
+    );
+  }
+  for (const w of slow) {
+    console.log(
+      `  ${WAITING_JOBS} jobs waiting ${MEMORY_DELAY_MS} ms on each of their 2 answers, --parallel ${w.parallel}: ${s(w.wallMs)}, ${w.jobsPerMinute} jobs/min (a job's run ${s(w.jobRunMedianMs)}; one run)`,
     );
   }
   const o = t.overhead;
@@ -259,9 +296,12 @@ function print(t: Throughput, memory: JobMemory[], advice: ReturnType<typeof par
     console.log(
       `  the heaviest job measured (${advice.heaviestJob.agent}) peaks at ${advice.heaviestJob.peakMb} MiB: half the free memory holds ${advice.jobsByMeasuredMemory}`,
     );
-  console.log(
-    `  jobs/min gained: ${advice.gains.map((g) => `--parallel ${g.from} -> ${g.to} x${g.gain}`).join(', ')}`,
-  );
+  if (advice.gains.length > 0)
+    console.log(
+      `  jobs/min gained: ${advice.gains.map((g) => `--parallel ${g.from} -> ${g.to} x${g.gain}`).join(', ')}`,
+    );
+  if (advice.waitingGain !== undefined)
+    console.log(`  jobs/min gained by jobs that wait: one job a core -> two x${advice.waitingGain}`);
   console.log(
     `  CPU: a quick job keeps ${advice.cpu.quickJobCores} cores busy; a job waiting on its model: ${advice.cpu.waitingJobCores.map((c) => `${c.agent} ${c.cores}`).join(', ')}`,
   );
@@ -275,10 +315,11 @@ export async function run() {
     );
     const started = performance.now();
     const t = await throughput(dir);
+    const slow = WAITING_JOBS > 0 ? await waiting(dir) : [];
     const loadBeforeMemory = load();
     const memory = await jobMemory(dir, AGENTS, MEMORY_DELAY_MS);
-    const advice = parallelAdvice(t, memory);
-    print(t, memory, advice);
+    const advice = parallelAdvice(t, slow, memory);
+    print(t, slow, memory, advice);
     const seconds = Math.round((performance.now() - started) / 1000);
     console.log(
       `\n${seconds} s in all; load at the end ${load()} (memory part started at ${loadBeforeMemory})`,
@@ -289,6 +330,7 @@ export async function run() {
       parallel: PARALLEL,
       seconds,
       throughput: t.table,
+      waiting: slow,
       overhead: t.overhead,
       batchProcess: t.batchProcess,
       memory,

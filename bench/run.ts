@@ -19,6 +19,7 @@ const ALL = [
   'attach',
   'sandbox',
   'replay',
+  'batch',
 ] as const;
 
 if (process.argv[2] === 'check') {

@@ -111,10 +111,17 @@ describe("a job's run", () => {
     expect(jobRunArgs(job, '/e', {})).not.toContain('--max-cost');
   });
 
-  it('--parallel defaults to the cores, fewer when memory is short, never 0', () => {
+  it('--parallel defaults to two jobs a core, fewer when half the free memory holds fewer at 768 MiB each, never 0', () => {
     const GiB = 1024 ** 3;
-    expect(defaultParallel({ cores: 8, freeBytes: 64 * GiB, totalBytes: 64 * GiB })).toBe(8);
-    expect(defaultParallel({ cores: 8, freeBytes: 2 * GiB, totalBytes: 64 * GiB })).toBe(2);
-    expect(defaultParallel({ cores: 2, freeBytes: 0, totalBytes: 1 })).toBe(1);
+    for (const [cores, freeGiB, expected] of [
+      [8, 64, 16],
+      [2, 22, 4],
+      [8, 3, 2],
+      [8, 1.4, 1],
+      [2, 0, 1],
+    ] as const) {
+      expect(defaultParallel({ cores, freeBytes: freeGiB * GiB, totalBytes: 64 * GiB })).toBe(expected);
+    }
+    expect(defaultParallel({ cores: 4, freeBytes: 64 * GiB, totalBytes: 2 * GiB })).toBe(1);
   });
 });

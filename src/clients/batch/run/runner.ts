@@ -85,12 +85,14 @@ export function startBatch(options: RunnerOptions): BatchRunner {
   };
 
   const ended = (entry: JobNow, exit: JobExit, startedAt: string, adopted: boolean) => {
+    // The run's end is when its exit was seen, not after its journal was read.
+    const endMs = Date.now();
     processes.delete(entry.job.id);
     refresh(entry);
     const slot = entry.slot;
     if (slot.kind !== 'running') return;
-    const durationMs = slot.durationMs + (Date.now() - Date.parse(startedAt));
-    const endedAt = new Date().toISOString();
+    const durationMs = slot.durationMs + (endMs - Date.parse(startedAt));
+    const endedAt = new Date(endMs).toISOString();
     if (adopted || stopping) {
       // Started by an earlier batch process, or stopped with the batch: its execution says how it
       // ended (a run stopped mid-codon resumes when the batch runs again).

@@ -6,9 +6,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Job } from '../src/clients/batch/batch-schema.ts';
+import type { Job } from '../src/plan/batch-schema.ts';
 import { CLI_MAIN, jobRunArgs } from '../src/clients/batch/run/job-args.ts';
-import { loadBatch } from '../src/clients/batch/run/load-batch.ts';
+import { batchProblemsText, loadBatch } from '../src/clients/batch/run/load-batch.ts';
 import { BatchSummary } from '../src/clients/batch/summary-schema.ts';
 import { openExecutionDb } from '../src/clients/runs/read-execution.ts';
 import { type Scope, type TreeMemory, watchTree } from './tree-memory.ts';
@@ -71,7 +71,7 @@ export async function writeBenchFiles(dir: string, count: number, delayMs = 0): 
     `name: bench\ndefaults: { plan: plan.yaml }\njobs:\n${ids.map((id) => `  - { id: ${id} }\n`).join('')}`,
   );
   const loaded = await loadBatch(batch);
-  if (!loaded.ok) throw new Error(loaded.text);
+  if (!loaded.ok) throw new Error(batchProblemsText(loaded.problems, batch));
   return { dir, plan, script: scriptFile, batch, jobs: loaded.value.jobs };
 }
 

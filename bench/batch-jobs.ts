@@ -6,11 +6,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Job } from '../src/plan/batch-schema.ts';
 import { CLI_MAIN, jobRunArgs } from '../src/clients/batch/run/job-args.ts';
 import { batchProblemsText, loadBatch } from '../src/clients/batch/run/load-batch.ts';
 import { BatchSummary } from '../src/clients/batch/summary-schema.ts';
 import { openExecutionDb } from '../src/clients/runs/read-execution.ts';
+import type { Job } from '../src/plan/batch-schema.ts';
 import { type Scope, type TreeMemory, watchTree } from './tree-memory.ts';
 
 /** One codon; the built-in agent writes a file and says so: no gate, no sentinel. */

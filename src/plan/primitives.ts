@@ -14,6 +14,8 @@ export const ID_MAX_LENGTH = 128;
 export const AGENT_ROOT_PATTERN = /^(?!rigArchive$)[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** POSIX-portable environment variable names. */
 export const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** A model id as a provider takes it: printable, no spaces. */
+export const MODEL_ID_PATTERN = /^[\x21-\x7e]+$/;
 /** A dotted path into an event, e.g. `data.toolName` or `data.items.0`. */
 export const EVENT_PATH_PATTERN = /^[A-Za-z_$][\w$-]*(\.([A-Za-z_$][\w$-]*|\d+))*$/;
 

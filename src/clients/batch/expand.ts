@@ -36,6 +36,20 @@ export function expandBatch(batch: BatchFile, dir: string): Expanded {
     const { id, ...fields } = job;
     drafts.push({ id, fields, axes: {}, path: ['jobs', i] });
   }
+  const most = batch.matrix ? matrixSize(batch.matrix) : 0;
+  if (batch.matrix && most > MAX_JOBS * 10) {
+    // Refused before it is made: a few lines of axes can describe more jobs than memory holds.
+    return {
+      ok: false,
+      problems: [
+        {
+          code: 'INVALID_VALUE',
+          path: ['matrix'],
+          message: `The matrix makes up to ${most.toLocaleString('en')} jobs; at most ${MAX_JOBS} are allowed.`,
+        },
+      ],
+    };
+  }
   if (batch.matrix) {
     for (const combo of matrixCombos(batch.matrix)) {
       drafts.push({ fields: fieldsOf(combo), axes: combo, path: ['matrix'] });
@@ -106,6 +120,16 @@ export function resolveWorkspace(text: string, dir: string): string {
 }
 
 const AXES = ['plan', 'workspace', 'agent', 'model'] as const;
+
+/** The most jobs a matrix can make (before exclude), without making them. */
+export function matrixSize(matrix: Matrix): number {
+  const lengths = [
+    ...AXES.map((name) => matrix[name]?.length ?? 0).filter((n) => n > 0),
+    ...Object.values(matrix.vars ?? {}).map((values) => values.length),
+  ];
+  const product = lengths.length === 0 ? 0 : lengths.reduce((a, b) => a * b, 1);
+  return (product + (matrix.include?.length ?? 0)) * (matrix.repeat ?? 1);
+}
 
 /** Every combination of the matrix, after exclude and include, each repeated. */
 export function matrixCombos(matrix: Matrix): Combo[] {

@@ -63,6 +63,8 @@ export const JobResult = z.object({
   endedAt: z.string().optional(),
   /** Wall time of its runs under this batch, summed over starts. */
   durationMs: z.number().optional(),
+  /** The part of durationMs its ended runs took (a running one's time is counted from its start again). */
+  endedRunsMs: z.number().optional(),
   metrics: JobMetrics.optional(),
 });
 export type JobResult = z.infer<typeof JobResult>;

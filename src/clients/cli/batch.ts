@@ -18,6 +18,10 @@ export function registerBatch(program: Command): void {
     .option('--dir <dir>', 'batch directory (default ./ribosome-batches/<name>)')
     .option('--parallel <n>', "jobs at once (over the file's; default: what this machine can hold)")
     .option('--fail-fast', 'stop the batch at the first job that fails')
+    .option(
+      '--retry-failed',
+      'run the jobs that failed again, each from its last clean checkpoint (skipped and infrastructure-failed jobs always run again)',
+    )
     .option('--max-cost <usd>', "the batch's budget over all its jobs, in US dollars (over the file's)")
     .option('--headless', 'no live table: one line per job change on stderr')
     .option('--web', "serve the dashboard's fleet view of the batch and print its address")

@@ -232,6 +232,11 @@ jobs:
       ['slow', 'passed', 1],
       ['later', 'passed', 1],
     ]);
+    // A job followed by the second batch process is timed once: from its run's start to its end.
+    for (const job of summary.jobs) {
+      const span = Date.parse(job.endedAt ?? '') - Date.parse(job.startedAt ?? '');
+      expect(Math.abs((job.durationMs ?? 0) - span), job.id).toBeLessThan(100);
+    }
     // One run each: nothing was started twice.
     for (const id of ['quick', 'slow', 'later'])
       expect(runsOf(join(root, 'ribosome-batches/resume/jobs', id))).toBe(1);
@@ -247,6 +252,13 @@ jobs:
     expect(result.stderr).toMatch(/broken\.yaml:4:\d+/);
     expect(result.stderr).toContain('agent');
     expect(existsSync(join(root, 'ribosome-batches/broken'))).toBe(false);
+    const model = batchFile(
+      'model',
+      'name: model\ndefaults: { plan: plan.yaml }\nmatrix: { model: ["a b"] }\n',
+    );
+    const badModel = await batch(model);
+    expect(badModel.code).toBe(2);
+    expect(badModel.stderr).toContain('model "a b" is not a model id');
     const noPlan = batchFile('noplan', 'name: noplan\njobs:\n  - { id: a, plan: missing.yaml }\n');
     const missing = await batch(noPlan);
     expect(missing.code).toBe(2);
@@ -257,6 +269,8 @@ jobs:
       [['--parallel', '0'], '--parallel must be a whole number'],
       [['--max-cost', 'lots'], '--max-cost must be a positive number'],
       [['--job-index', '7'], '--job-index 7: the batch has 1 job (index 0)'],
+      [['--sandbox', 'bogus'], '--sandbox must be auto, on or off'],
+      [['--web-port', '80'], '--web-port goes with --web'],
     ] as const) {
       const refused = await batch(one, ...flags);
       expect(refused.code).toBe(2);
@@ -304,5 +318,81 @@ matrix: { workspace: [repos/one, repos/two] }
     const again = await cliToEnd(['batch', 'export', '--dir', dirOf, '--to-branch', 'ribosome/']);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/one: export: .* already has a branch ribosome\/one; --force replaces it/);
+  });
+
+  it('Ctrl-C stops the batch (exit 130); the stopped job resumes when the batch runs again; report waits for the batch', async () => {
+    const file = batchFile(
+      'interrupt',
+      `name: interrupt
+defaults: { vars: { EXPECT: ok } }
+jobs:
+  - { id: slow, plan: slow.yaml }
+`,
+    );
+    const dirOf = join(root, 'ribosome-batches/interrupt');
+    const first = runCli(batchArgs(file));
+    await expect
+      .poll(() => (existsSync(join(dirOf, 'summary.json')) ? summaryOf('interrupt').jobs[0]?.state : ''), {
+        timeout: 60_000,
+        interval: 100,
+      })
+      .toBe('running');
+    // While the batch runs, its files are its own.
+    const report = await cliToEnd(['batch', 'report', '--dir', dirOf]);
+    expect(report.code).toBe(3);
+    expect(report.stderr).toContain('runs this batch');
+    const index = await cliToEnd(batchArgs(file, '--job-index', '0'));
+    expect(index.code).toBe(3);
+    first.child.kill('SIGINT');
+    const stopped = await first.exited;
+    expect(stopped.code, first.stderr()).toBe(130);
+    expect(first.stderr()).toContain('stopped (run the same command again to resume)');
+    expect(summaryOf('interrupt').jobs[0]).toMatchObject({
+      state: 'pending',
+      reason: 'stopped with the batch; it resumes when the batch runs again',
+    });
+    const again = await batch(file);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('job slow: resumes where the batch stopped it');
+    expect(summaryOf('interrupt').jobs[0]).toMatchObject({ state: 'passed', starts: 2 });
+    expect(runsOf(join(dirOf, 'jobs/slow'))).toBe(2);
+  });
+
+  it('--emit: a workflow at the root of the repository from a subfolder; what a cluster cannot run, refused', async () => {
+    const repo = join(root, 'repos/one');
+    mkdirSync(join(repo, 'ci'), { recursive: true });
+    writeFileSync(join(repo, 'ci/plan.yaml'), PLAN);
+    writeFileSync(
+      join(repo, 'ci/fleet.yaml'),
+      'name: fleet\ndefaults: { plan: plan.yaml }\nmatrix: { workspace: [".."] }\n',
+    );
+    const gh = await cliToEnd(['batch', join(repo, 'ci/fleet.yaml'), '--emit', 'github-actions']);
+    expect(gh.code, gh.stderr).toBe(0);
+    const workflow = readFileSync(join(repo, '.github/workflows/ribosome-fleet.yml'), 'utf8');
+    expect(workflow).toContain('ribosome batch ci/fleet.yaml --job-index');
+    const k8s = await cliToEnd([
+      'batch',
+      join(repo, 'ci/fleet.yaml'),
+      '--emit',
+      'kubernetes',
+      '--image',
+      'i',
+      '--secret',
+      's',
+    ]);
+    expect(k8s.code).toBe(2);
+    expect(k8s.stderr).toContain('workspace .. is relative to the batch file');
+    for (const [flags, words] of [
+      [['--emit', 'github-actions', '--image', 'x'], '--image is for --emit kubernetes'],
+      [['--emit', 'kubernetes', '--image', 'x', '--secret', 's', '--claim', 'c', '--empty-dir'], 'give one'],
+      [
+        ['--emit', 'kubernetes', '--image', 'x', '--secret', 's', '--upload', 'cp'],
+        '--upload goes with --empty-dir',
+      ],
+    ] as const) {
+      const refused = await cliToEnd(['batch', join(repo, 'ci/fleet.yaml'), ...flags]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(words);
+    }
   });
 });

@@ -91,4 +91,16 @@ describe('a batch file expands into jobs', () => {
     for (const job of result.jobs) expect(job.id).toMatch(/^[A-Za-z0-9][A-Za-z0-9._-]*$/);
     expect(result.jobs.map((j) => j.id)).toEqual(['etc-passwd', 'hidden-x']);
   });
+
+  it('a matrix of more jobs than allowed is refused before it is made (a few lines can describe 10^8)', () => {
+    const hundred = Array.from({ length: 100 }, (_, i) => `v${i}`);
+    const result = expand({
+      name: 'b',
+      defaults: { plan: 'p' },
+      matrix: { model: hundred, vars: { A: hundred, B: hundred, C: hundred } },
+    });
+    expect(result.ok ? [] : result.problems.map((p) => p.message)).toEqual([
+      'The matrix makes up to 100,000,000 jobs; at most 10000 are allowed.',
+    ]);
+  });
 });

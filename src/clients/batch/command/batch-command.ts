@@ -13,6 +13,7 @@ export type BatchFlags = EmitFlags & {
   dir?: string;
   parallel?: string;
   failFast?: boolean;
+  retryFailed?: boolean;
   maxCost?: string;
   headless?: boolean;
   web?: boolean;
@@ -52,6 +53,13 @@ export async function batchCommand(file: string, flags: BatchFlags): Promise<num
       '--port is for one job (--job-index): the jobs of a batch on one machine each take a dynamic port',
     );
   }
+  if (typeof flags.sandbox === 'string' && !['auto', 'on', 'off'].includes(flags.sandbox)) {
+    return fail(`--sandbox must be auto, on or off, got "${flags.sandbox}"`);
+  }
+  if (flags.webPort !== undefined && !flags.web) return fail('--web-port goes with --web');
+  const webPort = wholeNumber(flags.webPort, 0, 65_535);
+  if (Number.isNaN(webPort))
+    return fail(`--web-port must be an integer from 0 to 65535, got "${flags.webPort}"`);
   const maxCost = flags.maxCost === undefined ? undefined : parseCost(flags.maxCost);
   if (flags.maxCost !== undefined && maxCost === undefined) {
     return fail(`--max-cost must be a positive number of US dollars, e.g. 2.50, got "${flags.maxCost}"`);
@@ -72,6 +80,7 @@ export async function batchCommand(file: string, flags: BatchFlags): Promise<num
     ...(flags.dir === undefined ? {} : { dir: flags.dir }),
     ...(parallel === undefined ? {} : { parallel }),
     ...(flags.failFast ? { failFast: true } : {}),
+    ...(flags.retryFailed ? { retryFailed: true } : {}),
     ...(maxCost === undefined ? {} : { maxCostUsd: maxCost }),
     ...(jobIndex === undefined ? {} : { jobIndex }),
     settings: {
@@ -133,9 +142,6 @@ async function openDashboard(
   flags: BatchFlags,
 ): Promise<{ ok: true; value: BatchDashboard } | { ok: false; message: string }> {
   const port = flags.webPort === undefined ? 0 : Number(flags.webPort);
-  if (!(Number.isInteger(port) && port >= 0 && port <= 65_535)) {
-    return { ok: false, message: `--web-port must be an integer from 0 to 65535, got "${flags.webPort}"` };
-  }
   try {
     const value = await startBatchDashboard({
       dir,
@@ -152,7 +158,11 @@ async function openDashboard(
 }
 
 /** `upgrade: 4 jobs: 3 passed, 1 failed; $0.0123; summary ribosome-batches/upgrade/summary.json`. */
-export function endLine(summary: BatchSummary, summaryFile: string | undefined): string {
+export function endLine(
+  summary: BatchSummary,
+  summaryFile: string | undefined,
+  from: 'run' | 'report' = 'run',
+): string {
   const counts = Object.entries(summary.counts)
     .filter(([, n]) => n > 0)
     .map(([state, n]) => `${n} ${state}`);
@@ -160,7 +170,13 @@ export function endLine(summary: BatchSummary, summaryFile: string | undefined):
     `${summary.jobs.length} job${summary.jobs.length === 1 ? '' : 's'}: ${counts.join(', ')}`,
     formatCost(summary.spentUsd),
   ];
-  if (summary.state === 'stopped') parts.push('stopped (run the same command again to resume)');
+  if (summary.state === 'stopped') {
+    parts.push(
+      from === 'run'
+        ? 'stopped (run the same command again to resume)'
+        : 'some jobs have not run to their end',
+    );
+  }
   if (summaryFile) parts.push(`summary ${summaryFile}`);
   return `${summary.name}: ${parts.join('; ')}`;
 }

@@ -1,5 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import type { BatchFile } from '../../../plan/batch-schema.ts';
 import { loadPlan } from '../../../plan/index.ts';
 import { displayLine } from '../../model/display-text.ts';
 import {
@@ -10,7 +12,6 @@ import {
   KubernetesOptions,
 } from '../emit/index.ts';
 import type { LoadedBatch } from '../run/load-batch.ts';
-import { defaultParallel } from '../run/parallel.ts';
 
 /** `ribosome batch FILE --emit KIND`'s own options, as commander gives them. */
 export type EmitFlags = {
@@ -55,12 +56,21 @@ export async function emitCommand(
     say(`--emit must be one of ${EMIT_KINDS.join(', ')}, got "${flags.emit}"`);
     return 2;
   }
+  const misplaced = misplacedFlags(kind, flags);
+  if (misplaced) {
+    say(misplaced);
+    return 2;
+  }
   const common = {
     batch: loaded.batch,
     jobs: loaded.jobs,
-    parallel: parallel ?? loaded.batch.parallel ?? defaultParallel(),
+    // Not this machine's default: the engine's capacity bounds what runs at once, and --parallel
+    // (or the file's parallel) what the providers' limits allow.
+    parallel: parallel ?? loaded.batch.parallel ?? loaded.jobs.length,
   };
   let emitted: ReturnType<typeof emitBatch>;
+  /** Where the file goes without --out: here, or the repository's root for a workflow. */
+  let root = '.';
   if (kind === 'kubernetes') {
     const options = KubernetesOptions.safeParse({
       image: flags.image,
@@ -74,13 +84,34 @@ export async function emitCommand(
       ...(flags.podPort === undefined ? {} : { port: Number(flags.podPort) }),
       ...(flags.namespace === undefined ? {} : { namespace: flags.namespace }),
     });
-    if (!options.success) return refuse(say, options.error, { image: '--image', secretName: '--secret' });
+    if (!options.success) {
+      return refuse(say, options.error, {
+        image: '--image',
+        secretName: '--secret',
+        resources: '--cpu or --memory',
+      });
+    }
+    const relativeOnes = relativeWorkspaces(loaded.batch);
+    if (relativeOnes.length > 0) {
+      say(
+        `--emit kubernetes: workspace ${relativeOnes[0]} is relative to the batch file; in a pod that folder is the ConfigMap's read-only mount, which holds no repository. Name each workspace by the absolute path where the image (or a volume you add) holds it.`,
+      );
+      return 2;
+    }
     const files = await carriedFiles(loaded);
     emitted = emitBatch('kubernetes', { ...options.data, ...common, batchFile: loaded.file, files });
   } else {
-    const batchPath = relative(process.cwd(), loaded.file);
+    const top = gitTopLevel(dirname(loaded.file));
+    if (top === undefined) {
+      say(
+        `--emit github-actions: ${loaded.file} is not in a git repository; the workflow runs in a checkout of one`,
+      );
+      return 2;
+    }
+    root = top;
     const options = GithubActionsOptions.safeParse({
-      batchPath: isAbsolute(batchPath) ? loaded.file : batchPath.split('\\').join('/'),
+      // The workflow's steps run at the checkout's root.
+      batchPath: relative(top, loaded.file).split(sep).join('/'),
       ...(flags.secrets === undefined ? {} : { secrets: list(flags.secrets) }),
       ...(flags.agentClis === undefined ? {} : { agentClis: list(flags.agentClis) }),
       ...(flags.branchPrefix === undefined ? {} : { branchPrefix: flags.branchPrefix }),
@@ -97,7 +128,7 @@ export async function emitCommand(
     say(emitted.error.message);
     return 2;
   }
-  const target = resolve(flags.out ?? '.', emitted.path);
+  const target = resolve(flags.out ?? root, emitted.path);
   mkdirSync(dirname(target), { recursive: true });
   writeFileSync(target, emitted.text);
   say(
@@ -137,4 +168,54 @@ async function carriedFiles(loaded: LoadedBatch): Promise<Map<string, string>> {
     }
   }
   return new Map([...paths].map((path) => [path, readFileSync(path, 'utf8')]));
+}
+
+const KUBERNETES_FLAGS = [
+  'image',
+  'secret',
+  'claim',
+  'emptyDir',
+  'upload',
+  'cpu',
+  'memory',
+  'namespace',
+  'podPort',
+] as const;
+const GITHUB_FLAGS = ['secrets', 'branchPrefix', 'agentClis', 'ribosomeDev'] as const;
+const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+/** A flag of the other kind, or two that cannot go together: what to say. */
+function misplacedFlags(kind: EmitKind, flags: EmitFlags): string | undefined {
+  const others = kind === 'kubernetes' ? GITHUB_FLAGS : KUBERNETES_FLAGS;
+  const given = others.find((key) => flags[key] !== undefined);
+  if (given)
+    return `${flagName(given)} is for --emit ${kind === 'kubernetes' ? 'github-actions' : 'kubernetes'}`;
+  if (flags.claim !== undefined && flags.emptyDir)
+    return '--claim and --empty-dir are two places for the results: give one';
+  if (flags.upload !== undefined && !flags.emptyDir)
+    return '--upload goes with --empty-dir (a claim keeps the results itself)';
+  return undefined;
+}
+
+/** Workspaces written relative in the batch file (they resolve under the batch file's folder). */
+function relativeWorkspaces(batch: BatchFile): string[] {
+  const written = [
+    batch.defaults?.workspace,
+    ...(batch.jobs ?? []).map((j) => j.workspace),
+    ...(batch.matrix?.workspace ?? []),
+    ...(batch.matrix?.include ?? []).map((r) => r.workspace),
+  ];
+  return written.filter((w): w is string => w !== undefined && !isAbsolute(w));
+}
+
+function gitTopLevel(dir: string): string | undefined {
+  try {
+    return execFileSync('git', ['rev-parse', '--show-toplevel'], {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return undefined;
+  }
 }

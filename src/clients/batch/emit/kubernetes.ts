@@ -131,13 +131,15 @@ function indexedJob(input: KubernetesInput, name: string, carried: Carried, clai
       backoffLimitPerIndex: input.batch.retries ?? DEFAULT_JOB_RETRIES,
       ...(input.batch.failFast ? { maxFailedIndexes: 0 } : {}),
       podFailurePolicy: {
+        // Rules apply in order, the first that matches wins: a pod evicted or preempted is stopped by a
+        // signal (its batch exits 130, to be resumed), which must not count whatever its exit code.
         rules: [
+          // A node drained or a pod preempted is not the job's failure: not counted against its retries.
+          { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] },
           {
             action: 'FailIndex',
             onExitCodes: { containerName: CONTAINER, operator: 'In', values: FINAL_EXIT_CODES },
           },
-          // A node drained or a pod preempted is not the job's failure: not counted against its retries.
-          { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] },
         ],
       },
       template: {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SERVER_VERSION } from '../../../core/version.ts';
 import { ENV_NAME_PATTERN } from '../../../plan/primitives.ts';
 
 /**
@@ -81,7 +82,8 @@ export const GithubActionsOptions = z.strictObject({
       z.strictObject({ kind: z.literal('devDependency') }),
       z.strictObject({ kind: z.literal('global'), spec: z.string().min(1) }),
     ])
-    .default({ kind: 'global', spec: 'ribosome' }),
+    // The version that wrote the workflow: a later release may run the batch otherwise.
+    .default({ kind: 'global', spec: `ribosome@${SERVER_VERSION}` }),
   /** npm packages installed globally beside it: the agent CLIs the plans use (as the image's AGENT_CLIS). */
   agentClis: z.array(z.string().min(1)).default([]),
   /** Successful jobs are exported to branches PREFIX<job id>; default `ribosome/<batch name>/`. */

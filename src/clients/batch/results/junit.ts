@@ -46,7 +46,10 @@ function outcomeOf(job: JobResult): string | undefined {
       return undefined;
     case 'failed': {
       const failure = failureText(job);
-      const body = [job.reason, job.metrics?.failure ? failure : undefined].filter(Boolean).join('\n\n');
+      // The runner's reason is often the codon's failure itself: said once.
+      const body = [
+        ...new Set([job.reason, job.metrics?.failure ? failure : undefined].filter(Boolean)),
+      ].join('\n\n');
       const type = job.metrics?.failure?.reason ?? 'failed';
       return `<failure message="${message(failure ?? (reason || 'the plan failed'))}" type="${xmlAttribute(type)}">${xmlText(body)}</failure>`;
     }

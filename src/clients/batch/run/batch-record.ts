@@ -51,12 +51,16 @@ export function summaryFromDir(layout: BatchLayout, record: BatchRecord, now = n
     const resumed = resumedState(latestRun(dir));
     const starts = result?.starts ?? 0;
     const durationMs = result?.durationMs ?? 0;
+    // What the result file says of the job's end holds while the execution agrees with it: a run
+    // since (the job run again by hand after a rollback, say) wins.
+    const agrees =
+      result?.state === resumed.state || (resumed.state === 'pending' && result?.state !== 'passed');
     const times = {
-      ...(result?.exitCode === undefined ? {} : { exitCode: result.exitCode }),
+      ...(agrees && result?.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
       ...(result?.startedAt ? { startedAt: result.startedAt } : {}),
-      ...(result?.endedAt ? { endedAt: result.endedAt } : {}),
+      ...(agrees && result?.endedAt ? { endedAt: result.endedAt } : {}),
     };
-    const reason = result?.reason ?? resumed.reason;
+    const reason = (agrees ? result?.reason : undefined) ?? resumed.reason;
     let slot: Slot;
     if (resumed.state !== 'pending') {
       slot = {

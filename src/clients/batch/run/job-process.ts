@@ -80,7 +80,8 @@ export function lastLogLine(logFile: string): string | undefined {
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l !== '');
-    const last = lines.at(-1);
+    // The run's own announcements say nothing of why it ended.
+    const last = lines.filter((l) => !/^(listening|dashboard) /.test(l)).at(-1);
     return last === undefined ? undefined : last.slice(0, 300);
   } finally {
     closeSync(fd);

@@ -2,6 +2,7 @@ import { dirname, resolve } from 'node:path';
 import { parseWorkspaceSpec, resolveWorkspace, WorkspaceError } from '../../../execution/workspace/index.ts';
 import { BatchFile, type Job } from '../../../plan/batch-schema.ts';
 import { formatProblems, loadPlan } from '../../../plan/index.ts';
+import { MODEL_ID_PATTERN } from '../../../plan/primitives.ts';
 import { hasErrors, type PlanProblem, sortProblems } from '../../../plan/problems.ts';
 import { readSourceFile, wholeFile } from '../../../plan/source-file.ts';
 import { issuesToDrafts } from '../../../plan/zod-issues.ts';
@@ -70,6 +71,18 @@ export async function loadBatch(path: string, only?: { jobIndex: number }): Prom
     }));
     if (!plan.ok || hasErrors(found)) problems.push(...ofJob);
     else warnings.push(...ofJob);
+  }
+  for (const job of checked) {
+    if (job.model !== undefined && !MODEL_ID_PATTERN.test(job.model)) {
+      problems.push(
+        wholeFile(
+          file,
+          'INVALID_VALUE',
+          `job ${job.id}: model "${job.model}" is not a model id (printable, no spaces)`,
+          'Write a model id such as claude-sonnet-4-5.',
+        ),
+      );
+    }
   }
   const workspaces = new Map<string, string>();
   for (const job of checked) {

@@ -1,6 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { acquireRuntimeLock } from '../../../execution/layout/runtime-lock.ts';
+import {
+  acquireRuntimeLock,
+  isHolderAlive,
+  type LockInfo,
+  readLock,
+} from '../../../execution/layout/runtime-lock.ts';
 import type { Job } from '../../../plan/batch-schema.ts';
 import { writeFileAtomic } from '../../../platform/files/atomic-write.ts';
 import { type BatchLayout, batchLayout } from '../layout.ts';
@@ -13,6 +18,9 @@ import type { LoadedBatch } from './load-batch.ts';
 import { defaultParallel } from './parallel.ts';
 import { type BatchRunner, startBatch } from './runner.ts';
 
+/** The batch was stopped (a signal, q) before its jobs had ended: run it again to resume (128 + SIGINT). */
+export const EXIT_STOPPED = 130;
+
 export type BatchRequest = {
   loaded: LoadedBatch;
   /** --dir; default ./ribosome-batches/<name>. */
@@ -20,6 +28,8 @@ export type BatchRequest = {
   /** --parallel over the file's over the machine's. */
   parallel?: number;
   failFast?: boolean;
+  /** Run the jobs that failed again (--retry-failed). */
+  retryFailed?: boolean;
   maxCostUsd?: number;
   /** --job-index: only this job, no summary (a pod of a cluster batch, a CI matrix entry). */
   jobIndex?: number;
@@ -38,6 +48,12 @@ export type BatchStart =
   | { ok: false; code: number; message: string };
 
 /** The batch directory of a request: --dir, else ./ribosome-batches/<name>. */
+/** The live batch process holding a batch directory, if one does. */
+export function batchHolder(layout: BatchLayout): LockInfo | undefined {
+  const holder = readLock(layout.lock);
+  return holder && isHolderAlive(holder) ? holder : undefined;
+}
+
 export const batchDirOf = (name: string, dir: string | undefined) =>
   resolve(dir ?? `ribosome-batches/${name}`);
 
@@ -63,6 +79,14 @@ export function startBatchRun(request: BatchRequest): BatchStart {
     jobs = [job];
   }
   mkdirSync(layout.dir, { recursive: true });
+  const holder = batchHolder(layout);
+  if (request.jobIndex !== undefined && holder) {
+    return {
+      ok: false,
+      code: 3,
+      message: `a batch process (pid ${holder.pid}) runs the batch in ${layout.dir}: it runs job ${jobs[0]?.id} itself`,
+    };
+  }
   let release = () => {};
   if (request.jobIndex === undefined) {
     const lock = acquireRuntimeLock(layout.lock);
@@ -85,7 +109,7 @@ export function startBatchRun(request: BatchRequest): BatchStart {
     request.jobIndex !== undefined ? 1 : (request.parallel ?? loaded.batch.parallel ?? defaultParallel());
   const token = process.env.RIBOSOME_TOKEN || undefined;
   request.onLine?.(
-    `${loaded.batch.name}: ${jobs.length} job${jobs.length === 1 ? '' : 's'}, ${parallel} at once, in ${layout.dir}`,
+    `${loaded.batch.name}: ${jobs.length} job${jobs.length === 1 ? '' : 's'}, ${Math.min(parallel, jobs.length)} at once, in ${layout.dir}`,
   );
   // One cache for every job: each poll folds only what was journaled since the last.
   const metricsCache: MetricsCache = new Map();
@@ -101,6 +125,7 @@ export function startBatchRun(request: BatchRequest): BatchStart {
     jobs,
     layout,
     failFast: request.failFast ?? loaded.batch.failFast ?? false,
+    ...(request.retryFailed ? { retryFailed: true } : {}),
     retries: loaded.batch.retries ?? 1,
     settings: request.settings,
     env: process.env,
@@ -124,7 +149,8 @@ export function startBatchRun(request: BatchRequest): BatchStart {
       if (request.jobIndex === undefined) {
         await writeResults(layout, summary, { matrix: loaded.batch.matrix !== undefined });
       }
-      const code = summary.jobs.every((j) => j.state === 'passed') ? 0 : 1;
+      const code =
+        summary.state === 'stopped' ? EXIT_STOPPED : summary.jobs.every((j) => j.state === 'passed') ? 0 : 1;
       return { summary, code };
     } finally {
       release();

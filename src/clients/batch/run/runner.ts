@@ -6,12 +6,12 @@ import { writeFileAtomic } from '../../../platform/files/atomic-write.ts';
 import { liveServerUrl } from '../../runs/read-execution.ts';
 import { type BatchLayout, jobExecutionDir, jobLog, jobResultFile } from '../layout.ts';
 import { metricsFailureText } from '../results/job-text.ts';
-import { BatchSummary, type JobMetrics } from '../summary-schema.ts';
+import { BatchSummary, type JobMetrics, JobResult } from '../summary-schema.ts';
 import { type JobRunSettings, jobRunArgs } from './job-args.ts';
 import { type JobProcess, lastLogLine, startJobProcess, waitForExit } from './job-process.ts';
 import { type Slot, schedule } from './schedule.ts';
 import { type BatchInfo, batchSummary, type JobNow, jobResult, spentUsd } from './summary.ts';
-import { exitVerdict, type JobExit, resumedState } from './verdict.ts';
+import { exitVerdict, type JobExit, resumedState, STOPPED_WITH_BATCH } from './verdict.ts';
 
 export type RunnerOptions = {
   info: BatchInfo;
@@ -26,8 +26,10 @@ export type RunnerOptions = {
   metricsOf: (executionDir: string) => JobMetrics | undefined;
   /** The latest run of a job's execution, as `ribosome runs` reads it, for a batch started again. */
   latestRunOf: (executionDir: string) => Parameters<typeof resumedState>[0];
-  /** Asks a running job's server to stop its codon (the batch budget, --fail-fast). */
-  forceStop: (url: string, reason: string) => Promise<void>;
+  /** Asks a running job's server to stop its codon (the batch budget, --fail-fast): whether one was stopped. */
+  forceStop: (url: string, reason: string) => Promise<boolean>;
+  /** Run the jobs that failed again, from their last clean checkpoint (--retry-failed). */
+  retryFailed?: boolean;
   /** Every change of the summary (also written to summary.json). */
   onSummary?: (summary: BatchSummary) => void;
   /** A line for a person: a job started, ended, was retried. */
@@ -56,13 +58,18 @@ export function startBatch(options: RunnerOptions): BatchRunner {
   const { layout, jobs } = options;
   mkdirSync(layout.jobs, { recursive: true });
   const previous = readPreviousSummary(layout.summary);
+  // The batch started when it first did: a later start resumes it.
+  const info = { ...options.info, startedAt: previous?.startedAt ?? options.info.startedAt };
   const entries: JobNow[] = jobs.map((job) => ({ job, slot: initialSlot(job, options, previous) }));
   const processes = new Map<string, JobProcess>();
   let stopping = false;
+  /** Jobs whose codon the batch has stopped (the budget, --fail-fast), and those being asked now. */
+  const stopsConfirmed = new Set<string>();
+  const stopsSending = new Set<string>();
   let wake: () => void = () => {};
   let last = '';
 
-  const summaryNow = (state: BatchSummary['state']) => batchSummary(options.info, entries, state, new Date());
+  const summaryNow = (state: BatchSummary['state']) => batchSummary(info, entries, state, new Date());
   const publish = (state: BatchSummary['state'] = 'running') => {
     const summary = summaryNow(state);
     const text = `${JSON.stringify(summary, null, 2)}\n`;
@@ -93,9 +100,16 @@ export function startBatch(options: RunnerOptions): BatchRunner {
     if (slot.kind !== 'running') return;
     const durationMs = slot.durationMs + (endMs - Date.parse(startedAt));
     const endedAt = new Date(endMs).toISOString();
-    if (adopted || stopping) {
-      // Started by an earlier batch process, or stopped with the batch: its execution says how it
-      // ended (a run stopped mid-codon resumes when the batch runs again).
+    if (stopping && !adopted && exit.code !== 0) {
+      // Stopped with the batch (a signal, q): its codon was cut short, not failed. It resumes from
+      // that codon's start when the batch runs again; its result file says so for that start.
+      entry.slot = { kind: 'pending', starts: slot.starts, durationMs, reason: STOPPED_WITH_BATCH };
+      writeFileAtomic(
+        jobResultFile(layout, entry.job.id),
+        `${JSON.stringify(jobResult(entry, new Date()), null, 2)}\n`,
+      );
+    } else if (adopted || stopping) {
+      // Started by an earlier batch process: its execution says how it ended.
       const resumed = resumedState(options.latestRunOf(jobExecutionDir(layout, entry.job.id)));
       entry.slot =
         resumed.state === 'pending'
@@ -168,7 +182,11 @@ export function startBatch(options: RunnerOptions): BatchRunner {
 
   for (const { job, slot } of entries) {
     if (slot.kind === 'ended')
-      line(`job ${job.id}: ${slot.state} in an earlier batch process; not run again`);
+      line(
+        `job ${job.id}: ${slot.state} in an earlier batch process; not run again${slot.state === 'passed' ? '' : ' (--retry-failed runs it again)'}`,
+      );
+    if (slot.kind === 'pending' && slot.reason === STOPPED_WITH_BATCH)
+      line(`job ${job.id}: resumes where the batch stopped it`);
   }
   /** Follows a job's run that this process did not start, until it ends. */
   const follow = (entry: JobNow, pid: number, startedAt: string) => {
@@ -212,8 +230,22 @@ export function startBatch(options: RunnerOptions): BatchRunner {
           if (entry.slot.kind !== 'running' || entry.slot.stopping !== undefined) continue;
           entry.slot = { ...entry.slot, stopping: `stopped: ${decision.stopRunning}` };
           line(`job ${entry.job.id}: stopping its codon (${decision.stopRunning})`);
-          if (entry.url) void options.forceStop(entry.url, decision.stopRunning).catch(() => {});
         }
+      }
+      // A stop sent between two codons is refused (no codon runs): it is sent again at each turn
+      // until a codon of the job has stopped, or the job has ended.
+      for (const entry of entries) {
+        const slot = entry.slot;
+        if (slot.kind !== 'running' || slot.stopping === undefined || !entry.url) continue;
+        if (stopsConfirmed.has(entry.job.id) || stopsSending.has(entry.job.id)) continue;
+        stopsSending.add(entry.job.id);
+        void options
+          .forceStop(entry.url, slot.stopping.replace(/^stopped: /, ''))
+          .then((stopped) => {
+            if (stopped) stopsConfirmed.add(entry.job.id);
+          })
+          .catch(() => {})
+          .finally(() => stopsSending.delete(entry.job.id));
       }
       for (const id of decision.start) {
         const entry = entries.find((e) => e.job.id === id);
@@ -268,9 +300,12 @@ function readPreviousSummary(file: string): BatchSummary | undefined {
 
 /** Where a job stands when the batch starts: from its execution (and its server, if one holds it). */
 function initialSlot(job: Job, options: RunnerOptions, previous: BatchSummary | undefined): Slot {
-  const before = previous?.jobs.find((j) => j.id === job.id);
+  // The job's own result file (what a --job-index run leaves) over the batch's summary.
+  const before =
+    readResult(jobResultFile(options.layout, job.id)) ?? previous?.jobs.find((j) => j.id === job.id);
   const starts = before?.starts ?? 0;
-  const durationMs = before?.durationMs ?? 0;
+  // The time of its ended runs only: one still running is timed from its start again.
+  const durationMs = before?.endedRunsMs ?? before?.durationMs ?? 0;
   const dir = jobExecutionDir(options.layout, job.id);
   const holder = heldBy(dir);
   if (holder) {
@@ -279,15 +314,34 @@ function initialSlot(job: Job, options: RunnerOptions, previous: BatchSummary | 
   const resumed = existsSync(executionLayout(dir).database)
     ? resumedState(options.latestRunOf(dir))
     : { state: 'pending' as const };
-  if (resumed.state === 'pending') return { kind: 'pending', starts, durationMs };
+  const stoppedByBatch = before?.state === 'pending' && before.reason === STOPPED_WITH_BATCH;
+  if (resumed.state === 'pending' || (resumed.state === 'failed' && stoppedByBatch)) {
+    return { kind: 'pending', starts, durationMs, ...(stoppedByBatch ? { reason: STOPPED_WITH_BATCH } : {}) };
+  }
+  if (resumed.state === 'failed' && options.retryFailed) return { kind: 'pending', starts, durationMs };
+  // What the batch recorded is kept when the execution agrees with it (a run since, by hand, wins).
+  const agrees = before?.state === resumed.state;
   return {
     kind: 'ended',
     state: resumed.state,
     starts,
     durationMs,
-    ...(resumed.reason ? { reason: before?.reason ?? resumed.reason } : {}),
-    ...(before?.exitCode === undefined ? {} : { exitCode: before.exitCode }),
+    ...(((agrees ? before?.reason : undefined) ?? resumed.reason)
+      ? { reason: (agrees ? before?.reason : undefined) ?? resumed.reason }
+      : {}),
+    ...(agrees && before?.exitCode !== undefined ? { exitCode: before.exitCode } : {}),
     ...(before?.startedAt ? { startedAt: before.startedAt } : {}),
-    ...(before?.endedAt ? { endedAt: before.endedAt } : {}),
+    ...(agrees && before?.endedAt ? { endedAt: before.endedAt } : {}),
   };
+}
+
+/** A job's result file, if it holds one. */
+function readResult(file: string): JobResult | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    const parsed = JobResult.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
 }

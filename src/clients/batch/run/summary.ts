@@ -41,6 +41,7 @@ export function jobResult(now: JobNow, at: Date): JobResult {
       : {}),
     ...(slot.kind === 'ended' && slot.endedAt ? { endedAt: slot.endedAt } : {}),
     ...(slot.durationMs + running > 0 ? { durationMs: slot.durationMs + running } : {}),
+    ...(slot.kind === 'running' ? { endedRunsMs: slot.durationMs } : {}),
     ...(now.metrics ? { metrics: now.metrics } : {}),
   };
 }

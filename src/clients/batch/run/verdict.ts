@@ -1,6 +1,9 @@
 import type { RunRow } from '../../runs/run-rows.ts';
 import type { JobState } from '../summary-schema.ts';
 
+/** Why a job is pending after its batch was stopped (a signal, q): its codon was cut short, not failed. */
+export const STOPPED_WITH_BATCH = 'stopped with the batch; it resumes when the batch runs again';
+
 /** How a job's `ribosome run` ended: its exit code, or the signal that killed it. */
 export type JobExit = { code: number | null; signal: NodeJS.Signals | null };
 

@@ -8,7 +8,7 @@ import { loadConfigFile } from '../../../plan/config/config-file.ts';
 import { type ProxyConfig, resolveProxyConfig } from '../../../plan/config/proxy-config.ts';
 import { resolveServerSettings, type ServerSettings } from '../../../plan/config/server-config.ts';
 import { formatProblems, type LoadedPlan, loadPlan } from '../../../plan/index.ts';
-import { Agent, ENV_NAME_PATTERN } from '../../../plan/primitives.ts';
+import { Agent, ENV_NAME_PATTERN, MODEL_ID_PATTERN } from '../../../plan/primitives.ts';
 import { isLoopbackHost } from '../../../platform/http/loopback.ts';
 import { sandboxSupport } from '../../../platform/sandbox/index.ts';
 import { killAtProblem } from '../../../platform/storage/kill-point.ts';
@@ -100,9 +100,6 @@ export type RunRequest = {
   where: Pick<RunFlags, 'execution' | 'fresh' | 'data' | 'output' | 'workspace'>;
 };
 
-/** A model id as a provider takes it: printable, no spaces. */
-const MODEL_ID = /^[\x21-\x7e]+$/;
-
 /**
  * Checks the flags, the plan and the config file, in that order, into one request; the first
  * problem refuses the start. Warnings go to `warn` as they are found.
@@ -115,7 +112,7 @@ export async function parseRunFlags(
 ): Promise<{ ok: true; value: RunRequest } | Refusal> {
   const killAt = killAtProblem();
   if (killAt) return refuse(killAt);
-  if (flags.model !== undefined && !MODEL_ID.test(flags.model)) {
+  if (flags.model !== undefined && !MODEL_ID_PATTERN.test(flags.model)) {
     return refuse(`--model must be a model id such as claude-sonnet-4-5 (no spaces), got "${flags.model}"`);
   }
   const agent = flags.agent === undefined ? undefined : Agent.safeParse(flags.agent);

@@ -63,7 +63,9 @@ export function BatchFleetView({
                 <td>{displayLine(row.id)}</td>
                 <td className={`tone-${row.tone}`} data-testid="job-state">
                   {row.state}
-                  {row.reason ? <span className="muted">{displayLine(` (${row.reason})`)}</span> : null}
+                  {row.reason ? (
+                    <span className="muted job-reason">{displayLine(` (${row.reason})`)}</span>
+                  ) : null}
                 </td>
                 <td data-testid="job-codons">
                   {row.codons}

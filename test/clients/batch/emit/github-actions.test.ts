@@ -10,6 +10,7 @@ import {
 import { emitBatch } from '../../../../src/clients/batch/emit/index.ts';
 import { GithubActionsOptions } from '../../../../src/clients/batch/emit/options.ts';
 import { expandBatch } from '../../../../src/clients/batch/expand.ts';
+import { SERVER_VERSION } from '../../../../src/core/version.ts';
 import { BatchFile } from '../../../../src/plan/batch-schema.ts';
 
 /**
@@ -109,7 +110,9 @@ describe('ribosome batch --emit github-actions', () => {
       'actions/upload-artifact@v4',
     ]);
     expect(run.steps.find((s) => s.uses === 'actions/setup-node@v4')?.with).toEqual({ 'node-version': 24 });
-    expect(stepRunning(run, 'npm install -g')?.run).toBe('npm install -g ribosome @openai/codex@0.171.0');
+    expect(stepRunning(run, 'npm install -g')?.run).toBe(
+      `npm install -g ribosome@${SERVER_VERSION} @openai/codex@0.171.0`,
+    );
     const job = stepRunning(run, '--job-index');
     expect(job?.run).toBe(
       'ribosome batch batches/fleet.yaml --job-index ${{ matrix.index }} --dir ribosome-batches/fleet',
@@ -195,7 +198,7 @@ describe('GithubActionsOptions', () => {
     );
     expect(GithubActionsOptions.parse({ batchPath: 'b.yaml' })).toMatchObject({
       secrets: ['ANTHROPIC_API_KEY'],
-      ribosome: { kind: 'global', spec: 'ribosome' },
+      ribosome: { kind: 'global', spec: `ribosome@${SERVER_VERSION}` },
       runsOn: 'ubuntu-latest',
     });
   });

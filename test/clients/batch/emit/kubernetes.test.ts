@@ -164,10 +164,12 @@ describe('ribosome batch --emit kubernetes', () => {
     const spec = of<IJob>(manifests(kubernetesManifests(batchInput(`${MATRIX}retries: 2\n`))), 'Job').spec;
     expect(spec?.backoffLimitPerIndex).toBe(2);
     expect(spec?.maxFailedIndexes).toBeUndefined();
-    expect(spec?.podFailurePolicy?.rules[0]).toEqual({
-      action: 'FailIndex',
-      onExitCodes: { containerName: 'ribosome', operator: 'In', values: [1, 2] },
-    });
+    // In order, the first that matches wins: an evicted pod (its batch stopped by SIGTERM) never
+    // reaches the rule that fails the index.
+    expect(spec?.podFailurePolicy?.rules).toEqual([
+      { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] },
+      { action: 'FailIndex', onExitCodes: { containerName: 'ribosome', operator: 'In', values: [1, 2] } },
+    ]);
     const fast = of<IJob>(
       manifests(kubernetesManifests(batchInput(`${MATRIX}failFast: true\n`))),
       'Job',

@@ -68,6 +68,15 @@ describe('junitXml', () => {
     expect(child(queued, 'skipped')?.attributes).toEqual({ message: 'never started' });
   });
 
+  it("a failure the runner's reason already says is said once (as ribosome batch words a gate's failure)", () => {
+    const failure = { codonId: 'write', reason: 'verify', message: 'gate 1/1 exited with code 1' };
+    const text = 'codon write failed (verify): gate 1/1 exited with code 1';
+    const only = parseXml(
+      junitXml(summary([job('bad', { state: 'failed', reason: text, metrics: metrics({ failure }) })])),
+    );
+    expect(child(child(child(only, 'testsuite'), 'testcase'), 'failure')?.text).toBe(text);
+  });
+
   it('escapes hostile ids and reasons: still well-formed, the text shown as it was, a NUL as its stand-in', () => {
     const xml = junitXml(
       summary(

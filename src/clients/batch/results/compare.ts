@@ -36,6 +36,8 @@ export type Group = {
   gatesFirstTryRate: number | null;
   /** Over the jobs that ended (passed, failed or infra-failed) and say so. */
   costUsd?: Spread;
+  /** Part of a cost is Ribosome's estimate (an agent that reports no cost): shown `~$…`. */
+  costEstimated: boolean;
   durationMs?: Spread;
   outputTokens?: Spread;
   retries: number;
@@ -100,6 +102,7 @@ function groupOf(axes: Record<string, string>, label: string, jobs: readonly Job
     gatesFirstTry,
     gatesFirstTryRate: gatedCodons > 0 ? gatesFirstTry / gatedCodons : null,
     ...(costUsd ? { costUsd } : {}),
+    costEstimated: ended.some((j) => j.metrics?.costEstimated === true),
     ...(durationMs ? { durationMs } : {}),
     ...(outputTokens ? { outputTokens } : {}),
     retries: sum((j) => j.metrics?.retries),

@@ -24,10 +24,20 @@ export const COLUMNS = [
 export function groupTable(comparison: Comparison): GroupTable {
   return {
     headers: [...comparison.axes, ...COLUMNS],
-    rows: comparison.groups.map((g) => [...comparison.axes.map((a) => g.axes[a] ?? ''), ...groupCells(g)]),
-    legend:
-      'success: passed of the jobs with a verdict (an infrastructure failure is none). cost, time, output tokens: median (min–max) [p25–p75, from 4 jobs], over the jobs that ended.',
+    rows: comparison.groups.map((g) => [...axisCells(comparison.axes, g), ...groupCells(g)]),
+    legend: `success: passed of the jobs with a verdict (an infrastructure failure is none). cost, time, output tokens: median (min–max)${
+      comparison.groups.some((g) => g.costUsd?.p25 !== undefined || g.durationMs?.p25 !== undefined)
+        ? ' [p25–p75, from 4 jobs]'
+        : ''
+    }, over the jobs that ended.${comparison.groups.some((g) => g.costEstimated) ? ' ~: part of the cost is an estimate.' : ''}`,
   };
+}
+
+/** The group's axis values; a job listed by hand (no axes) is named in the first column. */
+function axisCells(axes: readonly string[], g: Group): string[] {
+  if (Object.keys(g.axes).length === 0 && axes.length > 0)
+    return axes.map((_, i) => (i === 0 ? `job ${g.label}` : ''));
+  return axes.map((a) => g.axes[a] ?? '');
 }
 
 function groupCells(g: Group): string[] {
@@ -36,7 +46,7 @@ function groupCells(g: Group): string[] {
     `${g.passed}/${g.passed + g.failed}`,
     percent(g.successRate),
     g.gatedCodons > 0 ? `${g.gatesFirstTry}/${g.gatedCodons} (${percent(g.gatesFirstTryRate)})` : NONE,
-    spreadText(g.costUsd, (usd) => formatCost(usd)),
+    spreadText(g.costUsd, (usd) => formatCost(usd, g.costEstimated)),
     spreadText(g.durationMs, formatDuration),
     spreadText(g.outputTokens, (n) => formatTokens(Math.round(n))),
     String(g.infraFailed),

@@ -126,6 +126,20 @@ describe('the comparison report', () => {
     );
   });
 
+  it('a job listed by hand is named in its row; an estimated cost keeps its ~; no quartiles, no word of them', () => {
+    const listed = job('hand-made', {
+      state: 'passed',
+      durationMs: 5_000,
+      metrics: metrics({ costUsd: 0.25, costEstimated: true }),
+    });
+    const md = reportMarkdown(summary([matrixJob('m1', { agent: 'codex', model: 'o' }, 1, 1_000), listed]));
+    const rows = md.split('\n').filter((l) => l.startsWith('| job hand-made |'));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toContain('| ~$0.2500 |');
+    expect(md).not.toContain('p25');
+    expect(md).toContain('~: part of the cost is an estimate.');
+  });
+
   it('pooled workspaces: no workspace column, one group across them', () => {
     const spread = summary([
       matrixJob('a', { workspace: '/r/one', model: 'm' }, 1, 1_000),

@@ -10,7 +10,11 @@ import { batchReport } from '../batch/command/batch-report.ts';
 export function registerBatch(program: Command): void {
   const batch = program
     .command('batch')
-    .description('Run many plans at once: jobs listed or made by a matrix of workspaces, agents and models');
+    .description('Run many plans at once: jobs listed or made by a matrix of workspaces, agents and models')
+    .addHelpText(
+      'after',
+      '\n`ribosome batch FILE` is `ribosome batch run FILE`: `ribosome batch run --help` lists its options (docs/batches.md).',
+    );
   batch
     .command('run', { isDefault: true })
     .description('Run a batch file (the default: `ribosome batch FILE`)')

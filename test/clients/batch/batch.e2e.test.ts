@@ -197,6 +197,33 @@ jobs:
     expect(summary.spentUsd).toBeGreaterThan(0.06);
   });
 
+  it('--fail-fast: once a job fails, a running job is stopped whenever the stop lands, even between its codons', async () => {
+    writeFileSync(
+      join(root, 'two-slow.yaml'),
+      'name: two\nagent: builtin\ncodons:\n  - { id: one, prompt: Do slow. }\n  - { id: two, prompt: Do slow. }\n  - { id: three, prompt: Do slow. }\n',
+    );
+    const file = batchFile(
+      'fast',
+      `name: fast
+defaults: { vars: { EXPECT: ok } }
+jobs:
+  - { id: long, plan: two-slow.yaml }
+  - { id: bad, plan: plan.yaml, vars: { EXPECT: no } }
+  - { id: never, plan: plan.yaml }
+`,
+    );
+    const result = await batch(file, '--parallel', '2', '--fail-fast');
+    expect(result.code, result.stderr).toBe(1);
+    const summary = summaryOf('fast');
+    expect(summary.jobs.map((j) => [j.id, j.state])).toEqual([
+      ['long', 'failed'],
+      ['bad', 'failed'],
+      ['never', 'skipped'],
+    ]);
+    expect(summary.jobs[0]?.reason).toBe('stopped: --fail-fast: job bad failed');
+    expect(summary.jobs[0]?.metrics?.codonsDone).toBeLessThan(3);
+  });
+
   it('kill -9 of the batch process, then the same command: finished jobs are not run again, the rest finish', async () => {
     const file = batchFile(
       'resume',

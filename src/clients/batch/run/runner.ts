@@ -100,7 +100,12 @@ export function startBatch(options: RunnerOptions): BatchRunner {
     if (slot.kind !== 'running') return;
     const durationMs = slot.durationMs + (endMs - Date.parse(startedAt));
     const endedAt = new Date(endMs).toISOString();
-    if (stopping && !adopted && exit.code !== 0) {
+    const stoppedByUs =
+      stopping &&
+      (adopted
+        ? resumedState(options.latestRunOf(jobExecutionDir(layout, entry.job.id))).state !== 'passed'
+        : exit.code !== 0);
+    if (stoppedByUs) {
       // Stopped with the batch (a signal, q): its codon was cut short, not failed. It resumes from
       // that codon's start when the batch runs again; its result file says so for that start.
       entry.slot = { kind: 'pending', starts: slot.starts, durationMs, reason: STOPPED_WITH_BATCH };
@@ -275,6 +280,15 @@ export function startBatch(options: RunnerOptions): BatchRunner {
       stopping = true;
       line('stopping: no job starts; running ones are stopped and will resume when the batch runs again');
       for (const child of processes.values()) void child.stop(15_000);
+      // Runs an earlier batch process started are this batch's to stop too (they resume as well).
+      for (const entry of entries) {
+        if (entry.slot.kind !== 'running' || processes.has(entry.job.id)) continue;
+        try {
+          process.kill(entry.slot.pid, 'SIGTERM');
+        } catch {
+          // Already gone: its end is seen as it is followed.
+        }
+      }
       wake();
     },
     summary: () => summaryNow(stopping ? 'stopped' : 'running'),
@@ -300,9 +314,10 @@ function readPreviousSummary(file: string): BatchSummary | undefined {
 
 /** Where a job stands when the batch starts: from its execution (and its server, if one holds it). */
 function initialSlot(job: Job, options: RunnerOptions, previous: BatchSummary | undefined): Slot {
-  // The job's own result file (what a --job-index run leaves) over the batch's summary.
+  // The batch's summary (rewritten at every change), else the job's own result file (what a
+  // --job-index run leaves, written when the job ends or is stopped).
   const before =
-    readResult(jobResultFile(options.layout, job.id)) ?? previous?.jobs.find((j) => j.id === job.id);
+    previous?.jobs.find((j) => j.id === job.id) ?? readResult(jobResultFile(options.layout, job.id));
   const starts = before?.starts ?? 0;
   // The time of its ended runs only: one still running is timed from its start again.
   const durationMs = before?.endedRunsMs ?? before?.durationMs ?? 0;

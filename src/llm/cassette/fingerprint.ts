@@ -117,6 +117,18 @@ type Context = {
 const REMEMBERED_LENGTH = 256;
 const REMEMBERED_CHARS = 8 * 1024 * 1024;
 
+/**
+ * Gemini CLI lists its skills in its system prompt in the order it found them, which changes from one
+ * start to the next: the list is compared as a set (each `<skill>` block in order of its text).
+ */
+const SKILL_LIST = /<available_skills>([\s\S]*?)<\/available_skills>/g;
+const SKILL = /<skill>[\s\S]*?<\/skill>/g;
+function sortedSkills(_whole: string, inner: string): string {
+  const skills = inner.match(SKILL) ?? [];
+  if (skills.length < 2) return `<available_skills>${inner}</available_skills>`;
+  return `<available_skills>\n${[...skills].sort().join('\n')}\n</available_skills>`;
+}
+
 function canonicalText(text: string, context: Context): string {
   const long = text.length >= REMEMBERED_LENGTH;
   if (long) {
@@ -126,6 +138,7 @@ function canonicalText(text: string, context: Context): string {
   let out = text;
   for (const [path, name] of context.pairs) if (out.includes(path)) out = out.replaceAll(path, name);
   out = out.replace(VOLATILE_TEXT, volatilePart);
+  if (out.includes('<available_skills>')) out = out.replace(SKILL_LIST, sortedSkills);
   if (context.redact) out = context.redact(out);
   if (long && text.length <= REMEMBERED_CHARS / 4) {
     for (const [oldest, was] of context.done) {

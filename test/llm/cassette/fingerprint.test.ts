@@ -92,6 +92,25 @@ describe('the request fingerprint a replay matches on', () => {
     expect(JSON.stringify(a)).not.toContain('toolu_');
   });
 
+  it("takes Gemini CLI's skill list as a set: found in another order it matches; another skill does not", () => {
+    const skill = (name: string) =>
+      `  <skill>\n    <name>${name}</name>\n    <description>d</description>\n  </skill>`;
+    const system = (...names: string[]) => ({
+      systemInstruction: {
+        parts: [
+          { text: `Hi.\n<available_skills>\n${names.map(skill).join('\n')}\n</available_skills>\nBye.` },
+        ],
+      },
+    });
+    const one = fingerprintOf(canonicalRequest(system('skill-creator', 'antigravity-support'), places));
+    expect(fingerprintOf(canonicalRequest(system('antigravity-support', 'skill-creator'), placesAgain))).toBe(
+      one,
+    );
+    expect(fingerprintOf(canonicalRequest(system('antigravity-support', 'other'), placesAgain))).not.toBe(
+      one,
+    );
+  });
+
   it('tells a changed prompt, naming where and both values', () => {
     const a = canonicalRequest(claudeRequest(runA), places);
     const b = canonicalRequest(

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -29,5 +29,19 @@ export async function writeAtomically(path: string, text: string): Promise<void>
   } catch (error) {
     await rm(temp, { force: true }).catch(() => {});
     throw error;
+  }
+}
+
+/** A JSON file a writer above keeps whole, read and checked by `schema`: undefined when missing, unreadable or not of that shape. */
+export function readJsonFile<T>(
+  file: string,
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
+): T | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    const parsed = schema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Job } from '../../../plan/batch-schema.ts';
+import { readJsonFile } from '../../../platform/files/atomic-write.ts';
 import { type BatchLayout, jobExecutionDir, jobResultFile } from '../layout.ts';
 import { jobMetrics } from '../results/job-metrics.ts';
 import { BatchSummary, JobResult } from '../summary-schema.ts';
@@ -18,23 +18,7 @@ export const BatchRecord = z.object({
 export type BatchRecord = z.infer<typeof BatchRecord>;
 
 export function readBatchRecord(layout: BatchLayout): BatchRecord | undefined {
-  if (!existsSync(layout.batchRecord)) return undefined;
-  try {
-    const parsed = BatchRecord.safeParse(JSON.parse(readFileSync(layout.batchRecord, 'utf8')));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function readJson<T>(file: string, schema: z.ZodType<T>): T | undefined {
-  if (!existsSync(file)) return undefined;
-  try {
-    const parsed = schema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
+  return readJsonFile(layout.batchRecord, BatchRecord);
 }
 
 /**
@@ -43,11 +27,11 @@ function readJson<T>(file: string, schema: z.ZodType<T>): T | undefined {
  * exit code, time), e.g. after the pods of a cluster batch have each run one job.
  */
 export function summaryFromDir(layout: BatchLayout, record: BatchRecord, now = new Date()): BatchSummary {
-  const before = readJson(layout.summary, BatchSummary);
+  const before = readJsonFile(layout.summary, BatchSummary);
   const entries: JobNow[] = record.jobs.map((job) => {
     const dir = jobExecutionDir(layout, job.id);
     const result =
-      readJson(jobResultFile(layout, job.id), JobResult) ?? before?.jobs.find((j) => j.id === job.id);
+      readJsonFile(jobResultFile(layout, job.id), JobResult) ?? before?.jobs.find((j) => j.id === job.id);
     const resumed = resumedState(latestRun(dir));
     const starts = result?.starts ?? 0;
     const durationMs = result?.durationMs ?? 0;

@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { executionLayout } from '../../../execution/layout/layout.ts';
 import { isHolderAlive, type LockInfo, readLock } from '../../../execution/layout/runtime-lock.ts';
 import type { Job } from '../../../plan/batch-schema.ts';
-import { writeFileAtomic } from '../../../platform/files/atomic-write.ts';
+import { readJsonFile, writeFileAtomic } from '../../../platform/files/atomic-write.ts';
 import { liveServerUrl } from '../../runs/read-execution.ts';
 import { type BatchLayout, jobExecutionDir, jobLog, jobResultFile } from '../layout.ts';
 import { metricsFailureText } from '../results/job-text.ts';
@@ -57,7 +57,7 @@ export type BatchRunner = {
 export function startBatch(options: RunnerOptions): BatchRunner {
   const { layout, jobs } = options;
   mkdirSync(layout.jobs, { recursive: true });
-  const previous = readPreviousSummary(layout.summary);
+  const previous = readJsonFile(layout.summary, BatchSummary);
   // The batch started when it first did: a later start resumes it.
   const info = { ...options.info, startedAt: previous?.startedAt ?? options.info.startedAt };
   const entries: JobNow[] = jobs.map((job) => ({ job, slot: initialSlot(job, options, previous) }));
@@ -301,23 +301,13 @@ function heldBy(executionDir: string): LockInfo | undefined {
   return holder && isHolderAlive(holder) ? holder : undefined;
 }
 
-/** summary.json of an earlier batch process, for the starts and time it counted. */
-function readPreviousSummary(file: string): BatchSummary | undefined {
-  if (!existsSync(file)) return undefined;
-  try {
-    const parsed = BatchSummary.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Where a job stands when the batch starts: from its execution (and its server, if one holds it). */
 function initialSlot(job: Job, options: RunnerOptions, previous: BatchSummary | undefined): Slot {
   // The batch's summary (rewritten at every change), else the job's own result file (what a
   // --job-index run leaves, written when the job ends or is stopped).
   const before =
-    previous?.jobs.find((j) => j.id === job.id) ?? readResult(jobResultFile(options.layout, job.id));
+    previous?.jobs.find((j) => j.id === job.id) ??
+    readJsonFile(jobResultFile(options.layout, job.id), JobResult);
   const starts = before?.starts ?? 0;
   // The time of its ended runs only: one still running is timed from its start again.
   const durationMs = before?.endedRunsMs ?? before?.durationMs ?? 0;
@@ -348,15 +338,4 @@ function initialSlot(job: Job, options: RunnerOptions, previous: BatchSummary | 
     ...(before?.startedAt ? { startedAt: before.startedAt } : {}),
     ...(agrees && before?.endedAt ? { endedAt: before.endedAt } : {}),
   };
-}
-
-/** A job's result file, if it holds one. */
-function readResult(file: string): JobResult | undefined {
-  if (!existsSync(file)) return undefined;
-  try {
-    const parsed = JobResult.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -96,20 +96,23 @@ export async function batchCommand(file: string, flags: BatchFlags): Promise<num
   });
   if (!started.ok) return fail(started.message, started.code);
   const { runner, layout } = started;
-  const dashboard = flags.web ? await openDashboard(layout.dir, flags) : undefined;
-  if (dashboard && !dashboard.ok) {
-    runner.stop();
-    await started.finish();
-    return fail(dashboard.message, 1);
-  }
-  if (dashboard?.ok) process.stdout.write(`dashboard ${dashboard.value.url}\n`);
+  // Before anything is awaited: jobs have started, and a signal from now on must stop them to be
+  // resumed, not kill this process with the default action.
   const onSignal = (signal: string) => {
     line(`received ${signal}`);
     runner.stop();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  let dashboard: Awaited<ReturnType<typeof openDashboard>> | undefined;
   try {
+    dashboard = flags.web ? await openDashboard(layout.dir, flags) : undefined;
+    if (dashboard && !dashboard.ok) {
+      runner.stop();
+      await started.finish();
+      return fail(dashboard.message, 1);
+    }
+    if (dashboard?.ok) process.stdout.write(`dashboard ${dashboard.value.url}\n`);
     const view = table
       ? (await loadBatchView()).runBatchView({
           summaries: (listener) => {

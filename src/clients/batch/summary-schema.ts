@@ -56,6 +56,8 @@ export const JobResult = z.object({
   execution: z.string(),
   /** Its run's WebSocket address while it runs. */
   url: z.string().optional(),
+  /** Its run's process while it runs (a batch started again follows it if it still runs). */
+  pid: z.number().int().optional(),
   /** Times its `ribosome run` was started (a retry after an infrastructure failure counts). */
   starts: z.number().int(),
   exitCode: z.number().int().optional(),

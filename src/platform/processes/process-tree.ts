@@ -51,6 +51,15 @@ export function descendants(pid: number): number[] {
   return found;
 }
 
+/** A process's command line, its arguments joined by spaces; undefined if gone (or not on Linux). */
+export function commandLine(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * When the process started (clock ticks since boot, /proc/PID/stat field 22): with its pid, this
  * names one process, so a pid reused since by another process is told apart. Undefined if gone.

@@ -404,6 +404,38 @@ jobs:
     expect(runsOf(join(dirOf, 'jobs/slow'))).toBeLessThanOrEqual(3);
   });
 
+  it('a start whose run never began (the batch and its job killed while the run loads) is run at the next start', async () => {
+    const file = batchFile(
+      'unborn',
+      `name: unborn
+defaults: { vars: { EXPECT: no } }
+jobs:
+  - { id: gate, plan: plan.yaml }
+`,
+    );
+    const dirOf = join(root, 'ribosome-batches/unborn');
+    const failed = await batch(file);
+    expect(failed.code, failed.stderr).toBe(1);
+    expect(summaryOf('unborn').jobs[0]).toMatchObject({ state: 'failed', starts: 1 });
+    // Run again with --retry-failed, and killed -9 with its job's whole group as soon as it started.
+    const retry = runCli(batchArgs(file, '--retry-failed'));
+    await expect
+      .poll(() => summaryOf('unborn').jobs[0]?.pid, { timeout: 60_000, interval: 20 })
+      .toBeGreaterThan(0);
+    const pid = summaryOf('unborn').jobs[0]?.pid ?? 0;
+    retry.child.kill('SIGKILL');
+    process.kill(-pid, 'SIGKILL');
+    await retry.exited;
+    // The execution's latest run is the failed one, older than the start the batch recorded: that
+    // start is the user's to have, not a failure to keep.
+    const next = await batch(file);
+    expect(next.stderr).not.toContain('not run again');
+    expect(next.stderr).toContain('job gate: started (start 3)');
+    expect(next.code, next.stderr).toBe(1);
+    expect(summaryOf('unborn').jobs[0]).toMatchObject({ state: 'failed', starts: 3 });
+    expect(runsOf(join(dirOf, 'jobs/gate'))).toBeGreaterThanOrEqual(2);
+  });
+
   it('--emit: a workflow at the root of the repository from a subfolder; what a cluster cannot run, refused', async () => {
     const repo = join(root, 'repos/one');
     mkdirSync(join(repo, 'ci'), { recursive: true });

@@ -3,6 +3,7 @@ import { executionLayout } from '../../../execution/layout/layout.ts';
 import { isHolderAlive, type LockInfo, readLock } from '../../../execution/layout/runtime-lock.ts';
 import type { Job } from '../../../plan/batch-schema.ts';
 import { readJsonFile, writeFileAtomic } from '../../../platform/files/atomic-write.ts';
+import { commandLine, isAlive } from '../../../platform/processes/process-tree.ts';
 import { liveServerUrl } from '../../runs/read-execution.ts';
 import { type BatchLayout, jobExecutionDir, jobLog, jobResultFile } from '../layout.ts';
 import { metricsFailureText } from '../results/job-text.ts';
@@ -295,6 +296,13 @@ export function startBatch(options: RunnerOptions): BatchRunner {
   };
 }
 
+/** Whether `pid` is a job's `ribosome run` for this execution (alive, and its command names the directory). */
+function isJobRun(pid: number, executionDir: string): boolean {
+  if (pid <= 0 || pid === process.pid || !isAlive(pid)) return false;
+  const command = commandLine(pid);
+  return command === undefined || command.includes(executionDir);
+}
+
 /** The live server holding an execution, if one does. */
 function heldBy(executionDir: string): LockInfo | undefined {
   const holder = readLock(executionLayout(executionDir).lockFile);
@@ -316,9 +324,25 @@ function initialSlot(job: Job, options: RunnerOptions, previous: BatchSummary | 
   if (holder) {
     return { kind: 'running', starts, durationMs, pid: holder.pid, startedAt: holder.startTime };
   }
-  const resumed = existsSync(executionLayout(dir).database)
-    ? resumedState(options.latestRunOf(dir))
-    : { state: 'pending' as const };
+  // A run the earlier batch process started just before it was killed, still loading (its lock not
+  // taken yet): followed, not started a second time.
+  if (before?.state === 'running' && before.pid !== undefined && isJobRun(before.pid, dir)) {
+    return {
+      kind: 'running',
+      starts,
+      durationMs,
+      pid: before.pid,
+      startedAt: before.startedAt ?? new Date().toISOString(),
+    };
+  }
+  const latest = existsSync(executionLayout(dir).database) ? options.latestRunOf(dir) : undefined;
+  // The batch recorded a start whose run never began (killed while loading): the latest run the
+  // execution has is an older one, and says nothing of this start. The job is to be run.
+  const startNeverRan =
+    before?.state === 'running' &&
+    before.startedAt !== undefined &&
+    (latest === undefined || Date.parse(latest.startedAt) < Date.parse(before.startedAt));
+  const resumed = startNeverRan ? { state: 'pending' as const } : resumedState(latest);
   const stoppedByBatch = before?.state === 'pending' && before.reason === STOPPED_WITH_BATCH;
   if (resumed.state === 'pending' || (resumed.state === 'failed' && stoppedByBatch)) {
     return { kind: 'pending', starts, durationMs, ...(stoppedByBatch ? { reason: STOPPED_WITH_BATCH } : {}) };

@@ -34,6 +34,7 @@ export function jobResult(now: JobNow, at: Date): JobResult {
     ...(reason === undefined ? {} : { reason }),
     execution: `jobs/${job.id}`,
     ...(now.url === undefined || slot.kind !== 'running' ? {} : { url: now.url }),
+    ...(slot.kind === 'running' && slot.pid > 0 ? { pid: slot.pid } : {}),
     starts: slot.starts,
     ...(slot.kind === 'ended' && slot.exitCode !== undefined ? { exitCode: slot.exitCode } : {}),
     ...(slot.kind === 'running' || (slot.kind === 'ended' && slot.startedAt)

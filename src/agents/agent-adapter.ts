@@ -2,6 +2,7 @@ import type { ProcessExit } from '../core/protocol/index.ts';
 import type { Usage } from '../llm/schemas.ts';
 import type { Agent } from '../plan/primitives.ts';
 import type { SandboxLaunch } from '../platform/sandbox/launch.ts';
+import type { McpLaunch } from './mcp/mcp-launch.ts';
 import type { StreamLine } from './stream-line.ts';
 
 /** What an adapter needs to start an agent on one codon. */
@@ -30,6 +31,11 @@ export type AgentStart = {
   stateDir: string;
   /** Unique to this run: its processes carry it in their environment (spawn-agent AGENT_MARK). */
   mark: string;
+  /**
+   * MCP servers for this run (docs/mcp.md), secrets read: each adapter gives them to its agent its own
+   * way (a config in the agent's home in the execution). Absent or empty: none.
+   */
+  mcpServers?: readonly McpLaunch[];
   /**
    * Run the agent in this sandbox (docs/agents.md#the-sandbox), the adapter adding its own homes to
    * `writable`; absent: unconfined.

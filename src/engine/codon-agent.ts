@@ -1,3 +1,4 @@
+import { mcpLaunches } from '../agents/mcp/mcp-launch.ts';
 import { adapterFor } from '../agents/registry/adapters.ts';
 import { agentProvider } from '../llm/providers/providers.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
@@ -32,6 +33,9 @@ export function startAgent(
   onOutput: (output: MappedOutput) => void,
 ): CodonRun {
   const { resumeSessionId, model, prompt = codon.prompt, costBefore = 0, sandbox } = round;
+  // Its MCP servers' secrets are read now, from the server's environment, and go to the agent alone.
+  const mcp = mcpLaunches(codon.mcpServers, o.agentRoot, process.env);
+  if (!mcp.ok) throw new Error(mcp.message);
   return new CodonRun({
     codonId: codon.id,
     adapter: adapterFor(o.adapters, codon.agent),
@@ -47,6 +51,7 @@ export function startAgent(
       ...(codon.systemPrompt ? { systemPrompt: codon.systemPrompt } : {}),
       ...(codon.appendSystemPrompt ? { appendSystemPrompt: codon.appendSystemPrompt } : {}),
       ...(sandbox ? { sandbox } : {}),
+      ...(mcp.servers.length > 0 ? { mcpServers: mcp.servers } : {}),
     },
     timeoutMs: codon.timeoutMs,
     stallTimeoutMs: codon.stallTimeoutMs,

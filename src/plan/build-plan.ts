@@ -1,5 +1,6 @@
 import { type ExpandableItem, expandLoops } from './expand-loops.ts';
 import type { CodonSentinel, LoadedPlan, RuntimeCodon } from './loaded-plan.ts';
+import { mergeMcpServers } from './mcp-schema.ts';
 import type { Codon, Plan } from './plan-schema.ts';
 import { normalizeInside } from './primitives.ts';
 import { formatPath, type PathSegment } from './problems.ts';
@@ -58,6 +59,7 @@ export function buildLoadedPlan(input: BuildInput): LoadedPlan {
       ...(systemPrompt === undefined ? {} : { systemPrompt }),
       ...(appendSystemPrompt === undefined ? {} : { appendSystemPrompt }),
       sandbox: declaredSandbox(raw.sandbox, codon.sandbox),
+      mcpServers: mergeMcpServers(raw.mcpServers, codon.mcpServers),
     };
   };
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PromptMetadata } from './front-matter.ts';
+import { McpServer } from './mcp-schema.ts';
 import { Continuation, Plan } from './plan-schema.ts';
 import { Agent, Id, Provider } from './primitives.ts';
 import { DeclaredSandbox } from './sandbox-resolve.ts';
@@ -132,6 +133,10 @@ export const RuntimeCodon = z.object({
     .string()
     .optional()
     .describe('Effective: the codon appendSystemPrompt, else the plan one.'),
+  mcpServers: z
+    .record(z.string(), McpServer)
+    .default({})
+    .describe("Effective: the plan's MCP servers with the codon's over them by name; empty when none."),
   sandbox: DeclaredSandbox.describe(
     "The plan's and the codon's sandbox settings merged; the run adds the config file's and the command line's.",
   ),

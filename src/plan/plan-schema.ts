@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { insideGlob } from './glob-escape.ts';
+import { CodonMcpServers, McpServers } from './mcp-schema.ts';
 import {
   AGENT_ROOT_PATTERN,
   Agent,
@@ -155,6 +156,7 @@ export const Codon = z
     appendSystemPrompt: AppendSystemPrompt.optional().describe(
       "Added after the agent's system prompt for this codon. Default: the plan appendSystemPrompt.",
     ),
+    mcpServers: CodonMcpServers.optional(),
     sandbox: SandboxSetting.optional().describe(
       "How this codon's agent is confined, over the plan's sandbox: mode, gates, rig and network replace the plan's; allowWrite, readOnly and hide add to its lists (docs/agents.md#the-sandbox).",
     ),
@@ -285,6 +287,7 @@ export const Plan = z
       .describe(
         "PATH[@REF]: a fresh execution's agent root starts as a clone of this git repository at REF (default its HEAD; a branch, tag or commit). A relative PATH starts at the plan's folder; --workspace overrides it. The repository is never written.",
       ),
+    mcpServers: McpServers.optional(),
     sandbox: SandboxSetting.optional().describe(
       "How every codon's agent is confined: auto (default), on, off, or settings (docs/agents.md#the-sandbox). Over the config file's sandbox; --sandbox and --no-sandbox replace the mode.",
     ),

@@ -40,6 +40,7 @@ describe('loadPlan on the examples', () => {
         stallTimeoutMs: DEFAULT_STALL_TIMEOUT_MS,
         verify: [],
         sandbox: { allowWrite: [], readOnly: [], hide: [] },
+        mcpServers: {},
       },
     ]);
   });

@@ -132,6 +132,7 @@ export class StreamMapper {
                   toolName: block.name,
                   toolInput: input,
                   toolUseId: block.id,
+                  ...mcpFields(block.name),
                 },
               },
             });
@@ -166,6 +167,7 @@ export class StreamMapper {
                 originalLength: text.length,
                 executionTimeMs: tool ? Math.max(0, this.#now() - tool.startedAt) : 0,
                 isError: 'is_error' in block && block.is_error === true,
+                ...(tool ? mcpFields(tool.name) : {}),
               },
             },
           });
@@ -296,4 +298,13 @@ function summarize(input: Record<string, unknown>): string {
     if (typeof value === 'string') return value.length > 200 ? `${value.slice(0, 200)}…` : value;
   }
   return '';
+}
+
+/**
+ * The server and tool of an MCP tool's call, which every agent's translator names
+ * `mcp__<server>__<tool>` (a server's name never holds `__`, docs/mcp.md); nothing for another tool.
+ */
+export function mcpFields(toolName: string): { mcpServer?: string; mcpTool?: string } {
+  const match = /^mcp__([A-Za-z0-9][A-Za-z0-9_-]*?)__(.+)$/.exec(toolName);
+  return match?.[1] && match[2] ? { mcpServer: match[1], mcpTool: match[2] } : {};
 }

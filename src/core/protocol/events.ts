@@ -20,6 +20,16 @@ export const ServerEventEnvelope = z.object({
 });
 export type ServerEventEnvelope = z.infer<typeof ServerEventEnvelope>;
 
+/** An MCP tool call's server and tool (docs/mcp.md): its toolName is then `mcp__<server>__<tool>` for every agent. */
+const MCP_SERVER_FIELD = ours(
+  z.string().optional(),
+  "For a call of an MCP server's tool (docs/mcp.md): the server's name, as the plan's mcpServers names it; toolName is then `mcp__<server>__<tool>` whatever the agent.",
+);
+const MCP_TOOL_FIELD = ours(
+  z.string().optional(),
+  "For a call of an MCP server's tool: the tool's name, as the server gives it.",
+);
+
 // --- 6.4 Agentic Backbone -----------------------------------------------------------------------------
 const backbone = {
   'assistant.action': z.object({
@@ -32,6 +42,8 @@ const backbone = {
       z.string().optional(),
       "For `tool_use`: the call's id, the `toolUseId` of its `tool.result` (absent in journals written before it was added).",
     ),
+    mcpServer: MCP_SERVER_FIELD,
+    mcpTool: MCP_TOOL_FIELD,
   }),
   'tool.result': z.object({
     codonId: z.string(),
@@ -42,6 +54,8 @@ const backbone = {
     originalLength: z.number(),
     executionTimeMs: z.number(),
     isError: z.boolean(),
+    mcpServer: MCP_SERVER_FIELD,
+    mcpTool: MCP_TOOL_FIELD,
   }),
   'file.updated': z.object({
     path: z.string(),

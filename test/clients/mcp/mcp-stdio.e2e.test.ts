@@ -3,7 +3,7 @@
  * plan started, followed (progress notifications), rolled back to codon two's start, codon two redone,
  * its diff read; the same execution read by a `--readonly` server, whose writing tools are absent.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -102,6 +102,20 @@ describe('ribosome mcp over stdio', () => {
     const noDiff = await call(mcp, 'codon_diff', { execution: exec, codon: 'no-such-codon' });
     expect(noDiff.result.isError).toBe(true);
     expect(noDiff.text).toMatch(/codon no-such-codon has no end checkpoint.*write-hello/);
+
+    // Nothing runs now: steering is refused by the server; the runs, and the work as a patch, are there.
+    const message = await call(mcp, 'send_message', { execution: exec, text: 'hello?' });
+    expect(message.result.isError).toBe(true);
+    expect(message.text).toMatch(/^NO_CODON_RUNNING: /);
+    const listed = await call(mcp, 'list_runs', { execution: exec });
+    expect(listed.structured?.runs).toMatchObject([
+      { status: 'rolled-back' },
+      { status: 'running', done: 3 },
+    ]);
+    const patch = join(dir, 'work.patch');
+    const exported = await call(mcp, 'export', { execution: exec, patch });
+    expect(exported.result.isError, exported.text).toBeFalsy();
+    expect(readFileSync(patch, 'utf8')).toContain('+Hello from Ribosome, edited again by the redo!');
 
     // A read-only server on the same execution: reading tools only, and those work.
     const readonly = await connect(dir, ['--readonly']);

@@ -7,8 +7,13 @@ import { admitMcpRequest, MCP_PATH, type McpAccess } from './http-admission.ts';
 
 /** The largest request body taken (a tool call's arguments are small). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
-/** MCP sessions at once; one more initialize gets 503 (each holds an MCP server and its transport). */
+/**
+ * MCP sessions at once (each holds an MCP server and its transport). Many clients never end theirs
+ * (DELETE): at the limit, the one unused longest goes if it has been idle `IDLE_SESSION_MS`, else a new
+ * one gets 503.
+ */
 const MAX_SESSIONS = 64;
+const IDLE_SESSION_MS = 10 * 60_000;
 
 export type McpHttpOptions = {
   host: string;
@@ -20,7 +25,7 @@ export type McpHttpOptions = {
 
 export type McpHttp = { url: string; stop(): Promise<void> };
 
-type Session = { transport: StreamableHTTPServerTransport; server: McpServer };
+type Session = { transport: StreamableHTTPServerTransport; server: McpServer; usedAt: number };
 
 /**
  * `ribosome mcp --http`: MCP's streamable HTTP transport on node:http, at /mcp, one session per
@@ -54,19 +59,20 @@ export async function startMcpHttp(options: McpHttpOptions): Promise<McpHttp> {
     if (typeof id === 'string') {
       const session = sessions.get(id);
       if (!session) return rpcError(res, 404, 'Session not found: initialize a new session');
+      session.usedAt = Date.now();
       return session.transport.handleRequest(req, res);
     }
     if (req.method !== 'POST') return rpcError(res, 400, 'No session: send initialize first (POST)');
     const body = await readJson(req);
     if (!body.ok) return rpcError(res, body.status, body.message);
     if (!isInitializeRequest(body.value)) return rpcError(res, 400, 'No session: send initialize first');
-    if (sessions.size >= MAX_SESSIONS)
+    if (sessions.size >= MAX_SESSIONS && !(await dropIdleSession()))
       return rpcError(res, 503, `this MCP server already has ${MAX_SESSIONS} sessions; close one first`);
     const mcp = options.makeServer();
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => {
-        sessions.set(sessionId, { transport, server: mcp });
+        sessions.set(sessionId, { transport, server: mcp, usedAt: Date.now() });
       },
     });
     transport.onclose = () => {
@@ -74,6 +80,15 @@ export async function startMcpHttp(options: McpHttpOptions): Promise<McpHttp> {
     };
     await mcp.connect(transport);
     await transport.handleRequest(req, res, body.value);
+  }
+
+  /** Ends the session unused longest when it has been idle long enough; whether it did. */
+  async function dropIdleSession(): Promise<boolean> {
+    const [id, oldest] = [...sessions].reduce((a, b) => (b[1].usedAt < a[1].usedAt ? b : a));
+    if (Date.now() - oldest.usedAt < IDLE_SESSION_MS) return false;
+    sessions.delete(id);
+    await oldest.server.close().catch(() => {});
+    return true;
   }
 
   await new Promise<void>((resolve, reject) => {

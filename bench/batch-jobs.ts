@@ -6,7 +6,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI_MAIN, jobRunArgs } from '../src/clients/batch/run/job-args.ts';
+import { CLI_MAIN } from '../src/clients/background/ribosome-process.ts';
+import { jobRunArgs } from '../src/clients/batch/run/job-args.ts';
 import { batchProblemsText, loadBatch } from '../src/clients/batch/run/load-batch.ts';
 import { BatchSummary } from '../src/clients/batch/summary-schema.ts';
 import { openExecutionDb } from '../src/clients/runs/read-execution.ts';

@@ -8,6 +8,7 @@ import { registerDoctor } from './doctor.ts';
 import { registerExport } from './export.ts';
 import { registerJournal } from './journal.ts';
 import { registerLog } from './log.ts';
+import { registerMcp } from './mcp.ts';
 import { registerMockProvider } from './mock-provider.ts';
 import { registerReplay } from './replay.ts';
 import { registerRun } from './run.ts';
@@ -51,6 +52,7 @@ export function buildProgram(): Command {
     registerJournal,
     registerLog,
     registerWeb,
+    registerMcp,
   ];
   for (const register of registrations) register(program);
   return program;

@@ -9,6 +9,7 @@ export {
   journalEventsAfter,
   journalRunIds,
   lastEventTimes,
+  latestEvents,
   liveServerUrl,
   openExecutionDb,
   readState,

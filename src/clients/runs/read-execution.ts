@@ -106,6 +106,19 @@ export function* journalEventsAfter(
 }
 
 /**
+ * The newest `limit` journaled events (of `types` when given), oldest first, their JSON exactly as
+ * sent: what a reader of a run's latest news needs, without reading the whole journal.
+ */
+export function latestEvents(db: DatabaseSync, limit: number, types: readonly string[] = []): string[] {
+  if (!tableExists(db, 'events')) return [];
+  const only = types.length > 0 ? ` WHERE type IN (${types.map(() => '?').join(', ')})` : '';
+  const rows = db
+    .prepare(`SELECT json FROM events${only} ORDER BY seq DESC LIMIT ?`)
+    .all(...types, limit) as Array<{ json: string }>;
+  return rows.map((r) => r.json).reverse();
+}
+
+/**
  * The WebSocket URL of the live server holding the execution (from its runtime lock: pid, host,
  * port, heartbeat), or undefined when none does. A server bound to every address is reached on loopback.
  */

@@ -1,9 +1,4 @@
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Job } from '../../../plan/batch-schema.ts';
-
-/** The CLI's entry, as this process runs it (src/*.ts in a clone, dist/*.js in the package). */
-export const CLI_MAIN = fileURLToPath(new URL(`../../cli/main${extname(import.meta.url)}`, import.meta.url));
 
 /** What the batch passes on to every job's run (its own options that a run shares). */
 export type JobRunSettings = {

@@ -169,5 +169,8 @@ export function registerAgent(program: Command): void {
       });
       process.off('SIGTERM', interrupt);
       process.off('SIGINT', interrupt);
+      // The run is over, even if it ended before taking its input up (a run that could not start):
+      // an open stdin must not keep the process waiting for messages no turn will read.
+      if (streamed) process.stdin.destroy();
     });
 }

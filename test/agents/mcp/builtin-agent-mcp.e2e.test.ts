@@ -12,11 +12,13 @@ import type { ScriptInput } from '../../../src/llm/mock-provider/script-schema.t
 import { type MockProvider, startMockProvider } from '../../../src/llm/mock-provider/server.ts';
 import { MessagesRequestSchema } from '../../../src/llm/schemas.ts';
 import { isAlive } from '../../../src/platform/processes/process-tree.ts';
+import { waitForValue } from '../../helpers/processes.ts';
 import { jsonLines, killAllTracked, spawnTracked } from '../helpers/processes.ts';
 import { BIN, REPO } from '../helpers/repo.ts';
 import { makeTempRoot, type TempRoot } from '../helpers/temp-root.ts';
 
 const MARK_SERVER = join(REPO, 'test/fixtures/mcp/mark-server.mjs');
+const HANG_SERVER = join(REPO, 'test/fixtures/mcp/hang-server.mjs');
 
 let temp: TempRoot;
 let provider: MockProvider | undefined;
@@ -43,10 +45,16 @@ const marker = (marks: string, extra: Partial<McpLaunch> = {}): McpLaunch =>
   }) as McpLaunch;
 
 async function runAgent(script: ScriptInput, servers: McpLaunch[]) {
+  const spawned = await startAgent(script, servers);
+  const finished = await spawned.finished;
+  return { ...finished, lines: jsonLines(finished.stdout), requests: provider?.requests ?? [] };
+}
+
+async function startAgent(script: ScriptInput, servers: McpLaunch[]) {
   provider = await startMockProvider({ script });
   const file = join(temp.dir, 'mcp.json');
   writeLaunchFile(file, servers);
-  const spawned = spawnTracked(BIN, ['agent', '--cwd', temp.root, '--mcp-servers', file], {
+  return spawnTracked(BIN, ['agent', '--cwd', temp.root, '--mcp-servers', file], {
     cwd: temp.dir,
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -56,8 +64,6 @@ async function runAgent(script: ScriptInput, servers: McpLaunch[]) {
     },
     input: 'Leave a mark.',
   });
-  const finished = await spawned.finished;
-  return { ...finished, lines: jsonLines(finished.stdout), requests: provider.requests };
 }
 
 const MARK_THEN_DONE: ScriptInput = {
@@ -143,5 +149,34 @@ describe('ribosome agent with MCP servers (e2e)', () => {
       'MCP server "gone" could not start: no-such-mcp-server-binary was not found (not on PATH, nor a file): install it or give its full path',
     ]);
     expect(existsSync(join(temp.dir, 'marks.txt'))).toBe(false);
+  });
+
+  it('SIGTERM while a tool call waits: the call is abandoned, the server and its child end, the run says so', async () => {
+    const pidFile = join(temp.dir, 'hang.json');
+    const hanger = marker('', { name: 'hanger', args: [HANG_SERVER, '--pid-file', pidFile] });
+    const spawned = await startAgent(
+      { turns: [{ content: [{ tool_use: { name: 'mcp__hanger__hang', input: {} } }] }] },
+      [hanger],
+    );
+    const hung = await waitForValue(
+      'the hanging call',
+      () =>
+        existsSync(pidFile)
+          ? (JSON.parse(readFileSync(pidFile, 'utf8')) as { pid: number; child: number })
+          : undefined,
+      20_000,
+    );
+    // The agent alone is signalled (as a user's Ctrl-C in a terminal would not reach a server in
+    // another group): ending its servers is its own job.
+    process.kill(spawned.child.pid ?? -1, 'SIGTERM');
+    const { code, stdout } = await spawned.finished;
+    expect(code).toBe(1);
+    expect(jsonLines(stdout).at(-1)).toMatchObject({
+      type: 'result',
+      is_error: true,
+      terminal_reason: 'aborted',
+    });
+    expect(isAlive(hung.pid)).toBe(false);
+    expect(isAlive(hung.child)).toBe(false);
   });
 });

@@ -10,8 +10,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { CREDENTIAL_VARS } from '../../platform/credentials/credentials.ts';
+import { lastWords } from '../../platform/processes/last-words.ts';
 import { descendants, isAlive, killTree } from '../../platform/processes/process-tree.ts';
-import { lastWords } from '../spawn-agent.ts';
 import type { McpLaunch } from './mcp-launch.ts';
 import { type McpToolOutcome, mcpToolOutcome } from './tool-result.ts';
 

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { ProcessExit } from '../core/protocol/index.ts';
+import { lastWords } from '../platform/processes/last-words.ts';
 import { endGroup, endMarked, killTree } from '../platform/processes/process-tree.ts';
 import { keepLifeline, lifelineStdio } from '../platform/processes/run-command.ts';
 import { spawnSafely } from '../platform/processes/spawn-safely.ts';
@@ -193,35 +194,6 @@ function sandboxed(spec: SpawnSpec): {
 
 /** How much of the end of an agent's stderr is kept for a failure message. */
 const STDERR_KEPT = 8192;
-/** Lines of stderr a failure message quotes, and the most characters they take. */
-const LAST_WORDS_LINES = 3;
-const LAST_WORDS_CHARS = 500;
-
-/**
- * The last lines an agent printed on stderr that say something: no blank lines, stack frames
- * (`at ...`) or lone brackets, escape sequences removed; at most LAST_WORDS_LINES, the end kept
- * within LAST_WORDS_CHARS. Empty when it said nothing. Pure.
- */
-export function lastWords(stderr: string): string[] {
-  const lines = stderr
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences are what is removed
-    .replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, '')
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !/^at\s/.test(line) && !/^[\]{}()[,;]+$/.test(line));
-  const kept: string[] = [];
-  let chars = 0;
-  for (const line of lines.slice(-LAST_WORDS_LINES).reverse()) {
-    if (chars + line.length > LAST_WORDS_CHARS) {
-      if (kept.length === 0) kept.push(`…${line.slice(-(LAST_WORDS_CHARS - 1))}`);
-      break;
-    }
-    kept.unshift(line);
-    chars += line.length;
-  }
-  return kept;
-}
-
 /**
  * A failed result a translator made up for a CLI that ended without one, with how the process ended
  * and its last words on stderr. Other lines as they are. Pure.

@@ -77,6 +77,8 @@ export const StreamLine = z.discriminatedUnion('type', [
     /** Ours (built-in agent): the provider's retry-after of the API error that ended the run. */
     retry_after_ms: z.number().nullish(),
     result: z.string().optional(),
+    /** Why a run that failed before any answer failed (Claude Code's and the built-in agent's error_during_execution). */
+    errors: z.array(z.string()).optional(),
     session_id: z.string().optional(),
     total_cost_usd: z.number().optional(),
     duration_ms: z.number().optional(),

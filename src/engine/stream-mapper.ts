@@ -205,7 +205,8 @@ export class StreamMapper {
           kind: 'result',
           isError: line.is_error,
           apiErrorStatus: line.api_error_status ?? null,
-          message: line.result ?? line.subtype,
+          // A run that failed without a result text says why in `errors` (an MCP server that could not start).
+          message: line.result ?? (line.errors?.length ? line.errors.join('; ') : line.subtype),
           finalCost: line.total_cost_usd,
           ...retryAfterOf(line.retry_after_ms, line.result),
         });

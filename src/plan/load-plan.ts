@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { buildLoadedPlan } from './build-plan.ts';
+import { checkMcpServers } from './check-mcp.ts';
 import { checkPlan } from './check-plan.ts';
 import { planSandboxProblems } from './check-sandbox.ts';
 import type { LoadedPlan } from './loaded-plan.ts';
@@ -64,6 +65,8 @@ export async function loadPlan(planPath: string, overrides: PlanOverrides = {}):
     ...structural.filter((d) => !salvaged.nestedLoops.some((nested) => startsWith(d.path, nested))),
     ...checkPlan(salvaged),
     ...planSandboxProblems(salvaged, { home: homedir() }),
+    // Secrets are looked for here, where the plan is loaded: unset, they may still be set where it runs.
+    ...checkMcpServers(salvaged, process.env),
   ];
   const problems: PlanProblem[] = [...read.warnings];
 

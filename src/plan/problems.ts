@@ -49,6 +49,8 @@ export const PlanProblemCode = z.enum([
   'SANDBOX_PATH_IN_HISTORY',
   'SANDBOX_HIDES_AGENT_ROOT',
   'SANDBOX_PATH_TWICE',
+  // MCP servers (docs/mcp.md).
+  'MCP_SECRET_UNSET',
 ]);
 export type PlanProblemCode = z.infer<typeof PlanProblemCode>;
 

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { McpServer } from './mcp-schema.ts';
 import { Codon, LoopFields, Plan } from './plan-schema.ts';
 import { Id } from './primitives.ts';
 import type { PathSegment } from './problems.ts';
@@ -52,6 +53,10 @@ export type SalvagedPlan = {
   agentConfig: z.infer<typeof Plan.shape.agentConfig> | undefined;
   claudeConfig: z.infer<typeof Plan.shape.claudeConfig> | undefined;
   sandbox: z.infer<typeof Plan.shape.sandbox> | undefined;
+  /** The valid entries of the plan's `mcpServers`, by name. */
+  mcpServers: Record<string, McpServer>;
+  /** Every key of the plan's `mcpServers` map, valid entry or not. */
+  mcpServerNames: string[];
   /** Every key of the `sentinels` map, valid entry or not. */
   sentinelIds: string[];
   sentinels: Array<{ id: string; entry: NamedSentinel; path: PathSegment[] }>;
@@ -76,6 +81,8 @@ export function salvagePlan(data: unknown): SalvagedPlan {
     agentConfig: undefined,
     claudeConfig: undefined,
     sandbox: undefined,
+    mcpServers: {},
+    mcpServerNames: [],
     sentinelIds: [],
     sentinels: [],
     sentinelParts: [],
@@ -90,6 +97,13 @@ export function salvagePlan(data: unknown): SalvagedPlan {
   plan.agentConfig = valid(Plan.shape.agentConfig, data.agentConfig);
   plan.claudeConfig = valid(Plan.shape.claudeConfig, data.claudeConfig);
   plan.sandbox = valid(Plan.shape.sandbox, data.sandbox);
+  if (isRecord(data.mcpServers)) {
+    for (const [name, value] of Object.entries(data.mcpServers)) {
+      plan.mcpServerNames.push(name);
+      const server = valid(McpServer, value);
+      if (server !== undefined) plan.mcpServers[name] = server;
+    }
+  }
 
   if (isRecord(data.sentinels)) {
     for (const [id, value] of Object.entries(data.sentinels)) {

@@ -7,8 +7,9 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { opencodeTranslator } from '../../src/agents/opencode/opencode-translator.ts';
-import { lastWords, spawnAgent, withLastWords } from '../../src/agents/spawn-agent.ts';
+import { spawnAgent, withLastWords } from '../../src/agents/spawn-agent.ts';
 import type { StreamLine } from '../../src/agents/stream-line.ts';
+import { lastWords } from '../../src/platform/processes/last-words.ts';
 import { tempDir } from '../helpers/server-process.ts';
 
 const cleanups: Array<() => void> = [];

@@ -174,3 +174,17 @@ describe('StreamMapper over a codon.message follow-up turn by resume (trial 18 H
     expect(journaled).toBeCloseTo(2 * perTurn, 12);
   });
 });
+
+describe('StreamMapper over a run that failed before any answer', () => {
+  it('takes its result message from `errors` when it has no result text', () => {
+    const mapper = new StreamMapper({ codonId: 'c', maxResultChars: 100 });
+    const messageOf = (line: StreamLine) =>
+      mapper.map(line).flatMap((out) => (out.kind === 'result' ? [out.message] : []));
+    const failed = { type: 'result', subtype: 'error_during_execution', is_error: true } as const;
+    expect(messageOf({ ...failed, errors: ['MCP server "a" could not start', 'and "b"'] })).toEqual([
+      'MCP server "a" could not start; and "b"',
+    ]);
+    expect(messageOf({ ...failed, errors: [] })).toEqual(['error_during_execution']);
+    expect(messageOf({ ...failed, result: 'said so', errors: ['other'] })).toEqual(['said so']);
+  });
+});

@@ -8,8 +8,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createMessagesClient } from '../../llm/messages-client.ts';
 import type { MessageParam } from '../../llm/schemas.ts';
 import { describeError } from '../../platform/storage/probe.ts';
+import type { McpLaunch } from '../mcp/mcp-launch.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import type { Inbox } from './inbox.ts';
+import { type McpServerStatus, type McpToolbox, openMcpToolbox } from './mcp-tools.ts';
 import { resultLine } from './result-line.ts';
 import { createFileSessionStore, type Session } from './session-store.ts';
 import type { StreamJsonLine } from './stream-json.ts';
@@ -50,6 +52,19 @@ export type BuiltinAgentOptions = {
   betas?: string[];
   /** Where the credential came from, for the init line (a name, never the value). */
   credentialSource?: string;
+  /**
+   * MCP servers whose tools join the built-in ones (docs/mcp.md), connected before the first turn;
+   * one that cannot be ends the run at once, naming it.
+   */
+  mcp?: {
+    servers: readonly McpLaunch[];
+    /** The agent's environment: a stdio server's starts from it. */
+    env: NodeJS.ProcessEnv;
+    /** How long a server may take to start and list its tools (MCP_TIMEOUT). */
+    connectTimeoutMs: number;
+    /** How long one tool call may take (MCP_TOOL_TIMEOUT). */
+    toolTimeoutMs: number;
+  };
   write(line: StreamJsonLine): void;
   signal: AbortSignal;
 };
@@ -110,14 +125,16 @@ export async function runBuiltinAgent(options: BuiltinAgentOptions): Promise<num
   }
 
   // As Claude Code, each turn begins with an init line.
+  let mcpServers: McpServerStatus[] = [];
+  let mcpTools: McpToolbox | undefined;
   const init = () =>
     options.write({
       type: 'system',
       subtype: 'init',
       cwd: root,
       session_id: session.sessionId,
-      tools: BUILTIN_TOOLS.map((tool) => tool.name),
-      mcp_servers: [],
+      tools: [...BUILTIN_TOOLS.map((tool) => tool.name), ...(mcpTools?.definitions ?? []).map((d) => d.name)],
+      mcp_servers: mcpServers,
       model: options.model,
       permissionMode: 'bypassPermissions',
       apiKeySource:
@@ -132,20 +149,35 @@ export async function runBuiltinAgent(options: BuiltinAgentOptions): Promise<num
     ...(options.authToken ? { authToken: options.authToken } : {}),
     ...(options.betas?.length ? { betas: options.betas } : {}),
   });
-  const { inbox } = options;
+  const { inbox, mcp } = options;
+  if (mcp && mcp.servers.length > 0) {
+    const opened = await openMcpToolbox(mcp.servers, { ...mcp, signal: options.signal });
+    if (!opened.ok) {
+      mcpServers = opened.servers;
+      init();
+      return fail(session.sessionId, opened.message);
+    }
+    mcpTools = opened.toolbox;
+    mcpServers = opened.toolbox.servers;
+  }
   const processTally = createUsageTally();
   let history = session.messages;
   let prompt = options.prompt;
-  for (;;) {
-    init();
-    const result = await runTurn(prompt);
-    if (typeof result === 'number') return result;
-    options.write(result);
-    // The next turn starts with what was sent after this one's last request; none left and input
-    // ended (or the run interrupted): the run is over.
-    if (!inbox || options.signal.aborted || !(await inbox.wait(options.signal)))
-      return result.is_error ? 1 : 0;
-    prompt = inbox.take();
+  try {
+    for (;;) {
+      init();
+      const result = await runTurn(prompt);
+      if (typeof result === 'number') return result;
+      options.write(result);
+      // The next turn starts with what was sent after this one's last request; none left and input
+      // ended (or the run interrupted): the run is over.
+      if (!inbox || options.signal.aborted || !(await inbox.wait(options.signal)))
+        return result.is_error ? 1 : 0;
+      prompt = inbox.take();
+    }
+  } finally {
+    // No MCP server outlives the run, however it ended.
+    await mcpTools?.close();
   }
 
   /** One turn: the loop until the model stops asking for tools; a number is the exit code of a failure. */
@@ -165,8 +197,9 @@ export async function runBuiltinAgent(options: BuiltinAgentOptions): Promise<num
       ...(inbox ? { takeMessages: () => inbox.take() } : {}),
       ...(options.replay ? { replay: true } : {}),
       processTally,
-      tools: BUILTIN_TOOLS.map((tool) => tool.definition),
-      runTool: (name, toolInput, signal) => runTool(name, toolInput, { root, readOnly, signal }),
+      tools: [...BUILTIN_TOOLS.map((tool) => tool.definition), ...(mcpTools?.definitions ?? [])],
+      runTool: (name, toolInput, signal) =>
+        mcpTools?.run(name, toolInput, signal) ?? runTool(name, toolInput, { root, readOnly, signal }),
       emit: options.write,
       saveMessages: (messages: MessageParam[]) => {
         history = messages;

@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { text } from 'node:stream/consumers';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { Inbox } from '../../agents/builtin/inbox.ts';
+import type { BuiltinAgentOptions } from '../../agents/builtin/run-agent.ts';
 
 type Options = {
   model: string;
@@ -24,10 +25,15 @@ type Options = {
   outputFormat: string;
   inputFormat: string;
   replayUserMessages?: boolean;
+  mcpServers?: string;
 };
 
 const DEFAULT_MODEL = 'claude-sonnet-4-5';
 const DEFAULT_MAX_RETRIES = 2;
+/** How long an MCP server may take to start and list its tools (env MCP_TIMEOUT, ms; Claude Code's name). */
+const DEFAULT_MCP_TIMEOUT_MS = 30_000;
+/** How long one MCP tool call may take (env MCP_TOOL_TIMEOUT, ms; Claude Code's name). */
+const DEFAULT_MCP_TOOL_TIMEOUT_MS = 600_000;
 
 function count(name: string, min: number) {
   return (value: string): number => {
@@ -73,6 +79,10 @@ export function registerAgent(program: Command): void {
       '--replay-user-messages',
       'with --input-format stream-json: print each message back as it is taken up',
     )
+    .option(
+      '--mcp-servers <file>',
+      "MCP servers whose tools join the built-in ones (JSON {servers: [...]}, as Ribosome writes it for a codon; env MCP_TIMEOUT and MCP_TOOL_TIMEOUT in ms bound a server's start and each call)",
+    )
     .action(async (options: Options) => {
       if (options.outputFormat !== 'stream-json') program.error('error: --output-format must be stream-json');
       const envRetries = process.env.RIBOSOME_AGENT_MAX_RETRIES;
@@ -95,6 +105,27 @@ export function registerAgent(program: Command): void {
       } else {
         prompt = (await text(process.stdin)).trim();
         if (prompt === '') program.error('error: the prompt on stdin is empty');
+      }
+
+      const envMs = (name: string, fallback: number): number => {
+        const value = process.env[name];
+        if (value === undefined || value === '') return fallback;
+        const n = Number(value);
+        if (!Number.isInteger(n) || n < 1)
+          program.error(`error: ${name} must be a whole number of milliseconds above 0, got "${value}"`);
+        return n;
+      };
+      let mcp: BuiltinAgentOptions['mcp'];
+      if (options.mcpServers) {
+        const { readLaunchFile } = await import('../../agents/mcp/launch-file.ts');
+        const read = readLaunchFile(options.mcpServers);
+        if (!read.ok) program.error(`error: ${read.message}`);
+        mcp = {
+          servers: read.servers,
+          env: process.env,
+          connectTimeoutMs: envMs('MCP_TIMEOUT', DEFAULT_MCP_TIMEOUT_MS),
+          toolTimeoutMs: envMs('MCP_TOOL_TIMEOUT', DEFAULT_MCP_TOOL_TIMEOUT_MS),
+        };
       }
 
       const cwd = resolve(options.cwd);
@@ -132,10 +163,14 @@ export function registerAgent(program: Command): void {
         ...(auth.authToken ? { authToken: auth.authToken } : {}),
         ...(auth.betas ? { betas: auth.betas } : {}),
         credentialSource: auth.source,
+        ...(mcp ? { mcp } : {}),
         write: (line) => process.stdout.write(`${JSON.stringify(line)}\n`),
         signal: controller.signal,
       });
       process.off('SIGTERM', interrupt);
       process.off('SIGINT', interrupt);
+      // The run is over, even if it ended before taking its input up (a run that could not start):
+      // an open stdin must not keep the process waiting for messages no turn will read.
+      if (streamed) process.stdin.destroy();
     });
 }

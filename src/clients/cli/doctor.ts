@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfigFile } from '../../plan/config/config-file.ts';
-import { formatProblems } from '../../plan/index.ts';
+import { formatProblems, loadPlan } from '../../plan/index.ts';
 import { runDoctor } from '../doctor/doctor.ts';
 import { formatTable } from '../doctor/format.ts';
+import { planMcpServers } from '../doctor/mcp-servers.ts';
 
 type DoctorFlags = {
   execution?: string;
@@ -12,6 +13,7 @@ type DoctorFlags = {
   config?: string;
   scriptedProvider?: string;
   versionTimeout?: string;
+  plan?: string;
   json?: boolean;
 };
 
@@ -35,6 +37,10 @@ export function registerDoctor(program: Command): void {
     .option(
       '--version-timeout <seconds>',
       "how long git's and each agent CLI's --version may take (default 10; a loaded machine starts some slowly)",
+    )
+    .option(
+      '--plan <file>',
+      "also start each MCP server of the plan's codons once (or reach a remote one) and list its tools (env MCP_TIMEOUT in ms bounds each, default 30 s)",
     )
     .option('--json', 'print the results as JSON')
     .action(async (flags: DoctorFlags) => {
@@ -60,6 +66,13 @@ export function registerDoctor(program: Command): void {
       }
       if (file && file.warnings.length > 0)
         process.stderr.write(`${formatProblems(file.warnings, flags.config ?? '')}\n`);
+      // Its warnings are `validate`'s to say; an unset secret is a failed row below.
+      const plan = flags.plan ? await loadPlan(flags.plan) : undefined;
+      if (plan && !plan.ok) {
+        process.stderr.write(`${formatProblems(plan.problems, flags.plan ?? '')}\n`);
+        process.exitCode = 2;
+        return;
+      }
       const result = await runDoctor({
         executionDir: flags.execution ?? 'ribosome-runs',
         host: '127.0.0.1',
@@ -67,6 +80,7 @@ export function registerDoctor(program: Command): void {
         providerBaseUrl: flags.providerBaseUrl,
         ...(flags.scriptedProvider ? { scriptedProvider: resolve(flags.scriptedProvider) } : {}),
         ...(file ? { config: file.value } : {}),
+        ...(plan ? { plan: { dir: plan.plan.dir, mcpServers: planMcpServers(plan.plan) } } : {}),
         env: process.env,
         nodeVersion: process.versions.node,
         ...(versionTimeout === undefined ? {} : { versionTimeoutMs: versionTimeout * 1000 }),

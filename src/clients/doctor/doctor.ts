@@ -7,6 +7,7 @@ import { sandboxSupport } from '../../platform/sandbox/index.ts';
 import { type CheckResult, type DoctorReport, report } from './check-result.ts';
 import { checkAgentKeys, checkCredentials } from './credentials.ts';
 import { checkExecutionDir } from './execution-dir.ts';
+import { checkMcpServers, type PlanMcpServer } from './mcp-servers.ts';
 import { checkNodeVersion } from './node-version.ts';
 import { checkPort } from './port.ts';
 import { checkProvider } from './provider.ts';
@@ -32,7 +33,16 @@ export type DoctorOptions = {
   versionTimeoutMs?: number;
   /** --scripted-provider: an offline setup; its script is checked instead of credentials and provider. */
   scriptedProvider?: string | undefined;
+  /**
+   * --plan: the MCP servers of its codons, each started or reached once and its tools listed; a
+   * relative `cwd` is taken from the plan's directory `dir`.
+   */
+  plan?: { dir: string; mcpServers: readonly PlanMcpServer[] };
+  /** [30 s, or MCP_TIMEOUT in ms] How long each MCP server may take to start and list its tools. */
+  mcpTimeoutMs?: number;
 };
+
+const DEFAULT_MCP_TIMEOUT_MS = 30_000;
 
 const ENGINES_NODE: string = (
   JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
@@ -55,7 +65,7 @@ export function doctorProvider(
 /** Runs every check (the slow ones at once) and returns them in a fixed order. */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const { scriptedProvider } = options;
-  const [git, clis, access, port] = await Promise.all([
+  const [git, clis, access, port, mcp] = await Promise.all([
     checkGit(options.env, options.versionTimeoutMs),
     // Each agent CLI (Claude Code first) found and its version, or missing: a warning.
     Promise.all(
@@ -71,6 +81,13 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
         ])
       : checkScripted(scriptedProvider),
     checkPort(options.host, options.port),
+    options.plan
+      ? checkMcpServers(options.plan.mcpServers, {
+          env: options.env,
+          baseDir: options.plan.dir,
+          timeoutMs: options.mcpTimeoutMs ?? mcpTimeout(options.env.MCP_TIMEOUT),
+        })
+      : [],
   ]);
   const [credentials, provider] = access as [CheckResult, CheckResult];
   // The key each found agent CLI authenticates with (codex's OPENAI_API_KEY, ...): none offline.
@@ -85,7 +102,14 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     checkExecutionDir(options.executionDir),
     port,
     checkSandbox(sandboxSupport(), configMode(options.config?.sandbox)),
+    ...mcp,
   ]);
+}
+
+/** MCP_TIMEOUT (milliseconds, as agents read it), or the default when it is not a positive number. */
+function mcpTimeout(value: string | undefined): number {
+  const ms = Number(value);
+  return Number.isFinite(ms) && ms > 0 ? ms : DEFAULT_MCP_TIMEOUT_MS;
 }
 
 /** The mode a config file's `sandbox` sets, if any. */

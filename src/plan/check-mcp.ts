@@ -1,0 +1,119 @@
+import { posix } from 'node:path';
+import { closest } from '../core/validation/suggest.ts';
+import { envFromPairs, type McpServer } from './mcp-schema.ts';
+import type { PathSegment, ProblemDraft } from './problems.ts';
+import type { SalvagedCodon, SalvagedPlan } from './salvage.ts';
+
+/**
+ * What a user should hear about a plan's MCP servers (docs/mcp.md) before a run, beyond their shape:
+ * - a secret variable (envFrom, headersFrom, bearerTokenFrom) not set here: a warning, since it may be
+ *   set where the plan runs; checked for the servers some codon gets (a plan's server every codon
+ *   replaces or removes needs nothing);
+ * - a codon's `null` for a server the plan does not have: a warning (it removes nothing);
+ * - a relative `cwd` that climbs out of the agent root: an error.
+ * Pure: `env` is the environment the check is made in.
+ */
+export function checkMcpServers(plan: SalvagedPlan, env: NodeJS.ProcessEnv): ProblemDraft[] {
+  const drafts: ProblemDraft[] = [];
+  const codons = codonsOf(plan);
+  // The plan's entries some codon keeps (every one when there are no valid codons to ask).
+  const used = new Set(
+    codons.length === 0
+      ? []
+      : Object.keys(plan.mcpServers).filter((name) =>
+          codons.some((c) => !c.dropped.includes('mcpServers') && !(name in (c.codon.mcpServers ?? {}))),
+        ),
+  );
+  for (const [name, server] of Object.entries(plan.mcpServers)) {
+    const at: PathSegment[] = ['mcpServers', name];
+    drafts.push(...cwdProblems(name, server, at));
+    if (used.has(name)) drafts.push(...secretProblems(name, server, at, env));
+  }
+  for (const { codon, path } of codons) {
+    for (const [name, server] of Object.entries(codon.mcpServers ?? {})) {
+      const at: PathSegment[] = [...path, 'mcpServers', name];
+      if (server === null) {
+        if (!plan.mcpServerNames.includes(name)) drafts.push(removesNothing(codon.id, name, at, plan));
+        continue;
+      }
+      drafts.push(...cwdProblems(name, server, at), ...secretProblems(name, server, at, env));
+    }
+  }
+  return drafts;
+}
+
+/** Every valid codon, a loop's once. */
+function codonsOf(plan: SalvagedPlan): SalvagedCodon[] {
+  return plan.items
+    .flatMap((item) => (item.kind === 'loop' ? item.codons : [item]))
+    .filter((entry): entry is SalvagedCodon => entry.kind === 'codon');
+}
+
+function cwdProblems(name: string, server: McpServer, at: PathSegment[]): ProblemDraft[] {
+  if (!('command' in server) || server.cwd === undefined || posix.isAbsolute(server.cwd)) return [];
+  const normal = posix.normalize(server.cwd);
+  if (normal !== '..' && !normal.startsWith('../')) return [];
+  return [
+    {
+      code: 'PATH_ESCAPES',
+      path: [...at, 'cwd'],
+      message: `MCP server "${name}"'s cwd ${server.cwd} climbs out of the agent root.`,
+      hint: 'Write a path inside the agent root (relative to it, without climbing out), or an absolute path.',
+    },
+  ];
+}
+
+/** Each secret variable of `server` unset in `env`, where it is written. */
+function secretProblems(
+  name: string,
+  server: McpServer,
+  at: PathSegment[],
+  env: NodeJS.ProcessEnv,
+): ProblemDraft[] {
+  const places: Array<{ variable: string; field: string; path: PathSegment[] }> = [];
+  if ('command' in server) {
+    const { envFrom } = server;
+    if (typeof envFrom === 'string')
+      places.push({ variable: envFrom, field: 'envFrom', path: [...at, 'envFrom'] });
+    else if (Array.isArray(envFrom)) {
+      for (const [i, variable] of envFrom.entries())
+        places.push({ variable, field: 'envFrom', path: [...at, 'envFrom', i] });
+    } else
+      for (const [target, variable] of Object.entries(envFromPairs(envFrom)))
+        places.push({ variable, field: 'envFrom', path: [...at, 'envFrom', target] });
+  } else {
+    for (const [header, variable] of Object.entries(server.headersFrom ?? {}))
+      places.push({ variable, field: 'headersFrom', path: [...at, 'headersFrom', header] });
+    if (server.bearerTokenFrom)
+      places.push({
+        variable: server.bearerTokenFrom,
+        field: 'bearerTokenFrom',
+        path: [...at, 'bearerTokenFrom'],
+      });
+  }
+  return places
+    .filter(({ variable }) => !env[variable])
+    .map(({ variable, field, path }) => ({
+      code: 'MCP_SECRET_UNSET',
+      severity: 'warning',
+      path,
+      message: `MCP server "${name}" takes ${variable} as a secret (${field}), and ${variable} is not set here.`,
+      hint: `Set ${variable} in the environment \`ribosome run\` starts in (it may be set where the plan runs): a codon whose server's secret is unset fails at its start.`,
+    }));
+}
+
+function removesNothing(codonId: string, name: string, at: PathSegment[], plan: SalvagedPlan): ProblemDraft {
+  const guess = closest(name, plan.mcpServerNames);
+  return {
+    code: 'FIELD_HAS_NO_EFFECT',
+    severity: 'warning',
+    path: at,
+    message: `Codon "${codonId}" removes MCP server "${name}", which the plan does not have.`,
+    hint:
+      guess !== undefined
+        ? `Did you mean "${guess}"?`
+        : plan.mcpServerNames.length > 0
+          ? `The plan's MCP servers: ${plan.mcpServerNames.join(', ')}; remove this entry, or name one of them.`
+          : 'The plan has no mcpServers: remove this entry.',
+  };
+}

@@ -1,6 +1,6 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { McpLaunch } from './mcp-launch.ts';
+import { McpLaunch } from './mcp-launch.ts';
 
 /**
  * The file that gives `ribosome agent` its MCP servers (`--mcp-servers FILE`): the codon's launches,
@@ -9,33 +9,7 @@ import type { McpLaunch } from './mcp-launch.ts';
  * when the run ends.
  */
 
-const Strings = z.record(z.string(), z.string());
-
-export const McpLaunchSchema = z.discriminatedUnion('kind', [
-  z.strictObject({
-    kind: z.literal('stdio'),
-    name: z.string().min(1),
-    command: z.string().min(1),
-    args: z.array(z.string()),
-    env: Strings,
-    secretEnv: Strings,
-    cwd: z.string().min(1),
-  }),
-  z.strictObject({
-    kind: z.literal('http'),
-    name: z.string().min(1),
-    url: z.string().min(1),
-    headers: Strings,
-    secretHeaders: Strings,
-  }),
-]);
-
-// The schema and McpLaunch (mcp-launch.ts) must describe the same thing: either drifting fails tsc.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const sameShape: Same<z.infer<typeof McpLaunchSchema>, McpLaunch> = true;
-void sameShape;
-
-export const McpLaunchFile = z.strictObject({ servers: z.array(McpLaunchSchema) });
+export const McpLaunchFile = z.strictObject({ servers: z.array(McpLaunch) });
 export type McpLaunchFile = z.infer<typeof McpLaunchFile>;
 
 /** Writes `servers` to `path` for the owner alone (0600). Throws what the file system said. */

@@ -1,5 +1,8 @@
 import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
 import { envFromPairs, type McpServer } from '../../plan/mcp-schema.ts';
+
+const Strings = z.record(z.string(), z.string());
 
 /**
  * An MCP server as an agent is given it for one run: the plan's entry with its secrets read from the
@@ -7,24 +10,26 @@ import { envFromPairs, type McpServer } from '../../plan/mcp-schema.ts';
  * `secretHeaders` hold values that must reach the MCP server and nothing else (not the journal, a
  * cassette, a log, nor the agent's own environment when the agent can keep them out of it).
  */
-export type McpLaunch =
-  | {
-      kind: 'stdio';
-      name: string;
-      command: string;
-      args: string[];
-      env: Record<string, string>;
-      secretEnv: Record<string, string>;
-      /** Absolute. */
-      cwd: string;
-    }
-  | {
-      kind: 'http';
-      name: string;
-      url: string;
-      headers: Record<string, string>;
-      secretHeaders: Record<string, string>;
-    };
+export const McpLaunch = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('stdio'),
+    name: z.string().min(1),
+    command: z.string().min(1),
+    args: z.array(z.string()),
+    env: Strings,
+    secretEnv: Strings,
+    /** Absolute. */
+    cwd: z.string().min(1),
+  }),
+  z.strictObject({
+    kind: z.literal('http'),
+    name: z.string().min(1),
+    url: z.string().min(1),
+    headers: Strings,
+    secretHeaders: Strings,
+  }),
+]);
+export type McpLaunch = z.infer<typeof McpLaunch>;
 
 export type McpLaunches =
   | { ok: true; servers: McpLaunch[]; secrets: Array<{ name: string; value: string }> }

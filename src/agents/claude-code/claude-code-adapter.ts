@@ -2,10 +2,12 @@ import { mkdirSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AgentAdapter, AgentRun, AgentStart } from '../agent-adapter.ts';
 import { missingCliHint } from '../cli-binary.ts';
+import { settleOnExit, writeSecretFile } from '../mcp/secret-file.ts';
 import { providerEnv } from '../provider-env.ts';
 import { sandboxWith, userConfigDirs } from '../sandbox-homes.ts';
 import { notStarted, spawnAgent } from '../spawn-agent.ts';
 import { CLAUDE_CODE, claudeBinary } from './claude-binary.ts';
+import { claudeMcpConfig } from './claude-mcp.ts';
 import { claudeSettings } from './claude-settings.ts';
 import { claudeVersion } from './claude-version.ts';
 
@@ -50,6 +52,12 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     // Its version names the tools it has (claudeVersion reads it once, without a process when it can).
     const settings = claudeSettings(dirs, dirs.length > 0 ? claudeVersion(command) : undefined);
     if (settings) args.push('--settings', settings);
+    // The codon's MCP servers, and no other (strict): their secrets in a file of its home while it starts.
+    const servers = options.mcpServers ?? [];
+    const mcpFile = join(home, `mcp-${options.mark}.json`);
+    const mcpWrite =
+      servers.length > 0 ? writeSecretFile(mcpFile, claudeMcpConfig(servers, options.cwd)) : undefined;
+    if (mcpWrite !== undefined) args.push('--mcp-config', mcpFile, '--strict-mcp-config');
     const run = spawnAgent({
       command,
       args,
@@ -73,6 +81,7 @@ export class ClaudeCodeAdapter implements AgentAdapter {
         writable: [home, tmp, ...(this.#config === 'user' ? userConfigDirs('claude-code') : [])],
       }),
     });
+    if (mcpWrite !== undefined) settleOnExit(run.exited, mcpFile, mcpWrite);
     if (run.pid !== -1) return run;
     // Not started: when the binary is missing, say how to get it (it is an optional peer dependency).
     const why = run.exited.then(() => missingCliHint(CLAUDE_CODE, run.startFailure ?? 'not started'));

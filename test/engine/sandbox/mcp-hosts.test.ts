@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { hostPortOf, withMcpHosts } from '../../../src/engine/sandbox/mcp-hosts.ts';
+import type { EffectiveSandbox } from '../../../src/plan/sandbox-resolve.ts';
+
+const sandbox = (network: EffectiveSandbox['network']): EffectiveSandbox => ({
+  mode: 'on',
+  gates: true,
+  rig: true,
+  allowWrite: [],
+  readOnly: [],
+  hide: [],
+  network,
+});
+
+describe("a codon's remote MCP servers through its sandbox's network gate", () => {
+  it('each URL as host:port on the allow list, once; stdio servers add nothing', () => {
+    const servers = {
+      search: { url: 'https://mcp.example.com/mcp' },
+      local: { url: 'http://127.0.0.1:8931/mcp' },
+      again: { url: 'https://mcp.example.com/other' },
+      files: { command: 'node' },
+    };
+    expect(withMcpHosts(sandbox({ allow: ['registry.npmjs.org'] }), servers).network).toEqual({
+      allow: ['registry.npmjs.org', 'mcp.example.com:443', '127.0.0.1:8931'],
+    });
+  });
+
+  it('an open network is left as it is', () => {
+    expect(withMcpHosts(sandbox('open'), { a: { url: 'https://x.example' } }).network).toBe('open');
+  });
+
+  it('the port of the URL, else of its scheme; IPv6 in brackets', () => {
+    expect(hostPortOf('http://example.com/mcp')).toBe('example.com:80');
+    expect(hostPortOf('http://[::1]:9000/mcp')).toBe('[::1]:9000');
+    expect(hostPortOf('ftp://example.com')).toBeUndefined();
+  });
+});

@@ -27,7 +27,7 @@ const table = (record: Readonly<Record<string, string>>): string =>
 export function codexMcpTables(servers: readonly McpLaunch[]): string {
   return servers
     .map((server) => {
-      const lines = [`[mcp_servers.${str(server.name)}]`];
+      const lines = [`[mcp_servers.${server.name}]`];
       if (server.kind === 'stdio') {
         lines.push(
           `command = ${str(server.command)}`,
@@ -64,7 +64,8 @@ export function codexMcpOverrides(servers: readonly McpLaunch[]): CodexMcpOverri
   const settings: string[] = [];
   const env: Record<string, string> = {};
   for (const server of servers) {
-    const key = `mcp_servers.${str(server.name)}`;
+    // Bare: Codex splits a -c key at its dots, quotes and all (a server's name is a bare TOML key).
+    const key = `mcp_servers.${server.name}`;
     const secrets: Record<string, string> =
       server.kind === 'stdio'
         ? server.secretEnv

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { claudeMcpConfig } from '../../../src/agents/claude-code/claude-mcp.ts';
 import { codexMcpOverrides, codexMcpTables } from '../../../src/agents/codex/codex-mcp.ts';
-import { geminiMcpServers } from '../../../src/agents/gemini/gemini-mcp.ts';
+import { GeminiAdapter } from '../../../src/agents/gemini/gemini-adapter.ts';
+import { geminiMcpServers, USER_CONFIG_MCP } from '../../../src/agents/gemini/gemini-mcp.ts';
 import type { McpLaunch } from '../../../src/agents/mcp/mcp-launch.ts';
 import { opencodeMcp } from '../../../src/agents/opencode/opencode-mcp.ts';
 
@@ -57,13 +58,13 @@ describe('Codex', () => {
   it('isolated: [mcp_servers.<name>] tables for its own config.toml, secrets written in', () => {
     expect(codexMcpTables([stdio, remote])).toBe(
       [
-        '[mcp_servers."marker"]',
+        '[mcp_servers.marker]',
         'command = "node"',
         'args = ["mark-server.mjs"]',
         'cwd = "/exec/agentRoot"',
         'env = { "MODE" = "test", "MARK_SECRET" = "s3cret" }',
         '',
-        '[mcp_servers."search"]',
+        '[mcp_servers.search]',
         'url = "https://mcp.example.com/mcp"',
         'http_headers = { "X-Client" = "ribosome", "Authorization" = "Bearer t0ken" }',
         '',
@@ -77,14 +78,14 @@ describe('Codex', () => {
     expect(overrides.settings.join(' ')).not.toMatch(/s3cret|t0ken/);
     expect(overrides.settings).toEqual([
       'mcp_optional_startup_grace_ms=30000',
-      'mcp_servers."marker".command="node"',
-      'mcp_servers."marker".args=["mark-server.mjs"]',
-      'mcp_servers."marker".cwd="/exec/agentRoot"',
-      'mcp_servers."marker".env={ "MODE" = "test" }',
-      'mcp_servers."marker".env_vars=["MARK_SECRET"]',
-      'mcp_servers."search".url="https://mcp.example.com/mcp"',
-      'mcp_servers."search".http_headers={ "X-Client" = "ribosome" }',
-      'mcp_servers."search".env_http_headers={ "Authorization" = "RIBOSOME_MCP_SEARCH_HEADER_1" }',
+      'mcp_servers.marker.command="node"',
+      'mcp_servers.marker.args=["mark-server.mjs"]',
+      'mcp_servers.marker.cwd="/exec/agentRoot"',
+      'mcp_servers.marker.env={ "MODE" = "test" }',
+      'mcp_servers.marker.env_vars=["MARK_SECRET"]',
+      'mcp_servers.search.url="https://mcp.example.com/mcp"',
+      'mcp_servers.search.http_headers={ "X-Client" = "ribosome" }',
+      'mcp_servers.search.env_http_headers={ "Authorization" = "RIBOSOME_MCP_SEARCH_HEADER_1" }',
       'shell_environment_policy.set.MARK_SECRET=""',
       'shell_environment_policy.set.RIBOSOME_MCP_SEARCH_HEADER_1=""',
     ]);
@@ -115,6 +116,24 @@ describe('Gemini CLI: mcpServers of its settings', () => {
         trust: true,
       },
     });
+  });
+});
+
+describe("Gemini CLI in the user's own configuration", () => {
+  it('refuses a codon with MCP servers before starting anything, saying why', async () => {
+    const run = new GeminiAdapter({ config: 'user' }).start({
+      prompt: 'p',
+      model: 'gemini-2.5-pro',
+      cwd: ROOT,
+      env: {},
+      providerBaseUrl: 'http://127.0.0.1:9',
+      stateDir: '/nonexistent/state',
+      mark: 'm',
+      mcpServers: [stdio],
+    });
+    expect(run.pid).toBe(-1);
+    await run.exited;
+    expect(run.startFailure).toBe(USER_CONFIG_MCP);
   });
 });
 

@@ -2,7 +2,8 @@
  * MCP servers for each agent CLI, end to end (docs/mcp.md#how-each-agent-gets-them): a real
  * `ribosome run` of one plan whose codon `without` has the SDK test server (test/fixtures/mcp/
  * mark-server.mjs) taken away (`marker: null`), and whose codon `mark`, last, has it, with a secret
- * passed to it by `envFrom`. The scripted provider (in this process, so the test sees every request) calls the
+ * passed to it by `envFrom`, and a remote server (streamable HTTP, in this process) with a secret header
+ * (`headersFrom`). The scripted provider (in this process, so the test sees every request) calls the
  * server's tool by server and tool (`mcp_tool`): each agent's request names it its own way.
  *
  * Checks: the mark appears, with the text the script sent and the secret; the call and its result are
@@ -13,6 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  appendFileSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -21,8 +23,12 @@ import {
   readlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterAll, afterEach, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { ScriptInput } from '../../../src/llm/mock-provider/script-schema.ts';
 import { type MockProvider, startMockProvider } from '../../../src/llm/mock-provider/server.ts';
 import { describeWithClis } from '../../helpers/agent-clis.ts';
@@ -63,6 +69,9 @@ const SIDE_TRACKS: NonNullable<ScriptInput['tracks']> = [
 /** One script for every agent: the MCP call by server and tool, then the agent's own shell tool. */
 export function mcpScript(spec: McpAgentSpec, markText: string): ScriptInput {
   const leaveMark = { mcp_tool: { server: 'marker', tool: 'leave_mark', input: { text: markText } } };
+  const remoteMark = {
+    mcp_tool: { server: 'remote', tool: 'leave_mark', input: { text: `remote-${markText}` } },
+  };
   return {
     tracks: [
       ...SIDE_TRACKS,
@@ -72,6 +81,7 @@ export function mcpScript(spec: McpAgentSpec, markText: string): ScriptInput {
         match: { firstUser: 'MCP-MARK' },
         turns: [
           { content: [{ text: 'Leaving a mark.' }, leaveMark] },
+          { content: [remoteMark] },
           { content: [{ tool_use: spec.shell('echo ENV-START; env') }] },
           { content: [{ text: 'Marked, and printed the environment.' }] },
         ],
@@ -89,7 +99,7 @@ export function mcpScript(spec: McpAgentSpec, markText: string): ScriptInput {
  * agents run in the sandbox where the machine has one (the default, `auto`), the server too (the CLI
  * starts it): the mark file's directory is made writable there (its /tmp is its own).
  */
-export function mcpPlan(spec: McpAgentSpec, markFile: string, extra = ''): string {
+export function mcpPlan(spec: McpAgentSpec, markFile: string, remoteUrl: string, extra = ''): string {
   return `name: mcp-${spec.agent}
 agent: ${spec.agent}
 model: ${spec.model}
@@ -100,10 +110,13 @@ mcpServers:
     command: node
     args: [${JSON.stringify(MARK_SERVER)}, --mark-file, ${JSON.stringify(markFile)}]
     envFrom: { MARK_SECRET: TEST_MCP_SECRET }
+  remote:
+    url: ${JSON.stringify(remoteUrl)}
+    headersFrom: { X-Api-Key: TEST_MCP_TOKEN }
 codons:
   - id: without
     prompt: ${JSON.stringify(PROMPTS.without)}
-    mcpServers: { marker: null }
+    mcpServers: { marker: null, remote: null }
   - id: mark
     prompt: ${JSON.stringify(PROMPTS.mark)}
 `;
@@ -135,6 +148,44 @@ export function filesHolding(dir: string, needle: string): string[] {
   return found;
 }
 
+/**
+ * A remote MCP server (streamable HTTP, the SDK's) on 127.0.0.1 in this process: its `leave_mark`
+ * appends `{ text, secret }` to `markFile`, `secret` being the X-Api-Key header it was sent.
+ */
+export async function startRemoteMarker(markFile: string): Promise<{ url: string; close(): Promise<void> }> {
+  const http = createServer(async (req, res) => {
+    const key = req.headers['x-api-key'];
+    const server = new McpServer({ name: 'remote', version: '1.0.0' });
+    server.registerTool(
+      'leave_mark',
+      { description: 'Leaves a mark.', inputSchema: { text: z.string() } },
+      async ({ text }) => {
+        appendFileSync(
+          markFile,
+          `${JSON.stringify({ text, secret: typeof key === 'string' ? key : null })}\n`,
+        );
+        return { content: [{ type: 'text', text: `MARK-LEFT: ${text}` }] };
+      },
+    );
+    // Stateless: a server and transport per request.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => void Promise.all([transport.close(), server.close()]));
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const address = http.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: () =>
+      new Promise((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
+  };
+}
+
 /** Long: an agent CLI takes seconds (tens, on a loaded machine) to start, and this plan starts several. */
 const TIMEOUT = 600_000;
 
@@ -142,10 +193,12 @@ export function describeMcpAgent(spec: McpAgentSpec): void {
   describeWithClis(`MCP servers: ${spec.agent} against the scripted provider (agents)`, [spec.binary], () => {
     const temps: Array<{ remove(): void }> = [];
     let provider: MockProvider | undefined;
+    let remote: { close(): Promise<void> } | undefined;
     afterEach(async () => {
       killAll();
-      await provider?.stop();
+      await Promise.all([provider?.stop(), remote?.close()]);
       provider = undefined;
+      remote = undefined;
     });
     afterAll(() => {
       for (const t of temps.splice(0)) t.remove();
@@ -159,6 +212,7 @@ export function describeMcpAgent(spec: McpAgentSpec): void {
       const made = tempDir();
       temps.push(made);
       const secret = `mcp-secret-${randomBytes(24).toString('hex')}`;
+      const token = `mcp-token-${randomBytes(24).toString('hex')}`;
       const markText = `mark-from-${spec.agent}`;
       const markFile = join(made.path, 'marks', 'marks.txt');
       mkdirSync(dirname(markFile));
@@ -166,7 +220,10 @@ export function describeMcpAgent(spec: McpAgentSpec): void {
       const home = join(made.path, 'home');
       mkdirSync(join(home, '.codex'), { recursive: true });
       const planFile = join(made.path, 'plan.yaml');
-      writeFileSync(planFile, mcpPlan(spec, markFile, user ? `${spec.userConfig}\n` : ''));
+      const remoteMarks = join(made.path, 'remote-marks.txt');
+      const started = await startRemoteMarker(remoteMarks);
+      remote = started;
+      writeFileSync(planFile, mcpPlan(spec, markFile, started.url, user ? `${spec.userConfig}\n` : ''));
       provider = await startMockProvider({ script: mcpScript(spec, markText) });
       const userEnv = {
         HOME: home,
@@ -187,7 +244,14 @@ export function describeMcpAgent(spec: McpAgentSpec): void {
           '--provider-base-url',
           provider.url,
         ],
-        { env: { TEST_MCP_SECRET: secret, ANTHROPIC_API_KEY: 'test-key', ...(user ? userEnv : {}) } },
+        {
+          env: {
+            TEST_MCP_SECRET: secret,
+            TEST_MCP_TOKEN: token,
+            ANTHROPIC_API_KEY: 'test-key',
+            ...(user ? userEnv : {}),
+          },
+        },
       );
       const timer = setTimeout(() => proc.kill('SIGKILL'), TIMEOUT - 30_000);
       const { code } = await proc.exited;
@@ -198,14 +262,17 @@ export function describeMcpAgent(spec: McpAgentSpec): void {
         exec,
         home,
         secret,
+        token,
         markText,
         markFile,
+        remoteMarks,
         requests: provider.requests,
       };
     }
 
     const check = async (user: boolean) => {
-      const { code, stderr, exec, home, secret, markText, markFile, requests } = await runPlan(user);
+      const { code, stderr, exec, home, secret, token, markText, markFile, remoteMarks, requests } =
+        await runPlan(user);
       const rows = journalRows(exec);
       const completed = rows.filter((r) => r.type === 'codon.completed').map((r) => r.data);
       expect(completed, stderr).toEqual([
@@ -219,6 +286,8 @@ export function describeMcpAgent(spec: McpAgentSpec): void {
       expect(marksIn(markFile)).toEqual([expect.objectContaining({ text: markText, secret })]);
       if (sandboxSupport().ok)
         expect(marksIn(markFile)[0]?.pidNs).not.toBe(readlinkSync('/proc/self/ns/pid'));
+      // The remote server's, its secret header sent (through the sandbox's network gate when on).
+      expect(marksIn(remoteMarks)).toEqual([{ text: `remote-${markText}`, secret: token }]);
 
       // The call and its result, journaled under the one name every agent's calls get.
       const ofCodon = (id: string) => rows.filter((r) => r.data.codonId === id);
@@ -241,25 +310,30 @@ export function describeMcpAgent(spec: McpAgentSpec): void {
         isError: false,
         result: expect.stringContaining(`MARK-LEFT: ${markText}`),
       });
+      const remoteCall = calls.find((r) => r.data.mcpServer === 'remote');
+      expect(remoteCall?.data).toMatchObject({ toolName: 'mcp__remote__leave_mark', mcpTool: 'leave_mark' });
 
       // The agent's own environment, as its shell printed it, lacks the secret and its variable.
       const printed = results.map((r) => String(r.data.result)).find((text) => text.includes('ENV-START'));
       expect(printed).toContain('PATH=');
-      expect(printed).not.toContain(secret);
-      expect(printed).not.toContain('TEST_MCP_SECRET');
+      for (const hidden of [secret, token, 'TEST_MCP_SECRET', 'TEST_MCP_TOKEN'])
+        expect(printed).not.toContain(hidden);
 
       // Nowhere else: no file of the execution (journal, logs, the agent's home and the config files
       // that held it while the agent ran: `mark` runs last, so nothing wrote them since), no request
       // the provider received.
-      expect(filesHolding(exec, secret)).toEqual([]);
-      expect(filesHolding(home, secret)).toEqual([]);
-      expect(JSON.stringify(requests)).not.toContain(secret);
+      for (const value of [secret, token]) {
+        expect(filesHolding(exec, value)).toEqual([]);
+        expect(filesHolding(home, value)).toEqual([]);
+        expect(JSON.stringify(requests)).not.toContain(value);
+      }
 
       // The codon without the server: not offered its tool (the script's call came back as words),
       // no call, no new mark.
       expect(ofCodon('without').some((r) => r.data.mcpServer !== undefined)).toBe(false);
       expect(ofCodon('without').some((r) => r.json.includes('was not offered'))).toBe(true);
       expect(marksIn(markFile)).toHaveLength(1);
+      expect(marksIn(remoteMarks)).toHaveLength(1);
     };
 
     it(

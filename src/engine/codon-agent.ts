@@ -36,6 +36,10 @@ export function startAgent(
   // Its MCP servers' secrets are read now, from the server's environment, and go to the agent alone.
   const mcp = mcpLaunches(codon.mcpServers, o.agentRoot, process.env);
   if (!mcp.ok) throw new Error(mcp.message);
+  // Their variables stay out of the agent's own environment, as the plan's provider keys do.
+  const provider = agentProvider(o.provider(codon));
+  const mcpVars = [...new Set(mcp.secrets.map((secret) => secret.name))];
+  const keyVars = [...(provider.keyVars ?? []), ...mcpVars];
   return new CodonRun({
     codonId: codon.id,
     adapter: adapterFor(o.adapters, codon.agent),
@@ -45,7 +49,8 @@ export function startAgent(
       cwd: o.agentRoot,
       ...(o.dataDir ? { dataDir: o.dataDir } : {}),
       env: codon.env,
-      ...agentProvider(o.provider(codon)),
+      ...provider,
+      ...(keyVars.length > 0 ? { keyVars } : {}),
       stateDir: o.agentStateDir,
       ...(resumeSessionId ? { resumeSessionId } : {}),
       ...(codon.systemPrompt ? { systemPrompt: codon.systemPrompt } : {}),

@@ -27,7 +27,7 @@ import type { AttemptInfo, LifecycleOptions } from './lifecycle-options.ts';
 import { DEFAULT_MESSAGE_QUEUE, queueRefusal } from './message-queue.ts';
 import { type CodonOutcome, type StopKind, stoppedMessage } from './outcome/failure.ts';
 import { type CodonSandbox, openCodonSandbox } from './sandbox/codon-sandbox.ts';
-import { withMcpHosts } from './sandbox/mcp-allow.ts';
+import { withMcpHosts } from './sandbox/mcp-hosts.ts';
 import type { MappedOutput } from './stream-mapper.ts';
 import { throughGates } from './verify/verify-rounds.ts';
 import type { EndStatus } from './what-next.ts';
@@ -239,7 +239,7 @@ export class CodonLifecycle {
     try {
       this.#sandbox = await openCodonSandbox({
         codonId: codon.id,
-        // The agent reaches its remote MCP servers through the gate (docs/mcp.md).
+        // Its remote MCP servers are reached through the gate too.
         sandbox: withMcpHosts(sandbox, codon.mcpServers),
         agentRoot: this.#o.agentRoot,
         ...(this.#o.dataDir ? { dataDir: this.#o.dataDir } : {}),

@@ -2,10 +2,13 @@ import { mkdirSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AgentAdapter, AgentRun, AgentStart } from '../agent-adapter.ts';
 import { missingCliHint } from '../cli-binary.ts';
+import { settleOnExit, writeSecretFile } from '../mcp/secret-file.ts';
 import { providerEnv } from '../provider-env.ts';
 import { sandboxWith, userConfigDirs } from '../sandbox-homes.ts';
 import { notStarted, spawnAgent } from '../spawn-agent.ts';
 import { CLAUDE_CODE, claudeBinary } from './claude-binary.ts';
+import { claudeMcpConfig } from './claude-mcp.ts';
+import { redactMcpLogs } from './claude-mcp-logs.ts';
 import { claudeSettings } from './claude-settings.ts';
 import { claudeVersion } from './claude-version.ts';
 
@@ -50,6 +53,15 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     // Its version names the tools it has (claudeVersion reads it once, without a process when it can).
     const settings = claudeSettings(dirs, dirs.length > 0 ? claudeVersion(command) : undefined);
     if (settings) args.push('--settings', settings);
+    // The codon's MCP servers, and no other (strict): their secrets in a file of its home while it starts.
+    const servers = options.mcpServers ?? [];
+    const mcpFile = join(home, `mcp-${options.mark}.json`);
+    const mcpWrite =
+      servers.length > 0 ? writeSecretFile(mcpFile, claudeMcpConfig(servers, options.cwd)) : undefined;
+    if (mcpWrite !== undefined) args.push('--mcp-config', mcpFile, '--strict-mcp-config');
+    // Its MCP logs hold a remote server's headers: in a cache of our own, redacted once it ends.
+    const cache = this.#config === 'isolated' ? join(home, '.cache') : join(options.stateDir, 'claude-cache');
+    if (mcpWrite !== undefined) mkdirSync(cache, { recursive: true });
     const run = spawnAgent({
       command,
       args,
@@ -60,6 +72,7 @@ export class ClaudeCodeAdapter implements AgentAdapter {
         // ~/.claude. User: the user's own, so their `claude login` authenticates it.
         ...(this.#config === 'isolated' ? { HOME: home, CLAUDE_CONFIG_DIR: home } : {}),
         CLAUDE_CODE_TMPDIR: tmp,
+        ...(mcpWrite !== undefined ? { XDG_CACHE_HOME: cache } : {}),
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
         DISABLE_AUTOUPDATER: '1',
         // Needed for bypassPermissions when running as root.
@@ -70,9 +83,22 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       input: 'stream-json',
       mark: options.mark,
       ...sandboxWith(options.sandbox, {
-        writable: [home, tmp, ...(this.#config === 'user' ? userConfigDirs('claude-code') : [])],
+        writable: [
+          home,
+          tmp,
+          ...(this.#config === 'user' ? userConfigDirs('claude-code') : []),
+          ...(mcpWrite !== undefined && this.#config === 'user' ? [cache] : []),
+        ],
       }),
     });
+    if (mcpWrite !== undefined) {
+      settleOnExit(run.exited, mcpFile, mcpWrite);
+      void run.exited
+        .then(() => redactMcpLogs(cache, servers))
+        .catch(() => {
+          // The execution's directory went first: nothing left to redact.
+        });
+    }
     if (run.pid !== -1) return run;
     // Not started: when the binary is missing, say how to get it (it is an optional peer dependency).
     const why = run.exited.then(() => missingCliHint(CLAUDE_CODE, run.startFailure ?? 'not started'));

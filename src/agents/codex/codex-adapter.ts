@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { agentProviderUrl } from '../../llm/providers/providers.ts';
 import type { AgentAdapter, AgentRun, AgentStart, ModelSpend } from '../agent-adapter.ts';
 import { cliBinary, missingCliHint } from '../cli-binary.ts';
+import type { McpLaunch } from '../mcp/mcp-launch.ts';
+import { settleOnExit, writeSecretFile } from '../mcp/secret-file.ts';
 import { providerEnv } from '../provider-env.ts';
 import { resumeChain } from '../resume-chain.ts';
 import { sandboxWith } from '../sandbox-homes.ts';
@@ -17,6 +19,7 @@ import {
   ISOLATED_CONFIG,
   maxRetries,
 } from './codex-cli.ts';
+import { codexMcpGrace, codexMcpOverrides, codexMcpTables } from './codex-mcp.ts';
 import { RolloutRecord, recordedCallIds } from './codex-record.ts';
 import { sessionSpend, sessionTotals } from './codex-session.ts';
 import { CodexTranslator } from './codex-translator.ts';
@@ -46,6 +49,8 @@ export class CodexAdapter implements AgentAdapter {
       mkdirSync(home, { recursive: true });
       writeFileSync(join(home, 'config.toml'), ISOLATED_CONFIG);
     }
+    const mcp = this.#mcp(options.mcpServers ?? []);
+    if (!mcp.ok) return notStarted(mcp.message, options.mark);
     const base: Omit<CodexTurn, 'prompt' | 'session'> = {
       model: codexModel(options.model),
       // The server's default provider is Anthropic's: Codex calls OpenAI's instead.
@@ -54,11 +59,12 @@ export class CodexAdapter implements AgentAdapter {
       maxRetries: maxRetries(options.env),
       ...(options.systemPrompt ? { instructionsFile: instructionsFile(options) } : {}),
       ...(options.appendSystemPrompt ? { appendSystemPrompt: options.appendSystemPrompt } : {}),
+      settings: mcp.settings,
     };
     // Each process of the chain numbered: Codex's item ids start again in each (CodexTranslator `run`).
     let runs = 0;
     const turn = (prompt: string, session?: CodexTurn['session']) =>
-      this.#spawn(options, home, { ...base, prompt, ...(session ? { session } : {}) }, ++runs);
+      this.#spawn(options, home, { ...base, prompt, ...(session ? { session } : {}) }, ++runs, mcp);
     const first = turn(
       options.prompt,
       options.resumeSessionId ? { id: options.resumeSessionId, how: 'fork' } : undefined,
@@ -76,8 +82,22 @@ export class CodexAdapter implements AgentAdapter {
     return sessionSpend(codexHome(stateDir, this.#config), sessionId);
   }
 
-  #spawn(options: AgentStart, home: string, turn: CodexTurn, runNumber: number): AgentRun {
+  /**
+   * The codon's MCP servers for Codex (codex-mcp.ts): isolated, tables for its config.toml (secrets
+   * in the file); user, `-c` settings and the secrets for its environment.
+   */
+  #mcp(servers: readonly McpLaunch[]): CodexMcp | { ok: false; message: string } {
+    if (servers.length === 0) return { ok: true, settings: [], env: {} };
+    if (this.#config === 'isolated')
+      return { ok: true, settings: codexMcpGrace(servers), env: {}, tables: codexMcpTables(servers) };
+    return codexMcpOverrides(servers);
+  }
+
+  #spawn(options: AgentStart, home: string, turn: CodexTurn, runNumber: number, mcp: CodexMcp): AgentRun {
     let run: AgentRun | undefined;
+    // Its servers' secrets are in config.toml while this process starts, and gone once it ends.
+    const config = join(home, 'config.toml');
+    const write = mcp.tables ? writeSecretFile(config, `${ISOLATED_CONFIG}\n${mcp.tables}`) : undefined;
     // A resumed or forked session's rollout holds the earlier runs' calls: their failures were theirs.
     const failures = new RolloutRecord(
       home,
@@ -103,6 +123,8 @@ export class CodexAdapter implements AgentAdapter {
         // Isolated: its own home and configuration inside the execution, never the user's ~/.codex.
         ...(this.#config === 'isolated' ? { HOME: home, CODEX_HOME: home } : {}),
         ...options.env,
+        // agentConfig user: the MCP servers' secrets, by the names its settings give them.
+        ...mcp.env,
       },
       stdin: '',
       input: 'text',
@@ -114,6 +136,7 @@ export class CodexAdapter implements AgentAdapter {
         ...(turn.instructionsFile ? { readOnly: [turn.instructionsFile] } : {}),
       }),
     });
+    if (write !== undefined) settleOnExit(run.exited, config, write, ISOLATED_CONFIG);
     if (run.pid !== -1) return run;
     // Not started: when the binary is missing, say how to get it.
     const failed = run;
@@ -121,6 +144,9 @@ export class CodexAdapter implements AgentAdapter {
     return notStarted(why, options.mark);
   }
 }
+
+/** The codon's MCP servers as one Codex process takes them. */
+type CodexMcp = { ok: true; settings: string[]; env: Record<string, string>; tables?: string };
 
 const withTotals = (before: ReturnType<typeof sessionTotals>) => (before ? { before } : {});
 

@@ -115,6 +115,8 @@ export type CodexTurn = {
   providerBaseUrl: string;
   mark: string;
   maxRetries: number;
+  /** More `-c` settings (the codon's MCP servers: codex-mcp.ts); never a secret, as `ps` shows them. */
+  settings?: readonly string[];
 };
 
 /** `codex exec [resume|fork <id>] --json ... -- <prompt>`: headless, no approvals, no sandbox. */
@@ -129,7 +131,7 @@ export function codexArgs(turn: CodexTurn): string[] {
     '-m',
     turn.model,
   );
-  const settings = providerOverrides(turn);
+  const settings = [...providerOverrides(turn), ...(turn.settings ?? [])];
   if (turn.instructionsFile) settings.push(`model_instructions_file=${toml(turn.instructionsFile)}`);
   if (turn.appendSystemPrompt) settings.push(`developer_instructions=${toml(turn.appendSystemPrompt)}`);
   for (const setting of settings) args.push('-c', setting);

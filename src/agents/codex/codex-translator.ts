@@ -417,11 +417,27 @@ function toolResult(item: CodexItem): { text: string; isError: boolean } {
       const error = 'error' in item && isObject(item.error) ? item.error : undefined;
       if (error) return { text: String(error.message), isError: true };
       const result = 'result' in item ? item.result : undefined;
-      return { text: result === undefined ? '' : JSON.stringify(result), isError: failed };
+      return {
+        text: mcpResultText(result),
+        isError: failed || (isObject(result) && result.is_error === true),
+      };
     }
     default:
       return { text: '', isError: failed };
   }
+}
+
+/**
+ * What an MCP tool answered, as the other agents show it: the text of its content blocks, one a line;
+ * a result without text (images, structured content alone) as its JSON.
+ */
+export function mcpResultText(result: unknown): string {
+  if (result === undefined || result === null) return '';
+  const content = isObject(result) && Array.isArray(result.content) ? result.content : [];
+  const texts = content.flatMap((block: unknown) =>
+    isObject(block) && block.type === 'text' && typeof block.text === 'string' ? [block.text] : [],
+  );
+  return texts.length > 0 && texts.length === content.length ? texts.join('\n') : JSON.stringify(result);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

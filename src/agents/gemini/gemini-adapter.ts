@@ -6,6 +6,7 @@ import { agentProviderUrl } from '../../llm/providers/providers.ts';
 import type { AgentAdapter, AgentConfig, AgentRun, AgentStart, ModelSpend } from '../agent-adapter.ts';
 import { wrapRun } from '../agent-run.ts';
 import { cliBinary, missingCliHint } from '../cli-binary.ts';
+import { settleOnExit, writeSecretFile } from '../mcp/secret-file.ts';
 import { resumeChain } from '../resume-chain.ts';
 import { sandboxWith, userConfigDirs } from '../sandbox-homes.ts';
 import { notStarted, spawnAgent } from '../spawn-agent.ts';
@@ -19,6 +20,7 @@ import {
   maxAttemptsOf,
   sessionFileOf,
 } from './gemini-cli.ts';
+import { geminiMcpServers, USER_CONFIG_MCP } from './gemini-mcp.ts';
 import { sessionShellEnd, sessionSpend, spendOfFile } from './gemini-session.ts';
 import { geminiTranslator, statusOfStderr, usageOf } from './gemini-translator.ts';
 
@@ -45,6 +47,8 @@ export class GeminiAdapter implements AgentAdapter {
         options.mark,
       );
     }
+    const servers = options.mcpServers ?? [];
+    if (!isolated && servers.length > 0) return notStarted(USER_CONFIG_MCP, options.mark);
     const home = homeOf(this.#config, options.stateDir);
     const tmp = join(options.stateDir, 'gemini-tmp');
     mkdirSync(tmp, { recursive: true });
@@ -73,6 +77,10 @@ export class GeminiAdapter implements AgentAdapter {
       ],
     });
     const command = cliBinary(GEMINI_CLI);
+    // Its settings hold the MCP servers' secrets while each process starts, and lose them once it ends.
+    const settingsFile = join(home, '.gemini', 'settings.json');
+    const mcpServers = servers.length > 0 ? geminiMcpServers(servers) : undefined;
+    const serverNames = servers.map((server) => server.name);
     const turn = (prompt: string, session: { resume?: string; fork?: string }): AgentRun => {
       // What the session continued has spent already: a run that ends without its result counts the rest.
       const before = session.fork
@@ -80,6 +88,10 @@ export class GeminiAdapter implements AgentAdapter {
         : session.resume
           ? sessionSpend(home, session.resume)
           : undefined;
+      const attempts = maxAttemptsOf(process.env);
+      const write = mcpServers
+        ? writeSecretFile(settingsFile, geminiSettings(attempts, mcpServers))
+        : undefined;
       const run = spawnAgent({
         command,
         args: geminiArgs({ prompt, model: options.model, ...session, ...(dataDir ? { dataDir } : {}) }),
@@ -90,10 +102,12 @@ export class GeminiAdapter implements AgentAdapter {
         ...sandbox,
         translator: geminiTranslator({
           ...(before ? { before } : {}),
+          mcpServers: serverNames,
           readSpent: (id) => sessionSpend(home, id),
           readShellEnd: (id, toolId) => sessionShellEnd(home, id, toolId),
         }),
       });
+      if (write !== undefined) settleOnExit(run.exited, settingsFile, write, geminiSettings(attempts));
       if (run.pid === -1) {
         const why = run.exited.then(() => missingCliHint(GEMINI_CLI, run.startFailure ?? 'not started'));
         return notStarted(why, options.mark);

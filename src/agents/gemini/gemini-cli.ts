@@ -63,15 +63,16 @@ export function geminiArgs(options: {
 /**
  * `~/.gemini/settings.json` of its own configuration: the API key as its auth (without it, exit 41),
  * nothing sent home (telemetry, usage statistics, update checks), and model requests attempted
- * `maxAttempts` times.
+ * `maxAttempts` times; the codon's MCP servers when it has some (gemini-mcp.ts).
  */
-export function geminiSettings(maxAttempts: number): string {
+export function geminiSettings(maxAttempts: number, mcpServers?: Record<string, unknown>): string {
   return `${JSON.stringify(
     {
       security: { auth: { selectedType: 'gemini-api-key' } },
       general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, maxAttempts },
       telemetry: { enabled: false },
       privacy: { usageStatisticsEnabled: false },
+      ...(mcpServers ? { mcpServers } : {}),
     },
     null,
     2,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseJsonLine } from '../json-line.ts';
+import { engineToolName, GEMINI_NAMING } from '../mcp/tool-names.ts';
 import type { Translator } from '../spawn-agent.ts';
 import { ENDED_FROM_OUTSIDE, type StreamLine, toolResultLine } from '../stream-line.ts';
 import { type SessionSpend, type ShellEnd, spentSince } from './gemini-session.ts';
@@ -86,6 +87,8 @@ export type GeminiTranslatorOptions = {
   readSpent?: (sessionId: string) => SessionSpend | undefined;
   /** How shell call `toolId` ended, as session `sessionId` recorded it (its stream says only "success"). */
   readShellEnd?: (sessionId: string, toolId: string) => ShellEnd | undefined;
+  /** The codon's MCP servers: their tools (`mcp_<server>_<tool>`) are named `mcp__<server>__<tool>`. */
+  mcpServers?: readonly string[];
 };
 
 /** Gemini CLI's shell tool: a command that exits non-zero is still a "success" in its stream. */
@@ -213,7 +216,12 @@ export function geminiTranslator(options: GeminiTranslatorOptions = {}): Transla
         return [
           ...flushText(),
           assistant([
-            { type: 'tool_use', id: event.tool_id, name: event.tool_name, input: event.parameters },
+            {
+              type: 'tool_use',
+              id: event.tool_id,
+              name: engineToolName(event.tool_name, options.mcpServers ?? [], GEMINI_NAMING),
+              input: event.parameters,
+            },
           ]),
         ];
       case 'tool_result': {

@@ -2,6 +2,7 @@ import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AgentAdapter, AgentRun, AgentStart } from '../agent-adapter.ts';
 import { cliBinary, missingCliHint } from '../cli-binary.ts';
+import { settleOnExit, writeSecretFile } from '../mcp/secret-file.ts';
 import { providerEnv, withAgentKey } from '../provider-env.ts';
 import { resumeChain } from '../resume-chain.ts';
 import { sandboxWith, userConfigDirs } from '../sandbox-homes.ts';
@@ -16,6 +17,7 @@ import {
   opencodeModelId,
   TOOL_START_PLUGIN,
 } from './opencode-cli.ts';
+import { opencodeMcp } from './opencode-mcp.ts';
 import { opencodeTranslator } from './opencode-translator.ts';
 
 /**
@@ -41,16 +43,29 @@ export class OpencodeAdapter implements AgentAdapter {
     } catch (error) {
       return notStarted(`could not write opencode's configuration: ${String(error)}`, options.mark);
     }
+    // The MCP servers' secrets are in a config file while each process starts, and gone once it ends:
+    // its own config file (isolated), or a file of their own read over the user's config (user).
+    const servers = options.mcpServers ?? [];
+    const mcpFile = isolated ? dirs.configFile : join(dirs.home, `mcp-${options.mark}.json`);
+    const withMcp =
+      servers.length > 0
+        ? isolated
+          ? { ...config, mcp: opencodeMcp(servers) }
+          : { mcp: opencodeMcp(servers) }
+        : undefined;
     const own: NodeJS.ProcessEnv = {
       ...providerEnv(options),
       ...opencodeEnv({ dirs, isolated, config }),
+      ...(withMcp && !isolated ? { OPENCODE_CONFIG: mcpFile } : {}),
       ...options.env,
       // opencode takes its directory from PWD when set (the server's own, inherited), not its cwd.
       PWD: options.cwd,
     };
     // opencode reads ANTHROPIC_API_KEY (providerEnv put the apiKeyEnv value there) and needs one.
     const env = withAgentKey(own, 'ANTHROPIC_API_KEY', own.ANTHROPIC_API_KEY, options.providerBaseUrl);
+    const serverNames = servers.map((server) => server.name);
     const turn = (prompt: string, resume?: { sessionId: string; fork: boolean }) => {
+      const write = withMcp ? writeSecretFile(mcpFile, `${JSON.stringify(withMcp, null, 2)}\n`) : undefined;
       const run = spawnAgent({
         command: cliBinary(OPENCODE),
         args: opencodeArgs({ model: options.model, ...(resume ? { resume } : {}) }),
@@ -60,11 +75,18 @@ export class OpencodeAdapter implements AgentAdapter {
         stdin: prompt,
         input: 'text',
         mark: options.mark,
-        translator: opencodeTranslator({ model: opencodeModelId(options.model) }),
+        translator: opencodeTranslator({ model: opencodeModelId(options.model), mcpServers: serverNames }),
         ...sandboxWith(options.sandbox, {
           writable: [dirs.home, ...(isolated ? [] : userConfigDirs('opencode'))],
         }),
       });
+      if (write !== undefined)
+        settleOnExit(
+          run.exited,
+          mcpFile,
+          write,
+          isolated ? `${JSON.stringify(config, null, 2)}\n` : undefined,
+        );
       if (run.pid !== -1) return run;
       // Not started: when the binary is missing, say how to get it.
       const why = run.exited.then(() => missingCliHint(OPENCODE, run.startFailure ?? 'not started'));

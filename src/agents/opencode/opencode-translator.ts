@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { parseRetryAfter } from '../../llm/retry-after.ts';
 import type { Usage } from '../../llm/schemas.ts';
 import { parseJsonLine } from '../json-line.ts';
+import { engineToolName, OPENCODE_NAMING } from '../mcp/tool-names.ts';
 import type { Translator } from '../spawn-agent.ts';
 import { type StreamLine, toolResultLine } from '../stream-line.ts';
 import { TOOL_START_EVENT } from './opencode-cli.ts';
@@ -106,8 +107,17 @@ type Failure = { message: string; status: number | null; retryAfterMs?: number }
  * The plugin's line comes before opencode's events of the same response (they reach its printer
  * later), so its tool_use carries a message id of its own. Stateful: one per process. Pure otherwise.
  */
-export function opencodeTranslator(options: { model: string; now?: () => number }): Translator {
+export function opencodeTranslator(options: {
+  model: string;
+  now?: () => number;
+  /** The codon's MCP servers: their tools (`<server>_<tool>`) are named `mcp__<server>__<tool>`. */
+  mcpServers?: readonly string[];
+}): Translator {
   const now = options.now ?? Date.now;
+  const servers = options.mcpServers ?? [];
+  /** The tool the model called, as the engine names it. */
+  const toolName = (tool: string, input: Record<string, unknown>) =>
+    engineToolName(calledTool(tool, input), servers, OPENCODE_NAMING);
   let sessionId: string | undefined;
   let lastText: string | undefined;
   let lastReason: string | undefined;
@@ -148,7 +158,7 @@ export function opencodeTranslator(options: { model: string; now?: () => number 
             {
               type: 'tool_use',
               id: event.callID,
-              name: calledTool(event.tool, event.input),
+              name: toolName(event.tool, event.input),
               input: event.input,
             },
           ]),
@@ -173,7 +183,7 @@ export function opencodeTranslator(options: { model: string; now?: () => number 
         if (!started.delete(callID))
           out.push(
             assistant(event.part.messageID, [
-              { type: 'tool_use', id: callID, name: calledTool(tool, state.input), input: state.input },
+              { type: 'tool_use', id: callID, name: toolName(tool, state.input), input: state.input },
             ]),
           );
         const said = state.status === 'error' ? state.error : state.output;

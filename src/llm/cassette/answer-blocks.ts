@@ -100,10 +100,17 @@ function responsesBlocks(events: unknown[]): { blocks: ScriptBlock[] } {
           .map((s) => str(s.text) ?? '')
           .join('\n'),
       });
-    if (item.type === 'function_call')
+    if (item.type === 'function_call') {
+      // A namespaced function (Codex's MCP tools) is replayed in its namespace.
+      const namespace = str(item.namespace);
       blocks.push({
-        tool_use: { name: str(item.name) ?? 'tool', input: parsedInput(str(item.arguments) ?? '') },
+        tool_use: {
+          name: str(item.name) ?? 'tool',
+          input: parsedInput(str(item.arguments) ?? ''),
+          ...(namespace ? { namespace } : {}),
+        },
       });
+    }
     if (item.type === 'custom_tool_call')
       blocks.push({ tool_use: { name: str(item.name) ?? 'tool', input: str(item.input) ?? '' } });
   }

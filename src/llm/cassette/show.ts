@@ -21,7 +21,9 @@ export function answerSummary(exchange: ExchangeLine): string {
         ? `"${cut(block.text, 60)}"`
         : 'thinking' in block
           ? '(thinking)'
-          : `${block.tool_use.name}(${cut(typeof block.tool_use.input === 'string' ? block.tool_use.input : JSON.stringify(block.tool_use.input), 50)})`,
+          : 'mcp_tool' in block
+            ? `${block.mcp_tool.server}/${block.mcp_tool.tool}(${cut(JSON.stringify(block.mcp_tool.input), 50)})`
+            : `${block.tool_use.name}(${cut(typeof block.tool_use.input === 'string' ? block.tool_use.input : JSON.stringify(block.tool_use.input), 50)})`,
     )
     .join(' + ');
 }

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import {
   conversationView,
+  namedTools,
   type RequestHeaders,
   type RequestView,
   stringsIn,
@@ -60,6 +61,13 @@ export function geminiViewOf(request: GeminiRequest, model: string, headers: Req
     model,
     ...conversationView(entries),
     hasTools: (request.tools?.length ?? 0) > 0,
+    // Gemini groups its functions: tools[].functionDeclarations[].
+    tools: (request.tools ?? []).flatMap((tool) =>
+      typeof tool === 'object' && tool !== null && 'functionDeclarations' in tool
+        ? namedTools(Array.isArray(tool.functionDeclarations) ? tool.functionDeclarations : [])
+        : [],
+    ),
+    deferredNamespaces: [],
     headers,
   };
 }

@@ -34,8 +34,27 @@ export type RequestView = {
   firstUser: string;
   lastUser: string;
   hasTools: boolean;
+  /** The tools the request declares, by name (and namespace, for OpenAI's namespaced functions). */
+  tools: DeclaredTool[];
+  /**
+   * Namespaces the request says it holds back (Codex's code-mode models: "Deferred tool namespaces"),
+   * whose tools its code-running tool calls (mcp-tool.ts).
+   */
+  deferredNamespaces: string[];
   headers: RequestHeaders;
 };
+
+/** A tool a request declares: its name, and the namespace it sits in (OpenAI `namespace` tools). */
+export type DeclaredTool = { name: string; namespace?: string; freeform?: true };
+
+/** The names of `tools` entries that carry one (Anthropic tools, Gemini functionDeclarations). */
+export function namedTools(tools: readonly unknown[] | undefined): DeclaredTool[] {
+  return (tools ?? []).flatMap((tool) =>
+    typeof tool === 'object' && tool !== null && 'name' in tool && typeof tool.name === 'string'
+      ? [{ name: tool.name }]
+      : [],
+  );
+}
 
 export function textOf(content: LooseContent | undefined): string {
   if (content === undefined) return '';
@@ -61,6 +80,8 @@ export function viewOf(request: WireRequest, headers: RequestHeaders): RequestVi
     firstUser: textOf(users[0]?.content),
     lastUser: textOf(users.at(-1)?.content),
     hasTools: (request.tools?.length ?? 0) > 0,
+    tools: namedTools(request.tools),
+    deferredNamespaces: [],
     headers,
   };
 }

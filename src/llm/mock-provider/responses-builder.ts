@@ -3,7 +3,7 @@
  * JSON, or the ordered SSE events of a stream (response.created, response.in_progress, per output
  * item `output_item.added`, its deltas and `.done`, then response.completed). Text blocks become
  * message items with output_text, tool_use blocks function_call items (`arguments` is a JSON
- * string) or, when the script's input is a string, custom_tool_call items (a freeform tool's call,
+ * string, `namespace` when the block names one) or, when the script's input is a string, custom_tool_call items (a freeform tool's call,
  * as Codex's apply_patch: `input` is that text), thinking blocks reasoning items with a summary.
  * Pure, given an id source and a clock value.
  */
@@ -21,6 +21,8 @@ export type ResponseItem =
       status: 'completed';
       call_id: string;
       name: string;
+      /** The namespace a namespaced function belongs to (Codex's MCP tools: `mcp__<server>`). */
+      namespace?: string;
       arguments: string;
     }
   | {
@@ -91,7 +93,7 @@ export function buildResponse(turn: ReplyTurn, context: ResponsesContext): Respo
         summary: [{ type: 'summary_text', text: block.thinking }],
       };
     }
-    const { name, input, id } = block.tool_use;
+    const { name, input, id, namespace } = block.tool_use;
     if (typeof input === 'string') {
       return {
         type: 'custom_tool_call',
@@ -108,6 +110,7 @@ export function buildResponse(turn: ReplyTurn, context: ResponsesContext): Respo
       status: 'completed',
       call_id: id ?? ids.callId(),
       name,
+      ...(namespace ? { namespace } : {}),
       arguments: JSON.stringify(input),
     };
   });

@@ -7,7 +7,13 @@
  * item declares (Codex's code-mode models, gpt-6.x, send theirs that way and no `tools`).
  */
 import { z } from 'zod';
-import { conversationView, type RequestHeaders, type RequestView, type ViewEntry } from './request-view.ts';
+import {
+  conversationView,
+  type DeclaredTool,
+  type RequestHeaders,
+  type RequestView,
+  type ViewEntry,
+} from './request-view.ts';
 
 const InputItemSchema = z.looseObject({ type: z.string().optional(), role: z.string().optional() });
 type InputItem = z.infer<typeof InputItemSchema>;
@@ -56,6 +62,42 @@ function declaresTools(request: ResponsesRequest, items: InputItem[]): boolean {
   );
 }
 
+/** A tool entry (function, custom, namespace) as the tools it declares; others (web_search) none. */
+function declared(tool: unknown, namespace?: string): DeclaredTool[] {
+  if (typeof tool !== 'object' || tool === null || !('type' in tool) || !('name' in tool)) return [];
+  const { type, name } = tool;
+  if (typeof name !== 'string') return [];
+  if (type === 'namespace' && 'tools' in tool && Array.isArray(tool.tools))
+    return tool.tools.flatMap((inner: unknown) => declared(inner, name));
+  const where = namespace ? { namespace } : {};
+  if (type === 'function') return [{ name, ...where }];
+  if (type === 'custom') return [{ name, ...where, freeform: true }];
+  return [];
+}
+
+/** Every tool of `tools` and of the `additional_tools` input items. */
+function declaredTools(request: ResponsesRequest, items: InputItem[]): DeclaredTool[] {
+  const extra = items.flatMap((item) =>
+    item.type === 'additional_tools' && Array.isArray(item.tools) ? item.tools : [],
+  );
+  return [...(request.tools ?? []), ...extra].flatMap((tool) => declared(tool));
+}
+
+/**
+ * The namespaces Codex holds back from a code-mode model ("Deferred tool namespaces:" then `- name`
+ * lines, in a message of its input): their tools are reached through its `exec` tool.
+ */
+function deferredNamespaces(items: InputItem[]): string[] {
+  const names: string[] = [];
+  for (const item of items) {
+    if ((item.type ?? 'message') !== 'message') continue;
+    const text = textOf(item.content);
+    for (const [, list = ''] of text.matchAll(/Deferred tool namespaces:\n((?:- [^\n]+\n?)+)/g))
+      for (const line of list.split('\n')) if (line.startsWith('- ')) names.push(line.slice(2).trim());
+  }
+  return [...new Set(names)];
+}
+
 export function responsesViewOf(request: ResponsesRequest, headers: RequestHeaders): RequestView {
   const input = request.input ?? [];
   const items: InputItem[] = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
@@ -69,6 +111,8 @@ export function responsesViewOf(request: ResponsesRequest, headers: RequestHeade
     model: request.model,
     ...conversationView(entries),
     hasTools: declaresTools(request, items),
+    tools: declaredTools(request, items),
+    deferredNamespaces: deferredNamespaces(items),
     headers,
   };
 }

@@ -31,7 +31,15 @@
  *                               A tool_use whose input is a string is a freeform (custom) tool call,
  *                               as Codex's apply_patch: OpenAI custom_tool_call with that text as its
  *                               input; Anthropic and Gemini, which have no freeform tools, get the
- *                               text as an object { input: "<text>" }
+ *                               text as an object { input: "<text>" }. `namespace` (OpenAI only): the
+ *                               function_call's namespace, as Codex declares MCP tools (mcp__<server>)
+ *                               or { mcp_tool: { server: marker, tool: leave_mark, input: {...}, id? } }:
+ *                               a call of an MCP server's tool under whatever name the request's
+ *                               agent gives it (mcp-tool.ts): Claude Code's mcp__marker__leave_mark,
+ *                               Gemini CLI's mcp_marker_leave_mark, opencode's marker_leave_mark,
+ *                               Codex's leave_mark in namespace mcp__marker (or, for its code-mode
+ *                               models, a script of its `exec` tool calling it). A request that
+ *                               declares no such tool gets a text saying it was not offered instead
  *     stopReason: end_turn      optional; default tool_use when a tool_use block is present
  *     usage: { input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens }
  *                               optional overrides of the estimated counts; output never passes
@@ -84,12 +92,25 @@ export const ScriptBlockSchema = keyedUnion(
         /** An object (a function call), or a string: a freeform (custom) tool call's raw input. */
         input: z.union([z.string(), z.record(z.string(), z.unknown())]).default({}),
         id: z.string().min(1).optional(),
+        /** OpenAI Responses only: the function's namespace (Codex's MCP tools: `mcp__<server>`). */
+        namespace: z.string().min(1).optional(),
+      }),
+    }),
+    mcp_tool: z.strictObject({
+      mcp_tool: z.strictObject({
+        server: z.string().min(1),
+        tool: z.string().min(1),
+        input: z.record(z.string(), z.unknown()).default({}),
+        id: z.string().min(1).optional(),
       }),
     }),
   },
   'a content block',
 );
 export type ScriptBlock = z.infer<typeof ScriptBlockSchema>;
+/** A block as it goes out: an mcp_tool block resolved against the request (mcp-tool.ts). */
+export type WireBlock = Exclude<ScriptBlock, { mcp_tool: unknown }>;
+export type McpToolBlock = Extract<ScriptBlock, { mcp_tool: unknown }>;
 
 export const ScriptUsageSchema = z.strictObject({
   input_tokens: nonNegativeInt.optional(),
@@ -134,9 +155,14 @@ export const TurnSchema = keyedUnion(
   'a turn',
 );
 export type Turn = z.infer<typeof TurnSchema>;
-export type ReplyTurn = z.infer<typeof ReplyTurnSchema>;
+/** A reply as the script writes it (its blocks may call an MCP tool by server and tool). */
+export type ScriptReplyTurn = z.infer<typeof ReplyTurnSchema>;
+/** A reply as it is sent: its blocks resolved against the request (mcp-tool.ts). */
+export type ReplyTurn = Omit<ScriptReplyTurn, 'content'> & { content: WireBlock[] };
 export type ErrorTurn = z.infer<typeof ErrorTurnSchema>;
 export type StallTurn = z.infer<typeof StallTurnSchema>;
+/** A turn as it is played: a reply's blocks resolved against the request. */
+export type PlayedReply = ReplyTurn | ErrorTurn | StallTurn;
 
 /** The wire APIs the provider speaks; a request's API is known from its path. */
 export const WireApiSchema = z.enum(['anthropic', 'openai-responses', 'gemini']);

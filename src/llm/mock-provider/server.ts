@@ -9,11 +9,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiErrorBody } from '../schemas.ts';
 import { type IdSource, randomIds } from './ids.ts';
+import { resolveMcpTools } from './mcp-tool.ts';
 import type { RequestHeaders } from './request-view.ts';
 import { apiError } from './response-builder.ts';
 import { parseScript } from './script-loader.ts';
 import { createScriptPlayer, type PlayedTurn, type TrackPositions } from './script-player.ts';
-import type { Script, ScriptInput, Turn, WireApi } from './script-schema.ts';
+import type { PlayedReply, Script, ScriptInput, WireApi } from './script-schema.ts';
 import {
   type Exchange,
   type JsonReply,
@@ -139,10 +140,11 @@ export async function startMockProvider(options: MockProviderOptions): Promise<M
     const played = player.next(accepted.exchange.view);
     if (played.position !== null) options.onPositions?.(player.positions());
     record(req, body, route.api, played);
-    await play(played.turn, accepted.exchange, res);
+    // A call of an MCP tool goes out under the name this request's agent gives the tool.
+    await play(resolveMcpTools(played.turn, accepted.exchange.view), accepted.exchange, res);
   };
 
-  const play = async (turn: Turn, exchange: Exchange, res: ServerResponse): Promise<void> => {
+  const play = async (turn: PlayedReply, exchange: Exchange, res: ServerResponse): Promise<void> => {
     const gone = new AbortController(); // the client left or the provider stops
     const onClose = () => gone.abort();
     res.on('close', onClose);

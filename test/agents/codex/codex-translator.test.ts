@@ -367,3 +367,29 @@ describe('statusOf: the HTTP status in a Codex error message', () => {
     expect(statusOf(message)).toBe(status);
   });
 });
+
+describe('CodexTranslator on an MCP tool call (codex-cli 0.171, code mode)', () => {
+  it('names it mcp__<server>__<tool>, its result the text the server answered; the engine sees server and tool', () => {
+    const lines = translate('mcp-tool-turn.jsonl', new CodexTranslator({ model: 'gpt-6.2-sol' }));
+    const blocks = lines.flatMap((l) =>
+      l.type === 'assistant' || l.type === 'user' ? (l.message.content as Array<{ type: string }>) : [],
+    );
+    const id = '01a22c65-b8bd-7142-a4c8-65e0fed13c82:1:item_0';
+    expect(blocks.slice(0, 2)).toEqual([
+      { type: 'tool_use', id, name: 'mcp__marker__leave_mark', input: { text: 'hi-codex' } },
+      { type: 'tool_result', tool_use_id: id, content: 'MARK-LEFT: hi-codex', is_error: false },
+    ]);
+    const mapper = new StreamMapper({ codonId: 'c', maxResultChars: 1000, costReported: false });
+    const events = lines
+      .flatMap((line) => mapper.map(line))
+      .flatMap((o) => (o.kind === 'event' ? [o.event] : []));
+    const action = events.find((e) => e.type === 'assistant.action' && e.data.action === 'tool_use');
+    const result = events.find((e) => e.type === 'tool.result');
+    expect(action?.data).toMatchObject({
+      toolName: 'mcp__marker__leave_mark',
+      mcpServer: 'marker',
+      mcpTool: 'leave_mark',
+    });
+    expect(result?.data).toMatchObject({ mcpServer: 'marker', mcpTool: 'leave_mark', isError: false });
+  });
+});

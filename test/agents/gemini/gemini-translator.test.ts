@@ -287,3 +287,37 @@ describe('a model the provider does not have (trial 18 L2)', () => {
     expect(statusOfStderr(raw('no-auth.stderr'))).toBeNull();
   });
 });
+
+describe("Gemini CLI's MCP tool call (mcp-tool.jsonl: a call of the marker server's leave_mark)", () => {
+  const engineEvents = (servers: readonly string[]) => {
+    const translator = geminiTranslator({ mcpServers: servers });
+    const lines = fixture('mcp-tool.jsonl').flatMap((text) => {
+      const out = translator.line(text);
+      if (!out.ok) throw new Error(out.error);
+      return out.lines;
+    });
+    const mapper = new StreamMapper({ codonId: 'c', maxResultChars: 1000, costReported: false });
+    return lines.flatMap((line) => mapper.map(line)).flatMap((o) => (o.kind === 'event' ? [o.event] : []));
+  };
+
+  it("is named mcp__<server>__<tool> by the codon's servers: the engine sees its server and tool", () => {
+    const events = engineEvents(['marker']);
+    const action = events.find((e) => e.type === 'assistant.action' && e.data.action === 'tool_use');
+    expect(action?.data).toMatchObject({
+      toolName: 'mcp__marker__leave_mark',
+      mcpServer: 'marker',
+      mcpTool: 'leave_mark',
+      toolInput: { text: 'hi-gemini' },
+    });
+    const result = events.find((e) => e.type === 'tool.result');
+    expect(result?.data).toMatchObject({ mcpServer: 'marker', mcpTool: 'leave_mark', isError: false });
+  });
+
+  it('keeps its own name for a codon that has no such server', () => {
+    const action = engineEvents([]).find(
+      (e) => e.type === 'assistant.action' && e.data.action === 'tool_use',
+    );
+    expect(action?.data).toMatchObject({ toolName: 'mcp_marker_leave_mark' });
+    expect(action?.data).not.toHaveProperty('mcpServer');
+  });
+});

@@ -286,3 +286,26 @@ describe('opencode translator: captured runs', () => {
     expect(translator.line('{"type":"text","sessionID":"s"}')).toMatchObject({ ok: false });
   });
 });
+
+describe("opencode's MCP tool call (mcp-tool.jsonl: the marker server's leave_mark, announced by the plugin)", () => {
+  it("is named mcp__<server>__<tool> by the codon's servers, as it starts and as it ends", () => {
+    const translator = opencodeTranslator({ model: 'claude-sonnet-4-5', mcpServers: ['marker'] });
+    const lines = fixture('mcp-tool.jsonl').flatMap((line) => {
+      const parsed = translator.line(line);
+      if (!parsed.ok) throw new Error(parsed.error);
+      return parsed.lines;
+    });
+    const all = [...lines, ...(translator.end?.() ?? [])];
+    const seen = events(mapped(all));
+    const action = seen.find((e) => e.type === 'assistant.action' && e.data.action === 'tool_use');
+    expect(action?.data).toMatchObject({
+      toolName: 'mcp__marker__leave_mark',
+      mcpServer: 'marker',
+      mcpTool: 'leave_mark',
+      toolInput: { text: 'hi-opencode' },
+    });
+    const result = seen.find((e) => e.type === 'tool.result');
+    expect(result?.data).toMatchObject({ mcpServer: 'marker', mcpTool: 'leave_mark', isError: false });
+    expect(seen.filter((e) => e.type === 'assistant.action' && e.data.action === 'tool_use')).toHaveLength(1);
+  });
+});

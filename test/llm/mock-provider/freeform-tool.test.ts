@@ -32,7 +32,7 @@ function turnOf(content: unknown[]): ReplyTurn {
   if (!parsed.ok) throw new Error(parsed.error.message);
   const [turn] = parsed.script.turns;
   if (!turn || !('content' in turn)) throw new Error('no reply turn');
-  return turn;
+  return { ...turn, content: turn.content.flatMap((block) => ('mcp_tool' in block ? [] : [block])) };
 }
 
 const patchTurn = turnOf([

@@ -17,6 +17,8 @@ const view = (overrides: Partial<RequestView> = {}): RequestView => ({
   firstUser: 'Create hello.txt',
   lastUser: 'Create hello.txt',
   hasTools: true,
+  tools: [],
+  deferredNamespaces: [],
   headers: {},
   ...overrides,
 });

@@ -8,6 +8,7 @@ import { WorkspaceError } from '../../../execution/workspace/index.ts';
 import { LockHeldError, type Runtime, serverSecrets, startRuntime } from '../../../host/server/runtime.ts';
 import type { ReadyExtras } from '../../../host/server/server-options.ts';
 import type { SpendGate } from '../../../llm/spend/spend-gate.ts';
+import { secretVarsOf } from '../../../plan/mcp-schema.ts';
 import { StorageFault } from '../../../platform/storage/guard.ts';
 import { planRecordOf, writePlanRecord } from '../../runs/index.ts';
 import { type RunCompanions, runCompanions } from './companions.ts';
@@ -28,8 +29,10 @@ export async function composeEngine(
   wiring: ProviderWiring,
 ): Promise<{ ok: true; runtime: Runtime<RunCompanions> } | Refusal> {
   const { plan, settings, budget } = request;
-  // Every key the server holds, the plan's key variables' too, never reaches the journal.
-  const secrets = serverSecrets(process.env, wiring.keyVars);
+  // Every key the server holds, the plan's key variables' and its MCP servers' secrets too, never
+  // reaches the journal or a log.
+  const mcpVars = plan.codons.flatMap((codon) => Object.values(codon.mcpServers).flatMap(secretVarsOf));
+  const secrets = serverSecrets(process.env, [...wiring.keyVars, ...new Set(mcpVars)]);
   // The engine's budgets, which the proxy (started after the engine) checks model requests against.
   const budgets: { gate?: SpendGate | undefined } = {};
   try {

@@ -208,7 +208,7 @@ export function describeMcpAgent(spec: McpAgentSpec): void {
      * Runs the plan to its end with a fresh secret; `user`: with the user's own configuration, a home
      * of the test's (HOME, CODEX_HOME and the XDG directories there), which must not keep it either.
      */
-    async function runPlan(user: boolean) {
+    async function runPlan(user: boolean, userConfig = spec.userConfig) {
       const made = tempDir();
       temps.push(made);
       const secret = `mcp-secret-${randomBytes(24).toString('hex')}`;
@@ -219,11 +219,17 @@ export function describeMcpAgent(spec: McpAgentSpec): void {
       const exec = join(made.path, 'exec');
       const home = join(made.path, 'home');
       mkdirSync(join(home, '.codex'), { recursive: true });
+      // Gemini CLI in the user's configuration needs its auth chosen there, as a user who ran it once has.
+      mkdirSync(join(home, '.gemini'));
+      writeFileSync(
+        join(home, '.gemini/settings.json'),
+        JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }),
+      );
       const planFile = join(made.path, 'plan.yaml');
       const remoteMarks = join(made.path, 'remote-marks.txt');
       const started = await startRemoteMarker(remoteMarks);
       remote = started;
-      writeFileSync(planFile, mcpPlan(spec, markFile, started.url, user ? `${spec.userConfig}\n` : ''));
+      writeFileSync(planFile, mcpPlan(spec, markFile, started.url, user ? `${userConfig}\n` : ''));
       provider = await startMockProvider({ script: mcpScript(spec, markText) });
       const userEnv = {
         HOME: home,
@@ -344,12 +350,26 @@ export function describeMcpAgent(spec: McpAgentSpec): void {
       () => check(false),
     );
 
-    it.skipIf(spec.userConfig === undefined)(
-      `the same with the user's own configuration (${spec.userConfig})`,
-      {
+    if (spec.userConfig !== undefined) {
+      it(`the same with the user's own configuration (${spec.userConfig})`, { timeout: TIMEOUT }, () =>
+        check(true),
+      );
+    } else {
+      // An agent that cannot take servers in the user's configuration (Gemini CLI) refuses the codon
+      // at its start, saying why, and starts no server.
+      it("with the user's own configuration (agentConfig: user) a codon with servers fails at its start, saying why", {
         timeout: TIMEOUT,
-      },
-      () => check(true),
-    );
+      }, async () => {
+        const { code, exec, markFile, remoteMarks } = await runPlan(true, 'agentConfig: user');
+        expect(code).toBe(1);
+        const failed = journalRows(exec).filter(
+          (r) => r.type === 'codon.completed' && r.data.success === false,
+        );
+        expect(failed.map((r) => r.data.codonId)).toEqual(['mark']);
+        expect(JSON.stringify(failed[0]?.data)).toContain('agentConfig: isolated');
+        expect(marksIn(markFile)).toEqual([]);
+        expect(marksIn(remoteMarks)).toEqual([]);
+      });
+    }
   });
 }

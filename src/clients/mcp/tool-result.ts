@@ -4,9 +4,16 @@ import { CommandError } from '../../core/client/index.ts';
 /** A tool's refusal, said to the model as it is (`isError: true`): what went wrong and what to do. */
 export class ToolError extends Error {}
 
-/** A tool's answer: text a model reads, and the same facts as `structuredContent` when given. */
+/**
+ * A tool's answer: text a model reads, and the same facts as `structuredContent` when given, the text
+ * first in it as `summary`: some clients give their model the structured content instead of the text
+ * (Claude Code does), and the model should read the same words either way.
+ */
 export function answer(text: string, structured?: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text }], ...(structured ? { structuredContent: structured } : {}) };
+  return {
+    content: [{ type: 'text', text }],
+    ...(structured ? { structuredContent: { summary: text, ...structured } } : {}),
+  };
 }
 
 export function refusal(message: string): CallToolResult {

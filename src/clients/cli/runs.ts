@@ -1,17 +1,6 @@
 import type { Command } from 'commander';
 import { displayJson, displayLine } from '../model/display-text.ts';
-import {
-  ExecutionReadError,
-  findExecution,
-  formatRuns,
-  lastEventTimes,
-  liveServerUrl,
-  openExecutionDb,
-  type RunRow,
-  readPlanRecord,
-  readState,
-  runRows,
-} from '../runs/index.ts';
+import { ExecutionReadError, findExecution, formatRuns, type RunRow, readRuns } from '../runs/index.ts';
 
 type RunsFlags = { execution?: string; json?: boolean };
 
@@ -30,20 +19,10 @@ export function runsCommand(flags: RunsFlags): number {
   const found = findExecution(flags.execution, process.cwd());
   if (!found.ok) return fail(found.message, 2);
   try {
-    const db = openExecutionDb(found.dir);
-    try {
-      const rows = runRows(readState(db), {
-        plan: readPlanRecord(found.dir),
-        serverAlive: liveServerUrl(found.dir) !== undefined,
-        lastEventAt: lastEventTimes(db),
-        now: new Date(),
-      });
-      const shown = flags.json ? displayJson(JSON.stringify(rows, null, 2)) : formatRuns(rows.map(shownRow));
-      process.stdout.write(`${shown}\n`);
-      return 0;
-    } finally {
-      db.close();
-    }
+    const rows = readRuns(found.dir);
+    const shown = flags.json ? displayJson(JSON.stringify(rows, null, 2)) : formatRuns(rows.map(shownRow));
+    process.stdout.write(`${shown}\n`);
+    return 0;
   } catch (error) {
     return fail(`runs: ${(error as Error).message}`, error instanceof ExecutionReadError ? 2 : 1);
   }

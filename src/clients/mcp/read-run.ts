@@ -8,6 +8,7 @@ import {
   openExecutionDb,
   type RunRow,
   readPlanRecord,
+  readRuns,
   readState,
   runRows,
 } from '../runs/index.ts';
@@ -53,21 +54,6 @@ export function readLatestEvents(dir: string, limit: number): ServerEvent[] {
     return latestEvents(db, limit).flatMap((json) => {
       const parsed = parseServerEvent(JSON.parse(json));
       return parsed.ok ? [parsed.event] : [];
-    });
-  } finally {
-    db.close();
-  }
-}
-
-/** Every run of an execution, as `ribosome runs` lists them. */
-export function readRuns(dir: string): RunRow[] {
-  const db = openExecutionDb(dir);
-  try {
-    return runRows(readState(db), {
-      plan: readPlanRecord(dir),
-      serverAlive: liveServerUrl(dir) !== undefined,
-      lastEventAt: lastEventTimes(db),
-      now: new Date(),
     });
   } finally {
     db.close();

@@ -1,4 +1,5 @@
 /** Reading an execution without a server: its runs, its journal, the server that holds it. */
+export { readRuns } from './execution-runs.ts';
 export { findExecution } from './find-execution.ts';
 export { formatCodons, formatCost, formatRuns } from './format.ts';
 export { PlanRecord, planRecordOf, readPlanRecord, writePlanRecord } from './plan-record.ts';

@@ -1,10 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { codonRange, undoneBy } from '../../../src/clients/model/checkpoint-range.ts';
 import { foldEvents } from '../../../src/clients/model/store/fold-event.ts';
 import { reduceRun } from '../../../src/clients/model/store/reduce.ts';
 import { initialRunState } from '../../../src/clients/model/store/run-state.ts';
 import { checkpointLines } from '../../../src/clients/tui/view/content/checkpoint-lines.ts';
 import { isTextEntry, keyCommand } from '../../../src/clients/web/keys.ts';
-import { codonRange, undoneBy } from '../../../src/clients/web/model/checkpoint-range.ts';
 import { showsRollback } from '../../../src/clients/web/model/progress.ts';
 import type { CheckpointInfo } from '../../../src/core/protocol/index.ts';
 import { codonEnd, codonStart, resetCost, rollback, runStarted } from '../model/helpers/events.ts';

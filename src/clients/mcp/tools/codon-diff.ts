@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { codonRange } from '../../web/model/checkpoint-range.ts';
+import { codonRange } from '../../model/checkpoint-range.ts';
 import type { McpContext } from '../context.ts';
 import { diffSummary, diffText } from '../diff-text.ts';
 import { registerTool } from '../register.ts';

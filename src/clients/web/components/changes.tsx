@@ -1,10 +1,10 @@
 import React from 'react';
 import type { BrowserClient } from '../../../core/client/browser.ts';
+import { codonRange } from '../../model/checkpoint-range.ts';
 import { displayLine, displayText } from '../../model/display-text.ts';
 import { formatTime } from '../../model/format.ts';
 import { runCheckpoints } from '../../model/store/selectors.ts';
 import { requestDiff } from '../diff-request.ts';
-import { codonRange } from '../model/checkpoint-range.ts';
 import type { DashboardState } from '../model/dashboard.ts';
 import { type CheckpointDiff, type DiffFile, splitRows, unifiedRows } from '../model/diff-layout.ts';
 import { fileTree, type TreeNode } from '../model/file-tree.ts';

@@ -1,5 +1,6 @@
 import React from 'react';
 import type { ClientActions } from '../../model/actions.ts';
+import { undoneBy } from '../../model/checkpoint-range.ts';
 import { displayLine } from '../../model/display-text.ts';
 import { commandLine } from '../../model/store/command-answers.ts';
 import {
@@ -8,7 +9,6 @@ import {
   rollbackTargets,
   runCheckpoints,
 } from '../../model/store/selectors.ts';
-import { undoneBy } from '../model/checkpoint-range.ts';
 import type { DashboardState } from '../model/dashboard.ts';
 import { showsRollback } from '../model/progress.ts';
 

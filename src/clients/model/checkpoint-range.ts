@@ -1,7 +1,7 @@
-import type { CheckpointInfo } from '../../../core/protocol/index.ts';
-import { isEnded, orderedCodons } from '../../model/store/codons.ts';
-import type { CodonRow } from '../../model/store/run-state.ts';
-import type { RollbackChoice } from '../../model/store/selectors.ts';
+import type { CheckpointInfo } from '../../core/protocol/index.ts';
+import { isEnded, orderedCodons } from './store/codons.ts';
+import type { CodonRow } from './store/run-state.ts';
+import type { RollbackChoice } from './store/selectors.ts';
 
 /**
  * A codon's start and end, the Changes view's default diff: the end is its last checkpoint other

@@ -1,6 +1,7 @@
 import { basename, resolve } from 'node:path';
 import { parseServerEvent, type ServerEvent } from '../../core/protocol/index.ts';
 import { executionsIn } from '../../execution/layout/executions-in.ts';
+import type { EngineState } from '../../execution/state/reducer.ts';
 import {
   lastEventTimes,
   latestEvents,
@@ -55,6 +56,16 @@ export function readLatestEvents(dir: string, limit: number): ServerEvent[] {
       const parsed = parseServerEvent(JSON.parse(json));
       return parsed.ok ? [parsed.event] : [];
     });
+  } finally {
+    db.close();
+  }
+}
+
+/** An execution's state from its files, as `ribosome runs` reads it. */
+export function readExecutionState(dir: string): EngineState {
+  const db = openExecutionDb(dir);
+  try {
+    return readState(db);
   } finally {
     db.close();
   }

@@ -88,6 +88,13 @@ describe('ribosome mcp over stdio', () => {
       { path: 'hello.txt', status: 'modified', additions: 1, deletions: 1, binary: false },
     ]);
 
+    // The plan's first codon, taken in an earlier run of the lineage, from the run's initial checkpoint.
+    const first = await call(mcp, 'codon_diff', { execution: exec, codon: 'write-hello' });
+    expect(first.result.isError, first.text).toBeFalsy();
+    expect(first.structured?.files).toEqual([
+      expect.objectContaining({ path: 'hello.txt', status: 'added' }),
+    ]);
+
     const events = await call(mcp, 'recent_events', { execution: exec, count: 200 });
     expect(events.text).toContain('<< rolled back to write-hello');
     expect(events.text).toContain('> edit-hello: Edit hello (builtin)');

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { codonRange } from '../../model/checkpoint-range.ts';
 import type { McpContext } from '../context.ts';
 import { diffSummary, diffText } from '../diff-text.ts';
+import { lineageCheckpoints } from '../lineage-checkpoints.ts';
+import { readExecutionState } from '../read-run.ts';
 import { registerTool } from '../register.ts';
 import { findTarget, liveUrl, withClient } from '../target.ts';
 import { answer, ToolError } from '../tool-result.ts';
@@ -21,10 +23,12 @@ export function registerDiffTool(server: McpServer, context: McpContext): void {
       path: z.string().min(1).optional().describe('Only this file, or the files under this directory'),
     },
     run: async ({ execution, codon, path }) => {
-      const url = liveUrl(await findTarget(execution, context));
+      const target = await findTarget(execution, context);
+      const url = liveUrl(target);
+      // The range from the execution's own record (every run of the lineage, and each run's initial
+      // checkpoint, where a plan's first codon starts); the diff from its server.
+      const checkpoints = lineageCheckpoints(readExecutionState(target.dir));
       return withClient(url, 'readonly', context, async (client) => {
-        const listed = await client.request('checkpoint.list', {}, 'checkpoint.list');
-        const { checkpoints } = listed.data;
         const range = codonRange(checkpoints, codon);
         if (!range.from || !range.to) {
           const ended = [...new Set(checkpoints.map((c) => c.codonId).filter((id) => id !== ''))];

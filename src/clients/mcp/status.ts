@@ -20,7 +20,7 @@ export type RunStatus = {
   next: string | undefined;
   /** The server is idle (between codons, or the plan has run): its latest server.idle. */
   idle: { reason: string; message: string; heldBy?: string } | undefined;
-  codons: Array<{ id: string; name: string; status: CodonStatus | 'pending'; cost: number }>;
+  codons: Array<{ id: string; name: string; status: CodonStatus | 'pending'; cost: number; why?: string }>;
   /** What the latest run spent, and every run of the execution together (US dollars). */
   runCost: number;
   totalCost: number;
@@ -53,7 +53,9 @@ export function runStatus(input: StatusInput): RunStatus {
     const record = run?.codons[id];
     // A rollback to a codon's start leaves the record of the undone attempt in the run it left, not this one.
     const status: CodonStatus | 'pending' = record?.status ?? ended.get(id) ?? 'pending';
-    return { id, name, status, cost: record?.cost ?? 0 };
+    // Why a codon of this run failed, for a model deciding what to do next (retry, roll back, fix).
+    const why = status === 'failed' ? record?.failureReason?.message : undefined;
+    return { id, name, status, cost: record?.cost ?? 0, ...(why ? { why } : {}) };
   });
   const counted = plan ? progress(plan.codons, lineage) : undefined;
   const current = codons.find((c) => c.status === 'running' || c.status === 'preparing')?.id;
@@ -107,6 +109,8 @@ export function statusText(s: RunStatus): string {
   );
   lines.push('codons:');
   for (const c of s.codons)
-    lines.push(`  ${c.id}  ${c.status}${c.cost > 0 ? `  ${formatCost(c.cost)}` : ''}`);
+    lines.push(
+      `  ${c.id}  ${c.status}${c.cost > 0 ? `  ${formatCost(c.cost)}` : ''}${c.why ? `: ${c.why}` : ''}`,
+    );
   return lines.map((l) => displayLine(l)).join('\n');
 }

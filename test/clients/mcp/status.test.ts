@@ -88,6 +88,37 @@ describe('runStatus', () => {
     expect(runStatus({ ...input, server: undefined }).idle).toBeUndefined();
   });
 
+  it('a failed codon says why, for the model to decide what next', () => {
+    const state = reduceAll([
+      ...base,
+      started('two', 1),
+      moved('two', 'preparing', 'running'),
+      {
+        type: 'CodonTransitioned',
+        data: {
+          runId,
+          codonId: 'two',
+          from: 'running',
+          to: 'failed',
+          at,
+          failureReason: { type: 'unknown', retriable: false, message: 'MCP_SECRET is not set' },
+        },
+      },
+    ]);
+    const text = statusText(
+      runStatus({
+        execution: '/x',
+        server: undefined,
+        state,
+        plan,
+        latestRun: undefined,
+        lastTurn: undefined,
+      }),
+    );
+    expect(text).toContain('  two  failed: MCP_SECRET is not set');
+    expect(text).toMatch(/ {2}one {2}completed\n/);
+  });
+
   it('statusText: the server, codons done, what idles, each codon on its line; control characters inert', () => {
     const state = reduceAll(base);
     const text = statusText(

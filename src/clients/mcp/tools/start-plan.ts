@@ -134,11 +134,18 @@ export function registerStartTool(server: McpServer, context: McpContext): void 
           : first?.type === 'server.idle'
             ? `the server is idle: ${first.data.message}`
             : 'no codon has started yet';
+      // Warnings a person would want before the run goes on: an MCP secret unset in this MCP server's
+      // environment (an MCP client starts its servers with few variables) fails its codon at its start.
+      const warnings =
+        loaded.warnings.length > 0
+          ? [`the plan's warnings:\n${formatProblems(loaded.warnings, planFile, context.cwd)}`]
+          : [];
       const text = [
         `started plan ${plan.name} (${plan.codons.length} codons) in ${chosen.dir}`,
         `server: ${started.url} (pid ${started.pid}; its output: ${started.log})`,
         now,
         `follow it with wait {"execution": ${JSON.stringify(chosen.dir)}}`,
+        ...warnings,
       ].join('\n');
       return answer(text, {
         execution: chosen.dir,

@@ -101,6 +101,7 @@ export class CodonRun {
       codonId: options.codonId,
       maxResultChars: options.maxResultChars,
       costReported: options.adapter.reportsCost !== false,
+      mcpServers: (options.start.mcpServers ?? []).map((server) => server.name),
     });
     let result: CodonOutcome['result'];
     const timer = setTimeout(() => {

@@ -51,6 +51,8 @@ export type StreamMapperOptions = {
   maxResultChars: number;
   /** [true] False for an agent that reports no cost: totals priced from the table, marked costEstimated. */
   costReported?: boolean;
+  /** The codon's MCP servers: a call named after another (a tool it was never offered) is not one of theirs. Absent: any. */
+  mcpServers?: readonly string[];
   now?: () => number;
 };
 
@@ -77,6 +79,15 @@ export class StreamMapper {
   constructor(options: StreamMapperOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
+  }
+
+  /** The MCP fields of a call to one of the codon's servers' tools; nothing for any other name. */
+  #mcp(toolName: string): { mcpServer?: string; mcpTool?: string } {
+    const fields = mcpFields(toolName);
+    const known = this.#options.mcpServers;
+    return fields.mcpServer !== undefined && known !== undefined && !known.includes(fields.mcpServer)
+      ? {}
+      : fields;
   }
 
   map(line: StreamLine): MappedOutput[] {
@@ -132,7 +143,7 @@ export class StreamMapper {
                   toolName: block.name,
                   toolInput: input,
                   toolUseId: block.id,
-                  ...mcpFields(block.name),
+                  ...this.#mcp(block.name),
                 },
               },
             });
@@ -167,7 +178,7 @@ export class StreamMapper {
                 originalLength: text.length,
                 executionTimeMs: tool ? Math.max(0, this.#now() - tool.startedAt) : 0,
                 isError: 'is_error' in block && block.is_error === true,
-                ...(tool ? mcpFields(tool.name) : {}),
+                ...(tool ? this.#mcp(tool.name) : {}),
               },
             },
           });

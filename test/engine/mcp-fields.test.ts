@@ -36,4 +36,23 @@ describe('MCP tool calls in events', () => {
       result: 'marked',
     });
   });
+
+  it("a call named after a server the codon does not have (a tool it was never offered) is no server's", () => {
+    const mapper = new StreamMapper({
+      codonId: 'c',
+      maxResultChars: 100,
+      now: () => 0,
+      mcpServers: ['other'],
+    });
+    const [call] = mapper.map({
+      type: 'assistant',
+      message: {
+        id: 'm1',
+        content: [{ type: 'tool_use', id: 't1', name: 'mcp__marker__leave_mark', input: {} }],
+      },
+    } as never);
+    const data = call?.kind === 'event' ? (call.event.data as Record<string, unknown>) : {};
+    expect(data.toolName).toBe('mcp__marker__leave_mark');
+    expect(data.mcpServer).toBeUndefined();
+  });
 });

@@ -199,7 +199,13 @@ export async function runBuiltinAgent(options: BuiltinAgentOptions): Promise<num
       processTally,
       tools: [...BUILTIN_TOOLS.map((tool) => tool.definition), ...(mcpTools?.definitions ?? [])],
       runTool: (name, toolInput, signal) =>
-        mcpTools?.run(name, toolInput, signal) ?? runTool(name, toolInput, { root, readOnly, signal }),
+        mcpTools?.run(name, toolInput, signal) ??
+        runTool(
+          name,
+          toolInput,
+          { root, readOnly, signal },
+          mcpTools?.definitions.map((d) => d.name),
+        ),
       emit: options.write,
       saveMessages: (messages: MessageParam[]) => {
         history = messages;

@@ -6,13 +6,12 @@
  */
 import { existsSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { CREDENTIAL_VARS } from '../../platform/credentials/credentials.ts';
 import { lastWords } from '../../platform/processes/last-words.ts';
-import { descendants, isAlive, killTree } from '../../platform/processes/process-tree.ts';
 import type { McpLaunch } from './mcp-launch.ts';
+import { StdioTransport } from './stdio-transport.ts';
 import { type McpToolOutcome, mcpToolOutcome } from './tool-result.ts';
 
 export type McpTool = { name: string; description?: string; inputSchema: Record<string, unknown> };
@@ -49,8 +48,6 @@ export type Connected = { ok: true; connection: McpConnection } | { ok: false; m
 
 /** How much of a stdio server's stderr is kept, for a failure message. */
 const STDERR_KEPT = 8192;
-/** How long the rest of a stdio server's tree is given after the server closed. */
-const TREE_GRACE_MS = 1000;
 
 /** A stdio server's environment: `base` without LLM credentials, then the entry's env and secrets. Pure. */
 export function stdioEnv(
@@ -71,46 +68,44 @@ export async function connectMcp(launch: McpLaunch, options: ConnectOptions): Pr
     const words = lastWords(stderr);
     return words.length > 0 ? `; its stderr ended: ${words.join(' / ')}` : '';
   };
-  let transport: StdioClientTransport | StreamableHTTPClientTransport;
+  let transport: StdioTransport | StreamableHTTPClientTransport;
   if (launch.kind === 'stdio') {
     if (!existsSync(launch.cwd))
       return fail(`could not start: its working directory ${launch.cwd} does not exist`);
-    const stdio = new StdioClientTransport({
+    transport = new StdioTransport({
       command: launch.command,
       args: launch.args,
       cwd: launch.cwd,
       env: stdioEnv(launch, options.baseEnv),
-      stderr: 'pipe',
+      onStderr: (text) => {
+        stderr = (stderr + text).slice(-STDERR_KEPT);
+      },
     });
-    stdio.stderr?.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString()).slice(-STDERR_KEPT);
-    });
-    transport = stdio;
   } else {
     transport = new StreamableHTTPClientTransport(new URL(launch.url), {
       requestInit: { headers: { ...launch.headers, ...launch.secretHeaders } },
     });
   }
+  const stdio = transport instanceof StdioTransport ? transport : undefined;
   const client = new Client({ name: options.clientName ?? 'ribosome', version: '1' });
-  // Every process of a stdio server's tree, gathered as it closes: one that forked a helper (a
-  // wrapper script, npx) leaves nothing behind.
+  // The client closes its transport, unless the server closed first (the SDK then lets go of it):
+  // a stdio server's whole process tree is ended either way (StdioTransport).
   const close = async () => {
-    const pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
-    const tree = pid === undefined ? [] : [pid, ...descendants(pid)];
     await client.close().catch(() => {});
-    await Promise.all(tree.filter(isAlive).map((p) => killTree(p, TREE_GRACE_MS)));
+    await stdio?.close();
   };
   const request = { timeout: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
   let tools: McpTool[];
   try {
     await client.connect(transport, request);
     tools = await listTools(client, request);
+    stdio?.answered();
   } catch (error) {
     await close();
     const what = launch.kind === 'stdio' ? 'could not start' : `could not be reached at ${launch.url}`;
     return fail(`${what}: ${connectProblem(error, launch, options.timeoutMs)}${saidLast()}`);
   }
-  const pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+  const pid = stdio?.pid;
   let closing: Promise<void> | undefined;
   return {
     ok: true,

@@ -11,10 +11,17 @@ export const BUILTIN_TOOLS: readonly Tool[] = [bashTool, editTool, globTool, gre
 
 const byName = new Map(BUILTIN_TOOLS.map((tool) => [tool.name, tool]));
 
-export async function runTool(name: string, input: unknown, context: ToolContext): Promise<ToolOutcome> {
+/** Runs a built-in tool; an unknown name is an error naming every tool offered (`others`: the MCP servers'). */
+export async function runTool(
+  name: string,
+  input: unknown,
+  context: ToolContext,
+  others: readonly string[] = [],
+): Promise<ToolOutcome> {
   const tool = byName.get(name);
   if (!tool) {
-    return { content: `No such tool: ${name}. Available: ${[...byName.keys()].join(', ')}`, isError: true };
+    const offered = [...byName.keys(), ...others].join(', ');
+    return { content: `No such tool: ${name}. Available: ${offered}`, isError: true };
   }
   return tool.execute(input, context);
 }

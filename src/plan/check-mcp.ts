@@ -10,7 +10,9 @@ import type { SalvagedCodon, SalvagedPlan } from './salvage.ts';
  *   set where the plan runs; checked for the servers some codon gets (a plan's server every codon
  *   replaces or removes needs nothing);
  * - a codon's `null` for a server the plan does not have: a warning (it removes nothing);
- * - a relative `cwd` that climbs out of the agent root: an error.
+ * - a relative `cwd` that climbs out of the agent root: an error;
+ * - a header or variable whose name reads as a credential, written in the plan (`headers`, `env`):
+ *   a warning (the plan is journaled and shared; its secrets belong in headersFrom or envFrom).
  * Pure: `env` is the environment the check is made in.
  */
 export function checkMcpServers(plan: SalvagedPlan, env: NodeJS.ProcessEnv): ProblemDraft[] {
@@ -26,7 +28,7 @@ export function checkMcpServers(plan: SalvagedPlan, env: NodeJS.ProcessEnv): Pro
   );
   for (const [name, server] of Object.entries(plan.mcpServers)) {
     const at: PathSegment[] = ['mcpServers', name];
-    drafts.push(...cwdProblems(name, server, at));
+    drafts.push(...cwdProblems(name, server, at), ...writtenSecrets(name, server, at));
     if (used.has(name)) drafts.push(...secretProblems(name, server, at, env));
   }
   for (const { codon, path } of codons) {
@@ -36,7 +38,11 @@ export function checkMcpServers(plan: SalvagedPlan, env: NodeJS.ProcessEnv): Pro
         if (!plan.mcpServerNames.includes(name)) drafts.push(removesNothing(codon.id, name, at, plan));
         continue;
       }
-      drafts.push(...cwdProblems(name, server, at), ...secretProblems(name, server, at, env));
+      drafts.push(
+        ...cwdProblems(name, server, at),
+        ...secretProblems(name, server, at, env),
+        ...writtenSecrets(name, server, at),
+      );
     }
   }
   return drafts;
@@ -61,6 +67,27 @@ function cwdProblems(name: string, server: McpServer, at: PathSegment[]): Proble
       hint: 'Write a path inside the agent root (relative to it, without climbing out), or an absolute path.',
     },
   ];
+}
+
+/** A name that reads as a credential's: Authorization, X-Api-Key, GITHUB_TOKEN, DB_PASSWORD, Cookie... */
+const CREDENTIAL_NAME =
+  /(^|[-_])(authorization|api[-_]?key|token|secret|password|passwd|cookie|credentials?)($|[-_])|^(x-)?api[-_]?key$/i;
+
+/** Headers (remote) and variables (stdio) written in the plan under a credential's name. */
+function writtenSecrets(name: string, server: McpServer, at: PathSegment[]): ProblemDraft[] {
+  const [field, fromField, written] =
+    'command' in server
+      ? (['env', 'envFrom', Object.keys(server.env ?? {})] as const)
+      : (['headers', 'headersFrom', Object.keys(server.headers ?? {})] as const);
+  return written
+    .filter((key) => CREDENTIAL_NAME.test(key))
+    .map((key) => ({
+      code: 'MCP_SECRET_IN_PLAN',
+      severity: 'warning',
+      path: [...at, field, key],
+      message: `MCP server "${name}"'s ${field === 'env' ? 'variable' : 'header'} ${key} reads as a credential, and its value is written in the plan.`,
+      hint: `Put the value in an environment variable of Ribosome's and name it in ${fromField} (${fromField === 'envFrom' ? `envFrom: { ${key}: MY_VARIABLE }` : `headersFrom: { ${key}: MY_VARIABLE }`}${fromField === 'headersFrom' ? ', or bearerTokenFrom: MY_VARIABLE for a bearer token' : ''}): a plan is journaled and shared, a secret in it is not one.`,
+    }));
 }
 
 /** Each secret variable of `server` unset in `env`, where it is written. */

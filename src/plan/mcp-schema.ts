@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { ENV_NAME_PATTERN, issueParams } from './primitives.ts';
+import { ENV_NAME_PATTERN, issueParams, MCP_SERVER_NAME_PATTERN } from './primitives.ts';
+
+export { MCP_SERVER_NAME_PATTERN };
 
 /**
  * MCP servers a codon's agent gets (docs/mcp.md): the plan's, with the codon's entries over them by
@@ -7,12 +9,6 @@ import { ENV_NAME_PATTERN, issueParams } from './primitives.ts';
  * (`url`, streamable HTTP). Secret values are never written in the plan: `envFrom` and `headersFrom`
  * name the server's environment variables that hold them, read as the agent starts.
  */
-
-/**
- * A server's name: what the agents prefix its tools with (Claude Code `mcp__NAME__TOOL`, opencode
- * `NAME_TOOL`). No `__`, so a tool's full name splits back into server and tool.
- */
-export const MCP_SERVER_NAME_PATTERN = /^(?!.*__)[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;
 
 export const McpServerName = z
   .string()
@@ -67,7 +63,7 @@ export const McpRemoteServer = z
           message: `The MCP server URL ${problem}.`,
           ...issueParams(
             'INVALID_VALUE',
-            'Write an http or https URL without a user or password, e.g. http://127.0.0.1:8931/mcp; put a token in an environment variable named by headersFrom or bearerTokenFrom.',
+            "Write an http or https URL without a user or password, e.g. http://127.0.0.1:8931/mcp; put a token in an environment variable of Ribosome's and name it in bearerTokenFrom (a bearer token) or headersFrom (any header).",
           ),
         });
       })

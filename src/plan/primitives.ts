@@ -19,6 +19,12 @@ export const MODEL_ID_PATTERN = /^[\x21-\x7e]+$/;
 /** A dotted path into an event, e.g. `data.toolName` or `data.items.0`. */
 export const EVENT_PATH_PATTERN = /^[A-Za-z_$][\w$-]*(\.([A-Za-z_$][\w$-]*|\d+))*$/;
 
+/**
+ * An MCP server's name (docs/mcp.md): what the agents prefix its tools with (Claude Code `mcp__NAME__TOOL`,
+ * opencode `NAME_TOOL`). No `__`, so a tool's full name splits back into server and tool.
+ */
+export const MCP_SERVER_NAME_PATTERN = /^(?!.*__)[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;
+
 /** Node's timers overflow above 2^31-1 ms (about 24.8 days) and fire at once, so cap every timeout. */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
 
@@ -48,6 +54,14 @@ export const formatRules = new Map<string, FormatRule>([
       code: 'INVALID_VALUE',
       what: 'a valid environment variable name',
       hint: 'Use letters, digits and "_", not starting with a digit (e.g. API_URL).',
+    },
+  ],
+  [
+    String(MCP_SERVER_NAME_PATTERN),
+    {
+      code: 'INVALID_VALUE',
+      what: 'a valid MCP server name',
+      hint: 'Use letters, digits, "-" and "_", starting with a letter or digit, at most 40 characters and never "__" (agents name its tools mcp__<server>__<tool>), e.g. files or web-search.',
     },
   ],
   [

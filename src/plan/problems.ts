@@ -51,6 +51,7 @@ export const PlanProblemCode = z.enum([
   'SANDBOX_PATH_TWICE',
   // MCP servers (docs/mcp.md).
   'MCP_SECRET_UNSET',
+  'MCP_SECRET_IN_PLAN',
 ]);
 export type PlanProblemCode = z.infer<typeof PlanProblemCode>;
 

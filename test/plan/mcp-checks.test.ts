@@ -90,6 +90,32 @@ describe('MCP server checks', () => {
     ).toEqual([]);
   });
 
+  it('warns of a credential written in the plan: a header or variable named like one, on plan and codon', () => {
+    const problems = check({
+      mcpServers: {
+        web: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer abc', Accept: 'x' } },
+        files: { command: 'node', env: { GITHUB_TOKEN: 'ghp_x', MODE: 'ro', DB_PASSWORD: 'p' } },
+      },
+      codons: codons({
+        mcpServers: { other: { url: 'http://127.0.0.1:9/mcp', headers: { 'X-Api-Key': 'k' } } },
+      }),
+    });
+    expect(problems.map((p) => [p.code, p.severity, p.path])).toEqual([
+      ['MCP_SECRET_IN_PLAN', 'warning', 'mcpServers.web.headers.Authorization'],
+      ['MCP_SECRET_IN_PLAN', 'warning', 'mcpServers.files.env.GITHUB_TOKEN'],
+      ['MCP_SECRET_IN_PLAN', 'warning', 'mcpServers.files.env.DB_PASSWORD'],
+      ['MCP_SECRET_IN_PLAN', 'warning', 'codons.0.mcpServers.other.headers.X-Api-Key'],
+    ]);
+  });
+
+  it('names the rule of a bad server name', async () => {
+    const loaded = await loadText(
+      yaml('name: x', 'mcpServers:', '  a__b: { command: node }', 'codons:', '  - { id: c, prompt: go }'),
+    );
+    expect(loaded.ok).toBe(false);
+    if (!loaded.ok) expect(loaded.problems[0]?.message).toBe('"a__b" is not a valid MCP server name.');
+  });
+
   it('refuses a relative cwd that climbs out of the agent root; inside it or absolute is fine', () => {
     const problems = check({
       mcpServers: {

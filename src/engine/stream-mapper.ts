@@ -139,7 +139,7 @@ export class StreamMapper {
                 data: {
                   codonId,
                   action: 'tool_use',
-                  content: `${block.name} ${summarize(input)}`,
+                  content: `${block.name} ${summarize(input, mcpFields(block.name).mcpServer !== undefined)}`,
                   toolName: block.name,
                   toolInput: input,
                   toolUseId: block.id,
@@ -303,13 +303,15 @@ function resultText(content: unknown): string {
 }
 
 /** A one-line description of a tool call for activity views. */
-function summarize(input: Record<string, unknown>): string {
+/** A call's input in a line: its path, command or pattern; an MCP tool's (any shape) as compact JSON. */
+function summarize(input: Record<string, unknown>, mcp: boolean): string {
+  const cut = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
   // filePath: opencode's file tools.
   for (const key of ['file_path', 'filePath', 'command', 'pattern', 'path', 'url']) {
     const value = input[key];
-    if (typeof value === 'string') return value.length > 200 ? `${value.slice(0, 200)}…` : value;
+    if (typeof value === 'string') return cut(value);
   }
-  return '';
+  return mcp && Object.keys(input).length > 0 ? cut(JSON.stringify(input)) : '';
 }
 
 /**

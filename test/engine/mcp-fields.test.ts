@@ -25,6 +25,7 @@ describe('MCP tool calls in events', () => {
     } as never);
     const data = (out: typeof call) =>
       out.flatMap((o) => (o.kind === 'event' ? [o.event.data as Record<string, unknown>] : []));
+    expect(data(call)[0]?.content).toBe('mcp__marker__leave_mark {"text":"hi"}');
     expect(data(call)[0]).toMatchObject({
       toolName: 'mcp__marker__leave_mark',
       mcpServer: 'marker',

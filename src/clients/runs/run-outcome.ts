@@ -27,10 +27,12 @@ export function runOutcome(
   }
   // The codon records of the runs in the lineage, later ones over earlier.
   const runIds = [...new Set(lineage.map((e) => e.runId)), runId];
-  const records = new Map<string, { status: string; cost: number }>();
+  const records = new Map<string, { status: string; cost: number; failure?: string }>();
   for (const id of runIds) {
-    for (const [codonId, record] of Object.entries(runOf(state, id)?.codons ?? {}))
-      records.set(codonId, { status: record.status, cost: record.cost });
+    for (const [codonId, record] of Object.entries(runOf(state, id)?.codons ?? {})) {
+      const failure = record.status === 'failed' ? record.failureReason?.message : undefined;
+      records.set(codonId, { status: record.status, cost: record.cost, ...(failure ? { failure } : {}) });
+    }
   }
   const lastGates = new Map<string, Map<number, GateResult>>();
   for (const gate of gates) {
@@ -56,6 +58,7 @@ export function runOutcome(
       status: records.get(codonId)?.status ?? checkpoint?.status ?? 'unknown',
       ...(tree ? { tree } : {}),
       cost: records.get(codonId)?.cost ?? 0,
+      ...(records.get(codonId)?.failure ? { failure: records.get(codonId)?.failure } : {}),
       gates: [...(lastGates.get(codonId)?.values() ?? [])]
         .sort((a, b) => a.gate - b.gate)
         .map((g) => ({ name: `gate ${g.gate + 1}`, command: g.command, passed: g.passed })),
@@ -100,7 +103,9 @@ export function outcomeDifferences(
       continue;
     }
     if (after.status !== before.status)
-      out.push(`codon ${before.codonId}: ${before.status} in the recording, ${after.status} in the replay`);
+      out.push(
+        `codon ${before.codonId}: ${before.status} in the recording, ${after.status} in the replay${after.failure ? ` (${after.failure})` : ''}`,
+      );
     if (before.tree !== after.tree)
       out.push(
         `codon ${before.codonId}: its checkpoint's tree was ${before.tree?.slice(0, 12) ?? '(none)'}, now ${after.tree?.slice(0, 12) ?? '(none)'}: the files differ`,

@@ -88,6 +88,8 @@ export const OutcomeCodonSchema = z.object({
   gates: z.array(z.object({ name: z.string(), command: z.string().optional(), passed: z.boolean() })),
   /** Each sentinel's outputs and errors on the codon. */
   sentinels: z.array(z.object({ id: z.string(), outputs: z.number(), errors: z.number() })).optional(),
+  /** Why it failed, when it did: said when a replay's codon ends otherwise than the recording's. */
+  failure: z.string().optional(),
 });
 export type OutcomeCodon = z.infer<typeof OutcomeCodonSchema>;
 

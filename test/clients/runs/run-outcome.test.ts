@@ -25,13 +25,17 @@ describe('replay --check: what differs between the recorded outcome and the repl
     ];
     const replayed = [
       codon('a', { gates: [{ name: 'gate 1', command: 'npm test', passed: false }], cost: 0.02 }),
-      codon('b', { status: 'failed', tree: 'other-tree-abcdef' }),
+      codon('b', {
+        status: 'failed',
+        tree: 'other-tree-abcdef',
+        failure: 'TOKEN is not set in Ribosome’s environment',
+      }),
       codon('d'),
     ];
     expect(outcomeDifferences(recorded, replayed)).toEqual([
       'codon a: it cost $0.0100, now $0.0200',
       'codon a: gate 1 (npm test) passed in the recording, failed in the replay',
-      'codon b: completed in the recording, failed in the replay',
+      'codon b: completed in the recording, failed in the replay (TOKEN is not set in Ribosome’s environment)',
       "codon b: its checkpoint's tree was b-tree-01234, now other-tree-a: the files differ",
       'codon c: completed in the recording, never run in the replay',
       'codon d: not in the recording, completed in the replay',

@@ -9,6 +9,7 @@ import type { RunStatus } from '../../../src/clients/mcp/status.ts';
 import { targetKind } from '../../../src/clients/mcp/target.ts';
 import { offeredTools, READING_TOOLS, WRITING_TOOLS } from '../../../src/clients/mcp/tool-names.ts';
 import { errorAnswer, ToolError } from '../../../src/clients/mcp/tool-result.ts';
+import { asArguments } from '../../../src/clients/mcp/tools/export.ts';
 import { CommandError } from '../../../src/core/client/index.ts';
 import type { ServerEvent } from '../../../src/core/protocol/index.ts';
 
@@ -264,5 +265,20 @@ describe('admitting an HTTP request', () => {
   ] as const)('%s', (_what, request, access, expected) => {
     const verdict = admitMcpRequest(request, access);
     expect(verdict.ok ? 'ok' : verdict.status).toBe(expected);
+  });
+});
+
+describe("export: the command line's words as the tool's arguments", () => {
+  it("names toBranch, repo and start_plan's workspace instead of the flags", () => {
+    expect(
+      asArguments(
+        'export: this execution was not started from a workspace (--workspace); name the repository with --repo PATH',
+      ),
+    ).toBe(
+      'export: this execution was not started from a workspace (start_plan workspace); name the repository with repo',
+    );
+    expect(asArguments('export: --repo and --force go with --to-branch only')).toBe(
+      'export: repo and force go with toBranch only',
+    );
   });
 });

@@ -34,15 +34,22 @@ export function registerExportTool(server: McpServer, context: McpContext): void
     run: async ({ execution, ...flags }, progress) => {
       const target = await findTarget(execution, context);
       const checked = checkExportArgs({ ...flags, execution: target.dir }, context.cwd);
-      // The command line's words (--to-branch) named as this tool's arguments.
-      if (!checked.ok)
-        throw new ToolError(checked.message.replace(/--to-branch/g, 'toBranch').replace(/--/g, ''));
+      if (!checked.ok) throw new ToolError(asArguments(checked.message));
       progress(`exporting ${target.dir}`);
       const said = await runExport(checked.value).catch((error: unknown) => {
-        throw error instanceof ExportError ? new ToolError(error.message) : error;
+        throw error instanceof ExportError ? new ToolError(asArguments(error.message)) : error;
       });
       progress('exported');
       return answer(displayLine(said), { execution: target.dir, result: said });
     },
   });
+}
+
+/** The command line's words (--to-branch, --repo PATH) named as this tool's arguments. Pure. */
+export function asArguments(message: string): string {
+  return message
+    .replace(/--to-branch/g, 'toBranch')
+    .replace(/--repo PATH/g, 'repo')
+    .replace(/--workspace/g, 'start_plan workspace')
+    .replace(/--(\w+)/g, '$1');
 }

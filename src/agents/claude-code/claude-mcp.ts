@@ -1,5 +1,6 @@
 import { inDirectory } from '../mcp/in-directory.ts';
 import type { McpLaunch } from '../mcp/mcp-launch.ts';
+import { withoutAgentKeys } from '../mcp/without-keys.ts';
 
 /**
  * The `--mcp-config` file Ribosome gives Claude Code (with `--strict-mcp-config`, so no server of the
@@ -15,11 +16,13 @@ export function claudeMcpConfig(servers: readonly McpLaunch[], agentCwd: string)
         server.name,
         { type: 'http', url: server.url, headers: { ...server.headers, ...server.secretHeaders } },
       ];
+    const env = { ...server.env, ...server.secretEnv };
     const line =
       server.cwd === agentCwd
         ? { command: server.command, args: server.args }
         : inDirectory(server.cwd, server.command, server.args);
-    return [server.name, { type: 'stdio', ...line, env: { ...server.env, ...server.secretEnv } }];
+    // Claude Code starts a server with its own environment, its LLM key included: not for a server.
+    return [server.name, { type: 'stdio', ...withoutAgentKeys(line, env), env }];
   });
   return `${JSON.stringify({ mcpServers: Object.fromEntries(entries) }, null, 2)}\n`;
 }

@@ -1,4 +1,5 @@
 import type { McpLaunch } from '../mcp/mcp-launch.ts';
+import { withoutAgentKeys } from '../mcp/without-keys.ts';
 
 /**
  * The `mcp` of opencode's config (1.18) for the codon's servers, secrets written in: a stdio server
@@ -11,12 +12,7 @@ export function opencodeMcp(servers: readonly McpLaunch[]): Record<string, Recor
     servers.map((server) => [
       server.name,
       server.kind === 'stdio'
-        ? {
-            type: 'local',
-            command: [server.command, ...server.args],
-            environment: { ...server.env, ...server.secretEnv },
-            cwd: server.cwd,
-          }
+        ? localServer(server)
         : {
             type: 'remote',
             url: server.url,
@@ -25,4 +21,11 @@ export function opencodeMcp(servers: readonly McpLaunch[]): Record<string, Recor
           },
     ]),
   );
+}
+
+/** A stdio server, started through `env -u` (opencode gives it its own environment, its LLM key included). */
+function localServer(server: Extract<McpLaunch, { kind: 'stdio' }>): Record<string, unknown> {
+  const environment = { ...server.env, ...server.secretEnv };
+  const line = withoutAgentKeys(server, environment);
+  return { type: 'local', command: [line.command, ...line.args], environment, cwd: server.cwd };
 }

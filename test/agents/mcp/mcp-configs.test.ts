@@ -35,8 +35,9 @@ describe('Claude Code: the --mcp-config file', () => {
       mcpServers: {
         marker: {
           type: 'stdio',
-          command: 'node',
-          args: ['mark-server.mjs'],
+          // Through env -u: Claude Code's own LLM key never reaches a server.
+          command: '/usr/bin/env',
+          args: [...UNSET, '--', 'node', 'mark-server.mjs'],
           env: { MODE: 'test', MARK_SECRET: 's3cret' },
         },
         search: {
@@ -48,11 +49,40 @@ describe('Claude Code: the --mcp-config file', () => {
     });
     const elsewhere = JSON.parse(claudeMcpConfig([{ ...stdio, cwd: '/srv/tools' }], ROOT));
     expect(elsewhere.mcpServers.marker).toMatchObject({
-      command: '/bin/sh',
-      args: ['-c', 'cd "$1" && shift && exec "$@"', 'sh', '/srv/tools', 'node', 'mark-server.mjs'],
+      command: '/usr/bin/env',
+      args: [
+        ...UNSET,
+        '--',
+        '/bin/sh',
+        '-c',
+        'cd "$1" && shift && exec "$@"',
+        'sh',
+        '/srv/tools',
+        'node',
+        'mark-server.mjs',
+      ],
     });
+    // A key the entry gives its server itself is kept.
+    const keyed = JSON.parse(claudeMcpConfig([{ ...stdio, secretEnv: { OPENAI_API_KEY: 'sk-x' } }], ROOT));
+    expect(keyed.mcpServers.marker.args).not.toContain('OPENAI_API_KEY');
+    expect(keyed.mcpServers.marker.args).toContain('ANTHROPIC_API_KEY');
   });
 });
+
+const UNSET = [
+  '-u',
+  'ANTHROPIC_API_KEY',
+  '-u',
+  'ANTHROPIC_AUTH_TOKEN',
+  '-u',
+  'CLAUDE_CODE_OAUTH_TOKEN',
+  '-u',
+  'OPENAI_API_KEY',
+  '-u',
+  'GEMINI_API_KEY',
+  '-u',
+  'GOOGLE_API_KEY',
+];
 
 describe('Codex', () => {
   it('isolated: [mcp_servers.<name>] tables for its own config.toml, secrets written in', () => {
@@ -142,7 +172,7 @@ describe('opencode: mcp of its config', () => {
     expect(opencodeMcp([stdio, remote])).toEqual({
       marker: {
         type: 'local',
-        command: ['node', 'mark-server.mjs'],
+        command: ['/usr/bin/env', ...UNSET, '--', 'node', 'mark-server.mjs'],
         environment: { MODE: 'test', MARK_SECRET: 's3cret' },
         cwd: ROOT,
       },

@@ -122,7 +122,15 @@ codons:
 `;
 }
 
-export type Mark = { text: string; secret: string | null; pid: number; pidNs: string | null; cwd: string };
+export type Mark = {
+  text: string;
+  secret: string | null;
+  pid: number;
+  pidNs: string | null;
+  cwd: string;
+  /** The LLM key variables it was given (names). */
+  llmKeys?: string[];
+};
 
 export const marksIn = (file: string): Mark[] =>
   existsSync(file)
@@ -290,6 +298,8 @@ export function describeMcpAgent(spec: McpAgentSpec): void {
       // The mark, with the text the script sent and the secret: the server ran and was given it; in
       // the agent's sandbox when the machine has one (the CLI started it there).
       expect(marksIn(markFile)).toEqual([expect.objectContaining({ text: markText, secret })]);
+      // The agent's own LLM key (every CLI holds one) never reaches the server.
+      expect(marksIn(markFile)[0]?.llmKeys).toEqual([]);
       if (sandboxSupport().ok)
         expect(marksIn(markFile)[0]?.pidNs).not.toBe(readlinkSync('/proc/self/ns/pid'));
       // The remote server's, its secret header sent (through the sandbox's network gate when on).

@@ -84,18 +84,33 @@ function declaredTools(request: ResponsesRequest, items: InputItem[]): DeclaredT
 }
 
 /**
- * The namespaces Codex holds back from a code-mode model ("Deferred tool namespaces:" then `- name`
- * lines, in a message of its input): their tools are reached through its `exec` tool.
+ * The namespaces Codex holds back from a code-mode model, as its input's messages say them in order:
+ * "Deferred tool namespaces:" then `- name` (or `- name: what it offers`) lines, later "Added deferred
+ * tool namespaces:" and "Removed deferred tool namespaces:" lists (a continued session whose servers
+ * changed), or "No deferred tool namespaces remain.": their tools are reached through its `exec` tool.
  */
 function deferredNamespaces(items: InputItem[]): string[] {
-  const names: string[] = [];
+  const names = new Set<string>();
+  const said =
+    /(Deferred|Added deferred|Removed deferred) tool namespaces:\n((?:- [^\n]+\n?)+)|No deferred tool namespaces remain/g;
   for (const item of items) {
     if ((item.type ?? 'message') !== 'message') continue;
-    const text = textOf(item.content);
-    for (const [, list = ''] of text.matchAll(/Deferred tool namespaces:\n((?:- [^\n]+\n?)+)/g))
-      for (const line of list.split('\n')) if (line.startsWith('- ')) names.push(line.slice(2).trim());
+    for (const [whole, how, list = ''] of textOf(item.content).matchAll(said)) {
+      if (how === undefined) {
+        if (whole.startsWith('No deferred')) names.clear();
+        continue;
+      }
+      if (how === 'Deferred') names.clear();
+      for (const line of list.split('\n')) {
+        if (!line.startsWith('- ')) continue;
+        const name = line.slice(2).split(':')[0]?.trim() ?? '';
+        if (name === '') continue;
+        if (how === 'Removed deferred') names.delete(name);
+        else names.add(name);
+      }
+    }
   }
-  return [...new Set(names)];
+  return [...names];
 }
 
 export function responsesViewOf(request: ResponsesRequest, headers: RequestHeaders): RequestView {

@@ -92,6 +92,38 @@ describe('an MCP tool call in a script, as each agent names the tool', () => {
     });
   });
 
+  it("Codex's deferred namespaces: a server with instructions, and those added and removed in a continued session", () => {
+    const message = (text: string) => ({
+      type: 'message',
+      role: 'developer',
+      content: [{ type: 'input_text', text }],
+    });
+    const view = responsesViewOf(
+      {
+        model: 'gpt-6.2-sol',
+        input: [
+          message('Deferred tool namespaces:\n- mcp__ribosome: Ribosome runs plans.\n- mcp__old\n'),
+          message('Added deferred tool namespaces:\n- mcp__marker\n'),
+          message('Removed deferred tool namespaces:\n- mcp__old\n'),
+          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'go' }] },
+        ],
+      } as never,
+      {},
+    );
+    expect(view.deferredNamespaces).toEqual(['mcp__ribosome', 'mcp__marker']);
+    const gone = responsesViewOf(
+      {
+        model: 'gpt-6.2-sol',
+        input: [
+          message('Deferred tool namespaces:\n- mcp__marker\n'),
+          message('No deferred tool namespaces remain.'),
+        ],
+      } as never,
+      {},
+    );
+    expect(gone.deferredNamespaces).toEqual([]);
+  });
+
   it('the bare tool name when it alone is declared so; never when two are', () => {
     expect(mcpCall(call, anthropic('leave_mark'))).toEqual({
       tool_use: { name: 'leave_mark', input: { text: 'hi' } },

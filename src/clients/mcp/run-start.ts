@@ -18,7 +18,10 @@ export type StartedRun = { url: string; pid: number; log: string; process: Ribos
  */
 export async function startRun(request: StartRequest, context: McpContext): Promise<StartedRun> {
   const log = runOutputLog(request.execution);
-  const env = { ...context.env, ...(context.token ? { RIBOSOME_TOKEN: context.token } : {}) };
+  const env = loopbackDirect({
+    ...context.env,
+    ...(context.token ? { RIBOSOME_TOKEN: context.token } : {}),
+  });
   const from = sizeOf(log);
   const child = startRibosomeProcess(runArgs(request), log, env);
   let exited = false;
@@ -76,4 +79,21 @@ function readFrom(file: string, offset: number): string {
 function tail(text: string): string {
   const lines = text.trimEnd().split('\n');
   return lines.slice(-20).join('\n') || '(nothing)';
+}
+
+/**
+ * The run's environment with loopback left out of any proxy it inherits: `ribosome mcp` started by an
+ * agent in a sandbox has the sandbox's gate as its proxy, and the run it starts listens on loopback
+ * itself (its scripted provider, its proxy) where the gate would refuse it. Pure.
+ */
+export function loopbackDirect(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const proxied = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'].some((name) => env[name]);
+  if (!proxied) return env;
+  const loopback = ['127.0.0.1', 'localhost', '::1'];
+  const kept = (env.NO_PROXY ?? env.no_proxy ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter((h) => h !== '');
+  const noProxy = [...new Set([...kept, ...loopback])].join(',');
+  return { ...env, NO_PROXY: noProxy, no_proxy: noProxy };
 }

@@ -4,6 +4,7 @@ import { recentLines } from '../../../src/clients/mcp/event-lines.ts';
 import { alreadyThere, endedBy, newsOf } from '../../../src/clients/mcp/follow.ts';
 import { admitMcpRequest } from '../../../src/clients/mcp/http-admission.ts';
 import { progressOf, type ToolExtra } from '../../../src/clients/mcp/progress.ts';
+import { loopbackDirect } from '../../../src/clients/mcp/run-start.ts';
 import { defaultExecution, runArgs } from '../../../src/clients/mcp/start-args.ts';
 import type { RunStatus } from '../../../src/clients/mcp/status.ts';
 import { targetKind } from '../../../src/clients/mcp/target.ts';
@@ -280,5 +281,15 @@ describe("export: the command line's words as the tool's arguments", () => {
     expect(asArguments('export: --repo and --force go with --to-branch only')).toBe(
       'export: repo and force go with toBranch only',
     );
+  });
+});
+
+describe('a run started from inside a sandbox', () => {
+  it('reaches loopback directly, past the proxy it inherits; without a proxy nothing changes', () => {
+    const env = loopbackDirect({ HTTPS_PROXY: 'http://127.0.0.1:9', NO_PROXY: 'example.com' });
+    expect(env.NO_PROXY).toBe('example.com,127.0.0.1,localhost,::1');
+    expect(env.no_proxy).toBe(env.NO_PROXY);
+    const plain = { PATH: '/bin' };
+    expect(loopbackDirect(plain)).toBe(plain);
   });
 });

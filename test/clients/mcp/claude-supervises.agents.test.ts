@@ -10,13 +10,17 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { claudeBinary } from '../../../src/agents/claude-code/claude-binary.ts';
 import { describeWithClis } from '../../helpers/agent-clis.ts';
-import { BIN, journalRows, killAll, runCli, tempDir } from '../../helpers/server-process.ts';
+import { BIN, journalRows, killAll, ROOT, runCli, tempDir } from '../../helpers/server-process.ts';
 
+/** The inner plan: two codons, the first watched by the demo's narrator (an LLM call of the inner run's own). */
 const INNER_PLAN = `name: inner
 agent: builtin
+sentinels:
+  narrator: { file: ${JSON.stringify(join(ROOT, 'examples/sentinels/narrator.yaml'))} }
 codons:
   - id: first
     prompt: INNER-FIRST write first.txt
+    sentinels: [narrator]
   - id: second
     prompt: INNER-SECOND write second.txt
 `;
@@ -28,7 +32,12 @@ const innerTrack = (name: string, file: string) => `  - name: ${name}
           - tool_use: { name: Write, input: { file_path: ${file}, content: "${name}" } }
       - content: [{ text: Wrote ${file}. }]
 `;
-const INNER_SCRIPT = `tracks:\n${innerTrack('first', 'first.txt')}${innerTrack('second', 'second.txt')}turns: []\n`;
+const NARRATOR = `  - name: narrator
+    match: { system: "You narrate a coding agent" }
+    turns: []
+    whenExhausted: { content: [{ text: It wrote first.txt. }] }
+`;
+const INNER_SCRIPT = `tracks:\n${NARRATOR}${innerTrack('first', 'first.txt')}${innerTrack('second', 'second.txt')}turns: []\n`;
 
 /** Claude Code's turns: start the inner plan, wait for it, read its status, stop its server. */
 const outerScript = (plan: string, execution: string, script: string) => {
@@ -120,5 +129,9 @@ codons:
       ['first', true],
       ['second', true],
     ]);
+    // Its sentinel reached the inner run's own provider (on loopback, past the sandbox's gate).
+    const said = journalRows(innerExec).filter((r) => r.type.startsWith('sentinel.'));
+    expect(said.filter((r) => r.type === 'sentinel.error')).toEqual([]);
+    expect(said.some((r) => r.type === 'sentinel.output')).toBe(true);
   });
 });

@@ -36,6 +36,8 @@ export const StreamLine = z.discriminatedUnion('type', [
     retry_delay_ms: z.number().optional(),
     error_status: z.number().nullish(),
     error: z.string().optional(),
+    /** init: the MCP servers the agent started and how each went (`{name, status}`, Claude Code's). */
+    mcp_servers: z.array(z.unknown()).optional(),
   }),
   z.looseObject({
     type: z.literal('assistant'),

@@ -81,6 +81,25 @@ export class StreamMapper {
     this.#now = options.now ?? Date.now;
   }
 
+  /**
+   * An info event for each of the codon's MCP servers the agent says did not start (Claude Code's init
+   * lists `{name, status}`: failed, needs-auth): its tools are not offered, and the agent goes on
+   * without them, so the person watching should hear it.
+   */
+  #unstarted(servers: readonly unknown[] | undefined): MappedOutput[] {
+    const known = this.#options.mcpServers ?? [];
+    const out: MappedOutput[] = [];
+    for (const entry of servers ?? []) {
+      if (typeof entry !== 'object' || entry === null) continue;
+      const { name, status } = entry as { name?: unknown; status?: unknown };
+      if (typeof name !== 'string' || !known.includes(name)) continue;
+      if (status === 'connected' || status === 'pending' || typeof status !== 'string') continue;
+      const message = `MCP server "${name}" did not start for the agent (${status}): its tools are not offered, and the agent goes on without them (\`ribosome doctor --plan\` starts it and says why)`;
+      out.push({ kind: 'event', event: { type: 'info', data: { message } } });
+    }
+    return out;
+  }
+
   /** The MCP fields of a call to one of the codon's servers' tools; nothing for any other name. */
   #mcp(toolName: string): { mcpServer?: string; mcpTool?: string } {
     const fields = mcpFields(toolName);
@@ -96,7 +115,7 @@ export class StreamMapper {
       case 'system':
         if (line.subtype === 'init' && line.session_id) {
           if (line.model) this.#model = line.model;
-          return [{ kind: 'session', agentSessionId: line.session_id }];
+          return [{ kind: 'session', agentSessionId: line.session_id }, ...this.#unstarted(line.mcp_servers)];
         }
         if (line.subtype === 'api_retry') {
           const message = `agent retrying the LLM call (attempt ${line.attempt ?? '?'} of ${line.max_retries ?? '?'}) after ${line.error ?? 'an error'}${line.error_status ? ` (HTTP ${line.error_status})` : ''}`;

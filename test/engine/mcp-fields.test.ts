@@ -56,4 +56,30 @@ describe('MCP tool calls in events', () => {
     expect(data.toolName).toBe('mcp__marker__leave_mark');
     expect(data.mcpServer).toBeUndefined();
   });
+
+  it("the agent's word that one of the codon's servers did not start is an info event naming it", () => {
+    const mapper = new StreamMapper({
+      codonId: 'c',
+      maxResultChars: 100,
+      now: () => 0,
+      mcpServers: ['marker', 'web'],
+    });
+    const out = mapper.map({
+      type: 'system',
+      subtype: 'init',
+      session_id: 's',
+      mcp_servers: [
+        { name: 'marker', status: 'failed' },
+        { name: 'web', status: 'connected' },
+        { name: 'users-own', status: 'failed' },
+        'junk',
+      ],
+    } as never);
+    const infos = out.flatMap((o) =>
+      o.kind === 'event' && o.event.type === 'info' ? [o.event.data.message] : [],
+    );
+    expect(infos).toEqual([
+      expect.stringMatching(/^MCP server "marker" did not start for the agent \(failed\)/),
+    ]);
+  });
 });

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { closest } from '../core/validation/suggest.ts';
-import { envFromPairs, type McpServer } from './mcp-schema.ts';
+import { envFromPairs, type McpServer, mergeMcpServers } from './mcp-schema.ts';
 import type { PathSegment, ProblemDraft } from './problems.ts';
 import type { SalvagedCodon, SalvagedPlan } from './salvage.ts';
 
@@ -11,6 +11,7 @@ import type { SalvagedCodon, SalvagedPlan } from './salvage.ts';
  *   replaces or removes needs nothing);
  * - a codon's `null` for a server the plan does not have: a warning (it removes nothing);
  * - a relative `cwd` that climbs out of the agent root: an error;
+ * - a Gemini CLI codon with servers under `agentConfig: user`: an error (it would fail at its start);
  * - a header or variable whose name reads as a credential, written in the plan (`headers`, `env`):
  *   a warning (the plan is journaled and shared; its secrets belong in headersFrom or envFrom).
  * Pure: `env` is the environment the check is made in.
@@ -45,7 +46,27 @@ export function checkMcpServers(plan: SalvagedPlan, env: NodeJS.ProcessEnv): Pro
       );
     }
   }
+  drafts.push(...geminiUserConfig(plan, codons));
   return drafts;
+}
+
+/**
+ * Gemini CLI takes a codon's servers only in a configuration of its own (its user settings are never
+ * written): with `agentConfig: user`, a Gemini CLI codon with servers would fail at its start.
+ */
+function geminiUserConfig(plan: SalvagedPlan, codons: readonly SalvagedCodon[]): ProblemDraft[] {
+  if (plan.agentConfig !== 'user') return [];
+  return codons
+    .filter(({ codon, dropped }) => {
+      if (dropped.includes('mcpServers') || (codon.agent ?? plan.agent) !== 'gemini') return false;
+      return Object.keys(mergeMcpServers(plan.mcpServers, codon.mcpServers)).length > 0;
+    })
+    .map(({ codon, path }) => ({
+      code: 'MCP_NOT_SUPPORTED',
+      path: codon.mcpServers === undefined ? ['agentConfig'] : [...path, 'mcpServers'],
+      message: `Codon "${codon.id}" runs Gemini CLI with agentConfig: user and has MCP servers, which Gemini CLI takes only in a configuration of its own: the codon would fail at its start.`,
+      hint: 'Use agentConfig: isolated (the default), run the codon with another agent, or take its servers away (mcpServers: { NAME: null }).',
+    }));
 }
 
 /** Every valid codon, a loop's once. */

@@ -52,6 +52,7 @@ export const PlanProblemCode = z.enum([
   // MCP servers (docs/mcp.md).
   'MCP_SECRET_UNSET',
   'MCP_SECRET_IN_PLAN',
+  'MCP_NOT_SUPPORTED',
 ]);
 export type PlanProblemCode = z.infer<typeof PlanProblemCode>;
 

@@ -108,6 +108,27 @@ describe('MCP server checks', () => {
     ]);
   });
 
+  it('refuses a Gemini CLI codon with servers under agentConfig: user (it would fail at its start)', () => {
+    const problems = check({
+      agentConfig: 'user',
+      agent: 'gemini',
+      mcpServers: { files: { command: 'node' } },
+      codons: codons(
+        {},
+        { mcpServers: { files: null } },
+        { agent: 'claude-code' },
+        { mcpServers: { web: { url: 'http://127.0.0.1:9/mcp' } } },
+      ),
+    });
+    expect(problems.map((p) => [p.code, p.severity, p.path])).toEqual([
+      ['MCP_NOT_SUPPORTED', 'error', 'agentConfig'],
+      ['MCP_NOT_SUPPORTED', 'error', 'codons.3.mcpServers'],
+    ]);
+    expect(
+      check({ agent: 'gemini', mcpServers: { files: { command: 'node' } }, codons: codons({}) }),
+    ).toEqual([]);
+  });
+
   it('names the rule of a bad server name', async () => {
     const loaded = await loadText(
       yaml('name: x', 'mcpServers:', '  a__b: { command: node }', 'codons:', '  - { id: c, prompt: go }'),

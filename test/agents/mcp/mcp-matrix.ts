@@ -367,16 +367,14 @@ export function describeMcpAgent(spec: McpAgentSpec): void {
     } else {
       // An agent that cannot take servers in the user's configuration (Gemini CLI) refuses the codon
       // at its start, saying why, and starts no server.
-      it("with the user's own configuration (agentConfig: user) a codon with servers fails at its start, saying why", {
+      it("with the user's own configuration (agentConfig: user) the plan is refused before it runs, saying why", {
         timeout: TIMEOUT,
       }, async () => {
-        const { code, exec, markFile, remoteMarks } = await runPlan(true, 'agentConfig: user');
-        expect(code).toBe(1);
-        const failed = journalRows(exec).filter(
-          (r) => r.type === 'codon.completed' && r.data.success === false,
-        );
-        expect(failed.map((r) => r.data.codonId)).toEqual(['mark']);
-        expect(JSON.stringify(failed[0]?.data)).toContain('agentConfig: isolated');
+        const { code, stderr, exec, markFile, remoteMarks } = await runPlan(true, 'agentConfig: user');
+        expect(code, stderr).toBe(2);
+        expect(stderr).toContain('MCP_NOT_SUPPORTED');
+        expect(stderr).toContain('Codon "mark" runs Gemini CLI with agentConfig: user');
+        expect(existsSync(join(exec, '.ribosome'))).toBe(false);
         expect(marksIn(markFile)).toEqual([]);
         expect(marksIn(remoteMarks)).toEqual([]);
       });

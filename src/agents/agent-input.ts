@@ -72,11 +72,17 @@ export function takenUp(pending: readonly string[], replayed: readonly string[])
   return taken.length > 0 ? taken : [0];
 }
 
+/**
+ * Why messages were left: the agent stayed quiet after its answer without taking them up, or it
+ * failed before its first turn (an error result before it took its prompt up) and took nothing up.
+ */
+export type UntakenWhy = 'quiet' | 'failed-first';
+
 export type AgentInputIo = {
   write(line: string): void;
   end(): void;
-  /** The agent showed no sign of taking up these messages after its result: its input was closed. */
-  untaken?(texts: readonly string[]): void;
+  /** These messages were never taken up, and the agent's input was closed (`why`). */
+  untaken?(texts: readonly string[], why: UntakenWhy): void;
 };
 
 /**
@@ -88,6 +94,10 @@ export type AgentInputIo = {
  * open, since the agent starts another turn with it. Should the agent not take it up (no replay)
  * and its output stay quiet for `quietMs` after the result, stdin is closed all the same and
  * `untaken` says which messages were left: no quirk of an agent CLI keeps a codon running forever.
+ * The prompt is never one of them: a result ends the turn it started, whether the agent printed it
+ * back or not (Claude Code runs a prompt starting with `/` as a command of its own and does not).
+ * An error result while the prompt is still pending is a run that failed before its first turn (an
+ * MCP server that could not start): stdin is closed at once, and messages sent meanwhile are said.
  */
 export class AgentInput {
   readonly #io: AgentInputIo;
@@ -149,7 +159,10 @@ export class AgentInput {
       this.#disarmUntaken();
     } else if (line.type === 'result') {
       this.#inTurn = false;
-      if (this.#pending.length === 0) this.#close();
+      const promptPending = this.#pending.some((p) => !p.message);
+      this.#pending = this.#pending.filter((p) => p.message);
+      if (promptPending && line.is_error) this.#giveUp('failed-first');
+      else if (this.#pending.length === 0) this.#close();
       else this.#armUntaken();
     } else if (this.#untakenTimer) this.#armUntaken();
   }
@@ -172,13 +185,17 @@ export class AgentInput {
     this.#disarmUntaken();
     this.#untakenTimer = setTimeout(() => {
       this.#untakenTimer = undefined;
-      if (!this.#open || this.#pending.length === 0) return;
-      const untaken = this.#pending.map((p) => p.text);
-      this.#pending = [];
-      this.#close();
-      this.#io.untaken?.(untaken);
+      if (this.#open && this.#pending.length > 0) this.#giveUp('quiet');
     }, this.#quietMs);
     this.#untakenTimer.unref?.();
+  }
+
+  /** Closes stdin; the messages still pending, if any, are said as never taken up. */
+  #giveUp(why: UntakenWhy): void {
+    const untaken = this.#pending.map((p) => p.text);
+    this.#pending = [];
+    this.#close();
+    if (untaken.length > 0) this.#io.untaken?.(untaken, why);
   }
 
   #disarmUntaken(): void {

@@ -7,7 +7,7 @@ import { spawnSafely } from '../platform/processes/spawn-safely.ts';
 import { endSandbox, type SandboxLaunch, sandboxedCommand } from '../platform/sandbox/index.ts';
 import { killPoint } from '../platform/storage/kill-point.ts';
 import type { AgentRun } from './agent-adapter.ts';
-import { AgentInput, type InputFormat, UNTAKEN_QUIET_MS } from './agent-input.ts';
+import { AgentInput, type InputFormat, UNTAKEN_QUIET_MS, type UntakenWhy } from './agent-input.ts';
 import { parseJsonLine } from './json-line.ts';
 import { StreamLine } from './stream-line.ts';
 
@@ -99,8 +99,8 @@ export function spawnAgent(spec: SpawnSpec): AgentRun {
       if (child.stdin?.writable) child.stdin.write(text);
     },
     end: () => child.stdin?.end(),
-    untaken: (texts) => {
-      const message = untakenNotice(texts);
+    untaken: (texts, why) => {
+      const message = untakenNotice(texts, why);
       for (const l of noticeListeners) l(message);
     },
   });
@@ -213,13 +213,15 @@ export function withLastWords(line: StreamLine, exit: ProcessExit, stderr: strin
 
 /**
  * What the journal says when the agent's input was closed with messages it did not take up: the
- * rest of a sentence about the agent ("codon one's agent did not take up ...").
+ * rest of a sentence about the agent ("codon one's agent did not take up ..."). Never the prompt.
  */
-export function untakenNotice(texts: readonly string[]): string {
+export function untakenNotice(texts: readonly string[], why: UntakenWhy = 'quiet'): string {
   const quoted = texts.map((text) => JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text));
   const which =
     texts.length === 1 ? `a message (${quoted[0]})` : `${texts.length} messages (${quoted.join(', ')})`;
   const them = texts.length === 1 ? 'it' : 'them';
+  if (why === 'failed-first')
+    return `failed before its first turn, so it never took up ${which} sent to it: the codon ends without ${them}`;
   return `did not take up ${which} after its answer and printed nothing for ${UNTAKEN_QUIET_MS / 1000} s: its input was closed, so the codon ends without ${them}`;
 }
 

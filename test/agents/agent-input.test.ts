@@ -4,6 +4,7 @@ import {
   messageContent,
   takenUp,
   UNTAKEN_QUIET_MS,
+  type UntakenWhy,
   userMessageLine,
 } from '../../src/agents/agent-input.ts';
 import { parseInputLine } from '../../src/agents/builtin/inbox.ts';
@@ -25,15 +26,19 @@ const assistant: StreamLine = {
 function input(format: 'text' | 'stream-json' = 'stream-json') {
   const written: string[] = [];
   const untaken: string[][] = [];
+  const why: UntakenWhy[] = [];
   let ended = 0;
   const agent = new AgentInput(format, 'the prompt', {
     write: (line) => written.push(line),
     end: () => {
       ended += 1;
     },
-    untaken: (texts) => untaken.push([...texts]),
+    untaken: (texts, reason) => {
+      untaken.push([...texts]);
+      why.push(reason);
+    },
   });
-  return { agent, written, untaken, ended: () => ended };
+  return { agent, written, untaken, why, ended: () => ended };
 }
 
 afterEach(() => {
@@ -230,6 +235,54 @@ describe('AgentInput safety net: messages the agent does not take up after its r
     vi.advanceTimersByTime(UNTAKEN_QUIET_MS * 2);
     expect(ended()).toBe(0);
     expect(untaken).toEqual([]);
+  });
+});
+
+describe('AgentInput: the prompt is never a message left over', () => {
+  const failed: StreamLine = { type: 'result', subtype: 'error_during_execution', is_error: true };
+
+  it('a run that failed before its first turn: stdin closed at once, nothing said', () => {
+    vi.useFakeTimers();
+    const { agent, ended, untaken } = input();
+    agent.seen({ type: 'system', subtype: 'init', session_id: 's' });
+    agent.seen(failed);
+    expect(ended()).toBe(1);
+    vi.advanceTimersByTime(UNTAKEN_QUIET_MS * 2);
+    expect(untaken).toEqual([]);
+    expect(agent.send('too late')).toBe(false);
+  });
+
+  it('messages sent before it failed are said as never taken up, not the prompt, in those words', () => {
+    const { agent, ended, untaken, why } = input();
+    agent.send('steer it');
+    agent.seen(failed);
+    expect(ended()).toBe(1);
+    expect(untaken).toEqual([['steer it']]);
+    expect(why).toEqual(['failed-first']);
+    expect(untakenNotice(['steer it'], 'failed-first')).toBe(
+      'failed before its first turn, so it never took up a message ("steer it") sent to it: the codon ends without it',
+    );
+  });
+
+  it('a prompt the agent ran without printing it back (a command of its own) ends with its turn', () => {
+    vi.useFakeTimers();
+    const { agent, ended, untaken } = input();
+    agent.seen(result);
+    expect(ended()).toBe(1);
+    vi.advanceTimersByTime(UNTAKEN_QUIET_MS * 2);
+    expect(untaken).toEqual([]);
+  });
+
+  it('after such a prompt, a message still pending is waited for, and said alone if left', () => {
+    vi.useFakeTimers();
+    const { agent, ended, untaken, why } = input();
+    agent.send('next');
+    agent.seen(result);
+    expect(ended()).toBe(0);
+    vi.advanceTimersByTime(UNTAKEN_QUIET_MS);
+    expect(ended()).toBe(1);
+    expect(untaken).toEqual([['next']]);
+    expect(why).toEqual(['quiet']);
   });
 });
 

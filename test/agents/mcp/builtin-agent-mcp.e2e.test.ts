@@ -3,6 +3,7 @@
  * the scripted provider and the SDK-written mark server: the tools it offers, a call and its result,
  * a server that cannot start, and no server process left once the agent has ended.
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,7 +12,12 @@ import type { McpLaunch } from '../../../src/agents/mcp/mcp-launch.ts';
 import type { ScriptInput } from '../../../src/llm/mock-provider/script-schema.ts';
 import { type MockProvider, startMockProvider } from '../../../src/llm/mock-provider/server.ts';
 import { MessagesRequestSchema } from '../../../src/llm/schemas.ts';
-import { isAlive } from '../../../src/platform/processes/process-tree.ts';
+import {
+  commandLine,
+  endMarked,
+  isAlive,
+  processesWithEnv,
+} from '../../../src/platform/processes/process-tree.ts';
 import { waitForValue } from '../../helpers/processes.ts';
 import { jsonLines, killAllTracked, spawnTracked } from '../helpers/processes.ts';
 import { BIN, REPO } from '../helpers/repo.ts';
@@ -22,11 +28,14 @@ const HANG_SERVER = join(REPO, 'test/fixtures/mcp/hang-server.mjs');
 
 let temp: TempRoot;
 let provider: MockProvider | undefined;
+/** Marks (HANG_MARK) of the processes a test started: whatever a failing test left is ended. */
+const hangMarks: string[] = [];
 beforeEach(async () => {
   temp = await makeTempRoot();
 });
 afterEach(async () => {
   killAllTracked();
+  for (const mark of hangMarks.splice(0)) await endMarked('HANG_MARK', mark, 0);
   await provider?.stop();
   provider = undefined;
   await temp.cleanup();
@@ -50,7 +59,7 @@ async function runAgent(script: ScriptInput, servers: McpLaunch[]) {
   return { ...finished, lines: jsonLines(finished.stdout), requests: provider?.requests ?? [] };
 }
 
-async function startAgent(script: ScriptInput, servers: McpLaunch[]) {
+async function startAgent(script: ScriptInput, servers: McpLaunch[], env: NodeJS.ProcessEnv = {}) {
   provider = await startMockProvider({ script });
   const file = join(temp.dir, 'mcp.json');
   writeLaunchFile(file, servers);
@@ -61,6 +70,7 @@ async function startAgent(script: ScriptInput, servers: McpLaunch[]) {
       HOME: temp.dir,
       ANTHROPIC_BASE_URL: provider.url,
       ANTHROPIC_API_KEY: 'test',
+      ...env,
     },
     input: 'Leave a mark.',
   });
@@ -137,6 +147,44 @@ describe('ribosome agent with MCP servers (e2e)', () => {
     // Nothing was asked of the model.
     expect(requests).toHaveLength(0);
   });
+
+  // A wrapper (here sh, as npx is one) that forks the real server: sh alone ended, its child would
+  // keep the pipes open and the agent waiting until it exits by itself.
+  it.each([
+    ['sleep 300', 'a child'],
+    ['setsid sleep 300', 'a child in a session of its own'],
+  ])(
+    'a server that hangs at its start (sh -c %j, %s): the run fails at MCP_TIMEOUT, its whole tree ended',
+    async (script) => {
+      const mark = randomUUID();
+      hangMarks.push(mark);
+      const hanging = marker('', {
+        name: 'slow',
+        command: 'sh',
+        args: ['-c', script],
+        env: { HANG_MARK: mark },
+        secretEnv: {},
+      });
+      const spawned = await startAgent(MARK_THEN_DONE, [hanging], { MCP_TIMEOUT: '3000' });
+      // The sleep (found by the mark in its environment) ran: what follows shows it was ended.
+      const sleep = await waitForValue(
+        'the server’s sleep',
+        () => processesWithEnv('HANG_MARK', mark).find((pid) => commandLine(pid) === 'sleep 300'),
+        20_000,
+      );
+      const { code, stdout } = await spawned.finished;
+      expect(code).toBe(1);
+      expect(jsonLines(stdout).at(-1)).toMatchObject({
+        type: 'result',
+        is_error: true,
+        errors: ['MCP server "slow" could not start: it did not answer within 3000 ms (MCP_TIMEOUT)'],
+      });
+      // The agent ended while the sleep would still run (300 s, beyond this test's bound): ended with it.
+      expect(isAlive(sleep)).toBe(false);
+      expect(processesWithEnv('HANG_MARK', mark)).toEqual([]);
+      expect(provider?.requests).toHaveLength(0);
+    },
+  );
 
   it('a command that is not there is said so', async () => {
     const missing = marker(join(temp.dir, 'marks.txt'), {

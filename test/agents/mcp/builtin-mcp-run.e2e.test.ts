@@ -4,6 +4,7 @@
  * stdio, a remote one over streamable HTTP behind a bearer token, a forceStop while a tool call hangs,
  * and a sandboxed codon whose server runs inside the sandbox.
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,7 +17,12 @@ import { RibosomeClient } from '../../../src/core/client/index.ts';
 import type { ScriptInput } from '../../../src/llm/mock-provider/script-schema.ts';
 import { type MockProvider, startMockProvider } from '../../../src/llm/mock-provider/server.ts';
 import { MessagesRequestSchema } from '../../../src/llm/schemas.ts';
-import { isAlive } from '../../../src/platform/processes/process-tree.ts';
+import {
+  commandLine,
+  endMarked,
+  isAlive,
+  processesWithEnv,
+} from '../../../src/platform/processes/process-tree.ts';
 import { describeWithClis } from '../../helpers/agent-clis.ts';
 import { pidsWith, waitFor, waitForValue } from '../../helpers/processes.ts';
 import { journalRows, killAll, runCli, startServer, tempDir } from '../../helpers/server-process.ts';
@@ -89,6 +95,60 @@ async function runToEnd(
   const { code } = await proc.exited;
   clearTimeout(timer);
   return { code, stdout: proc.stdout(), stderr: proc.stderr(), exec };
+}
+
+/**
+ * A plan whose one codon gets `sh -c SCRIPT` as its MCP server, a wrapper around a `sleep 300` that
+ * never answers; the sleep carries HANG_MARK=`mark` in its environment (ended after the test, whatever
+ * it left).
+ */
+function hangingPlan(script: string, mark: string, extra = ''): string {
+  cleanups.push(() => endMarked('HANG_MARK', mark, 0).then(() => {}));
+  return `name: slow
+agent: builtin
+${extra}mcpServers:
+  slow:
+    command: sh
+    args: [-c, '${script}']
+    env: { HANG_MARK: ${mark} }
+codons:
+  - id: one
+    prompt: SLOW use the tool.
+`;
+}
+
+/** The pid of the `sleep 300` marked `mark`, once it runs. */
+const sleepOf = (mark: string) =>
+  waitForValue(
+    'the server’s sleep',
+    () => processesWithEnv('HANG_MARK', mark).find((pid) => commandLine(pid) === 'sleep 300'),
+    60_000,
+  );
+
+/**
+ * The run ended with its codon failed at MCP_TIMEOUT (3000 ms), the model never asked, nothing said of
+ * a message the agent did not take up (it had none: the prompt is none), and the sleep gone: it was
+ * ended, since the run ended while it would still have run (300 s, beyond the test's bound).
+ */
+function expectFailedAtStart(
+  ran: { code: number | null; exec: string },
+  p: MockProvider,
+  sleep: number,
+  mark: string,
+) {
+  expect(ran.code).toBe(1);
+  const rows = journalRows(ran.exec);
+  expect(rows.find((r) => r.type === 'codon.completed')?.data).toMatchObject({
+    codonId: 'one',
+    success: false,
+    failureReason: {
+      message: 'MCP server "slow" could not start: it did not answer within 3000 ms (MCP_TIMEOUT)',
+    },
+  });
+  expect(rows.filter((r) => r.type === 'info' && /take up|took up/.test(String(r.data.message)))).toEqual([]);
+  expect(p.requests).toEqual([]);
+  expect(isAlive(sleep)).toBe(false);
+  expect(processesWithEnv('HANG_MARK', mark)).toEqual([]);
 }
 
 /** Every file under `dir`, its bytes as latin1 text (a value in a binary file is found too). */
@@ -248,6 +308,23 @@ codons:
     expect(p.requests).toEqual([]);
   });
 
+  // A wrapper (sh, as npx is one) forks the server; sh alone ended, its child would keep the pipes
+  // open and the codon waiting for it to exit by itself. A child that left the tree at once (a double
+  // fork) is out of the agent's reach: the pipes it holds are let go, and the run's mark ends it.
+  for (const script of ['sleep 300', 'setsid sleep 300', '(setsid sleep 300 &); sleep 300'])
+    it(`a server that hangs at its start behind a wrapper (sh -c "${script}"): the codon fails at MCP_TIMEOUT, no process left`, {
+      timeout: TIMEOUT,
+    }, async () => {
+      const dir = workDir();
+      const mark = randomUUID();
+      const p = await provider({ tracks: [track('SLOW', 'mcp__slow__anything', {})], turns: [] });
+      const [sleep, ran] = await Promise.all([
+        sleepOf(mark),
+        runToEnd(dir, hangingPlan(script, mark), p.url, { MCP_TIMEOUT: '3000' }, ['--no-sandbox']),
+      ]);
+      expectFailedAtStart(ran, p, sleep, mark);
+    });
+
   it('codon.forceStop while an MCP tool call hangs: the codon stops, no server process is left', {
     timeout: TIMEOUT,
   }, async () => {
@@ -368,6 +445,19 @@ codons:
     expect((await completed).data).toMatchObject({ codonId: 'one', success: false });
     await waitFor(() => pidsWith(HANG_SERVER).length === 0, 'the sandboxed server to end', 10_000);
   });
+  it('a server that hangs at its start inside the sandbox: the codon fails at MCP_TIMEOUT, no process left', {
+    timeout: TIMEOUT,
+  }, async () => {
+    const dir = workDir();
+    const mark = randomUUID();
+    const p = await provider({ tracks: [track('SLOW', 'mcp__slow__anything', {})], turns: [] });
+    const [sleep, ran] = await Promise.all([
+      sleepOf(mark),
+      runToEnd(dir, hangingPlan('sleep 300', mark, 'sandbox: on\n'), p.url, { MCP_TIMEOUT: '3000' }),
+    ]);
+    expectFailedAtStart(ran, p, sleep, mark);
+  });
+
   it('a sandboxed codon reaches its remote server through the network gate', {
     timeout: TIMEOUT,
   }, async () => {

@@ -1,17 +1,24 @@
+import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DoctorReport } from '../../../src/clients/doctor/check-result.ts';
-import { pidsWith } from '../../helpers/processes.ts';
+import {
+  commandLine,
+  endMarked,
+  isAlive,
+  processesWithEnv,
+} from '../../../src/platform/processes/process-tree.ts';
+import { pidsWith, waitForValue } from '../../helpers/processes.ts';
 import { killAll, ROOT, runCli, tempDir } from '../../helpers/server-process.ts';
 
 /** `ribosome doctor --plan FILE`: each MCP server of the plan's codons started once, its tools listed. */
 
 const MARK_SERVER = join(ROOT, 'test/fixtures/mcp/mark-server.mjs');
-const cleanups: Array<() => void> = [];
-afterEach(() => {
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
   killAll();
-  for (const c of cleanups.splice(0)) c();
+  for (const c of cleanups.splice(0)) await c();
 });
 
 /** Offline (the scripted provider), agent CLIs left out: only the plan's servers can fail. */
@@ -117,6 +124,52 @@ codons:
     );
     expect(rows[2]?.detail).toMatch(/^DOCTOR_TEST_UNSET_SECRET is not set in Ribosome's environment/);
     expect(rows.slice(0, 3).every((r) => (r.fix ?? '').length > 0)).toBe(true);
+  });
+
+  // A wrapper (sh, as npx is one) forks the server; sh alone ended, its child would keep the pipes
+  // open and doctor waiting for it to exit by itself.
+  it('a server that hangs at its start behind a wrapper fails at MCP_TIMEOUT, its whole tree ended', async () => {
+    const t = tempDir();
+    cleanups.push(t.remove);
+    const mark = randomUUID();
+    cleanups.push(() => endMarked('HANG_MARK', mark, 0));
+    const plan = `name: d
+agent: builtin
+mcpServers:
+  child:
+    command: sh
+    args: [-c, 'echo hello; sleep 300']
+    env: { HANG_MARK: ${mark} }
+  session:
+    command: sh
+    args: [-c, 'setsid sleep 300']
+    env: { HANG_MARK: ${mark} }
+codons:
+  - id: one
+    prompt: go
+`;
+    const sleeps = () =>
+      processesWithEnv('HANG_MARK', mark).filter((pid) => commandLine(pid) === 'sleep 300');
+    const [running, { code, stdout }] = await Promise.all([
+      waitForValue('both servers’ sleeps', () => (sleeps().length === 2 ? sleeps() : undefined), 20_000),
+      doctor(t.path, plan, ['--json'], { MCP_TIMEOUT: '3000' }),
+    ]);
+    expect(code).toBe(1);
+    expect(mcpRows(stdout).map((r) => [r.check, r.status, r.detail])).toEqual([
+      [
+        'mcp child',
+        'fail',
+        'stdio sh -c echo hello; sleep 300: could not start: it did not answer within 3000 ms (MCP_TIMEOUT)',
+      ],
+      [
+        'mcp session',
+        'fail',
+        'stdio sh -c setsid sleep 300: could not start: it did not answer within 3000 ms (MCP_TIMEOUT)',
+      ],
+    ]);
+    // Doctor ended while the sleeps would still run (300 s, beyond this test's bound): ended with it.
+    expect(running.filter(isAlive)).toEqual([]);
+    expect(processesWithEnv('HANG_MARK', mark)).toEqual([]);
   });
 
   it('without --plan, no MCP rows; a plan that does not load is refused with its problems', async () => {

@@ -380,18 +380,20 @@ describe('the start of a codon across restarts', () => {
     c.send('server.shutdown', { reason: 'done for today' });
     await first.exited;
 
+    const secondAt = new Date().toISOString();
     const second = await startServer(w.plan, w.exec, ['--no-autostart', '--scripted-provider', script]);
     const c2 = await connect(second.url);
-    const idle = c2.handshake.eventHistory.findLast((e) => e.type === 'server.idle');
+    const idle = await startupIdle(c2, secondAt);
     expect(idle?.data).toMatchObject({ reason: 'startup', nextCodonId: 'two' });
     expect(idle?.data.message).not.toContain('codon.redo runs one');
     second.kill('SIGKILL');
     await second.exited;
 
+    const thirdAt = new Date().toISOString();
     const third = await startServer(w.plan, w.exec, ['--no-autostart', '--scripted-provider', script]);
     const c3 = await connect(third.url);
     // The killed server had begun no run (it ran nothing): no crash to recover, two is still next.
-    const idle3 = c3.handshake.eventHistory.findLast((e) => e.type === 'server.idle');
+    const idle3 = await startupIdle(c3, thirdAt);
     expect(idle3?.data).toMatchObject({ reason: 'startup', nextCodonId: 'two' });
     expect(c3.received.some((e) => e.type === 'incomplete.codon')).toBe(false);
     const started = c3.next('codon.started', () => true, 20_000);
@@ -399,6 +401,17 @@ describe('the start of a codon across restarts', () => {
     expect((await started).data.codonId).toBe('two');
   });
 });
+
+/**
+ * A server's first idle, from the history when it came before the handshake, else the next to come: a
+ * server listens once its run has begun, and announces its idle after (an idle older than `since`, in
+ * the history, is an earlier server's).
+ */
+async function startupIdle(c: Awaited<ReturnType<typeof connect>>, since: string) {
+  const ours = (e: { type: string; timestamp: string }) => e.type === 'server.idle' && e.timestamp >= since;
+  const seen = c.handshake.eventHistory.find(ours) ?? c.received.find(ours);
+  return seen?.type === 'server.idle' ? seen : c.next('server.idle', () => true, 20_000);
+}
 
 describe('two stops of one codon', () => {
   it('the second skip is refused and never skips the codon that starts next', async () => {

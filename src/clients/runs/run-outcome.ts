@@ -30,7 +30,10 @@ export function runOutcome(
   const records = new Map<string, { status: string; cost: number; failure?: string }>();
   for (const id of runIds) {
     for (const [codonId, record] of Object.entries(runOf(state, id)?.codons ?? {})) {
-      const failure = record.status === 'failed' ? record.failureReason?.message : undefined;
+      // In one line (a gate's failure quotes its output over several), at most 300 characters.
+      const said = record.status === 'failed' ? record.failureReason?.message : undefined;
+      const flat = said?.replace(/\s*\n\s*/g, ' ').trim();
+      const failure = flat && flat.length > 300 ? `${flat.slice(0, 299)}…` : flat;
       records.set(codonId, { status: record.status, cost: record.cost, ...(failure ? { failure } : {}) });
     }
   }

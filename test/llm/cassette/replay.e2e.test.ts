@@ -176,7 +176,10 @@ describe('ribosome replay with the built-in agent (e2e)', { timeout: 240_000 }, 
       .split('\n')
       .slice(1);
     expect(listed).toEqual([
-      '  - codon three: completed in the recording, failed in the replay',
+      // With why the codon failed in the replay: its gate.
+      expect.stringMatching(
+        /^ {2}- codon three: completed in the recording, failed in the replay \(verification gate 1\/1 `test -f four\.txt` exited with code 1; .*\)$/,
+      ),
       '  - codon three: gate 1 (test -f three.txt) passed in the recording, failed in the replay',
     ]);
   });

@@ -75,6 +75,18 @@ export async function batchCommand(file: string, flags: BatchFlags): Promise<num
   const kept: string[] = [];
   const line = table ? (text: string) => void kept.push(text) : say;
   let viewer: { next(summary: BatchSummary): void; end(): void } | undefined;
+  // Before the batch starts: from its first line on (a job started, one followed), a signal must stop
+  // the jobs to be resumed, never kill this process with the default action. One that comes before the
+  // runner exists stops it as soon as it does.
+  let stopping: (() => void) | undefined;
+  let signalled = false;
+  const onSignal = (signal: string) => {
+    line(`received ${signal}`);
+    signalled = true;
+    stopping?.();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const started = startBatchRun({
     loaded: loaded.value,
     ...(flags.dir === undefined ? {} : { dir: flags.dir }),
@@ -94,18 +106,12 @@ export async function batchCommand(file: string, flags: BatchFlags): Promise<num
     onLine: line,
     onSummary: (summary) => viewer?.next(summary),
   });
-  if (!started.ok) return fail(started.message, started.code);
-  const { runner, layout } = started;
-  // Before anything is awaited: jobs have started, and a signal from now on must stop them to be
-  // resumed, not kill this process with the default action.
-  const onSignal = (signal: string) => {
-    line(`received ${signal}`);
-    runner.stop();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
   let dashboard: Awaited<ReturnType<typeof openDashboard>> | undefined;
   try {
+    if (!started.ok) return fail(started.message, started.code);
+    const { runner, layout } = started;
+    stopping = () => runner.stop();
+    if (signalled) runner.stop();
     dashboard = flags.web ? await openDashboard(layout.dir, flags) : undefined;
     if (dashboard && !dashboard.ok) {
       runner.stop();

@@ -8,7 +8,7 @@
 import type { ToolDefinition } from '../../llm/schemas.ts';
 import { connectMcp, type McpConnection } from '../mcp/mcp-connection.ts';
 import type { McpLaunch } from '../mcp/mcp-launch.ts';
-import { mcpToolName } from '../mcp/tool-name.ts';
+import { mcpToolName } from '../mcp/tool-names.ts';
 import type { ToolOutcome } from './tools/tool.ts';
 
 /** A server as the init line lists it (Claude Code's `mcp_servers` entries). */

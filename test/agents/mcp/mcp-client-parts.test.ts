@@ -6,7 +6,7 @@ import { toolboxOf } from '../../../src/agents/builtin/mcp-tools.ts';
 import { readLaunchFile, writeLaunchFile } from '../../../src/agents/mcp/launch-file.ts';
 import { type McpConnection, stdioEnv } from '../../../src/agents/mcp/mcp-connection.ts';
 import type { McpLaunch } from '../../../src/agents/mcp/mcp-launch.ts';
-import { mcpToolName } from '../../../src/agents/mcp/tool-name.ts';
+import { mcpToolName } from '../../../src/agents/mcp/tool-names.ts';
 import { mcpToolOutcome } from '../../../src/agents/mcp/tool-result.ts';
 
 const dirs: string[] = [];

@@ -1,22 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import {
   engineToolName,
+  fromCliName,
   GEMINI_NAMING,
-  mcpToolName,
   OPENCODE_NAMING,
 } from '../../../src/agents/mcp/tool-names.ts';
 
 describe("an MCP tool's name, from the CLI's back to mcp__<server>__<tool>", () => {
   it("Gemini CLI's mcp_<server>_<tool> and opencode's <server>_<tool>", () => {
-    expect(mcpToolName('mcp_marker_leave_mark', ['marker'], GEMINI_NAMING)).toBe('mcp__marker__leave_mark');
-    expect(mcpToolName('marker_leave_mark', ['marker'], OPENCODE_NAMING)).toBe('mcp__marker__leave_mark');
+    expect(fromCliName('mcp_marker_leave_mark', ['marker'], GEMINI_NAMING)).toBe('mcp__marker__leave_mark');
+    expect(fromCliName('marker_leave_mark', ['marker'], OPENCODE_NAMING)).toBe('mcp__marker__leave_mark');
   });
 
   it("a server name holding _ is split at the codon's own names, the longest that fits", () => {
-    expect(mcpToolName('mcp_my_files_read_file', ['my', 'my_files'], GEMINI_NAMING)).toBe(
+    expect(fromCliName('mcp_my_files_read_file', ['my', 'my_files'], GEMINI_NAMING)).toBe(
       'mcp__my_files__read_file',
     );
-    expect(mcpToolName('my_read', ['my', 'my_files'], OPENCODE_NAMING)).toBe('mcp__my__read');
+    expect(fromCliName('my_read', ['my', 'my_files'], OPENCODE_NAMING)).toBe('mcp__my__read');
   });
 
   it("the CLI's own tools, and names of no server of the codon, stay as they are", () => {

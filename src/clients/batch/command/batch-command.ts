@@ -76,13 +76,11 @@ export async function batchCommand(file: string, flags: BatchFlags): Promise<num
   const line = table ? (text: string) => void kept.push(text) : say;
   let viewer: { next(summary: BatchSummary): void; end(): void } | undefined;
   // Before the batch starts: from its first line on (a job started, one followed), a signal must stop
-  // the jobs to be resumed, never kill this process with the default action. One that comes before the
-  // runner exists stops it as soon as it does.
+  // the jobs to be resumed, never kill this process with the default action. The handler runs once
+  // this synchronous start is over, when the runner exists.
   let stopping: (() => void) | undefined;
-  let signalled = false;
   const onSignal = (signal: string) => {
     line(`received ${signal}`);
-    signalled = true;
     stopping?.();
   };
   process.on('SIGINT', onSignal);
@@ -111,7 +109,6 @@ export async function batchCommand(file: string, flags: BatchFlags): Promise<num
     if (!started.ok) return fail(started.message, started.code);
     const { runner, layout } = started;
     stopping = () => runner.stop();
-    if (signalled) runner.stop();
     dashboard = flags.web ? await openDashboard(layout.dir, flags) : undefined;
     if (dashboard && !dashboard.ok) {
       runner.stop();

@@ -78,6 +78,12 @@ export const StreamLine = z.discriminatedUnion('type', [
     api_error_status: z.number().nullish(),
     /** Ours (built-in agent): the provider's retry-after of the API error that ended the run. */
     retry_after_ms: z.number().nullish(),
+    /**
+     * Ours: the run ended on a usage limit (a subscription window, a quota used up until a reset),
+     * not a short rate limit; `resets_at_ms` (epoch ms) when the agent or provider said when it resets.
+     * Printed by the translators and the built-in agent; for Claude Code the adapter reads its words.
+     */
+    usage_limit: z.object({ resets_at_ms: z.number().nullish() }).nullish(),
     result: z.string().optional(),
     /** Why a run that failed before any answer failed (Claude Code's and the built-in agent's error_during_execution). */
     errors: z.array(z.string()).optional(),

@@ -149,6 +149,7 @@ export class CodonRun {
                 apiErrorStatus: result.apiErrorStatus,
                 message: result.message,
                 ...(result.retryAfterMs === undefined ? {} : { retryAfterMs: result.retryAfterMs }),
+                ...(result.usageLimit === undefined ? {} : { usageLimit: result.usageLimit }),
               },
             }
           : {}),

@@ -2,6 +2,7 @@ import type { StreamLine } from '../agents/stream-line.ts';
 import type { EventInput } from '../core/protocol/index.ts';
 import { costOf } from '../llm/pricing.ts';
 import type { Usage } from '../llm/schemas.ts';
+import type { UsageLimitHit } from './outcome/failure.ts';
 import { retryAfterHint } from './retries/retry-after-hint.ts';
 
 /** What one stream-json line means for the engine. */
@@ -23,6 +24,8 @@ export type MappedOutput =
       finalCost: number | undefined;
       /** How long the provider asked to wait, when the agent says (docs/unattended.md#automatic-retries-and-the-fallback-model). */
       retryAfterMs?: number;
+      /** The run ended on a usage limit (docs/unattended.md#usage-limits); `resetsAt` epoch ms when known. */
+      usageLimit?: UsageLimitHit;
     };
 
 type UsageField =
@@ -239,6 +242,12 @@ export class StreamMapper {
           message: line.result ?? (line.errors?.length ? line.errors.join('; ') : line.subtype),
           finalCost: line.total_cost_usd,
           ...retryAfterOf(line.retry_after_ms, line.result),
+          ...(line.usage_limit
+            ? {
+                usageLimit:
+                  line.usage_limit.resets_at_ms == null ? {} : { resetsAt: line.usage_limit.resets_at_ms },
+              }
+            : {}),
         });
         return out;
       }

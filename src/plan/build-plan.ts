@@ -6,6 +6,7 @@ import { normalizeInside } from './primitives.ts';
 import { formatPath, type PathSegment } from './problems.ts';
 import type { CodonFiles } from './resolve-codon.ts';
 import { declaredSandbox } from './sandbox-resolve.ts';
+import { usageLimitPolicy } from './usage-limit-schema.ts';
 
 /** The loaded codon before loop expansion gives it a runtime id and place. */
 type DeclaredCodon = Omit<RuntimeCodon, 'id' | 'index' | 'loop'>;
@@ -49,6 +50,7 @@ export function buildLoadedPlan(input: BuildInput): LoadedPlan {
       // biome-ignore lint/suspicious/noThenProperty: the plan field is named `then` (a string, never awaited).
       onFailure: codon.onFailure ?? raw.onFailure ?? { then: 'idle' },
       ...(fallbackModel === undefined ? {} : { fallbackModel }),
+      onUsageLimit: usageLimitPolicy(codon.onUsageLimit, raw.onUsageLimit),
       stallTimeoutMs: codon.stallTimeoutMs ?? raw.defaults.stallTimeoutMs,
       verify: (codon.verify ?? []).map((gate) => ({
         run: gate.run,

@@ -6,6 +6,7 @@ import { Agent, Id, Provider } from './primitives.ts';
 import { DeclaredSandbox } from './sandbox-resolve.ts';
 import { SentinelDefinition } from './sentinel-schema.ts';
 import { Budget, Notify, OnFailure, OnVerifyFailure } from './unattended-schema.ts';
+import { UsageLimitPolicy, usageLimitPolicy } from './usage-limit-schema.ts';
 
 /**
  * What loadPlan hands the engine: codons in run order with loops expanded, prompts read, paths made
@@ -122,6 +123,9 @@ export const RuntimeCodon = z.object({
     'Effective: the codon onFailure, else the plan onFailure, else idle without retry.',
   ),
   fallbackModel: z.string().optional().describe('Effective: the codon fallbackModel, else the plan one.'),
+  onUsageLimit: UsageLimitPolicy.default(usageLimitPolicy(undefined, undefined)).describe(
+    'Effective: the codon onUsageLimit, else the plan one, else wait; defaults filled in.',
+  ),
   stallTimeoutMs: z
     .number()
     .int()

@@ -27,6 +27,7 @@ import {
   StallTimeoutMs,
   VerifyGate,
 } from './unattended-schema.ts';
+import { OnUsageLimit } from './usage-limit-schema.ts';
 
 /** The plan file: what a user writes. Loading (src/plan/load-plan.ts) turns it into a LoadedPlan. */
 
@@ -143,6 +144,9 @@ export const Codon = z
       'What happens when this codon fails. Default: the plan onFailure.',
     ),
     fallbackModel: FallbackModel.optional(),
+    onUsageLimit: OnUsageLimit.optional().describe(
+      'What happens when the agent reaches a usage limit. Default: the plan onUsageLimit.',
+    ),
     stallTimeoutMs: StallTimeoutMs.optional(),
     verify: z
       .array(VerifyGate)
@@ -267,6 +271,9 @@ export const Plan = z
     ),
     onFailure: OnFailure.optional().describe('What happens when a codon fails. Default: wait for a person.'),
     fallbackModel: FallbackModel.optional(),
+    onUsageLimit: OnUsageLimit.optional().describe(
+      "What happens when an agent reaches a usage limit (a subscription's window, a quota): wait for the reset (default), fail, or hand the codon to a fallbackAgent (docs/unattended.md#usage-limits).",
+    ),
     notify: Notify.optional(),
     claudeConfig: ClaudeConfig.optional().describe(
       "Whose Claude Code configuration the claude-code agent runs with: isolated (default) or user (the user's ~/.claude login and settings). Over the config file's claudeConfig and over agentConfig.",

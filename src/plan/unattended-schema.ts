@@ -141,7 +141,7 @@ export const OnVerifyFailure = z
 export type OnVerifyFailure = z.infer<typeof OnVerifyFailure>;
 
 export const NotifyEvent = z
-  .enum(['run-completed', 'run-failed', 'codon-failed', 'budget-exceeded', 'stalled'])
+  .enum(['run-completed', 'run-failed', 'codon-failed', 'budget-exceeded', 'stalled', 'usage-limit'])
   .describe('When a notification is sent.');
 export type NotifyEvent = z.infer<typeof NotifyEvent>;
 
@@ -169,7 +169,7 @@ export const NotifyTarget = z
     on: z
       .array(NotifyEvent)
       .min(1)
-      .default(['run-completed', 'run-failed', 'codon-failed', 'budget-exceeded', 'stalled'])
+      .default(['run-completed', 'run-failed', 'codon-failed', 'budget-exceeded', 'stalled', 'usage-limit'])
       .describe('Which events are sent. Default all.'),
   })
   .describe('A webhook told about the run.');

@@ -37,6 +37,13 @@ describe('loadPlan on the examples', () => {
         outputFiles: [],
         sentinels: [],
         onFailure: { then: 'idle' },
+        onUsageLimit: {
+          then: 'wait',
+          maxWaitMs: 6 * 3_600_000,
+          marginMs: 60_000,
+          unknownResetWaitMs: 15 * 60_000,
+          countWait: false,
+        },
         stallTimeoutMs: DEFAULT_STALL_TIMEOUT_MS,
         verify: [],
         sandbox: { allowWrite: [], readOnly: [], hide: [] },

@@ -13,6 +13,7 @@ import {
   ProcessExit,
   StateTransitionType,
 } from './shared.ts';
+import { UsageLimitWait, usageLimitEvents } from './usage-limit-events.ts';
 import { verifyEvents } from './verify-events.ts';
 
 /** Event payloads of spec sections 6.1 to 6.3 (server state, rollback, archive) and ours beside them. */
@@ -117,6 +118,10 @@ export const serverStateEvents = {
     budgets: ours(
       z.array(BudgetStatus).optional(),
       "Spend against each budget in force (the plan's, the active codon's loop and codon), when any is set.",
+    ),
+    usageLimitWait: ours(
+      UsageLimitWait.optional(),
+      'The usage-limit wait in progress: the codon that starts again, and when (usageLimit.waiting).',
     ),
   }),
   'token.usage': z.object({
@@ -229,4 +234,6 @@ export const serverStateEvents = {
   ...verifyEvents,
   // --- Ours: the sandbox -----------------------------------------------------------------------------
   ...sandboxEvents,
+  // --- Ours: usage limits ----------------------------------------------------------------------------
+  ...usageLimitEvents,
 };

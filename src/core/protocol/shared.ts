@@ -10,16 +10,21 @@ export const ProcessExit = z.discriminatedUnion('type', [
 ]);
 export type ProcessExit = z.infer<typeof ProcessExit>;
 
-// Ours (docs/protocol.md#protocol-extensions): budget (a budget stopped the codon), verify (a gate failed).
+// Ours (docs/protocol.md#protocol-extensions): budget (a budget stopped the codon), verify (a gate
+// failed), usage-limit (the agent's plan or quota is used up until a reset: hours, not seconds).
 export const FailureReasonType = extendedEnum(
   ['timeout', 'rate-limit', 'api-error', 'sentinel-load-failure', 'unknown'],
-  ['budget', 'verify'],
+  ['budget', 'verify', 'usage-limit'],
 );
 export const FailureReason = z.object({
   type: FailureReasonType,
   retriable: z.boolean(),
   message: z.string().optional(),
   sentinelRefs: z.array(z.string()).optional(),
+  resetsAt: ours(
+    z.string().optional(),
+    'For usage-limit: when the agent or its provider said the limit resets (ISO 8601).',
+  ),
 });
 export type FailureReason = z.infer<typeof FailureReason>;
 

@@ -2,13 +2,23 @@ import type { FailureReason, ProcessExit } from '../../core/protocol/index.ts';
 import { verifyFailureMessage } from './gate-feedback.ts';
 import type { VerifyFailure } from './gate-result.ts';
 
+/** A usage limit the agent reached (docs/unattended.md#usage-limits): when it resets (epoch ms), if said. */
+export type UsageLimitHit = { resetsAt?: number };
+
 /** Who or what ended a codon early: a client (forceStop, skip) or its budget. */
 export type StopKind = 'forceStop' | 'skip' | 'budget';
 
 export type CodonOutcome = {
   exit: ProcessExit;
   /** The agent's final `result` line, if it printed one. */
-  result?: { isError: boolean; apiErrorStatus: number | null; message: string; retryAfterMs?: number };
+  result?: {
+    isError: boolean;
+    apiErrorStatus: number | null;
+    message: string;
+    retryAfterMs?: number;
+    /** The agent ended on a usage limit, not a short rate limit. */
+    usageLimit?: UsageLimitHit;
+  };
   timedOut: boolean;
   /** Set when the agent printed nothing for this many milliseconds and was stopped (a stall). */
   stalledAfterMs?: number;
@@ -76,6 +86,19 @@ export function classifyOutcome(o: CodonOutcome): { success: boolean; failureRea
         type: 'unknown',
         retriable: false,
         message: stoppedMessage(o.stoppedBy, o.stopReason),
+      },
+    };
+  }
+  const limit = o.result?.usageLimit;
+  if (limit) {
+    // Retriable, but not by onFailure's backoff: onUsageLimit waits for the reset or hands over.
+    return {
+      success: false,
+      failureReason: {
+        type: 'usage-limit',
+        retriable: true,
+        ...(o.result?.message ? { message: o.result.message } : {}),
+        ...(limit.resetsAt === undefined ? {} : { resetsAt: new Date(limit.resetsAt).toISOString() }),
       },
     };
   }

@@ -205,6 +205,10 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
     }
     case 'sandbox.denied':
       return note(state, e.id, sandboxDeniedText(e.data), 'warn');
+    case 'usageLimit.waiting':
+      return note(state, e.id, e.data.message, 'warn');
+    case 'usageLimit.ended':
+      return note(state, e.id, e.data.message, 'info');
     // Not shown: the file tree (no pane asks for it), verbose sentinel triggers, gate output (its
     // tail comes with the failure), connection plumbing.
     case 'verify.output':

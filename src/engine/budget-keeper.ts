@@ -86,6 +86,20 @@ export class BudgetKeeper {
     return this.#limited ? this.#ledger.unreported(codonId) : 0;
   }
 
+  /** A usage-limit wait begins: the plan's and the codon's loop's wall clocks stop (budgets/ledger.ts pause). */
+  pauseClock(codonId: string): void {
+    if (!this.#limited) return;
+    this.#ledger.pause(codonId, this.#now());
+    this.#arm();
+  }
+
+  /** The wait ended: those clocks go on, the wait left out. */
+  resumeClock(): void {
+    if (!this.#limited) return;
+    this.#ledger.resume(this.#now());
+    this.#arm();
+  }
+
   /** Every codon is done: the run's clock stops until a codon starts again. */
   settle(): void {
     if (!this.#limited) return;

@@ -26,6 +26,7 @@ import { Orchestrator } from './orchestrator.ts';
 import type { ActionEngine, EngineDeps, SendMessage } from './ports.ts';
 import { RigDirsLog } from './rig-dirs.ts';
 import type { SentinelRecords } from './sentinel-records.ts';
+import { pendingUsageWait } from './usage-limits/pending-wait.ts';
 
 export type SentinelRecorder = SentinelRecords & {
   /** The engine's stop and rollback paths for sentinel actions. */
@@ -181,6 +182,7 @@ export async function createOrchestrator(deps: EngineDeps, settings: EngineSetti
       };
     },
     carryOver: () => carryOver(readCarryWindow(deps.journal)),
+    pendingUsageWait: () => pendingUsageWait(deps.journal),
     ...(settings.budget ? { budget: settings.budget } : {}),
     ...(deps.requestStop ? { requestStop: deps.requestStop } : {}),
     ...(settings.hooks

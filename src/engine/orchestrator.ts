@@ -34,6 +34,7 @@ import { runEndAtShutdown } from './run-end.ts';
 import { type SentinelRecords, sentinelRecords } from './sentinel-records.ts';
 import { buildSnapshot } from './snapshot.ts';
 import { beginRun, incompleteCodon, recoverAtStartup } from './startup-recovery.ts';
+import { LimitedAgents } from './usage-limits/limited-agents.ts';
 import { decide, type IdleReason, idleEvent, lineageOf, type Trigger } from './what-next.ts';
 
 /**
@@ -53,6 +54,8 @@ export class Orchestrator implements Engine {
   readonly #budgets: BudgetKeeper;
   /** The automatic retry waiting for its time, if any (docs/unattended.md#automatic-retries-and-the-fallback-model). */
   readonly #retries: Retrying;
+  /** What is known of the agents' usage limits (docs/unattended.md#usage-limits). */
+  readonly #limits = new LimitedAgents();
   readonly #admission = new RollbackAdmission(() => rollingBack(this.#phase));
   readonly #rollbacks: Rollbacks;
   readonly #commands: CommandTable;
@@ -120,6 +123,11 @@ export class Orchestrator implements Engine {
       proceed: (trigger) => this.#proceed(trigger),
       idle: (reason, refused) => this.#idle(reason, refused),
       startCodon: (codon, skipPreCommands, attempt) => this.#startCodon(codon, skipPreCommands, attempt),
+      defaultModel: options.defaultModel,
+      planned: (codonId) => this.#codons.find((c) => c.id === codonId),
+      limits: this.#limits,
+      clock: (codonId, stopped) =>
+        stopped ? this.#budgets.pauseClock(codonId) : this.#budgets.resumeClock(),
       ...(requestStop
         ? {
             abort: (reason: string) => {
@@ -233,6 +241,9 @@ export class Orchestrator implements Engine {
     this.#resumed = startup.resumed;
     this.#pendingRun = startup.pendingRun;
     for (const message of startup.notes) await this.#publish('info', { message });
+    const wait = this.#o.pendingUsageWait?.();
+    const waiting = wait ? this.#codons.find((c) => c.id === wait.codonId) : undefined;
+    if (wait && waiting) await this.#retries.resumeWait(waiting, wait);
     await this.#snapshot();
     // Its own task: the server announces it listens once the run has begun, not after rig setup.
     this.#enqueue(() => this.#proceed({ kind: 'startup', autostart: this.#o.autostart }));
@@ -268,7 +279,9 @@ export class Orchestrator implements Engine {
     await this.#o.hooks?.shutdown();
     if (cancelled && !this.#recorder.halted)
       await this.#publish('info', {
-        message: `the retry of codon ${cancelled.codon.id} (attempt ${cancelled.next.attempt} of ${cancelled.next.maxAttempts}) is cancelled by the server's shutdown (${reason})`,
+        message: cancelled.usage
+          ? `the server stops (${reason}) during the usage-limit wait before codon ${cancelled.codon.id}: a server started again waits until ${new Date(cancelled.usage.until).toISOString()}`
+          : `the retry of codon ${cancelled.codon.id} (attempt ${cancelled.next.attempt} of ${cancelled.next.maxAttempts}) is cancelled by the server's shutdown (${reason})`,
       });
     const active = this.#lifecycle.active;
     if (active) {
@@ -303,7 +316,11 @@ export class Orchestrator implements Engine {
     if (!('start' in decision)) return void (await this.#idle(decision.idle));
     // An exhausted budget holds the run: only a person (with a higher limit) moves it on.
     const refused = this.#budgets.refusal(decision.start.id);
-    if (!refused) return this.#startCodon(decision.start, false);
+    if (!refused) {
+      // An agent known to be at its usage limit: its fallbackAgent runs the codon, or the run waits.
+      const codon = await this.#retries.automaticStart(decision.start);
+      return codon ? this.#startCodon(codon, false) : undefined;
+    }
     await this.#idle(trigger.kind === 'startup' ? 'startup' : 'codon-completed', refused);
   }
 
@@ -407,6 +424,7 @@ export class Orchestrator implements Engine {
         isRollingBack: this.rollingBack,
         now: Date.now(),
         budgets: this.#budgets.status(),
+        usageLimitWait: this.#retries.usageWait,
       }),
     ).catch((error: unknown) => this.#log.error({ err: error }, 'snapshot failed'));
   }

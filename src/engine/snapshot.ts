@@ -1,4 +1,10 @@
-import type { BudgetStatus, CodonExecution, EventInput, FileNode } from '../core/protocol/index.ts';
+import type {
+  BudgetStatus,
+  CodonExecution,
+  EventInput,
+  FileNode,
+  UsageLimitWait,
+} from '../core/protocol/index.ts';
 import {
   type CodonRecord,
   codonOf,
@@ -41,6 +47,8 @@ export function buildSnapshot(
     isRollingBack: boolean;
     now: number;
     budgets?: BudgetStatus[] | undefined;
+    /** The usage-limit wait in progress (docs/unattended.md#usage-limits). */
+    usageLimitWait?: UsageLimitWait | undefined;
   },
 ): EventInput<'state.snapshot'> {
   const executions = lineageExecutions(state);
@@ -65,6 +73,7 @@ export function buildSnapshot(
     totalCost: state.totalCost,
     ...(state.totalCostEstimated ? { totalCostEstimated: true as const } : {}),
     totalTime,
+    ...(options.usageLimitWait ? { usageLimitWait: options.usageLimitWait } : {}),
     isRollingBack: options.isRollingBack,
     ...(options.budgets ? { budgets: options.budgets } : {}),
   };

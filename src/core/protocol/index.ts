@@ -11,3 +11,4 @@ export * from './extension.ts';
 export * from './make-event.ts';
 export * from './own.ts';
 export * from './shared.ts';
+export * from './usage-limit-events.ts';

@@ -59,6 +59,8 @@ export class BudgetLedger {
   readonly #tokensSeen = new Map<string, number>();
   readonly #holds = new Holds();
   #active: string | undefined;
+  /** A usage-limit wait stopped these clocks at `at` (docs/unattended.md#usage-limits). */
+  #paused: { at: number; scopes: Scope[] } | undefined;
 
   constructor(options: {
     planName: string;
@@ -125,6 +127,30 @@ export class BudgetLedger {
 
   get active(): string | undefined {
     return this.#active;
+  }
+
+  /**
+   * A usage-limit wait begins before the codon starts again: the plan's clock and the codon's loop's
+   * stand still until `resume`, and the time waited is left out of their durations.
+   */
+  pause(codonId: string, now: number): void {
+    if (this.#paused) return;
+    const loopId = this.#codons.get(codonId)?.loop?.id;
+    const loop = loopId === undefined ? undefined : this.#loopScopes.get(loopId);
+    const scopes = [this.#plan, loop].filter((s) => s !== undefined);
+    for (const scope of scopes) scope.frozenAt ??= now;
+    this.#paused = { at: now, scopes };
+  }
+
+  /** The wait ended: the stopped clocks go on from where they stood. */
+  resume(now: number): void {
+    const paused = this.#paused;
+    if (!paused) return;
+    this.#paused = undefined;
+    for (const scope of paused.scopes) {
+      scope.startedAt += Math.max(0, now - paused.at);
+      delete scope.frozenAt;
+    }
   }
 
   /**

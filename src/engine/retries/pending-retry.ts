@@ -1,8 +1,23 @@
 import type { NextAttempt } from './retry-policy.ts';
 
+/** A retry that waits for a usage limit to reset (docs/unattended.md#usage-limits): what usageLimit.waiting said. */
+export type UsageWait = {
+  agent: string;
+  model?: string;
+  resetsAt?: number;
+  until: number;
+  detail?: string;
+  /** The plan's and loops' wall clocks stand still meanwhile (onUsageLimit countWait false). */
+  clockStopped: boolean;
+};
+
 export type PendingRetry<C> = {
   codon: C;
   next: NextAttempt;
+  /** Set when the retry waits for a usage limit's reset. */
+  usage?: UsageWait;
+  /** The codon's first start (a later codon that waits for its agent's limit): not an automatic attempt. */
+  first?: boolean;
   /** When its timer is due (epoch ms), once armed. */
   dueAt?: number;
 };
@@ -22,9 +37,13 @@ export class RetryTimer<C> {
   }
 
   /** The retry is decided: pending from now on, its timer not yet running. */
-  reserve(codon: C, next: NextAttempt): PendingRetry<C> {
+  reserve(
+    codon: C,
+    next: NextAttempt,
+    extra: Pick<PendingRetry<C>, 'usage' | 'first'> = {},
+  ): PendingRetry<C> {
     this.cancel();
-    const retry = { codon, next };
+    const retry = { codon, next, ...extra };
     this.#pending = { retry };
     return retry;
   }

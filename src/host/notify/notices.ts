@@ -32,6 +32,8 @@ export type NotifyPayload = {
   /** The attempt that ended (automatic retries count up) and the attempts allowed, when known. */
   attempt?: number;
   maxAttempts?: number;
+  /** usage-limit: the agent whose limit was reached, when it resets (if it said) and when the codon starts again. */
+  usageLimit?: { agent: string; resetsAt?: string; until: string };
   timestamp: string;
   serverVersion: string;
   executionPath: string;
@@ -118,6 +120,20 @@ export class NoticeClassifier {
             ...(d.costEstimated ? { codonCostEstimated: true as const } : {}),
             codonDurationMs: d.duration,
             ...(d.failureReason ? { failureReason: d.failureReason } : {}),
+          }),
+        ];
+      }
+      case 'usageLimit.waiting': {
+        const d = event.data;
+        return [
+          this.#payload('usage-limit', now, {
+            codonId: d.codonId,
+            reason: d.message,
+            usageLimit: {
+              agent: d.agent,
+              ...(d.resetsAt === undefined ? {} : { resetsAt: d.resetsAt }),
+              until: d.until,
+            },
           }),
         ];
       }

@@ -111,16 +111,30 @@ export function providerUses(
   claudeConfig: 'isolated' | 'user',
   agentConfig: 'isolated' | 'user' = 'isolated',
 ): ProviderUse[] {
+  const userLogin = (agent: string) =>
+    agent === 'claude-code' ? claudeConfig === 'user' : agent === 'opencode' && agentConfig === 'user';
+  const fallback = (codon: LoadedPlan['codons'][number]) => {
+    const agent = codon.onUsageLimit.fallbackAgent?.agent;
+    return agent === undefined || agent === codon.agent
+      ? []
+      : [
+          {
+            who: `codon ${codon.id}'s fallbackAgent`,
+            ...(codon.provider ? { provider: codon.provider } : {}),
+            kind: agent,
+            userLogin: userLogin(agent),
+          },
+        ];
+  };
   return plan.codons.flatMap((codon) => [
     {
       who: `codon ${codon.id}`,
       ...(codon.provider ? { provider: codon.provider } : {}),
       kind: codon.agent,
-      userLogin:
-        codon.agent === 'claude-code'
-          ? claudeConfig === 'user'
-          : codon.agent === 'opencode' && agentConfig === 'user',
+      userLogin: userLogin(codon.agent),
     },
+    // The agent that takes the codon over at a usage limit needs its credential as much.
+    ...fallback(codon),
     ...codon.sentinels.map((entry) => ({
       who: `sentinel ${entry.sentinel.id} (codon ${codon.id})`,
       ...(entry.sentinel.provider ? { provider: entry.sentinel.provider } : {}),

@@ -68,7 +68,14 @@ export function wireProviders(request: RunRequest): { ok: true; value: ProviderW
     if (problem) return refuse(problem);
   }
   // Every agent CLI the plan's codons need, before any codon runs and spends (offline too).
-  const clis = missingPlanClis(plan.codons);
+  const clis = missingPlanClis(
+    plan.codons.flatMap((codon) => {
+      const fallback = codon.onUsageLimit.fallbackAgent?.agent;
+      return fallback === undefined
+        ? [codon]
+        : [codon, { codonId: `${codon.codonId} (fallbackAgent)`, agent: fallback }];
+    }),
+  );
   if (clis) return refuse(clis);
   const mainPort = request.settings.port;
   const blocked = blockedPortProblems(uses, proxy.providerBaseUrl, {

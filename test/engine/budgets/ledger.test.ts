@@ -166,3 +166,28 @@ describe('budget ledger: loop and codon scopes', () => {
     ]);
   });
 });
+
+describe('budget ledger: a usage-limit wait', () => {
+  it("stops the plan's and the loop's clocks and leaves the wait out of their durations", () => {
+    const l = ledger({ maxDurationMs: 60_000 });
+    l.begin('a#0', T0);
+    l.end('a#0', T0 + 10_000);
+    l.pause('a#0', T0 + 10_000);
+    // Two hours waited: nothing ticks, nothing is exceeded.
+    expect(l.tick(T0 + 7_200_000)).toEqual([]);
+    expect(l.nextCheckAt()).toBeUndefined();
+    l.resume(T0 + 7_210_000);
+    l.begin('a#0', T0 + 7_210_000, false);
+    const [plan, loop] = l.status(T0 + 7_220_000);
+    expect(plan).toMatchObject({ scope: 'plan', state: 'ok', spent: { durationMs: 20_000 } });
+    expect(loop).toMatchObject({ scope: 'loop', id: 'fix', spent: { durationMs: 20_000 } });
+    expect(l.refusal('after', T0 + 7_220_000)).toBeUndefined();
+  });
+
+  it('without a pause (countWait), the wait counts and the clock runs out', () => {
+    const l = ledger({ maxDurationMs: 60_000 });
+    l.begin('plain', T0);
+    l.end('plain', T0 + 10_000);
+    expect(l.refusal('after', T0 + 7_200_000)).toMatchObject({ scope: 'plan', limit: 'maxDurationMs' });
+  });
+});

@@ -26,6 +26,7 @@ import { Orchestrator } from './orchestrator.ts';
 import type { ActionEngine, EngineDeps, SendMessage } from './ports.ts';
 import { RigDirsLog } from './rig-dirs.ts';
 import type { SentinelRecords } from './sentinel-records.ts';
+import type { SharedLimits } from './usage-limits/limited-agents.ts';
 import { pendingUsageWait } from './usage-limits/pending-wait.ts';
 
 export type SentinelRecorder = SentinelRecords & {
@@ -62,6 +63,8 @@ export type EngineSettings = {
   agentConfig?: 'isolated' | 'user';
   /** A codon's sandbox when its agent runs confined (docs/agents.md#the-sandbox); absent: every agent unconfined. */
   sandbox?: (codon: RuntimeCodon) => EffectiveSandbox | undefined;
+  /** Usage limits shared with other runs on the same credential (`ribosome run --shared-limits`). */
+  sharedLimits?: SharedLimits;
 };
 
 /**
@@ -184,6 +187,7 @@ export async function createOrchestrator(deps: EngineDeps, settings: EngineSetti
     carryOver: () => carryOver(readCarryWindow(deps.journal)),
     pendingUsageWait: () => pendingUsageWait(deps.journal),
     ...(settings.budget ? { budget: settings.budget } : {}),
+    ...(settings.sharedLimits ? { sharedLimits: settings.sharedLimits } : {}),
     ...(deps.requestStop ? { requestStop: deps.requestStop } : {}),
     ...(settings.hooks
       ? {

@@ -15,6 +15,7 @@ import type { MessageQueueLimits } from './message-queue.ts';
 import type { Atomically } from './recorder.ts';
 import type { InterruptedRollback, LastCodonEvent } from './recovery.ts';
 import type { RigDirsLog } from './rig-dirs.ts';
+import type { SharedLimits } from './usage-limits/limited-agents.ts';
 import type { ResumedWait } from './usage-limits/pending-wait.ts';
 
 /** What the orchestrator of one execution is built from (create-orchestrator.ts builds it). */
@@ -64,6 +65,8 @@ export type OrchestratorOptions = {
   carryOver?: () => Map<string, CarriedMessage[]>;
   /** Stops the whole server (onFailure then: abort); without it an abort idles instead. */
   requestStop?: (reason: string) => void;
+  /** Usage limits shared with other runs on the same credential (`ribosome run --shared-limits`). */
+  sharedLimits?: SharedLimits;
   /** A usage-limit wait the journal holds and no later event ended (docs/unattended.md#usage-limits). */
   pendingUsageWait?: () => ResumedWait | undefined;
 };

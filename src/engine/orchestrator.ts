@@ -55,7 +55,7 @@ export class Orchestrator implements Engine {
   /** The automatic retry waiting for its time, if any (docs/unattended.md#automatic-retries-and-the-fallback-model). */
   readonly #retries: Retrying;
   /** What is known of the agents' usage limits (docs/unattended.md#usage-limits). */
-  readonly #limits = new LimitedAgents();
+  readonly #limits: LimitedAgents;
   readonly #admission = new RollbackAdmission(() => rollingBack(this.#phase));
   readonly #rollbacks: Rollbacks;
   readonly #commands: CommandTable;
@@ -110,6 +110,7 @@ export class Orchestrator implements Engine {
       budgetRefusal: (codonId: string) => this.#budgets.refusal(codonId),
       admission: this.#admission,
     };
+    this.#limits = new LimitedAgents(options.sharedLimits);
     this.#retries = new Retrying({
       autostart: options.autostart,
       checkpoints: options.checkpoints,

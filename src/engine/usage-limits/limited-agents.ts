@@ -2,6 +2,18 @@ import type { RuntimeCodon } from '../../plan/index.ts';
 import type { FallbackAgent } from '../../plan/usage-limit-schema.ts';
 
 /**
+ * Usage limits shared with other runs on the same credential (a batch's jobs, `ribosome run
+ * --shared-limits`): a limit one run meets holds the others' automatic starts too. Keyed by agent;
+ * the store keys its records by the credential the agent uses in this server.
+ */
+export type SharedLimits = {
+  /** Until when another run found `agent` limited (epoch ms), if it still is at `now`. */
+  until(agent: string, now: number): number | undefined;
+  /** This run found `agent` limited until `until`. */
+  note(agent: string, until: number): void;
+};
+
+/**
  * What this server knows of usage limits (docs/unattended.md#usage-limits): until when each agent
  * is limited (so a later codon of that agent goes to its fallbackAgent, or waits, instead of failing
  * against the same limit), which codons run as a fallback, and when a codon's chain of limits began.
@@ -12,19 +24,25 @@ export class LimitedAgents {
   readonly #until = new Map<string, number>();
   readonly #fallbacks = new WeakSet<RuntimeCodon>();
   readonly #since = new Map<string, number>();
+  readonly #shared: SharedLimits | undefined;
 
-  /** `agent` is limited until `until` (epoch ms). */
-  limit(agent: string, until: number): void {
-    this.#until.set(agent, Math.max(until, this.#until.get(agent) ?? 0));
+  constructor(shared?: SharedLimits) {
+    this.#shared = shared;
   }
 
-  /** Until when `agent` is limited, if it still is at `now`. */
+  /** `agent` is limited until `until` (epoch ms); told to the runs that share limits. */
+  limit(agent: string, until: number): void {
+    this.#until.set(agent, Math.max(until, this.#until.get(agent) ?? 0));
+    this.#shared?.note(agent, until);
+  }
+
+  /** Until when `agent` is limited (by what this server met, or another run sharing limits), if it still is at `now`. */
   limitedUntil(agent: string, now: number): number | undefined {
-    const until = this.#until.get(agent);
-    if (until === undefined) return undefined;
-    if (until > now) return until;
-    this.#until.delete(agent);
-    return undefined;
+    const own = this.#until.get(agent);
+    if (own !== undefined && own <= now) this.#until.delete(agent);
+    const shared = this.#shared?.until(agent, now);
+    const until = Math.max(own !== undefined && own > now ? own : 0, shared ?? 0);
+    return until > now ? until : undefined;
   }
 
   /** The codon as its fallbackAgent runs it: that agent, its model (else the defaults'). */

@@ -1,5 +1,4 @@
-import type { ErrorCode, FailureReason, UsageLimitWait } from '../core/protocol/index.ts';
-import { resetWhen } from '../core/time/reset-text.ts';
+import type { ErrorCode, UsageLimitWait } from '../core/protocol/index.ts';
 import { codonOf, type EngineState, runOf } from '../execution/state/reducer.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import type { AfterFailure } from '../plan/unattended-schema.ts';
@@ -8,14 +7,8 @@ import type { Checkpointing } from './checkpointing.ts';
 import type { CommandContext, EngineCommand } from './engine.ts';
 import type { CodonOutcome } from './outcome/failure.ts';
 import type { Recorder } from './recorder.ts';
-import { type PendingRetry, RetryTimer, type UsageWait } from './retries/pending-retry.ts';
-import {
-  afterAttempt,
-  fallbackMessage,
-  firstAttempt,
-  type NextAttempt,
-  retryMessage,
-} from './retries/retry-policy.ts';
+import { type PendingRetry, RetryTimer } from './retries/pending-retry.ts';
+import { afterAttempt, fallbackMessage, type NextAttempt, retryMessage } from './retries/retry-policy.ts';
 import {
   type RestoreDeps,
   type RestoreFailure,
@@ -23,9 +16,9 @@ import {
   restoreErrorCode,
   undonePart,
 } from './rollback.ts';
-import { decideUsageLimit, waitingMessage } from './usage-limits/decide.ts';
 import type { LimitedAgents } from './usage-limits/limited-agents.ts';
 import type { ResumedWait } from './usage-limits/pending-wait.ts';
+import { type RetryPlan, UsageLimitTurns } from './usage-limits/usage-limit-turns.ts';
 import type { EndStatus, IdleReason, Trigger } from './what-next.ts';
 
 /** Refusals a command meets before it does anything: a retry it cancelled goes on (docs/unattended.md#automatic-retries-and-the-fallback-model). */
@@ -40,9 +33,6 @@ const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'BUDGET_EXCEEDED',
   'INVALID_COMMAND',
 ]);
-
-/** A retry as it is scheduled: its attempt, its wait, what is said first, and a usage-limit wait's details. */
-type RetryPlan = { next: NextAttempt; waitMs: number; announce: string[]; usage?: UsageWait };
 
 /** What the retries need of the engine: its queue, its decision, its starts and its state. */
 export type RetryHost = {
@@ -88,22 +78,43 @@ export type RetryHost = {
 export class Retrying {
   readonly #h: RetryHost;
   readonly #timer = new RetryTimer<RuntimeCodon>();
+  /** Usage limits: their waits are this timer's retries (docs/unattended.md#usage-limits). */
+  readonly #limits: UsageLimitTurns;
 
   constructor(host: RetryHost) {
     this.#h = host;
+    this.#limits = new UsageLimitTurns({
+      publish: (type, data) => host.recorder.publish(type, data),
+      defaultModel: host.defaultModel,
+      planned: host.planned,
+      limits: host.limits,
+      clock: host.clock,
+      now: () => this.#now(),
+      timer: this.#timer,
+      schedule: (codon, runId, plan) => this.#schedule(codon, runId, plan),
+      giveUp: (codon, status, afterwards, why) => this.#giveUp(codon, status, afterwards, why),
+      due: (due) => host.enqueue(() => this.#run(due)),
+      info: (message) => this.#info(message),
+    });
   }
 
   /** The usage-limit wait in progress, as state.snapshot carries it. */
   get usageWait(): UsageLimitWait | undefined {
-    const pending = this.#timer.pending;
-    const usage = pending?.usage;
-    if (!pending || !usage) return undefined;
-    return {
-      codonId: pending.codon.id,
-      agent: usage.agent,
-      ...(usage.resetsAt === undefined ? {} : { resetsAt: new Date(usage.resetsAt).toISOString() }),
-      until: new Date(usage.until).toISOString(),
-    };
+    return this.#limits.usageWait;
+  }
+
+  /** A codon the rules start by themselves: its fallbackAgent, or a wait, while its agent is limited (undefined: it waits). */
+  automaticStart(codon: RuntimeCodon): Promise<RuntimeCodon | undefined> {
+    return this.#limits.automaticStart(codon);
+  }
+
+  /** A wait a previous server journaled and nothing ended: waited for again until the same time. */
+  resumeWait(codon: RuntimeCodon, wait: ResumedWait): Promise<void> {
+    return this.#limits.resumeWait(codon, wait);
+  }
+
+  #now(): number {
+    return (this.#h.now ?? Date.now)();
   }
 
   /** A retry waits (the engine starts nothing else by itself meanwhile). */
@@ -121,74 +132,6 @@ export class Retrying {
     return cancelled;
   }
 
-  /**
-   * A codon the rules start by themselves (autostart, the run going on): when its agent is known to
-   * be limited, its fallbackAgent runs it until the reset, or the run waits for the reset first
-   * (undefined: it waits). A start by a person never comes here: it starts at once.
-   */
-  async automaticStart(codon: RuntimeCodon): Promise<RuntimeCodon | undefined> {
-    const h = this.#h;
-    const now = this.#now();
-    const until = h.limits.limitedUntil(codon.agent, now);
-    if (until === undefined) return codon;
-    const policy = codon.onUsageLimit;
-    const fallback = policy.fallbackAgent;
-    const when = resetWhen(until, now);
-    if (
-      fallback &&
-      fallback.agent !== codon.agent &&
-      h.limits.limitedUntil(fallback.agent, now) === undefined
-    ) {
-      await this.#info(
-        `${codon.agent}'s usage limit resets at ${when}: codon ${codon.id} runs with its fallbackAgent ${fallback.agent} until then`,
-      );
-      return h.limits.fallbackOf(codon, fallback);
-    }
-    const waitUntil = until + policy.marginMs;
-    if (policy.then !== 'wait' || waitUntil - now > policy.maxWaitMs) return codon;
-    const usage: UsageWait = {
-      agent: codon.agent,
-      until: waitUntil,
-      resetsAt: until,
-      clockStopped: !policy.countWait,
-    };
-    const retry = this.#timer.reserve(codon, firstAttempt(codon, h.defaultModel), { usage, first: true });
-    await this.#waiting(codon.id, usage);
-    if (this.#timer.pending === retry)
-      this.#timer.arm(retry, waitUntil - now, (due) => h.enqueue(() => this.#run(due)));
-    return undefined;
-  }
-
-  /**
-   * A server that starts during a usage-limit wait its predecessor journaled (and never ended) waits
-   * again until the same time: the wait is journaled anew for this server's clients, and the codon
-   * starts when it is due (at once when that is past). Its agent root is at the codon's start
-   * already: the recovery took the run back to its last clean point.
-   */
-  async resumeWait(codon: RuntimeCodon, wait: ResumedWait): Promise<void> {
-    const h = this.#h;
-    const usage: UsageWait = {
-      agent: wait.agent,
-      ...(wait.model === undefined ? {} : { model: wait.model }),
-      ...(wait.resetsAt === undefined ? {} : { resetsAt: wait.resetsAt }),
-      until: wait.until,
-      ...(wait.detail === undefined ? {} : { detail: wait.detail }),
-      clockStopped: !codon.onUsageLimit.countWait,
-    };
-    h.limits.limit(wait.agent, wait.resetsAt ?? wait.until);
-    await this.#info(
-      `the server stopped during a usage-limit wait: codon ${codon.id} starts again at ${resetWhen(wait.until, this.#now())}, as that wait said`,
-    );
-    const retry = this.#timer.reserve(codon, firstAttempt(codon, h.defaultModel), { usage, first: true });
-    await this.#waiting(codon.id, usage);
-    if (this.#timer.pending === retry)
-      this.#timer.arm(retry, Math.max(0, wait.until - this.#now()), (due) => h.enqueue(() => this.#run(due)));
-  }
-
-  #now(): number {
-    return (this.#h.now ?? Date.now)();
-  }
-
   /** After a codon's end was recorded: a retry, or the decision of what runs next. */
   async afterCodon(
     codon: RuntimeCodon,
@@ -201,7 +144,7 @@ export class Retrying {
     if (h.stopping() || h.recorder.halted) return;
     const failureReason = codonOf(runOf(h.state(), runId), codon.id)?.failureReason;
     if (status === 'failed' && failureReason?.type === 'usage-limit')
-      return this.#usageLimit(codon, runId, attempt, failureReason);
+      return this.#limits.afterLimit(codon, runId, attempt, failureReason);
     h.limits.endChain(codon.id);
     const decision = afterAttempt(codon, {
       ...attempt,
@@ -242,74 +185,6 @@ export class Retrying {
       status,
       autostart: h.autostart,
       ...(afterwards === 'continue' ? { passOver: true } : {}),
-    });
-  }
-
-  /**
-   * The codon ended on a usage limit (docs/unattended.md#usage-limits): its fallbackAgent takes it
-   * over at once, or the run waits for the reset and starts it again, each from its start checkpoint;
-   * else it stays failed and onFailure `then` decides (never its backoff retries: seconds do not help).
-   */
-  async #usageLimit(
-    codon: RuntimeCodon,
-    runId: string,
-    attempt: NextAttempt,
-    reason: FailureReason,
-  ): Promise<void> {
-    const h = this.#h;
-    const now = this.#now();
-    const planned = h.planned(codon.id) ?? codon;
-    const parsed = reason.resetsAt === undefined ? Number.NaN : Date.parse(reason.resetsAt);
-    const resetsAt = Number.isNaN(parsed) ? undefined : parsed;
-    const policy = planned.onUsageLimit;
-    h.limits.limit(codon.agent, resetsAt ?? now + policy.unknownResetWaitMs);
-    const decision = decideUsageLimit({
-      policy,
-      agent: codon.agent,
-      onFallback: h.limits.isFallback(codon),
-      ...(resetsAt === undefined ? {} : { resetsAt }),
-      now,
-      since: h.limits.since(codon.id, now),
-    });
-    const next = (model: string, onFallback: boolean): NextAttempt => ({
-      attempt: attempt.attempt + 1,
-      maxAttempts: Math.max(attempt.maxAttempts, attempt.attempt) + 1,
-      model,
-      onFallback,
-    });
-    if (decision.kind === 'fail') {
-      h.limits.endChain(codon.id);
-      if (planned.onFailure.then === 'idle') await this.#info(`codon ${codon.id} failed: ${decision.why}`);
-      return this.#giveUp(codon, 'failed', planned.onFailure.then, decision.why);
-    }
-    if (decision.kind === 'fallback') {
-      const moved = h.limits.fallbackOf(planned, decision.fallback);
-      const model = firstAttempt(moved, h.defaultModel).model;
-      return this.#schedule(moved, runId, {
-        next: next(model, false),
-        waitMs: 0,
-        announce: [
-          `codon ${codon.id}: ${decision.why}, from its start checkpoint (attempt ${attempt.attempt + 1})`,
-        ],
-      });
-    }
-    // Back to its own agent after the wait (a fallback that met a limit too waits for both).
-    const ownUntil = h.limits.limitedUntil(planned.agent, now);
-    const until =
-      ownUntil === undefined ? decision.until : Math.max(decision.until, ownUntil + policy.marginMs);
-    const model = h.limits.isFallback(codon) ? firstAttempt(planned, h.defaultModel).model : attempt.model;
-    return this.#schedule(planned, runId, {
-      next: next(model, attempt.onFallback && !h.limits.isFallback(codon)),
-      waitMs: until - now,
-      announce: [],
-      usage: {
-        agent: codon.agent,
-        ...(codon.model === undefined ? {} : { model: codon.model }),
-        ...(resetsAt === undefined ? {} : { resetsAt }),
-        until,
-        ...(reason.message ? { detail: reason.message } : {}),
-        clockStopped: !policy.countWait,
-      },
     });
   }
 
@@ -362,7 +237,7 @@ export class Retrying {
         const waitMs = Math.max(0, (cancelled.dueAt ?? Date.now()) - Date.now());
         h.enqueue(async () => {
           if (usage) {
-            await this.#waiting(codon.id, usage);
+            await this.#limits.waiting(codon.id, usage);
             await this.#info(`${command.type} was refused; the usage-limit wait goes on`);
           } else
             await this.#info(
@@ -399,25 +274,9 @@ export class Retrying {
     if (plan.usage) {
       // A command may have ended the wait while the tree came back: it said so itself.
       if (this.#timer.pending !== retry) return;
-      await this.#waiting(codon.id, plan.usage);
+      await this.#limits.waiting(codon.id, plan.usage);
     }
     this.#timer.arm(retry, plan.waitMs, (due) => h.enqueue(() => this.#run(due)));
-  }
-
-  /** Journals the wait (usageLimit.waiting) and stops the clocks it stops. */
-  async #waiting(codonId: string, usage: UsageWait): Promise<void> {
-    const now = this.#now();
-    if (usage.clockStopped) this.#h.clock(codonId, true);
-    await this.#h.recorder.publish('usageLimit.waiting', {
-      codonId,
-      agent: usage.agent,
-      ...(usage.model === undefined ? {} : { model: usage.model }),
-      ...(usage.resetsAt === undefined ? {} : { resetsAt: new Date(usage.resetsAt).toISOString() }),
-      until: new Date(usage.until).toISOString(),
-      waitMs: Math.max(0, Math.round(usage.until - now)),
-      ...(usage.detail === undefined ? {} : { detail: usage.detail }),
-      message: waitingMessage(usage.agent, codonId, usage.resetsAt, usage.until, now),
-    });
   }
 
   async #run(retry: PendingRetry<RuntimeCodon>): Promise<void> {

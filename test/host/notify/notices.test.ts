@@ -52,6 +52,33 @@ function classifier() {
 }
 
 describe('NoticeClassifier', () => {
+  it('usage-limit: the run begins to wait for a reset, with the agent, the reset and when the codon starts again', () => {
+    const feed = classifier();
+    const [notice, ...rest] = feed(
+      started('two'),
+      ev('usageLimit.waiting', {
+        codonId: 'two',
+        agent: 'claude-code',
+        resetsAt: '2030-01-01T05:00:00.000Z',
+        until: '2030-01-01T05:01:00.000Z',
+        waitMs: 18_055_000,
+        message: 'waiting for the usage limit of claude-code to reset at 05:00 (in 5 h)',
+      }),
+    );
+    expect(rest).toEqual([]);
+    expect(notice).toMatchObject({
+      event: 'usage-limit',
+      codonId: 'two',
+      runId: 'run-2',
+      reason: 'waiting for the usage limit of claude-code to reset at 05:00 (in 5 h)',
+      usageLimit: {
+        agent: 'claude-code',
+        resetsAt: '2030-01-01T05:00:00.000Z',
+        until: '2030-01-01T05:01:00.000Z',
+      },
+    });
+  });
+
   it('codon-failed: a codon that failed, with its cost, duration, reason, attempt and the run around it', () => {
     const feed = classifier();
     const notices = feed(

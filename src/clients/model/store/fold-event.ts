@@ -29,6 +29,7 @@ import { isRollbackEvent, rollbackEvent, rollbackRefused } from './rollback.ts';
 import type { RunState } from './run-state.ts';
 import { sentinelError, sentinelLoaded, sentinelOutput, sentinelUnloaded } from './sentinels.ts';
 import { totalTokens } from './totals.ts';
+import { endUsageWait, snapshotUsageWait, usageLimitEnded, usageLimitWaiting } from './usage-wait.ts';
 
 /** Server events folded into the run's state, one by one: what each event changes in what the UIs show. */
 export function foldEvents(state: RunState, events: readonly ServerEvent[]): RunState {
@@ -44,13 +45,17 @@ export function foldEvent(state: RunState, e: ServerEvent): RunState {
 }
 
 function foldEventOnly(state: RunState, e: ServerEvent): RunState {
-  if (isRollbackEvent(e)) return rollbackEvent(state, e);
+  // A rollback ends the run a wait was part of.
+  if (isRollbackEvent(e))
+    return rollbackEvent(e.type === 'rollback.started' ? endUsageWait(state) : state, e);
   switch (e.type) {
     case 'codon.started': {
       const d = e.data;
-      const { idle: _idle, ...run } = state.run;
+      // Whatever started it (the reset, a command), a codon that starts ends a usage-limit wait.
+      const unheld = endUsageWait(state);
+      const { idle: _idle, ...run } = unheld.run;
       // A new attempt: the earlier one's calls still waiting can never get their results.
-      const ended = endWaitingCalls({ ...state, run }, d.codonId);
+      const ended = endWaitingCalls({ ...unheld, run }, d.codonId);
       const started = noteAttempt(codonStarted(ended, d, 'running', false), d);
       return {
         ...codonStartedLine(started, e),
@@ -76,17 +81,21 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
             outputTokens: totalTokens(state.run).output,
           }
         : undefined;
-      return {
-        ...applySnapshotCodons(state, codons),
-        run: {
-          ...run,
-          totalCost: d.totalCost,
-          totalCostEstimated: d.totalCostEstimated === true,
-          workTime: d.totalTime,
-          isRollingBack: d.isRollingBack,
-          ...(budgets ? { budgets } : {}),
+      const applied = applySnapshotCodons(state, codons);
+      return snapshotUsageWait(
+        {
+          ...applied,
+          run: {
+            ...run,
+            totalCost: d.totalCost,
+            totalCostEstimated: d.totalCostEstimated === true,
+            workTime: d.totalTime,
+            isRollingBack: d.isRollingBack,
+            ...(budgets ? { budgets } : {}),
+          },
         },
-      };
+        d.usageLimitWait,
+      );
     }
     case 'state.transition':
       return foldTransition(state, e);
@@ -206,9 +215,9 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
     case 'sandbox.denied':
       return note(state, e.id, sandboxDeniedText(e.data), 'warn');
     case 'usageLimit.waiting':
-      return note(state, e.id, e.data.message, 'warn');
+      return usageLimitWaiting(state, e);
     case 'usageLimit.ended':
-      return note(state, e.id, e.data.message, 'info');
+      return usageLimitEnded(state, e);
     // Not shown: the file tree (no pane asks for it), verbose sentinel triggers, gate output (its
     // tail comes with the failure), connection plumbing.
     case 'verify.output':

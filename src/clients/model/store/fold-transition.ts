@@ -4,11 +4,12 @@ import { codonStarted, failActiveCodons, isActiveStatus, setCodonCost } from './
 import type { RunState } from './run-state.ts';
 import { addTokens } from './totals.ts';
 import { readTransition } from './transition-data.ts';
+import { endUsageWait } from './usage-wait.ts';
 
 /** A state.transition folded in: the run's totals it carries, then what its transition changes. */
 export function foldTransition(state: RunState, e: ServerEventOf<'state.transition'>): RunState {
   const { resultingState } = e.data;
-  const withTotals: RunState = {
+  const totals: RunState = {
     ...state,
     run: {
       ...state.run,
@@ -21,7 +22,8 @@ export function foldTransition(state: RunState, e: ServerEventOf<'state.transiti
     },
   };
   const t = readTransition(e.data);
-  if (!t) return withTotals;
+  if (!t) return totals;
+  const withTotals = ENDS_USAGE_WAIT.has(t.type) ? endUsageWait(totals) : totals;
   const run = withTotals.run;
   switch (t.type) {
     case 'RunStarted': {
@@ -107,6 +109,15 @@ export function foldTransition(state: RunState, e: ServerEventOf<'state.transiti
     }
   }
 }
+
+/** A codon starting, or the run ending or beginning anew, ends a usage-limit wait. */
+const ENDS_USAGE_WAIT: ReadonlySet<string> = new Set([
+  'RunStarted',
+  'RunCompleted',
+  'RunFailed',
+  'RunCrashed',
+  'CodonStarted',
+]);
 
 /** The waiting calls of the codons a crash interrupted end with them (their codon.completed may come later). */
 function endActiveCodonsCalls(state: RunState): RunState {

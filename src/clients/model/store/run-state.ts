@@ -9,6 +9,7 @@ import type {
   ServerEvent,
 } from '../../../core/protocol/index.ts';
 import type { Tone } from '../tone.ts';
+import type { UsageWait } from '../usage-wait.ts';
 import type { BudgetView } from './budget.ts';
 
 /** Everything the UI knows about the run, folded from protocol events. Plain data, never mutated. */
@@ -66,6 +67,8 @@ export type RunInfo = {
   codonTokens: Record<string, TokenTotals>;
   /** Spend against the budgets in force, from the last state.snapshot that had any. */
   budgets?: BudgetView;
+  /** The usage-limit wait in progress (usage-wait.ts): which codon starts again, and when. */
+  usageWait?: UsageWait;
 };
 
 export type ToolResult = {

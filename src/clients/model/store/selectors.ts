@@ -1,5 +1,6 @@
 import type { CheckpointInfo } from '../../../core/protocol/index.ts';
 import { formatTime } from '../format.ts';
+import { USAGE_WAIT_WORD } from '../usage-wait.ts';
 import { isEnded, orderedCodons } from './codons.ts';
 import type { CodonRow, RunState } from './run-state.ts';
 
@@ -64,9 +65,13 @@ export function statusNotice(state: RunState): RunState['notice'] {
 /** What codon.next would start, as the server's last server.idle named it (absent from older servers). */
 export const nextCodonId = (run: RunState['run']): string | undefined => run.idle?.nextCodonId;
 
-/** The run's state in a few words (header): rolling back, ended, plan done, idle and what runs next. */
+/**
+ * The run's state in a few words (header): rolling back, waiting for a usage limit, ended, plan done,
+ * idle and what runs next.
+ */
 export function runWord(run: RunState['run']): string {
   if (run.isRollingBack) return 'ROLLING BACK';
+  if (run.usageWait) return USAGE_WAIT_WORD;
   if (run.runStatus && run.runStatus !== 'running' && !idleSinceEnd(run)) return `run ${run.runStatus}`;
   if (run.idle?.reason === 'all-codons-completed') return 'plan done';
   const next = nextCodonId(run);

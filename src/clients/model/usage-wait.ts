@@ -1,0 +1,95 @@
+import type { FailureReason } from '../../core/protocol/index.ts';
+import type { UsageLimitWait } from '../../core/protocol/usage-limit-events.ts';
+
+/**
+ * How every client words a usage-limit wait (docs/unattended.md#usage-limits): the reset time as a
+ * local clock, and the time left, counted from `now` (given: pure, and tests pick the moment). One
+ * wording for the terminal UI, the dashboard, `runs`, `log`, the MCP status and the batch table.
+ */
+
+export type UsageWait = UsageLimitWait;
+
+/** What a codon the run waits for says instead of its status (the codon list, the detail, the overview). */
+export const USAGE_WAIT_WORD = 'waiting for usage limit';
+/** The same in the terminal UI's status column, eleven characters wide. */
+export const USAGE_WAIT_SHORT = 'usage limit';
+
+const DAY_MS = 86_400_000;
+const two = (n: number) => String(n).padStart(2, '0');
+const sameDay = (a: Date, b: Date) =>
+  a.getFullYear() === b.getFullYear() && a.getMonth() === b.getMonth() && a.getDate() === b.getDate();
+
+/**
+ * A moment as a local clock: `15:00` today, `tomorrow 15:00`, else `2026-12-03 15:00` (a weekly
+ * limit resets days away). The ISO text itself when it is no time.
+ */
+export function clockAt(iso: string, now: number): string {
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return iso;
+  const clock = `${two(at.getHours())}:${two(at.getMinutes())}`;
+  const today = new Date(now);
+  if (sameDay(at, today)) return clock;
+  // Local midnight to midnight: a day with a DST change is not 24 hours long, so step by the calendar.
+  const tomorrow = new Date(today.getFullYear(), today.getMonth(), today.getDate() + 1);
+  if (sameDay(at, tomorrow)) return `tomorrow ${clock}`;
+  return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())} ${clock}`;
+}
+
+/**
+ * The time left as people count it down: `in 2 h 13 m`, `in 14 m`, `in 4 m 05 s` (the last ten
+ * minutes tick visibly), `in 45 s`, `in 2 d 3 h`; `any moment now` once it is due.
+ */
+export function timeLeft(ms: number): string {
+  if (!(ms > 0)) return 'any moment now';
+  // Rounded up: "in 0 s" would be a lie one second early.
+  const s = Math.ceil(ms / 1_000);
+  if (s < 60) return `in ${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 10) return `in ${m} m ${two(s % 60)} s`;
+  if (m < 60) return `in ${m} m`;
+  const h = Math.floor(m / 60);
+  if (ms < DAY_MS) return `in ${h} h${m % 60 ? ` ${m % 60} m` : ''}`;
+  return `in ${Math.floor(h / 24)} d${h % 24 ? ` ${h % 24} h` : ''}`;
+}
+
+/**
+ * The wait in one line, counted down from `now`. With a reset time:
+ * `waiting for the usage limit of claude-code to reset at 15:00 (in 2 h 13 m)`; without one (the
+ * agent said none): `waiting for the usage limit of codex (no reset time given): trying again at
+ * 15:15 (in 14 m)`. `short`: `usage limit: resets 15:00 (in 2 h 13 m)`, for a narrow screen.
+ */
+export function usageWaitText(wait: UsageWait, now: number, options: { short?: boolean } = {}): string {
+  const at = wait.resetsAt ?? wait.until;
+  const left = timeLeft(Date.parse(at) - now);
+  const clock = clockAt(at, now);
+  if (options.short) return `usage limit: ${wait.resetsAt ? 'resets' : 'tries again'} ${clock} (${left})`;
+  return wait.resetsAt
+    ? `waiting for the usage limit of ${wait.agent} to reset at ${clock} (${left})`
+    : `waiting for the usage limit of ${wait.agent} (no reset time given): trying again at ${clock} (${left})`;
+}
+
+/**
+ * The wait as a record says it, without a countdown (a log line, an activity line, a table cell
+ * read later): `two waits for the usage limit of claude-code to reset at 15:00, then starts again at
+ * 15:01`. `now`: when it was said (the event's time), for whether the clock needs its date.
+ */
+export function usageWaitRecord(wait: UsageWait, now: number): string {
+  const until = clockAt(wait.until, now);
+  const reset = wait.resetsAt ? `to reset at ${clockAt(wait.resetsAt, now)}` : '(no reset time given)';
+  return `${wait.codonId} waits for the usage limit of ${wait.agent} ${reset}, then starts again at ${until}`;
+}
+
+/** `waiting for usage limit until 15:01`: the run's state in `ribosome runs` and the batch table. */
+export function usageWaitState(wait: UsageWait, now: number): string {
+  return `${USAGE_WAIT_WORD} until ${clockAt(wait.until, now)}`;
+}
+
+/**
+ * A usage-limit failure (onUsageLimit: fail, or a reset past maxWaitMs) in a few words:
+ * `usage limit (resets 15:00)`, or `usage limit` when the agent gave no reset time. Undefined for
+ * any other failure.
+ */
+export function usageLimitFailure(reason: FailureReason | undefined, now: number): string | undefined {
+  if (reason?.type !== 'usage-limit') return undefined;
+  return reason.resetsAt ? `usage limit (resets ${clockAt(reason.resetsAt, now)})` : 'usage limit';
+}

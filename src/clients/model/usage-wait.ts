@@ -13,6 +13,8 @@ export type UsageWait = UsageLimitWait;
 export const USAGE_WAIT_WORD = 'waiting for usage limit';
 /** The same in the terminal UI's status column, eleven characters wide. */
 export const USAGE_WAIT_SHORT = 'usage limit';
+/** A clock: the codon starts again when the limit resets (one column wide, as the other status marks). */
+export const USAGE_WAIT_ICON = '◷';
 
 const DAY_MS = 86_400_000;
 const two = (n: number) => String(n).padStart(2, '0');
@@ -92,4 +94,9 @@ export function usageWaitState(wait: UsageWait, now: number): string {
 export function usageLimitFailure(reason: FailureReason | undefined, now: number): string | undefined {
   if (reason?.type !== 'usage-limit') return undefined;
   return reason.resetsAt ? `usage limit (resets ${clockAt(reason.resetsAt, now)})` : 'usage limit';
+}
+
+/** A failure's kind as the views name it: its type, or `usage limit (resets 15:00)` for a usage limit. */
+export function failureKind(reason: FailureReason, now: number): string {
+  return usageLimitFailure(reason, now) ?? reason.type;
 }

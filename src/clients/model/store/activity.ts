@@ -2,6 +2,7 @@ import { own, type ServerEventOf } from '../../../core/protocol/index.ts';
 import { formatCost, formatDuration, isEndedWithCodon, oneLine } from '../format.ts';
 import { answeredCall } from '../paired-call.ts';
 import type { Tone } from '../tone.ts';
+import { failureKind } from '../usage-wait.ts';
 import { type ActivityEntry, MAX_ACTIVITY, type RunState, type ToolResult } from './run-state.ts';
 
 /**
@@ -208,7 +209,7 @@ export function codonCompletedLine(state: RunState, e: ServerEventOf<'codon.comp
   const cost = formatCost(d.cost, d.costEstimated === true || row?.costEstimated === true);
   const word = status === 'skipped' || status === 'stopped' ? status : d.success ? 'completed' : 'failed';
   const reason = d.failureReason
-    ? `: ${d.failureReason.type}${d.failureReason.message ? ` ${d.failureReason.message}` : ''}`
+    ? `: ${failureKind(d.failureReason, Date.parse(e.timestamp))}${d.failureReason.message ? ` ${d.failureReason.message}` : ''}`
     : '';
   return appendActivity(state, {
     kind: 'codon',

@@ -62,8 +62,12 @@ export function statusNotice(state: RunState): RunState['notice'] {
   return state.notice;
 }
 
-/** What codon.next would start, as the server's last server.idle named it (absent from older servers). */
-export const nextCodonId = (run: RunState['run']): string | undefined => run.idle?.nextCodonId;
+/**
+ * What codon.next would start: the codon a usage-limit wait holds (codon.next starts it at once),
+ * else what the server's last server.idle named (absent from older servers).
+ */
+export const nextCodonId = (run: RunState['run']): string | undefined =>
+  run.usageWait?.codonId ?? run.idle?.nextCodonId;
 
 /**
  * The run's state in a few words (header): rolling back, waiting for a usage limit, ended, plan done,

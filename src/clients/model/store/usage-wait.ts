@@ -1,6 +1,6 @@
 import { own, type ServerEventOf } from '../../../core/protocol/index.ts';
 import { oneLine } from '../format.ts';
-import { USAGE_WAIT_WORD, type UsageWait, usageWaitRecord } from '../usage-wait.ts';
+import { USAGE_WAIT_ICON, USAGE_WAIT_WORD, type UsageWait, usageWaitRecord } from '../usage-wait.ts';
 import { note } from './activity.ts';
 import { upsertCodon } from './codons.ts';
 import type { RunState } from './run-state.ts';
@@ -40,7 +40,7 @@ const waitOf = (d: ServerEventOf<'usageLimit.waiting'>['data']): UsageWait => ({
 /** usageLimit.waiting: the wait begins, a line says until when (as it was then: no countdown in a record). */
 export function usageLimitWaiting(state: RunState, e: ServerEventOf<'usageLimit.waiting'>): RunState {
   const wait = waitOf(e.data);
-  const text = `⏸ ${oneLine(usageWaitRecord(wait, Date.parse(e.timestamp)))}`;
+  const text = `${USAGE_WAIT_ICON} ${oneLine(usageWaitRecord(wait, Date.parse(e.timestamp)))}`;
   return {
     ...note(beginUsageWait(state, wait), e.id, text, 'warn'),
     notice: { text: oneLine(e.data.message), tone: 'warn' },

@@ -315,6 +315,7 @@ export function App(props: AppProps): React.ReactElement {
         connection: state.connection,
         run: state.run,
         proxy: proxyLabel(state.connection.proxy),
+        width: size.width,
         ...(props.dashboard ? { dashboard: props.dashboard } : {}),
       }),
       main,

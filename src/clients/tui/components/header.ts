@@ -7,6 +7,7 @@ import { budgetLine } from '../../model/store/budget.ts';
 import type { RunState } from '../../model/store/run-state.ts';
 import { runWord } from '../../model/store/selectors.ts';
 import { describeCost, totalTokens } from '../../model/store/totals.ts';
+import { usageWaitText } from '../../model/usage-wait.ts';
 import { useTheme } from '../theme.ts';
 
 const h = React.createElement;
@@ -17,7 +18,12 @@ export type HeaderProps = {
   proxy: string;
   /** The dashboard's address as printed (its key included): shown without the key, which the help has. */
   dashboard?: string;
+  /** The terminal's columns: a narrow one gets the short form of a long state (a usage-limit wait). */
+  width?: number;
 };
+
+/** From this many columns on, a usage-limit wait is said in full (else `usage limit: resets 15:00 (...)`). */
+const FULL_WAIT_WIDTH = 110;
 
 /** The dashboard's address for the header: a key (`?token=`) stays in the help, off the always-visible line. */
 export function dashboardLabel(address: string): string {
@@ -31,10 +37,13 @@ export const Header = React.memo(function Header({
   run,
   proxy,
   dashboard,
+  width,
 }: HeaderProps): React.ReactElement {
   const theme = useTheme();
   const done = run.idle?.reason === 'all-codons-completed';
-  const ticking = run.runStatus === 'running' && !done && connection.state === 'open';
+  // A usage-limit wait counts down each second, whatever the run's clock does.
+  const ticking =
+    (run.runStatus === 'running' && !done && connection.state === 'open') || run.usageWait !== undefined;
   const now = useNow(1_000, ticking);
   const lost = connection.state === 'reconnecting' || connection.state === 'closed';
   const first = lost
@@ -65,7 +74,10 @@ export const Header = React.memo(function Header({
   const cache = tokens.cacheRead + tokens.cacheCreation;
   const budget = budgetLine(run, tokens.output, now);
   // What the run is doing (and what runs next) comes first: the line is cut at the right edge.
-  const before = displayLine(`${runWord(run)}  cost ${describeCost(run)}  `);
+  const wait = run.usageWait
+    ? displayLine(usageWaitText(run.usageWait, now, { short: (width ?? FULL_WAIT_WIDTH) < FULL_WAIT_WIDTH }))
+    : undefined;
+  const before = displayLine(`${wait ? '' : `${runWord(run)}  `}cost ${describeCost(run)}  `);
   const after = [
     `tokens ${formatTokens(tokens.input)} in · ${formatTokens(tokens.output)} out${cache > 0 ? ` · ${formatTokens(cache)} cache` : ''}`,
     `elapsed ${elapsed}`,
@@ -74,14 +86,15 @@ export const Header = React.memo(function Header({
   ]
     .filter(Boolean)
     .join('  ');
-  const second = budget
-    ? h(
-        Text,
-        { wrap: 'truncate-end' },
-        before,
-        h(Text, { color: theme.tone(budget.tone), bold: budget.tone !== undefined }, budget.text),
-        `  ${after}`,
-      )
-    : h(Text, { wrap: 'truncate-end' }, before, after);
+  const second = h(
+    Text,
+    { wrap: 'truncate-end' },
+    wait ? h(Text, { color: theme.tone('warn'), bold: true }, wait) : '',
+    wait ? '  ' : '',
+    before,
+    budget ? h(Text, { color: theme.tone(budget.tone), bold: budget.tone !== undefined }, budget.text) : '',
+    budget ? '  ' : '',
+    after,
+  );
   return h(Box, { flexDirection: 'column' }, first, second);
 });

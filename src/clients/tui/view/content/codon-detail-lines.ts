@@ -1,6 +1,7 @@
 import { formatCost, formatDuration, formatTime, oneLine } from '../../../model/format.ts';
 import { attemptWord, fallbackModelOf } from '../../../model/store/codons.ts';
 import type { CodonRow, RunState } from '../../../model/store/run-state.ts';
+import { failureKind } from '../../../model/usage-wait.ts';
 import { wrapText } from '../fit-text.ts';
 import type { Line } from '../lines.ts';
 import { STATUS_ICON } from './codon-lines.ts';
@@ -46,7 +47,7 @@ export function codonDetailLines(
   field('model', fallbackModelOf(row) ?? row.retry?.model);
   const failure = row.failureReason;
   if (failure) {
-    const text = `${failure.type}${failure.retriable ? ' (retriable)' : ''}${failure.message ? `: ${failure.message}` : ''}`;
+    const text = `${failureKind(failure, options.now)}${failure.retriable ? ' (retriable)' : ''}${failure.message ? `: ${failure.message}` : ''}`;
     for (const [i, part] of wrapText(oneLine(text, 2_000), Math.max(20, options.width - 16), 6).entries())
       lines.push({ text: `  ${(i === 0 ? 'failure' : '').padEnd(12)} ${part}`, tone: 'bad' });
   }

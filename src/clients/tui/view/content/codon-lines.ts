@@ -10,6 +10,7 @@ import {
 import type { CodonRow, RunState } from '../../../model/store/run-state.ts';
 import { PASSED_OVER, passedOverCodons } from '../../../model/store/selectors.ts';
 import type { Tone } from '../../../model/tone.ts';
+import { USAGE_WAIT_ICON, USAGE_WAIT_SHORT, USAGE_WAIT_WORD } from '../../../model/usage-wait.ts';
 import { padTo } from '../fit-text.ts';
 import type { Line } from '../lines.ts';
 
@@ -31,6 +32,8 @@ export const STATUS_ICON: Record<CodonStatus, string> = {
 
 // Hollow: about to run (▶ runs).
 const NEXT_ICON = '▷';
+
+const waitsForUsage = (row: CodonRow) => row.note === USAGE_WAIT_WORD;
 
 const STATUS_TONE: Record<CodonStatus, Tone> = {
   pending: 'muted',
@@ -83,7 +86,11 @@ export function codonLines(
     );
     return {
       text: selecting ? `${chosen ? '›' : ' '} ${text}` : text,
-      tone: next && row.status === 'pending' ? 'accent' : STATUS_TONE[row.status],
+      tone: waitsForUsage(row)
+        ? 'warn'
+        : next && row.status === 'pending'
+          ? 'accent'
+          : STATUS_TONE[row.status],
       bold: active || next || chosen,
       // While a codon is selected, the selection is the one inverse line.
       highlight: selecting ? chosen : active,
@@ -114,7 +121,11 @@ export function codonLine(
     (isActiveStatus(row.status) && row.startTime ? now - Date.parse(row.startTime) : undefined);
   // A pending codon that is next says so; an ended one (a failed codon retried) keeps its status.
   const waiting = next && row.status === 'pending';
-  const word = waiting ? 'next' : (attemptWord(row) ?? row.note ?? row.status);
+  const word = waiting
+    ? 'next'
+    : waitsForUsage(row)
+      ? USAGE_WAIT_SHORT
+      : (attemptWord(row) ?? row.note ?? row.status);
   // An estimate's `~` stands out to the left of the column.
   const cost = formatCost(row.cost, row.costEstimated).padStart(7);
   const time = (elapsed === undefined ? '' : formatDuration(elapsed)).padStart(6);
@@ -129,5 +140,6 @@ export function codonLine(
   // end, the name cut before it is.
   const agent = showAgent && row.agent && labelWidth - row.agent.length - 1 >= 8 ? ` ${row.agent}` : '';
   const label = `${padTo(`${name}${attempts}`, labelWidth - agent.length)}${agent}`;
-  return `${waiting ? NEXT_ICON : STATUS_ICON[row.status]} ${label}${right}`;
+  const icon = waitsForUsage(row) ? USAGE_WAIT_ICON : waiting ? NEXT_ICON : STATUS_ICON[row.status];
+  return `${icon} ${label}${right}`;
 }

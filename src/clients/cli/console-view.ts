@@ -15,6 +15,7 @@ import {
   oneLine as shownOnOneLine,
 } from '../model/format.ts';
 import { messageLine } from '../model/store/messages.ts';
+import { failureKind, usageWaitEndedText, usageWaitRecord } from '../model/usage-wait.ts';
 import { readTransition } from '../model/store/transition-data.ts';
 import { endedCallLine, waitingCalls } from './waiting-calls.ts';
 
@@ -99,8 +100,16 @@ function eventLine(
       if (endedBy)
         return `< ${e.data.codonId} ${endedBy.toUpperCase()} (${took})${reason?.message ? `: ${oneLine(reason.message)}` : ''}`;
       const message = reason?.message ? ` ${oneLine(reason.message)}` : '';
-      return `< ${e.data.codonId} FAILED (${took}): [${reason?.type ?? 'unknown'}]${message}`;
+      const kind = reason ? failureKind(reason, Date.parse(e.timestamp)) : 'unknown';
+      return `< ${e.data.codonId} FAILED (${took}): [${kind}]${message}`;
     }
+    case 'usageLimit.waiting': {
+      // As it was said then (the event's time): a log read later has no countdown to show.
+      const said = e.data.detail ? `: ${oneLine(e.data.detail)}` : '';
+      return `~ ${usageWaitRecord(e.data, Date.parse(e.timestamp))}${said}`;
+    }
+    case 'usageLimit.ended':
+      return `~ ${usageWaitEndedText(e.data)}`;
     case 'server.idle':
       return `= ${e.data.message}`;
     case 'error':
@@ -252,6 +261,8 @@ export async function watchUntilDone(
   let lastFailed = false;
   let budgetMessage: string | undefined;
   let unwritten: UnwrittenCheckpoint | undefined;
+  /** A usage-limit wait in progress: the codon that failed starts again, so the run is not over. */
+  let waiting = false;
   let done = false;
   const describe = consoleView();
   const handle = (e: ServerEvent) => {
@@ -260,6 +271,8 @@ export async function watchUntilDone(
       if (line) write(line);
     }
     if (e.type === 'codon.started' && unwritten?.codonId === e.data.codonId) unwritten = undefined;
+    if (e.type === 'usageLimit.waiting') waiting = true;
+    if (e.type === 'usageLimit.ended' || e.type === 'codon.started') waiting = false;
     if (e.type === 'error') unwritten = unwrittenCheckpoint(e.data) ?? unwritten;
     if (e.type === 'codon.completed') {
       lastFailed = !e.data.success;
@@ -269,7 +282,7 @@ export async function watchUntilDone(
     // A budget that ran out between codons says so in a warning ("...; codons that count in it are refused").
     if (e.type === 'error' && e.data.code === 'BUDGET_EXCEEDED' && e.data.severity === 'warning')
       budgetMessage = e.data.message.split('; ')[0];
-    if (e.type === 'server.idle' && !done) {
+    if (e.type === 'server.idle' && !done && !waiting) {
       const verdict = doneVerdict(e.data, lastFailed);
       if (verdict !== undefined) {
         done = true;

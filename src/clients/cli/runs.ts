@@ -40,6 +40,15 @@ function shownRow(r: RunRow): RunRow {
     stopped: r.stopped.map(displayLine),
     startedAt: displayLine(r.startedAt),
     branch: r.branch === null ? null : displayLine(r.branch),
+    ...(r.usageWait
+      ? {
+          usageWait: {
+            ...r.usageWait,
+            codonId: displayLine(r.usageWait.codonId),
+            agent: displayLine(r.usageWait.agent),
+          },
+        }
+      : {}),
   };
 }
 

@@ -81,6 +81,12 @@ export function usageWaitRecord(wait: UsageWait, now: number): string {
   return `${wait.codonId} waits for the usage limit of ${wait.agent} ${reset}, then starts again at ${until}`;
 }
 
+/** `two: the usage-limit wait ended (the reset came)`, or `(codon.next took over)`. */
+export function usageWaitEndedText(d: { codonId: string; how: 'reset' | 'command'; command?: string }): string {
+  const how = d.how === 'reset' ? 'the reset came' : `${d.command ?? 'a command'} took over`;
+  return `${d.codonId}: the usage-limit wait ended (${how})`;
+}
+
 /** `waiting for usage limit until 15:01`: the run's state in `ribosome runs` and the batch table. */
 export function usageWaitState(wait: UsageWait, now: number): string {
   return `${USAGE_WAIT_WORD} until ${clockAt(wait.until, now)}`;

@@ -1,5 +1,11 @@
 import { readPlanRecord } from './plan-record.ts';
-import { lastEventTimes, liveServerUrl, openExecutionDb, readState } from './read-execution.ts';
+import {
+  lastEventTimes,
+  liveServerUrl,
+  openExecutionDb,
+  readState,
+  usageWaitOf,
+} from './read-execution.ts';
 import { type RunRow, runRows } from './run-rows.ts';
 
 /**
@@ -10,11 +16,21 @@ import { type RunRow, runRows } from './run-rows.ts';
 export function readRuns(executionDir: string): RunRow[] {
   const db = openExecutionDb(executionDir);
   try {
-    return runRows(readState(db), {
+    const state = readState(db);
+    // Only a run still running can be waiting: the others' waits ended with them.
+    const running = state.runOrder.filter((id) => state.runs[id]?.status === 'running');
+    const usageWaits = new Map(
+      running.flatMap((id) => {
+        const wait = usageWaitOf(db, id);
+        return wait ? [[id, wait] as const] : [];
+      }),
+    );
+    return runRows(state, {
       plan: readPlanRecord(executionDir),
       serverAlive: liveServerUrl(executionDir) !== undefined,
       lastEventAt: lastEventTimes(db),
       now: new Date(),
+      usageWaits,
     });
   } finally {
     db.close();

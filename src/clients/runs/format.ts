@@ -1,5 +1,6 @@
 import { ESTIMATE_LEGEND, markEstimate } from '../../llm/estimated-cost.ts';
 import { formatDuration } from '../model/format.ts';
+import { usageWaitState } from '../model/usage-wait.ts';
 import type { RunRow } from './run-rows.ts';
 
 /** `$0.0604`, `~$0.0604` when `estimated` (see llm/estimated-cost.ts). */
@@ -7,8 +8,12 @@ export const formatCost = (usd: number, estimated?: boolean) => markEstimate(`$$
 
 export const formatCodons = (done: number, total: number | null) => `${done}/${total ?? '?'}`;
 
-/** `completed`, `rolled back (stopped: w)`, `failed (failed: x; stopped: w)`. */
-function statusCell(r: RunRow): string {
+/**
+ * `completed`, `rolled back (stopped: w)`, `failed (failed: x; stopped: w)`; a running run waiting for
+ * a usage limit: `waiting for usage limit until 15:01 (two)`.
+ */
+function statusCell(r: RunRow, now: number): string {
+  if (r.usageWait) return `${usageWaitState(r.usageWait, now)} (${r.usageWait.codonId})`;
   const failed = r.failed.filter((id) => !r.stopped.includes(id));
   const ended = [
     ...(failed.length > 0 ? [`failed: ${failed.join(', ')}`] : []),
@@ -18,13 +23,16 @@ function statusCell(r: RunRow): string {
   return ended.length > 0 ? `${status} (${ended.join('; ')})` : status;
 }
 
-/** The table of `ribosome runs`: one line per run, columns padded to fit; the legend of `~` under it when used. */
-export function formatRuns(rows: readonly RunRow[]): string {
+/**
+ * The table of `ribosome runs`: one line per run, columns padded to fit; the legend of `~` under it
+ * when used. `now`: whether a wait's clock needs its date.
+ */
+export function formatRuns(rows: readonly RunRow[], now = Date.now()): string {
   if (rows.length === 0) return 'no runs yet';
   const header = ['run', 'status', 'codons', 'cost', 'started', 'duration', 'branch'];
   const cells = rows.map((r) => [
     r.id,
-    statusCell(r),
+    statusCell(r, now),
     formatCodons(r.done, r.total),
     formatCost(r.cost, r.costEstimated),
     r.startedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),

@@ -1,6 +1,7 @@
 import { isDone, lineageOf, progress } from '../../engine/what-next.ts';
 import { runBranchName } from '../../execution/checkpoints/index.ts';
 import type { EngineState, RunState } from '../../execution/state/reducer.ts';
+import type { UsageWait } from '../model/usage-wait.ts';
 import type { PlanRecord } from './plan-record.ts';
 
 /**
@@ -34,6 +35,8 @@ export type RunRow = {
   durationMs: number;
   /** The shadow repository's branch of the run (`run/<id>`, encoded). */
   branch: string | null;
+  /** A running run waiting for a usage limit to reset: which codon starts again, and when. */
+  usageWait?: UsageWait;
 };
 
 export type RunContext = {
@@ -43,6 +46,8 @@ export type RunContext = {
   /** The newest journaled event of each run, by run id (ISO time). */
   lastEventAt: ReadonlyMap<string, string>;
   now: Date;
+  /** The usage-limit wait each run is in, by run id (read-execution.ts usageWaitOf). */
+  usageWaits?: ReadonlyMap<string, UsageWait>;
 };
 
 /** The runs in the order they started. Pure. */
@@ -67,13 +72,15 @@ function runRow(state: EngineState, run: RunState, context: RunContext, rolledBa
   const endedAt = run.endedAt ?? (lost ? (context.lastEventAt.get(run.runId) ?? run.startedAt) : null);
   const end = endedAt ? Date.parse(endedAt) : context.now.getTime();
   const named = runBranchName(run.runId);
+  const status = lost
+    ? 'crashed'
+    : rolledBack && run.status === 'completed'
+      ? 'rolled-back'
+      : endedAs(run.status, counted.done, context.plan?.codons.length, failed, stopped);
+  const usageWait = status === 'running' ? context.usageWaits?.get(run.runId) : undefined;
   return {
     id: run.runId,
-    status: lost
-      ? 'crashed'
-      : rolledBack && run.status === 'completed'
-        ? 'rolled-back'
-        : endedAs(run.status, counted.done, context.plan?.codons.length, failed, stopped),
+    status,
     reason: run.reason,
     done: counted.done,
     total: context.plan ? context.plan.codons.length : null,
@@ -85,6 +92,7 @@ function runRow(state: EngineState, run: RunState, context: RunContext, rolledBa
     endedAt,
     durationMs: Math.max(0, end - Date.parse(run.startedAt)),
     branch: run.branch ?? (named.ok ? named.value : null),
+    ...(usageWait ? { usageWait } : {}),
   };
 }
 

@@ -160,7 +160,7 @@ describe('the usage-limit wait in the store', () => {
       kind: 'note',
       tone: 'warn',
       text: expect.stringMatching(
-        /^⏸ two waits for the usage limit of claude-code to reset at (?:tomorrow |\d{4}-\d\d-\d\d )?\d\d:\d\d, then starts again at/,
+        /^◷ two waits for the usage limit of claude-code to reset at (?:tomorrow |\d{4}-\d\d-\d\d )?\d\d:\d\d, then starts again at/,
       ),
     });
     expect(s.notice).toEqual({ text: 'two waits for the usage limit of claude-code to reset', tone: 'warn' });

@@ -1,6 +1,12 @@
 import { own, type ServerEventOf } from '../../../core/protocol/index.ts';
 import { oneLine } from '../format.ts';
-import { USAGE_WAIT_ICON, USAGE_WAIT_WORD, type UsageWait, usageWaitRecord } from '../usage-wait.ts';
+import {
+  USAGE_WAIT_ICON,
+  USAGE_WAIT_WORD,
+  type UsageWait,
+  usageWaitEndedText,
+  usageWaitRecord,
+} from '../usage-wait.ts';
 import { note } from './activity.ts';
 import { upsertCodon } from './codons.ts';
 import type { RunState } from './run-state.ts';
@@ -49,9 +55,7 @@ export function usageLimitWaiting(state: RunState, e: ServerEventOf<'usageLimit.
 
 /** usageLimit.ended: the time came, or a command took over. */
 export function usageLimitEnded(state: RunState, e: ServerEventOf<'usageLimit.ended'>): RunState {
-  const d = e.data;
-  const how = d.how === 'reset' ? 'the reset came' : `${d.command ?? 'a command'} took over`;
-  return note(endUsageWait(state), e.id, `▷ ${d.codonId}: the usage-limit wait ended (${how})`, 'info');
+  return note(endUsageWait(state), e.id, `▷ ${oneLine(usageWaitEndedText(e.data))}`, 'info');
 }
 
 /** A state.snapshot says whether a wait is in progress (a client that connects mid-wait learns it here). */

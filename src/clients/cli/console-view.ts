@@ -15,8 +15,8 @@ import {
   oneLine as shownOnOneLine,
 } from '../model/format.ts';
 import { messageLine } from '../model/store/messages.ts';
-import { failureKind, usageWaitEndedText, usageWaitRecord } from '../model/usage-wait.ts';
 import { readTransition } from '../model/store/transition-data.ts';
+import { failureKind, usageWaitEndedText, usageWaitRecord } from '../model/usage-wait.ts';
 import { endedCallLine, waitingCalls } from './waiting-calls.ts';
 
 /** On one line, control and bidirectional characters shown as stand-ins (what anyone wrote is printed here). */

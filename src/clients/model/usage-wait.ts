@@ -1,5 +1,6 @@
 import type { FailureReason } from '../../core/protocol/index.ts';
 import type { UsageLimitWait } from '../../core/protocol/usage-limit-events.ts';
+import { clockAt as localClock, waitWords } from '../../core/time/reset-text.ts';
 
 /**
  * How every client words a usage-limit wait (docs/unattended.md#usage-limits): the reset time as a
@@ -16,42 +17,18 @@ export const USAGE_WAIT_SHORT = 'usage limit';
 /** A clock: the codon starts again when the limit resets (one column wide, as the other status marks). */
 export const USAGE_WAIT_ICON = '◷';
 
-const DAY_MS = 86_400_000;
-const two = (n: number) => String(n).padStart(2, '0');
-const sameDay = (a: Date, b: Date) =>
-  a.getFullYear() === b.getFullYear() && a.getMonth() === b.getMonth() && a.getDate() === b.getDate();
-
 /**
- * A moment as a local clock: `15:00` today, `tomorrow 15:00`, else `2026-12-03 15:00` (a weekly
- * limit resets days away). The ISO text itself when it is no time.
+ * A moment as a local clock (core/time/reset-text.ts): `15:00` today, `Tue 09:00` within the week,
+ * else with its date; with seconds when they matter. The ISO text itself when it is no time.
  */
 export function clockAt(iso: string, now: number): string {
-  const at = new Date(iso);
-  if (Number.isNaN(at.getTime())) return iso;
-  const clock = `${two(at.getHours())}:${two(at.getMinutes())}`;
-  const today = new Date(now);
-  if (sameDay(at, today)) return clock;
-  // Local midnight to midnight: a day with a DST change is not 24 hours long, so step by the calendar.
-  const tomorrow = new Date(today.getFullYear(), today.getMonth(), today.getDate() + 1);
-  if (sameDay(at, tomorrow)) return `tomorrow ${clock}`;
-  return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())} ${clock}`;
+  const at = Date.parse(iso);
+  return Number.isNaN(at) ? iso : localClock(at, now);
 }
 
-/**
- * The time left as people count it down: `in 2 h 13 m`, `in 14 m`, `in 4 m 05 s` (the last ten
- * minutes tick visibly), `in 45 s`, `in 2 d 3 h`; `any moment now` once it is due.
- */
+/** The time left as people count it down: `in 2 h 13 m`, `in 1 m 30 s`, `in 45 s`; `any moment now` once due. */
 export function timeLeft(ms: number): string {
-  if (!(ms > 0)) return 'any moment now';
-  // Rounded up: "in 0 s" would be a lie one second early.
-  const s = Math.ceil(ms / 1_000);
-  if (s < 60) return `in ${s} s`;
-  const m = Math.floor(s / 60);
-  if (m < 10) return `in ${m} m ${two(s % 60)} s`;
-  if (m < 60) return `in ${m} m`;
-  const h = Math.floor(m / 60);
-  if (ms < DAY_MS) return `in ${h} h${m % 60 ? ` ${m % 60} m` : ''}`;
-  return `in ${Math.floor(h / 24)} d${h % 24 ? ` ${h % 24} h` : ''}`;
+  return ms > 0 ? `in ${waitWords(ms)}` : 'any moment now';
 }
 
 /**
@@ -82,7 +59,11 @@ export function usageWaitRecord(wait: UsageWait, now: number): string {
 }
 
 /** `two: the usage-limit wait ended (the reset came)`, or `(codon.next took over)`. */
-export function usageWaitEndedText(d: { codonId: string; how: 'reset' | 'command'; command?: string }): string {
+export function usageWaitEndedText(d: {
+  codonId: string;
+  how: 'reset' | 'command';
+  command?: string;
+}): string {
   const how = d.how === 'reset' ? 'the reset came' : `${d.command ?? 'a command'} took over`;
   return `${d.codonId}: the usage-limit wait ended (${how})`;
 }

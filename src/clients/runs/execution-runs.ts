@@ -1,11 +1,5 @@
 import { readPlanRecord } from './plan-record.ts';
-import {
-  lastEventTimes,
-  liveServerUrl,
-  openExecutionDb,
-  readState,
-  usageWaitOf,
-} from './read-execution.ts';
+import { lastEventTimes, liveServerUrl, openExecutionDb, readState, usageWaitOf } from './read-execution.ts';
 import { type RunRow, runRows } from './run-rows.ts';
 
 /**

@@ -22,13 +22,14 @@ const RESET = local(30, 15, 0).toISOString();
 const UNTIL = local(30, 15, 1).toISOString();
 
 describe('the usage-limit wait in words', () => {
-  it('says the reset as a local clock: the time today, tomorrow, else with its date', () => {
+  it('says the reset as a local clock: the time today, the day within a week, else the date', () => {
     expect(clockAt(RESET, NOW)).toBe('15:00');
     expect(clockAt(local(30, 23, 59).toISOString(), NOW)).toBe('23:59');
-    expect(clockAt(local(31, 0, 5).toISOString(), NOW)).toBe('tomorrow 00:05');
-    expect(clockAt(new Date(2026, 11, 3, 9, 30).toISOString(), NOW)).toBe('2026-12-03 09:30');
-    // Earlier days too (a reset the agent gave that is past): with their date.
-    expect(clockAt(local(29, 15, 0).toISOString(), NOW)).toBe('2026-11-29 15:00');
+    expect(clockAt(local(31, 0, 5).toISOString(), NOW)).toBe('Tue 00:05');
+    expect(clockAt(new Date(2026, 11, 3, 9, 30).toISOString(), NOW)).toBe('Thu 09:30');
+    expect(clockAt(new Date(2026, 11, 9, 9, 30).toISOString(), NOW)).toBe('2026-12-09 09:30');
+    // Seconds when they matter: a reset minutes away.
+    expect(clockAt(local(30, 12, 50, 30).toISOString(), NOW)).toBe('12:50:30');
     expect(clockAt('not a time', NOW)).toBe('not a time');
   });
 
@@ -40,7 +41,7 @@ describe('the usage-limit wait in words', () => {
     expect(timeLeft(3 * h)).toBe('in 3 h');
     expect(timeLeft(45 * m)).toBe('in 45 m');
     // The last ten minutes tick by the second.
-    expect(timeLeft(4 * m + 5 * s)).toBe('in 4 m 05 s');
+    expect(timeLeft(4 * m + 5 * s)).toBe('in 4 m 5 s');
     expect(timeLeft(45 * s)).toBe('in 45 s');
     // Rounded up: never "in 0 s" while time is left.
     expect(timeLeft(200)).toBe('in 1 s');
@@ -70,7 +71,7 @@ describe('the usage-limit wait in words', () => {
     // A weekly limit, reset the day after.
     const weekly = { ...wait, resetsAt: local(31, 9, 0).toISOString(), until: local(31, 9, 1).toISOString() };
     expect(usageWaitText(weekly, NOW)).toBe(
-      'waiting for the usage limit of claude-code to reset at tomorrow 09:00 (in 20 h 13 m)',
+      'waiting for the usage limit of claude-code to reset at Tue 09:00 (in 20 h 13 m)',
     );
   });
 
@@ -160,7 +161,7 @@ describe('the usage-limit wait in the store', () => {
       kind: 'note',
       tone: 'warn',
       text: expect.stringMatching(
-        /^◷ two waits for the usage limit of claude-code to reset at (?:tomorrow |\d{4}-\d\d-\d\d )?\d\d:\d\d, then starts again at/,
+        /^◷ two waits for the usage limit of claude-code to reset at (?:\w{3} |\d{4}-\d\d-\d\d )?\d\d:\d\d, then starts again at/,
       ),
     });
     expect(s.notice).toEqual({ text: 'two waits for the usage limit of claude-code to reset', tone: 'warn' });

@@ -82,11 +82,11 @@ describe('the terminal UI during a usage-limit wait', () => {
 
   it('counts down each second, then says any moment now once the reset is past', async () => {
     const app = renderApp(new FakeClient({ history: waitingHistory(local(12, 47, 25)) }), { width: 160 });
-    await app.waitFor('reset at 12:47 (in 45 s)');
+    await app.waitFor('reset at 12:47:25 (in 45 s)');
     vi.setSystemTime(local(12, 46, 41));
-    await app.waitFor('reset at 12:47 (in 44 s)');
+    await app.waitFor('reset at 12:47:25 (in 44 s)');
     vi.setSystemTime(local(12, 47, 30));
-    await app.waitFor('reset at 12:47 (any moment now)');
+    await app.waitFor('reset at 12:47:25 (any moment now)');
   });
 
   it('n sends codon.next during the wait; the codon starting ends it', async () => {

@@ -16,6 +16,7 @@ import { CostView } from './components/cost-chart.tsx';
 import { Fleet, type FleetSummary } from './components/fleet.tsx';
 import type { MessageTarget } from './components/message-box.tsx';
 import { Overview } from './components/overview.tsx';
+import { UsageWaitBanner } from './components/usage-wait-banner.tsx';
 import type { DashboardConfig } from './config.ts';
 import { isTextEntry, KEY_HELP, keyCommand, VIEWS, type ViewId } from './keys.ts';
 import { useConnection, useDashboard } from './use-dashboard.ts';
@@ -194,6 +195,7 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
 
   if (!visible) return null;
   const notice = statusNotice(state.run);
+  const usageWait = state.run.run.usageWait;
   return (
     <main>
       <Tabs
@@ -203,6 +205,7 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
         status={`${state.run.connection.state}${canControl ? '' : ' · read-only'}`}
         extra={`${runWord(state.run.run)} · ${describeCost(state.run.run)} · ${state.eventCount} events`}
       />
+      {usageWait ? <UsageWaitBanner wait={usageWait} now={now} canControl={canControl} /> : null}
       {canControl ? (
         <Controls state={state} actions={actions} selected={current} dialog={dialog} setDialog={setDialog} />
       ) : null}

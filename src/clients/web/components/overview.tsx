@@ -6,6 +6,7 @@ import { budgetLine } from '../../model/store/budget.ts';
 import { attemptWord, orderedCodons } from '../../model/store/codons.ts';
 import { PASSED_OVER, passedOverCodons, runWord } from '../../model/store/selectors.ts';
 import { currentRunCost, currentRunCostEstimated, totalTokens } from '../../model/store/totals.ts';
+import { USAGE_WAIT_WORD } from '../../model/usage-wait.ts';
 import type { DashboardState } from '../model/dashboard.ts';
 import { runStatusWord } from '../model/lineage.ts';
 import { MessageBox } from './message-box.tsx';
@@ -95,6 +96,8 @@ export function Overview({
         <tbody>
           {codons.map((c) => {
             const start = c.startTime ? Date.parse(c.startTime) : undefined;
+            // The codon a usage-limit wait holds says so, not just failed: it starts again at the reset.
+            const waits = c.note === USAGE_WAIT_WORD;
             const duration = c.duration ?? (c.status === 'running' && start ? now - start : undefined);
             return (
               <tr
@@ -114,11 +117,11 @@ export function Overview({
                   {displayLine(c.agent ?? '')}
                 </td>
                 <td
-                  className={`status status-${c.status}${passedOver.has(c.codonId) ? ' muted' : ''}`}
+                  className={`status status-${waits ? 'waiting' : c.status}${passedOver.has(c.codonId) ? ' muted' : ''}`}
                   data-testid="codon-status"
                 >
-                  {passedOver.has(c.codonId) ? PASSED_OVER : c.status}
-                  {c.note ? displayLine(` (${c.note})`) : ''}
+                  {waits ? USAGE_WAIT_WORD : passedOver.has(c.codonId) ? PASSED_OVER : c.status}
+                  {c.note && !waits ? displayLine(` (${c.note})`) : ''}
                   {attemptWord(c) ? ` · ${attemptWord(c)}` : ''}
                 </td>
                 <td>{c.startTime ? formatTime(c.startTime) : '—'}</td>

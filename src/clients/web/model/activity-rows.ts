@@ -13,6 +13,7 @@ import { severityOf } from '../../model/store/errors.ts';
 import { messageLine } from '../../model/store/messages.ts';
 import type { ToolResult } from '../../model/store/run-state.ts';
 import type { Tone } from '../../model/tone.ts';
+import { failureKind, USAGE_WAIT_ICON, usageWaitEndedText, usageWaitRecord } from '../../model/usage-wait.ts';
 import { ChunkedList } from './chunked-list.ts';
 import { isDataLinkPath } from './file-tree.ts';
 
@@ -135,7 +136,9 @@ export function foldActivity(
       case 'codon.completed': {
         const d = e.data;
         endWaiting(d.codonId);
-        const reason = d.failureReason ? `: ${d.failureReason.type} ${d.failureReason.message ?? ''}` : '';
+        const reason = d.failureReason
+          ? `: ${failureKind(d.failureReason, Date.parse(e.timestamp))} ${d.failureReason.message ?? ''}`
+          : '';
         push({
           ...base,
           kind: 'codon',
@@ -272,6 +275,26 @@ export function foldActivity(
         break;
       case 'server.idle':
         push({ ...base, kind: 'note', text: `= ${e.data.message}`, tone: 'muted' });
+        break;
+      case 'usageLimit.waiting': {
+        const said = e.data.detail ? `: ${oneLine(e.data.detail, 300)}` : '';
+        push({
+          ...base,
+          kind: 'note',
+          codonId: e.data.codonId,
+          text: `${USAGE_WAIT_ICON} ${usageWaitRecord(e.data, Date.parse(e.timestamp))}${said}`,
+          tone: 'warn',
+        });
+        break;
+      }
+      case 'usageLimit.ended':
+        push({
+          ...base,
+          kind: 'note',
+          codonId: e.data.codonId,
+          text: `▷ ${usageWaitEndedText(e.data)}`,
+          tone: 'info',
+        });
         break;
       case 'rollback.started':
         push({

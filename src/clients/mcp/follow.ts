@@ -1,28 +1,37 @@
 import type { RibosomeClient } from '../../core/client/index.ts';
 import type { ServerEvent } from '../../core/protocol/index.ts';
+import { usageWaitEndedText, usageWaitRecord } from '../model/usage-wait.ts';
 import type { RunStatus } from './status.ts';
 
 /** What the wait tool waits for: the server to idle, or a codon (the one named, else any) to end. */
 export type Until = 'idle' | 'codon_end';
 
-/** How a follow ended: what it waited for came (or was there already), time ran out, the server stopped. */
-export type FollowEnd = 'idle' | 'codon-ended' | 'already' | 'timeout' | 'server-stopped';
+/**
+ * How a follow ended: what it waited for came (or was there already), the run began to wait for a
+ * usage limit (hours, maybe: no wait of a tool call outlasts it), time ran out, the server stopped.
+ */
+export type FollowEnd = 'idle' | 'codon-ended' | 'usage-limit' | 'already' | 'timeout' | 'server-stopped';
 
 /**
  * Whether what a wait waits for is already so, from the run's status: the server idles (and, for a
- * codon's end, that codon is not running: it will not end while the server idles). Pure.
+ * codon's end, that codon is not running: it will not end while the server idles), or the run waits
+ * for a usage limit. Pure.
  */
 export function alreadyThere(until: Until, codon: string | undefined, status: RunStatus): boolean {
+  // Nothing ends or idles until the usage limit resets.
+  if (status.usageWait !== undefined) return true;
   if (status.idle === undefined) return false;
   return until === 'idle' || status.current === undefined || status.current !== codon;
 }
 
 /**
  * How an event ends a wait, or undefined: server.idle ends every wait (a codon that is not running
- * will not end while the server idles), a codon.completed ends a wait for it (or for any). Pure.
+ * will not end while the server idles), so does usageLimit.waiting (nothing moves until the reset), a
+ * codon.completed ends a wait for it (or for any). Pure.
  */
 export function endedBy(until: Until, codon: string | undefined, event: ServerEvent): FollowEnd | undefined {
   if (event.type === 'server.idle') return 'idle';
+  if (event.type === 'usageLimit.waiting') return 'usage-limit';
   if (until !== 'codon_end' || event.type !== 'codon.completed') return undefined;
   return codon === undefined || event.data.codonId === codon ? 'codon-ended' : undefined;
 }
@@ -94,6 +103,10 @@ export function newsOf(
       return `rolled back to ${event.data.codonId} (${event.data.checkpointType}): run ${event.data.toRun}`;
     case 'server.idle':
       return `idle: ${event.data.message}`;
+    case 'usageLimit.waiting':
+      return `codon ${usageWaitRecord(event.data, Date.parse(event.timestamp))}`;
+    case 'usageLimit.ended':
+      return usageWaitEndedText(event.data);
     default:
       return undefined;
   }

@@ -12,6 +12,7 @@ import {
   readRuns,
   readState,
   runRows,
+  usageWaitOf,
 } from '../runs/index.ts';
 import { type RunStatus, runStatus } from './status.ts';
 import type { Target } from './target.ts';
@@ -28,11 +29,14 @@ export function readStatus(target: Target): RunStatus {
   try {
     const state = readState(db);
     const plan = readPlanRecord(target.dir);
+    const latest = state.runOrder.at(-1);
+    const wait = latest === undefined ? undefined : usageWaitOf(db, latest);
     const rows = runRows(state, {
       plan,
       serverAlive: target.url !== undefined,
       lastEventAt: lastEventTimes(db),
       now: new Date(),
+      ...(wait && latest ? { usageWaits: new Map([[latest, wait]]) } : {}),
     });
     const [turn] = latestEvents(db, 1, TURN_EVENTS).map((json) => JSON.parse(json) as ServerEvent);
     return runStatus({

@@ -2,6 +2,7 @@ import type { CodonStatus, EventData } from '../../core/protocol/index.ts';
 import { lineageOf, progress } from '../../engine/what-next.ts';
 import { type EngineState, latestRunId } from '../../execution/state/reducer.ts';
 import { displayLine } from '../model/display-text.ts';
+import { type UsageWait, usageLimitFailure, usageWaitText } from '../model/usage-wait.ts';
 import { formatCodons, formatCost, type PlanRecord, type RunRow } from '../runs/index.ts';
 
 /** Where a run stands, as the status tool says it (its structuredContent). */
@@ -20,6 +21,11 @@ export type RunStatus = {
   next: string | undefined;
   /** The server is idle (between codons, or the plan has run): its latest server.idle. */
   idle: { reason: string; message: string; heldBy?: string } | undefined;
+  /**
+   * The run waits for an agent's usage limit to reset: the codon that starts again at `until` (ISO),
+   * or at once on codon.next. Absent when no wait is in progress.
+   */
+  usageWait?: UsageWait;
   codons: Array<{ id: string; name: string; status: CodonStatus | 'pending'; cost: number; why?: string }>;
   /** What the latest run spent, and every run of the execution together (US dollars). */
   runCost: number;
@@ -35,6 +41,8 @@ export type StatusInput = {
   latestRun: RunRow | undefined;
   /** The newest of the events that say whether the server idles (server.idle, codon.started, rollback.started). */
   lastTurn: { type: string; data: unknown } | undefined;
+  /** The time a usage limit's reset is said against (whether its clock needs the day). */
+  now?: number;
 };
 
 /**
@@ -53,8 +61,11 @@ export function runStatus(input: StatusInput): RunStatus {
     const record = run?.codons[id];
     // A rollback to a codon's start leaves the record of the undone attempt in the run it left, not this one.
     const status: CodonStatus | 'pending' = record?.status ?? ended.get(id) ?? 'pending';
-    // Why a codon of this run failed, for a model deciding what to do next (retry, roll back, fix).
-    const why = status === 'failed' ? record?.failureReason?.message : undefined;
+    // Why a codon of this run failed, for a model deciding what to do next (retry, roll back, fix);
+    // a usage limit says when it resets (waiting for it may be all there is to do).
+    const reason = status === 'failed' ? record?.failureReason : undefined;
+    const limit = usageLimitFailure(reason, input.now ?? Date.now());
+    const why = limit ? [limit, reason?.message].filter(Boolean).join(': ') : reason?.message;
     return { id, name, status, cost: record?.cost ?? 0, ...(why ? { why } : {}) };
   });
   const counted = plan ? progress(plan.codons, lineage) : undefined;
@@ -79,6 +90,7 @@ export function runStatus(input: StatusInput): RunStatus {
             ...(idleData.heldBy ? { heldBy: idleData.heldBy } : {}),
           }
         : undefined,
+    ...(input.latestRun?.usageWait ? { usageWait: input.latestRun.usageWait } : {}),
     codons,
     runCost: run?.cost ?? 0,
     totalCost: state.totalCost,
@@ -90,8 +102,11 @@ function codonsOf(run: EngineState['runs'][string] | undefined): Array<{ id: str
   return (run?.order ?? []).map((id) => ({ id, name: run?.codons[id]?.codonName ?? id }));
 }
 
-/** The status as a few lines a model reads at a glance. Names and ids are shown inert (display-text.ts). Pure. */
-export function statusText(s: RunStatus): string {
+/**
+ * The status as a few lines a model reads at a glance. Names and ids are shown inert (display-text.ts).
+ * `now`: what a usage-limit wait is counted down from. Pure.
+ */
+export function statusText(s: RunStatus, now = Date.now()): string {
   const lines = [
     `execution ${s.execution}`,
     s.server ? `server: running at ${s.server}` : 'server: not running (what is recorded is shown)',
@@ -99,11 +114,15 @@ export function statusText(s: RunStatus): string {
   if (s.plan) lines.push(`plan ${s.plan}: ${formatCodons(s.done, s.total ?? null)} codons done`);
   if (s.run) lines.push(`run ${s.run.id}: ${s.run.status}`);
   if (s.current) lines.push(`running: ${s.current}`);
+  if (s.usageWait)
+    lines.push(
+      `${usageWaitText(s.usageWait, now)}; then ${s.usageWait.codonId} starts again (codon.next starts it now)`,
+    );
   if (s.idle)
     lines.push(
       `idle (${s.idle.reason}${s.idle.heldBy ? `, held by ${s.idle.heldBy}` : ''}): ${s.idle.message}`,
     );
-  if (s.next && !s.current) lines.push(`next: ${s.next}`);
+  if (s.next && !s.current && !s.usageWait) lines.push(`next: ${s.next}`);
   lines.push(
     `cost: ${formatCost(s.runCost, s.costEstimated)} this run, ${formatCost(s.totalCost, s.costEstimated)} in all`,
   );

@@ -15,6 +15,7 @@ export {
   openExecutionDb,
   readState,
   readStateAfter,
+  usageWaitOf,
 } from './read-execution.ts';
 export { type RunRow, runRows } from './run-rows.ts';
 export { type ExitSummary, exitSummaryLine } from './summary.ts';

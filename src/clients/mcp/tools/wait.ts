@@ -15,6 +15,8 @@ import { executionArg } from './reading.ts';
 const ENDS: Record<FollowEnd, string> = {
   idle: 'the server is idle now',
   'codon-ended': 'the codon ended',
+  'usage-limit':
+    'the run waits for a usage limit to reset: nothing moves until then (codon.next starts the codon now)',
   already: 'nothing to wait for: it was so already',
   timeout: 'still going when the wait timed out: call wait again to follow it further',
   'server-stopped': 'the server stopped',
@@ -38,7 +40,7 @@ export function registerWaitTool(server: McpServer, context: McpContext): void {
     name: 'wait',
     title: 'Wait for the run',
     description:
-      "Follow a running execution until its server is idle (the plan has run, a codon failed or stopped, or nothing starts by itself) or, with until: codon_end, until a codon ends (the one named, else the running one). Reports each codon's start and end as progress, and answers with what happened (as `ribosome log` prints it) and the run's status. Returns at once when it is so already, or when no server runs.",
+      "Follow a running execution until its server is idle (the plan has run, a codon failed or stopped, or nothing starts by itself) or, with until: codon_end, until a codon ends (the one named, else the running one); a wait for an agent's usage limit to reset ends it too (end usage-limit: the status says until when). Reports each codon's start and end as progress, and answers with what happened (as `ribosome log` prints it) and the run's status. Returns at once when it is so already, or when no server runs.",
     input: {
       execution: executionArg,
       until: z

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { UsageLimitWait } from '../../core/protocol/usage-limit-events.ts';
 
 /**
  * `<batch-dir>/summary.json` (docs/batches.md#results): the batch and each job's state, rewritten
@@ -37,6 +38,8 @@ export const JobMetrics = z.object({
   failure: z.object({ codonId: z.string(), reason: z.string(), message: z.string() }).optional(),
   /** The newest journaled event: its type, time and a one-line summary. */
   lastEvent: z.object({ type: z.string(), at: z.string(), text: z.string() }).optional(),
+  /** The job's run waits for an agent's usage limit to reset: the codon that starts again, and when. */
+  usageWait: UsageLimitWait.optional(),
 });
 export type JobMetrics = z.infer<typeof JobMetrics>;
 

@@ -128,5 +128,6 @@ export function metricsOf(
     ...(tally.lastLine
       ? { lastEvent: { type: tally.lastLine.type, at: tally.lastLine.at, text: tally.lastLine.text } }
       : {}),
+    ...(run.usageWait ? { usageWait: run.usageWait } : {}),
   };
 }

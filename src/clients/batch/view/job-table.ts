@@ -1,6 +1,7 @@
 import { displayLine } from '../../model/display-text.ts';
 import { formatClock, formatCost } from '../../model/format.ts';
 import type { Tone } from '../../model/tone.ts';
+import { usageWaitText } from '../../model/usage-wait.ts';
 import { padTo } from '../../tui/view/fit-text.ts';
 import type { Line } from '../../tui/view/lines.ts';
 import type { BatchSummary, JobResult, JobState } from '../summary-schema.ts';
@@ -156,15 +157,18 @@ function jobCells(job: JobResult, now: number): Record<ColumnKey, string> {
     codons: m ? `${m.codonsDone}/${m.codonsTotal ?? '?'}` : '-',
     cost: m ? formatCost(m.costUsd, m.costEstimated) : '-',
     elapsed: ms === undefined ? '-' : formatClock(ms),
-    event: displayLine(eventText(job)),
+    event: displayLine(eventText(job, now)),
   };
 }
 
 /**
- * What the last column says: why a job failed or never ran, else its newest event. The summary's
- * one-line text may still hold runs of spaces or tabs: they read as one space.
+ * What the last column says: why a job failed or never ran, that a running one waits for a usage
+ * limit (counted down), else its newest event. The summary's one-line text may still hold runs of
+ * spaces or tabs: they read as one space.
  */
-function eventText(job: JobResult): string {
+function eventText(job: JobResult, now: number): string {
+  const wait = job.metrics?.usageWait;
+  if (job.state === 'running' && wait) return `${wait.codonId}: ${usageWaitText(wait, now)}`;
   const ended = job.state === 'failed' || job.state === 'infra-failed' || job.state === 'skipped';
   const failure = job.metrics?.failure;
   const text = ended

@@ -1,6 +1,7 @@
 /** Errors of an LLM call, as values: a stable code to switch on and what a retry policy needs. */
 import type { Result } from '../core/result.ts';
 import { ERROR_TYPE_BY_STATUS } from './schemas.ts';
+import type { UsageLimit } from './usage-limit/usage-limit.ts';
 
 export type LlmErrorCode =
   /** The provider answered with a non-2xx status. */
@@ -29,6 +30,11 @@ export type LlmError = {
   /** From `retry-after-ms` / `retry-after` headers, in milliseconds. */
   retryAfterMs: number | null;
   requestId: string | null;
+  /**
+   * The account's usage limit, reached (a subscription window, a quota), not a short rate limit:
+   * retrying before its reset only meets it again (docs/unattended.md#usage-limits).
+   */
+  usageLimit: UsageLimit | null;
   /** Whether repeating the same call may succeed (429, 408, 409, 5xx, 529, network, timeout). */
   retryable: boolean;
 };
@@ -66,6 +72,7 @@ export function llmError(
     errorType: fields.errorType ?? null,
     retryAfterMs: fields.retryAfterMs ?? null,
     requestId: fields.requestId ?? null,
+    usageLimit: fields.usageLimit ?? null,
     retryable,
   };
 }

@@ -18,6 +18,7 @@ import {
   StreamEventSchema,
 } from './schemas.ts';
 import { createSseParser } from './sse-parser.ts';
+import { usageLimitOfHttp } from './usage-limit/usage-limit.ts';
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -223,12 +224,19 @@ async function httpError(
   const errorType = parsed.success ? parsed.data.error.type : errorTypeForStatus(status);
   const detail = parsed.success ? parsed.data.error.message : text.slice(0, 200) || response.statusText;
   const shouldRetry = response.headers.get('x-should-retry');
+  const usageLimit = usageLimitOfHttp(status, response.headers, body ?? text);
   return llmError('LLM_HTTP_ERROR', `${status} ${errorType}: ${detail}`, {
     status,
     errorType,
     requestId,
     retryAfterMs: parseRetryAfter(response.headers),
-    ...(shouldRetry === 'true' || shouldRetry === 'false' ? { retryable: shouldRetry === 'true' } : {}),
+    usageLimit,
+    // A usage limit holds until its reset: repeating the call now only meets it again.
+    ...(usageLimit
+      ? { retryable: false }
+      : shouldRetry === 'true' || shouldRetry === 'false'
+        ? { retryable: shouldRetry === 'true' }
+        : {}),
   });
 }
 

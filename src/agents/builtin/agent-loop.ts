@@ -245,6 +245,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<ResultLin
         isError: true,
         apiErrorStatus: ending.error.status,
         retryAfterMs: ending.error.retryAfterMs,
+        usageLimit: ending.error.usageLimit,
         result: text,
         stopReason: 'stop_sequence',
         terminalReason: 'completed',

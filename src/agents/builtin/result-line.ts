@@ -1,5 +1,6 @@
 /** Builds the final `result` line, fields in the order Claude Code prints them. */
 import { randomUUID } from 'node:crypto';
+import type { UsageLimit } from '../../llm/usage-limit/usage-limit.ts';
 import type { ResultLine } from './stream-json.ts';
 import { createUsageTally, type UsageTotals } from './usage-tally.ts';
 
@@ -10,6 +11,8 @@ export type ResultFields = {
   apiErrorStatus?: number | null;
   /** The provider's retry-after of that failure, in milliseconds. */
   retryAfterMs?: number | null;
+  /** That failure was a usage limit (docs/unattended.md#usage-limits): when it resets, if said. */
+  usageLimit?: UsageLimit | null;
   result?: string;
   stopReason: string | null;
   terminalReason?: string;
@@ -30,6 +33,7 @@ export function resultLine(fields: ResultFields): ResultLine {
     is_error: fields.isError,
     api_error_status: fields.apiErrorStatus ?? null,
     ...(fields.retryAfterMs == null ? {} : { retry_after_ms: fields.retryAfterMs }),
+    ...(fields.usageLimit ? { usage_limit: { resets_at_ms: fields.usageLimit.resetsAtMs } } : {}),
     duration_ms: fields.durationMs,
     duration_api_ms: fields.durationApiMs ?? 0,
     num_turns: fields.numTurns ?? 0,

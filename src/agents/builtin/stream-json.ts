@@ -98,6 +98,8 @@ export const ResultLineSchema = z.object({
   api_error_status: z.number().int().nullable(),
   /** Ours: the provider's retry-after (ms) of the API error that ended the run; the engine honours it. */
   retry_after_ms: z.number().nonnegative().optional(),
+  /** Ours: the run ended on a usage limit; when it resets (epoch ms), null when not said. */
+  usage_limit: z.object({ resets_at_ms: z.number().nullable() }).optional(),
   duration_ms: z.number(),
   duration_api_ms: z.number(),
   num_turns: z.number().int().nonnegative(),

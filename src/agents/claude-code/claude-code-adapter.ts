@@ -10,6 +10,7 @@ import { CLAUDE_CODE, claudeBinary } from './claude-binary.ts';
 import { claudeMcpConfig } from './claude-mcp.ts';
 import { redactMcpLogs } from './claude-mcp-logs.ts';
 import { claudeSettings } from './claude-settings.ts';
+import { claudeTranslator } from './claude-usage-limit.ts';
 import { claudeVersion } from './claude-version.ts';
 
 /** The real Claude Code CLI, headless: stream-json on stdin (the prompt, then messages) and on stdout. */
@@ -81,6 +82,8 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       },
       stdin: options.prompt,
       input: 'stream-json',
+      // Its own result line, with our usage_limit when its words report one.
+      translator: claudeTranslator(),
       mark: options.mark,
       ...sandboxWith(options.sandbox, {
         writable: [

@@ -1,11 +1,13 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import type { Usage } from '../../llm/schemas.ts';
+import { localZone } from '../../llm/usage-limit/wall-time.ts';
 import { parseJsonLine } from '../json-line.ts';
 import type { Translator } from '../spawn-agent.ts';
 import { ENDED_FROM_OUTSIDE, type StreamLine, toolResultLine } from '../stream-line.ts';
 import { CodexEvent, type CodexItem, type CodexUsage } from './codex-events.ts';
 import type { RecordedFailure, RecordedWait } from './codex-record.ts';
 import { usageBetween } from './codex-session.ts';
+import { codexUsageLimitOf } from './codex-usage-limit.ts';
 
 /**
  * Codex retries a refused connection without end ("Reconnecting... waiting for network"), whatever its
@@ -39,6 +41,10 @@ export type CodexTranslatorOptions = {
   readFailures?: (sessionId: string) => RecordedFailure[];
   /** The commands Codex recorded it stopped waiting for, as far as `readFailures` read (RolloutRecord). */
   recordedWaits?: () => readonly RecordedWait[];
+  /** [Date.now] The clock a usage limit's reset ("try again at 3:53 PM") is read with. */
+  now?: () => number;
+  /** [this process's] The zone Codex printed local times in. */
+  zone?: string;
 };
 
 /**
@@ -56,6 +62,8 @@ export class CodexTranslator implements Translator {
   readonly #readTotals: ((sessionId: string) => CodexUsage | undefined) | undefined;
   readonly #readFailures: ((sessionId: string) => RecordedFailure[]) | undefined;
   readonly #recordedWaits: (() => readonly RecordedWait[]) | undefined;
+  readonly #now: () => number;
+  readonly #zone: string;
   #before: CodexUsage | undefined;
   #session: string | undefined;
   /** Tool items whose tool_use was printed (on item.started), with their command when one. */
@@ -77,6 +85,8 @@ export class CodexTranslator implements Translator {
     this.#readTotals = options.readTotals;
     this.#readFailures = options.readFailures;
     this.#recordedWaits = options.recordedWaits;
+    this.#now = options.now ?? Date.now;
+    this.#zone = options.zone ?? localZone();
   }
 
   line(text: string): { ok: true; lines: StreamLine[] } | { ok: false; error: string } {
@@ -267,6 +277,7 @@ export class CodexTranslator implements Translator {
   #failure(message: string, usage?: Usage): StreamLine {
     this.#ended = true;
     const retryAfter = retryAfterMs(message);
+    const limit = codexUsageLimitOf(message, this.#now(), this.#zone);
     return {
       type: 'result',
       subtype: 'error_during_execution',
@@ -274,6 +285,7 @@ export class CodexTranslator implements Translator {
       result: message,
       api_error_status: statusOf(message),
       ...(retryAfter === undefined ? {} : { retry_after_ms: retryAfter }),
+      ...(limit ? { usage_limit: { resets_at_ms: limit.resetsAtMs } } : {}),
       ...this.#sessionField(),
       ...(usage ? { usage } : {}),
     };

@@ -4,6 +4,7 @@ import { engineToolName, GEMINI_NAMING } from '../mcp/tool-names.ts';
 import type { Translator } from '../spawn-agent.ts';
 import { ENDED_FROM_OUTSIDE, type StreamLine, toolResultLine } from '../stream-line.ts';
 import { type SessionSpend, type ShellEnd, spentSince } from './gemini-session.ts';
+import { geminiUsageLimitOf } from './gemini-usage-limit.ts';
 
 /**
  * Gemini CLI's headless `--output-format stream-json` (0.61), read as the stream-json lines the engine
@@ -89,6 +90,8 @@ export type GeminiTranslatorOptions = {
   readShellEnd?: (sessionId: string, toolId: string) => ShellEnd | undefined;
   /** The codon's MCP servers: their tools (`mcp_<server>_<tool>`) are named `mcp__<server>__<tool>`. */
   mcpServers?: readonly string[];
+  /** [Date.now] The clock a usage limit's retry delay is read with. */
+  now?: () => number;
 };
 
 /** Gemini CLI's shell tool: a command that exits non-zero is still a "success" in its stream. */
@@ -112,6 +115,7 @@ export function statusOfStderr(stderr: string): number | null {
  * (`readSpent`), the same way.
  */
 export function geminiTranslator(options: GeminiTranslatorOptions = {}): Translator {
+  const now = options.now ?? Date.now;
   let sessionId: string | undefined;
   let model: string | undefined;
   let response = 0;
@@ -247,7 +251,9 @@ export function geminiTranslator(options: GeminiTranslatorOptions = {}): Transla
         }
         const message =
           event.error?.message ?? lastError ?? `Gemini CLI ended with status ${event.status} and no message`;
-        out.push(result(true, message, statusOfError(message), usage));
+        const line = result(true, message, statusOfError(message), usage);
+        const limit = geminiUsageLimitOf(message, now());
+        out.push(limit ? { ...line, usage_limit: { resets_at_ms: limit.resetsAtMs } } : line);
         return out;
       }
     }

@@ -25,6 +25,9 @@ import { opencodeTranslator } from './opencode-translator.ts';
  * takes its prompt once and exits, so a message sent to it runs a follow-up turn by resume in the
  * same session (src/agents/resume-chain.ts). It reports a cost (from its own price table).
  */
+/** How long opencode, given up on (a usage limit), may take to end before it is killed. */
+const GIVE_UP_GRACE_MS = 2_000;
+
 export class OpencodeAdapter implements AgentAdapter {
   readonly kind = 'opencode';
   readonly #config: 'isolated' | 'user';
@@ -66,6 +69,8 @@ export class OpencodeAdapter implements AgentAdapter {
     const serverNames = servers.map((server) => server.name);
     const turn = (prompt: string, resume?: { sessionId: string; fork: boolean }) => {
       const write = withMcp ? writeSecretFile(mcpFile, `${JSON.stringify(withMcp, null, 2)}\n`) : undefined;
+      // Stopped when the translator gives up (a retry a usage limit away).
+      let stop: AgentRun['stop'] | undefined;
       const run = spawnAgent({
         command: cliBinary(OPENCODE),
         args: opencodeArgs({ model: options.model, ...(resume ? { resume } : {}) }),
@@ -75,11 +80,16 @@ export class OpencodeAdapter implements AgentAdapter {
         stdin: prompt,
         input: 'text',
         mark: options.mark,
-        translator: opencodeTranslator({ model: opencodeModelId(options.model), mcpServers: serverNames }),
+        translator: opencodeTranslator({
+          model: opencodeModelId(options.model),
+          mcpServers: serverNames,
+          onGiveUp: () => void stop?.(GIVE_UP_GRACE_MS),
+        }),
         ...sandboxWith(options.sandbox, {
           writable: [dirs.home, ...(isolated ? [] : userConfigDirs('opencode'))],
         }),
       });
+      stop = (graceMs) => run.stop(graceMs);
       if (write !== undefined)
         settleOnExit(
           run.exited,

@@ -45,13 +45,17 @@ export const INSTALLED_MARKERS = {
 
 /** The `type` of the line TOOL_START_PLUGIN prints: not one of opencode's own events. */
 export const TOOL_START_EVENT = 'ribosome.tool_start';
+/** The `type` of the line it prints as opencode schedules a retry of a failed model request. */
+export const RETRY_EVENT = 'ribosome.retry';
 
 /**
  * An opencode plugin (its `tool.execute.before` hook) that prints a JSON line on opencode's stdout as
  * each tool starts: `run --format json` prints a tool call only once it has ended, with its result, so
  * a long command would show nothing while it runs and count as silence for stall detection. The line
- * names the session (a subagent's tools have their own), the call and its input. A local file: nothing
- * is fetched for it.
+ * names the session (a subagent's tools have their own), the call and its input. And (its `event` hook)
+ * a line as opencode schedules a retry of a failed model request, with when (`next`, epoch ms): `run
+ * --format json` prints nothing of retries, and opencode waits whatever a provider's retry-after says
+ * (hours, for a usage limit), five times. A local file: nothing is fetched for it.
  */
 export const TOOL_START_PLUGIN = `// Written by Ribosome: prints a line on stdout as each tool starts (opencode prints a call once it ended).
 export const RibosomeToolStart = async () => ({
@@ -68,6 +72,23 @@ export const RibosomeToolStart = async () => ({
       process.stdout.write(JSON.stringify(line) + '\\n');
     } catch {
       // A call not shown until it ends, as without the plugin.
+    }
+  },
+  event: async ({ event }) => {
+    try {
+      const status = event && event.type === 'session.status' ? event.properties.status : undefined;
+      if (!status || status.type !== 'retry') return;
+      const line = {
+        type: ${JSON.stringify(RETRY_EVENT)},
+        timestamp: Date.now(),
+        sessionID: event.properties.sessionID,
+        attempt: status.attempt,
+        message: status.message,
+        next: status.next,
+      };
+      process.stdout.write(JSON.stringify(line) + '\\n');
+    } catch {
+      // A retry not shown, as without the plugin.
     }
   },
 });

@@ -1,11 +1,16 @@
 import { z } from 'zod';
 import { parseRetryAfter } from '../../llm/retry-after.ts';
 import type { Usage } from '../../llm/schemas.ts';
+import {
+  USAGE_LIMIT_MIN_RESET_MS,
+  type UsageLimit,
+  usageLimitOfHttp,
+} from '../../llm/usage-limit/usage-limit.ts';
 import { parseJsonLine } from '../json-line.ts';
 import { engineToolName, OPENCODE_NAMING } from '../mcp/tool-names.ts';
 import type { Translator } from '../spawn-agent.ts';
 import { type StreamLine, toolResultLine } from '../stream-line.ts';
-import { TOOL_START_EVENT } from './opencode-cli.ts';
+import { RETRY_EVENT, TOOL_START_EVENT } from './opencode-cli.ts';
 
 /**
  * opencode's `run --format json` events, as far as Ribosome reads them (loose: newer versions may add
@@ -47,6 +52,14 @@ const OpencodeEvent = z.discriminatedUnion('type', [
     tool: z.string(),
     input: z.record(z.string(), z.unknown()).default({}),
   }),
+  // Printed by Ribosome's plugin as opencode schedules a retry of a failed model request.
+  z.looseObject({
+    type: z.literal(RETRY_EVENT),
+    sessionID: z.string(),
+    attempt: z.number().optional(),
+    message: z.string().optional(),
+    next: z.number(),
+  }),
   z.looseObject({
     type: z.literal('text'),
     sessionID: z.string(),
@@ -82,6 +95,7 @@ const OpencodeEvent = z.discriminatedUnion('type', [
           message: z.string().optional(),
           statusCode: z.number().optional(),
           responseHeaders: z.record(z.string(), z.string()).optional(),
+          responseBody: z.string().optional(),
         })
         .optional(),
     }),
@@ -90,7 +104,7 @@ const OpencodeEvent = z.discriminatedUnion('type', [
 type OpencodeEvent = z.infer<typeof OpencodeEvent>;
 
 /** How a turn ended badly, as the `result` line says it. */
-type Failure = { message: string; status: number | null; retryAfterMs?: number };
+type Failure = { message: string; status: number | null; retryAfterMs?: number; usageLimit?: UsageLimit };
 
 /**
  * Turns opencode's JSON events into the stream-json lines the engine maps (src/agents/stream-line.ts):
@@ -112,6 +126,8 @@ export function opencodeTranslator(options: {
   now?: () => number;
   /** The codon's MCP servers: their tools (`<server>_<tool>`) are named `mcp__<server>__<tool>`. */
   mcpServers?: readonly string[];
+  /** Called once when the translator gave the run up (a retry a usage limit away): stop the process. */
+  onGiveUp?: () => void;
 }): Translator {
   const now = options.now ?? Date.now;
   const servers = options.mcpServers ?? [];
@@ -122,6 +138,8 @@ export function opencodeTranslator(options: {
   let lastText: string | undefined;
   let lastReason: string | undefined;
   let failure: Failure | undefined;
+  /** Given up on a usage limit: what opencode prints as it is stopped adds nothing. */
+  let gaveUp = false;
   let cost = 0;
   /** Calls whose tool_use went out as they started, without their result yet (in order). */
   const started = new Set<string>();
@@ -141,8 +159,14 @@ export function opencodeTranslator(options: {
   function translate(event: OpencodeEvent): StreamLine[] {
     const out: StreamLine[] = [];
     const id = event.sessionID;
-    // A subagent's tool: opencode prints nothing else of that session.
-    if (event.type === TOOL_START_EVENT && sessionId !== undefined && id !== sessionId) return out;
+    // A subagent's tool or retry: opencode prints nothing else of that session.
+    if (
+      (event.type === TOOL_START_EVENT || event.type === RETRY_EVENT) &&
+      sessionId !== undefined &&
+      id !== sessionId
+    )
+      return out;
+    if (gaveUp) return out;
     if (id && sessionId === undefined) {
       sessionId = id;
       out.push({ type: 'system', subtype: 'init', session_id: id, model: options.model });
@@ -150,6 +174,29 @@ export function opencodeTranslator(options: {
     switch (event.type) {
       case 'step_start':
         return out;
+      case RETRY_EVENT: {
+        const waitMs = Math.max(0, event.next - now());
+        const said = event.message ?? 'the provider refused the request';
+        if (waitMs < USAGE_LIMIT_MIN_RESET_MS) {
+          out.push({
+            type: 'system',
+            subtype: 'api_retry',
+            ...(event.attempt === undefined ? {} : { attempt: event.attempt }),
+            retry_delay_ms: waitMs,
+            error: said,
+          });
+          return out;
+        }
+        // A retry hours away is a usage limit: waiting inside opencode would hold the codon that long.
+        gaveUp = true;
+        failure = {
+          message: `${said} (opencode would retry in ${Math.round(waitMs / 60_000)} min: a usage limit)`,
+          status: null,
+          usageLimit: { resetsAtMs: event.next },
+        };
+        options.onGiveUp?.();
+        return out;
+      }
       case TOOL_START_EVENT:
         if (started.has(event.callID)) return out;
         started.add(event.callID);
@@ -214,11 +261,17 @@ export function opencodeTranslator(options: {
         const said = data?.message ?? event.error.name ?? 'opencode reported an error';
         const message = data?.statusCode === 404 ? notFound(said) : said;
         const headers = data?.responseHeaders ?? {};
-        const retryAfter = parseRetryAfter({ get: (name) => headers[name] ?? null }, now());
+        const get = (name: string) => headers[name] ?? null;
+        const retryAfter = parseRetryAfter({ get }, now());
+        const status = data?.statusCode ?? (event.error.name === 'ProviderAuthError' ? 401 : null);
+        const limit =
+          failure?.usageLimit ??
+          (status === null ? null : usageLimitOfHttp(status, { get }, data?.responseBody ?? said, now()));
         failure = {
           message: failure ? `${failure.message}\n${message}` : message,
-          status: data?.statusCode ?? (event.error.name === 'ProviderAuthError' ? 401 : null),
+          status,
           ...(retryAfter === null ? {} : { retryAfterMs: retryAfter }),
+          ...(limit ? { usageLimit: limit } : {}),
         };
         return out;
       }
@@ -258,6 +311,9 @@ export function opencodeTranslator(options: {
           ...session(),
           api_error_status: finished ? null : why.status,
           ...(finished || why.retryAfterMs === undefined ? {} : { retry_after_ms: why.retryAfterMs }),
+          ...(finished || !why.usageLimit
+            ? {}
+            : { usage_limit: { resets_at_ms: why.usageLimit.resetsAtMs } }),
           usage: { ...usage },
           total_cost_usd: cost,
         },
@@ -280,6 +336,7 @@ export function notFound(message: string): string {
 const OPENCODE_EVENTS = new Set([
   'step_start',
   TOOL_START_EVENT,
+  RETRY_EVENT,
   'text',
   'reasoning',
   'tool_use',

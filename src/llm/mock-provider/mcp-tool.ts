@@ -10,7 +10,15 @@
  * A request declaring none of these gets a text saying the tool was not offered. Pure.
  */
 import type { DeclaredTool, RequestView } from './request-view.ts';
-import type { McpToolBlock, PlayedReply, ReplyTurn, Turn, WireBlock } from './script-schema.ts';
+import type {
+  McpToolBlock,
+  PlayedReply,
+  PlayedUsageLimit,
+  ReplyTurn,
+  Turn,
+  UsageLimitTurn,
+  WireBlock,
+} from './script-schema.ts';
 
 /** Codex's code-mode tool that runs a script of nested tool calls (a freeform tool, in its `functions` namespace). */
 const CODE_MODE_TOOL = 'exec';
@@ -20,9 +28,17 @@ export const NOT_OFFERED = 'was not offered';
 
 /** A played turn with its mcp_tool blocks resolved against the request; other turns as they are. */
 export function resolveMcpTools(
+  turn: Exclude<Turn, UsageLimitTurn>,
+  view: Pick<RequestView, 'tools' | 'deferredNamespaces'>,
+): Exclude<PlayedReply, PlayedUsageLimit>;
+export function resolveMcpTools(
   turn: Turn,
   view: Pick<RequestView, 'tools' | 'deferredNamespaces'>,
-): PlayedReply {
+): PlayedReply | UsageLimitTurn;
+export function resolveMcpTools(
+  turn: Turn,
+  view: Pick<RequestView, 'tools' | 'deferredNamespaces'>,
+): PlayedReply | UsageLimitTurn {
   if (!('content' in turn)) return turn;
   const content = turn.content.map((block) => ('mcp_tool' in block ? mcpCall(block.mcp_tool, view) : block));
   const reply: ReplyTurn = { ...turn, content };

@@ -3,13 +3,14 @@
  * no I/O; one player per provider, so every caller of a track shares its cursor.
  */
 import type { RequestView } from './request-view.ts';
-import type { Script, TrackMatch, Turn } from './script-schema.ts';
+import type { PlayedUsageLimit, Script, TrackMatch, Turn, UsageLimitTurn } from './script-schema.ts';
 
 export const DEFAULT_TRACK = 'default';
 
 export type PlayedTurn = {
   track: string;
-  turn: Turn;
+  /** A usage limit with its reset fixed; any other turn as written. */
+  turn: Exclude<Turn, UsageLimitTurn> | PlayedUsageLimit;
   /** 0-based position in the track's (repeat-expanded) turns; null when the track was exhausted. */
   position: number | null;
 };
@@ -47,14 +48,29 @@ type TrackState = {
   loop: boolean;
   whenExhausted: Turn;
   cursor: number;
+  /** When the usage limit at the cursor resets (epoch ms), once it refused a request. */
+  limitResetsAt?: number;
 };
+
+/**
+ * When a limit first refused at `now` resets: `resetsIn` later; an API key's on a whole minute, as
+ * Anthropic words it ("You will regain access on 2026-04-01 at 00:00 UTC").
+ */
+export function resetOf(limit: UsageLimitTurn['usageLimit'], now: number): number {
+  const at = now + Math.round(limit.resetsIn * 1000);
+  return limit.kind === 'api-key' ? Math.ceil(at / 60_000) * 60_000 : at;
+}
 
 /**
  * `start`: where each track that does not loop begins (a resumed execution's saved positions);
  * absent, at its first turn. A looping track always begins at its first turn: it plays again for
  * every attempt, a codon run again after a crash included.
  */
-export function createScriptPlayer(script: Script, start: TrackPositions = {}): ScriptPlayer {
+export function createScriptPlayer(
+  script: Script,
+  start: TrackPositions = {},
+  now: () => number = Date.now,
+): ScriptPlayer {
   const at = (name: string): number => {
     const saved = start[name];
     return saved !== undefined && Number.isSafeInteger(saved) && saved > 0 ? saved : 0;
@@ -87,10 +103,25 @@ export function createScriptPlayer(script: Script, start: TrackPositions = {}): 
   const next = (view: RequestView): PlayedTurn => {
     const track =
       tracks.find((candidate) => candidate.match && trackMatches(candidate.match, view)) ?? fallback;
-    if (track.loop && track.cursor >= track.turns.length && track.turns.length > 0) track.cursor = 0;
-    const turn = track.turns[track.cursor];
-    if (!turn) return { track: track.name, turn: track.whenExhausted, position: null };
-    return { track: track.name, turn, position: track.cursor++ };
+    for (;;) {
+      if (track.loop && track.cursor >= track.turns.length && track.turns.length > 0) track.cursor = 0;
+      const turn = track.turns[track.cursor] ?? track.whenExhausted;
+      const position = track.cursor < track.turns.length ? track.cursor : null;
+      if (!('usageLimit' in turn)) {
+        if (position !== null) track.cursor++;
+        return { track: track.name, turn, position };
+      }
+      // A limit holds every request of its track until its reset, then the next turn plays.
+      // The first refusal fixes the reset (whenExhausted's, again once it passed).
+      const at = now();
+      const fresh = track.limitResetsAt === undefined || (position === null && at >= track.limitResetsAt);
+      if (fresh) track.limitResetsAt = resetOf(turn.usageLimit, at);
+      const resetsAtMs = track.limitResetsAt ?? at;
+      if (fresh || position === null || at < resetsAtMs)
+        return { track: track.name, turn: { ...turn, resetsAtMs }, position };
+      track.limitResetsAt = undefined;
+      track.cursor++;
+    }
   };
 
   const remaining = (): Record<string, number> =>

@@ -52,6 +52,17 @@
  *                               (seconds) becomes the `retry-after` header (and Gemini's RetryInfo);
  *                               inStream: a streaming request gets a 200 stream that fails instead
  *   stall: true                 never answer (until the client leaves or the provider stops)
+ *   usageLimit: { resetsIn: 60, kind?: subscription | api-key, window?: five_hour | seven_day }
+ *                               the account's usage limit, reached: every request of the track is
+ *                               refused until the reset (now + resetsIn seconds at the first refusal;
+ *                               a CLI retrying meanwhile is refused again), then the next turn plays.
+ *                               Worded as each provider does (usage-limit-replies.ts): Anthropic's
+ *                               subscription 429 with its anthropic-ratelimit-unified-* headers, or for
+ *                               an API key its 400 "You have reached your specified API usage limits"
+ *                               (whose reset is a whole minute, UTC); the ChatGPT backend's 429
+ *                               usage_limit_reached with resets_at, or for an API key OpenAI's
+ *                               insufficient_quota (no reset said); Gemini's 429 RESOURCE_EXHAUSTED
+ *                               with a daily QuotaFailure and RetryInfo
  * and may also carry:
  *   delayMs: 2000               wait before answering (a long delay is a bounded stall)
  *   chunkDelayMs: 50            wait between SSE events
@@ -145,13 +156,30 @@ export const ErrorTurnSchema = z.strictObject({
   ...timing,
 });
 
+export const UsageLimitTurnSchema = z.strictObject({
+  usageLimit: z.strictObject({
+    /** Seconds from the first refusal to the reset. */
+    resetsIn: z.number().nonnegative(),
+    /** [subscription] Whose limit: a subscription's window (OAuth, ChatGPT login) or an API key's. */
+    kind: z.enum(['subscription', 'api-key']).default('subscription'),
+    /** [five_hour] Anthropic's subscription window the limit belongs to (its representative claim). */
+    window: z.enum(['five_hour', 'seven_day']).default('five_hour'),
+  }),
+  ...timing,
+});
+
 export const StallTurnSchema = z.strictObject({
   stall: z.literal(true),
   ...timing,
 });
 
 export const TurnSchema = keyedUnion(
-  { content: ReplyTurnSchema, error: ErrorTurnSchema, stall: StallTurnSchema },
+  {
+    content: ReplyTurnSchema,
+    error: ErrorTurnSchema,
+    stall: StallTurnSchema,
+    usageLimit: UsageLimitTurnSchema,
+  },
   'a turn',
 );
 export type Turn = z.infer<typeof TurnSchema>;
@@ -161,8 +189,11 @@ export type ScriptReplyTurn = z.infer<typeof ReplyTurnSchema>;
 export type ReplyTurn = Omit<ScriptReplyTurn, 'content'> & { content: WireBlock[] };
 export type ErrorTurn = z.infer<typeof ErrorTurnSchema>;
 export type StallTurn = z.infer<typeof StallTurnSchema>;
-/** A turn as it is played: a reply's blocks resolved against the request. */
-export type PlayedReply = ReplyTurn | ErrorTurn | StallTurn;
+export type UsageLimitTurn = z.infer<typeof UsageLimitTurnSchema>;
+/** A usage limit as it is played: when it resets (epoch ms), fixed at its first refusal. */
+export type PlayedUsageLimit = UsageLimitTurn & { resetsAtMs: number };
+/** A turn as it is played: a reply's blocks resolved against the request, a limit's reset fixed. */
+export type PlayedReply = ReplyTurn | ErrorTurn | StallTurn | PlayedUsageLimit;
 
 /** The wire APIs the provider speaks; a request's API is known from its path. */
 export const WireApiSchema = z.enum(['anthropic', 'openai-responses', 'gemini']);

@@ -141,7 +141,9 @@ export async function startMockProvider(options: MockProviderOptions): Promise<M
     if (played.position !== null) options.onPositions?.(player.positions());
     record(req, body, route.api, played);
     // A call of an MCP tool goes out under the name this request's agent gives the tool.
-    await play(resolveMcpTools(played.turn, accepted.exchange.view), accepted.exchange, res);
+    const turn =
+      'usageLimit' in played.turn ? played.turn : resolveMcpTools(played.turn, accepted.exchange.view);
+    await play(turn, accepted.exchange, res);
   };
 
   const play = async (turn: PlayedReply, exchange: Exchange, res: ServerResponse): Promise<void> => {
@@ -153,6 +155,7 @@ export async function startMockProvider(options: MockProviderOptions): Promise<M
     try {
       if (turn.delayMs && !(await wait(turn.delayMs, signal))) return;
       if ('stall' in turn) return await forever(signal);
+      if ('usageLimit' in turn) return sendReply(res, exchange.usageLimit(turn, Date.now()));
       if ('error' in turn && !(turn.error.inStream && exchange.stream)) {
         return sendReply(res, exchange.failure(turn));
       }

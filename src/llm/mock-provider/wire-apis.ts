@@ -40,7 +40,8 @@ import {
   responsesFailureEventsOf,
 } from './responses-builder.ts';
 import { describeResponsesIssue, ResponsesRequestSchema, responsesViewOf } from './responses-view.ts';
-import type { ErrorTurn, ReplyTurn, WireApi } from './script-schema.ts';
+import type { ErrorTurn, PlayedUsageLimit, ReplyTurn, WireApi } from './script-schema.ts';
+import { anthropicUsageLimit, geminiUsageLimit, openAiUsageLimit } from './usage-limit-replies.ts';
 
 export type JsonReply = { status: number; body: object; headers?: Record<string, string> };
 
@@ -65,6 +66,8 @@ export type Exchange = {
   failure(turn: ErrorTurn): JsonReply;
   /** A 200 stream that fails (the turn's `error.inStream`). */
   failureFrames(turn: ErrorTurn): string[];
+  /** The account's usage limit, refused as this API's provider does; `now` its clock. */
+  usageLimit(turn: PlayedUsageLimit, now: number): JsonReply;
 };
 
 export type ExchangeContext = { route: Route; headers: RequestHeaders; ids: IdSource; requestId: string };
@@ -150,6 +153,7 @@ const anthropic: WireAdapter = {
         const { error } = errorBodyOf(turn, requestId);
         return [...(start ? [start] : []), { type: 'error' as const, error }].map(encodeSse);
       },
+      usageLimit: (turn, now) => anthropicUsageLimit(turn, requestId, now),
     };
     return { ok: true, exchange };
   },
@@ -187,6 +191,7 @@ const responses: WireAdapter = {
       frames: (turn) => responseEventsOf(buildResponse(turn, context)).map(encodeResponsesSse),
       failure: (turn) => withRetryAfter(turn, responsesErrorBodyOf(turn)),
       failureFrames: (turn) => responsesFailureEventsOf(turn, context).map(encodeResponsesSse),
+      usageLimit: (turn, now) => openAiUsageLimit(turn, now),
     };
     return { ok: true, exchange };
   },
@@ -223,6 +228,7 @@ const gemini: WireAdapter = {
       frames: (turn) => geminiChunksOf(build(turn)).map(encodeGeminiSse),
       failure: (turn) => withRetryAfter(turn, geminiErrorBodyOf(turn)),
       failureFrames: (turn) => [encodeGeminiSse(geminiErrorBodyOf(turn))],
+      usageLimit: (turn, now) => geminiUsageLimit(turn, model, now),
     };
     return { ok: true, exchange };
   },

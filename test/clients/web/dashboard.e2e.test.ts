@@ -187,6 +187,33 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', { timeout: 60_000 }, (
     expect(problems.get(page)).toEqual([]);
   });
 
+  it('a usage-limit wait: a banner with the reset and the time left, light and dark; n ends it', async () => {
+    // Codon one meets a usage limit an hour away (the provider refuses it until then).
+    const script = `tracks:\n  - name: one\n    match: { firstUser: "Do one." }\n    turns:\n      - usageLimit: { resetsIn: 3600 }\nturns: []\n`;
+    const { dashboard } = await runWithWeb(script);
+    const page = await newPage();
+    await page.goto(dashboard.href);
+    await page.waitForSelector('[data-testid="connection"]:has-text("open")');
+    await page.waitForSelector('[data-testid="usage-wait"]', { state: 'detached' });
+    await page.click('[data-testid="control-next"]');
+    const banner = page.locator('[data-testid="usage-wait"]');
+    await banner.waitFor();
+    expect(await banner.textContent()).toMatch(
+      /^waiting for the usage limit of builtin to reset at \d\d:\d\d \(in (59|1 h)[^)]*\).* · n \(next\) starts one now$/,
+    );
+    await page.waitForSelector('[data-testid="codon-one"]:has-text("waiting for usage limit")');
+    await page.screenshot({ path: join(SCREENSHOTS, 'usage-wait.png') });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: join(SCREENSHOTS, 'usage-wait-dark.png') });
+    // n: the wait ends, and the activity says so (the codon starts again; its limit still holds).
+    await page.keyboard.press('n');
+    await page.keyboard.press('2');
+    await page.waitForSelector(
+      '[data-testid="activity-row"]:has-text("one: the usage-limit wait ended (codon.next took over)")',
+    );
+    expect(problems.get(page)).toEqual([]);
+  });
+
   it('readonly: no controls; the server grants its ticket readonly whatever the page asks, and refuses what it forges', async () => {
     const { server } = await runWithWeb(codonScript({ one: { sleep: 987_652 } }));
     const page = await newPage();

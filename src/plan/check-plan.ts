@@ -3,6 +3,7 @@ import { checkSentinelDefinition } from './check-sentinel.ts';
 import type { Codon } from './plan-schema.ts';
 import { formatPath, type PathSegment, type ProblemDraft } from './problems.ts';
 import type { SalvagedCodon, SalvagedEntry, SalvagedPlan } from './salvage.ts';
+import { usageLimitPolicy } from './usage-limit-schema.ts';
 
 /**
  * Rules that span several values of a plan: unique ids, continuation, sentinel references, nesting.
@@ -95,6 +96,17 @@ function checkIneffective(plan: SalvagedPlan): ProblemDraft[] {
         path: [...path, codon.fallbackModel !== undefined ? 'fallbackModel' : 'id'],
         message: `Codon "${codon.id}" falls back to the model it already uses (${model}).`,
         hint: 'Name another model as fallbackModel (e.g. a smaller or another provider-side one).',
+      });
+    }
+    const own = usageLimitPolicy(codon.onUsageLimit, plan.onUsageLimit).fallbackAgent;
+    const agent = codon.agent ?? plan.agent;
+    if (own && agent !== undefined && own.agent === agent && (own.model ?? model) === model) {
+      drafts.push({
+        code: 'FIELD_HAS_NO_EFFECT',
+        severity: 'warning',
+        path: [...path, codon.onUsageLimit !== undefined ? 'onUsageLimit' : 'id'],
+        message: `Codon "${codon.id}"'s fallbackAgent is its own agent and model (${agent}${model ? `, ${model}` : ''}): it would meet the same usage limit.`,
+        hint: 'Name another agent (or another model) as onUsageLimit.fallbackAgent, or leave it out to wait for the reset.',
       });
     }
   }

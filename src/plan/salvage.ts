@@ -50,6 +50,7 @@ export type SalvagedPlan = {
   defaults: z.infer<typeof Plan.shape.defaults> | undefined;
   model: string | undefined;
   fallbackModel: string | undefined;
+  onUsageLimit: z.infer<typeof Plan.shape.onUsageLimit> | undefined;
   agentConfig: z.infer<typeof Plan.shape.agentConfig> | undefined;
   claudeConfig: z.infer<typeof Plan.shape.claudeConfig> | undefined;
   sandbox: z.infer<typeof Plan.shape.sandbox> | undefined;
@@ -78,6 +79,7 @@ export function salvagePlan(data: unknown): SalvagedPlan {
     defaults: undefined,
     model: undefined,
     fallbackModel: undefined,
+    onUsageLimit: undefined,
     agentConfig: undefined,
     claudeConfig: undefined,
     sandbox: undefined,
@@ -94,6 +96,7 @@ export function salvagePlan(data: unknown): SalvagedPlan {
   plan.defaults = valid(Plan.shape.defaults, data.defaults);
   plan.model = valid(Plan.shape.model, data.model);
   plan.fallbackModel = valid(Plan.shape.fallbackModel, data.fallbackModel);
+  plan.onUsageLimit = valid(Plan.shape.onUsageLimit, data.onUsageLimit);
   plan.agentConfig = valid(Plan.shape.agentConfig, data.agentConfig);
   plan.claudeConfig = valid(Plan.shape.claudeConfig, data.claudeConfig);
   plan.sandbox = valid(Plan.shape.sandbox, data.sandbox);

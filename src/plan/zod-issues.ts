@@ -96,7 +96,7 @@ export function issuesToDrafts(issues: readonly Issue[], root: Schema, input: un
           }
           return;
         }
-        const branch = pickBranch(issue.errors);
+        const branch = pickBranch(issue.errors, value);
         if (branch === undefined) {
           const expected = [...new Set(issue.errors.flatMap(rootExpected))].map(expectedText);
           add(

@@ -102,6 +102,67 @@ describe('onFailure and fallbackModel', () => {
   });
 });
 
+describe('onUsageLimit', () => {
+  it('refuses an unknown word, an unknown agent, a negative wait and unknown keys, each at its place', async () => {
+    const problems = await problemsOf(
+      yaml(
+        'name: x',
+        'onUsageLimit: later',
+        'codons:',
+        '  - id: a',
+        '    prompt: go',
+        '    onUsageLimit: { fallbackAgent: { agent: cursor }, maxWaitMs: -1, sleep: true }',
+      ),
+    );
+    expect(problems.some((p) => p.path === 'onUsageLimit' && p.severity !== 'warning')).toBe(true);
+    expect(
+      problems.some((p) => p.path.startsWith('codons[0].onUsageLimit') && p.severity !== 'warning'),
+    ).toBe(true);
+  });
+
+  it("warns of a fallbackAgent that is the codon's own agent and model", async () => {
+    const problems = await problemsOf(
+      yaml(
+        'name: x',
+        'agent: codex',
+        'model: gpt-5',
+        'onUsageLimit: { fallbackAgent: { agent: codex } }',
+        'codons:',
+        '  - { id: a, prompt: go }',
+        '  - { id: b, prompt: go, onUsageLimit: { fallbackAgent: { agent: codex, model: gpt-5-mini } } }',
+      ),
+    );
+    const warned = problems.filter((p) => p.code === 'FIELD_HAS_NO_EFFECT');
+    expect(warned.map((p) => [p.path, p.severity])).toEqual([['codons[0].id', 'warning']]);
+    expect(warned[0]?.message).toBe(
+      'Codon "a"\'s fallbackAgent is its own agent and model (codex, gpt-5): it would meet the same usage limit.',
+    );
+  });
+
+  it('the effective policy: the codon over the plan, else wait with its defaults', async () => {
+    const plan = await loadedPlan(
+      yaml(
+        'name: x',
+        'onUsageLimit: { fallbackAgent: { agent: gemini }, maxWaitMs: 60000 }',
+        'codons:',
+        '  - { id: a, prompt: go }',
+        '  - { id: b, prompt: go, onUsageLimit: fail }',
+      ),
+    );
+    const [a, b] = plan.codons;
+    expect(a?.onUsageLimit).toEqual({
+      then: 'wait',
+      fallbackAgent: { agent: 'gemini' },
+      maxWaitMs: 60_000,
+      marginMs: 60_000,
+      unknownResetWaitMs: 900_000,
+      countWait: false,
+    });
+    expect(b?.onUsageLimit).toMatchObject({ then: 'fail' });
+    expect(b?.onUsageLimit.fallbackAgent).toBeUndefined();
+  });
+});
+
 describe('stallTimeoutMs', () => {
   it('zero and text are refused', async () => {
     const problems = await problemsOf(
@@ -337,5 +398,25 @@ describe('outputFiles', () => {
       ),
     );
     expect(plan.codons.map((c) => c.outputFiles)).toEqual([['dist/**', '*.md'], []]);
+  });
+});
+
+describe('a word or an object', () => {
+  it('an object meant for onUsageLimit or sandbox is judged as the object, each field at its place', async () => {
+    const problems = await problemsOf(
+      yaml(
+        'name: x',
+        'sandbox: { mode: maybe }',
+        'codons:',
+        '  - id: a',
+        '    prompt: go',
+        '    onUsageLimit: { fallbackAgent: { agent: cursor }, maxWaitMs: -1 }',
+      ),
+    );
+    expect(problems.map((p) => p.path).sort()).toEqual([
+      'codons[0].onUsageLimit.fallbackAgent.agent',
+      'codons[0].onUsageLimit.maxWaitMs',
+      'sandbox.mode',
+    ]);
   });
 });

@@ -16,11 +16,14 @@ export type Schema = z.core.$ZodType;
  * recognizes most of the input's keys is the intended one; a branch that rejects the input's type
  * outright is never meant. Undefined when every branch rejects the type.
  */
-export function pickBranch(branches: readonly Issue[][]): Issue[] | undefined {
+export function pickBranch(branches: readonly Issue[][], value?: unknown): Issue[] | undefined {
   let best: Issue[] | undefined;
   let bestScore = Number.POSITIVE_INFINITY;
+  // An object or a list was never meant as one of a list of words (`sandbox: on` or `{mode: on}`).
+  const composite = typeof value === 'object' && value !== null;
   for (const issues of branches) {
     if (issues.some((i) => i.code === 'invalid_type' && i.path.length === 0)) continue;
+    if (composite && issues.some((i) => i.code === 'invalid_value' && i.path.length === 0)) continue;
     const unknownKeys = issues
       .filter((i) => i.code === 'unrecognized_keys' && i.path.length === 0)
       .reduce((n, i) => n + (i.code === 'unrecognized_keys' ? i.keys.length : 0), 0);

@@ -48,7 +48,7 @@ export function commandProblems(issues: readonly Issue[], root: Schema, input: u
         return;
       }
       case 'invalid_union': {
-        const branch = pickBranch(issue.errors);
+        const branch = pickBranch(issue.errors, value);
         if (branch === undefined) {
           const expected = [...new Set(issue.errors.flatMap(rootExpected))].map(typeText);
           add(`expected ${expected.join(' or ')}, got ${kindOf(value)}`);

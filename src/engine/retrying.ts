@@ -214,8 +214,8 @@ export class Retrying {
         : this.#info(what);
     if (command.type === 'codon.skip' || command.type === 'codon.forceStop') {
       h.enqueue(async () => {
-        await said();
-        if (!usage) await this.#info(`${codon.id} stays failed (codon.next or codon.redo runs it again)`);
+        if (usage) await said();
+        else await this.#info(`${what}; ${codon.id} stays failed (codon.next or codon.redo runs it again)`);
         await h.proceed({ kind: 'codon-ended', status: 'failed', autostart: h.autostart });
       }, context);
       return 'handled';

@@ -27,7 +27,7 @@ export type SharedLimitsDirOptions = {
 };
 
 /**
- * Usage limits shared by the runs on one credential (docs/unattended.md#sharing-a-limit): a directory
+ * Usage limits shared by the runs on one credential (docs/unattended.md#runs-on-one-credential-wait-together): a directory
  * of small JSON files, `<agent>-<16 hex>.json`, each rewritten whole (atomically) so a reader sees
  * a record or its predecessor, never half. A limit noted keeps the later of its reset and the one
  * already there. A record missing, unreadable or of another shape, or a reset that is past, is no

@@ -46,3 +46,27 @@ export function usageLimitClaude(
       : `if mkdir '${options.limitOnce}' 2>/dev/null; then\n  ${limited(options.resetInMs ?? 4_000)}\nfi\n`;
   return write(dir, name, `${announce}${awaits}${limit}${DONE}`);
 }
+
+/**
+ * One fake claude for runs that share it (a batch's jobs get one environment): the first call of all
+ * waits until a second call has begun, then meets a usage limit that resets in `resetInMs`; every
+ * other call waits until `limits` has a record (20 s at most), then succeeds. So one job meets the
+ * limit while another's codon is at work, whichever job it is.
+ */
+export function firstCallLimitedClaude(dir: string, options: { limits: string; resetInMs?: number }): string {
+  const first = join(dir, 'first-call');
+  const second = join(dir, 'second-call');
+  const wait = (glob: string) =>
+    `n=0\nuntil ls ${glob} >/dev/null 2>&1 || [ $n -ge 400 ]; do sleep 0.05; n=$((n+1)); done`;
+  return write(
+    dir,
+    'claude-first-call-limited',
+    `if mkdir '${first}' 2>/dev/null; then
+${wait(`'${second}'`)}
+  ${limited(options.resetInMs ?? 4_000)}
+fi
+touch '${second}'
+${wait(`'${options.limits}'/*.json`)}
+${DONE}`,
+  );
+}

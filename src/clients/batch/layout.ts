@@ -19,6 +19,8 @@ export type BatchLayout = {
   logs: string;
   /** Each ended job's JobResult, by job id: what `--job-index` leaves for `ribosome batch report`. */
   results: string;
+  /** The usage limits the jobs share (every job's `--shared-limits`; docs/batches.md#usage-limits-jobs-on-one-credential-wait-together). */
+  usageLimits: string;
 };
 
 export function batchLayout(dir: string): BatchLayout {
@@ -34,6 +36,7 @@ export function batchLayout(dir: string): BatchLayout {
     jobs: join(dir, 'jobs'),
     logs: join(dir, 'logs'),
     results: join(dir, 'results'),
+    usageLimits: join(dir, 'usage-limits'),
   };
 }
 

@@ -98,6 +98,10 @@ export function registerRun(program: Command): void {
       '--record',
       "keep every LLM exchange of the run's agents and sentinels in <execution>/cassette.jsonl, for `ribosome replay` (turns the proxy on)",
     )
+    .option(
+      '--shared-limits <dir>',
+      'share usage limits with the other runs given this directory: a limit one meets holds the others on the same credential until it resets (made when missing; a batch gives its jobs <batch-dir>/usage-limits)',
+    )
     .action(async (planFile: string, flags: RunFlags) => {
       exitOnceStopped(await run(planFile, flags));
     });

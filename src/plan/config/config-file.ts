@@ -28,6 +28,13 @@ export const ConfigFile = z
       .describe(
         "Record every LLM exchange of the run's agents and sentinels into <execution>/cassette.jsonl, for `ribosome replay` (as `ribosome run --record`). Default false.",
       ),
+    sharedLimits: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "A directory of usage limits shared with the other runs that name it (as `ribosome run --shared-limits DIR`; relative to this file's folder): a limit one run meets on a credential holds the automatic starts of the others on the same credential until it resets. Made when missing.",
+      ),
   })
   // Keys that may not go together: checked here, so validate and run --config agree, at the key.
   .superRefine((file, ctx) => {

@@ -102,11 +102,12 @@ describe("a job's run", () => {
     const args = jobRunArgs({ ...job, budget: { maxCostUsd: 5, maxDurationMs: 60_000 } }, '/b/jobs/a', {
       scriptedProvider: 's.yaml',
       sandbox: false,
+      sharedLimits: '/b/usage-limits',
     });
     expect(args).toEqual([
       ...['run', '/p.yaml', '--headless', '--exit-when-done', '--execution', '/b/jobs/a', '--port', '0'],
       ...['--model', 'm', '--agent', 'codex', '--var', 'X=1 2', '--max-cost', '5', '--max-time', '60000'],
-      ...['--scripted-provider', 's.yaml', '--no-sandbox'],
+      ...['--scripted-provider', 's.yaml', '--no-sandbox', '--shared-limits', '/b/usage-limits'],
     ]);
     expect(jobRunArgs(job, '/e', {})).not.toContain('--max-cost');
   });

@@ -10,6 +10,8 @@ export type JobRunSettings = {
   scriptedProvider?: string;
   providerBaseUrl?: string;
   sandbox?: string | boolean;
+  /** The directory of usage limits every job shares (the batch directory's usage-limits/). */
+  sharedLimits?: string;
 };
 
 /**
@@ -33,5 +35,6 @@ export function jobRunArgs(job: Job, execution: string, settings: JobRunSettings
   if (settings.providerBaseUrl !== undefined) args.push('--provider-base-url', settings.providerBaseUrl);
   if (settings.sandbox === false) args.push('--no-sandbox');
   else if (typeof settings.sandbox === 'string') args.push('--sandbox', settings.sandbox);
+  if (settings.sharedLimits !== undefined) args.push('--shared-limits', settings.sharedLimits);
   return args;
 }

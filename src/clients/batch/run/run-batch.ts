@@ -127,7 +127,9 @@ export function startBatchRun(request: BatchRequest): BatchStart {
     failFast: request.failFast ?? loaded.batch.failFast ?? false,
     ...(request.retryFailed ? { retryFailed: true } : {}),
     retries: loaded.batch.retries ?? 1,
-    settings: request.settings,
+    // Jobs on one credential wait together for a usage limit one of them meets; pods of a cluster
+    // batch too, when the batch directory is on a volume they share.
+    settings: { ...request.settings, sharedLimits: layout.usageLimits },
     env: process.env,
     metricsOf: (dir) => {
       try {

@@ -16,6 +16,7 @@ import { EXIT, type Refusal, refuse, storageNotice } from './exit.ts';
 import type { RunRequest } from './parse-flags.ts';
 import type { Execution } from './place-execution.ts';
 import { type ProviderUrls, type ProviderWiring, providerTarget } from './providers.ts';
+import { sharedLimitsStore } from './shared-limits.ts';
 import { cloneInto, workspaceIncludes } from './workspace.ts';
 
 /**
@@ -70,6 +71,18 @@ export async function composeEngine(
               id: codon.id,
             }),
           outputDir: execution.outputDir,
+          ...(request.sharedLimits === undefined
+            ? {}
+            : {
+                sharedLimits: sharedLimitsStore({
+                  dir: request.sharedLimits,
+                  provider: request.proxy.providerBaseUrl,
+                  // As the agents get it: after the scripted provider's stand-in key was set.
+                  env: { ...process.env },
+                  executionDir: execution.executionDir,
+                  warn: (text) => deps.logger.warn(text),
+                }),
+              }),
           hooks: ({ bus, logger, layout, journal }, record) =>
             createSentinelHooks({
               bus,

@@ -14,6 +14,7 @@ import { sandboxSupport } from '../../../platform/sandbox/index.ts';
 import { killAtProblem } from '../../../platform/storage/kill-point.ts';
 import { EXIT, type Refusal, refuse } from './exit.ts';
 import { type RunSandbox, runSandbox, sandboxFlag } from './sandbox-start.ts';
+import { sharedLimitsDir } from './shared-limits.ts';
 
 /** `ribosome run`'s options as commander gives them. */
 export type RunFlags = {
@@ -48,6 +49,8 @@ export type RunFlags = {
   sandbox?: string | boolean;
   /** `--record`: keep a cassette of every LLM exchange (docs/testing-plans.md). */
   record?: boolean;
+  /** `--shared-limits DIR`: usage limits shared with other runs on the same credential. */
+  sharedLimits?: string;
 };
 
 /** A replay's own settings (`ribosome replay`, docs/testing-plans.md). */
@@ -96,6 +99,8 @@ export type RunRequest = {
   exitWhenDone: boolean;
   /** Recording (`--record`, `record: true`) or replay (`ribosome replay`); absent: neither. */
   cassette: CassetteMode | undefined;
+  /** The directory of usage limits shared with other runs (`--shared-limits`, `sharedLimits`), made. */
+  sharedLimits: string | undefined;
   /** Where the run keeps its files (as given; chosen by `placeExecution`). */
   where: Pick<RunFlags, 'execution' | 'fresh' | 'data' | 'output' | 'workspace'>;
 };
@@ -147,6 +152,7 @@ export async function parseRunFlags(
     : flags.record || file.value.record === true
       ? { mode: 'record' }
       : undefined;
+  const configDir = flags.config ? dirname(resolve(flags.config)) : process.cwd();
   const port = flags.port === undefined ? undefined : Number(flags.port);
   if (port !== undefined && !isPort(port)) {
     return refuse(`--port must be an integer from 0 to 65535, got "${flags.port}"`);
@@ -209,6 +215,14 @@ export async function parseRunFlags(
   if (!sandbox.ok) return sandbox;
   if (sandbox.value.warning) warn(sandbox.value.warning);
 
+  // Last: the directory is made when missing, and a start refused for another reason makes none.
+  const sharedLimits = sharedLimitsDir({
+    flag: flags.sharedLimits,
+    file: typeof file.value.sharedLimits === 'string' ? file.value.sharedLimits : undefined,
+    configDir,
+  });
+  if (!sharedLimits.ok) return sharedLimits;
+
   const agentConfig = plan.raw.agentConfig ?? settings.value.agentConfig ?? 'isolated';
   return {
     ok: true,
@@ -217,7 +231,7 @@ export async function parseRunFlags(
       settings: settings.value,
       budget: runBudget(plan.budget, settings.value.budget),
       proxy: proxy.value,
-      configDir: flags.config ? dirname(resolve(flags.config)) : process.cwd(),
+      configDir,
       sentinelTriggeredEvents: file.value.sentinelTriggeredEvents === true,
       access: { token: access.token, generated: access.generated },
       agentConfig,
@@ -228,6 +242,7 @@ export async function parseRunFlags(
       headless: flags.headless === true,
       exitWhenDone: flags.exitWhenDone === true,
       cassette,
+      sharedLimits: sharedLimits.value,
       where: {
         execution: flags.execution,
         fresh: flags.fresh,

@@ -1,15 +1,15 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { usageLimitClaude } from '../../helpers/fake-claude-usage-limit.ts';
 import { waitFor } from '../../helpers/processes.ts';
 import { journalRows, killAll, runCli, tempDir } from '../../helpers/server-process.ts';
 
 /**
  * Runs on one credential share a usage limit (`ribosome run --shared-limits DIR`,
  * docs/unattended.md#runs-on-one-credential-wait-together): real `ribosome run` processes, real
- * journals. The limit comes from a fake claude (test/helpers/fake-claude-usage-limit.ts) until the
- * scripted provider plays one for the built-in agent.
+ * journals, the built-in agent and the scripted provider playing the limit (each run its own script).
+ * The order is fixed by the agents' own shell commands: the limited run meets its limit only once the
+ * other run's codon is at work, and that codon ends only once the shared record exists.
  */
 
 const temps: Array<{ remove(): void }> = [];
@@ -20,7 +20,7 @@ afterEach(() => {
 const TIMEOUT = 120_000;
 
 const PLAN = `name: shared
-agent: claude-code
+agent: builtin
 model: claude-sonnet-4-5
 onUsageLimit: { marginMs: 0 }
 codons:
@@ -30,47 +30,68 @@ codons:
 const KEY = 'sk-ant-api03-shared-credential-0123456789';
 const OTHER_KEY = 'sk-ant-api03-another-credential-987654321';
 
+/** A script whose codon one plays `one` (turns, YAML list items) and codon two answers at once. */
+const script = (one: string) => `tracks:
+  - name: one
+    match: { firstUser: "First." }
+    turns:
+${one.replace(/^(?=.)/gm, '      ')}  - name: two
+    match: { firstUser: "Second." }
+    turns:
+      - content: [{ text: Two done. }]
+turns: []
+`;
+const bash = (command: string) =>
+  `- content: [{ tool_use: { name: Bash, input: { command: ${JSON.stringify(command)} } } }]\n`;
+const DONE = '- content: [{ text: One done. }]\n';
+const LIMIT = '- usageLimit: { resetsIn: 4 }\n';
+
 function setup() {
   const t = tempDir();
   temps.push(t);
   const plan = join(t.path, 'plan.yaml');
   writeFileSync(plan, PLAN);
-  const script = join(t.path, 'script.yaml');
-  writeFileSync(script, 'turns: []\n');
   const limits = join(t.path, 'usage-limits');
+  const gate = join(t.path, 'gated-called');
+  const write = (name: string, text: string) => {
+    const file = join(t.path, `${name}.yaml`);
+    writeFileSync(file, text);
+    return file;
+  };
   return {
     root: t.path,
     plan,
-    script,
     limits,
-    /** Meets the limit at its first call (reset in 4 s) once the gated one is at work, succeeds after. */
-    limiting: usageLimitClaude(t.path, 'claude-limiting', {
-      awaits: `'${join(t.path, 'gated-called')}'`,
-      limitOnce: join(t.path, 'limited'),
-    }),
-    /** At work before the limit is met, succeeds once a run has noted it: its first codon ends while the limit holds. */
-    gated: usageLimitClaude(t.path, 'claude-gated', {
-      announce: join(t.path, 'gated-called'),
-      awaits: `'${limits}'/*.json`,
-    }),
-    /** Meets the limit at its first call, succeeds after. */
-    limitingAlone: usageLimitClaude(t.path, 'claude-limiting-alone', { limitOnce: join(t.path, 'limited') }),
-    plain: usageLimitClaude(t.path, 'claude-plain', {}),
+    /** Meets the limit (reset in 4 s) once the gated one is at work, succeeds after. */
+    limiting: write(
+      'limiting',
+      script(`${bash(`while [ ! -e '${gate}' ]; do sleep 0.1; done`)}${LIMIT}${DONE}`),
+    ),
+    /** At work before the limit is met, ends once a run has noted it: its first codon ends while the limit holds. */
+    gated: write(
+      'gated',
+      script(
+        `${bash(`touch '${gate}'; until ls '${limits}'/*.json >/dev/null 2>&1; do sleep 0.1; done`)}${DONE}`,
+      ),
+    ),
+    /** Meets the limit at its first request, succeeds after. */
+    limitingAlone: write('limiting-alone', script(`${LIMIT}${DONE}`)),
+    plain: write('plain', script(DONE)),
   };
 }
 type Setup = ReturnType<typeof setup>;
 
-/** `ribosome run` to its end with the fake `claude` on `key`, sharing the setup's limits. */
-function run(s: Setup, name: string, claude: string, key: string) {
+/** `ribosome run` to its end on `script` with `key`, sharing the setup's limits. */
+function run(s: Setup, name: string, script: string, key: string) {
   const exec = join(s.root, name);
   const proc = runCli(
     [
       ...['run', s.plan, '--headless', '--exit-when-done', '--no-sandbox', '--execution', exec],
-      ...['--scripted-provider', s.script, '--shared-limits', s.limits],
+      ...['--scripted-provider', script, '--shared-limits', s.limits],
     ],
     {
       env: {
-        RIBOSOME_CLAUDE_BIN: claude,
+        RIBOSOME_AGENT_MAX_RETRIES: '0',
         ANTHROPIC_API_KEY: key,
         ANTHROPIC_AUTH_TOKEN: '',
         CLAUDE_CODE_OAUTH_TOKEN: '',
@@ -89,7 +110,7 @@ const records = (s: Setup) => readdirSync(s.limits).filter((name) => name.endsWi
 
 /** The shared record: one, named by agent and credential hash, without the key; its reset. */
 function theRecord(s: Setup, by: string): string {
-  expect(records(s)).toEqual([expect.stringMatching(/^claude-code-[0-9a-f]{16}\.json$/)]);
+  expect(records(s)).toEqual([expect.stringMatching(/^builtin-[0-9a-f]{16}\.json$/)]);
   const text = readFileSync(join(s.limits, records(s)[0] ?? ''), 'utf8');
   expect(text).not.toContain(KEY);
   const record = JSON.parse(text) as { until: string; by: string };
@@ -104,7 +125,7 @@ function expectHeld(exec: string, codonId: string, until: string): void {
   expect(list.filter((e) => e.type === 'usageLimit.waiting')).toEqual([
     {
       type: 'usageLimit.waiting',
-      data: expect.objectContaining({ codonId, agent: 'claude-code', resetsAt: until }),
+      data: expect.objectContaining({ codonId, agent: 'builtin', resetsAt: until }),
     },
   ]);
   const waitedAt = list.findIndex((e) => e.type === 'usageLimit.waiting');

@@ -116,7 +116,7 @@ export function statusText(s: RunStatus, now = Date.now()): string {
   if (s.current) lines.push(`running: ${s.current}`);
   if (s.usageWait)
     lines.push(
-      `${usageWaitText(s.usageWait, now)}; then ${s.usageWait.codonId} starts again (codon.next starts it now)`,
+      `${usageWaitText(s.usageWait, now)}: then ${s.usageWait.codonId} starts again (codon.next starts it now)`,
     );
   if (s.idle)
     lines.push(

@@ -33,18 +33,23 @@ export function timeLeft(ms: number): string {
 
 /**
  * The wait in one line, counted down from `now`. With a reset time:
- * `waiting for the usage limit of claude-code to reset at 15:00 (in 2 h 13 m)`; without one (the
- * agent said none): `waiting for the usage limit of codex (no reset time given): trying again at
- * 15:15 (in 14 m)`. `short`: `usage limit: resets 15:00 (in 2 h 13 m)`, for a narrow screen.
+ * `waiting for the usage limit of claude-code to reset at 15:00; starts again at 15:01 (in 2 h 14 m)`
+ * (the time left is to the start, the reset plus the margin); without one (the agent said none):
+ * `waiting for the usage limit of codex (no reset time given): trying again at 15:15 (in 14 m)`.
+ * `short`: `usage limit: resets 15:00, starts 15:01 (in 2 h 14 m)`, for a narrow screen.
  */
 export function usageWaitText(wait: UsageWait, now: number, options: { short?: boolean } = {}): string {
-  const at = wait.resetsAt ?? wait.until;
-  const left = timeLeft(Date.parse(at) - now);
-  const clock = clockAt(at, now);
-  if (options.short) return `usage limit: ${wait.resetsAt ? 'resets' : 'tries again'} ${clock} (${left})`;
-  return wait.resetsAt
-    ? `waiting for the usage limit of ${wait.agent} to reset at ${clock} (${left})`
-    : `waiting for the usage limit of ${wait.agent} (no reset time given): trying again at ${clock} (${left})`;
+  // Counted down to when the codon starts again (the reset plus the margin), not to the reset.
+  const left = timeLeft(Date.parse(wait.until) - now);
+  const again = clockAt(wait.until, now);
+  const reset = wait.resetsAt === undefined ? undefined : clockAt(wait.resetsAt, now);
+  if (options.short)
+    return `usage limit: ${reset === undefined ? 'tries again' : `resets ${reset}, starts`} ${again} (${left})`;
+  if (reset === undefined)
+    return `waiting for the usage limit of ${wait.agent} (no reset time given): trying again at ${again} (${left})`;
+  return reset === again
+    ? `waiting for the usage limit of ${wait.agent} to reset at ${reset} (${left})`
+    : `waiting for the usage limit of ${wait.agent} to reset at ${reset}; starts again at ${again} (${left})`;
 }
 
 /**
@@ -64,7 +69,7 @@ export function usageWaitEndedText(d: {
   how: 'reset' | 'command';
   command?: string;
 }): string {
-  const how = d.how === 'reset' ? 'the reset came' : `${d.command ?? 'a command'} took over`;
+  const how = d.how === 'reset' ? 'its time came' : `${d.command ?? 'a command'} took over`;
   return `${d.codonId}: the usage-limit wait ended (${how})`;
 }
 

@@ -1,4 +1,4 @@
-import { resetWhen, waitWords } from '../../core/time/reset-text.ts';
+import { clockAt, resetWhen, waitWords } from '../../core/time/reset-text.ts';
 import type { FallbackAgent, UsageLimitPolicy } from '../../plan/usage-limit-schema.ts';
 
 /**
@@ -58,7 +58,7 @@ export function decideUsageLimit(met: UsageLimitMet): UsageLimitDecision {
       kind: 'wait',
       until,
       waitMs,
-      why: `${agent} reached its usage limit${resetPart(met.resetsAt, now)}`,
+      why: `${agent} reached its usage limit (it resets at ${clockAt(met.resetsAt, now)})`,
     };
   }
   const until = now + policy.unknownResetWaitMs;
@@ -80,8 +80,9 @@ function resetPart(resetsAt: number | undefined, now: number): string {
 }
 
 /**
- * The usageLimit.waiting message: "waiting for the usage limit of claude-code to reset at 15:00 (in
- * 2 h 13 m); codon two starts again at 15:01".
+ * The usageLimit.waiting message: "waiting for the usage limit of claude-code to reset at 15:00;
+ * codon two starts again at 15:01". Clock times only: it is journaled and read later, and the
+ * clients count down to `until` themselves.
  */
 export function waitingMessage(
   agent: string,
@@ -90,8 +91,8 @@ export function waitingMessage(
   until: number,
   now: number,
 ): string {
-  const again = `codon ${codonId} starts again at ${resetWhen(until, now).split(' (')[0]}`;
+  const again = `codon ${codonId} starts again at ${clockAt(until, now)}`;
   return resetsAt === undefined
-    ? `waiting for the usage limit of ${agent} (it said no reset time): ${again} (in ${waitWords(until - now)})`
-    : `waiting for the usage limit of ${agent} to reset at ${resetWhen(resetsAt, now)}; ${again}`;
+    ? `waiting for the usage limit of ${agent} (it said no reset time): ${again}`
+    : `waiting for the usage limit of ${agent} to reset at ${clockAt(resetsAt, now)}; ${again}`;
 }

@@ -181,7 +181,7 @@ export class UsageLimitTurns {
       });
     }
     // Back to its own agent after the wait (a fallback that met a limit too waits for both).
-    const ownUntil = h.limits.limitedUntil(planned.agent, now);
+    const ownUntil = h.limits.isFallback(codon) ? h.limits.limitedUntil(planned.agent, now) : undefined;
     const until =
       ownUntil === undefined ? decision.until : Math.max(decision.until, ownUntil + policy.marginMs);
     const model = h.limits.isFallback(codon) ? firstAttempt(planned, h.defaultModel).model : attempt.model;

@@ -88,7 +88,7 @@ describe('the MCP status during a usage-limit wait', () => {
     });
     const text = statusText(status, NOW).split('\n');
     expect(text).toContain(
-      'waiting for the usage limit of gemini to reset at 15:00 (in 2 h 13 m); then one starts again (codon.next starts it now)',
+      'waiting for the usage limit of gemini to reset at 15:00; starts again at 15:01 (in 2 h 14 m): then one starts again (codon.next starts it now)',
     );
     expect(text.some((l) => l.startsWith('next:'))).toBe(false);
     // A wait follows nothing further: it is so already.
@@ -124,6 +124,6 @@ describe('the MCP status during a usage-limit wait', () => {
       'codon one waits for the usage limit of gemini to reset at 15:00, then starts again at 15:01',
     );
     const ended = ev('usageLimit.ended', { codonId: 'one', how: 'reset', message: 'reset' });
-    expect(newsOf(ended, counts)).toBe('one: the usage-limit wait ended (the reset came)');
+    expect(newsOf(ended, counts)).toBe('one: the usage-limit wait ended (its time came)');
   });
 });

@@ -51,16 +51,21 @@ describe('the usage-limit wait in words', () => {
     expect(timeLeft(Number.NaN)).toBe('any moment now');
   });
 
-  it('says the wait in one line, counted down to the reset, and shorter for a narrow screen', () => {
+  it('says the wait in one line, counted down to when the codon starts again, and shorter for a narrow screen', () => {
     const wait = { codonId: 'two', agent: 'claude-code', resetsAt: RESET, until: UNTIL };
     const at = local(30, 12, 46, 40).getTime();
     expect(usageWaitText(wait, at)).toBe(
-      'waiting for the usage limit of claude-code to reset at 15:00 (in 2 h 13 m)',
+      'waiting for the usage limit of claude-code to reset at 15:00; starts again at 15:01 (in 2 h 14 m)',
     );
-    expect(usageWaitText(wait, at, { short: true })).toBe('usage limit: resets 15:00 (in 2 h 13 m)');
-    // Past the reset, in the margin before the codon starts again.
+    expect(usageWaitText(wait, at, { short: true })).toBe(
+      'usage limit: resets 15:00, starts 15:01 (in 2 h 14 m)',
+    );
+    // Past the reset, in the margin before the codon starts again: still counted down; then due.
     expect(usageWaitText(wait, local(30, 15, 0, 30).getTime())).toBe(
-      'waiting for the usage limit of claude-code to reset at 15:00 (any moment now)',
+      'waiting for the usage limit of claude-code to reset at 15:00; starts again at 15:01 (in 30 s)',
+    );
+    expect(usageWaitText(wait, local(30, 15, 1, 5).getTime())).toBe(
+      'waiting for the usage limit of claude-code to reset at 15:00; starts again at 15:01 (any moment now)',
     );
     // No reset time given: the time it tries again, counted down.
     const probe = { codonId: 'two', agent: 'codex', until: local(30, 13, 2).toISOString() };
@@ -71,7 +76,7 @@ describe('the usage-limit wait in words', () => {
     // A weekly limit, reset the day after.
     const weekly = { ...wait, resetsAt: local(31, 9, 0).toISOString(), until: local(31, 9, 1).toISOString() };
     expect(usageWaitText(weekly, NOW)).toBe(
-      'waiting for the usage limit of claude-code to reset at Tue 09:00 (in 20 h 13 m)',
+      'waiting for the usage limit of claude-code to reset at Tue 09:00; starts again at Tue 09:01 (in 20 h 14 m)',
     );
   });
 
@@ -175,7 +180,7 @@ describe('the usage-limit wait in the store', () => {
       expect(s.codons.two?.note).toBeUndefined();
       expect(runWord(s.run)).not.toBe(USAGE_WAIT_WORD);
       expect(s.activity.at(-1)?.kind === 'note' && s.activity.at(-1)).toMatchObject({
-        text: `▷ two: the usage-limit wait ended (${how === 'reset' ? 'the reset came' : 'codon.next took over'})`,
+        text: `▷ two: the usage-limit wait ended (${how === 'reset' ? 'its time came' : 'codon.next took over'})`,
       });
     }
   });

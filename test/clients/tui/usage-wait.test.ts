@@ -63,7 +63,7 @@ describe('the terminal UI during a usage-limit wait', () => {
     const app = renderApp(new FakeClient({ history: waitingHistory(local(15)) }), { width: 160 });
     const frame = await app.waitFor('waiting for the usage limit');
     expect(header(frame)).toMatch(
-      /^waiting for the usage limit of claude-code to reset at 15:00 \(in 2 h 13 m\) {2}cost \$0 {2}tokens/,
+      /^waiting for the usage limit of claude-code to reset at 15:00; starts again at 15:01 \(in 2 h 14 m\) {2}cost \$0 {2}tokens/,
     );
     // The codon list: the codon waits, it did not just fail.
     const row = frame.split('\n').find((l) => l.includes('one Write the parser'));
@@ -76,17 +76,17 @@ describe('the terminal UI during a usage-limit wait', () => {
   it('says it shorter on a narrow terminal, the reset and the time left first', async () => {
     const app = renderApp(new FakeClient({ history: waitingHistory(local(15)) }), { width: 60 });
     const frame = await app.waitFor('usage limit: resets');
-    expect(header(frame)).toMatch(/^usage limit: resets 15:00 \(in 2 h 13 m\) {2}cost/);
+    expect(header(frame)).toMatch(/^usage limit: resets 15:00, starts 15:01 \(in 2 h 14 m\) {2}cost/);
     expect(header(frame).length).toBeLessThanOrEqual(60);
   });
 
-  it('counts down each second, then says any moment now once the reset is past', async () => {
+  it('counts down each second to when the codon starts again, then says any moment now', async () => {
     const app = renderApp(new FakeClient({ history: waitingHistory(local(12, 47, 25)) }), { width: 160 });
-    await app.waitFor('reset at 12:47:25 (in 45 s)');
+    await app.waitFor('reset at 12:47:25; starts again at 12:48:25 (in 1 m 45 s)');
     vi.setSystemTime(local(12, 46, 41));
-    await app.waitFor('reset at 12:47:25 (in 44 s)');
-    vi.setSystemTime(local(12, 47, 30));
-    await app.waitFor('reset at 12:47:25 (any moment now)');
+    await app.waitFor('reset at 12:47:25; starts again at 12:48:25 (in 1 m 44 s)');
+    vi.setSystemTime(local(12, 48, 30));
+    await app.waitFor('reset at 12:47:25; starts again at 12:48:25 (any moment now)');
   });
 
   it('n sends codon.next during the wait; the codon starting ends it', async () => {

@@ -72,7 +72,9 @@ describe('the dashboard during a usage-limit wait', () => {
       React.createElement(UsageWaitBanner, { wait: wait!, now: NOW, canControl: true }),
     );
     expect(html).toContain('class="usage-wait"');
-    expect(html).toContain('waiting for the usage limit of codex to reset at 15:00 (in 2 h 13 m)');
+    expect(html).toContain(
+      'waiting for the usage limit of codex to reset at 15:00; starts again at 15:01 (in 2 h 14 m)',
+    );
     expect(html).toContain('n (next) starts one now');
     // A read-only page is not told of a key it does not have.
     const readonly = renderToStaticMarkup(
@@ -82,7 +84,7 @@ describe('the dashboard during a usage-limit wait', () => {
         canControl: false,
       }),
     );
-    expect(readonly).toContain('to reset at 15:00 (any moment now)');
+    expect(readonly).toContain('to reset at 15:00; starts again at 15:01 (in 30 s)');
     expect(readonly).not.toContain('next');
   });
 
@@ -118,7 +120,7 @@ describe('the dashboard during a usage-limit wait', () => {
         "◷ one waits for the usage limit of codex to reset at 15:00, then starts again at 15:01: You've hit your usage limit.",
         'warn',
       ],
-      ['▷ one: the usage-limit wait ended (the reset came)', 'info'],
+      ['▷ one: the usage-limit wait ended (its time came)', 'info'],
     ]);
   });
 });

@@ -17,7 +17,7 @@ describe('what follows a usage limit', () => {
   it('waits (the default) until the reset plus the margin', () => {
     const d = decideUsageLimit(met({ resetsAt: NOW + 2 * H + 13 * 60_000 }));
     expect(d).toMatchObject({ kind: 'wait', until: NOW + 2 * H + 14 * 60_000, waitMs: 2 * H + 14 * 60_000 });
-    expect(d.why).toBe('claude-code reached its usage limit (it resets at 15:00 (in 2 h 13 m))');
+    expect(d.why).toBe('claude-code reached its usage limit (it resets at 15:00)');
   });
 
   it('fails a reset past maxWaitMs, saying when it resets and the bound', () => {
@@ -67,11 +67,9 @@ describe('what follows a usage limit', () => {
   it('says what the wait is for and until when', () => {
     expect(
       waitingMessage('claude-code', 'two', NOW + 2 * H + 13 * 60_000, NOW + 2 * H + 14 * 60_000, NOW),
-    ).toBe(
-      'waiting for the usage limit of claude-code to reset at 15:00 (in 2 h 13 m); codon two starts again at 15:01',
-    );
+    ).toBe('waiting for the usage limit of claude-code to reset at 15:00; codon two starts again at 15:01');
     expect(waitingMessage('gemini', 'one', undefined, NOW + 15 * 60_000, NOW)).toBe(
-      'waiting for the usage limit of gemini (it said no reset time): codon one starts again at 13:02 (in 15 m)',
+      'waiting for the usage limit of gemini (it said no reset time): codon one starts again at 13:02',
     );
   });
 });

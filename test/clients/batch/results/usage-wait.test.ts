@@ -45,7 +45,7 @@ describe("a batch job's usage-limit wait", () => {
     const running = job(1, 'running', { metrics: metrics({ usageWait: WAIT }) });
     const table = tableRows(summaryOf([running]), NOW, 160);
     expect(table.rows[0]?.text).toMatch(
-      /build: waiting for the usage limit of codex to reset at (?:[A-Z][a-z]{2} )?\d\d:\d\d \(in 2 h 13 m\)$/,
+      /build: waiting for the usage limit of codex to reset at (?:[A-Z][a-z]{2} )?\d\d:\d\d; starts again at (?:[A-Z][a-z]{2} )?\d\d:\d\d \(in 2 h 14 m\)$/,
     );
     // An ended job says why it ended, not a wait its summary may still hold.
     const ended = job(2, 'failed', { reason: 'codon build failed', metrics: metrics({ usageWait: WAIT }) });

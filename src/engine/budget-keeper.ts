@@ -15,6 +15,8 @@ export type BudgetKeeperOptions = {
   logger: Logger;
   /** Stops the active codon for its budget; undefined when there is nothing (left) to stop. */
   stopActive: (message: string) => Promise<void> | undefined;
+  /** A limit ran out while no codon of it ran (a usage-limit wait that counts, countWait): told why. */
+  exhausted?: (message: string) => void;
   /** Publishes a state.snapshot (its `budgets` come from `status`). */
   snapshot: () => Promise<unknown>;
   now?: () => number;
@@ -196,6 +198,7 @@ export class BudgetKeeper {
           context: alert.scope,
         })
         .catch(fail);
+      this.#o.exhausted?.(message);
     }
     void this.#o.snapshot();
     this.#arm();

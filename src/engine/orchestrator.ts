@@ -101,6 +101,7 @@ export class Orchestrator implements Engine {
       recorder: this.#recorder,
       logger: this.#log,
       stopActive: (message) => this.#lifecycle.stopActive('budget', message),
+      exhausted: (message) => this.#enqueue(() => this.#retries.budgetRanOut(message)),
       snapshot: () => this.#snapshot(),
     });
     this.sentinelRecords = sentinelRecords(this.#recorder, () => this.#state, this.#log);

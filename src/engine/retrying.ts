@@ -113,6 +113,24 @@ export class Retrying {
     return this.#limits.resumeWait(codon, wait);
   }
 
+  /**
+   * A budget ran out while the run waited for a usage limit, the wait counting (countWait): the wait
+   * ends at once, and the run idles held by the budget, rather than waiting hours for nothing.
+   */
+  async budgetRanOut(message: string): Promise<void> {
+    const h = this.#h;
+    const pending = this.#timer.pending;
+    if (!pending?.usage || h.stopping() || h.recorder.halted) return;
+    this.#timer.cancel();
+    if (pending.usage.clockStopped) h.clock(pending.codon.id, false);
+    await h.recorder.publish('usageLimit.ended', {
+      codonId: pending.codon.id,
+      how: 'budget',
+      message: `the usage-limit wait before codon ${pending.codon.id} ends: ${message}`,
+    });
+    await h.idle('codon-completed', h.refusal(pending.codon.id) ?? message);
+  }
+
   #now(): number {
     return (this.#h.now ?? Date.now)();
   }

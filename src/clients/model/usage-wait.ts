@@ -66,10 +66,15 @@ export function usageWaitRecord(wait: UsageWait, now: number): string {
 /** `two: the usage-limit wait ended (the reset came)`, or `(codon.next took over)`. */
 export function usageWaitEndedText(d: {
   codonId: string;
-  how: 'reset' | 'command';
+  how: 'reset' | 'command' | 'budget';
   command?: string;
 }): string {
-  const how = d.how === 'reset' ? 'its time came' : `${d.command ?? 'a command'} took over`;
+  const how =
+    d.how === 'reset'
+      ? 'its time came'
+      : d.how === 'budget'
+        ? 'a budget counting it ran out'
+        : `${d.command ?? 'a command'} took over`;
   return `${d.codonId}: the usage-limit wait ended (${how})`;
 }
 

@@ -30,12 +30,15 @@ export const usageLimitEvents = {
   'usageLimit.ended': ours(
     z.object({
       codonId: z.string(),
-      /** `reset`: the time came; `command`: a client's command took over (`command` says which). */
-      how: z.enum(['reset', 'command']),
+      /**
+       * `reset`: the time came; `command`: a client's command took over (`command` says which);
+       * `budget`: a budget that counts the wait (countWait) ran out meanwhile.
+       */
+      how: z.enum(['reset', 'command', 'budget']),
       command: z.string().optional(),
       message: z.string(),
     }),
-    'A usage-limit wait ended: its time came, or a command took over.',
+    'A usage-limit wait ended: its time came, a command took over, or a budget counting it ran out.',
   ),
 };
 

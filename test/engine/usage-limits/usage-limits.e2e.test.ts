@@ -104,6 +104,32 @@ describe('usage limits', () => {
     );
   });
 
+  it("the plan's clock stands still during the wait; with countWait, a clock that runs out ends the wait at once", async () => {
+    // 6 s of waiting against a 5 s plan budget: not counted, the plan ends well.
+    const script = `tracks:\n${track('one', `${halfThenLimit(6)}${writeTurns('one.txt', 'ok')}`)}turns: []\n`;
+    const paused = await serve(
+      plan('budget: { maxDurationMs: 5000 }\nonUsageLimit: { marginMs: 0 }\n'),
+      script,
+      [],
+      NO_AGENT_RETRIES,
+    );
+    await paused.client.next('server.idle', (e) => e.data.reason === 'all-codons-completed', 60_000);
+    // Counted: the wait (an hour) ends when the 5 s run out, and the run is held by its budget.
+    const counted = await serve(
+      plan('budget: { maxDurationMs: 5000 }\nonUsageLimit: { countWait: true }\n'),
+      `tracks:\n${track('one', halfThenLimit(3600))}turns: []\n`,
+      [],
+      NO_AGENT_RETRIES,
+    );
+    const ended = counted.client.next('usageLimit.ended', () => true, 30_000);
+    const idle = counted.client.next('server.idle', (e) => e.data.heldBy === 'budget', 30_000);
+    expect((await ended).data).toMatchObject({ codonId: 'one', how: 'budget' });
+    expect((await ended).data.message).toMatch(
+      /^the usage-limit wait before codon one ends: .*maxDurationMs/,
+    );
+    expect((await idle).data.lastEnded).toEqual({ codonId: 'one', status: 'failed' });
+  });
+
   it('a server killed during the wait waits again, when started again, for the same reset', async () => {
     const t = tempDir();
     temps.push(t);

@@ -17,11 +17,15 @@ export type PlayedTurn = {
 
 /** How many turns each track has played, by track name (the default track as `default`). */
 export type TrackPositions = Record<string, number>;
+/** When the usage limit a track is held at resets (epoch ms), by track name: kept with the positions. */
+export type TrackLimits = Record<string, number>;
 
 export type ScriptPlayer = {
   next(view: RequestView): PlayedTurn;
   /** Where each track that does not loop is: what a later player given them as `start` goes on from. */
   positions(): TrackPositions;
+  /** The resets of the usage limits tracks are held at, so a later player holds them until the same time. */
+  limits(): TrackLimits;
   /** Turns each track has left (Infinity for looping tracks); for tests and diagnostics. */
   remaining(): Record<string, number>;
 };
@@ -70,7 +74,12 @@ export function createScriptPlayer(
   script: Script,
   start: TrackPositions = {},
   now: () => number = Date.now,
+  startLimits: TrackLimits = {},
 ): ScriptPlayer {
+  const limitOf = (name: string): number | undefined => {
+    const saved = startLimits[name];
+    return saved !== undefined && Number.isSafeInteger(saved) && saved > 0 ? saved : undefined;
+  };
   const at = (name: string): number => {
     const saved = start[name];
     return saved !== undefined && Number.isSafeInteger(saved) && saved > 0 ? saved : 0;
@@ -90,6 +99,7 @@ export function createScriptPlayer(
     loop: track.loop,
     whenExhausted: withDefaults(track.whenExhausted ?? script.whenExhausted),
     cursor: track.loop ? 0 : at(track.name),
+    ...(track.loop || limitOf(track.name) === undefined ? {} : { limitResetsAt: limitOf(track.name) }),
   }));
   const fallback: TrackState = {
     name: DEFAULT_TRACK,
@@ -98,6 +108,7 @@ export function createScriptPlayer(
     loop: false,
     whenExhausted: withDefaults(script.whenExhausted),
     cursor: at(DEFAULT_TRACK),
+    ...(limitOf(DEFAULT_TRACK) === undefined ? {} : { limitResetsAt: limitOf(DEFAULT_TRACK) }),
   };
 
   const next = (view: RequestView): PlayedTurn => {
@@ -137,5 +148,12 @@ export function createScriptPlayer(
       [...tracks, fallback].filter((track) => !track.loop).map((track) => [track.name, track.cursor]),
     );
 
-  return { next, remaining, positions };
+  const limits = (): TrackLimits =>
+    Object.fromEntries(
+      [...tracks, fallback].flatMap((track) =>
+        !track.loop && track.limitResetsAt !== undefined ? [[track.name, track.limitResetsAt]] : [],
+      ),
+    );
+
+  return { next, remaining, positions, limits };
 }

@@ -13,7 +13,12 @@ import { resolveMcpTools } from './mcp-tool.ts';
 import type { RequestHeaders } from './request-view.ts';
 import { apiError } from './response-builder.ts';
 import { parseScript } from './script-loader.ts';
-import { createScriptPlayer, type PlayedTurn, type TrackPositions } from './script-player.ts';
+import {
+  createScriptPlayer,
+  type PlayedTurn,
+  type TrackLimits,
+  type TrackPositions,
+} from './script-player.ts';
 import type { PlayedReply, Script, ScriptInput, WireApi } from './script-schema.ts';
 import {
   type Exchange,
@@ -54,8 +59,10 @@ export type MockProviderOptions = {
   onRequest?: (request: RecordedRequest) => void;
   /** Where each track starts (a resumed execution's saved positions); absent, at its first turn. */
   positions?: TrackPositions;
-  /** Called with every track's position each time a turn is handed out, before it is answered. */
-  onPositions?: (positions: TrackPositions) => void;
+  /** The resets of the usage limits tracks were held at (saved with the positions). */
+  limits?: TrackLimits;
+  /** Called with every track's position (and held limits) each time a turn is handed out, before it is answered. */
+  onPositions?: (positions: TrackPositions, limits: TrackLimits) => void;
 };
 
 export type MockProvider = {
@@ -74,7 +81,7 @@ class ScriptInvalidError extends Error {
 export async function startMockProvider(options: MockProviderOptions): Promise<MockProvider> {
   const parsed = parseScript(options.script);
   if (!parsed.ok) throw new ScriptInvalidError(parsed.error.message);
-  const player = createScriptPlayer(parsed.script, options.positions);
+  const player = createScriptPlayer(parsed.script, options.positions, Date.now, options.limits);
   const ids = options.ids ?? randomIds;
   const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;
   const host = options.host ?? '127.0.0.1';
@@ -138,7 +145,7 @@ export async function startMockProvider(options: MockProviderOptions): Promise<M
       return sendReply(res, accepted.reply);
     }
     const played = player.next(accepted.exchange.view);
-    if (played.position !== null) options.onPositions?.(player.positions());
+    if (played.position !== null) options.onPositions?.(player.positions(), player.limits());
     record(req, body, route.api, played);
     // A call of an MCP tool goes out under the name this request's agent gives the tool.
     const turn =

@@ -185,6 +185,12 @@ describe('usage limits', () => {
         m.startsWith('the server stopped during a usage-limit wait: codon one starts again at'),
       ),
     ).toBe(true);
+    // The provider (restarted with the server) held the same limit: the codon met it once, waited, and ran.
+    expect(ofType(history, 'usageLimit.waiting').map((e) => e.data.until)).toEqual([
+      waiting.data.until,
+      waiting.data.until,
+    ]);
+    expect(ofType(history, 'codon.completed').map((e) => e.data.success)).toEqual([false, true]);
     expect(readFileSync(join(exec, 'agentRoot', 'one.txt'), 'utf8')).toBe('ok');
   });
 

@@ -31,6 +31,22 @@ function scripted(script: unknown) {
 }
 
 describe('the usageLimit turn', () => {
+  it('a player started again (a restarted server) holds a limit until the reset the first one fixed', () => {
+    let now = T0;
+    const script = scripted({ turns: [{ usageLimit: { resetsIn: 60 } }, { content: [{ text: 'after' }] }] });
+    const first = createScriptPlayer(script, {}, () => now);
+    const refused = first.next(view);
+    expect('usageLimit' in refused.turn && refused.turn.resetsAtMs).toBe(T0 + 60_000);
+    // The server dies 20 s later; the next one's provider starts from what was saved.
+    now = T0 + 20_000;
+    const again = createScriptPlayer(script, first.positions(), () => now, first.limits());
+    const still = again.next(view);
+    expect('usageLimit' in still.turn && still.turn.resetsAtMs).toBe(T0 + 60_000);
+    now = T0 + 60_000;
+    expect(again.next(view).turn).toMatchObject({ content: [{ text: 'after' }] });
+    expect(again.limits()).toEqual({});
+  });
+
   it('refuses every request until the reset fixed at its first refusal, then plays the next turn', () => {
     let now = T0;
     const player = createScriptPlayer(

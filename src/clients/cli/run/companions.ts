@@ -88,9 +88,10 @@ function scriptedProvider(scriptPath: string): Companion<MockProvider> {
       host: '127.0.0.1',
       port: 0,
       positions: saved.load(),
-      onPositions: (positions) => {
+      limits: saved.loadLimits(),
+      onPositions: (positions, limits) => {
         try {
-          saved.save(positions);
+          saved.save(positions, limits);
         } catch (error) {
           logger.warn({ err: error }, 'the scripted provider could not save where its tracks are');
         }

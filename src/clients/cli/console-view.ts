@@ -248,6 +248,11 @@ export async function watchUntilDone(
     onDone: (ok: boolean, why: string) => void;
     write?: (line: string) => void;
     token?: string | undefined;
+    /**
+     * Unprinted (headless), what still deserves a line as it happens: a usage-limit wait's start and
+     * end (hours with nothing else said, docs/unattended.md#usage-limits).
+     */
+    notice?: (line: string) => void;
   },
 ): Promise<void> {
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -265,11 +270,13 @@ export async function watchUntilDone(
   let waiting = false;
   let done = false;
   const describe = consoleView();
+  let live = false;
   const handle = (e: ServerEvent) => {
     if (options.print) {
       const line = describe(e);
       if (line) write(line);
-    }
+    } else if (live && (e.type === 'usageLimit.waiting' || e.type === 'usageLimit.ended'))
+      options.notice?.(e.data.message);
     if (e.type === 'codon.started' && unwritten?.codonId === e.data.codonId) unwritten = undefined;
     if (e.type === 'usageLimit.waiting') waiting = true;
     if (e.type === 'usageLimit.ended' || e.type === 'codon.started') waiting = false;
@@ -297,5 +304,6 @@ export async function watchUntilDone(
     const parsed = parseServerEvent(raw);
     if (parsed.ok) handle(parsed.event);
   }
+  live = true;
   client.onEvent(handle);
 }

@@ -92,6 +92,9 @@ export function describeUsageLimitWait(c: WaitCase): void {
           timeoutMs: TIMEOUT - 10_000,
         });
         expect(ran.code, ran.stderr).toBe(0);
+        // Headless, the wait still says itself as it begins and ends (hours may pass with nothing else said).
+        expect(ran.stderr).toContain(`ribosome: waiting for the usage limit of ${c.agent}`);
+        expect(ran.stderr).toContain('ribosome: the usage-limit wait is over: codon one starts again');
         const rows = rowsOf(exec);
         const waits = rows.filter((r) => r.type === 'usageLimit.waiting');
         expect(waits.map((r) => [r.data.codonId, r.data.agent])).toEqual([['one', c.agent]]);

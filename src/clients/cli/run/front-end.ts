@@ -1,4 +1,5 @@
 import type { Runtime } from '../../../host/server/runtime.ts';
+import { displayLine } from '../../model/display-text.ts';
 import { watchUntilDone } from '../console-view.ts';
 import type { StartNotes } from './announce.ts';
 import { EXIT, storageNotice } from './exit.ts';
@@ -102,6 +103,7 @@ function attachConsole(runtime: Runtime<unknown>, request: RunRequest, verdict: 
   void watchUntilDone(runtime.url, {
     print: !request.headless,
     token: request.access.token,
+    notice: (line) => process.stderr.write(`ribosome: ${displayLine(line)}\n`),
     onDone: (ok, why) => {
       if (!request.exitWhenDone) return;
       verdict.code = ok ? EXIT.ok : EXIT.failure;

@@ -132,7 +132,8 @@ export function codonLine(
   // Automatic attempts show in the status word; the model when the fallback runs the codon.
   const fallback = fallbackModelOf(row);
   const attempts = fallback ? ` ${fallback}` : row.attempts > 1 && !row.retry ? ` ×${row.attempts}` : '';
-  const right = width >= 44 ? ` ${padTo(word, 11)}${cost} ${time}` : ` ${cost} ${time}`;
+  // A status word of the column's whole width (`usage limit`) still leaves a space before the cost.
+  const right = width >= 44 ? ` ${padTo(word, 11)} ${cost} ${time}` : ` ${cost} ${time}`;
   const name =
     row.codonName && row.codonName !== row.codonId ? `${row.codonId} ${row.codonName}` : row.codonId;
   const labelWidth = Math.max(4, width - 2 - right.length);

@@ -109,6 +109,15 @@ function checkIneffective(plan: SalvagedPlan): ProblemDraft[] {
         hint: 'Name another agent (or another model) as onUsageLimit.fallbackAgent, or leave it out to wait for the reset.',
       });
     }
+    if (own && agent !== undefined && own.agent !== agent && own.model === undefined && model !== undefined) {
+      drafts.push({
+        code: 'FIELD_HAS_NO_EFFECT',
+        severity: 'warning',
+        path: [...path, codon.onUsageLimit !== undefined ? 'onUsageLimit' : 'id'],
+        message: `Codon "${codon.id}"'s fallbackAgent ${own.agent} names no model: it would run with ${model}, the model meant for ${agent}.`,
+        hint: `Give the fallbackAgent a model ${own.agent} takes: fallbackAgent: { agent: ${own.agent}, model: ... }.`,
+      });
+    }
   }
   return drafts;
 }

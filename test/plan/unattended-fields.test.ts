@@ -139,6 +139,23 @@ describe('onUsageLimit', () => {
     );
   });
 
+  it('warns of a fallbackAgent of another kind without a model where the codon has one', async () => {
+    const problems = await problemsOf(
+      yaml(
+        'name: x',
+        'agent: builtin',
+        'model: claude-sonnet-4-5',
+        'onUsageLimit: { fallbackAgent: { agent: codex } }',
+        'codons:',
+        '  - { id: a, prompt: go }',
+      ),
+    );
+    const warned = problems.filter((p) => p.code === 'FIELD_HAS_NO_EFFECT');
+    expect(warned.map((p) => p.message)).toEqual([
+      'Codon "a"\'s fallbackAgent codex names no model: it would run with claude-sonnet-4-5, the model meant for builtin.',
+    ]);
+  });
+
   it('the effective policy: the codon over the plan, else wait with its defaults', async () => {
     const plan = await loadedPlan(
       yaml(

@@ -196,11 +196,15 @@ function codonError(
   code: ErrorCode,
   context: string | undefined,
 ): Promise<unknown> {
+  // A usage limit the run deals with by itself (a wait for the reset, a fallbackAgent) asks nothing of a person.
+  const handled =
+    context === 'usage-limit' &&
+    (codon.onUsageLimit.then === 'wait' || codon.onUsageLimit.fallbackAgent !== undefined);
   return d.recorder.publish('error', {
     message: `codon ${codon.id} ${what}`,
     codon: codon.id,
     fatal: false,
-    severity: 'codon',
+    severity: handled ? 'warning' : 'codon',
     code,
     ...(context ? { context } : {}),
   });

@@ -29,7 +29,7 @@ const ofType = <T extends ServerEvent['type']>(events: readonly ServerEvent[], t
   events.filter((e) => e.type === type) as unknown as ServerEventOf<T>[];
 const infos = (events: readonly ServerEvent[]) => ofType(events, 'info').map((e) => e.data.message);
 
-describe('usage limits', () => {
+describe('usage limits', { timeout: 90_000 }, () => {
   it('waits for the reset from the codon start checkpoint, says until when, then runs it again and goes on', async () => {
     const script = `tracks:\n${track('one', `${halfThenLimit(3)}${writeTurns('one.txt', 'ok')}`)}${track('two', writeTurns('two.txt', 'ok'))}turns: []\n`;
     const { client, root } = await serve(
@@ -46,12 +46,15 @@ describe('usage limits', () => {
     expect(resetsAt).toBeDefined();
     expect(Date.parse(until) - Date.parse(resetsAt ?? '')).toBe(300);
     expect(message).toMatch(
-      /^waiting for the usage limit of builtin to reset at \d\d:\d\d(:\d\d)? \(in \d s\); codon one starts again at /,
+      /^waiting for the usage limit of builtin to reset at \d\d:\d\d(:\d\d)?; codon one starts again at \d\d:\d\d(:\d\d)?$/,
     );
     await client.next('server.idle', (e) => e.data.reason === 'all-codons-completed', 60_000);
     const history = await client.syncHistory();
     const failed = ofType(history, 'codon.completed').find((e) => !e.data.success);
     expect(failed?.data.failureReason).toMatchObject({ type: 'usage-limit', retriable: true, resetsAt });
+    // Its error event asks nothing of a person: the run waits by itself.
+    const error = ofType(history, 'error').find((e) => e.data.codon === 'one');
+    expect(error?.data).toMatchObject({ code: 'CODON_FAILED', severity: 'warning', context: 'usage-limit' });
     const ended = ofType(history, 'usageLimit.ended');
     expect(ended.map((e) => e.data.how)).toEqual(['reset']);
     const again = ofType(history, 'codon.started').filter((e) => e.data.codonId === 'one')[1];

@@ -338,7 +338,7 @@ describe.concurrent('ribosome validate', () => {
       `${file}:5:33 - error UNKNOWN_FIELD at tracks[0].turns[0].content[0].tool_use.nme: Unknown field "nme".`,
       `${file}:8:5 - error UNKNOWN_FIELD at turns[0].stopReasn: Unknown field "stopReasn".`,
       `${file}:9:22 - error INVALID_VALUE at turns[1].error.status: "status" must be less than or equal to 599, not 700.`,
-      `${file}:10:5 - error INVALID_VALUE at turns[2]: a turn needs exactly one of: content, error, stall`,
+      `${file}:10:5 - error INVALID_VALUE at turns[2]: a turn needs exactly one of: content, error, stall, usageLimit`,
     ]);
     // --kind script says so of a file nothing else tells; a plan checked as a script is no script.
     const json = await validate(file, '--kind', 'script', '--json');

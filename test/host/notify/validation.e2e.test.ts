@@ -59,7 +59,7 @@ describe('notify entries in the config file', () => {
     expect(good.ok && good.value.notify).toEqual([
       {
         webhook: 'https://example.com/h',
-        on: ['run-completed', 'run-failed', 'codon-failed', 'budget-exceeded', 'stalled'],
+        on: ['run-completed', 'run-failed', 'codon-failed', 'budget-exceeded', 'stalled', 'usage-limit'],
       },
     ]);
     const none = resolveServerSettings({});

@@ -68,7 +68,7 @@ describe('codon list', () => {
     const line = (width: number) =>
       codonLines(codons, s.run.idle, width, 0, true).lines.find((l) => l.text.includes('test'))?.text ?? '';
     expect(line(60)).toMatch(/^▶ test Add a test +codex +running/);
-    expect(line(46)).toMatch(/^▶ test Add.*… codex running/);
+    expect(line(46)).toMatch(/^▶ test Add a … codex running/);
   });
 });
 

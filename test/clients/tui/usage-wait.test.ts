@@ -68,6 +68,8 @@ describe('the terminal UI during a usage-limit wait', () => {
     // The codon list: the codon waits, it did not just fail.
     const row = frame.split('\n').find((l) => l.includes('one Write the parser'));
     expect(row).toMatch(/◷ one Write the parser\s+usage limit/);
+    // The status word fills its column: a space still stands before the cost.
+    expect(row).toMatch(/usage limit +\$/);
     expect(row).not.toContain('failed');
     // `n` names it: codon.next starts it at once.
     expect(frame).toMatch(/n next: one/);

@@ -133,7 +133,9 @@ export function codonLine(
   const fallback = fallbackModelOf(row);
   const attempts = fallback ? ` ${fallback}` : row.attempts > 1 && !row.retry ? ` ×${row.attempts}` : '';
   // A status word of the column's whole width (`usage limit`) still leaves a space before the cost.
-  const right = width >= 44 ? ` ${padTo(word, 11)} ${cost} ${time}` : ` ${cost} ${time}`;
+  const status = padTo(word, 11);
+  const right =
+    width >= 44 ? ` ${status}${status.endsWith(' ') ? '' : ' '}${cost} ${time}` : ` ${cost} ${time}`;
   const name =
     row.codonName && row.codonName !== row.codonId ? `${row.codonId} ${row.codonName}` : row.codonId;
   const labelWidth = Math.max(4, width - 2 - right.length);

@@ -57,12 +57,14 @@ type TrackState = {
 };
 
 /**
- * When a limit first refused at `now` resets: `resetsIn` later; an API key's on a whole minute, as
+ * When a limit first refused at `now` resets: `resetsIn` later, on a whole second; an API key's on a whole minute, as
  * Anthropic words it ("You will regain access on 2026-04-01 at 00:00 UTC").
  */
 export function resetOf(limit: UsageLimitTurn['usageLimit'], now: number): number {
   const at = now + Math.round(limit.resetsIn * 1000);
-  return limit.kind === 'api-key' ? Math.ceil(at / 60_000) * 60_000 : at;
+  // On the whole second (an API key's on the whole minute), as the providers say it: an agent told
+  // the reset in seconds then never comes back the moment before it.
+  return limit.kind === 'api-key' ? Math.ceil(at / 60_000) * 60_000 : Math.ceil(at / 1000) * 1000;
 }
 
 /**

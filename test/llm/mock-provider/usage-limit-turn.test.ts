@@ -31,6 +31,16 @@ function scripted(script: unknown) {
 }
 
 describe('the usageLimit turn', () => {
+  it('fixes the reset on a whole second, as the headers say it in seconds (so no agent comes back just before it)', () => {
+    const player = createScriptPlayer(
+      scripted({ turns: [{ usageLimit: { resetsIn: 60 } }, { content: [{ text: 'after' }] }] }),
+      {},
+      () => T0 + 300,
+    );
+    const refused = player.next(view);
+    expect('usageLimit' in refused.turn && refused.turn.resetsAtMs).toBe(T0 + 61_000);
+  });
+
   it('a player started again (a restarted server) holds a limit until the reset the first one fixed', () => {
     let now = T0;
     const script = scripted({ turns: [{ usageLimit: { resetsIn: 60 } }, { content: [{ text: 'after' }] }] });

@@ -129,6 +129,16 @@ function sortedSkills(_whole: string, inner: string): string {
   return `<available_skills>\n${[...skills].sort().join('\n')}\n</available_skills>`;
 }
 
+/**
+ * The same skills named in its activate_skill tool's description, "(Available: 'a', 'b')", in the same
+ * changing order: compared as a set too.
+ */
+const AVAILABLE_NAMES = /\(Available: ((?:'[^'\n]*'(?:, )?)+)\)/g;
+function sortedNames(_whole: string, names: string): string {
+  const each = names.match(/'[^'\n]*'/g) ?? [];
+  return `(Available: ${[...each].sort().join(', ')})`;
+}
+
 function canonicalText(text: string, context: Context): string {
   const long = text.length >= REMEMBERED_LENGTH;
   if (long) {
@@ -139,6 +149,7 @@ function canonicalText(text: string, context: Context): string {
   for (const [path, name] of context.pairs) if (out.includes(path)) out = out.replaceAll(path, name);
   out = out.replace(VOLATILE_TEXT, volatilePart);
   if (out.includes('<available_skills>')) out = out.replace(SKILL_LIST, sortedSkills);
+  if (out.includes('(Available: ')) out = out.replace(AVAILABLE_NAMES, sortedNames);
   if (context.redact) out = context.redact(out);
   if (long && text.length <= REMEMBERED_CHARS / 4) {
     for (const [oldest, was] of context.done) {

@@ -92,6 +92,28 @@ describe('the request fingerprint a replay matches on', () => {
     expect(JSON.stringify(a)).not.toContain('toolu_');
   });
 
+  it("takes the skills Gemini CLI's activate_skill tool names as a set too", () => {
+    const tool = (names: string) => ({
+      tools: [
+        {
+          functionDeclarations: [
+            {
+              name: 'activate_skill',
+              description: `Activates a specialized agent skill by name (Available: ${names}). Then.`,
+            },
+          ],
+        },
+      ],
+    });
+    const one = fingerprintOf(canonicalRequest(tool("'skill-creator', 'antigravity-support'"), places));
+    expect(fingerprintOf(canonicalRequest(tool("'antigravity-support', 'skill-creator'"), placesAgain))).toBe(
+      one,
+    );
+    expect(fingerprintOf(canonicalRequest(tool("'antigravity-support', 'other'"), placesAgain))).not.toBe(
+      one,
+    );
+  });
+
   it("takes Gemini CLI's skill list as a set: found in another order it matches; another skill does not", () => {
     const skill = (name: string) =>
       `  <skill>\n    <name>${name}</name>\n    <description>d</description>\n  </skill>`;

@@ -178,12 +178,19 @@ jobs:
     const result = await batch(file, '--parallel', '2');
     expect(result.code, result.stderr).toBe(1);
     const summary = summaryOf('budget');
-    expect(summary.jobs.map((j) => [j.id, j.state, j.starts])).toEqual([
+    const spent = /^the batch budget \(\$0\.05\) is spent \(\$0\.06\d+\)$/;
+    // pricey spends the budget with its answer; it ends a moment later, unless the batch (reading the
+    // journals each second) saw the spend in that moment and stopped it too, which is as right.
+    const [, pricey] = summary.jobs;
+    if (pricey?.state === 'failed') expect(pricey.reason?.replace(/^stopped: /, '')).toMatch(spent);
+    expect(
+      summary.jobs.map((j) => [j.id, j.id === 'pricey' ? 'passed or stopped' : j.state, j.starts]),
+    ).toEqual([
       ['slow', 'failed', 1],
-      ['pricey', 'passed', 1],
+      ['pricey', 'passed or stopped', 1],
       ['next', 'skipped', 0],
     ]);
-    const spent = /^the batch budget \(\$0\.05\) is spent \(\$0\.06\d+\)$/;
+    expect(['passed', 'failed']).toContain(pricey?.state);
     expect(summary.jobs[0]?.reason?.replace(/^stopped: /, '')).toMatch(spent);
     expect(summary.jobs[2]?.reason).toMatch(spent);
     // The slow job's codon was stopped through the protocol, as a person's force stop does.

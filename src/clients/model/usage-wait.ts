@@ -1,6 +1,6 @@
 import type { FailureReason } from '../../core/protocol/index.ts';
 import type { UsageLimitWait } from '../../core/protocol/usage-limit-events.ts';
-import { clockAt as localClock, waitWords } from '../../core/time/reset-text.ts';
+import { clockAt as localClock, timeLeft } from '../../core/time/reset-text.ts';
 
 /**
  * How every client words a usage-limit wait (docs/unattended.md#usage-limits): the reset time as a
@@ -26,10 +26,8 @@ export function clockAt(iso: string, now: number): string {
   return Number.isNaN(at) ? iso : localClock(at, now);
 }
 
-/** The time left as people count it down: `in 2 h 13 m`, `in 1 m 30 s`, `in 45 s`; `any moment now` once due. */
-export function timeLeft(ms: number): string {
-  return ms > 0 ? `in ${waitWords(ms)}` : 'any moment now';
-}
+/** The time left as people count it down (core/time/reset-text.ts): `in 2 h 13 m`; `any moment now` once due. */
+export { timeLeft };
 
 /**
  * The wait in one line, counted down from `now`. With a reset time:

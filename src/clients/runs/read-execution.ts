@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import { UsageLimitWait } from '../../core/protocol/usage-limit-events.ts';
+import { USAGE_WAIT_TURNS, UsageLimitWait } from '../../core/protocol/usage-limit-events.ts';
 import { executionLayout } from '../../execution/layout/layout.ts';
 import { isHolderAlive, readLock } from '../../execution/layout/runtime-lock.ts';
 import { type EngineState, initialState, reduceAll } from '../../execution/state/reducer.ts';
@@ -119,11 +119,8 @@ export function latestEvents(db: DatabaseSync, limit: number, types: readonly st
   return rows.map((r) => r.json).reverse();
 }
 
-/** What says whether a usage-limit wait goes on: its start, and what ends it (a codon starts at its end). */
-const WAIT_TURNS = ['usageLimit.waiting', 'usageLimit.ended', 'codon.started'];
-
 /**
- * The usage-limit wait the run is in, when its newest event of WAIT_TURNS is a usageLimit.waiting
+ * The usage-limit wait the run is in, when its newest event of USAGE_WAIT_TURNS is a usageLimit.waiting
  * (no end and no codon start since). Read from the end of the run's events (the run index), so a
  * long run costs no more than its events since the last codon started.
  */
@@ -131,9 +128,9 @@ export function usageWaitOf(db: DatabaseSync, runId: string): UsageLimitWait | u
   if (!tableExists(db, 'events')) return undefined;
   const row = db
     .prepare(
-      `SELECT type, json FROM events WHERE run_id = ? AND type IN (${WAIT_TURNS.map(() => '?').join(', ')}) ORDER BY seq DESC LIMIT 1`,
+      `SELECT type, json FROM events WHERE run_id = ? AND type IN (${USAGE_WAIT_TURNS.map(() => '?').join(', ')}) ORDER BY seq DESC LIMIT 1`,
     )
-    .get(runId, ...WAIT_TURNS) as { type: string; json: string } | undefined;
+    .get(runId, ...USAGE_WAIT_TURNS) as { type: string; json: string } | undefined;
   if (row?.type !== 'usageLimit.waiting') return undefined;
   const parsed = UsageLimitWait.safeParse((JSON.parse(row.json) as { data?: unknown }).data);
   return parsed.success ? parsed.data : undefined;

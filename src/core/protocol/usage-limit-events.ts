@@ -42,6 +42,12 @@ export const usageLimitEvents = {
   ),
 };
 
+/**
+ * The events that say whether a usage-limit wait goes on: its start, its end, and any codon's start
+ * (a wait ends in one). A wait is in progress while the newest of them is a usageLimit.waiting.
+ */
+export const USAGE_WAIT_TURNS = ['usageLimit.waiting', 'usageLimit.ended', 'codon.started'] as const;
+
 /** The wait in progress, as state.snapshot carries it. */
 export const UsageLimitWait = z.object({
   codonId: z.string(),

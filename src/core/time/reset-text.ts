@@ -38,8 +38,12 @@ export function clockAt(at: number, now: number): string {
     : `${when.getFullYear()}-${pad(when.getMonth() + 1)}-${pad(when.getDate())} ${time}`;
 }
 
+/** The time left as people count it down: `in 2 h 13 m`, `in 45 s`; `any moment now` once due. */
+export function timeLeft(ms: number): string {
+  return ms > 0 ? `in ${waitWords(ms)}` : 'any moment now';
+}
+
 /** "15:00 (in 2 h 13 m)"; past due: "15:00 (any moment now)". */
 export function resetWhen(at: number, now: number): string {
-  const left = at - now;
-  return `${clockAt(at, now)} (${left > 0 ? `in ${waitWords(left)}` : 'any moment now'})`;
+  return `${clockAt(at, now)} (${timeLeft(at - now)})`;
 }

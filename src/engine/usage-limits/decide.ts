@@ -65,7 +65,7 @@ export function decideUsageLimit(met: UsageLimitMet): UsageLimitDecision {
   if (until - met.since > policy.maxWaitMs)
     return {
       kind: 'fail',
-      why: `${agent} reached its usage limit and said no reset time; waiting ${waitWords(policy.unknownResetWaitMs)} more would pass onUsageLimit.maxWaitMs (${waitWords(policy.maxWaitMs)}) since ${resetWhen(met.since, now).split(' (')[0]}`,
+      why: `${agent} reached its usage limit and said no reset time; waiting ${waitWords(policy.unknownResetWaitMs)} more would pass onUsageLimit.maxWaitMs (${waitWords(policy.maxWaitMs)}) since ${clockAt(met.since, now)}`,
     };
   return {
     kind: 'wait',

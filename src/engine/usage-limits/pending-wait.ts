@@ -1,4 +1,4 @@
-import { usageLimitEvents } from '../../core/protocol/index.ts';
+import { USAGE_WAIT_TURNS, usageLimitEvents } from '../../core/protocol/index.ts';
 import type { Journal } from '../../execution/journal/journal.ts';
 
 /** A wait a previous server journaled (usageLimit.waiting), read back at startup. */
@@ -11,9 +11,6 @@ export type ResumedWait = {
   detail?: string;
 };
 
-/** What ends a usage-limit wait in the journal: its own end, or any codon's start after it. */
-const AFTER_WAIT = ['usageLimit.waiting', 'usageLimit.ended', 'codon.started'] as const;
-
 /**
  * The usage-limit wait a previous server journaled and nothing ended (docs/unattended.md#usage-limits):
  * the newest of those events is a usageLimit.waiting. A server stopped or killed during the wait
@@ -21,7 +18,7 @@ const AFTER_WAIT = ['usageLimit.waiting', 'usageLimit.ended', 'codon.started'] a
  * or its row cannot be read (the server then goes on as without it).
  */
 export function pendingUsageWait(journal: Pick<Journal, 'lastOf'>): ResumedWait | undefined {
-  const row = journal.lastOf(AFTER_WAIT);
+  const row = journal.lastOf(USAGE_WAIT_TURNS);
   if (row?.type !== 'usageLimit.waiting') return undefined;
   const parsed = usageLimitEvents['usageLimit.waiting'].safeParse(
     (JSON.parse(row.json) as { data?: unknown }).data,

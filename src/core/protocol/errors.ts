@@ -35,6 +35,7 @@ export const ErrorCode = z
     'NOT_SUPPORTED',
     'UNKNOWN_RUN',
     'CHECKPOINT_WARNING',
+    'UNKNOWN_COMMENT',
     // Execution errors (journaled, broadcast).
     'CODON_FAILED',
     'CODON_TIMEOUT',
@@ -45,6 +46,7 @@ export const ErrorCode = z
     'STORAGE_WARNING',
     // Unattended runs (docs/unattended.md).
     'BUDGET_EXCEEDED',
+    'APPROVAL_REQUIRED',
     'BUDGET_WARNING',
     'CODON_STALLED',
     'VERIFY_FAILED',
@@ -111,6 +113,8 @@ export const errorCodeDescriptions: Record<ErrorCode, string> = {
   NOT_SUPPORTED: 'The command is not available in this build or configuration.',
   UNKNOWN_RUN: 'checkpoint.list of a run id the execution directory does not hold.',
   CHECKPOINT_WARNING: "A codon's checkpoint was made, with a warning (e.g. files it could not add).",
+  UNKNOWN_COMMENT:
+    'review.submit named a comment id that is not a review.comment of that codon, or review.comment named lines its diff does not have.',
   CODON_FAILED:
     "A codon failed, or was stopped (codon.forceStop, a sentinel's halt, rollback or redo, the shutdown); codon.completed failureReason says which.",
   CODON_TIMEOUT: 'A codon ran past its timeoutMs and was stopped.',
@@ -121,6 +125,8 @@ export const errorCodeDescriptions: Record<ErrorCode, string> = {
   STORAGE_WARNING: 'A side file (archive manifest, rig directories) could not be written; the run goes on.',
   BUDGET_EXCEEDED:
     'A budget was exceeded: the codon stopped (severity codon), or a start past the budget was refused (operation).',
+  APPROVAL_REQUIRED:
+    'The run waits for a person to approve a codon (approval: required): approve it (approval.approve), request changes (review.submit to redo), or roll back; or approval.approve from a readonly client.',
   BUDGET_WARNING: 'A budget reached 80 % of a limit (sent once per scope and limit).',
   CODON_STALLED: 'The agent printed nothing for stallTimeoutMs and was stopped.',
   VERIFY_FAILED: "A codon's verification gate failed (after its feedback rounds, if any).",

@@ -1,3 +1,4 @@
+export * from './approval.ts';
 export * from './budget.ts';
 export * from './checkpoint-diff.ts';
 export * from './codon-message.ts';
@@ -10,5 +11,6 @@ export * from './events.ts';
 export * from './extension.ts';
 export * from './make-event.ts';
 export * from './own.ts';
+export * from './review.ts';
 export * from './shared.ts';
 export * from './usage-limit-events.ts';

@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import { ApprovalWait, approvalEvents } from './approval.ts';
 import { BudgetStatus } from './budget.ts';
 import { CheckpointDiffData } from './checkpoint-diff.ts';
 import { ErrorCode, ErrorSeverity } from './errors.ts';
 import { ours, oursValues } from './extension.ts';
+import { reviewEvents } from './review.ts';
 import { sandboxEvents } from './sandbox-events.ts';
 import {
   CheckpointInfo,
@@ -51,8 +53,12 @@ export const serverStateEvents = {
       'Codons that failed and were passed over (onFailure then: continue) when the plan ran to its end without them.',
     ),
     heldBy: ours(
-      z.enum(['budget']).optional(),
-      'An exhausted budget refuses what would start next: the run cannot go on by itself.',
+      z.enum(['budget', 'approval']).optional(),
+      '`budget`: an exhausted budget refuses what would start next; `approval`: a codon with approval: required waits for a person (`approval`). Either way the run cannot go on by itself.',
+    ),
+    approval: ours(
+      ApprovalWait.optional(),
+      'With heldBy approval: the codon waiting for approval, since when, and who may approve it.',
     ),
   }),
   'codon.started': z.object({
@@ -122,6 +128,10 @@ export const serverStateEvents = {
     usageLimitWait: ours(
       UsageLimitWait.optional(),
       'The usage-limit wait in progress: the codon that starts again, and when (usageLimit.waiting).',
+    ),
+    approvalWait: ours(
+      ApprovalWait.optional(),
+      'The approval wait in progress: the codon a person must approve before the run goes on (approval.waiting).',
     ),
   }),
   'token.usage': z.object({
@@ -236,4 +246,7 @@ export const serverStateEvents = {
   ...sandboxEvents,
   // --- Ours: usage limits ----------------------------------------------------------------------------
   ...usageLimitEvents,
+  // --- Ours: review comments and approval gates ------------------------------------------------------
+  ...reviewEvents,
+  ...approvalEvents,
 };

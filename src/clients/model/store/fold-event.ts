@@ -221,6 +221,10 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
     // Not shown: the file tree (no pane asks for it), verbose sentinel triggers, gate output (its
     // tail comes with the failure), connection plumbing.
     case 'verify.output':
+    case 'review.comment':
+    case 'review.sent':
+    case 'approval.waiting':
+    case 'approval.ended':
     case 'checkpoint.diff':
     case 'filetree.updated':
     case 'sentinel.triggered':

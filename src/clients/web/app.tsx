@@ -1,5 +1,6 @@
 import React from 'react';
 import type { BrowserClient } from '../../core/client/browser.ts';
+import type { ReviewTarget } from '../../core/protocol/index.ts';
 import { fitMessage } from '../../core/protocol/codon-message.ts';
 import { useCheckpointRefresh } from '../hooks/use-checkpoint-refresh.ts';
 import { useNow } from '../hooks/use-now.ts';
@@ -7,19 +8,25 @@ import { createActions } from '../model/actions.ts';
 import { displayLine } from '../model/display-text.ts';
 import { orderedCodons, runningCodon } from '../model/store/codons.ts';
 import type { CodonRow } from '../model/store/run-state.ts';
-import { refusedMessage, runWord, statusNotice } from '../model/store/selectors.ts';
+import { nextCodonId, refusedMessage, runWord, statusNotice } from '../model/store/selectors.ts';
 import { currentRunCost, currentRunCostEstimated, describeCost } from '../model/store/totals.ts';
 import { Activity } from './components/activity.tsx';
-import { Changes } from './components/changes.tsx';
+import { Changes, type ReviewControls } from './components/changes.tsx';
 import { Controls, type Dialog } from './components/controls.tsx';
 import { CostView } from './components/cost-chart.tsx';
 import { Fleet, type FleetSummary } from './components/fleet.tsx';
 import type { MessageTarget } from './components/message-box.tsx';
 import { Overview } from './components/overview.tsx';
+import { SendReviewDialog } from './components/review.tsx';
+import { ThemeToggle } from './components/theme-toggle.tsx';
 import { UsageWaitBanner } from './components/usage-wait-banner.tsx';
 import type { DashboardConfig } from './config.ts';
 import { isTextEntry, KEY_HELP, keyCommand, VIEWS, type ViewId } from './keys.ts';
+import { runLook, type StatusLook } from './model/status-look.ts';
 import { useConnection, useDashboard } from './use-dashboard.ts';
+
+/** Why a read-only page shows comments but cannot write or send them. */
+const READONLY_REVIEW = 'read-only: this page can read the review, not write or send it';
 
 /** The page: one dashboard per server (only the open one is shown), and the fleet of them all. */
 export function App({
@@ -103,7 +110,24 @@ export function ServerPane(props: PaneProps): React.ReactElement | null {
       {props.view === 'fleet' ? (
         props.fleet
       ) : (
-        <p className="muted">{phase === 'failed' ? message : `connecting to ${url}…`}</p>
+        <section>
+          <div className="empty-state" data-testid="disconnected">
+            {phase === 'failed' ? (
+              <>
+                <b>Cannot reach {displayLine(url)}</b>
+                {displayLine(message)}
+                <p className="hint">
+                  The page tries again every 2 s. Is the server (ribosome run) still running on that port?
+                </p>
+              </>
+            ) : (
+              <>
+                <b>Connecting to {displayLine(url)}…</b>
+                The run shows here once the server answers.
+              </>
+            )}
+          </div>
+        </section>
       )}
     </main>
   );
@@ -116,8 +140,15 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
   const [selected, setSelected] = React.useState<string | undefined>();
   const [follow, setFollow] = React.useState(true);
   const [dialog, setDialog] = React.useState<Dialog>();
+  // The send-review dialog: for which codon, opened on which choice (Request changes: redo).
+  const [reviewing, setReviewing] = React.useState<
+    { codonId: string; preset?: ReviewTarget; title?: string } | undefined
+  >();
   const canControl = client.mode === 'readandwrite' && !props.readonly;
   const actions = React.useMemo(() => createActions(client, dispatch), [client, dispatch]);
+  const review: ReviewControls = canControl
+    ? { comment: actions.reviewComment, send: (codonId) => setReviewing({ codonId }) }
+    : { cannot: READONLY_REVIEW, comment: () => {}, send: () => {} };
   const codons = orderedCodons(state.run.codons);
   const running = runningCodon(state.run.codons);
   const current = selected ?? running?.codonId ?? codons.findLast((c) => c.attempts > 0)?.codonId;
@@ -196,6 +227,15 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
   if (!visible) return null;
   const notice = statusNotice(state.run);
   const usageWait = state.run.run.usageWait;
+  const connected = state.run.connection.state === 'open';
+  const next = nextCodonId(state.run.run);
+  // The phone's header keeps the one action that matters now: start what runs next.
+  const primary =
+    canControl && !running && next ? (
+      <button type="button" className="primary-action" onClick={actions.next} data-testid="primary-next">
+        {usageWait ? 'Start now' : `Next: ${displayLine(next)}`}
+      </button>
+    ) : undefined;
   return (
     <main>
       <Tabs
@@ -203,8 +243,16 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
         setView={setView}
         title={`${state.run.connection.plan?.name ?? 'run'} · ${props.label ?? url}`}
         status={`${state.run.connection.state}${canControl ? '' : ' · read-only'}`}
-        extra={`${runWord(state.run.run)} · ${describeCost(state.run.run)} · ${state.eventCount} events`}
+        run={{ word: runWord(state.run.run) || 'starting', look: runLook(state.run.run, false) }}
+        extra={`${describeCost(state.run.run)} · ${state.eventCount} events`}
+        {...(primary ? { primary } : {})}
       />
+      {!connected ? (
+        <div className="banner" data-testid="reconnecting" role="status">
+          <span className="what">Disconnected from {displayLine(url)}</span>
+          <span className="muted">{state.run.connection.state}: the page reconnects by itself and catches up.</span>
+        </div>
+      ) : null}
       {usageWait ? <UsageWaitBanner wait={usageWait} now={now} canControl={canControl} /> : null}
       {canControl ? (
         <Controls state={state} actions={actions} selected={current} dialog={dialog} setDialog={setDialog} />
@@ -243,7 +291,32 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
           {...(state.log.dropped ? { dropped: state.log.dropped } : {})}
         />
       ) : null}
-      {view === 'changes' ? <Changes state={state} client={client} codonId={current} /> : null}
+      {view === 'changes' ? (
+        <Changes
+          state={state}
+          client={client}
+          codonId={current}
+          comments={current ? codonComments(state.run, current) : []}
+          review={review}
+          now={now}
+        />
+      ) : null}
+      {reviewing ? (
+        <SendReviewDialog
+          codonId={reviewing.codonId}
+          comments={codonComments(state.run, reviewing.codonId)}
+          running={running?.status === 'running' ? running.codonId : undefined}
+          {...(reviewing.preset ? { preset: reviewing.preset } : {})}
+          {...(reviewing.title ? { title: reviewing.title } : {})}
+          onSend={({ to, note, commentIds }) =>
+            actions.reviewSubmit(reviewing.codonId, to, {
+              ...(note ? { note } : {}),
+              ...(commentIds ? { commentIds } : {}),
+            })
+          }
+          onClose={() => setReviewing(undefined)}
+        />
+      ) : null}
       {view === 'cost' ? <CostView series={state.series} /> : null}
       {view === 'fleet' ? props.fleet : null}
     </main>
@@ -255,33 +328,49 @@ export function Tabs({
   setView,
   title,
   status,
+  run,
   extra,
+  primary,
 }: {
   view: ViewId;
   setView: (v: ViewId) => void;
   title: string;
+  /** The connection: `open`, `open · read-only`, `connecting`... */
   status: string;
+  /** The run's state in a few words, coloured by what it means. */
+  run?: { word: string; look: StatusLook };
   extra?: string;
+  /** The action a phone's header keeps (wider screens have the controls bar). */
+  primary?: React.ReactElement;
 }) {
   return (
     <header>
-      <h1>
+      <h1 title={title}>
         Ribosome <span className="muted">{displayLine(title)}</span>
       </h1>
-      <span className="conn" data-testid="connection">
+      {run ? (
+        <span className={`pill ${run.look}`} data-testid="run-pill">
+          {displayLine(run.word)}
+        </span>
+      ) : null}
+      <span className="meta" data-testid="connection">
         {displayLine(status)}
       </span>
-      {extra ? <span className="muted">{displayLine(extra)}</span> : null}
-      <nav>
+      {extra ? <span className="meta wide">{displayLine(extra)}</span> : null}
+      {primary ? <span className="primary">{primary}</span> : null}
+      <ThemeToggle />
+      <nav className="tabs" aria-label="views">
         {VIEWS.map((v) => (
           <button
             type="button"
             key={v.id}
             className={v.id === view ? 'tab active' : 'tab'}
+            aria-current={v.id === view ? 'page' : undefined}
             onClick={() => setView(v.id)}
             data-testid={`tab-${v.id}`}
           >
-            {v.key} {v.label}
+            <span className="key">{v.key}</span>
+            {v.label}
           </button>
         ))}
       </nav>
@@ -314,3 +403,4 @@ function messageTarget(running: CodonRow | undefined): MessageTarget {
   if (running.status !== 'running') return { unavailable: `codon ${running.codonId} is still preparing` };
   return { codonId: running.codonId };
 }
+

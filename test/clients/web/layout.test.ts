@@ -44,12 +44,12 @@ describe('diff layout', () => {
   it('numbers unified rows on the side each line exists on', () => {
     expect(unifiedRows(file)).toEqual([
       { kind: 'hunk', text: '@@ -4,3 +4,5 @@' },
-      { kind: 'context', oldNo: 4, newNo: 4, text: 'keep' },
-      { kind: 'del', oldNo: 5, text: 'old' },
-      { kind: 'add', newNo: 5, text: 'new 1' },
-      { kind: 'add', newNo: 6, text: 'new 2' },
-      { kind: 'context', oldNo: 6, newNo: 7, text: 'keep too' },
-      { kind: 'add', newNo: 8, text: 'tail' },
+      { kind: 'context', oldNo: 4, newNo: 4, text: 'keep', index: 0 },
+      { kind: 'del', oldNo: 5, text: 'old', index: 1 },
+      { kind: 'add', newNo: 5, text: 'new 1', index: 2 },
+      { kind: 'add', newNo: 6, text: 'new 2', index: 3 },
+      { kind: 'context', oldNo: 6, newNo: 7, text: 'keep too', index: 4 },
+      { kind: 'add', newNo: 8, text: 'tail', index: 5 },
     ]);
   });
 
@@ -65,7 +65,12 @@ describe('diff layout', () => {
         ['', 'tail'],
       ],
     );
-    expect(rows[2]).toMatchObject({ left: { no: 5, kind: 'del' }, right: { no: 5, kind: 'add' } });
+    expect(rows[2]).toMatchObject({
+      left: { no: 5, kind: 'del', index: 1 },
+      right: { no: 5, kind: 'add', index: 2 },
+    });
+    // A context line is one line of the file, on both sides.
+    expect(rows[1]).toMatchObject({ left: { index: 0 }, right: { index: 0 } });
   });
 });
 

@@ -1,5 +1,5 @@
 import React from 'react';
-import { displayLine, displayText } from '../../model/display-text.ts';
+import { displayLine } from '../../model/display-text.ts';
 import { formatTime, toolCallMark } from '../../model/format.ts';
 import {
   ACTIVITY_KINDS,
@@ -8,6 +8,9 @@ import {
   filterRows,
   type RowView,
 } from '../model/activity-rows.ts';
+import { languageOf } from '../model/highlight.ts';
+import { fullDate } from '../model/time-words.ts';
+import { Code } from './code.tsx';
 import { VirtualList } from './virtual-list.tsx';
 
 const ROW = 26;
@@ -102,18 +105,43 @@ export function Activity({
           {dropped ? ` (the newest; ${dropped} earlier not kept)` : ''}
         </span>
       </div>
-      <VirtualList
-        items={shown}
-        rowHeight={ROW}
-        expanded={expanded}
-        keyOf={keyOf}
-        render={render}
-        follow={follow}
-        onFollowChange={onFollowChange}
-        testId="activity-list"
-      />
+      {rows.length === 0 ? (
+        <div className="empty-state" data-testid="empty-activity">
+          <b>Nothing has happened yet</b>
+          The agents' messages, tool calls, file changes and sentinels' findings appear here, live, once a
+          codon starts.
+        </div>
+      ) : shown.length === 0 ? (
+        <div className="empty-state" data-testid="empty-activity">
+          <b>No row matches the filters</b>
+          Tick more kinds or pick “all” codons above.
+        </div>
+      ) : (
+        <VirtualList
+          items={shown}
+          rowHeight={ROW}
+          expanded={expanded}
+          keyOf={keyOf}
+          render={render}
+          follow={follow}
+          onFollowChange={onFollowChange}
+          testId="activity-list"
+        />
+      )}
     </section>
   );
+}
+
+/** A tool's input is JSON; a file row's content reads as its file. */
+function detailLanguage(row: ActivityRow): string | undefined {
+  if (row.kind === 'tool') return 'json';
+  if (row.kind === 'file' && row.path) return languageOf(row.path);
+  return undefined;
+}
+
+/** What a tool read is the file it read; other tools' output (a shell's) stays plain. */
+function resultLanguage(row: ActivityRow): string | undefined {
+  return row.toolName === 'Read' && row.path ? languageOf(row.path) : undefined;
 }
 
 /** A tool call's mark, in the words of every view (format.ts): done, failed, ended with the codon, running. */
@@ -154,7 +182,9 @@ const Row = React.memo(function Row({
         ) : (
           <span className="toggle" />
         )}
-        <span className="time">{formatTime(row.at)}</span>
+        <time className="time" dateTime={row.at} title={fullDate(row.at)}>
+          {formatTime(row.at)}
+        </time>
         <span className="kind">{row.kind}</span>
         {row.codonId ? <span className="codon">{displayLine(row.codonId)}</span> : null}
         <span className="text">{displayLine(row.text)}</span>
@@ -166,7 +196,7 @@ const Row = React.memo(function Row({
           {row.detail !== undefined ? (
             <>
               <div className="label">{row.kind === 'tool' ? 'input' : 'content'}</div>
-              <pre>{displayText(row.detail)}</pre>
+              <Code text={row.detail} language={detailLanguage(row)} />
             </>
           ) : null}
           {row.result ? (
@@ -175,9 +205,12 @@ const Row = React.memo(function Row({
                 result
                 {row.result.truncated ? ` (truncated from ${row.result.originalLength} characters)` : ''}
               </div>
-              <pre data-testid="tool-result" className={row.result.isError ? 'bad' : undefined}>
-                {displayText(row.result.text)}
-              </pre>
+              <Code
+                text={row.result.text}
+                language={row.result.isError ? undefined : resultLanguage(row)}
+                testId="tool-result"
+                {...(row.result.isError ? { className: 'bad' } : {})}
+              />
             </>
           ) : null}
         </div>

@@ -1,14 +1,20 @@
 import React from 'react';
 import type { BrowserClient } from '../../../core/client/browser.ts';
+import type { ReviewSide } from '../../../core/protocol/index.ts';
 import { codonRange } from '../../model/checkpoint-range.ts';
-import { displayLine, displayText } from '../../model/display-text.ts';
+import { displayLine } from '../../model/display-text.ts';
 import { formatTime } from '../../model/format.ts';
 import { runCheckpoints } from '../../model/store/selectors.ts';
 import { requestDiff } from '../diff-request.ts';
 import type { DashboardState } from '../model/dashboard.ts';
+import { diffLineText, diffTokens } from '../model/diff-highlight.ts';
 import { type CheckpointDiff, type DiffFile, splitRows, unifiedRows } from '../model/diff-layout.ts';
 import { fileTree, type TreeNode } from '../model/file-tree.ts';
+import type { TokenLine } from '../model/highlight.ts';
 import { diffPoints, lineageOf } from '../model/lineage.ts';
+import { type CommentView, commentsUnder, isPicked, type LinePick, pickLine } from '../model/review.ts';
+import { Code, Tokens } from './code.tsx';
+import { CommentCard, CommentForm, ReviewPanel } from './review.tsx';
 
 type DiffState =
   | { phase: 'idle' }
@@ -16,15 +22,55 @@ type DiffState =
   | { phase: 'done'; diff: CheckpointDiff }
   | { phase: 'failed'; message: string };
 
-/** The files the agent touched, and the diff between two checkpoints (by default the selected codon's start and end). */
+/** What the Changes view may do with comments: write them and send a review, or why it cannot. */
+export type ReviewControls = {
+  /** Why this page cannot comment or send (read-only); undefined when it can. */
+  cannot?: string;
+  comment(input: {
+    codonId: string;
+    from: string;
+    to: string;
+    file: string;
+    side: ReviewSide;
+    lines: { start: number; end: number };
+    text: string;
+  }): void;
+  /** Opens the send-review dialog for the codon. */
+  send(codonId: string): void;
+};
+
+/** What a file's diff needs to show and take comments. */
+type DiffReview = {
+  from: string;
+  to: string;
+  comments: readonly CommentView[];
+  pick: LinePick | undefined;
+  /** Absent: lines cannot be picked (read-only, or no codon selected); `cannot` says why. */
+  onPick?: (at: { file: string; side: ReviewSide; line: number }, extend: boolean) => void;
+  cannot?: string;
+  form: React.ReactElement | null;
+  now: number;
+};
+
+/**
+ * The files the agent touched, the diff between two checkpoints (by default the selected codon's
+ * start and end), and the codon's review: line comments written on the diff, listed with their state.
+ */
 export function Changes({
   state,
   client,
   codonId,
+  comments,
+  review,
+  now,
 }: {
   state: DashboardState;
   client: BrowserClient;
   codonId: string | undefined;
+  /** The selected codon's comments, oldest first. */
+  comments: readonly CommentView[];
+  review: ReviewControls;
+  now: number;
 }): React.ReactElement {
   const runId = state.run.run.runId;
   const lineage = lineageOf(state.runs, runId);
@@ -40,6 +86,8 @@ export function Changes({
   const [layout, setLayout] = React.useState<'unified' | 'split'>('unified');
   const [diff, setDiff] = React.useState<DiffState>({ phase: 'idle' });
   const [open, setOpen] = React.useState<string | undefined>();
+  const [pick, setPick] = React.useState<LinePick | undefined>();
+  const [draft, setDraft] = React.useState('');
 
   // The run, then the earlier runs of its lineage: asked again when either changes.
   const asks = [runId ?? '', ...lineage.slice(1).map((r) => r.runId)].join(' ');
@@ -59,6 +107,8 @@ export function Changes({
     setTo(range.to?.sha ?? '');
   }, [range.from?.sha, range.to?.sha]);
   React.useEffect(() => {
+    // Lines picked on another diff are not lines of this one.
+    setPick(undefined);
     if (!from || !to) return;
     let current = true;
     setDiff({ phase: 'loading' });
@@ -81,17 +131,60 @@ export function Changes({
         )
       : sha.slice(0, 8);
   };
+  const cannot = review.cannot ?? (codonId ? undefined : 'select a codon to comment on its diff');
+  const save = () => {
+    if (!pick || !codonId || draft.trim() === '') return;
+    review.comment({
+      codonId,
+      from,
+      to,
+      file: pick.file,
+      side: pick.side,
+      lines: { start: pick.start, end: pick.end },
+      text: draft.trim(),
+    });
+    setPick(undefined);
+    setDraft('');
+  };
+  const form = pick ? (
+    <CommentForm
+      pick={pick}
+      text={draft}
+      setText={setDraft}
+      onSave={save}
+      onCancel={() => {
+        setPick(undefined);
+        setDraft('');
+      }}
+    />
+  ) : null;
+  const diffReview: DiffReview = {
+    from,
+    to,
+    comments,
+    pick,
+    form,
+    now,
+    ...(cannot === undefined
+      ? { onPick: (at, extend) => setPick((p) => pickLine(p, at, extend)) }
+      : { cannot }),
+  };
   return (
     <section className="changes" data-testid="view-changes">
       <aside className="tree" data-testid="file-tree">
         <h3>Files ({state.files.size})</h3>
+        {state.files.size === 0 ? (
+          <p className="hint" data-testid="empty-files">
+            No file changed yet: the files an agent writes appear here.
+          </p>
+        ) : null}
         <Tree node={tree} onOpen={setOpen} open={open} />
         {file ? (
           <div className="file-content">
             <div className="label">
               {displayLine(file.path)} · {file.action} {formatTime(file.at)}
             </div>
-            <pre>{displayText(file.content)}</pre>
+            <Code text={file.content} language={undefined} />
           </div>
         ) : null}
       </aside>
@@ -126,13 +219,32 @@ export function Changes({
           >
             {layout === 'unified' ? 'side by side' : 'unified'}
           </button>
-          <span className="muted">
-            {codonId ? displayLine(`codon ${codonId}`) : 'select a codon in the overview'}
-          </span>
         </div>
+        {codonId ? (
+          <ReviewPanel
+            codonId={codonId}
+            comments={comments}
+            from={from}
+            to={to}
+            now={now}
+            {...(review.cannot === undefined ? { onSend: () => review.send(codonId) } : { cannot: review.cannot })}
+          />
+        ) : (
+          <div className="empty-state small" data-testid="empty-codon">
+            <b>No codon selected</b>
+            Pick one in the overview (or with j and k) to see what it changed and comment on it.
+          </div>
+        )}
         {diff.phase === 'loading' ? <p className="muted">loading diff…</p> : null}
         {diff.phase === 'failed' ? <p className="bad">{displayLine(diff.message)}</p> : null}
-        {diff.phase === 'idle' && !(from && to) ? <p className="muted">pick two checkpoints</p> : null}
+        {diff.phase === 'idle' && !(from && to) ? (
+          <div className="empty-state small" data-testid="empty-diff">
+            <b>No diff to show</b>
+            {codonId
+              ? 'This codon has no checkpoints yet: its changes show once it ends. Or pick two checkpoints above.'
+              : 'Pick two checkpoints above.'}
+          </div>
+        ) : null}
         {diff.phase === 'done' ? (
           <>
             {diff.diff.truncated ? (
@@ -141,9 +253,14 @@ export function Changes({
                 partial
               </p>
             ) : null}
-            {diff.diff.files.length === 0 ? <p className="muted">no changes</p> : null}
+            {diff.diff.files.length === 0 ? (
+              <div className="empty-state small" data-testid="empty-changes">
+                <b>No changes</b>
+                Nothing differs between these two checkpoints.
+              </div>
+            ) : null}
             {diff.diff.files.map((f) => (
-              <FileDiff key={`${f.oldPath ?? ''}>${f.path}`} file={f} layout={layout} />
+              <FileDiff key={`${f.oldPath ?? ''}>${f.path}`} file={f} layout={layout} review={diffReview} />
             ))}
           </>
         ) : null}
@@ -183,56 +300,173 @@ function Tree({
   );
 }
 
-function FileDiff({ file, layout }: { file: DiffFile; layout: 'unified' | 'split' }) {
+function FileDiff({
+  file,
+  layout,
+  review,
+}: {
+  file: DiffFile;
+  layout: 'unified' | 'split';
+  review: DiffReview;
+}) {
+  const tokens = React.useMemo(() => diffTokens(file), [file]);
   return (
     <div className="file-diff" data-testid="diff-file" data-path={file.path}>
       <div className="file-head">
         <b data-testid="diff-file-name">
           {displayLine(file.oldPath ? `${file.oldPath} → ${file.path}` : file.path)}
-        </b>{' '}
-        <span className={`st-${file.status}`}>{file.status}</span>{' '}
-        <span className="add">+{file.additions}</span> <span className="del">−{file.deletions}</span>
-        {file.truncated ? <span className="warn"> (truncated)</span> : null}
+        </b>
+        <span className={`st st-${file.status}`}>{file.status}</span>
+        <span className="add">+{file.additions}</span>
+        <span className="del">−{file.deletions}</span>
+        {file.truncated ? <span className="warn">(truncated)</span> : null}
       </div>
       {file.binary ? (
         <p className="muted">binary file</p>
-      ) : layout === 'unified' ? (
-        <Unified file={file} />
       ) : (
-        <Split file={file} />
+        <div className="code-scroll">
+          {layout === 'unified' ? (
+            <Unified file={file} tokens={tokens} review={review} />
+          ) : (
+            <Split file={file} tokens={tokens} review={review} />
+          )}
+        </div>
       )}
     </div>
   );
 }
 
-function Unified({ file }: { file: DiffFile }) {
+/** A line's number: a button that picks it for a comment (or says why it cannot). */
+function LineNo({
+  file,
+  side,
+  no,
+  review,
+  kind,
+}: {
+  file: string;
+  side: ReviewSide;
+  no: number | undefined;
+  review: DiffReview;
+  kind: string;
+}) {
+  const picked = isPicked(review.pick, file, side, no);
+  if (no === undefined) return <td className={`no ${kind}`} />;
+  return (
+    <td className={`no ${kind}${picked ? ' picked' : ''}`}>
+      <button
+        type="button"
+        data-testid="line-no"
+        data-side={side}
+        data-line={no}
+        aria-pressed={picked}
+        disabled={!review.onPick}
+        title={
+          review.onPick
+            ? `comment on line ${no}${side === 'old' ? ' (before the change)' : ''}; then click another line (or shift-click) for a range`
+            : review.cannot
+        }
+        onClick={(e) => review.onPick?.({ file, side, line: no }, e.shiftKey)}
+      >
+        {no}
+      </button>
+    </td>
+  );
+}
+
+function Source({ text, tokens }: { text: string; tokens: TokenLine | undefined }) {
+  return tokens ? <Tokens line={tokens} /> : <>{diffLineText(text)}</>;
+}
+
+/** The rows under a line: the comments whose last line it is, then the form when the pick ends here. */
+function NotesUnder({
+  file,
+  side,
+  no,
+  review,
+  span,
+}: {
+  file: string;
+  side: ReviewSide;
+  no: number | undefined;
+  review: DiffReview;
+  span: number;
+}) {
+  const here = commentsUnder(review.comments, { from: review.from, to: review.to, file, side, no });
+  const form = review.form && review.pick?.file === file && review.pick.side === side && review.pick.end === no;
+  if (here.length === 0 && !form) return null;
+  return (
+    <tr className="note-row">
+      <td colSpan={span}>
+        {here.map((c) => (
+          <CommentCard key={c.commentId} comment={c} now={review.now} inline />
+        ))}
+        {form ? review.form : null}
+      </td>
+    </tr>
+  );
+}
+
+function Unified({
+  file,
+  tokens,
+  review,
+}: {
+  file: DiffFile;
+  tokens: (TokenLine | undefined)[] | undefined;
+  review: DiffReview;
+}) {
+  const pickSide = review.pick?.file === file.path ? review.pick.side : 'new';
   return (
     <table className="code">
       <tbody>
-        {unifiedRows(file).map((r, i) =>
-          r.kind === 'hunk' ? (
+        {unifiedRows(file).map((r, i) => {
+          if (r.kind === 'hunk')
+            return (
+              // biome-ignore lint/suspicious/noArrayIndexKey: rows are positional
+              <tr key={i} className="hunk">
+                <td colSpan={3}>{r.text}</td>
+              </tr>
+            );
+          // A deleted line is a line of the file before; an added one of the file after; an unchanged
+          // one of both: it counts on the side being picked.
+          const side: ReviewSide = r.kind === 'del' ? 'old' : r.kind === 'add' ? 'new' : pickSide;
+          const no = side === 'old' ? r.oldNo : r.newNo;
+          const picked = isPicked(review.pick, file.path, side, no);
+          return (
             // biome-ignore lint/suspicious/noArrayIndexKey: rows are positional
-            <tr key={i} className="hunk">
-              <td colSpan={3}>{r.text}</td>
-            </tr>
-          ) : (
-            // biome-ignore lint/suspicious/noArrayIndexKey: rows are positional
-            <tr key={i} className={r.kind}>
-              <td className="no">{r.oldNo ?? ''}</td>
-              <td className="no">{r.newNo ?? ''}</td>
-              <td className="src">
-                {r.kind === 'add' ? '+' : r.kind === 'del' ? '-' : ' '}
-                {displayText(r.text)}
-              </td>
-            </tr>
-          ),
-        )}
+            <React.Fragment key={i}>
+              <tr className={`${r.kind}${picked ? ' picked' : ''}`} data-testid="diff-line">
+                <LineNo file={file.path} side="old" no={r.oldNo} review={review} kind={r.kind} />
+                <LineNo file={file.path} side="new" no={r.newNo} review={review} kind={r.kind} />
+                <td className="src">
+                  <span className="sign">{r.kind === 'add' ? '+' : r.kind === 'del' ? '-' : ' '}</span>
+                  <Source text={r.text} tokens={tokens?.[r.index]} />
+                </td>
+              </tr>
+              {r.kind !== 'add' ? (
+                <NotesUnder file={file.path} side="old" no={r.oldNo} review={review} span={3} />
+              ) : null}
+              {r.kind !== 'del' ? (
+                <NotesUnder file={file.path} side="new" no={r.newNo} review={review} span={3} />
+              ) : null}
+            </React.Fragment>
+          );
+        })}
       </tbody>
     </table>
   );
 }
 
-function Split({ file }: { file: DiffFile }) {
+function Split({
+  file,
+  tokens,
+  review,
+}: {
+  file: DiffFile;
+  tokens: (TokenLine | undefined)[] | undefined;
+  review: DiffReview;
+}) {
   return (
     <table className="code split">
       <tbody>
@@ -244,12 +478,30 @@ function Split({ file }: { file: DiffFile }) {
             </tr>
           ) : (
             // biome-ignore lint/suspicious/noArrayIndexKey: rows are positional
-            <tr key={i}>
-              <td className="no">{r.left?.no ?? ''}</td>
-              <td className={`src ${r.left?.kind ?? 'empty'}`}>{displayText(r.left?.text ?? '')}</td>
-              <td className="no">{r.right?.no ?? ''}</td>
-              <td className={`src ${r.right?.kind ?? 'empty'}`}>{displayText(r.right?.text ?? '')}</td>
-            </tr>
+            <React.Fragment key={i}>
+              <tr data-testid="diff-line">
+                <LineNo file={file.path} side="old" no={r.left?.no} review={review} kind={r.left?.kind ?? 'empty'} />
+                <td
+                  className={`src ${r.left?.kind ?? 'empty'}${isPicked(review.pick, file.path, 'old', r.left?.no) ? ' picked' : ''}`}
+                >
+                  {r.left ? <Source text={r.left.text} tokens={tokens?.[r.left.index]} /> : null}
+                </td>
+                <LineNo
+                  file={file.path}
+                  side="new"
+                  no={r.right?.no}
+                  review={review}
+                  kind={r.right?.kind ?? 'empty'}
+                />
+                <td
+                  className={`src ${r.right?.kind ?? 'empty'}${isPicked(review.pick, file.path, 'new', r.right?.no) ? ' picked' : ''}`}
+                >
+                  {r.right ? <Source text={r.right.text} tokens={tokens?.[r.right.index]} /> : null}
+                </td>
+              </tr>
+              <NotesUnder file={file.path} side="old" no={r.left?.no} review={review} span={4} />
+              <NotesUnder file={file.path} side="new" no={r.right?.no} review={review} span={4} />
+            </React.Fragment>
           ),
         )}
       </tbody>

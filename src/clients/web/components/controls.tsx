@@ -33,31 +33,52 @@ export function Controls({
   const rollback = state.run.rollback;
   const last = state.run.commands.at(-1);
   return (
-    <section className="controls" data-testid="controls">
-      <button type="button" data-testid="control-next" onClick={actions.next} title="n">
-        next{next ? `: ${next}` : ''}
-      </button>
-      <button
-        type="button"
-        data-testid="control-start"
-        disabled={!selected}
-        onClick={() => selected && actions.start(selected)}
-        title="g"
-      >
-        start {selected ?? '(select a codon)'}
-      </button>
-      <button type="button" data-testid="control-skip" onClick={actions.skip} title="s">
-        skip
-      </button>
-      <button type="button" data-testid="control-redo" onClick={actions.redo} title="r">
-        redo
-      </button>
-      <button type="button" data-testid="control-stop" onClick={() => setDialog('stop')} title="x">
-        force stop…
-      </button>
-      <button type="button" data-testid="control-rollback" onClick={() => setDialog('rollback')} title="b">
-        rollback…
-      </button>
+    <section className="controls" data-testid="controls" aria-label="controls">
+      <span className="group">
+        <button
+          type="button"
+          className="primary-action"
+          data-testid="control-next"
+          onClick={actions.next}
+          title="start the next codon (n)"
+        >
+          next{next ? `: ${displayLine(next)}` : ''}
+        </button>
+        <button
+          type="button"
+          data-testid="control-start"
+          disabled={!selected}
+          onClick={() => selected && actions.start(selected)}
+          title="start the selected codon (g)"
+        >
+          start {selected ? displayLine(selected) : '(select a codon)'}
+        </button>
+        <button type="button" data-testid="control-skip" onClick={actions.skip} title="skip the running codon (s)">
+          skip
+        </button>
+        <button type="button" data-testid="control-redo" onClick={actions.redo} title="redo the last codon (r)">
+          redo
+        </button>
+      </span>
+      <span className="group">
+        <button
+          type="button"
+          className="danger"
+          data-testid="control-stop"
+          onClick={() => setDialog('stop')}
+          title="force stop, with a reason (x)"
+        >
+          force stop…
+        </button>
+        <button
+          type="button"
+          data-testid="control-rollback"
+          onClick={() => setDialog('rollback')}
+          title="roll back to a checkpoint (b)"
+        >
+          rollback…
+        </button>
+      </span>
       <span className="progress" data-testid="control-progress">
         {showsRollback(rollback, last)
           ? displayLine(

@@ -1,7 +1,7 @@
 import type React from 'react';
 import { ESTIMATE_LEGEND } from '../../../llm/estimated-cost.ts';
 import { displayLine } from '../../model/display-text.ts';
-import { formatCost, formatDuration, formatTime } from '../../model/format.ts';
+import { formatCost, formatTokens } from '../../model/format.ts';
 import { budgetLine } from '../../model/store/budget.ts';
 import { attemptWord, orderedCodons } from '../../model/store/codons.ts';
 import { PASSED_OVER, passedOverCodons, runWord } from '../../model/store/selectors.ts';
@@ -9,7 +9,10 @@ import { currentRunCost, currentRunCostEstimated, totalTokens } from '../../mode
 import { USAGE_WAIT_WORD } from '../../model/usage-wait.ts';
 import type { DashboardState } from '../model/dashboard.ts';
 import { runStatusWord } from '../model/lineage.ts';
+import { codonLook } from '../model/status-look.ts';
+import { durationWords } from '../model/time-words.ts';
 import { MessageBox } from './message-box.tsx';
+import { Time } from './time.tsx';
 
 /** The run at a glance: codons as a timeline, totals, run and branch, proxy, budgets, earlier runs. */
 export function Overview({
@@ -18,6 +21,7 @@ export function Overview({
   onSelect,
   now,
   message,
+  approvalCodonId,
 }: {
   state: DashboardState;
   selected: string | undefined;
@@ -25,6 +29,8 @@ export function Overview({
   now: number;
   /** The message box (readandwrite pages only): who takes a message now, the text, sending it. */
   message?: React.ComponentProps<typeof MessageBox>;
+  /** The codon the run waits on for a person's approval, if any. */
+  approvalCodonId?: string;
 }): React.ReactElement {
   const { run, connection } = state.run;
   const codons = orderedCodons(state.run.codons);
@@ -44,106 +50,134 @@ export function Overview({
   const budget = budgetLine(run, tokens.output, now);
   // Pending codons the server will not run (a loop `until: verify` that ended early), as the TUI says.
   const passedOver = passedOverCodons(codons, run.idle);
+  const started = codons.some((c) => c.attempts > 0 || c.status !== 'pending');
+  const fact = (label: string, value: React.ReactNode, testId?: string, className?: string) => (
+    <div className="fact">
+      <dt>{label}</dt>
+      <dd data-testid={testId} className={className}>
+        {value}
+      </dd>
+    </div>
+  );
   return (
     <section className="overview" data-testid="view-overview">
       <dl className="facts">
-        <dt>run</dt>
-        <dd data-testid="run-id">{displayLine(run.runId ?? '—')}</dd>
-        <dt>state</dt>
-        <dd data-testid="run-state">{runWord(run)}</dd>
-        <dt>branch</dt>
-        <dd data-testid="run-branch">{displayLine(run.branch ?? '—')}</dd>
-        <dt>cost</dt>
-        <dd data-testid="run-cost">
-          {formatCost(currentRunCost(run), currentRunCostEstimated(run))}
-          {run.runCount > 1
-            ? ` (all ${run.runCount} runs ${formatCost(run.totalCost, run.totalCostEstimated)})`
-            : ''}
-        </dd>
-        <dt>tokens</dt>
-        <dd>
-          {tokens.input} in · {tokens.output} out · {tokens.cacheRead} cache read
-        </dd>
-        <dt>proxy</dt>
-        <dd>
-          {connection.proxy
+        {fact('run', displayLine(run.runId ?? '—'), 'run-id')}
+        {fact('state', runWord(run) || '—', 'run-state')}
+        {fact('branch', displayLine(run.branch ?? '—'), 'run-branch')}
+        {fact(
+          'cost',
+          <>
+            {formatCost(currentRunCost(run), currentRunCostEstimated(run))}
+            {run.runCount > 1
+              ? ` (all ${run.runCount} runs ${formatCost(run.totalCost, run.totalCostEstimated)})`
+              : ''}
+          </>,
+          'run-cost',
+        )}
+        {fact(
+          'tokens',
+          `${formatTokens(tokens.input)} in · ${formatTokens(tokens.output)} out · ${formatTokens(tokens.cacheRead)} cache read`,
+        )}
+        {fact(
+          'proxy',
+          connection.proxy
             ? connection.proxy.enabled
               ? displayLine(`on ${connection.proxy.url ?? ''}`)
               : 'off'
-            : '—'}
-        </dd>
-        {budget ? (
-          <>
-            <dt>budget</dt>
-            <dd className={budget.tone ? `tone-${budget.tone}` : undefined}>{budget.text}</dd>
-          </>
-        ) : null}
+            : '—',
+        )}
+        {budget ? fact('budget', budget.text, undefined, budget.tone ? `tone-${budget.tone}` : undefined) : null}
       </dl>
       {message ? <MessageBox {...message} /> : null}
-      <table className="timeline">
-        <thead>
-          <tr>
-            <th>codon</th>
-            <th>agent</th>
-            <th>status</th>
-            <th>start</th>
-            <th>duration</th>
-            <th>attempts</th>
-            <th>cost</th>
-            <th className="bar-col">timeline</th>
-          </tr>
-        </thead>
-        <tbody>
-          {codons.map((c) => {
-            const start = c.startTime ? Date.parse(c.startTime) : undefined;
-            // The codon a usage-limit wait holds says so, not just failed: it starts again at the reset.
-            const waits = c.note === USAGE_WAIT_WORD;
-            const duration = c.duration ?? (c.status === 'running' && start ? now - start : undefined);
-            return (
-              <tr
-                key={c.codonId}
-                data-testid={`codon-${c.codonId}`}
-                data-status={c.status}
-                className={c.codonId === selected ? 'selected' : undefined}
-                onClick={() => onSelect(c.codonId)}
-              >
-                <td>
-                  <b>{displayLine(c.codonId)}</b>{' '}
-                  <span className="muted" data-testid="codon-name">
-                    {c.codonName !== c.codonId ? displayLine(c.codonName) : ''}
-                  </span>
-                </td>
-                <td className="muted" data-testid="codon-agent">
-                  {displayLine(c.agent ?? '')}
-                </td>
-                <td
-                  className={`status status-${waits ? 'waiting' : c.status}${passedOver.has(c.codonId) ? ' muted' : ''}`}
-                  data-testid="codon-status"
-                >
-                  {waits ? USAGE_WAIT_WORD : passedOver.has(c.codonId) ? PASSED_OVER : c.status}
-                  {c.note && !waits ? displayLine(` (${c.note})`) : ''}
-                  {attemptWord(c) ? ` · ${attemptWord(c)}` : ''}
-                </td>
-                <td>{c.startTime ? formatTime(c.startTime) : '—'}</td>
-                <td>{duration === undefined ? '—' : formatDuration(duration)}</td>
-                <td>{c.attempts}</td>
-                <td data-testid="codon-cost">{formatCost(c.cost, c.costEstimated)}</td>
-                <td className="bar-col">
-                  {start !== undefined && duration !== undefined ? (
-                    <span
-                      className={`bar status-${c.status}`}
-                      style={{
-                        left: `${((start - t0) / span) * 100}%`,
-                        width: `${Math.max(0.5, (duration / span) * 100)}%`,
-                      }}
-                    />
-                  ) : null}
-                </td>
+      {!started && codons.length > 0 ? (
+        <div className="empty-state small" data-testid="empty-codons">
+          <b>No codon has started yet</b>
+          {message
+            ? 'Press n or “next” to start the first codon; select a codon and press g to start that one.'
+            : 'This page only watches: the run’s codons show here as soon as someone starts them.'}
+        </div>
+      ) : null}
+      {codons.length === 0 ? (
+        <div className="empty-state" data-testid="empty-plan">
+          <b>No codons to show</b>
+          The server has not said what its plan holds yet.
+        </div>
+      ) : (
+        <div className="scroll-x">
+          <table className="timeline">
+            <thead>
+              <tr>
+                <th>codon</th>
+                <th>agent</th>
+                <th>status</th>
+                <th>start</th>
+                <th>duration</th>
+                <th>attempts</th>
+                <th>cost</th>
+                <th className="bar-col">timeline</th>
               </tr>
-            );
-          })}
-        </tbody>
-      </table>
+            </thead>
+            <tbody>
+              {codons.map((c) => {
+                const start = c.startTime ? Date.parse(c.startTime) : undefined;
+                // The codon a usage-limit wait holds says so, not just failed: it starts again at the reset.
+                const waits = c.note === USAGE_WAIT_WORD || c.codonId === approvalCodonId;
+                const duration =
+                  c.duration ?? (c.status === 'running' && start ? Math.max(0, now - start) : undefined);
+                const look = passedOver.has(c.codonId) ? 'st-skipped' : codonLook(c.status, waits);
+                return (
+                  <tr
+                    key={c.codonId}
+                    data-testid={`codon-${c.codonId}`}
+                    data-status={c.status}
+                    className={c.codonId === selected ? 'selected' : undefined}
+                    onClick={() => onSelect(c.codonId)}
+                  >
+                    <td>
+                      <b>{displayLine(c.codonId)}</b>
+                      <span className="name" data-testid="codon-name">
+                        {c.codonName !== c.codonId ? displayLine(c.codonName) : ''}
+                      </span>
+                    </td>
+                    <td className="muted" data-testid="codon-agent">
+                      {displayLine(c.agent ?? '')}
+                    </td>
+                    <td className="status" data-testid="codon-status">
+                      <span className={`pill plain ${look}`}>
+                        {c.codonId === approvalCodonId
+                          ? 'waiting for approval'
+                          : c.note === USAGE_WAIT_WORD
+                            ? USAGE_WAIT_WORD
+                            : passedOver.has(c.codonId)
+                              ? PASSED_OVER
+                              : c.status}
+                      </span>
+                      {c.note && !waits ? <span className="muted">{displayLine(` (${c.note})`)}</span> : ''}
+                      {attemptWord(c) ? <span className="muted"> · {attemptWord(c)}</span> : ''}
+                    </td>
+                    <td>{c.startTime ? <Time iso={c.startTime} now={now} /> : '—'}</td>
+                    <td>{duration === undefined ? '—' : durationWords(duration)}</td>
+                    <td>{c.attempts}</td>
+                    <td data-testid="codon-cost">{formatCost(c.cost, c.costEstimated)}</td>
+                    <td className="bar-col">
+                      {start !== undefined && duration !== undefined ? (
+                        <span
+                          className={`bar status-${waits ? 'waiting' : c.status}`}
+                          style={{
+                            left: `${((start - t0) / span) * 100}%`,
+                            width: `${Math.max(0.5, (duration / span) * 100)}%`,
+                          }}
+                        />
+                      ) : null}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
       {codons.some((c) => c.costEstimated) || run.totalCostEstimated ? (
         <p className="muted" data-testid="cost-legend">
           {ESTIMATE_LEGEND}
@@ -154,7 +188,7 @@ export function Overview({
         {state.runs.map((r) => (
           <li key={r.runId} className={r.runId === run.runId ? 'current' : undefined}>
             <b>{displayLine(r.runId)}</b> <span data-testid="run-status">{runStatusWord(r, run)}</span> ·{' '}
-            {r.reason ?? 'start'} {formatTime(r.startedAt)}
+            {r.reason ?? 'start'} <Time iso={r.startedAt} now={now} ago />
             {r.fromRunId
               ? displayLine(
                   ` · from ${r.fromRunId}${r.fromCheckpoint ? ` at ${r.fromCheckpoint.slice(0, 8)}` : ''}`,

@@ -48,6 +48,8 @@ export type ActivityRow = {
   /** What expanding the row shows (tool input, whole message, file content, structured output). */
   detail?: string;
   toolName?: string;
+  /** The file a file row or a tool call (its input's file_path) is about: its detail is highlighted by it. */
+  path?: string;
   /** A tool call's id (assistant.action toolUseId), when its event carried one. */
   toolUseId?: string;
   result?: ToolResult;
@@ -163,6 +165,7 @@ export function foldActivity(
             text: oneLine(d.content, 300),
             tone: 'plain',
             ...(d.toolInput ? { detail: JSON.stringify(d.toolInput, null, 2) } : {}),
+            ...(typeof d.toolInput?.file_path === 'string' ? { path: d.toolInput.file_path } : {}),
           });
         } else {
           push({
@@ -217,6 +220,7 @@ export function foldActivity(
           text: fileChangeText(e.data),
           tone: e.data.ignored ? 'muted' : e.data.action === 'deleted' ? 'warn' : 'info',
           detail: e.data.content,
+          path: e.data.path,
         });
         break;
       case 'sentinel.output': {

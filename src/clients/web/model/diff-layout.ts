@@ -5,30 +5,32 @@ import type { CheckpointDiffData, DiffFile, DiffHunk } from '../../../core/proto
 export type { DiffFile, DiffHunk, DiffLine } from '../../../core/protocol/index.ts';
 export type CheckpointDiff = CheckpointDiffData;
 
+/** `index`: the line's place among all the file's lines, hunk after hunk (its highlighted tokens' too). */
 export type UnifiedRow =
   | { kind: 'hunk'; text: string }
-  | { kind: 'context' | 'add' | 'del'; oldNo?: number; newNo?: number; text: string };
+  | { kind: 'context' | 'add' | 'del'; oldNo?: number; newNo?: number; text: string; index: number };
 
 export const hunkHeader = (h: DiffHunk) => `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`;
 
 /** One row per line, numbered on the side(s) it exists on, a header row before each hunk. */
 export function unifiedRows(file: DiffFile): UnifiedRow[] {
   const rows: UnifiedRow[] = [];
+  let index = 0;
   for (const hunk of file.hunks) {
     rows.push({ kind: 'hunk', text: hunkHeader(hunk) });
     let oldNo = hunk.oldStart;
     let newNo = hunk.newStart;
     for (const line of hunk.lines) {
       if (line.kind === 'context')
-        rows.push({ kind: 'context', oldNo: oldNo++, newNo: newNo++, text: line.text });
-      else if (line.kind === 'del') rows.push({ kind: 'del', oldNo: oldNo++, text: line.text });
-      else rows.push({ kind: 'add', newNo: newNo++, text: line.text });
+        rows.push({ kind: 'context', oldNo: oldNo++, newNo: newNo++, text: line.text, index: index++ });
+      else if (line.kind === 'del') rows.push({ kind: 'del', oldNo: oldNo++, text: line.text, index: index++ });
+      else rows.push({ kind: 'add', newNo: newNo++, text: line.text, index: index++ });
     }
   }
   return rows;
 }
 
-export type Side = { no: number; text: string; kind: 'context' | 'add' | 'del' };
+export type Side = { no: number; text: string; kind: 'context' | 'add' | 'del'; index: number };
 export type SplitRow = { kind: 'hunk'; text: string } | { kind: 'pair'; left?: Side; right?: Side };
 
 /**
@@ -37,6 +39,7 @@ export type SplitRow = { kind: 'hunk'; text: string } | { kind: 'pair'; left?: S
  */
 export function splitRows(file: DiffFile): SplitRow[] {
   const rows: SplitRow[] = [];
+  let index = 0;
   for (const hunk of file.hunks) {
     rows.push({ kind: 'hunk', text: hunkHeader(hunk) });
     let oldNo = hunk.oldStart;
@@ -55,14 +58,14 @@ export function splitRows(file: DiffFile): SplitRow[] {
     for (const line of hunk.lines) {
       if (line.kind === 'del') {
         if (adds.length > 0) flush();
-        dels.push({ no: oldNo++, text: line.text, kind: 'del' });
-      } else if (line.kind === 'add') adds.push({ no: newNo++, text: line.text, kind: 'add' });
+        dels.push({ no: oldNo++, text: line.text, kind: 'del', index: index++ });
+      } else if (line.kind === 'add') adds.push({ no: newNo++, text: line.text, kind: 'add', index: index++ });
       else {
         flush();
         rows.push({
           kind: 'pair',
-          left: { no: oldNo++, text: line.text, kind: 'context' },
-          right: { no: newNo++, text: line.text, kind: 'context' },
+          left: { no: oldNo++, text: line.text, kind: 'context', index },
+          right: { no: newNo++, text: line.text, kind: 'context', index: index++ },
         });
       }
     }

@@ -1,0 +1,294 @@
+import React from 'react';
+import type { ReviewTarget } from '../../../core/protocol/index.ts';
+import { displayLine, displayText } from '../../model/display-text.ts';
+import { shortClientId } from '../../model/format.ts';
+import {
+  type CommentView,
+  commentState,
+  isUnsent,
+  type LinePick,
+  linesWord,
+  onDiff,
+  reviewChoices,
+  TARGET_WORDS,
+} from '../model/review.ts';
+
+/** Who wrote a comment, in a few words: `you`, a client by its short id, a sentinel by its id. */
+function authorWord(author: CommentView['author'], own: readonly string[]): string {
+  if (author.kind === 'sentinel') return `sentinel ${author.sentinelId}`;
+  return own.includes(author.clientId) ? 'you' : `client ${shortClientId(author.clientId)}`;
+}
+
+/** One comment: where, who, its state (unsent, or sent and where), what it says. */
+export function CommentCard({
+  comment,
+  inline,
+  offDiff,
+  own = [],
+}: {
+  comment: CommentView;
+  now: number;
+  /** Shown under its lines in the diff (the place is then plain to see). */
+  inline?: boolean;
+  /** Made on another diff than the one shown (other checkpoints). */
+  offDiff?: boolean;
+  own?: readonly string[];
+}): React.ReactElement {
+  return (
+    <div
+      className="comment"
+      data-testid="comment"
+      data-comment-id={comment.commentId}
+      data-state={isUnsent(comment) ? 'unsent' : `sent-${comment.sent.at(-1)?.to}`}
+    >
+      <div className="head">
+        {inline ? null : <span className="where">{displayLine(linesWord(comment))}</span>}
+        <span>{displayLine(authorWord(comment.author, own))}</span>
+        <span className={`pill plain ${isUnsent(comment) ? 'st-waiting' : 'st-passed'}`} data-testid="comment-state">
+          {displayLine(commentState(comment))}
+        </span>
+        {offDiff ? (
+          <span className="muted">
+            on {comment.from.slice(0, 8)}..{comment.to.slice(0, 8)}
+          </span>
+        ) : null}
+      </div>
+      <div className="text">{displayText(comment.text)}</div>
+    </div>
+  );
+}
+
+/** The comment being written under the picked lines: Save sends review.comment; Escape or Cancel drops it. */
+export function CommentForm({
+  pick,
+  text,
+  setText,
+  onSave,
+  onCancel,
+}: {
+  pick: LinePick;
+  text: string;
+  setText: (text: string) => void;
+  onSave: () => void;
+  onCancel: () => void;
+}): React.ReactElement {
+  const area = React.useRef<HTMLTextAreaElement>(null);
+  // Picking the lines is asking to write: the text is what comes next.
+  React.useEffect(() => area.current?.focus(), []);
+  return (
+    <form
+      className="comment-form"
+      data-testid="comment-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSave();
+      }}
+    >
+      <label className="hint" htmlFor="comment-text">
+        Comment on {displayLine(linesWord({ file: pick.file, side: pick.side, lines: pick }))}
+      </label>
+      <textarea
+        id="comment-text"
+        ref={area}
+        value={text}
+        placeholder="What should change here?"
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') onCancel();
+          if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) onSave();
+        }}
+        data-testid="comment-text"
+      />
+      <div className="buttons">
+        <button type="submit" className="primary-action" disabled={text.trim() === ''} data-testid="comment-save">
+          Save comment
+        </button>
+        <button type="button" onClick={onCancel} data-testid="comment-cancel">
+          Cancel
+        </button>
+        <span className="hint">Ctrl+Enter saves · it is sent with the review</span>
+      </div>
+    </form>
+  );
+}
+
+/** A codon's review: its comments with their state, and the control that sends them on. */
+export function ReviewPanel({
+  codonId,
+  comments,
+  from,
+  to,
+  now,
+  onSend,
+  cannot,
+  own,
+}: {
+  codonId: string;
+  comments: readonly CommentView[];
+  from: string;
+  to: string;
+  now: number;
+  /** Opens the send dialog; absent when this page cannot send (`cannot` says why). */
+  onSend?: () => void;
+  cannot?: string;
+  own?: readonly string[];
+}): React.ReactElement {
+  const unsent = comments.filter(isUnsent).length;
+  const why = cannot ?? (unsent === 0 ? 'no unsent comment to send' : undefined);
+  return (
+    <div className="review" data-testid="review" data-codon={codonId}>
+      <div className="review-head">
+        <h3>Review of {displayLine(codonId)}</h3>
+        <span className="muted" data-testid="review-count">
+          {comments.length === 0
+            ? 'no comments'
+            : `${comments.length} comment${comments.length === 1 ? '' : 's'} · ${unsent} unsent`}
+        </span>
+        <span className="send">
+          <button
+            type="button"
+            className="primary-action"
+            data-testid="review-send"
+            disabled={!onSend || why !== undefined}
+            title={why}
+            onClick={onSend}
+          >
+            Send review…
+          </button>
+        </span>
+        {cannot ? (
+          <span className="hint" data-testid="review-cannot">
+            {displayLine(cannot)}
+          </span>
+        ) : null}
+      </div>
+      {comments.length === 0 ? (
+        <p className="hint" data-testid="empty-comments">
+          {cannot
+            ? 'No comments on this codon yet.'
+            : 'No comments yet: click a line number in the diff (then another line, or shift-click, for a range), write what should change, save. “Send review” sends them to the agent.'}
+        </p>
+      ) : (
+        <ol>
+          {comments.map((c) => (
+            <li key={c.commentId}>
+              <CommentCard comment={c} now={now} offDiff={!onDiff(c, from, to)} {...(own ? { own } : {})} />
+            </li>
+          ))}
+        </ol>
+      )}
+    </div>
+  );
+}
+
+const CHOICE_WHY: Readonly<Record<ReviewTarget, string>> = {
+  redo: 'The codon runs again from its start checkpoint, the review in its prompt.',
+  message: 'The running agent reads the review with its next request.',
+  next: 'The next codon to start carries the review in its prompt.',
+};
+
+/**
+ * Sending a codon's review: where to (redo it from its start, a message to the running agent, or
+ * the next codon), an optional note, the unsent comments. `preset`: the choice it opens with.
+ */
+export function SendReviewDialog({
+  codonId,
+  comments,
+  running,
+  preset,
+  title,
+  onSend,
+  onClose,
+}: {
+  codonId: string;
+  comments: readonly CommentView[];
+  /** The codon running now (a message goes to its agent), if any. */
+  running: string | undefined;
+  preset?: ReviewTarget;
+  title?: string;
+  onSend: (input: { to: ReviewTarget; note?: string; commentIds?: string[] }) => void;
+  onClose: () => void;
+}): React.ReactElement {
+  const choices = reviewChoices(running);
+  const [to, setTo] = React.useState<ReviewTarget>(preset ?? 'redo');
+  const [note, setNote] = React.useState('');
+  const first = React.useRef<HTMLInputElement>(null);
+  React.useEffect(() => first.current?.focus(), []);
+  const unsent = comments.filter(isUnsent);
+  const chosen = choices.find((c) => c.to === to);
+  const empty = unsent.length === 0 && note.trim() === '';
+  return (
+    <form
+      className="dialog"
+      data-testid="review-dialog"
+      role="dialog"
+      aria-label={`send the review of ${codonId}`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (chosen?.unavailable || empty) return;
+        onSend({
+          to,
+          ...(note.trim() ? { note: note.trim() } : {}),
+          ...(unsent.length > 0 ? { commentIds: unsent.map((c) => c.commentId) } : {}),
+        });
+        onClose();
+      }}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') onClose();
+      }}
+    >
+      <h2>{displayLine(title ?? `Send the review of ${codonId}`)}</h2>
+      <p className="muted" data-testid="review-dialog-count">
+        {unsent.length === 0
+          ? 'No unsent comment: the note alone is sent.'
+          : `${unsent.length} unsent comment${unsent.length === 1 ? '' : 's'}, each with its file, lines and the quoted lines.`}
+      </p>
+      <fieldset>
+        {choices.map((c, i) => (
+          <label key={c.to} className="choice" data-testid={`review-to-${c.to}`}>
+            <input
+              ref={i === 0 ? first : undefined}
+              type="radio"
+              name="review-to"
+              value={c.to}
+              checked={to === c.to}
+              disabled={c.unavailable !== undefined}
+              onChange={() => setTo(c.to)}
+            />
+            <span>
+              {c.to === 'redo' ? `Redo ${displayLine(codonId)} from its start` : capitalize(TARGET_WORDS[c.to])}
+              {c.to === 'message' && running ? ` (${displayLine(running)})` : ''}
+              <span className="why">{c.unavailable ? `unavailable: ${c.unavailable}` : CHOICE_WHY[c.to]}</span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
+      <label className="hint" htmlFor="review-note" style={{ flexBasis: '100%' }}>
+        A note above the comments (optional)
+      </label>
+      <textarea
+        id="review-note"
+        value={note}
+        onChange={(e) => setNote(e.target.value)}
+        placeholder="e.g. Keep the public API as it was."
+        data-testid="review-note"
+      />
+      <div className="buttons">
+        <button type="button" onClick={onClose} data-testid="review-cancel">
+          Cancel
+        </button>
+        <button
+          type="submit"
+          className="primary-action"
+          disabled={chosen?.unavailable !== undefined || empty}
+          title={chosen?.unavailable ?? (empty ? 'nothing to send: write a comment or a note' : undefined)}
+          data-testid="review-submit"
+        >
+          Send
+        </button>
+      </div>
+    </form>
+  );
+}
+
+const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

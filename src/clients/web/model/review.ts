@@ -1,0 +1,96 @@
+import type { ReviewComment, ReviewSide, ReviewTarget } from '../../../core/protocol/index.ts';
+
+/**
+ * The Changes view's review (pure; docs/review.md): the lines a person picks for a comment, which
+ * comments stand under which line, and how a comment's state reads.
+ */
+
+/** Where a review sent a comment (review.sent). */
+export type CommentSent = { to: ReviewTarget; reviewId: string; targetCodonId?: string };
+/**
+ * A comment as the page shows it (the client model's review view is one): the journaled comment,
+ * and every review that sent it, oldest first.
+ */
+export type CommentView = ReviewComment & { sent: readonly CommentSent[] };
+
+/** Lines picked for a comment: one side of one file, `anchor` the line picked first. */
+export type LinePick = { file: string; side: ReviewSide; start: number; end: number; anchor: number };
+
+/**
+ * A click (or tap) on a line's number. The first picks that line; a second on another line of the
+ * same side picks the range between them (a phone has no shift: tap, then tap); shift extends
+ * whatever is picked; the same line again lets go; after a range, a click starts anew.
+ */
+export function pickLine(
+  pick: LinePick | undefined,
+  at: { file: string; side: ReviewSide; line: number },
+  extend: boolean,
+): LinePick | undefined {
+  if (pick && pick.file === at.file && pick.side === at.side && (extend || pick.start === pick.end)) {
+    if (!extend && at.line === pick.anchor) return undefined;
+    return { ...pick, start: Math.min(pick.anchor, at.line), end: Math.max(pick.anchor, at.line) };
+  }
+  return { file: at.file, side: at.side, start: at.line, end: at.line, anchor: at.line };
+}
+
+/** Whether line `no` of `side` of `file` is picked. */
+export function isPicked(pick: LinePick | undefined, file: string, side: ReviewSide, no: number | undefined) {
+  return (
+    pick !== undefined && no !== undefined && pick.file === file && pick.side === side && no >= pick.start && no <= pick.end
+  );
+}
+
+/** Two SHAs name the same checkpoint (one may be short). */
+const sameSha = (a: string, b: string) => a.length > 0 && b.length > 0 && (a.startsWith(b) || b.startsWith(a));
+
+/** The comment was made on this diff (the same two checkpoints): its lines are this diff's lines. */
+export const onDiff = (c: ReviewComment, from: string, to: string) => sameSha(c.from, from) && sameSha(c.to, to);
+
+/**
+ * The comments to show under a diff line: those on this diff, this file and side, whose last line it is.
+ */
+export function commentsUnder(
+  comments: readonly CommentView[],
+  at: { from: string; to: string; file: string; side: ReviewSide; no: number | undefined },
+): CommentView[] {
+  if (at.no === undefined) return [];
+  return comments.filter(
+    (c) => c.file === at.file && c.side === at.side && c.lines.end === at.no && onDiff(c, at.from, at.to),
+  );
+}
+
+/** `a.ts:4` or `a.ts:4-9`, with `(old)` for lines of the file before the change. */
+export function linesWord(c: { file: string; side: ReviewSide; lines: { start: number; end: number } }): string {
+  const lines = c.lines.start === c.lines.end ? `${c.lines.start}` : `${c.lines.start}-${c.lines.end}`;
+  return `${c.file}:${lines}${c.side === 'old' ? ' (old)' : ''}`;
+}
+
+/** Where a review goes, as the dialog and the comments' state say it. */
+export const TARGET_WORDS: Readonly<Record<ReviewTarget, string>> = {
+  redo: 'redo',
+  message: 'message to the running agent',
+  next: 'next codon',
+};
+
+/** Not sent by any review yet. */
+export const isUnsent = (c: CommentView) => c.sent.length === 0;
+
+/**
+ * A comment's state, by the last review that sent it: `unsent`, `sent · redo`, `sent · message to
+ * the running agent (two)`, `sent · next codon (three)`.
+ */
+export function commentState(c: CommentView): string {
+  const last = c.sent.at(-1);
+  if (!last) return 'unsent';
+  const target = last.targetCodonId && last.to !== 'redo' ? ` (${last.targetCodonId})` : '';
+  return `sent · ${TARGET_WORDS[last.to]}${target}`;
+}
+
+/** A review's possible destinations for the send dialog: each available, or why not. */
+export function reviewChoices(running: string | undefined): { to: ReviewTarget; unavailable?: string }[] {
+  return [
+    { to: 'redo' },
+    running === undefined ? { to: 'message', unavailable: 'no codon is running' } : { to: 'message' },
+    { to: 'next' },
+  ];
+}

@@ -89,6 +89,9 @@ export function commandTable(h: CommandHost): CommandTable {
         if (!sent.ok) context.fail(sent.code, sent.message);
       },
     },
+    // The engine's side lands in src/engine/review/ (docs/review.md).
+    'review.comment': { takesOverRetry: false, take: (_, context) => notYet(context, 'review.comment') },
+    'review.submit': { takesOverRetry: true, take: (_, context) => notYet(context, 'review.submit') },
     'checkpoint.list': { takesOverRetry: false, take: (command, context) => listRun(h, command, context) },
     'checkpoint.diff': { takesOverRetry: false, take: (command, context) => diff(h, command, context) },
     'rollback.toCheckpoint': rollback,
@@ -117,6 +120,10 @@ function route<T extends keyof CommandMap>(
   const { takesOverRetry, take } = table[type];
   const context = takesOverRetry ? takeOverRetry(command, given) : given;
   if (context !== 'handled') take(command, context);
+}
+
+function notYet(context: CommandContext, type: string): void {
+  context.fail('NOT_SUPPORTED', `${type} is not available in this build yet`);
 }
 
 function failShutdown(context: CommandContext): Promise<void> {

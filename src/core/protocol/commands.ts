@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CheckpointDiffRequest } from './checkpoint-diff.ts';
 import { CodonMessageRequest } from './codon-message.ts';
 import { DashboardTicketRequest } from './dashboard-ticket.ts';
+import { ReviewCommentRequest, ReviewSubmitRequest } from './review.ts';
 import { ClientMode } from './shared.ts';
 
 /** Client commands (spec 2.1, 2.2, 4.2). Every inbound frame is parsed with these before anything acts. */
@@ -44,6 +45,9 @@ export const CodonForceStop = command(
 );
 /** Ours: a message to the running codon's agent (docs/steering.md). */
 export const CodonMessage = command('codon.message', CodonMessageRequest);
+/** Ours: a comment on lines of a codon's diff, and a review sending comments on (docs/review.md). */
+export const ReviewCommentCommand = command('review.comment', ReviewCommentRequest);
+export const ReviewSubmitCommand = command('review.submit', ReviewSubmitRequest);
 export const CheckpointList = command(
   'checkpoint.list',
   // runId absent = the current run.
@@ -86,6 +90,8 @@ export const ClientCommand = z.discriminatedUnion('type', [
   CodonRedo,
   CodonForceStop,
   CodonMessage,
+  ReviewCommentCommand,
+  ReviewSubmitCommand,
   CheckpointList,
   CheckpointDiff,
   RollbackToCheckpoint,
@@ -110,6 +116,8 @@ export const commandSchemas = {
   'codon.redo': CodonRedo,
   'codon.forceStop': CodonForceStop,
   'codon.message': CodonMessage,
+  'review.comment': ReviewCommentCommand,
+  'review.submit': ReviewSubmitCommand,
   'checkpoint.list': CheckpointList,
   'checkpoint.diff': CheckpointDiff,
   'rollback.toCheckpoint': RollbackToCheckpoint,

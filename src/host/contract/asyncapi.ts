@@ -30,6 +30,8 @@ const answers: Record<CommandType | 'handshake', EventType[]> = {
   'codon.redo': ['codon.started'],
   'codon.forceStop': ['codon.completed'],
   'codon.message': ['codon.message'],
+  'review.comment': ['review.comment'],
+  'review.submit': ['review.sent'],
   'checkpoint.list': ['checkpoint.list'],
   'checkpoint.diff': ['checkpoint.diff'],
   'rollback.toCheckpoint': ['rollback.started', 'rollback.completed'],

@@ -67,6 +67,8 @@ const sampleData: Record<CommandType, unknown> = {
   'codon.redo': undefined,
   'codon.forceStop': { reason: 'test' },
   'codon.message': { text: 'hello agent' },
+  'review.comment': { codonId: 'nope', file: 'a.ts', lines: { start: 1, end: 1 }, text: 'why?' },
+  'review.submit': { codonId: 'nope', to: 'redo' },
   'checkpoint.list': {},
   'checkpoint.diff': { from: 'abcdef1', to: 'abcdef2' },
   'rollback.toCheckpoint': { checkpointSha: 'abcdef1' },

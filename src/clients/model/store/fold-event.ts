@@ -25,6 +25,7 @@ import { answerCommand, commandLine } from './command-answers.ts';
 import { addError, severityOf } from './errors.ts';
 import { foldTransition } from './fold-transition.ts';
 import { isOwnMessage, messageLine, messageSentLine } from './messages.ts';
+import { reviewComment, reviewSent } from './reviews.ts';
 import { isRollbackEvent, rollbackEvent, rollbackRefused } from './rollback.ts';
 import type { RunState } from './run-state.ts';
 import { sentinelError, sentinelLoaded, sentinelOutput, sentinelUnloaded } from './sentinels.ts';
@@ -218,11 +219,13 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
       return usageLimitWaiting(state, e);
     case 'usageLimit.ended':
       return usageLimitEnded(state, e);
+    case 'review.comment':
+      return reviewComment(state, e);
+    case 'review.sent':
+      return reviewSent(state, e);
     // Not shown: the file tree (no pane asks for it), verbose sentinel triggers, gate output (its
     // tail comes with the failure), connection plumbing.
     case 'verify.output':
-    case 'review.comment':
-    case 'review.sent':
     case 'approval.waiting':
     case 'approval.ended':
     case 'checkpoint.diff':

@@ -11,6 +11,7 @@ import type {
 import type { Tone } from '../tone.ts';
 import type { UsageWait } from '../usage-wait.ts';
 import type { BudgetView } from './budget.ts';
+import type { ReviewsView } from './review-view.ts';
 
 /** Everything the UI knows about the run, folded from protocol events. Plain data, never mutated. */
 
@@ -218,6 +219,8 @@ export type RunState = {
   checkpoints: CheckpointsView;
   rollback: RollbackView;
   commands: SentCommand[];
+  /** Review comments per codon, with where reviews sent them (reviews.ts). */
+  reviews: ReviewsView;
   notice?: Notice;
   /** Counter for `CodonRow.seen`. */
   seenCount: number;
@@ -303,6 +306,7 @@ export function initialRunState(url: string, activityLimit?: number): RunState {
     checkpoints: { created: [] },
     rollback: { phase: 'idle', log: [] },
     commands: [],
+    reviews: { byCodon: {} },
     seenCount: 0,
   };
 }

@@ -14,6 +14,8 @@ export type ClientActions = {
   message(text: string): void;
   listCheckpoints(): void;
   rollback(target: RollbackChoice, autoRestart: boolean): void;
+  /** Approves the codon the run waits on (approval.approve, docs/review.md#approval-gates). */
+  approve(codonId: string, note?: string): void;
 };
 
 export const DEFAULT_STOP_REASON = 'stopped from the terminal UI';
@@ -54,6 +56,10 @@ export function createActions(client: ClientPort, dispatch: (action: StoreAction
     },
     message: (text) => send('codon.message', { text }, 'message the agent'),
     listCheckpoints: () => send('checkpoint.list', {}, 'list checkpoints'),
+    approve: (codonId, note) => {
+      const said = note?.trim();
+      send('approval.approve', { codonId, ...(said ? { note: said } : {}) }, `approve ${codonId}`);
+    },
     rollback: (target, autoRestart) => {
       const label = `roll back to ${target.label}${autoRestart ? ', then restart' : ''}`;
       switch (target.kind) {

@@ -4,8 +4,8 @@ import type { RunState, SentCommand } from './run-state.ts';
 
 /**
  * The events that answer a command with no reply of its own: a started codon answers next, start and
- * redo; a codon's end answers skip and force stop; a finished rollback its rollback. (An error with the
- * command's id fails it: errors.ts.)
+ * redo; a codon's end answers skip and force stop; a finished rollback its rollback; an approval's
+ * end the approval. (An error with the command's id fails it: errors.ts.)
  */
 const ANSWERS: Partial<Record<ServerEvent['type'], readonly CommandType[]>> = {
   'codon.started': ['codon.next', 'codon.start', 'codon.redo'],
@@ -13,6 +13,7 @@ const ANSWERS: Partial<Record<ServerEvent['type'], readonly CommandType[]>> = {
   'checkpoint.list': ['checkpoint.list'],
   'codon.message': ['codon.message'],
   'rollback.completed': ['rollback.toCheckpoint', 'rollback.toCodon', 'rollback.toLastSuccess'],
+  'approval.ended': ['approval.approve'],
 };
 
 /**

@@ -40,6 +40,8 @@ export type CommandHost = {
   rollbackTurn: (command: RollbackCommand, context: CommandContext) => Promise<void>;
   sendMessage: (text: string, from: MessageSender) => DeliveryOutcome;
   info: (message: string) => Promise<unknown>;
+  /** approval.approve in its turn: ends the approval wait, and the run goes on (approval/approval-gate.ts). */
+  approve: (command: CommandMap['approval.approve'], context: CommandContext) => Promise<void>;
 };
 
 const SHUTTING_DOWN = 'the server is shutting down; no new work is taken';
@@ -97,6 +99,10 @@ export function commandTable(h: CommandHost): CommandTable {
     'rollback.toCheckpoint': rollback,
     'rollback.toCodon': rollback,
     'rollback.toLastSuccess': rollback,
+    'approval.approve': {
+      takesOverRetry: false,
+      take: inTurn((command, context) => h.approve(command, context)),
+    },
   };
 }
 

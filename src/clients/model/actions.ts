@@ -18,6 +18,8 @@ export type ClientActions = {
   reviewComment(comment: CommandInput<'review.comment'>): void;
   /** Sends a codon's comments on (review.submit): those named, else every one not sent yet. */
   reviewSubmit(codonId: string, to: ReviewTarget, options?: { note?: string; commentIds?: string[] }): void;
+  /** Approves the codon the run waits on (approval.approve, docs/review.md#approval-gates). */
+  approve(codonId: string, note?: string): void;
 };
 
 const REVIEW_TARGET_LABEL: Record<ReviewTarget, string> = {
@@ -77,6 +79,10 @@ export function createActions(client: ClientPort, dispatch: (action: StoreAction
         },
         `send the review of ${codonId}: ${REVIEW_TARGET_LABEL[to]}`,
       ),
+    approve: (codonId, note) => {
+      const said = note?.trim();
+      send('approval.approve', { codonId, ...(said ? { note: said } : {}) }, `approve ${codonId}`);
+    },
     rollback: (target, autoRestart) => {
       const label = `roll back to ${target.label}${autoRestart ? ', then restart' : ''}`;
       switch (target.kind) {

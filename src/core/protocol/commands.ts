@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ApprovalApproveRequest } from './approval.ts';
 import { CheckpointDiffRequest } from './checkpoint-diff.ts';
 import { CodonMessageRequest } from './codon-message.ts';
 import { DashboardTicketRequest } from './dashboard-ticket.ts';
@@ -79,6 +80,8 @@ export const ServerShutdown = command(
 );
 /** Ours: a dashboard page's upgrade credential, for `ribosome web` (docs/dashboard.md#access-token). */
 export const DashboardTicket = command('dashboard.ticket', DashboardTicketRequest);
+/** Ours: approves the codon the run waits on (docs/review.md#approval-gates). */
+export const ApprovalApprove = command('approval.approve', ApprovalApproveRequest);
 export const Ping = command('ping', NoData);
 export const PingBroadcast = command('ping.broadcast', NoData);
 export const HistorySync = command('history.sync', NoData);
@@ -99,6 +102,7 @@ export const ClientCommand = z.discriminatedUnion('type', [
   RollbackToLastSuccess,
   ServerShutdown,
   DashboardTicket,
+  ApprovalApprove,
   Ping,
   PingBroadcast,
   HistorySync,
@@ -125,6 +129,7 @@ export const commandSchemas = {
   'rollback.toLastSuccess': RollbackToLastSuccess,
   'server.shutdown': ServerShutdown,
   'dashboard.ticket': DashboardTicket,
+  'approval.approve': ApprovalApprove,
   ping: Ping,
   'ping.broadcast': PingBroadcast,
   'history.sync': HistorySync,

@@ -39,6 +39,7 @@ const answers: Record<CommandType | 'handshake', EventType[]> = {
   'rollback.toLastSuccess': ['rollback.started', 'rollback.completed'],
   'server.shutdown': [],
   'dashboard.ticket': ['dashboard.ticket'],
+  'approval.approve': ['approval.ended'],
   ping: ['pong'],
   'ping.broadcast': ['pong'],
   'history.sync': ['history.batch'],

@@ -32,6 +32,8 @@ describe('connection gates (spec 3.1, 7)', () => {
         'rollback.toCheckpoint',
         'rollback.toCodon',
         'rollback.toLastSuccess',
+        // Ours: approving moves the run on (docs/review.md#approval-gates).
+        'approval.approve',
       ].sort(),
     );
   });

@@ -76,6 +76,7 @@ const sampleData: Record<CommandType, unknown> = {
   'rollback.toLastSuccess': {},
   'server.shutdown': { reason: 'x' },
   'dashboard.ticket': { origin: 'http://127.0.0.1:9', mode: 'readonly' },
+  'approval.approve': { codonId: 'nope' },
   ping: undefined,
   'ping.broadcast': undefined,
   'history.sync': undefined,

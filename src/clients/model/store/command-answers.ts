@@ -5,7 +5,7 @@ import type { RunState, SentCommand } from './run-state.ts';
 /**
  * The events that answer a command with no reply of its own: a started codon answers next, start and
  * redo; a codon's end answers skip and force stop; a finished rollback its rollback; our own review.comment
- * and review.sent answer our comment and review. (An error with the
+ * and review.sent answer our comment and review; an approval's end the approval. (An error with the
  * command's id fails it: errors.ts.)
  */
 const ANSWERS: Partial<Record<ServerEvent['type'], readonly CommandType[]>> = {
@@ -16,6 +16,7 @@ const ANSWERS: Partial<Record<ServerEvent['type'], readonly CommandType[]>> = {
   'review.comment': ['review.comment'],
   'review.sent': ['review.submit'],
   'rollback.completed': ['rollback.toCheckpoint', 'rollback.toCodon', 'rollback.toLastSuccess'],
+  'approval.ended': ['approval.approve'],
 };
 
 /**

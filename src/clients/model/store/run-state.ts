@@ -8,6 +8,7 @@ import type {
   FailureReason,
   ServerEvent,
 } from '../../../core/protocol/index.ts';
+import type { ApprovalWait } from '../approval-wait.ts';
 import type { Tone } from '../tone.ts';
 import type { UsageWait } from '../usage-wait.ts';
 import type { BudgetView } from './budget.ts';
@@ -70,6 +71,8 @@ export type RunInfo = {
   budgets?: BudgetView;
   /** The usage-limit wait in progress (usage-wait.ts): which codon starts again, and when. */
   usageWait?: UsageWait;
+  /** The approval wait in progress (approval-wait.ts): the codon a person must approve before the run goes on. */
+  approvalWait?: ApprovalWait;
 };
 
 export type ToolResult = {

@@ -40,6 +40,8 @@ export type CommandHost = {
   rollbackTurn: (command: RollbackCommand, context: CommandContext) => Promise<void>;
   sendMessage: (text: string, from: MessageSender) => DeliveryOutcome;
   info: (message: string) => Promise<unknown>;
+  /** approval.approve in its turn: ends the approval wait, and the run goes on (approval/approval-gate.ts). */
+  approve: (command: CommandMap['approval.approve'], context: CommandContext) => Promise<void>;
 };
 
 const SHUTTING_DOWN = 'the server is shutting down; no new work is taken';
@@ -89,11 +91,18 @@ export function commandTable(h: CommandHost): CommandTable {
         if (!sent.ok) context.fail(sent.code, sent.message);
       },
     },
+    // The engine's side lands in src/engine/review/ (docs/review.md).
+    'review.comment': { takesOverRetry: false, take: (_, context) => notYet(context, 'review.comment') },
+    'review.submit': { takesOverRetry: true, take: (_, context) => notYet(context, 'review.submit') },
     'checkpoint.list': { takesOverRetry: false, take: (command, context) => listRun(h, command, context) },
     'checkpoint.diff': { takesOverRetry: false, take: (command, context) => diff(h, command, context) },
     'rollback.toCheckpoint': rollback,
     'rollback.toCodon': rollback,
     'rollback.toLastSuccess': rollback,
+    'approval.approve': {
+      takesOverRetry: false,
+      take: inTurn((command, context) => h.approve(command, context)),
+    },
   };
 }
 
@@ -117,6 +126,10 @@ function route<T extends keyof CommandMap>(
   const { takesOverRetry, take } = table[type];
   const context = takesOverRetry ? takeOverRetry(command, given) : given;
   if (context !== 'handled') take(command, context);
+}
+
+function notYet(context: CommandContext, type: string): void {
+  context.fail('NOT_SUPPORTED', `${type} is not available in this build yet`);
 }
 
 function failShutdown(context: CommandContext): Promise<void> {

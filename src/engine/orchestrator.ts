@@ -166,6 +166,7 @@ export class Orchestrator implements Engine {
       rollbackTurn: (command, context) => this.#rollbacks.commandTurn(command, context),
       sendMessage: (text, from) => this.sendMessage(text, from),
       info: (message) => this.#publish('info', { message }),
+      approve: async (_command, context) => context.fail('NOTHING_TO_APPROVE', 'no codon waits for approval'),
     });
     this.actions = actionEngine({
       ...shared,

@@ -42,6 +42,7 @@ function world(options: { preparing?: boolean; stopping?: boolean } = {}) {
     rollbackTurn: async () => {},
     sendMessage: () => ({ ok: false, code: 'NO_CODON_RUNNING', message: 'no agent' }),
     info: async () => {},
+    approve: async () => {},
   };
   const context: CommandContext = {
     clientId: 'x',

@@ -1,4 +1,4 @@
-import type { CommandInput, CommandType } from '../../core/protocol/index.ts';
+import type { CommandInput, CommandType, ReviewTarget } from '../../core/protocol/index.ts';
 import type { ClientPort } from './client-port.ts';
 import type { StoreAction } from './store/run-state.ts';
 import type { RollbackChoice } from './store/selectors.ts';
@@ -14,6 +14,18 @@ export type ClientActions = {
   message(text: string): void;
   listCheckpoints(): void;
   rollback(target: RollbackChoice, autoRestart: boolean): void;
+  /** A comment on lines of a codon's diff (review.comment; docs/review.md). */
+  reviewComment(comment: CommandInput<'review.comment'>): void;
+  /** Sends a codon's comments on (review.submit): those named, else every one not sent yet. */
+  reviewSubmit(codonId: string, to: ReviewTarget, options?: { note?: string; commentIds?: string[] }): void;
+  /** Approves the codon the run waits on (approval.approve, docs/review.md#approval-gates). */
+  approve(codonId: string, note?: string): void;
+};
+
+const REVIEW_TARGET_LABEL: Record<ReviewTarget, string> = {
+  redo: 'redo it with them',
+  message: 'message the running agent',
+  next: 'carry them into the next codon',
 };
 
 export const DEFAULT_STOP_REASON = 'stopped from the terminal UI';
@@ -54,6 +66,23 @@ export function createActions(client: ClientPort, dispatch: (action: StoreAction
     },
     message: (text) => send('codon.message', { text }, 'message the agent'),
     listCheckpoints: () => send('checkpoint.list', {}, 'list checkpoints'),
+    reviewComment: (comment) =>
+      send('review.comment', comment, `comment on ${comment.codonId} ${comment.file}`),
+    reviewSubmit: (codonId, to, options = {}) =>
+      send(
+        'review.submit',
+        {
+          codonId,
+          to,
+          ...(options.note?.trim() ? { note: options.note } : {}),
+          ...(options.commentIds?.length ? { commentIds: options.commentIds } : {}),
+        },
+        `send the review of ${codonId}: ${REVIEW_TARGET_LABEL[to]}`,
+      ),
+    approve: (codonId, note) => {
+      const said = note?.trim();
+      send('approval.approve', { codonId, ...(said ? { note: said } : {}) }, `approve ${codonId}`);
+    },
     rollback: (target, autoRestart) => {
       const label = `roll back to ${target.label}${autoRestart ? ', then restart' : ''}`;
       switch (target.kind) {

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { ApprovalApproveRequest } from './approval.ts';
 import { CheckpointDiffRequest } from './checkpoint-diff.ts';
 import { CodonMessageRequest } from './codon-message.ts';
 import { DashboardTicketRequest } from './dashboard-ticket.ts';
+import { ReviewCommentRequest, ReviewSubmitRequest } from './review.ts';
 import { ClientMode } from './shared.ts';
 
 /** Client commands (spec 2.1, 2.2, 4.2). Every inbound frame is parsed with these before anything acts. */
@@ -44,6 +46,9 @@ export const CodonForceStop = command(
 );
 /** Ours: a message to the running codon's agent (docs/steering.md). */
 export const CodonMessage = command('codon.message', CodonMessageRequest);
+/** Ours: a comment on lines of a codon's diff, and a review sending comments on (docs/review.md). */
+export const ReviewCommentCommand = command('review.comment', ReviewCommentRequest);
+export const ReviewSubmitCommand = command('review.submit', ReviewSubmitRequest);
 export const CheckpointList = command(
   'checkpoint.list',
   // runId absent = the current run.
@@ -75,6 +80,8 @@ export const ServerShutdown = command(
 );
 /** Ours: a dashboard page's upgrade credential, for `ribosome web` (docs/dashboard.md#access-token). */
 export const DashboardTicket = command('dashboard.ticket', DashboardTicketRequest);
+/** Ours: approves the codon the run waits on (docs/review.md#approval-gates). */
+export const ApprovalApprove = command('approval.approve', ApprovalApproveRequest);
 export const Ping = command('ping', NoData);
 export const PingBroadcast = command('ping.broadcast', NoData);
 export const HistorySync = command('history.sync', NoData);
@@ -86,6 +93,8 @@ export const ClientCommand = z.discriminatedUnion('type', [
   CodonRedo,
   CodonForceStop,
   CodonMessage,
+  ReviewCommentCommand,
+  ReviewSubmitCommand,
   CheckpointList,
   CheckpointDiff,
   RollbackToCheckpoint,
@@ -93,6 +102,7 @@ export const ClientCommand = z.discriminatedUnion('type', [
   RollbackToLastSuccess,
   ServerShutdown,
   DashboardTicket,
+  ApprovalApprove,
   Ping,
   PingBroadcast,
   HistorySync,
@@ -110,6 +120,8 @@ export const commandSchemas = {
   'codon.redo': CodonRedo,
   'codon.forceStop': CodonForceStop,
   'codon.message': CodonMessage,
+  'review.comment': ReviewCommentCommand,
+  'review.submit': ReviewSubmitCommand,
   'checkpoint.list': CheckpointList,
   'checkpoint.diff': CheckpointDiff,
   'rollback.toCheckpoint': RollbackToCheckpoint,
@@ -117,6 +129,7 @@ export const commandSchemas = {
   'rollback.toLastSuccess': RollbackToLastSuccess,
   'server.shutdown': ServerShutdown,
   'dashboard.ticket': DashboardTicket,
+  'approval.approve': ApprovalApprove,
   ping: Ping,
   'ping.broadcast': PingBroadcast,
   'history.sync': HistorySync,

@@ -36,6 +36,7 @@ export const ErrorCode = z
     'UNKNOWN_RUN',
     'CHECKPOINT_WARNING',
     'UNKNOWN_COMMENT',
+    'NOTHING_TO_APPROVE',
     // Execution errors (journaled, broadcast).
     'CODON_FAILED',
     'CODON_TIMEOUT',
@@ -115,6 +116,8 @@ export const errorCodeDescriptions: Record<ErrorCode, string> = {
   CHECKPOINT_WARNING: "A codon's checkpoint was made, with a warning (e.g. files it could not add).",
   UNKNOWN_COMMENT:
     'review.submit named a comment id that is not a review.comment of that codon, or review.comment named lines its diff does not have.',
+  NOTHING_TO_APPROVE:
+    'approval.approve while no codon waits for approval, or naming another codon than the one that waits.',
   CODON_FAILED:
     "A codon failed, or was stopped (codon.forceStop, a sentinel's halt, rollback or redo, the shutdown); codon.completed failureReason says which.",
   CODON_TIMEOUT: 'A codon ran past its timeoutMs and was stopped.',
@@ -126,7 +129,7 @@ export const errorCodeDescriptions: Record<ErrorCode, string> = {
   BUDGET_EXCEEDED:
     'A budget was exceeded: the codon stopped (severity codon), or a start past the budget was refused (operation).',
   APPROVAL_REQUIRED:
-    'The run waits for a person to approve a codon (approval: required): approve it (approval.approve), request changes (review.submit to redo), or roll back; or approval.approve from a readonly client.',
+    'The run waits for a person to approve a codon (approval: required): approve it (approval.approve), request changes (review.submit to redo), or roll back. Sent for codon.next, or codon.start of another codon, while the run waits.',
   BUDGET_WARNING: 'A budget reached 80 % of a limit (sent once per scope and limit).',
   CODON_STALLED: 'The agent printed nothing for stallTimeoutMs and was stopped.',
   VERIFY_FAILED: "A codon's verification gate failed (after its feedback rounds, if any).",

@@ -26,9 +26,14 @@ describe('connection gates (spec 3.1, 7)', () => {
         'codon.forceStop',
         // Ours: a message to the running agent steers it, so it needs readandwrite.
         'codon.message',
+        // Ours: review comments are journaled and a review acts on the run.
+        'review.comment',
+        'review.submit',
         'rollback.toCheckpoint',
         'rollback.toCodon',
         'rollback.toLastSuccess',
+        // Ours: approving moves the run on (docs/review.md#approval-gates).
+        'approval.approve',
       ].sort(),
     );
   });

@@ -4,7 +4,8 @@ import type { RunState, SentCommand } from './run-state.ts';
 
 /**
  * The events that answer a command with no reply of its own: a started codon answers next, start and
- * redo; a codon's end answers skip and force stop; a finished rollback its rollback. (An error with the
+ * redo; a codon's end answers skip and force stop; a finished rollback its rollback; our own review.comment
+ * and review.sent answer our comment and review; an approval's end the approval. (An error with the
  * command's id fails it: errors.ts.)
  */
 const ANSWERS: Partial<Record<ServerEvent['type'], readonly CommandType[]>> = {
@@ -12,7 +13,10 @@ const ANSWERS: Partial<Record<ServerEvent['type'], readonly CommandType[]>> = {
   'codon.completed': ['codon.skip', 'codon.forceStop'],
   'checkpoint.list': ['checkpoint.list'],
   'codon.message': ['codon.message'],
+  'review.comment': ['review.comment'],
+  'review.sent': ['review.submit'],
   'rollback.completed': ['rollback.toCheckpoint', 'rollback.toCodon', 'rollback.toLastSuccess'],
+  'approval.ended': ['approval.approve'],
 };
 
 /**
@@ -28,6 +32,9 @@ export function answerCommand(state: RunState, e: ServerEvent): RunState {
     if (!isOwnMessage(e.data.from, state.connection.clientIds)) return state;
     outcome = messageSentLine(e.data);
   }
+  // Another client's (or a sentinel's) comment or review answers none of ours.
+  if (e.type === 'review.comment' && !isOwnMessage(e.data.author, state.connection.clientIds)) return state;
+  if (e.type === 'review.sent' && !isOwnMessage(e.data.by, state.connection.clientIds)) return state;
   const i = state.commands.findIndex((c) => c.status === 'sent' && types.includes(c.type));
   if (i < 0) return state;
   const answered = (c: SentCommand): SentCommand => ({

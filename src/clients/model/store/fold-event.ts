@@ -12,6 +12,7 @@ import {
   sentinelActionLine,
   toolResult,
 } from './activity.ts';
+import { approvalEnded, approvalWaiting, endApprovalWait, knownApprovalWait } from './approval-wait.ts';
 import {
   applySnapshotCodons,
   codonCompleted,
@@ -25,6 +26,7 @@ import { answerCommand, commandLine } from './command-answers.ts';
 import { addError, severityOf } from './errors.ts';
 import { foldTransition } from './fold-transition.ts';
 import { isOwnMessage, messageLine, messageSentLine } from './messages.ts';
+import { reviewComment, reviewSent } from './reviews.ts';
 import { isRollbackEvent, rollbackEvent, rollbackRefused } from './rollback.ts';
 import type { RunState } from './run-state.ts';
 import { sentinelError, sentinelLoaded, sentinelOutput, sentinelUnloaded } from './sentinels.ts';
@@ -47,12 +49,12 @@ export function foldEvent(state: RunState, e: ServerEvent): RunState {
 function foldEventOnly(state: RunState, e: ServerEvent): RunState {
   // A rollback ends the run a wait was part of.
   if (isRollbackEvent(e))
-    return rollbackEvent(e.type === 'rollback.started' ? endUsageWait(state) : state, e);
+    return rollbackEvent(e.type === 'rollback.started' ? endApprovalWait(endUsageWait(state)) : state, e);
   switch (e.type) {
     case 'codon.started': {
       const d = e.data;
-      // Whatever started it (the reset, a command), a codon that starts ends a usage-limit wait.
-      const unheld = endUsageWait(state);
+      // Whatever started it (the reset, a command), a codon that starts ends a usage-limit or approval wait.
+      const unheld = endApprovalWait(endUsageWait(state));
       const { idle: _idle, ...run } = unheld.run;
       // A new attempt: the earlier one's calls still waiting can never get their results.
       const ended = endWaitingCalls({ ...unheld, run }, d.codonId);
@@ -82,7 +84,7 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
           }
         : undefined;
       const applied = applySnapshotCodons(state, codons);
-      return snapshotUsageWait(
+      const usage = snapshotUsageWait(
         {
           ...applied,
           run: {
@@ -96,6 +98,7 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
         },
         d.usageLimitWait,
       );
+      return knownApprovalWait(usage, d.approvalWait);
     }
     case 'state.transition':
       return foldTransition(state, e);
@@ -113,12 +116,16 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
       };
       return d.costEstimated ? markCostEstimated(next, d.codonId) : next;
     }
-    case 'server.idle':
+    case 'server.idle': {
+      // Held by approval, the idle says which codon waits (a restarted server's first word of it).
+      const held = knownApprovalWait(state, e.data.heldBy === 'approval' ? e.data.approval : undefined);
+      const tone = e.data.reason === 'all-codons-completed' ? 'ok' : held.run.approvalWait ? 'warn' : 'muted';
       return {
-        ...note(state, e.id, `= ${e.data.message}`, 'muted'),
-        run: { ...state.run, idle: { ...e.data, at: e.timestamp } },
-        notice: { text: e.data.message, tone: e.data.reason === 'all-codons-completed' ? 'ok' : 'muted' },
+        ...note(held, e.id, `= ${e.data.message}`, 'muted'),
+        run: { ...held.run, idle: { ...e.data, at: e.timestamp } },
+        notice: { text: e.data.message, tone },
       };
+    }
     case 'info':
       return note(state, e.id, `ℹ ${oneLine(e.data.message)}`, 'info');
     case 'error': {
@@ -218,13 +225,17 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
       return usageLimitWaiting(state, e);
     case 'usageLimit.ended':
       return usageLimitEnded(state, e);
+    case 'review.comment':
+      return reviewComment(state, e);
+    case 'review.sent':
+      return reviewSent(state, e);
+    case 'approval.waiting':
+      return approvalWaiting(state, e);
+    case 'approval.ended':
+      return approvalEnded(state, e);
     // Not shown: the file tree (no pane asks for it), verbose sentinel triggers, gate output (its
     // tail comes with the failure), connection plumbing.
     case 'verify.output':
-    case 'review.comment':
-    case 'review.sent':
-    case 'approval.waiting':
-    case 'approval.ended':
     case 'checkpoint.diff':
     case 'filetree.updated':
     case 'sentinel.triggered':

@@ -1,5 +1,6 @@
 import { own, type ServerEventOf } from '../../../core/protocol/index.ts';
 import { endWaitingCalls } from './activity.ts';
+import { endApprovalWait } from './approval-wait.ts';
 import { codonStarted, failActiveCodons, isActiveStatus, setCodonCost } from './codons.ts';
 import type { RunState } from './run-state.ts';
 import { addTokens } from './totals.ts';
@@ -23,7 +24,9 @@ export function foldTransition(state: RunState, e: ServerEventOf<'state.transiti
   };
   const t = readTransition(e.data);
   if (!t) return totals;
-  const withTotals = ENDS_USAGE_WAIT.has(t.type) ? endUsageWait(totals) : totals;
+  const unheld = ENDS_USAGE_WAIT.has(t.type) ? endUsageWait(totals) : totals;
+  // An approval wait outlives its run's end (a server stopped during it waits again when started).
+  const withTotals = t.type === 'RunStarted' || t.type === 'CodonStarted' ? endApprovalWait(unheld) : unheld;
   const run = withTotals.run;
   switch (t.type) {
     case 'RunStarted': {

@@ -8,9 +8,11 @@ import type {
   FailureReason,
   ServerEvent,
 } from '../../../core/protocol/index.ts';
+import type { ApprovalWait } from '../approval-wait.ts';
 import type { Tone } from '../tone.ts';
 import type { UsageWait } from '../usage-wait.ts';
 import type { BudgetView } from './budget.ts';
+import type { ReviewsView } from './review-view.ts';
 
 /** Everything the UI knows about the run, folded from protocol events. Plain data, never mutated. */
 
@@ -69,6 +71,8 @@ export type RunInfo = {
   budgets?: BudgetView;
   /** The usage-limit wait in progress (usage-wait.ts): which codon starts again, and when. */
   usageWait?: UsageWait;
+  /** The approval wait in progress (approval-wait.ts): the codon a person must approve before the run goes on. */
+  approvalWait?: ApprovalWait;
 };
 
 export type ToolResult = {
@@ -218,6 +222,8 @@ export type RunState = {
   checkpoints: CheckpointsView;
   rollback: RollbackView;
   commands: SentCommand[];
+  /** Review comments per codon, with where reviews sent them (reviews.ts). */
+  reviews: ReviewsView;
   notice?: Notice;
   /** Counter for `CodonRow.seen`. */
   seenCount: number;
@@ -303,6 +309,7 @@ export function initialRunState(url: string, activityLimit?: number): RunState {
     checkpoints: { created: [] },
     rollback: { phase: 'idle', log: [] },
     commands: [],
+    reviews: { byCodon: {} },
     seenCount: 0,
   };
 }

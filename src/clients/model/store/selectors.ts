@@ -1,4 +1,5 @@
 import type { CheckpointInfo } from '../../../core/protocol/index.ts';
+import { approvalWaitText } from '../approval-wait.ts';
 import { formatTime } from '../format.ts';
 import { USAGE_WAIT_WORD } from '../usage-wait.ts';
 import { isEnded, orderedCodons } from './codons.ts';
@@ -70,11 +71,12 @@ export const nextCodonId = (run: RunState['run']): string | undefined =>
   run.usageWait?.codonId ?? run.idle?.nextCodonId;
 
 /**
- * The run's state in a few words (header): rolling back, waiting for a usage limit, ended, plan done,
+ * The run's state in a few words (header): rolling back, waiting for approval or a usage limit, ended, plan done,
  * idle and what runs next.
  */
 export function runWord(run: RunState['run']): string {
   if (run.isRollingBack) return 'ROLLING BACK';
+  if (run.approvalWait) return approvalWaitText(run.approvalWait);
   if (run.usageWait) return USAGE_WAIT_WORD;
   if (run.runStatus && run.runStatus !== 'running' && !idleSinceEnd(run)) return `run ${run.runStatus}`;
   if (run.idle?.reason === 'all-codons-completed') return 'plan done';
@@ -114,4 +116,18 @@ export function passedOverCodons(rows: readonly CodonRow[], idle: RunState['run'
 export function refusedMessage(commands: RunState['commands']): { id: string; text: string } | undefined {
   const last = commands.findLast((c) => c.type === 'codon.message');
   return last?.status === 'failed' && last.text !== undefined ? { id: last.id, text: last.text } : undefined;
+}
+
+/**
+ * What a person can do about the approval wait in progress (docs/review.md#approval-gates): approve,
+ * request changes (the codon redone), roll back to the codon's start. Undefined when nothing waits.
+ * `canApprove`: the client is in control mode (a readonly one sees the wait, never the keys).
+ */
+export function approvalChoices(
+  run: RunState['run'],
+  mode: 'readonly' | 'readandwrite',
+): { wait: NonNullable<RunState['run']['approvalWait']>; text: string; canApprove: boolean } | undefined {
+  const wait = run.approvalWait;
+  if (!wait) return undefined;
+  return { wait, text: approvalWaitText(wait), canApprove: mode === 'readandwrite' };
 }

@@ -1,16 +1,18 @@
 import React from 'react';
 import type { BrowserClient } from '../../core/client/browser.ts';
-import type { ReviewTarget } from '../../core/protocol/index.ts';
 import { fitMessage } from '../../core/protocol/codon-message.ts';
+import type { ReviewTarget } from '../../core/protocol/index.ts';
 import { useCheckpointRefresh } from '../hooks/use-checkpoint-refresh.ts';
 import { useNow } from '../hooks/use-now.ts';
 import { createActions } from '../model/actions.ts';
 import { displayLine } from '../model/display-text.ts';
 import { orderedCodons, runningCodon } from '../model/store/codons.ts';
+import { codonComments } from '../model/store/reviews.ts';
 import type { CodonRow } from '../model/store/run-state.ts';
 import { nextCodonId, refusedMessage, runWord, statusNotice } from '../model/store/selectors.ts';
 import { currentRunCost, currentRunCostEstimated, describeCost } from '../model/store/totals.ts';
 import { Activity } from './components/activity.tsx';
+import { ApprovalBanner } from './components/approval-banner.tsx';
 import { Changes, type ReviewControls } from './components/changes.tsx';
 import { Controls, type Dialog } from './components/controls.tsx';
 import { CostView } from './components/cost-chart.tsx';
@@ -27,6 +29,8 @@ import { useConnection, useDashboard } from './use-dashboard.ts';
 
 /** Why a read-only page shows comments but cannot write or send them. */
 const READONLY_REVIEW = 'read-only: this page can read the review, not write or send it';
+/** Why a read-only page sees an approval wait but cannot answer it. */
+const READONLY_APPROVAL = 'read-only: only a page in control can approve, request changes or roll back';
 
 /** The page: one dashboard per server (only the open one is shown), and the fleet of them all. */
 export function App({
@@ -210,6 +214,7 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
         case 'help':
           return setDialog((d) => (d === 'help' ? undefined : 'help'));
         case 'close':
+          setReviewing(undefined);
           return setDialog(undefined);
         case 'select': {
           const ids = codons.map((c) => c.codonId);
@@ -227,33 +232,70 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
   if (!visible) return null;
   const notice = statusNotice(state.run);
   const usageWait = state.run.run.usageWait;
+  const approval = state.run.run.approvalWait;
   const connected = state.run.connection.state === 'open';
   const next = nextCodonId(state.run.run);
   // The phone's header keeps the one action that matters now: start what runs next.
-  const primary =
-    canControl && !running && next ? (
-      <button type="button" className="primary-action" onClick={actions.next} data-testid="primary-next">
-        {usageWait ? 'Start now' : `Next: ${displayLine(next)}`}
-      </button>
-    ) : undefined;
+  const primary = !canControl ? undefined : approval ? (
+    <button
+      type="button"
+      className="primary-action"
+      onClick={() => actions.approve(approval.codonId)}
+      data-testid="primary-approve"
+    >
+      Approve {displayLine(approval.codonId)}
+    </button>
+  ) : !running && next ? (
+    <button type="button" className="primary-action" onClick={actions.next} data-testid="primary-next">
+      {usageWait ? 'Start now' : `Next: ${displayLine(next)}`}
+    </button>
+  ) : undefined;
   return (
-    <main>
+    <main className={`view-${view}`}>
       <Tabs
         view={view}
         setView={setView}
         title={`${state.run.connection.plan?.name ?? 'run'} · ${props.label ?? url}`}
         status={`${state.run.connection.state}${canControl ? '' : ' · read-only'}`}
-        run={{ word: runWord(state.run.run) || 'starting', look: runLook(state.run.run, false) }}
+        run={{ word: runWord(state.run.run) || 'starting', look: runLook(state.run.run) }}
         extra={`${describeCost(state.run.run)} · ${state.eventCount} events`}
         {...(primary ? { primary } : {})}
       />
       {!connected ? (
         <div className="banner" data-testid="reconnecting" role="status">
           <span className="what">Disconnected from {displayLine(url)}</span>
-          <span className="muted">{state.run.connection.state}: the page reconnects by itself and catches up.</span>
+          <span className="muted">
+            {state.run.connection.state}: the page reconnects by itself and catches up.
+          </span>
         </div>
       ) : null}
       {usageWait ? <UsageWaitBanner wait={usageWait} now={now} canControl={canControl} /> : null}
+      {approval ? (
+        <ApprovalBanner
+          wait={approval}
+          now={now}
+          {...(canControl ? {} : { cannot: READONLY_APPROVAL })}
+          onApprove={() => actions.approve(approval.codonId)}
+          onRequestChanges={() =>
+            setReviewing({
+              codonId: approval.codonId,
+              preset: 'redo',
+              title: `Request changes to ${approval.codonId}`,
+            })
+          }
+          onRollback={() =>
+            actions.rollback(
+              {
+                kind: 'codon',
+                codonId: approval.codonId,
+                checkpointType: 'start',
+                label: `start of ${approval.codonId} (${approval.codonName})`,
+              },
+              false,
+            )
+          }
+        />
+      ) : null}
       {canControl ? (
         <Controls state={state} actions={actions} selected={current} dialog={dialog} setDialog={setDialog} />
       ) : null}
@@ -403,4 +445,3 @@ function messageTarget(running: CodonRow | undefined): MessageTarget {
   if (running.status !== 'running') return { unavailable: `codon ${running.codonId} is still preparing` };
   return { codonId: running.codonId };
 }
-

@@ -402,7 +402,7 @@ describe('estimated costs on the page (trial 18 M1)', () => {
         exitStatus: { type: 'success' },
       }),
     ]);
-    expect(s.log.rows.at(-1)?.text).toBe('■ cx completed in 500ms, ~$0.0604');
+    expect(s.log.rows.at(-1)?.text).toBe('■ cx completed in 500 ms, ~$0.0604');
     expect(s.series.estimated).toEqual({ cx: true });
     const overview = renderToStaticMarkup(
       createElement(Overview, { state: s, selected: undefined, onSelect: () => {}, now: Date.now() }),

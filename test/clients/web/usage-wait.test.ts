@@ -95,7 +95,10 @@ describe('the dashboard during a usage-limit wait', () => {
       React.createElement(Overview, { state: s, selected: undefined, onSelect: () => {}, now: NOW }),
     );
     expect(html).toMatch(/data-testid="run-state">waiting for usage limit</);
-    expect(html).toMatch(/class="status status-waiting" data-testid="codon-status">waiting for usage limit</);
+    // Amber, the colour of every wait (styles.css --st-waiting).
+    expect(html).toMatch(
+      /data-testid="codon-status"><span class="pill plain st-waiting">waiting for usage limit</,
+    );
     // Once the codon starts again: running, nothing waits.
     const again = fold(codonStart('one', 0), s);
     expect(again.run.run.usageWait).toBeUndefined();
@@ -115,7 +118,7 @@ describe('the dashboard during a usage-limit wait', () => {
       .map((r) => [r.text, r.tone]);
     expect(notes).toEqual([
       ['▶ one: Codon one', 'accent'],
-      ['■ one failed in 900ms, $0.0100: usage limit (resets 15:00) limit', 'bad'],
+      ['■ one failed in 900 ms, $0.0100: usage limit (resets 15:00) limit', 'bad'],
       [
         "◷ one waits for the usage limit of codex to reset at 15:00, then starts again at 15:01: You've hit your usage limit.",
         'warn',

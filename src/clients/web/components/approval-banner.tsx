@@ -1,5 +1,6 @@
 import React from 'react';
 import type { ApprovalWait } from '../../../core/protocol/index.ts';
+import { approvalWaitText } from '../../model/approval-wait.ts';
 import { displayLine } from '../../model/display-text.ts';
 import { Time } from './time.tsx';
 
@@ -27,13 +28,13 @@ export function ApprovalBanner({
 }): React.ReactElement {
   const [confirming, setConfirming] = React.useState(false);
   const codon = displayLine(wait.codonId);
-  const name = wait.codonName && wait.codonName !== wait.codonId ? ` (${displayLine(wait.codonName)})` : '';
+  const text = displayLine(approvalWaitText(wait));
   return (
     <div className="banner" data-testid="approval-wait" data-codon={wait.codonId} role="status">
       <span className="pill st-waiting">waiting</span>
       <span className="what" data-testid="approval-text">
-        Waiting for your approval of codon {codon}
-        {name}
+        {text.charAt(0).toUpperCase()}
+        {text.slice(1)}
       </span>
       <span className="muted">
         since <Time iso={wait.since} now={now} ago />
@@ -44,7 +45,12 @@ export function ApprovalBanner({
           <span data-testid="approval-rollback-confirm-text">
             Roll back to the start of {codon}? Its work and everything after it is undone.
           </span>
-          <button type="button" className="danger" onClick={onRollback} data-testid="approval-rollback-confirm">
+          <button
+            type="button"
+            className="danger"
+            onClick={onRollback}
+            data-testid="approval-rollback-confirm"
+          >
             Yes, roll back
           </button>
           <button type="button" onClick={() => setConfirming(false)}>

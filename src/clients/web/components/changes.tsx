@@ -227,7 +227,9 @@ export function Changes({
             from={from}
             to={to}
             now={now}
-            {...(review.cannot === undefined ? { onSend: () => review.send(codonId) } : { cannot: review.cannot })}
+            {...(review.cannot === undefined
+              ? { onSend: () => review.send(codonId) }
+              : { cannot: review.cannot })}
           />
         ) : (
           <div className="empty-state small" data-testid="empty-codon">
@@ -375,7 +377,7 @@ function LineNo({
 }
 
 function Source({ text, tokens }: { text: string; tokens: TokenLine | undefined }) {
-  return tokens ? <Tokens line={tokens} /> : <>{diffLineText(text)}</>;
+  return tokens ? <Tokens line={tokens} /> : diffLineText(text);
 }
 
 /** The rows under a line: the comments whose last line it is, then the form when the pick ends here. */
@@ -393,7 +395,8 @@ function NotesUnder({
   span: number;
 }) {
   const here = commentsUnder(review.comments, { from: review.from, to: review.to, file, side, no });
-  const form = review.form && review.pick?.file === file && review.pick.side === side && review.pick.end === no;
+  const form =
+    review.form && review.pick?.file === file && review.pick.side === side && review.pick.end === no;
   if (here.length === 0 && !form) return null;
   return (
     <tr className="note-row">
@@ -480,7 +483,13 @@ function Split({
             // biome-ignore lint/suspicious/noArrayIndexKey: rows are positional
             <React.Fragment key={i}>
               <tr data-testid="diff-line">
-                <LineNo file={file.path} side="old" no={r.left?.no} review={review} kind={r.left?.kind ?? 'empty'} />
+                <LineNo
+                  file={file.path}
+                  side="old"
+                  no={r.left?.no}
+                  review={review}
+                  kind={r.left?.kind ?? 'empty'}
+                />
                 <td
                   className={`src ${r.left?.kind ?? 'empty'}${isPicked(review.pick, file.path, 'old', r.left?.no) ? ' picked' : ''}`}
                 >

@@ -53,10 +53,20 @@ export function Controls({
         >
           start {selected ? displayLine(selected) : '(select a codon)'}
         </button>
-        <button type="button" data-testid="control-skip" onClick={actions.skip} title="skip the running codon (s)">
+        <button
+          type="button"
+          data-testid="control-skip"
+          onClick={actions.skip}
+          title="skip the running codon (s)"
+        >
           skip
         </button>
-        <button type="button" data-testid="control-redo" onClick={actions.redo} title="redo the last codon (r)">
+        <button
+          type="button"
+          data-testid="control-redo"
+          onClick={actions.redo}
+          title="redo the last codon (r)"
+        >
           redo
         </button>
       </span>

@@ -1,5 +1,6 @@
 import type React from 'react';
 import { ESTIMATE_LEGEND } from '../../../llm/estimated-cost.ts';
+import { APPROVAL_WAIT_WORD } from '../../model/approval-wait.ts';
 import { displayLine } from '../../model/display-text.ts';
 import { formatCost, formatTokens } from '../../model/format.ts';
 import { budgetLine } from '../../model/store/budget.ts';
@@ -21,7 +22,6 @@ export function Overview({
   onSelect,
   now,
   message,
-  approvalCodonId,
 }: {
   state: DashboardState;
   selected: string | undefined;
@@ -29,8 +29,6 @@ export function Overview({
   now: number;
   /** The message box (readandwrite pages only): who takes a message now, the text, sending it. */
   message?: React.ComponentProps<typeof MessageBox>;
-  /** The codon the run waits on for a person's approval, if any. */
-  approvalCodonId?: string;
 }): React.ReactElement {
   const { run, connection } = state.run;
   const codons = orderedCodons(state.run.codons);
@@ -51,8 +49,14 @@ export function Overview({
   // Pending codons the server will not run (a loop `until: verify` that ended early), as the TUI says.
   const passedOver = passedOverCodons(codons, run.idle);
   const started = codons.some((c) => c.attempts > 0 || c.status !== 'pending');
-  const fact = (label: string, value: React.ReactNode, testId?: string, className?: string) => (
-    <div className="fact">
+  const fact = (
+    label: string,
+    value: React.ReactNode,
+    testId?: string,
+    className?: string,
+    wide?: boolean,
+  ) => (
+    <div className={wide ? 'fact wide' : 'fact'}>
       <dt>{label}</dt>
       <dd data-testid={testId} className={className}>
         {value}
@@ -62,9 +66,9 @@ export function Overview({
   return (
     <section className="overview" data-testid="view-overview">
       <dl className="facts">
-        {fact('run', displayLine(run.runId ?? '—'), 'run-id')}
+        {fact('run', displayLine(run.runId ?? '—'), 'run-id', undefined, true)}
         {fact('state', runWord(run) || '—', 'run-state')}
-        {fact('branch', displayLine(run.branch ?? '—'), 'run-branch')}
+        {fact('branch', displayLine(run.branch ?? '—'), 'run-branch', undefined, true)}
         {fact(
           'cost',
           <>
@@ -78,6 +82,9 @@ export function Overview({
         {fact(
           'tokens',
           `${formatTokens(tokens.input)} in · ${formatTokens(tokens.output)} out · ${formatTokens(tokens.cacheRead)} cache read`,
+          undefined,
+          undefined,
+          true,
         )}
         {fact(
           'proxy',
@@ -87,7 +94,9 @@ export function Overview({
               : 'off'
             : '—',
         )}
-        {budget ? fact('budget', budget.text, undefined, budget.tone ? `tone-${budget.tone}` : undefined) : null}
+        {budget
+          ? fact('budget', budget.text, undefined, budget.tone ? `tone-${budget.tone}` : undefined)
+          : null}
       </dl>
       {message ? <MessageBox {...message} /> : null}
       {!started && codons.length > 0 ? (
@@ -109,20 +118,21 @@ export function Overview({
             <thead>
               <tr>
                 <th>codon</th>
-                <th>agent</th>
+                <th className="opt">agent</th>
                 <th>status</th>
-                <th>start</th>
+                <th className="opt">start</th>
                 <th>duration</th>
-                <th>attempts</th>
+                <th className="opt">attempts</th>
                 <th>cost</th>
-                <th className="bar-col">timeline</th>
+                <th className="bar-col opt">timeline</th>
               </tr>
             </thead>
             <tbody>
               {codons.map((c) => {
                 const start = c.startTime ? Date.parse(c.startTime) : undefined;
-                // The codon a usage-limit wait holds says so, not just failed: it starts again at the reset.
-                const waits = c.note === USAGE_WAIT_WORD || c.codonId === approvalCodonId;
+                // A codon a wait holds says so (a usage limit: not just failed, it starts again at the
+                // reset; an approval: it ended well and the run waits for a person).
+                const waits = c.note === USAGE_WAIT_WORD || c.note === APPROVAL_WAIT_WORD;
                 const duration =
                   c.duration ?? (c.status === 'running' && start ? Math.max(0, now - start) : undefined);
                 const look = passedOver.has(c.codonId) ? 'st-skipped' : codonLook(c.status, waits);
@@ -140,27 +150,21 @@ export function Overview({
                         {c.codonName !== c.codonId ? displayLine(c.codonName) : ''}
                       </span>
                     </td>
-                    <td className="muted" data-testid="codon-agent">
+                    <td className="muted opt" data-testid="codon-agent">
                       {displayLine(c.agent ?? '')}
                     </td>
                     <td className="status" data-testid="codon-status">
                       <span className={`pill plain ${look}`}>
-                        {c.codonId === approvalCodonId
-                          ? 'waiting for approval'
-                          : c.note === USAGE_WAIT_WORD
-                            ? USAGE_WAIT_WORD
-                            : passedOver.has(c.codonId)
-                              ? PASSED_OVER
-                              : c.status}
+                        {waits && c.note ? c.note : passedOver.has(c.codonId) ? PASSED_OVER : c.status}
                       </span>
                       {c.note && !waits ? <span className="muted">{displayLine(` (${c.note})`)}</span> : ''}
                       {attemptWord(c) ? <span className="muted"> · {attemptWord(c)}</span> : ''}
                     </td>
-                    <td>{c.startTime ? <Time iso={c.startTime} now={now} /> : '—'}</td>
+                    <td className="opt">{c.startTime ? <Time iso={c.startTime} now={now} /> : '—'}</td>
                     <td>{duration === undefined ? '—' : durationWords(duration)}</td>
-                    <td>{c.attempts}</td>
+                    <td className="opt">{c.attempts}</td>
                     <td data-testid="codon-cost">{formatCost(c.cost, c.costEstimated)}</td>
-                    <td className="bar-col">
+                    <td className="bar-col opt">
                       {start !== undefined && duration !== undefined ? (
                         <span
                           className={`bar status-${waits ? 'waiting' : c.status}`}

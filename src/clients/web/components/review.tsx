@@ -44,7 +44,10 @@ export function CommentCard({
       <div className="head">
         {inline ? null : <span className="where">{displayLine(linesWord(comment))}</span>}
         <span>{displayLine(authorWord(comment.author, own))}</span>
-        <span className={`pill plain ${isUnsent(comment) ? 'st-waiting' : 'st-passed'}`} data-testid="comment-state">
+        <span
+          className={`pill plain ${isUnsent(comment) ? 'st-waiting' : 'st-passed'}`}
+          data-testid="comment-state"
+        >
           {displayLine(commentState(comment))}
         </span>
         {offDiff ? (
@@ -100,7 +103,12 @@ export function CommentForm({
         data-testid="comment-text"
       />
       <div className="buttons">
-        <button type="submit" className="primary-action" disabled={text.trim() === ''} data-testid="comment-save">
+        <button
+          type="submit"
+          className="primary-action"
+          disabled={text.trim() === ''}
+          data-testid="comment-save"
+        >
           Save comment
         </button>
         <button type="button" onClick={onCancel} data-testid="comment-cancel">
@@ -256,9 +264,13 @@ export function SendReviewDialog({
               onChange={() => setTo(c.to)}
             />
             <span>
-              {c.to === 'redo' ? `Redo ${displayLine(codonId)} from its start` : capitalize(TARGET_WORDS[c.to])}
+              {c.to === 'redo'
+                ? `Redo ${displayLine(codonId)} from its start`
+                : capitalize(TARGET_WORDS[c.to])}
               {c.to === 'message' && running ? ` (${displayLine(running)})` : ''}
-              <span className="why">{c.unavailable ? `unavailable: ${c.unavailable}` : CHOICE_WHY[c.to]}</span>
+              <span className="why">
+                {c.unavailable ? `unavailable: ${c.unavailable}` : CHOICE_WHY[c.to]}
+              </span>
             </span>
           </label>
         ))}

@@ -1,8 +1,8 @@
 import { type ErrorSeverity, type ServerEvent, suggestedAction } from '../../../core/protocol/index.ts';
+import { APPROVAL_WAIT_ICON, approvalEndedText, approvalWaitText } from '../../model/approval-wait.ts';
 import {
   fileChangeText,
   formatCost,
-  formatDuration,
   isEndedWithCodon,
   oneLine,
   sandboxDeniedText,
@@ -11,11 +11,13 @@ import { answeredCall } from '../../model/paired-call.ts';
 import { PAIRING_WINDOW, resultOf, sentinelActionText } from '../../model/store/activity.ts';
 import { severityOf } from '../../model/store/errors.ts';
 import { messageLine } from '../../model/store/messages.ts';
+import { commentLine, reviewSentLine } from '../../model/store/reviews.ts';
 import type { ToolResult } from '../../model/store/run-state.ts';
 import type { Tone } from '../../model/tone.ts';
 import { failureKind, USAGE_WAIT_ICON, usageWaitEndedText, usageWaitRecord } from '../../model/usage-wait.ts';
 import { ChunkedList } from './chunked-list.ts';
 import { isDataLinkPath } from './file-tree.ts';
+import { durationWords } from './time-words.ts';
 
 /**
  * The dashboard's activity list: every event worth reading, as one row each, the newest MAX_ROWS
@@ -145,7 +147,7 @@ export function foldActivity(
           ...base,
           kind: 'codon',
           codonId: d.codonId,
-          text: `■ ${d.codonId} ${d.success ? 'completed' : 'failed'} in ${formatDuration(d.duration)}, ${formatCost(d.cost, d.costEstimated)}${d.success ? '' : reason}`,
+          text: `■ ${d.codonId} ${d.success ? 'completed' : 'failed'} in ${durationWords(d.duration)}, ${formatCost(d.cost, d.costEstimated)}${d.success ? '' : reason}`,
           tone: d.success ? 'ok' : 'bad',
         });
         if (codonId === d.codonId) codonId = undefined;
@@ -291,6 +293,44 @@ export function foldActivity(
         });
         break;
       }
+      case 'review.comment':
+        push({
+          ...base,
+          kind: 'note',
+          codonId: e.data.codonId,
+          text: oneLine(commentLine(e.data, ownClientIds), 300),
+          tone: 'info',
+          detail: `${e.data.text}\n\n${e.data.hunk}`,
+        });
+        break;
+      case 'review.sent':
+        push({
+          ...base,
+          kind: 'note',
+          codonId: e.data.codonId,
+          text: oneLine(reviewSentLine(e.data, ownClientIds), 300),
+          tone: 'accent',
+          detail: e.data.text,
+        });
+        break;
+      case 'approval.waiting':
+        push({
+          ...base,
+          kind: 'note',
+          codonId: e.data.codonId,
+          text: `${APPROVAL_WAIT_ICON} ${oneLine(approvalWaitText(e.data))}`,
+          tone: 'warn',
+        });
+        break;
+      case 'approval.ended':
+        push({
+          ...base,
+          kind: 'note',
+          codonId: e.data.codonId,
+          text: `▷ ${oneLine(approvalEndedText(e.data))}${e.data.note ? `: ${oneLine(e.data.note, 200)}` : ''}`,
+          tone: 'info',
+        });
+        break;
       case 'usageLimit.ended':
         push({
           ...base,

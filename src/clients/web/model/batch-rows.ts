@@ -1,7 +1,8 @@
 import type { BatchFleet, FleetJob, FleetJobState } from '../../batch/fleet/fleet-schema.ts';
 import { recordCommand } from '../../batch/fleet/job-words.ts';
-import { formatCost, formatDuration } from '../../model/format.ts';
+import { formatCost } from '../../model/format.ts';
 import type { Tone } from '../../model/tone.ts';
+import { durationWords } from './time-words.ts';
 
 /**
  * What the fleet view of a batch shows (docs/dashboard.md#a-batchs-fleet): a header with the batch's
@@ -81,7 +82,7 @@ export function batchRow(job: FleetJob): BatchRow {
     codons: m ? `${m.codonsDone}/${m.codonsTotal ?? '?'}` : '—',
     ...(m?.currentCodon !== undefined && job.state === 'running' ? { currentCodon: m.currentCodon } : {}),
     cost: m ? formatCost(m.costUsd, m.costEstimated) : '—',
-    elapsed: job.elapsedMs === undefined ? '—' : formatDuration(job.elapsedMs),
+    elapsed: job.elapsedMs === undefined ? '—' : durationWords(job.elapsedMs),
     lastEvent: m?.lastEvent?.text ?? '—',
     action: actionOf(job),
   };

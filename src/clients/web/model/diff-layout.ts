@@ -23,7 +23,8 @@ export function unifiedRows(file: DiffFile): UnifiedRow[] {
     for (const line of hunk.lines) {
       if (line.kind === 'context')
         rows.push({ kind: 'context', oldNo: oldNo++, newNo: newNo++, text: line.text, index: index++ });
-      else if (line.kind === 'del') rows.push({ kind: 'del', oldNo: oldNo++, text: line.text, index: index++ });
+      else if (line.kind === 'del')
+        rows.push({ kind: 'del', oldNo: oldNo++, text: line.text, index: index++ });
       else rows.push({ kind: 'add', newNo: newNo++, text: line.text, index: index++ });
     }
   }
@@ -59,7 +60,8 @@ export function splitRows(file: DiffFile): SplitRow[] {
       if (line.kind === 'del') {
         if (adds.length > 0) flush();
         dels.push({ no: oldNo++, text: line.text, kind: 'del', index: index++ });
-      } else if (line.kind === 'add') adds.push({ no: newNo++, text: line.text, kind: 'add', index: index++ });
+      } else if (line.kind === 'add')
+        adds.push({ no: newNo++, text: line.text, kind: 'add', index: index++ });
       else {
         flush();
         rows.push({

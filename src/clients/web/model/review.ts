@@ -36,15 +36,22 @@ export function pickLine(
 /** Whether line `no` of `side` of `file` is picked. */
 export function isPicked(pick: LinePick | undefined, file: string, side: ReviewSide, no: number | undefined) {
   return (
-    pick !== undefined && no !== undefined && pick.file === file && pick.side === side && no >= pick.start && no <= pick.end
+    pick !== undefined &&
+    no !== undefined &&
+    pick.file === file &&
+    pick.side === side &&
+    no >= pick.start &&
+    no <= pick.end
   );
 }
 
 /** Two SHAs name the same checkpoint (one may be short). */
-const sameSha = (a: string, b: string) => a.length > 0 && b.length > 0 && (a.startsWith(b) || b.startsWith(a));
+const sameSha = (a: string, b: string) =>
+  a.length > 0 && b.length > 0 && (a.startsWith(b) || b.startsWith(a));
 
 /** The comment was made on this diff (the same two checkpoints): its lines are this diff's lines. */
-export const onDiff = (c: ReviewComment, from: string, to: string) => sameSha(c.from, from) && sameSha(c.to, to);
+export const onDiff = (c: ReviewComment, from: string, to: string) =>
+  sameSha(c.from, from) && sameSha(c.to, to);
 
 /**
  * The comments to show under a diff line: those on this diff, this file and side, whose last line it is.
@@ -60,7 +67,11 @@ export function commentsUnder(
 }
 
 /** `a.ts:4` or `a.ts:4-9`, with `(old)` for lines of the file before the change. */
-export function linesWord(c: { file: string; side: ReviewSide; lines: { start: number; end: number } }): string {
+export function linesWord(c: {
+  file: string;
+  side: ReviewSide;
+  lines: { start: number; end: number };
+}): string {
   const lines = c.lines.start === c.lines.end ? `${c.lines.start}` : `${c.lines.start}-${c.lines.end}`;
   return `${c.file}:${lines}${c.side === 'old' ? ' (old)' : ''}`;
 }

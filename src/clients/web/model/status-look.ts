@@ -1,14 +1,20 @@
 import type { CodonStatus } from '../../../core/protocol/index.ts';
 import type { RunState } from '../../model/store/run-state.ts';
 import { idleSinceEnd } from '../../model/store/selectors.ts';
-import type { Tone } from '../../model/tone.ts';
 
 /**
  * The status colours (styles.css `--st-*`), one meaning each: running, passed, failed, waiting (held:
  * a usage limit, an approval, a rollback under way), skipped (ended by a person, passed over),
  * info, pending. Every view picks its class here, so a colour never means two things.
  */
-export type StatusLook = 'st-running' | 'st-passed' | 'st-failed' | 'st-waiting' | 'st-skipped' | 'st-info' | 'st-pending';
+export type StatusLook =
+  | 'st-running'
+  | 'st-passed'
+  | 'st-failed'
+  | 'st-waiting'
+  | 'st-skipped'
+  | 'st-info'
+  | 'st-pending';
 
 const BY_CODON_STATUS: Readonly<Record<CodonStatus, StatusLook>> = {
   pending: 'st-pending',
@@ -26,29 +32,11 @@ export function codonLook(status: CodonStatus, waiting = false): StatusLook {
 }
 
 /** The run's look in the header, as runWord words it: held, ended well or badly, idle, running. */
-export function runLook(run: RunState['run'], held: boolean): StatusLook {
-  if (held || run.isRollingBack || run.usageWait) return 'st-waiting';
+export function runLook(run: RunState['run'], held = false): StatusLook {
+  if (held || run.isRollingBack || run.usageWait || run.approvalWait) return 'st-waiting';
   if (run.runStatus && run.runStatus !== 'running' && !idleSinceEnd(run))
     return run.runStatus === 'completed' ? 'st-passed' : 'st-failed';
   if (run.idle?.reason === 'all-codons-completed') return 'st-passed';
   if (run.idle) return 'st-pending';
   return run.runStatus === 'running' ? 'st-running' : 'st-pending';
-}
-
-/** A tone of the client model as a status look (the activity's rows, notices). */
-export function toneLook(tone: Tone): StatusLook | undefined {
-  switch (tone) {
-    case 'ok':
-      return 'st-passed';
-    case 'bad':
-      return 'st-failed';
-    case 'warn':
-      return 'st-waiting';
-    case 'info':
-      return 'st-info';
-    case 'accent':
-      return 'st-running';
-    default:
-      return undefined;
-  }
 }

@@ -7,9 +7,10 @@ import { formatTime } from '../../model/format.ts';
  * long ago.
  */
 
-/** 0.4 s, 4.2 s under ten seconds; then `waitWords`: `2 m 14 s`, `12 m`, `1 h 5 m`. */
+/** `340 ms`; `4.2 s` under ten seconds; then `waitWords`: `2 m 14 s`, `12 m`, `1 h 5 m`. */
 export function durationWords(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '—';
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
   if (ms < 10_000) return `${(ms / 1_000).toFixed(1)} s`;
   // waitWords counts down (rounds up); a duration counts whole seconds done.
   return waitWords(Math.floor(ms / 1_000) * 1_000);

@@ -35,7 +35,7 @@ describe("a batch's fleet rows", () => {
       codons: '2/5',
       currentCodon: 'build',
       cost: '~$0.0123',
-      elapsed: '1m05s',
+      elapsed: '1 m 5 s',
       lastEvent: 'build: running npm test',
       action: { kind: 'open' },
     });

@@ -15,7 +15,7 @@ import { bounded, ROOT, startServer, tempDir } from '../../helpers/server-proces
  */
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const SCREENSHOTS = join(ROOT, 'test/clients/web/screenshots');
+const SCREENSHOTS = join(ROOT, 'test/web/screenshots');
 const WAIT = 20_000;
 
 if (!HAVE_CHROMIUM && process.env.CI !== 'true')

@@ -15,7 +15,7 @@ import { ROOT, runCli, startServer, tempDir } from '../../helpers/server-process
  */
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const SCREENSHOTS = join(ROOT, 'test/clients/web/screenshots');
+const SCREENSHOTS = join(ROOT, 'test/web/screenshots');
 const WAIT = 30_000;
 
 if (!HAVE_CHROMIUM && process.env.CI !== 'true')

@@ -111,7 +111,6 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', { timeout: 60_000 }, (
     await status(page, 'one', 'completed');
     // The run's branch is known without listing checkpoints (`c`).
     await page.waitForSelector('[data-testid="run-branch"]:has-text("run/")');
-    await page.screenshot({ path: join(SCREENSHOTS, 'overview.png') });
 
     // The clicked button keeps focus: the keys still work (only text entry swallows them).
     await page.keyboard.press('2');
@@ -124,7 +123,6 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', { timeout: 60_000 }, (
     const result = page.locator('[data-testid="tool-result"]');
     await result.waitFor();
     expect(await result.textContent()).toContain('File created successfully at: one.txt');
-    await page.screenshot({ path: join(SCREENSHOTS, 'activity.png') });
 
     // Codon one's start is the run's initial checkpoint (not in checkpoint.list): its diff still shows.
     await page.click('[data-testid="tab-changes"]');
@@ -132,7 +130,6 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', { timeout: 60_000 }, (
     await file.waitFor();
     expect(await file.textContent()).toContain('one done');
     expect(await page.locator('[data-testid="diff-file"]').count()).toBe(1);
-    await page.screenshot({ path: join(SCREENSHOTS, 'diff.png') });
 
     // Skip: codon two runs (its agent sleeps), the page skips it.
     await page.click('[data-testid="tab-overview"]');
@@ -271,7 +268,6 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', { timeout: 60_000 }, (
     for (const url of [a.server.url, b.server.url])
       await page.waitForSelector(`[data-testid="fleet-row"][data-url="${url}"]:has-text("open")`);
     expect(await page.locator('[data-testid="fleet-row"]').count()).toBe(2);
-    await page.screenshot({ path: join(SCREENSHOTS, 'fleet.png') });
     await page
       .locator(`[data-testid="fleet-row"][data-url="${b.server.url}"] [data-testid="fleet-open"]`)
       .click();

@@ -1,0 +1,147 @@
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { e2eResources } from '../../helpers/e2e-resources.ts';
+import { writePlanAndScript, writeTurns } from '../../helpers/plans.ts';
+import { waitFor } from '../../helpers/processes.ts';
+import { journalRows, runCli, tempDir } from '../../helpers/server-process.ts';
+import {
+  browserResources,
+  HAVE_CHROMIUM,
+  needChromium,
+  PHONE,
+  serveWithDashboard,
+  shootBoth,
+  WAIT,
+} from './helpers/browser.ts';
+
+/**
+ * Approval gates in the dashboard (docs/review.md#approval-gates, docs/dashboard.md): codon one says
+ * `approval: required`, so once it ends well the run waits; the page shows a banner with Approve,
+ * Request changes and Roll back; a read-only page shows it with the buttons disabled; the wait
+ * outlives a kill -9 of the server. A real server on the scripted provider, the page in chromium.
+ */
+needChromium('test/clients/web/approval.e2e.test.ts');
+const { temps } = e2eResources();
+
+const PLAN = `name: gates
+agent: builtin
+codons:
+  - id: one
+    name: Design
+    prompt: Do one.
+    approval: required
+  - id: two
+    name: Build
+    prompt: Do two.
+`;
+const track = (id: string, match: string, turns: string) =>
+  `  - name: ${id}\n    match: { firstUser: ${JSON.stringify(match)} }\n    loop: true\n    turns:\n${turns.replace(/^(?=.)/gm, '    ')}`;
+const SCRIPT = `tracks:
+${track('changes', 'Review of the changes of codon one', writeTurns('changed.txt', 'changed'))}${track('one', 'Do one.', writeTurns('one.txt', 'one'))}${track('two', 'Do two.', writeTurns('two.txt', 'two'))}turns: []
+`;
+
+describe.skipIf(!HAVE_CHROMIUM)('approval gates in the dashboard', { timeout: 180_000 }, () => {
+  const { newPage, problems } = browserResources();
+
+  function files() {
+    const t = tempDir();
+    temps.push(t);
+    return { ...writePlanAndScript(t.path, PLAN, SCRIPT), exec: join(t.path, 'exec') };
+  }
+  const serve = (f: ReturnType<typeof files>) =>
+    serveWithDashboard(f.plan, f.exec, ['--scripted-provider', f.script]);
+  const banner = (page: Page) => page.locator('[data-testid="approval-wait"]');
+
+  /** `ribosome web --readonly URL`: a page that may only watch. */
+  async function readonlyPage(url: string): Promise<Page> {
+    const web = runCli(['web', url, '--port', '0', '--readonly']);
+    await waitFor(() => /^dashboard http:\S+$/m.test(web.stdout()), 'the dashboard line', WAIT);
+    const page = await newPage();
+    await page.goto(/^dashboard (http:\S+)$/m.exec(web.stdout())?.[1] ?? '');
+    await page.waitForSelector('[data-testid="connection"]:has-text("read-only")');
+    return page;
+  }
+
+  it('waits after codon one; a read-only page cannot approve; Request changes redoes one with the review; Approve starts two', async () => {
+    const f = files();
+    const { server, dashboard } = await serve(f);
+    const page = await newPage();
+    await page.goto(dashboard);
+    await banner(page).waitFor();
+    expect(await page.locator('[data-testid="approval-text"]').textContent()).toBe(
+      'Waiting for approval of codon one (Design)',
+    );
+    await page.waitForSelector('[data-testid="codon-one"]:has-text("waiting for approval")');
+    expect(await page.locator('[data-testid="run-pill"]').getAttribute('class')).toContain('st-waiting');
+    expect(await page.locator('[data-testid="codon-two"]').getAttribute('data-status')).toBe('pending');
+    await shootBoth(page, 'approval');
+
+    // A read-only page sees the wait; its buttons are disabled and say why.
+    const viewer = await readonlyPage(server.url);
+    await banner(viewer).waitFor();
+    for (const button of ['approval-approve', 'approval-changes', 'approval-rollback'])
+      expect(await viewer.isDisabled(`[data-testid="${button}"]`)).toBe(true);
+    expect(await viewer.locator('[data-testid="approval-cannot"]').textContent()).toContain('read-only');
+    await shootBoth(viewer, 'approval-readonly');
+
+    // Request changes: the send-review dialog, set to redo one; its note goes to one's redo.
+    await page.click('[data-testid="approval-changes"]');
+    const dialog = page.locator('[data-testid="review-dialog"]');
+    await dialog.waitFor();
+    expect(await dialog.locator('h2').textContent()).toBe('Request changes to one');
+    expect(await dialog.locator('[data-testid="review-to-redo"] input').isChecked()).toBe(true);
+    await page.fill('[data-testid="review-note"]', 'Name it after the design doc.');
+    await page.click('[data-testid="review-submit"]');
+    // One runs again with the review, ends well, and the run waits for approval again.
+    await waitFor(
+      () =>
+        journalRows(f.exec).some((r) => r.type === 'approval.ended' && r.data.how === 'changes-requested'),
+      'the wait to end with changes requested',
+      WAIT,
+    );
+    await waitFor(
+      () => journalRows(f.exec).filter((r) => r.type === 'approval.waiting').length === 2,
+      'a second wait after the redo',
+      WAIT,
+    );
+    const prompts = journalRows(f.exec).filter((r) => r.type === 'codon.message' && r.data.codonId === 'one');
+    expect(JSON.stringify(prompts)).toContain('Name it after the design doc.');
+    await banner(page).waitFor();
+    expect(await page.locator('[data-testid="codon-two"]').getAttribute('data-status')).toBe('pending');
+
+    // Approve: the wait ends and codon two starts, in both pages.
+    await page.click('[data-testid="approval-approve"]');
+    await banner(page).waitFor({ state: 'detached' });
+    await page.waitForSelector('[data-testid="codon-two"][data-status="completed"]');
+    await banner(viewer).waitFor({ state: 'detached' });
+    const ended = journalRows(f.exec).filter((r) => r.type === 'approval.ended');
+    expect(ended.map((r) => r.data.how)).toEqual(['changes-requested', 'approved']);
+    expect(problems(page)).toEqual([]);
+  });
+
+  it('kill -9 while it waits, a restart: the dashboard still shows the wait, on a phone too', async () => {
+    const f = files();
+    const first = await serve(f);
+    const page = await newPage(PHONE);
+    await page.goto(first.dashboard);
+    await banner(page).waitFor();
+    // The phone's header keeps the primary action: approve.
+    await page.waitForSelector('[data-testid="primary-approve"]:has-text("Approve one")');
+    first.server.kill('SIGKILL');
+    await first.server.exited;
+    await page.waitForSelector('[data-testid="reconnecting"], [data-testid="disconnected"]');
+
+    const second = await serve(f);
+    await page.goto(second.dashboard);
+    await banner(page).waitFor();
+    expect(await page.locator('[data-testid="approval-text"]').textContent()).toBe(
+      'Waiting for approval of codon one (Design)',
+    );
+    await page.waitForSelector('[data-testid="codon-one"]:has-text("waiting for approval")');
+    await shootBoth(page, 'phone-approval');
+    await page.click('[data-testid="primary-approve"]');
+    await page.waitForSelector('[data-testid="codon-two"][data-status="completed"]');
+    expect(problems(page).filter((p) => !/WebSocket|ERR_CONNECTION_REFUSED/.test(p))).toEqual([]);
+  });
+});

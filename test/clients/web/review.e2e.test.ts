@@ -1,0 +1,280 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ScriptInput } from '../../../src/llm/mock-provider/script-schema.ts';
+import { type MockProvider, startMockProvider } from '../../../src/llm/mock-provider/server.ts';
+import { e2eResources } from '../../helpers/e2e-resources.ts';
+import { waitFor } from '../../helpers/processes.ts';
+import { tempDir } from '../../helpers/server-process.ts';
+import {
+  browserResources,
+  HAVE_CHROMIUM,
+  needChromium,
+  PHONE,
+  serveWithDashboard,
+  shootBoth,
+  WAIT,
+} from './helpers/browser.ts';
+
+/**
+ * Line comments in the dashboard's Changes view, sent on with "Send review" (docs/review.md,
+ * docs/dashboard.md): a person picks lines of codon two's diff, writes, saves (review.comment), and
+ * sends the review to a redo of the codon, the running agent or the next codon (review.submit). A real
+ * server, the built-in agent on a scripted provider this test runs (so every request the agent makes
+ * is seen), real git checkpoints, the page in Debian's chromium.
+ */
+needChromium('test/clients/web/review.e2e.test.ts');
+const { temps } = e2eResources();
+const providers: MockProvider[] = [];
+afterEach(async () => {
+  await Promise.all(providers.splice(0).map((p) => p.stop()));
+});
+
+const PLAN = `name: reviewed
+agent: builtin
+model: claude-sonnet-4-5
+codons:
+  - id: one
+    name: One
+    prompt: Do one.
+  - id: two
+    name: Two
+    prompt: Do two.
+  - id: three
+    name: Three
+    prompt: Do three.
+`;
+const B_BEFORE = 'b1\nb2\nb3\nb4\nb5\n';
+const B_AFTER = 'b1\nb2\nB3 changed\nb4\nb5\n';
+const A_NEW =
+  'export const a1 = 1;\nexport const a2 = 2;\nexport const a3 = 3;\nexport const a4 = 4;\nexport const a5 = 5;\n';
+
+const reply = (text: string) => ({ content: [{ text }] });
+const write = (file: string, content: string) => ({
+  content: [{ tool_use: { name: 'Write', input: { file_path: file, content } } }],
+});
+const bash = (command: string) => ({
+  content: [{ tool_use: { name: 'Bash', input: { command, timeout: 600000 } } }],
+});
+
+/** Codon one writes b.txt; two writes a.ts (new) and changes line 3 of b.txt; three answers. */
+function script(
+  two: ScriptInput['turns'] = [write('a.ts', A_NEW), write('b.txt', B_AFTER), reply('Two done.')],
+): ScriptInput {
+  return {
+    tracks: [
+      {
+        name: 'redo',
+        match: { firstUser: 'Review of the changes of codon two' },
+        turns: [write('redone.txt', 'r\n'), reply('Redone.')],
+      },
+      {
+        name: 'heard',
+        match: { lastUser: 'Review of the changes of codon one' },
+        turns: [write('heard.txt', 'h\n'), reply('Heard.')],
+      },
+      { name: 'one', match: { firstUser: 'Do one.' }, turns: [write('b.txt', B_BEFORE), reply('One done.')] },
+      { name: 'two', match: { firstUser: 'Do two.' }, turns: two },
+      { name: 'three', match: { firstUser: 'Do three.' }, turns: [reply('Three done.')] },
+    ],
+  };
+}
+
+describe.skipIf(!HAVE_CHROMIUM)(
+  'line comments and Send review in the dashboard',
+  { timeout: 180_000 },
+  () => {
+    const { newPage, problems } = browserResources();
+
+    async function setUp(s: ScriptInput, viewport?: { width: number; height: number }) {
+      const t = tempDir();
+      temps.push(t);
+      writeFileSync(join(t.path, 'plan.yaml'), PLAN);
+      const provider = await startMockProvider({ script: s });
+      providers.push(provider);
+      const exec = join(t.path, 'exec');
+      mkdirSync(exec, { recursive: true });
+      const { dashboard } = await serveWithDashboard(
+        join(t.path, 'plan.yaml'),
+        exec,
+        ['--no-autostart', '--provider-base-url', provider.url],
+        { ANTHROPIC_API_KEY: 'test-key' },
+      );
+      const page = await newPage(viewport);
+      await page.goto(dashboard);
+      await page.waitForSelector('[data-testid="connection"]:has-text("open")');
+      return { page, provider, root: join(exec, 'agentRoot') };
+    }
+
+    /** Runs the next codon from the overview and waits for it to complete. */
+    async function runNext(page: Page, codonId: string) {
+      await page.keyboard.press('1');
+      await page.click('[data-testid="control-next"]');
+      await page.waitForSelector(`[data-testid="codon-${codonId}"][data-status="completed"]`);
+    }
+
+    /** The codon's diff in the Changes view (selected in the overview). */
+    async function openChanges(page: Page, codonId: string, file: string) {
+      await page.keyboard.press('1');
+      await page.click(`[data-testid="codon-${codonId}"]`);
+      await page.keyboard.press('3');
+      await page.waitForSelector(`[data-testid="review"][data-codon="${codonId}"]`);
+      await page.waitForSelector(`[data-testid="diff-file"][data-path="${file}"]`);
+    }
+
+    /**
+     * Picks lines as a person does (a click on the first line's number, then on the last's: a phone's
+     * tap and tap; `shift` for a shift-click), writes the comment and saves it; waits until the server's
+     * review.comment puts it in the codon's list.
+     */
+    async function comment(
+      page: Page,
+      at: { file: string; side: 'new' | 'old'; start: number; end: number; shift?: boolean },
+      text: string,
+    ) {
+      const diff = page.locator(`[data-testid="diff-file"][data-path="${at.file}"]`);
+      const line = (n: number) =>
+        diff.locator(`[data-testid="line-no"][data-side="${at.side}"][data-line="${n}"]`);
+      await line(at.start).click();
+      if (at.end !== at.start) await line(at.end).click(at.shift ? { modifiers: ['Shift'] } : {});
+      const form = page.locator('[data-testid="comment-form"]');
+      expect(await form.textContent()).toContain(
+        `${at.file}:${at.start === at.end ? at.start : `${at.start}-${at.end}`}`,
+      );
+      await page.fill('[data-testid="comment-text"]', text);
+      await page.click('[data-testid="comment-save"]');
+      await page.waitForSelector(
+        `[data-testid="review"] [data-testid="comment"][data-state="unsent"]:has-text("${text}")`,
+      );
+    }
+
+    /** Opens Send review, picks where to, writes the note, sends. */
+    async function send(page: Page, to: 'redo' | 'message' | 'next', note?: string, shoot?: string) {
+      await page.click('[data-testid="review-send"]');
+      const dialog = page.locator('[data-testid="review-dialog"]');
+      await dialog.waitFor();
+      await dialog.locator(`[data-testid="review-to-${to}"] input`).check();
+      if (note) await page.fill('[data-testid="review-note"]', note);
+      if (shoot) await shootBoth(page, shoot);
+      await page.click('[data-testid="review-submit"]');
+      await dialog.waitFor({ state: 'detached' });
+    }
+
+    /** The first request the agent made on a track, as JSON text. */
+    function firstRequest(provider: MockProvider, track: string): string {
+      const request = provider.requests.find((q) => q.track === track);
+      expect(request, `a request on track ${track}`).toBeDefined();
+      return JSON.stringify(request?.body);
+    }
+
+    it('comments on two line ranges of codon two, shown inline and listed unsent; Send with redo runs two again from its start with both in its prompt; they show as sent (redo)', async () => {
+      const { page, provider, root } = await setUp(script());
+      await runNext(page, 'one');
+      await runNext(page, 'two');
+      await openChanges(page, 'two', 'a.ts');
+      await page.waitForSelector('[data-testid="empty-comments"]');
+      // The TypeScript file is highlighted.
+      await page.waitForSelector('[data-testid="diff-file"][data-path="a.ts"] .hljs-keyword');
+
+      await comment(page, { file: 'a.ts', side: 'new', start: 2, end: 3 }, 'NEW-SIDE: why a2?');
+      await comment(page, { file: 'b.txt', side: 'old', start: 3, end: 3 }, 'OLD-SIDE: keep b3');
+      const listed = page.locator('[data-testid="review"] ol [data-testid="comment"]');
+      expect(await listed.count()).toBe(2);
+      expect(await page.locator('[data-testid="review-count"]').textContent()).toBe('2 comments · 2 unsent');
+      // Inline, under their last line, on the diff they were made on.
+      const inline = (file: string) =>
+        page.locator(`[data-testid="diff-file"][data-path="${file}"] .note-row [data-testid="comment"]`);
+      expect(await inline('a.ts').textContent()).toContain('NEW-SIDE: why a2?');
+      expect(await inline('b.txt').textContent()).toContain('OLD-SIDE: keep b3');
+      await shootBoth(page, 'review-comments');
+
+      // No codon runs: a message to the running agent is offered, disabled, with the reason.
+      await page.click('[data-testid="review-send"]');
+      const message = page.locator('[data-testid="review-to-message"]');
+      expect(await message.locator('input').isDisabled()).toBe(true);
+      expect(await message.textContent()).toContain('unavailable: no codon is running');
+      await page.keyboard.press('Escape');
+      await page.waitForSelector('[data-testid="review-dialog"]', { state: 'detached' });
+
+      expect(existsSync(join(root, 'a.ts'))).toBe(true);
+      await send(page, 'redo', 'Please fix these.', 'review-send-dialog');
+      // Both are marked sent (redo) as soon as the server says the review went.
+      await page.waitForSelector(
+        '[data-testid="review"] ol [data-testid="comment"][data-state="sent-redo"] >> nth=1',
+      );
+      expect(
+        await page.locator('[data-testid="review"] ol [data-testid="comment-state"]').allTextContents(),
+      ).toEqual(['sent · redo', 'sent · redo']);
+      // Two runs again from its start: its first writes are gone, one's b.txt is back, the redo wrote.
+      await waitFor(() => existsSync(join(root, 'redone.txt')), 'the redo to write redone.txt', WAIT);
+      await page.keyboard.press('1');
+      await page.waitForSelector('[data-testid="codon-two"][data-status="completed"]');
+      expect(existsSync(join(root, 'a.ts'))).toBe(false);
+      expect(readFileSync(join(root, 'b.txt'), 'utf8')).toBe(B_BEFORE);
+      const asked = firstRequest(provider, 'redo');
+      for (const part of [
+        'Do two.',
+        'Please fix these.',
+        'a.ts, lines 2-3 (new side',
+        '+export const a1 = 1;\\n+export const a2 = 2;\\n+export const a3 = 3;\\n+export const a4 = 4;',
+        'NEW-SIDE: why a2?',
+        'b.txt, line 3 (old side',
+        ' b2\\n-b3\\n+B3 changed',
+        'OLD-SIDE: keep b3',
+      ])
+        expect(asked).toContain(part);
+      await page.keyboard.press('3');
+      await page.waitForSelector('[data-testid="review"] ol [data-testid="comment"] >> nth=1');
+      await shootBoth(page, 'review-sent');
+      expect(problems(page)).toEqual([]);
+    });
+
+    it('message to the running agent: offered once a codon runs; its next request carries the comment; shown as sent (message)', async () => {
+      const { page, provider, root } = await setUp(
+        script([bash('while [ ! -f go ]; do sleep 0.1; done; echo waited'), reply('Two done.')]),
+      );
+      await runNext(page, 'one');
+      await openChanges(page, 'one', 'b.txt');
+      // A phone taps the first line, then the last; here with shift-click, as on a desktop.
+      await comment(page, { file: 'b.txt', side: 'new', start: 1, end: 2, shift: true }, 'MESSAGE-ME');
+
+      await page.keyboard.press('1');
+      await page.click('[data-testid="control-next"]');
+      await page.waitForSelector('[data-testid="codon-two"][data-status="running"]');
+      await page.keyboard.press('3');
+      await page.waitForSelector('[data-testid="review"][data-codon="one"]');
+      await send(page, 'message');
+      await page.waitForSelector(
+        '[data-testid="review"] [data-testid="comment"][data-state="sent-message"]:has-text("sent · message to the running agent (two)")',
+      );
+      writeFileSync(join(root, 'go'), '');
+      await page.keyboard.press('1');
+      await page.waitForSelector('[data-testid="codon-two"][data-status="completed"]');
+      const asked = firstRequest(provider, 'heard');
+      expect(asked).toContain('b.txt, lines 1-2 (new side');
+      expect(asked).toContain('MESSAGE-ME');
+      expect(existsSync(join(root, 'heard.txt'))).toBe(true);
+      expect(problems(page)).toEqual([]);
+    });
+
+    it('next codon, on a phone: tap and tap picks the lines; codon three’s prompt carries the comment; shown as sent (next codon)', async () => {
+      const { page, provider } = await setUp(script(), PHONE);
+      await runNext(page, 'one');
+      await runNext(page, 'two');
+      await openChanges(page, 'two', 'a.ts');
+      await comment(page, { file: 'a.ts', side: 'new', start: 4, end: 5 }, 'NEXT-ONE: a5 is odd');
+      await shootBoth(page, 'phone-review-comments');
+      await send(page, 'next');
+      await page.waitForSelector(
+        '[data-testid="review"] [data-testid="comment"][data-state="sent-next"]:has-text("sent · next codon (three)")',
+      );
+      await runNext(page, 'three');
+      const request = provider.requests.find((q) => JSON.stringify(q.body).includes('Do three.'));
+      const asked = JSON.stringify(request?.body);
+      expect(asked).toContain('a.ts, lines 4-5 (new side');
+      expect(asked).toContain('NEXT-ONE: a5 is odd');
+      expect(problems(page)).toEqual([]);
+    });
+  },
+);

@@ -4,12 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { e2eResources } from '../../helpers/e2e-resources.ts';
 import { writePlanAndScript, writeTurns } from '../../helpers/plans.ts';
 import { waitFor } from '../../helpers/processes.ts';
-import { journalRows, runCli, tempDir } from '../../helpers/server-process.ts';
+import { journalRows, tempDir } from '../../helpers/server-process.ts';
 import {
   browserResources,
   HAVE_CHROMIUM,
   needChromium,
   PHONE,
+  readonlyDashboard,
   serveWithDashboard,
   shootBoth,
   WAIT,
@@ -53,12 +54,10 @@ describe.skipIf(!HAVE_CHROMIUM)('approval gates in the dashboard', { timeout: 18
     serveWithDashboard(f.plan, f.exec, ['--scripted-provider', f.script]);
   const banner = (page: Page) => page.locator('[data-testid="approval-wait"]');
 
-  /** `ribosome web --readonly URL`: a page that may only watch. */
+  /** A page of `ribosome web --readonly`: it may only watch. */
   async function readonlyPage(url: string): Promise<Page> {
-    const web = runCli(['web', url, '--port', '0', '--readonly']);
-    await waitFor(() => /^dashboard http:\S+$/m.test(web.stdout()), 'the dashboard line', WAIT);
     const page = await newPage();
-    await page.goto(/^dashboard (http:\S+)$/m.exec(web.stdout())?.[1] ?? '');
+    await page.goto(await readonlyDashboard(url));
     await page.waitForSelector('[data-testid="connection"]:has-text("read-only")');
     return page;
   }

@@ -12,6 +12,7 @@ import {
   HAVE_CHROMIUM,
   needChromium,
   PHONE,
+  readonlyDashboard,
   serveWithDashboard,
   shootBoth,
   WAIT,
@@ -95,7 +96,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
       providers.push(provider);
       const exec = join(t.path, 'exec');
       mkdirSync(exec, { recursive: true });
-      const { dashboard } = await serveWithDashboard(
+      const { server, dashboard } = await serveWithDashboard(
         join(t.path, 'plan.yaml'),
         exec,
         ['--no-autostart', '--provider-base-url', provider.url],
@@ -104,7 +105,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
       const page = await newPage(viewport);
       await page.goto(dashboard);
       await page.waitForSelector('[data-testid="connection"]:has-text("open")');
-      return { page, provider, root: join(exec, 'agentRoot') };
+      return { page, provider, root: join(exec, 'agentRoot'), url: server.url };
     }
 
     /** Runs the next codon from the overview and waits for it to complete. */
@@ -169,7 +170,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
     }
 
     it('comments on two line ranges of codon two, shown inline and listed unsent; Send with redo runs two again from its start with both in its prompt; they show as sent (redo)', async () => {
-      const { page, provider, root } = await setUp(script());
+      const { page, provider, root, url } = await setUp(script());
       await runNext(page, 'one');
       await runNext(page, 'two');
       await openChanges(page, 'two', 'a.ts');
@@ -188,6 +189,17 @@ describe.skipIf(!HAVE_CHROMIUM)(
       expect(await inline('a.ts').textContent()).toContain('NEW-SIDE: why a2?');
       expect(await inline('b.txt').textContent()).toContain('OLD-SIDE: keep b3');
       await shootBoth(page, 'review-comments');
+
+      // A read-only page sees the comments; it cannot pick lines nor send, and says why.
+      const viewer = await newPage();
+      await viewer.goto(await readonlyDashboard(url));
+      await viewer.waitForSelector('[data-testid="connection"]:has-text("read-only")');
+      await openChanges(viewer, 'two', 'a.ts');
+      await viewer.waitForSelector('[data-testid="review"] ol [data-testid="comment"] >> nth=1');
+      expect(await viewer.isDisabled('[data-testid="review-send"]')).toBe(true);
+      expect(await viewer.locator('[data-testid="review-cannot"]').textContent()).toContain('read-only');
+      expect(await viewer.isDisabled('[data-testid="line-no"] >> nth=0')).toBe(true);
+      await shootBoth(viewer, 'review-readonly');
 
       // No codon runs: a message to the running agent is offered, disabled, with the reason.
       await page.click('[data-testid="review-send"]');

@@ -5,6 +5,7 @@ import { displayLine } from '../../model/display-text.ts';
 import { formatCost, formatTokens } from '../../model/format.ts';
 import { budgetLine } from '../../model/store/budget.ts';
 import { attemptWord, orderedCodons } from '../../model/store/codons.ts';
+import { commentCounts } from '../../model/store/reviews.ts';
 import { PASSED_OVER, passedOverCodons, runWord } from '../../model/store/selectors.ts';
 import { currentRunCost, currentRunCostEstimated, totalTokens } from '../../model/store/totals.ts';
 import { USAGE_WAIT_WORD } from '../../model/usage-wait.ts';
@@ -48,6 +49,7 @@ export function Overview({
   const budget = budgetLine(run, tokens.output, now);
   // Pending codons the server will not run (a loop `until: verify` that ended early), as the TUI says.
   const passedOver = passedOverCodons(codons, run.idle);
+  const comments = commentCounts(state.run);
   const started = codons.some((c) => c.attempts > 0 || c.status !== 'pending');
   const fact = (
     label: string,
@@ -149,6 +151,16 @@ export function Overview({
                       <span className="name" data-testid="codon-name">
                         {c.codonName !== c.codonId ? displayLine(c.codonName) : ''}
                       </span>
+                      {comments[c.codonId] ? (
+                        <span
+                          className="comments-count"
+                          data-testid="codon-comments"
+                          title="review comments (the Changes view lists them)"
+                        >
+                          ✎ {comments[c.codonId]?.total}
+                          {comments[c.codonId]?.unsent ? ` · ${comments[c.codonId]?.unsent} unsent` : ''}
+                        </span>
+                      ) : null}
                     </td>
                     <td className="muted opt" data-testid="codon-agent">
                       {displayLine(c.agent ?? '')}

@@ -266,7 +266,9 @@ export function SendReviewDialog({
             <span>
               {c.to === 'redo'
                 ? `Redo ${displayLine(codonId)} from its start`
-                : capitalize(TARGET_WORDS[c.to])}
+                : c.to === 'next'
+                  ? 'Carry into the next codon'
+                  : capitalize(TARGET_WORDS[c.to])}
               {c.to === 'message' && running ? ` (${displayLine(running)})` : ''}
               <span className="why">
                 {c.unavailable ? `unavailable: ${c.unavailable}` : CHOICE_WHY[c.to]}

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
 import { waitFor } from '../../../helpers/processes.ts';
-import { ROOT, type ServerProcess, startServer } from '../../../helpers/server-process.ts';
+import { ROOT, runCli, type ServerProcess, startServer } from '../../../helpers/server-process.ts';
 
 /**
  * The dashboard (dist-web/, `npm run build:web`) in Debian's chromium, for the browser tests: CI
@@ -89,4 +89,11 @@ export async function shootBoth(page: Page, name: string): Promise<void> {
 /** Whether the page is wider than its window: something overflows sideways. */
 export function overflowsSideways(page: Page): Promise<boolean> {
   return page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+}
+
+/** `ribosome web --readonly URL`: the address of a dashboard that may only watch the server. */
+export async function readonlyDashboard(url: string): Promise<string> {
+  const web = runCli(['web', url, '--port', '0', '--readonly']);
+  await waitFor(() => /^dashboard http:\S+$/m.test(web.stdout()), 'the dashboard line', WAIT);
+  return /^dashboard (http:\S+)$/m.exec(web.stdout())?.[1] ?? '';
 }

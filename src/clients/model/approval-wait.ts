@@ -10,8 +10,10 @@ export type { ApprovalWait };
 
 /** What a codon the run waits on says beside its status (the codon list, the overview). */
 export const APPROVAL_WAIT_WORD = 'waiting for approval';
-/** A hand raised: the run waits for a person (one column wide, as the other status marks). */
-export const APPROVAL_WAIT_ICON = '✋';
+/** The same in the terminal UI's status column, eleven characters wide. */
+export const APPROVAL_WAIT_SHORT = 'approval';
+/** A question to a person: the run waits for their answer (one column wide, as the other status marks). */
+export const APPROVAL_WAIT_ICON = '?';
 
 /** `waiting for approval of codon design`: the header, the banner, `ribosome runs` (as the engine says it). */
 export const approvalWaitText = approvalWaitWords;

@@ -1,11 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readStatus } from '../../../src/clients/mcp/read-run.ts';
+import { statusText } from '../../../src/clients/mcp/status.ts';
 import { CommandError, RibosomeClient } from '../../../src/core/client/index.ts';
 import type { ServerEvent, ServerEventOf } from '../../../src/core/protocol/index.ts';
 import { e2eResources } from '../../helpers/e2e-resources.ts';
 import { writePlanAndScript, writeTurns } from '../../helpers/plans.ts';
-import { startServer, tempDir } from '../../helpers/server-process.ts';
+import { cliToEnd, startServer, tempDir } from '../../helpers/server-process.ts';
 
 /**
  * Approval gates (docs/review.md#approval-gates) with a real server, real git, the built-in agent and
@@ -169,6 +171,14 @@ describe('approval gates', { timeout: 120_000 }, () => {
     await watcher.next('server.idle', (e) => e.data.heldBy === 'approval', WAIT);
     first.kill('SIGKILL');
     await first.exited;
+    // Read from the files while no server runs: the wait is what the next server will do.
+    const runs = await cliToEnd(['runs', '--execution', exec]);
+    expect(runs.stdout).toMatch(/^\S+\s+crashed; waiting for approval of one\s/m);
+    const log = await cliToEnd(['log', '--execution', exec]);
+    expect(log.stdout.split('\n')).toContain('? waiting for approval of codon one (Design)');
+    const status = readStatus({ dir: exec, url: undefined });
+    expect(status.approvalWait).toMatchObject({ codonId: 'one', since: waiting.data.since });
+    expect(statusText(status)).toContain('waiting for approval of codon one (Design) since');
 
     const second = await startServer(files.plan, exec, args);
     const client = await RibosomeClient.connect(second.url, {

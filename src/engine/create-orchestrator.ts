@@ -16,6 +16,7 @@ import { createFileWatcher } from '../platform/files/index.ts';
 import { StorageFault } from '../platform/storage/guard.ts';
 import { WatchedPath } from '../platform/storage/identity.ts';
 import { diagnose } from '../platform/storage/probe.ts';
+import { pendingApproval } from './approval/pending-approval.ts';
 import { ArchiveManifest } from './archive.ts';
 import { carryOver, readCarryWindow } from './carry-over.ts';
 import { Checkpointing } from './checkpointing.ts';
@@ -65,6 +66,8 @@ export type EngineSettings = {
   sandbox?: (codon: RuntimeCodon) => EffectiveSandbox | undefined;
   /** Usage limits shared with other runs on the same credential (`ribosome run --shared-limits`). */
   sharedLimits?: SharedLimits;
+  /** `ribosome run --approve-all`: approval waits end at once (docs/review.md#approval-gates). */
+  approveAll?: boolean;
 };
 
 /**
@@ -186,6 +189,8 @@ export async function createOrchestrator(deps: EngineDeps, settings: EngineSetti
     },
     carryOver: () => carryOver(readCarryWindow(deps.journal)),
     pendingUsageWait: () => pendingUsageWait(deps.journal),
+    pendingApproval: () => pendingApproval(deps.journal),
+    ...(settings.approveAll ? { approveAll: true } : {}),
     ...(settings.budget ? { budget: settings.budget } : {}),
     ...(settings.sharedLimits ? { sharedLimits: settings.sharedLimits } : {}),
     ...(deps.requestStop ? { requestStop: deps.requestStop } : {}),

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { AgentAdapters } from '../agents/agent-adapter.ts';
-import type { BudgetLimits, FileNode } from '../core/protocol/index.ts';
+import type { ApprovalWait, BudgetLimits, FileNode } from '../core/protocol/index.ts';
 import type { EventBus } from '../execution/journal/event-bus.ts';
 import type { StateStore } from '../execution/state/state-store.ts';
 import type { ProviderTarget } from '../llm/providers/providers.ts';
@@ -69,4 +69,8 @@ export type OrchestratorOptions = {
   sharedLimits?: SharedLimits;
   /** A usage-limit wait the journal holds and no later event ended (docs/unattended.md#usage-limits). */
   pendingUsageWait?: () => ResumedWait | undefined;
+  /** An approval wait the journal holds and no later event ended (docs/review.md#approval-gates). */
+  pendingApproval?: () => ApprovalWait | undefined;
+  /** `ribosome run --approve-all`: every approval wait ends at once, journaled (how `auto`). */
+  approveAll?: boolean;
 };

@@ -110,6 +110,11 @@ function eventLine(
     }
     case 'usageLimit.ended':
       return `~ ${usageWaitEndedText(e.data)}`;
+    // A person's turn: the run waits for them, then goes on as they said.
+    case 'approval.waiting':
+      return `? ${oneLine(e.data.message)}`;
+    case 'approval.ended':
+      return `? ${oneLine(e.data.message)}${e.data.note ? `: ${oneLine(e.data.note)}` : ''}`;
     case 'server.idle':
       return `= ${e.data.message}`;
     case 'error':
@@ -204,6 +209,17 @@ export function consoleView(): (e: ServerEvent) => string | undefined {
 }
 
 /**
+ * What an unprinted console view says of an approval wait (pure): its start and end as they happen,
+ * and a restarted server's held idle when no approval.waiting said that wait yet (`said`: its since).
+ */
+export function approvalNotice(e: ServerEvent, said: string | undefined): string | undefined {
+  if (e.type === 'approval.waiting' || e.type === 'approval.ended') return e.data.message;
+  if (e.type === 'server.idle' && e.data.heldBy === 'approval' && e.data.approval?.since !== said)
+    return e.data.message;
+  return undefined;
+}
+
+/**
  * Why a run that is over is not done, for the exit summary (pure): a budget that ran out (which one
  * and what it spent, when `budgetMessage` says it), a codon stopped, a checkpoint that could not be
  * written (`unwritten`, when it is the failed codon's), or a codon failed.
@@ -250,7 +266,8 @@ export async function watchUntilDone(
     token?: string | undefined;
     /**
      * Unprinted (headless), what still deserves a line as it happens: a usage-limit wait's start and
-     * end (hours with nothing else said, docs/unattended.md#usage-limits).
+     * end (hours with nothing else said, docs/unattended.md#usage-limits), an approval wait's
+     * (docs/review.md#approval-gates; a restarted server's says so in its held idle).
      */
     notice?: (line: string) => void;
   },
@@ -268,6 +285,8 @@ export async function watchUntilDone(
   let unwritten: UnwrittenCheckpoint | undefined;
   /** A usage-limit wait in progress: the codon that failed starts again, so the run is not over. */
   let waiting = false;
+  /** The approval wait said last (its `since`): a restarted server's held idle repeats it. */
+  let approvalSaid: string | undefined;
   let done = false;
   const describe = consoleView();
   let live = false;
@@ -277,6 +296,12 @@ export async function watchUntilDone(
       if (line) write(line);
     } else if (live && (e.type === 'usageLimit.waiting' || e.type === 'usageLimit.ended'))
       options.notice?.(e.data.message);
+    else if (live) {
+      const said = approvalNotice(e, approvalSaid);
+      if (said) options.notice?.(said);
+    }
+    if (e.type === 'approval.waiting') approvalSaid = e.data.since;
+    if (e.type === 'server.idle' && e.data.approval) approvalSaid = e.data.approval.since;
     if (e.type === 'codon.started' && unwritten?.codonId === e.data.codonId) unwritten = undefined;
     if (e.type === 'usageLimit.waiting') waiting = true;
     if (e.type === 'usageLimit.ended' || e.type === 'codon.started') waiting = false;

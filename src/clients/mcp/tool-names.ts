@@ -19,6 +19,7 @@ export const WRITING_TOOLS = [
   'force_stop',
   'rollback',
   'redo_codon',
+  'approve',
   'export',
   'stop_server',
 ] as const;

@@ -207,6 +207,8 @@ export function App(props: AppProps): React.ReactElement {
         return actions.redo();
       case 'start':
         return actions.start(effect.codonId);
+      case 'approve':
+        return actions.approve(effect.codonId);
       case 'checkpoints':
         return actions.listCheckpoints();
       case 'forceStop':
@@ -236,6 +238,7 @@ export function App(props: AppProps): React.ReactElement {
     pageSize,
     maxScroll,
     ...(refused === undefined ? {} : { refusedMessage: refused }),
+    ...(state.run.approvalWait ? { approval: { codonId: state.run.approvalWait.codonId } } : {}),
   };
   const latest = React.useRef({ run, context });
   latest.current = { run, context };
@@ -316,6 +319,7 @@ export function App(props: AppProps): React.ReactElement {
         run: state.run,
         proxy: proxyLabel(state.connection.proxy),
         width: size.width,
+        readonly,
         ...(props.dashboard ? { dashboard: props.dashboard } : {}),
       }),
       main,
@@ -326,6 +330,7 @@ export function App(props: AppProps): React.ReactElement {
         width: size.width,
         next: nextCodonId(state.run),
         codonRunning: running !== undefined,
+        approving: state.run.approvalWait !== undefined,
       }),
     ),
   );

@@ -29,7 +29,26 @@ const QUIT: Record<QuitMode, string> = {
 export const BINDINGS: readonly Binding[] = [
   { keys: 'n', label: 'next', description: 'start the next codon (codon.next)', control: true },
   { keys: 's', label: 'skip', description: 'skip the running codon (codon.skip)', control: true },
-  { keys: 'r', label: 'redo', description: 'run the last codon again (codon.redo)', control: true },
+  {
+    keys: 'r',
+    label: 'redo',
+    description:
+      'run the last codon again (codon.redo); while a codon waits for approval, this requests changes: it runs again',
+    control: true,
+  },
+  {
+    keys: 'a',
+    label: 'approve',
+    description: 'while a codon waits for approval: approve it, and the run goes on (approval.approve)',
+    control: true,
+  },
+  {
+    keys: 'u',
+    label: 'undo',
+    description:
+      'while a codon waits for approval: roll back to its start (rollback.toCodon start); asks to confirm',
+    control: true,
+  },
   {
     keys: 'g',
     label: 'start',
@@ -79,6 +98,9 @@ export const BINDINGS: readonly Binding[] = [
   { keys: 'q', label: 'quit', description: QUIT.ui, control: false },
 ];
 
+/** Keys of an approval wait (docs/review.md#approval-gates): the help line shows them only while a codon waits. */
+const APPROVAL_KEYS: ReadonlySet<string> = new Set(['a', 'u']);
+
 export const bindingsFor = (readonly: boolean, quit: QuitMode = 'ui'): Binding[] =>
   BINDINGS.filter((b) => !readonly || !b.control).map((b) =>
     b.keys === 'q' ? { ...b, description: QUIT[quit] } : b,
@@ -89,14 +111,28 @@ export const bindingsFor = (readonly: boolean, quit: QuitMode = 'ui'): Binding[]
  * codon the server said codon.next starts (server.idle nextCodonId): `n` names it, as the server does.
  * While a force-stop reason or a message is typed every key is text, q too: the line says how to leave instead.
  */
-export function helpLine(readonly: boolean, width: number, next?: string, modal?: Modal['kind']): string {
+export function helpLine(
+  readonly: boolean,
+  width: number,
+  next?: string,
+  modal?: Modal['kind'],
+  approving = false,
+): string {
   const mode = readonly ? 'READ-ONLY' : 'READ-WRITE';
   if (modal === 'forceStop') return `${mode}  enter stop  esc cancel`;
   if (modal === 'message') return `${mode}  enter send  esc close (kept)  ctrl+u clear`;
   const tail = ['? help', 'q quit'];
-  const middle = bindingsFor(readonly)
-    .filter((b) => b.keys !== '?' && b.keys !== 'q' && b.keys !== 'enter' && b.keys !== '↑↓')
-    .map((b) => `${b.keys} ${b.label}${b.keys === 'n' && next ? `: ${oneLine(next, 24)}` : ''}`);
+  // While a codon waits for approval its keys come first; codon.next would be refused.
+  const shown = bindingsFor(readonly).filter(
+    (b) =>
+      !['?', 'q', 'enter', '↑↓'].includes(b.keys) &&
+      (approving ? b.keys !== 'n' : !APPROVAL_KEYS.has(b.keys)),
+  );
+  const first = approving ? shown.filter((b) => APPROVAL_KEYS.has(b.keys) || b.keys === 'r') : [];
+  const middle = [...first, ...shown.filter((b) => !first.includes(b))].map(
+    (b) =>
+      `${b.keys} ${b.keys === 'r' && approving ? 'request changes' : b.label}${b.keys === 'n' && next ? `: ${oneLine(next, 24)}` : ''}`,
+  );
   const parts = [mode];
   const length = (items: string[]) => items.join('  ').length;
   for (const item of middle) {
@@ -112,6 +148,7 @@ export type Effect =
   | { kind: 'forceStop'; reason: string }
   | { kind: 'message'; text: string }
   | { kind: 'start'; codonId: string }
+  | { kind: 'approve'; codonId: string }
   | { kind: 'rollback'; target: RollbackChoice; autoRestart: boolean };
 
 /** The parts of Ink's Key the UI looks at. */
@@ -148,6 +185,8 @@ export type KeyContext = {
   refusedMessage?: { id: string; text: string };
   /** How far each pane can scroll (its lines minus its height). */
   maxScroll: Readonly<Record<PaneId, number>>;
+  /** The codon waiting for approval, if one does: `a` approves it, `u` rolls back to its start. */
+  approval?: { codonId: string };
 };
 
 export type KeyOutcome = { view: ViewState; effects: Effect[] };
@@ -223,6 +262,19 @@ export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: Key
   }
 
   if (input === '?') return to({ ...view, modal: { kind: 'help' } });
+  if (!ctx.readonly && ctx.approval) {
+    const { codonId } = ctx.approval;
+    if (input === 'a') return same([{ kind: 'approve', codonId }]);
+    if (input === 'u') {
+      const target: RollbackChoice = {
+        kind: 'codon',
+        codonId,
+        checkpointType: 'start',
+        label: `start of ${codonId}`,
+      };
+      return to({ ...view, modal: { kind: 'confirmRollback', target } });
+    }
+  }
   if (!ctx.readonly) {
     if (input === 'n') return same([{ kind: 'next' }]);
     if (input === 's') return same([{ kind: 'skip' }]);

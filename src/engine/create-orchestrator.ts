@@ -24,6 +24,7 @@ import type { Engine } from './engine.ts';
 import { createIgnoredMarker } from './file-events/ignored-marker.ts';
 import { Orchestrator } from './orchestrator.ts';
 import type { ActionEngine, EngineDeps, SendMessage } from './ports.ts';
+import { journalReviews } from './review/review-journal.ts';
 import { RigDirsLog } from './rig-dirs.ts';
 import type { SentinelRecords } from './sentinel-records.ts';
 import type { SharedLimits } from './usage-limits/limited-agents.ts';
@@ -186,6 +187,7 @@ export async function createOrchestrator(deps: EngineDeps, settings: EngineSetti
     },
     carryOver: () => carryOver(readCarryWindow(deps.journal)),
     pendingUsageWait: () => pendingUsageWait(deps.journal),
+    reviews: journalReviews(deps.journal),
     ...(settings.budget ? { budget: settings.budget } : {}),
     ...(settings.sharedLimits ? { sharedLimits: settings.sharedLimits } : {}),
     ...(deps.requestStop ? { requestStop: deps.requestStop } : {}),

@@ -27,6 +27,8 @@ import type { ActionEngine } from './ports.ts';
 import { Recorder } from './recorder.ts';
 import { firstAttempt, type NextAttempt, showsAttempts } from './retries/retry-policy.ts';
 import { Retrying } from './retrying.ts';
+import { noReviews, type ReviewReads } from './review/review-journal.ts';
+import { reviewRoutes } from './review-routes.ts';
 import type { RestoreDeps } from './rollback.ts';
 import { RollbackAdmission } from './rollback-admission.ts';
 import { Rollbacks } from './rollbacks.ts';
@@ -68,6 +70,8 @@ export class Orchestrator implements Engine {
   #pendingRun: string | undefined;
   /** Texts a crash kept from an agent (or a redo it interrupted), by codon: its next start's prompt takes them. */
   #carried = new Map<string, CarriedMessage[]>();
+  /** Review comments and reviews in the journal (docs/review.md). */
+  readonly #reviews: ReviewReads;
   /** The engine's stop and rollback paths, as sentinel actions call them. */
   readonly actions: ActionEngine;
   /** What sentinels record in the run's state (their costs, their load and unload). */
@@ -77,6 +81,7 @@ export class Orchestrator implements Engine {
     this.#o = options;
     mkdirSync(options.agentStateDir, { recursive: true });
     this.#log = options.logger.child({ component: 'engine' });
+    this.#reviews = options.reviews ?? noReviews;
     this.#recorder = new Recorder({
       bus: options.bus,
       state: options.state,
@@ -166,6 +171,21 @@ export class Orchestrator implements Engine {
       rollbackTurn: (command, context) => this.#rollbacks.commandTurn(command, context),
       sendMessage: (text, from) => this.sendMessage(text, from),
       info: (message) => this.#publish('info', { message }),
+      review: reviewRoutes({
+        ...shared,
+        plan: options.plan,
+        state: () => this.#state,
+        lifecycle: this.#lifecycle,
+        checkpoints: options.checkpoints,
+        reviews: this.#reviews,
+        logger: this.#log,
+        enqueue: (task, context) => this.#enqueue(task, context),
+        publish: (type, data) => this.#publish(type, data),
+        sendMessage: (text, from) => this.sendMessage(text, from),
+        rollBackToStart: (codonId) => this.#rollbacks.toStart(codonId, 'client'),
+        startCodon: (codon, said) => this.#startCodon(codon, false, undefined, said),
+        idle: (reason, refused) => this.#idle(reason, refused),
+      }),
     });
     this.actions = actionEngine({
       ...shared,
@@ -352,7 +372,13 @@ export class Orchestrator implements Engine {
     }
     await this.#beginPendingRun();
     const runId = this.#runId();
-    const texts = [...(this.#carried.get(planned.id) ?? []), ...said];
+    // A review sent to the next codon: whatever starts one (not an automatic retry of the same attempt's codon).
+    const reviews = attempt === undefined ? this.#reviews.pendingNext() : [];
+    const texts = [
+      ...(this.#carried.get(planned.id) ?? []),
+      ...reviews.map((r) => ({ text: r.text, from: r.by })),
+      ...said,
+    ];
     this.#carried.delete(planned.id);
     for (const { text, from } of texts)
       await this.#publish('codon.message', { codonId: planned.id, text, from, delivery: 'prompt' });

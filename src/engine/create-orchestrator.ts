@@ -201,6 +201,8 @@ export async function createOrchestrator(deps: EngineDeps, settings: EngineSetti
               rollback: (codonId, why, failed) => started().actions.rollback(codonId, why, failed),
               redo: (codonId, why, text, failed, from) =>
                 started().actions.redo(codonId, why, text, failed, from),
+              comment: (codonId, comment, from, failed) =>
+                started().actions.comment(codonId, comment, from, failed),
             },
             sendMessage: (text, from) => started().sendMessage(text, from),
             spendGate: () => orchestratorRef?.spendGate,

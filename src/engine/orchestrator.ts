@@ -23,12 +23,13 @@ import {
   stopping,
 } from './orchestrator-phase.ts';
 import type { CodonOutcome } from './outcome/failure.ts';
-import type { ActionEngine } from './ports.ts';
+import type { ActionEngine, ActionResult, SentinelComment, SentinelSender } from './ports.ts';
 import { Recorder } from './recorder.ts';
 import { firstAttempt, type NextAttempt, showsAttempts } from './retries/retry-policy.ts';
 import { Retrying } from './retrying.ts';
 import { noReviews, type ReviewReads } from './review/review-journal.ts';
-import { reviewRoutes } from './review-routes.ts';
+import { makeComment } from './review-comment.ts';
+import { commentDeps, reviewRoutes } from './review-routes.ts';
 import type { RestoreDeps } from './rollback.ts';
 import { RollbackAdmission } from './rollback-admission.ts';
 import { Rollbacks } from './rollbacks.ts';
@@ -196,7 +197,33 @@ export class Orchestrator implements Engine {
       idle: (reason, refused) => this.#idle(reason, refused),
       codon: (codonId) => this.#codons.find((c) => c.id === codonId),
       startCodon: (codon, said) => this.#startCodon(codon, false, undefined, said),
+      comment: (codonId, comment, from, failed) => this.#sentinelComment(codonId, comment, from, failed),
     });
+  }
+
+  /**
+   * A sentinel's comment: on the codon's diff from its start to its end checkpoint, so on a running
+   * codon once its end is recorded (a running codon has no end checkpoint to quote from).
+   */
+  #sentinelComment(
+    codonId: string,
+    comment: SentinelComment,
+    from: SentinelSender,
+    failed: (message: string) => void,
+  ): ActionResult {
+    const ended = this.#lifecycle.active?.id === codonId ? this.#finished : Promise.resolve();
+    const deps = commentDeps({
+      plan: this.#o.plan,
+      state: () => this.#state,
+      checkpoints: this.#o.checkpoints,
+      lifecycle: this.#lifecycle,
+      publish: (type, data) => this.#publish(type, data),
+    });
+    ended
+      .then(() => makeComment(deps, { codonId, ...comment }, from))
+      .then((made) => (made.ok ? undefined : failed(`${made.error.code}: ${made.error.message}`)))
+      .catch((error: unknown) => failed((error as Error).message));
+    return { ok: true };
   }
 
   /** The one place the phase changes; each change is logged. */

@@ -299,3 +299,83 @@ describe('review comments and review.submit', () => {
     expect(prompts.map((r) => r.data.codonId)).toEqual(['three']);
   });
 });
+
+describe('a sentinel’s comment action', () => {
+  it('journals a review.comment on the codon’s diff, by the sentinel, once the codon has ended', {
+    timeout: TIMEOUT,
+  }, async () => {
+    const t = tempDir();
+    temps.push(t);
+    writeFileSync(
+      join(t.path, 'plan.yaml'),
+      `name: commented
+agent: builtin
+codons:
+  - id: one
+    name: One
+    prompt: Do one.
+    sentinels:
+      - id: lint
+        model: claude-haiku-4-5
+        systemPrompt: You lint what the agent writes.
+        userPrompt: "{{events}}"
+        trigger: { type: event, eventTypes: [tool.result], conditions: [{ path: data.toolName, op: equals, value: Write }] }
+        output: { type: text }
+        actions:
+          - when: { regex: "^LINT" }
+            do: comment
+            file: b.txt
+            lines: { start: 2, end: 3 }
+            text: "lint says: {{output}}"
+`,
+    );
+    const provider = await startMockProvider({
+      script: {
+        tracks: [
+          {
+            name: 'lint',
+            match: { system: 'You lint what the agent writes.' },
+            whenExhausted: reply('LINT: b2 is odd'),
+          },
+          // The agent waits for the sentinel's verdict before it ends: the comment comes while it runs.
+          {
+            name: 'one',
+            match: { firstUser: 'Do one.' },
+            turns: [write('b.txt', B_BEFORE), bash('sleep 2'), reply('One done.')],
+          },
+        ],
+      },
+    });
+    providers.push(provider);
+    const exec = join(t.path, 'exec');
+    mkdirSync(exec, { recursive: true });
+    const server = await startServer(
+      join(t.path, 'plan.yaml'),
+      exec,
+      ['--provider-base-url', provider.url],
+      30_000,
+      {
+        ANTHROPIC_API_KEY: 'test-key',
+      },
+    );
+    const client = await RibosomeClient.connect(server.url, {
+      mode: 'readandwrite',
+      sendPreviousEvents: true,
+    });
+    clients.push(client);
+    const commented = await client.next('review.comment', () => true, WAIT);
+    expect(commented.data).toMatchObject({
+      codonId: 'one',
+      file: 'b.txt',
+      side: 'new',
+      lines: { start: 2, end: 3 },
+      hunk: '+b1\n+b2\n+b3\n+b4',
+      text: 'lint says: LINT: b2 is odd',
+      author: { kind: 'sentinel', sentinelId: 'lint' },
+    });
+    const rows = journalRows(exec);
+    const at = (type: string) => rows.findIndex((r) => r.type === type);
+    expect(at('sentinel.action')).toBeLessThan(at('codon.completed'));
+    expect(at('codon.completed')).toBeLessThan(at('review.comment'));
+  });
+});

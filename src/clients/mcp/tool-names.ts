@@ -19,6 +19,8 @@ export const WRITING_TOOLS = [
   'force_stop',
   'rollback',
   'redo_codon',
+  'review_comment',
+  'review_submit',
   'export',
   'stop_server',
 ] as const;

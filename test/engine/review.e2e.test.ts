@@ -300,6 +300,52 @@ describe('review comments and review.submit', () => {
   });
 });
 
+describe('a review’s redo of the running codon', () => {
+  it('stops it, rolls it back to its start and runs it again with the review in its prompt', {
+    timeout: TIMEOUT,
+  }, async () => {
+    const marker = `sleep ${61_000 + Math.floor(Math.random() * 9000)}`;
+    // Two's first run writes a.txt; its second (codon.redo) hangs in Bash until the review's redo stops it.
+    const s = await setUp(
+      script([
+        write('a.txt', A_NEW),
+        write('b.txt', B_AFTER),
+        reply('Two done.'),
+        bash(marker),
+        reply('never'),
+      ]),
+    );
+    const c = await s.start();
+    await c.run('one');
+    await c.run('two');
+    await c.comment({
+      codonId: 'two',
+      file: 'a.txt',
+      lines: { start: 1, end: 1 },
+      text: 'RUNNING-REDO: a1?',
+    });
+    const hanging = c.client.next('assistant.action', (e) => e.data.toolName === 'Bash', WAIT);
+    c.client.send('codon.redo');
+    await hanging;
+    const stopped = c.client.next('codon.completed', (e) => e.data.codonId === 'two', WAIT);
+    const sent = await c.submit({ codonId: 'two', to: 'redo' });
+    expect(sent.data).toMatchObject({ to: 'redo', targetCodonId: 'two' });
+    const ended = await stopped;
+    expect(ended.data.success).toBe(false);
+    expect(ended.data.failureReason?.message).toContain('to redo it with a review');
+    const redone = await c.client.next(
+      'codon.completed',
+      (e) => e.data.codonId === 'two' && e.data.success,
+      WAIT,
+    );
+    expect(redone.data.success).toBe(true);
+    expect(existsSync(join(s.root, 'a.txt'))).toBe(false);
+    expect(firstRequest(s.provider, 'redo')).toContain('RUNNING-REDO: a1?');
+    const kinds = journalRows(s.exec).map((r) => r.type);
+    expect(kinds.indexOf('review.sent')).toBeLessThan(kinds.lastIndexOf('rollback.completed'));
+  });
+});
+
 describe('a sentinel’s comment action', () => {
   it('journals a review.comment on the codon’s diff, by the sentinel, once the codon has ended', {
     timeout: TIMEOUT,

@@ -25,6 +25,7 @@ import type { Engine } from './engine.ts';
 import { createIgnoredMarker } from './file-events/ignored-marker.ts';
 import { Orchestrator } from './orchestrator.ts';
 import type { ActionEngine, EngineDeps, SendMessage } from './ports.ts';
+import { journalReviews } from './review/review-journal.ts';
 import { RigDirsLog } from './rig-dirs.ts';
 import type { SentinelRecords } from './sentinel-records.ts';
 import type { SharedLimits } from './usage-limits/limited-agents.ts';
@@ -191,6 +192,7 @@ export async function createOrchestrator(deps: EngineDeps, settings: EngineSetti
     pendingUsageWait: () => pendingUsageWait(deps.journal),
     pendingApproval: () => pendingApproval(deps.journal),
     ...(settings.approveAll ? { approveAll: true } : {}),
+    reviews: journalReviews(deps.journal),
     ...(settings.budget ? { budget: settings.budget } : {}),
     ...(settings.sharedLimits ? { sharedLimits: settings.sharedLimits } : {}),
     ...(deps.requestStop ? { requestStop: deps.requestStop } : {}),
@@ -204,6 +206,8 @@ export async function createOrchestrator(deps: EngineDeps, settings: EngineSetti
               rollback: (codonId, why, failed) => started().actions.rollback(codonId, why, failed),
               redo: (codonId, why, text, failed, from) =>
                 started().actions.redo(codonId, why, text, failed, from),
+              comment: (codonId, comment, from, failed) =>
+                started().actions.comment(codonId, comment, from, failed),
             },
             sendMessage: (text, from) => started().sendMessage(text, from),
             spendGate: () => orchestratorRef?.spendGate,

@@ -26,10 +26,13 @@ import {
   stopping,
 } from './orchestrator-phase.ts';
 import type { CodonOutcome } from './outcome/failure.ts';
-import type { ActionEngine } from './ports.ts';
+import type { ActionEngine, ActionResult, SentinelComment, SentinelSender } from './ports.ts';
 import { Recorder } from './recorder.ts';
 import { firstAttempt, type NextAttempt, showsAttempts } from './retries/retry-policy.ts';
 import { Retrying } from './retrying.ts';
+import { noReviews, type ReviewReads } from './review/review-journal.ts';
+import { makeComment } from './review-comment.ts';
+import { commentDeps, reviewRoutes } from './review-routes.ts';
 import type { RestoreDeps } from './rollback.ts';
 import { RollbackAdmission } from './rollback-admission.ts';
 import { Rollbacks } from './rollbacks.ts';
@@ -73,6 +76,8 @@ export class Orchestrator implements Engine {
   #pendingRun: string | undefined;
   /** Texts a crash kept from an agent (or a redo it interrupted), by codon: its next start's prompt takes them. */
   #carried = new Map<string, CarriedMessage[]>();
+  /** Review comments and reviews in the journal (docs/review.md). */
+  readonly #reviews: ReviewReads;
   /** The engine's stop and rollback paths, as sentinel actions call them. */
   readonly actions: ActionEngine;
   /** What sentinels record in the run's state (their costs, their load and unload). */
@@ -82,6 +87,7 @@ export class Orchestrator implements Engine {
     this.#o = options;
     mkdirSync(options.agentStateDir, { recursive: true });
     this.#log = options.logger.child({ component: 'engine' });
+    this.#reviews = options.reviews ?? noReviews;
     this.#recorder = new Recorder({
       bus: options.bus,
       state: options.state,
@@ -179,6 +185,21 @@ export class Orchestrator implements Engine {
       sendMessage: (text, from) => this.sendMessage(text, from),
       info: (message) => this.#publish('info', { message }),
       approve: (command, context) => this.#approval.approve(command.data, context),
+      review: reviewRoutes({
+        ...shared,
+        plan: options.plan,
+        state: () => this.#state,
+        lifecycle: this.#lifecycle,
+        checkpoints: options.checkpoints,
+        reviews: this.#reviews,
+        logger: this.#log,
+        enqueue: (task, context) => this.#enqueue(task, context),
+        publish: (type, data) => this.#publish(type, data),
+        sendMessage: (text, from) => this.sendMessage(text, from),
+        rollBackToStart: (codonId) => this.#rollbacks.toStart(codonId, 'client'),
+        startCodon: (codon, said) => this.#startCodon(codon, false, undefined, said),
+        idle: (reason, refused) => this.#idle(reason, refused),
+      }),
     });
     this.actions = actionEngine({
       ...shared,
@@ -189,7 +210,33 @@ export class Orchestrator implements Engine {
       idle: (reason, refused) => this.#idle(reason, refused),
       codon: (codonId) => this.#codons.find((c) => c.id === codonId),
       startCodon: (codon, said) => this.#startCodon(codon, false, undefined, said),
+      comment: (codonId, comment, from, failed) => this.#sentinelComment(codonId, comment, from, failed),
     });
+  }
+
+  /**
+   * A sentinel's comment: on the codon's diff from its start to its end checkpoint, so on a running
+   * codon once its end is recorded (a running codon has no end checkpoint to quote from).
+   */
+  #sentinelComment(
+    codonId: string,
+    comment: SentinelComment,
+    from: SentinelSender,
+    failed: (message: string) => void,
+  ): ActionResult {
+    const ended = this.#lifecycle.active?.id === codonId ? this.#finished : Promise.resolve();
+    const deps = commentDeps({
+      plan: this.#o.plan,
+      state: () => this.#state,
+      checkpoints: this.#o.checkpoints,
+      lifecycle: this.#lifecycle,
+      publish: (type, data) => this.#publish(type, data),
+    });
+    ended
+      .then(() => makeComment(deps, { codonId, ...comment }, from))
+      .then((made) => (made.ok ? undefined : failed(`${made.error.code}: ${made.error.message}`)))
+      .catch((error: unknown) => failed((error as Error).message));
+    return { ok: true };
   }
 
   /** The one place the phase changes; each change is logged. */
@@ -383,7 +430,13 @@ export class Orchestrator implements Engine {
     this.#approval.started();
     await this.#beginPendingRun();
     const runId = this.#runId();
-    const texts = [...(this.#carried.get(planned.id) ?? []), ...said];
+    // A review sent to the next codon: whatever starts one (not an automatic retry of the same attempt's codon).
+    const reviews = attempt === undefined ? this.#reviews.pendingNext() : [];
+    const texts = [
+      ...(this.#carried.get(planned.id) ?? []),
+      ...reviews.map((r) => ({ text: r.text, from: r.by })),
+      ...said,
+    ];
     this.#carried.delete(planned.id);
     for (const { text, from } of texts)
       await this.#publish('codon.message', { codonId: planned.id, text, from, delivery: 'prompt' });

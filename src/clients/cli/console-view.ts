@@ -15,6 +15,7 @@ import {
   oneLine as shownOnOneLine,
 } from '../model/format.ts';
 import { messageLine } from '../model/store/messages.ts';
+import { commentLine, reviewSentLine } from '../model/store/reviews.ts';
 import { readTransition } from '../model/store/transition-data.ts';
 import { failureKind, usageWaitEndedText, usageWaitRecord } from '../model/usage-wait.ts';
 import { endedCallLine, waitingCalls } from './waiting-calls.ts';
@@ -33,9 +34,10 @@ type EndedBy = 'skipped' | 'stopped';
  * (its sentinel's `sentinel.action` redo said it), or a message a crash carried over from the
  * interrupted run.
  */
-type PromptSource = 'redo' | 'crash';
+type PromptSource = 'redo' | 'review' | 'crash';
 const PROMPT_NOTES: Record<PromptSource, string> = {
   redo: "with the redo's prompt",
+  review: 'the review, in its prompt',
   crash: 'in its prompt, carried over from the crashed run',
 };
 
@@ -122,6 +124,10 @@ function eventLine(
       return `! [${e.data.severity ?? 'error'}] ${oneLine(e.data.message, Number.POSITIVE_INFINITY)}`;
     case 'info':
       return `  ${oneLine(e.data.message)}`;
+    case 'review.comment':
+      return `    ${commentLine(e.data, 'record')}`;
+    case 'review.sent':
+      return `    ${reviewSentLine(e.data, 'record')}`;
     case 'sentinel.output':
       return `    [${e.data.sentinelId}] ${oneLine(typeof e.data.content === 'string' ? e.data.content : JSON.stringify(e.data.content))}`;
     case 'sentinel.action': {
@@ -161,6 +167,8 @@ export function consoleView(): (e: ServerEvent) => string | undefined {
   let estimateSaid = false;
   /** The texts of redos announced (not dry runs) and not yet in their codon's prompt: codon, sentinel, text. */
   const redos = new Set<string>();
+  /** The texts of reviews sent to a redo or the next codon and not yet in a prompt. */
+  const reviews = new Set<string>();
   const redoKey = (codonId: string, sentinelId: string, text: string) =>
     JSON.stringify([codonId, sentinelId, text]);
   const calls = waitingCalls();
@@ -185,10 +193,15 @@ export function consoleView(): (e: ServerEvent) => string | undefined {
         redos.add(redoKey(e.data.codonId, e.data.sentinelId, e.data.text));
       return describeEvent(e);
     }
+    // A review sent to a redo or the next codon: the codon.message prompt carrying it says so.
+    if (e.type === 'review.sent') {
+      if (e.data.to !== 'message') reviews.add(e.data.text);
+      return describeEvent(e);
+    }
     if (e.type === 'codon.message' && e.data.delivery === 'prompt') {
       const { from } = e.data;
       const key = from.kind === 'sentinel' ? redoKey(e.data.codonId, from.sentinelId, e.data.text) : '';
-      const source = redos.delete(key) ? 'redo' : 'crash';
+      const source = redos.delete(key) ? 'redo' : reviews.delete(e.data.text) ? 'review' : 'crash';
       return describeEvent(e, undefined, source);
     }
     if (e.type === 'state.transition') {

@@ -20,6 +20,8 @@ export const WRITING_TOOLS = [
   'rollback',
   'redo_codon',
   'approve',
+  'review_comment',
+  'review_submit',
   'export',
   'stop_server',
 ] as const;

@@ -6,6 +6,7 @@ import { useRunStore } from '../../hooks/use-run-store.ts';
 import { createActions } from '../../model/actions.ts';
 import type { ClientPort } from '../../model/client-port.ts';
 import { orderedCodons, runningCodon } from '../../model/store/codons.ts';
+import { codonComments } from '../../model/store/reviews.ts';
 import type { RunState } from '../../model/store/run-state.ts';
 import { nextCodonId, refusedMessage, rollbackTargets, statusNotice } from '../../model/store/selectors.ts';
 import { type Size, useTerminalSize } from '../hooks/use-terminal-size.ts';
@@ -215,6 +216,8 @@ export function App(props: AppProps): React.ReactElement {
         return actions.forceStop(effect.reason);
       case 'message':
         return actions.message(effect.text);
+      case 'review':
+        return actions.reviewSubmit(effect.codonId, effect.to);
       case 'rollback':
         return actions.rollback(effect.target, effect.autoRestart);
       case 'quit':
@@ -271,6 +274,8 @@ export function App(props: AppProps): React.ReactElement {
         : modal.kind === 'codonDetails'
           ? codonDetailLines(codonMap[modal.codonId], modal.codonId, {
               plan: state.connection.plan,
+              comments: codonComments(state, modal.codonId),
+              ...(state.connection.clientIds ? { clientIds: state.connection.clientIds } : {}),
               readonly,
               width: size.width,
               now,

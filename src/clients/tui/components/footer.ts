@@ -66,6 +66,14 @@ export const Footer = React.memo(function Footer({
       modal.cut ? h(Text, { color: theme.tone('warn') }, `  cut at the message limit (${LIMIT})`) : '',
       h(Text, { color: theme.tone('muted') }, `  (${messageSize(modal.text)}enter: send · esc: close, kept)`),
     );
+  } else if (modal?.kind === 'sendReview') {
+    status = h(
+      Text,
+      { wrap: 'truncate-end', bold: true, color: theme.tone('accent') },
+      displayLine(
+        `Send the review of ${modal.codonId} (its comments not sent yet):  r: redo it from its start  m: message the running agent  n: the next codon  esc: cancel`,
+      ),
+    );
   } else if (modal?.kind === 'confirmRollback') {
     status = h(
       Text,

@@ -1,4 +1,4 @@
-import { fitMessage, own } from '../../../core/protocol/index.ts';
+import { fitMessage, own, type ReviewTarget } from '../../../core/protocol/index.ts';
 import { oneLine } from '../../model/format.ts';
 import type { RollbackChoice } from '../../model/store/selectors.ts';
 import {
@@ -70,6 +70,13 @@ export const BINDINGS: readonly Binding[] = [
     control: true,
   },
   {
+    keys: 'v',
+    label: 'review',
+    description:
+      "send the selected codon's review comments not sent yet (review.submit), then r: redo it from its start with them, m: message the running agent, n: the next codon's prompt; its details (enter) list its comments",
+    control: true,
+  },
+  {
     keys: 'c',
     label: 'checkpoints',
     description: "list the run's checkpoints (checkpoint.list)",
@@ -121,6 +128,7 @@ export function helpLine(
   const mode = readonly ? 'READ-ONLY' : 'READ-WRITE';
   if (modal === 'forceStop') return `${mode}  enter stop  esc cancel`;
   if (modal === 'message') return `${mode}  enter send  esc close (kept)  ctrl+u clear`;
+  if (modal === 'sendReview') return `${mode}  r redo  m message  n next codon  esc cancel`;
   const tail = ['? help', 'q quit'];
   // While a codon waits for approval its keys come first; codon.next would be refused.
   const shown = bindingsFor(readonly).filter(
@@ -149,6 +157,7 @@ export type Effect =
   | { kind: 'message'; text: string }
   | { kind: 'start'; codonId: string }
   | { kind: 'approve'; codonId: string }
+  | { kind: 'review'; codonId: string; to: ReviewTarget }
   | { kind: 'rollback'; target: RollbackChoice; autoRestart: boolean };
 
 /** The parts of Ink's Key the UI looks at. */
@@ -190,6 +199,9 @@ export type KeyContext = {
 };
 
 export type KeyOutcome = { view: ViewState; effects: Effect[] };
+
+/** The keys of the send-review prompt. */
+const REVIEW_KEYS: Readonly<Record<string, ReviewTarget>> = { r: 'redo', m: 'message', n: 'next' };
 
 const PANE_KEYS: Record<string, PaneId> = Object.fromEntries(PANES.map((p, i) => [String(i + 1), p]));
 // Panes that show the newest at the bottom scroll back with ↑; the others scroll down with ↓.
@@ -249,7 +261,14 @@ export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: Key
   if (modal?.kind === 'codonDetails') {
     if (key.escape || key.return) return to(closed());
     if (input === 'g' && !ctx.readonly) return to(closed(), [{ kind: 'start', codonId: modal.codonId }]);
+    if (input === 'v' && !ctx.readonly)
+      return to({ ...view, modal: { kind: 'sendReview', codonId: modal.codonId } });
     return same();
+  }
+  if (modal?.kind === 'sendReview') {
+    if (key.escape || input === 'v') return to(closed());
+    const to_ = REVIEW_KEYS[input];
+    return to_ ? to(closed(), [{ kind: 'review', codonId: modal.codonId, to: to_ }]) : same();
   }
   if (modal?.kind === 'confirmRollback') {
     if (input === 'y' || input === 'a') {
@@ -282,6 +301,10 @@ export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: Key
     if (input === 'g')
       return view.codonCursor === undefined ? same() : same([{ kind: 'start', codonId: view.codonCursor }]);
     if (input === 'x') return to({ ...view, modal: { kind: 'forceStop', reason: '' } });
+    if (input === 'v')
+      return view.codonCursor === undefined
+        ? same()
+        : to({ ...view, modal: { kind: 'sendReview', codonId: view.codonCursor } });
     if (input === 'm') return to(openMessage(view, ctx.refusedMessage));
     if (input === 'b')
       return to({ ...view, modal: { kind: 'rollbackPicker', cursor: 0 } }, [{ kind: 'checkpoints' }]);

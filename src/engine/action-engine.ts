@@ -21,6 +21,8 @@ export type ActionHost = {
   budgetRefusal: (codonId: string) => string | undefined;
   /** Starts a codon with `said` added to its prompt (a redo's text). */
   startCodon: (codon: RuntimeCodon, said: readonly CarriedMessage[]) => Promise<void>;
+  /** A review comment on the codon's diff, once its end is recorded (review-comment.ts). */
+  comment: ActionEngine['comment'];
 };
 
 type Redo = { text: string | undefined; from: SentinelSender };
@@ -64,6 +66,10 @@ export function actionEngine(h: ActionHost): ActionEngine {
     },
     rollback: (codonId, why, failed) => rollBack(codonId, why, undefined, failed),
     redo: (codonId, why, text, failed, from) => rollBack(codonId, why, { text, from }, failed),
+    comment: (codonId, comment, from, failed) =>
+      h.stopping()
+        ? { ok: false, message: 'the server is shutting down' }
+        : h.comment(codonId, comment, from, failed),
   };
 }
 

@@ -18,11 +18,17 @@ export const CARRY_TYPES: readonly string[] = [
   'codon.message',
   'sentinel.action',
   'sentinel.error',
+  'review.sent',
   'error',
 ];
 
 type Running = { codonId: string; heard: CarriedMessage[]; crashed: boolean };
-type Redo = { codonId: string; sentinelId: string; text: string | undefined };
+type Redo = { codonId: string; from: MessageSender; text: string | undefined };
+
+const sameSender = (a: MessageSender, b: MessageSender) =>
+  a.kind === 'client'
+    ? b.kind === 'client' && a.clientId === b.clientId
+    : b.kind === 'sentinel' && a.sentinelId === b.sentinelId;
 
 const record = (data: unknown): Record<string, unknown> =>
   typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : {};
@@ -46,7 +52,8 @@ function senderOf(value: unknown): MessageSender | undefined {
  *   agent that heard them is gone);
  * - a redo taken (sentinel.action redo, not a dry run) whose codon has not started again since, and
  *   that did not fail (no sentinel.error action-failed of its sentinel after it): its text, from the
- *   sentinel; what the agent heard before it is dropped, as a redo that ran would have dropped it;
+ *   sentinel; what the agent heard before it is dropped, as a redo that ran would have dropped it; a
+ *   review sent to `redo` (review.sent) the same, its text from the client that sent it;
  * - prompt messages journaled for a start that never came (codon.message `prompt` with no
  *   codon.started after it).
  * A codon.started hands the codon its carried texts; a codon.completed of a run no crash ended
@@ -70,12 +77,7 @@ export function carryOver(events: Iterable<CarryEvent>): Map<string, CarriedMess
         if (text === undefined || !from) break;
         if (data.delivery === 'prompt') {
           // A redo's own text, journaled for its new run: it is carried as such from now on.
-          if (
-            redo?.codonId === codonId &&
-            from.kind === 'sentinel' &&
-            from.sentinelId === redo.sentinelId &&
-            text === redo.text
-          )
+          if (redo?.codonId === codonId && sameSender(from, redo.from) && text === redo.text)
             redo = undefined;
           add(codonId, [{ text, from }]);
         } else if (running?.codonId === codonId) running.heard.push({ text, from });
@@ -89,7 +91,14 @@ export function carryOver(events: Iterable<CarryEvent>): Map<string, CarriedMess
       case 'sentinel.action': {
         const sentinelId = str(data.sentinelId);
         if (data.action !== 'redo' || data.dryRun !== false || sentinelId === undefined) break;
-        redo = { codonId, sentinelId, text: str(data.text) };
+        redo = { codonId, from: { kind: 'sentinel', sentinelId }, text: str(data.text) };
+        if (running?.codonId === codonId) running.heard = [];
+        break;
+      }
+      case 'review.sent': {
+        const by = senderOf(data.by);
+        if (data.to !== 'redo' || !by) break;
+        redo = { codonId, from: by, text: str(data.text) };
         if (running?.codonId === codonId) running.heard = [];
         break;
       }
@@ -97,7 +106,8 @@ export function carryOver(events: Iterable<CarryEvent>): Map<string, CarriedMess
         if (
           data.errorType === 'action-failed' &&
           redo?.codonId === codonId &&
-          redo.sentinelId === data.sentinelId
+          redo.from.kind === 'sentinel' &&
+          redo.from.sentinelId === data.sentinelId
         )
           redo = undefined;
         break;
@@ -113,8 +123,7 @@ export function carryOver(events: Iterable<CarryEvent>): Map<string, CarriedMess
   }
   // A run the crash interrupted, not yet marked so: what its agent heard comes first.
   if (running) pending.set(running.codonId, [...running.heard, ...(pending.get(running.codonId) ?? [])]);
-  if (redo?.text !== undefined)
-    add(redo.codonId, [{ text: redo.text, from: { kind: 'sentinel', sentinelId: redo.sentinelId } }]);
+  if (redo?.text !== undefined) add(redo.codonId, [{ text: redo.text, from: redo.from }]);
   for (const [codonId, messages] of pending) if (messages.length === 0) pending.delete(codonId);
   return pending;
 }

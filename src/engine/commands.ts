@@ -9,6 +9,7 @@ import type { CodonLifecycle } from './codon-lifecycle.ts';
 import type { CommandContext, EngineCommand } from './engine.ts';
 import type { DeliveryOutcome } from './message-delivery.ts';
 import { clientStopReason } from './outcome/failure.ts';
+import type { ReviewRoutes } from './review-routes.ts';
 import type { RollbackAdmission } from './rollback-admission.ts';
 import type { RollbackCommand } from './rollback-target.ts';
 import { unknownCodonMessage } from './unknown-codon.ts';
@@ -16,8 +17,11 @@ import { lineageOf, nextCodon, redoCodon } from './what-next.ts';
 
 type CommandMap = { [C in EngineCommand as C['type']]: C };
 type Route<C> = {
-  /** Taken while an automatic retry waits, it cancels the retry (docs/unattended.md#automatic-retries-and-the-fallback-model); a read or a message leaves it. */
-  takesOverRetry: boolean;
+  /**
+   * Taken while an automatic retry waits, it cancels the retry (docs/unattended.md#automatic-retries-and-the-fallback-model); a read or a message leaves it.
+   * A function decides by the command (review.submit takes over only to redo).
+   */
+  takesOverRetry: boolean | ((command: C) => boolean);
   take(command: C, context: CommandContext): void;
 };
 /** One route per command the engine takes; the connection-level ones are the server's (EngineCommand). */
@@ -42,6 +46,8 @@ export type CommandHost = {
   info: (message: string) => Promise<unknown>;
   /** approval.approve in its turn: ends the approval wait, and the run goes on (approval/approval-gate.ts). */
   approve: (command: CommandMap['approval.approve'], context: CommandContext) => Promise<void>;
+  /** review.comment and review.submit (review/review-routes.ts). */
+  review: ReviewRoutes;
 };
 
 const SHUTTING_DOWN = 'the server is shutting down; no new work is taken';
@@ -91,9 +97,15 @@ export function commandTable(h: CommandHost): CommandTable {
         if (!sent.ok) context.fail(sent.code, sent.message);
       },
     },
-    // The engine's side lands in src/engine/review/ (docs/review.md).
-    'review.comment': { takesOverRetry: false, take: (_, context) => notYet(context, 'review.comment') },
-    'review.submit': { takesOverRetry: true, take: (_, context) => notYet(context, 'review.submit') },
+    'review.comment': {
+      takesOverRetry: false,
+      take: (command, context) => h.review.comment(command, context),
+    },
+    // A review's redo is a start, as codon.redo; a message or the next codon's prompt leaves the retry be.
+    'review.submit': {
+      takesOverRetry: (command) => command.data.to === 'redo',
+      take: (command, context) => h.review.submit(command, context),
+    },
     'checkpoint.list': { takesOverRetry: false, take: (command, context) => listRun(h, command, context) },
     'checkpoint.diff': { takesOverRetry: false, take: (command, context) => diff(h, command, context) },
     'rollback.toCheckpoint': rollback,
@@ -124,12 +136,9 @@ function route<T extends keyof CommandMap>(
   takeOverRetry: (command: EngineCommand, context: CommandContext) => CommandContext | 'handled',
 ): void {
   const { takesOverRetry, take } = table[type];
-  const context = takesOverRetry ? takeOverRetry(command, given) : given;
+  const takes = typeof takesOverRetry === 'function' ? takesOverRetry(command) : takesOverRetry;
+  const context = takes ? takeOverRetry(command, given) : given;
   if (context !== 'handled') take(command, context);
-}
-
-function notYet(context: CommandContext, type: string): void {
-  context.fail('NOT_SUPPORTED', `${type} is not available in this build yet`);
 }
 
 function failShutdown(context: CommandContext): Promise<void> {

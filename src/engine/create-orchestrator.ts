@@ -16,6 +16,7 @@ import { createFileWatcher } from '../platform/files/index.ts';
 import { StorageFault } from '../platform/storage/guard.ts';
 import { WatchedPath } from '../platform/storage/identity.ts';
 import { diagnose } from '../platform/storage/probe.ts';
+import { pendingApproval } from './approval/pending-approval.ts';
 import { ArchiveManifest } from './archive.ts';
 import { carryOver, readCarryWindow } from './carry-over.ts';
 import { Checkpointing } from './checkpointing.ts';
@@ -24,6 +25,7 @@ import type { Engine } from './engine.ts';
 import { createIgnoredMarker } from './file-events/ignored-marker.ts';
 import { Orchestrator } from './orchestrator.ts';
 import type { ActionEngine, EngineDeps, SendMessage } from './ports.ts';
+import { journalReviews } from './review/review-journal.ts';
 import { RigDirsLog } from './rig-dirs.ts';
 import type { SentinelRecords } from './sentinel-records.ts';
 import type { SharedLimits } from './usage-limits/limited-agents.ts';
@@ -65,6 +67,8 @@ export type EngineSettings = {
   sandbox?: (codon: RuntimeCodon) => EffectiveSandbox | undefined;
   /** Usage limits shared with other runs on the same credential (`ribosome run --shared-limits`). */
   sharedLimits?: SharedLimits;
+  /** `ribosome run --approve-all`: approval waits end at once (docs/review.md#approval-gates). */
+  approveAll?: boolean;
 };
 
 /**
@@ -186,6 +190,9 @@ export async function createOrchestrator(deps: EngineDeps, settings: EngineSetti
     },
     carryOver: () => carryOver(readCarryWindow(deps.journal)),
     pendingUsageWait: () => pendingUsageWait(deps.journal),
+    pendingApproval: () => pendingApproval(deps.journal),
+    ...(settings.approveAll ? { approveAll: true } : {}),
+    reviews: journalReviews(deps.journal),
     ...(settings.budget ? { budget: settings.budget } : {}),
     ...(settings.sharedLimits ? { sharedLimits: settings.sharedLimits } : {}),
     ...(deps.requestStop ? { requestStop: deps.requestStop } : {}),
@@ -199,6 +206,8 @@ export async function createOrchestrator(deps: EngineDeps, settings: EngineSetti
               rollback: (codonId, why, failed) => started().actions.rollback(codonId, why, failed),
               redo: (codonId, why, text, failed, from) =>
                 started().actions.redo(codonId, why, text, failed, from),
+              comment: (codonId, comment, from, failed) =>
+                started().actions.comment(codonId, comment, from, failed),
             },
             sendMessage: (text, from) => started().sendMessage(text, from),
             spendGate: () => orchestratorRef?.spendGate,

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { AgentAdapters } from '../agents/agent-adapter.ts';
-import type { BudgetLimits, FileNode } from '../core/protocol/index.ts';
+import type { ApprovalWait, BudgetLimits, FileNode } from '../core/protocol/index.ts';
 import type { EventBus } from '../execution/journal/event-bus.ts';
 import type { StateStore } from '../execution/state/state-store.ts';
 import type { ProviderTarget } from '../llm/providers/providers.ts';
@@ -14,6 +14,7 @@ import type { CodonHooks } from './codon-hooks.ts';
 import type { MessageQueueLimits } from './message-queue.ts';
 import type { Atomically } from './recorder.ts';
 import type { InterruptedRollback, LastCodonEvent } from './recovery.ts';
+import type { ReviewReads } from './review/review-journal.ts';
 import type { RigDirsLog } from './rig-dirs.ts';
 import type { SharedLimits } from './usage-limits/limited-agents.ts';
 import type { ResumedWait } from './usage-limits/pending-wait.ts';
@@ -67,6 +68,12 @@ export type OrchestratorOptions = {
   requestStop?: (reason: string) => void;
   /** Usage limits shared with other runs on the same credential (`ribosome run --shared-limits`). */
   sharedLimits?: SharedLimits;
+  /** Review comments and reviews, from the journal (docs/review.md); absent: none. */
+  reviews?: ReviewReads;
   /** A usage-limit wait the journal holds and no later event ended (docs/unattended.md#usage-limits). */
   pendingUsageWait?: () => ResumedWait | undefined;
+  /** An approval wait the journal holds and no later event ended (docs/review.md#approval-gates). */
+  pendingApproval?: () => ApprovalWait | undefined;
+  /** `ribosome run --approve-all`: every approval wait ends at once, journaled (how `auto`). */
+  approveAll?: boolean;
 };

@@ -6,8 +6,11 @@ import { latestRunId, runOf } from '../execution/state/reducer.ts';
 import type { SpendGate } from '../llm/spend/spend-gate.ts';
 import type { RuntimeCodon } from '../plan/index.ts';
 import { actionEngine } from './action-engine.ts';
+import { ApprovalGate } from './approval/approval-gate.ts';
+import { holdsRun, waitingMessage, waysOut } from './approval/rules.ts';
 import { BudgetKeeper } from './budget-keeper.ts';
 import type { CarriedMessage } from './carry-over.ts';
+import { lineageEntries } from './checkpoint-list.ts';
 import { noHooks } from './codon-hooks.ts';
 import { CodonLifecycle } from './codon-lifecycle.ts';
 import { CodonSteps } from './codon-steps.ts';
@@ -23,10 +26,13 @@ import {
   stopping,
 } from './orchestrator-phase.ts';
 import type { CodonOutcome } from './outcome/failure.ts';
-import type { ActionEngine } from './ports.ts';
+import type { ActionEngine, ActionResult, SentinelComment, SentinelSender } from './ports.ts';
 import { Recorder } from './recorder.ts';
 import { firstAttempt, type NextAttempt, showsAttempts } from './retries/retry-policy.ts';
 import { Retrying } from './retrying.ts';
+import { noReviews, type ReviewReads } from './review/review-journal.ts';
+import { makeComment } from './review-comment.ts';
+import { commentDeps, reviewRoutes } from './review-routes.ts';
 import type { RestoreDeps } from './rollback.ts';
 import { RollbackAdmission } from './rollback-admission.ts';
 import { Rollbacks } from './rollbacks.ts';
@@ -35,7 +41,7 @@ import { type SentinelRecords, sentinelRecords } from './sentinel-records.ts';
 import { buildSnapshot } from './snapshot.ts';
 import { beginRun, incompleteCodon, recoverAtStartup } from './startup-recovery.ts';
 import { LimitedAgents } from './usage-limits/limited-agents.ts';
-import { decide, type IdleReason, idleEvent, lineageOf, type Trigger } from './what-next.ts';
+import { decide, type EndStatus, type IdleReason, idleEvent, lineageOf, type Trigger } from './what-next.ts';
 
 /**
  * The engine: one serialized queue takes the server's start, every command and every codon's end,
@@ -56,6 +62,8 @@ export class Orchestrator implements Engine {
   readonly #retries: Retrying;
   /** What is known of the agents' usage limits (docs/unattended.md#usage-limits). */
   readonly #limits: LimitedAgents;
+  /** The approval wait, if a codon holds the run (docs/review.md#approval-gates). */
+  readonly #approval: ApprovalGate<CommandContext>;
   readonly #admission = new RollbackAdmission(() => rollingBack(this.#phase));
   readonly #rollbacks: Rollbacks;
   readonly #commands: CommandTable;
@@ -68,6 +76,8 @@ export class Orchestrator implements Engine {
   #pendingRun: string | undefined;
   /** Texts a crash kept from an agent (or a redo it interrupted), by codon: its next start's prompt takes them. */
   #carried = new Map<string, CarriedMessage[]>();
+  /** Review comments and reviews in the journal (docs/review.md). */
+  readonly #reviews: ReviewReads;
   /** The engine's stop and rollback paths, as sentinel actions call them. */
   readonly actions: ActionEngine;
   /** What sentinels record in the run's state (their costs, their load and unload). */
@@ -77,6 +87,7 @@ export class Orchestrator implements Engine {
     this.#o = options;
     mkdirSync(options.agentStateDir, { recursive: true });
     this.#log = options.logger.child({ component: 'engine' });
+    this.#reviews = options.reviews ?? noReviews;
     this.#recorder = new Recorder({
       bus: options.bus,
       state: options.state,
@@ -139,6 +150,13 @@ export class Orchestrator implements Engine {
           }
         : {}),
     });
+    this.#approval = new ApprovalGate({
+      publish: (type, data) => this.#publish(type, data),
+      enqueue: (task, context) => this.#enqueue(task, context),
+      goOn: () => this.#proceed({ kind: 'codon-ended', status: 'completed', autostart: options.autostart }),
+      idle: () => this.#idle('codon-completed'),
+      approveAll: options.approveAll === true,
+    });
     this.#rollbacks = new Rollbacks({
       ...shared,
       planName: options.plan.name,
@@ -166,7 +184,22 @@ export class Orchestrator implements Engine {
       rollbackTurn: (command, context) => this.#rollbacks.commandTurn(command, context),
       sendMessage: (text, from) => this.sendMessage(text, from),
       info: (message) => this.#publish('info', { message }),
-      approve: async (_command, context) => context.fail('NOTHING_TO_APPROVE', 'no codon waits for approval'),
+      approve: (command, context) => this.#approval.approve(command.data, context),
+      review: reviewRoutes({
+        ...shared,
+        plan: options.plan,
+        state: () => this.#state,
+        lifecycle: this.#lifecycle,
+        checkpoints: options.checkpoints,
+        reviews: this.#reviews,
+        logger: this.#log,
+        enqueue: (task, context) => this.#enqueue(task, context),
+        publish: (type, data) => this.#publish(type, data),
+        sendMessage: (text, from) => this.sendMessage(text, from),
+        rollBackToStart: (codonId) => this.#rollbacks.toStart(codonId, 'client'),
+        startCodon: (codon, said) => this.#startCodon(codon, false, undefined, said),
+        idle: (reason, refused) => this.#idle(reason, refused),
+      }),
     });
     this.actions = actionEngine({
       ...shared,
@@ -177,7 +210,33 @@ export class Orchestrator implements Engine {
       idle: (reason, refused) => this.#idle(reason, refused),
       codon: (codonId) => this.#codons.find((c) => c.id === codonId),
       startCodon: (codon, said) => this.#startCodon(codon, false, undefined, said),
+      comment: (codonId, comment, from, failed) => this.#sentinelComment(codonId, comment, from, failed),
     });
+  }
+
+  /**
+   * A sentinel's comment: on the codon's diff from its start to its end checkpoint, so on a running
+   * codon once its end is recorded (a running codon has no end checkpoint to quote from).
+   */
+  #sentinelComment(
+    codonId: string,
+    comment: SentinelComment,
+    from: SentinelSender,
+    failed: (message: string) => void,
+  ): ActionResult {
+    const ended = this.#lifecycle.active?.id === codonId ? this.#finished : Promise.resolve();
+    const deps = commentDeps({
+      plan: this.#o.plan,
+      state: () => this.#state,
+      checkpoints: this.#o.checkpoints,
+      lifecycle: this.#lifecycle,
+      publish: (type, data) => this.#publish(type, data),
+    });
+    ended
+      .then(() => makeComment(deps, { codonId, ...comment }, from))
+      .then((made) => (made.ok ? undefined : failed(`${made.error.code}: ${made.error.message}`)))
+      .catch((error: unknown) => failed((error as Error).message));
+    return { ok: true };
   }
 
   /** The one place the phase changes; each change is logged. */
@@ -247,13 +306,21 @@ export class Orchestrator implements Engine {
     const wait = this.#o.pendingUsageWait?.();
     const waiting = wait ? this.#codons.find((c) => c.id === wait.codonId) : undefined;
     if (wait && waiting) await this.#retries.resumeWait(waiting, wait);
+    // The codon waiting for approval is still the last one ended, and ended well (the recovery kept it).
+    const approval = this.#o.pendingApproval?.();
+    const last = lineageOf(this.#state).endings.at(-1);
+    if (approval && last?.codonId === approval.codonId && last.status === 'completed')
+      await this.#approval.resume(approval);
     await this.#snapshot();
     // Its own task: the server announces it listens once the run has begun, not after rig setup.
     this.#enqueue(() => this.#proceed({ kind: 'startup', autostart: this.#o.autostart }));
   }
 
   handle(command: EngineCommand, context: CommandContext): void {
-    dispatch(this.#commands, command, context, (taken, given) => this.#retries.takeOver(taken, given));
+    // An approval wait first: it refuses what may not start, or ends and lets the command go on.
+    const gated = this.#approval.takeOver(command, context);
+    if (gated === 'handled') return;
+    dispatch(this.#commands, command, gated, (taken, given) => this.#retries.takeOver(taken, given));
   }
 
   /** Hands `text` to the running codon's agent (message-delivery.ts): clients and sentinels send through here. */
@@ -274,6 +341,7 @@ export class Orchestrator implements Engine {
     this.#change({ kind: 'stop', reason });
     this.#budgets.close();
     const cancelled = this.#retries.cancel();
+    const approval = this.#approval.wait;
     // A codon in rig setup holds the queue: stop its command first.
     if (this.#lifecycle.preparing)
       await this.#lifecycle.stopActive('forceStop', `by the server's shutdown (${reason})`);
@@ -285,6 +353,10 @@ export class Orchestrator implements Engine {
         message: cancelled.usage
           ? `the server stops (${reason}) during the usage-limit wait before codon ${cancelled.codon.id}: a server started again waits until ${new Date(cancelled.usage.until).toISOString()}`
           : `the retry of codon ${cancelled.codon.id} (attempt ${cancelled.next.attempt} of ${cancelled.next.maxAttempts}) is cancelled by the server's shutdown (${reason})`,
+      });
+    if (approval && !this.#recorder.halted)
+      await this.#publish('info', {
+        message: `the server stops (${reason}) while codon ${approval.codonId} waits for approval: a server started again waits again`,
       });
     const active = this.#lifecycle.active;
     if (active) {
@@ -315,6 +387,9 @@ export class Orchestrator implements Engine {
   async #proceed(trigger: Trigger): Promise<void> {
     // A client may have started a codon before startup's turn came: the decision is then taken.
     if (stopping(this.#phase) || this.#lifecycle.active || this.#retries.pending) return;
+    // A codon waits for approval: nothing starts by itself until a person ends the wait.
+    if (this.#approval.wait)
+      return void (await this.#idle(trigger.kind === 'startup' ? 'startup' : 'codon-completed'));
     const decision = decide(trigger, this.#codons, lineageOf(this.#state));
     if (!('start' in decision)) return void (await this.#idle(decision.idle));
     // An exhausted budget holds the run: only a person (with a higher limit) moves it on.
@@ -351,9 +426,17 @@ export class Orchestrator implements Engine {
       );
       return;
     }
+    // Whatever started it, a codon that starts ends any approval wait (the journal's codon.started says so).
+    this.#approval.started();
     await this.#beginPendingRun();
     const runId = this.#runId();
-    const texts = [...(this.#carried.get(planned.id) ?? []), ...said];
+    // A review sent to the next codon: whatever starts one (not an automatic retry of the same attempt's codon).
+    const reviews = attempt === undefined ? this.#reviews.pendingNext() : [];
+    const texts = [
+      ...(this.#carried.get(planned.id) ?? []),
+      ...reviews.map((r) => ({ text: r.text, from: r.by })),
+      ...said,
+    ];
     this.#carried.delete(planned.id);
     for (const { text, from } of texts)
       await this.#publish('codon.message', { codonId: planned.id, text, from, delivery: 'prompt' });
@@ -374,7 +457,7 @@ export class Orchestrator implements Engine {
           const status = await this.#lifecycle.finish(codon, runId, outcome);
           const followUp = this.#admission.takeHeld(codon.id);
           if (followUp) await followUp.run();
-          else await this.#retries.afterCodon(codon, runId, status, next, outcome);
+          else await this.#afterCodon(codon, runId, status, next, outcome);
         } finally {
           this.#admission.takeHeld(codon.id)?.drop("the codon's end could not be recorded");
           recorded();
@@ -388,7 +471,31 @@ export class Orchestrator implements Engine {
     if (began === 'running') return;
     this.#budgets.end(codon.id);
     recorded();
-    await this.#retries.afterCodon(codon, runId, began, next, undefined);
+    await this.#afterCodon(codon, runId, began, next, undefined);
+  }
+
+  /**
+   * After a codon's end was recorded: a codon with approval: required that ended well holds the run
+   * (docs/review.md#approval-gates); then its retries, or the decision of what runs next.
+   */
+  async #afterCodon(
+    codon: RuntimeCodon,
+    runId: string,
+    status: EndStatus,
+    attempt: NextAttempt,
+    outcome: CodonOutcome | undefined,
+  ): Promise<void> {
+    const planned = this.#codons.find((c) => c.id === codon.id) ?? codon;
+    if (holdsRun(planned, status) && !stopping(this.#phase) && !this.#recorder.halted)
+      await this.#approval.begin(planned, this.#endCheckpoint(codon.id, runId));
+    await this.#retries.afterCodon(codon, runId, status, attempt, outcome);
+  }
+
+  /** The checkpoint a codon ended at in the run's lineage (what an approval approves). */
+  #endCheckpoint(codonId: string, runId: string): string | undefined {
+    return lineageEntries(this.#state, runId).findLast(
+      (e) => e.info?.codonId === codonId && e.info.checkpointType === 'completed',
+    )?.sha;
   }
 
   /** The run this server did not begin at its start, begun now that a codon starts (unless a rollback began one). */
@@ -405,11 +512,20 @@ export class Orchestrator implements Engine {
   // --- publishing ---------------------------------------------------------------------------------------
 
   /**
-   * Idles for `reason`. An exhausted budget that refuses what would start next (`refused`, else what
+   * Idles for `reason`. An approval wait holds the run (`heldBy: approval`, what waits and the ways
+   * out). An exhausted budget that refuses what would start next (`refused`, else what
    * codon.next names) is said in the message and in `heldBy`: the run cannot go on by itself.
    */
   #idle(reason: IdleReason, refused?: string): Promise<unknown> {
     const idle = idleEvent(reason, this.#o.plan, lineageOf(this.#state));
+    const approval = this.#approval.wait;
+    if (approval)
+      return this.#publish('server.idle', {
+        ...idle,
+        message: `${waitingMessage(approval)}; ${waysOut(approval.codonId)}`,
+        heldBy: 'approval',
+        approval,
+      });
     if (idle.nextCodonId === undefined) this.#budgets.settle();
     const held =
       refused ?? (idle.nextCodonId === undefined ? undefined : this.#budgets.refusal(idle.nextCodonId));
@@ -428,6 +544,7 @@ export class Orchestrator implements Engine {
         now: Date.now(),
         budgets: this.#budgets.status(),
         usageLimitWait: this.#retries.usageWait,
+        approvalWait: this.#approval.wait,
       }),
     ).catch((error: unknown) => this.#log.error({ err: error }, 'snapshot failed'));
   }

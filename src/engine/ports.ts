@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { Logger } from 'pino';
-import type { MessageSender } from '../core/protocol/index.ts';
+import type { MessageSender, ReviewLines, ReviewSide } from '../core/protocol/index.ts';
 import type { EventBus } from '../execution/journal/event-bus.ts';
 import type { SqliteJournal } from '../execution/journal/sqlite-journal.ts';
 import type { ExecutionLayout } from '../execution/layout/layout.ts';
@@ -55,4 +55,18 @@ export interface ActionEngine {
     failed: (message: string) => void,
     from: SentinelSender,
   ): ActionResult;
+  /**
+   * A review comment on the codon's diff (docs/review.md), from its start to its end checkpoint: a
+   * running codon is commented on once its end is recorded. Taken at once; a comment its diff
+   * refuses (lines it does not have) is handed to `failed`.
+   */
+  comment(
+    codonId: string,
+    comment: SentinelComment,
+    from: SentinelSender,
+    failed: (message: string) => void,
+  ): ActionResult;
 }
+
+/** What a sentinel's comment says, and where. */
+export type SentinelComment = { file: string; lines: ReviewLines; side: ReviewSide; text: string };

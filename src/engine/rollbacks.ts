@@ -74,11 +74,11 @@ export class Rollbacks {
     await h.proceed({ kind: 'rollback', autoRestart: command.data.autoRestart });
   }
 
-  /** A sentinel's: back to codon `codonId`'s start (a new run, as rollback.toCodon start). */
-  toStart(codonId: string): Promise<Moved> {
-    return this.#rollingBack('sentinel', () =>
+  /** A sentinel's (or a review's redo): back to codon `codonId`'s start (a new run, as rollback.toCodon start). */
+  toStart(codonId: string, by: RollbackBy = 'sentinel'): Promise<Moved> {
+    return this.#rollingBack(by, () =>
       this.#rollbackTo({
-        id: `sentinel-${codonId}`,
+        id: `${by === 'client' ? 'review' : by}-${codonId}`,
         type: 'rollback.toCodon',
         data: { codonId, checkpointType: 'start', autoRestart: false },
       }),

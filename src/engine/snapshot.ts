@@ -1,4 +1,5 @@
 import type {
+  ApprovalWait,
   BudgetStatus,
   CodonExecution,
   EventInput,
@@ -49,6 +50,8 @@ export function buildSnapshot(
     budgets?: BudgetStatus[] | undefined;
     /** The usage-limit wait in progress (docs/unattended.md#usage-limits). */
     usageLimitWait?: UsageLimitWait | undefined;
+    /** The approval wait in progress (docs/review.md#approval-gates). */
+    approvalWait?: ApprovalWait | undefined;
   },
 ): EventInput<'state.snapshot'> {
   const executions = lineageExecutions(state);
@@ -74,6 +77,7 @@ export function buildSnapshot(
     ...(state.totalCostEstimated ? { totalCostEstimated: true as const } : {}),
     totalTime,
     ...(options.usageLimitWait ? { usageLimitWait: options.usageLimitWait } : {}),
+    ...(options.approvalWait ? { approvalWait: options.approvalWait } : {}),
     isRollingBack: options.isRollingBack,
     ...(options.budgets ? { budgets: options.budgets } : {}),
   };

@@ -58,6 +58,7 @@ export function buildLoadedPlan(input: BuildInput): LoadedPlan {
         cwd: normalizeInside(gate.cwd) ?? '.',
       })),
       ...(codon.onVerifyFailure === undefined ? {} : { onVerifyFailure: codon.onVerifyFailure }),
+      approval: codon.approval ?? raw.approval ?? 'none',
       ...(systemPrompt === undefined ? {} : { systemPrompt }),
       ...(appendSystemPrompt === undefined ? {} : { appendSystemPrompt }),
       sandbox: declaredSandbox(raw.sandbox, codon.sandbox),

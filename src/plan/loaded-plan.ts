@@ -5,7 +5,7 @@ import { Continuation, Plan } from './plan-schema.ts';
 import { Agent, Id, Provider } from './primitives.ts';
 import { DeclaredSandbox } from './sandbox-resolve.ts';
 import { SentinelDefinition } from './sentinel-schema.ts';
-import { Budget, Notify, OnFailure, OnVerifyFailure } from './unattended-schema.ts';
+import { Approval, Budget, Notify, OnFailure, OnVerifyFailure } from './unattended-schema.ts';
 import { UsageLimitPolicy, usageLimitPolicy } from './usage-limit-schema.ts';
 
 /**
@@ -132,6 +132,9 @@ export const RuntimeCodon = z.object({
     .describe('Effective: the codon stallTimeoutMs, else defaults.stallTimeoutMs.'),
   verify: z.array(ResolvedGate).describe('Verification gates, in order; empty when none.'),
   onVerifyFailure: OnVerifyFailure.optional(),
+  approval: Approval.default('none').describe(
+    'Effective: the codon approval, else the plan one, else none (docs/review.md#approval-gates).',
+  ),
   systemPrompt: z.string().optional().describe('Effective: the codon systemPrompt, else the plan one.'),
   appendSystemPrompt: z
     .string()

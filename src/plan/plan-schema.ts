@@ -18,6 +18,7 @@ import {
 import { SandboxSetting } from './sandbox-schema.ts';
 import { CodonSentinelRef, NamedSentinel } from './sentinel-schema.ts';
 import {
+  Approval,
   Budget,
   DEFAULT_STALL_TIMEOUT_MS,
   FallbackModel,
@@ -154,6 +155,9 @@ export const Codon = z
       .optional()
       .describe('Checks run in order after the agent ends well; the codon succeeds only when all pass.'),
     onVerifyFailure: OnVerifyFailure.optional(),
+    approval: Approval.optional().describe(
+      'required: once this codon ends well (its verify gates passed), the run waits for a person to approve it, request changes or roll back (docs/review.md#approval-gates). Default: the plan approval, else none.',
+    ),
     systemPrompt: SystemPrompt.optional().describe(
       "Replaces the agent's own system prompt for this codon. Default: the plan systemPrompt.",
     ),
@@ -270,6 +274,9 @@ export const Plan = z
       'Limits of the whole run (since the server started); --max-cost and --max-time override them.',
     ),
     onFailure: OnFailure.optional().describe('What happens when a codon fails. Default: wait for a person.'),
+    approval: Approval.optional().describe(
+      'Approval of every codon without one of its own: required makes the run wait for a person after each codon that ends well (docs/review.md#approval-gates). Default none.',
+    ),
     fallbackModel: FallbackModel.optional(),
     onUsageLimit: OnUsageLimit.optional().describe(
       "What happens when an agent reaches a usage limit (a subscription's window, a quota): wait for the reset (default), fail, or hand the codon to a fallbackAgent (docs/unattended.md#usage-limits).",

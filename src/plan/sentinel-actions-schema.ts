@@ -93,6 +93,29 @@ export const SentinelAction = z
       .describe(
         'Stops the codon, rolls back to its start and runs it again with the rendered text added to its prompt.',
       ),
+    z
+      .strictObject({
+        when: ActionWhen,
+        do: z.literal('comment'),
+        file: z
+          .string()
+          .min(1)
+          .max(4096)
+          .describe('The file commented on, relative to the agent root, as checkpoint.diff names it.'),
+        lines: z
+          .strictObject({ start: z.number().int().min(1), end: z.number().int().min(1) })
+          .refine((l) => l.end >= l.start, 'lines.end must not be before lines.start')
+          .describe('The lines commented on, 1-based and inclusive, of `side` of the file.'),
+        side: z
+          .enum(['new', 'old'])
+          .default('new')
+          .describe('`new`: the file after the change (the default); `old`: the file before it.'),
+        text: Text.describe('Template rendered with the output: the comment (same variables as message).'),
+        after: After,
+      })
+      .describe(
+        "Comments on lines of the codon's diff (review.comment, docs/review.md), from its start to its end checkpoint: a codon still running is commented on once it has ended.",
+      ),
   ])
   .describe('One thing the sentinel does when its output says so.')
   .meta({ id: 'SentinelAction' });

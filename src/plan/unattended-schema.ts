@@ -140,8 +140,28 @@ export const OnVerifyFailure = z
   .describe('What happens when a verification gate fails.');
 export type OnVerifyFailure = z.infer<typeof OnVerifyFailure>;
 
+/**
+ * Whether a person must approve a codon before the run goes on (docs/review.md#approval-gates): after
+ * it ends well (its gates passed) the run waits until a client in control mode approves, requests
+ * changes or rolls back.
+ */
+export const Approval = z
+  .enum(['required', 'none'])
+  .describe(
+    'required: once the codon ends well (its verify gates passed), the run waits for a person to approve it (or request changes, or roll back) before anything else starts. none (default): the run goes on by itself.',
+  );
+export type Approval = z.infer<typeof Approval>;
+
 export const NotifyEvent = z
-  .enum(['run-completed', 'run-failed', 'codon-failed', 'budget-exceeded', 'stalled', 'usage-limit'])
+  .enum([
+    'run-completed',
+    'run-failed',
+    'codon-failed',
+    'budget-exceeded',
+    'stalled',
+    'usage-limit',
+    'approval-needed',
+  ])
   .describe('When a notification is sent.');
 export type NotifyEvent = z.infer<typeof NotifyEvent>;
 
@@ -169,7 +189,15 @@ export const NotifyTarget = z
     on: z
       .array(NotifyEvent)
       .min(1)
-      .default(['run-completed', 'run-failed', 'codon-failed', 'budget-exceeded', 'stalled', 'usage-limit'])
+      .default([
+        'run-completed',
+        'run-failed',
+        'codon-failed',
+        'budget-exceeded',
+        'stalled',
+        'usage-limit',
+        'approval-needed',
+      ])
       .describe('Which events are sent. Default all.'),
   })
   .describe('A webhook told about the run.');

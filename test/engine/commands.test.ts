@@ -13,6 +13,10 @@ const COMMANDS = [
   { type: 'codon.skip' },
   { type: 'codon.forceStop', data: { reason: 'enough' } },
   { type: 'codon.message', data: { text: 'hello' } },
+  { type: 'review.comment', data: { codonId: 'one', file: 'a', lines: { start: 1, end: 1 }, text: 'x' } },
+  { type: 'review.submit', data: { codonId: 'one', to: 'redo' } },
+  { type: 'review.submit', data: { codonId: 'one', to: 'message' } },
+  { type: 'review.submit', data: { codonId: 'one', to: 'next' } },
   { type: 'checkpoint.list' },
   { type: 'checkpoint.diff', data: { from: 'abcd', to: 'abce' } },
   { type: 'rollback.toCheckpoint', data: { checkpointSha: 'abcd' } },
@@ -43,6 +47,7 @@ function world(options: { preparing?: boolean; stopping?: boolean } = {}) {
     sendMessage: () => ({ ok: false, code: 'NO_CODON_RUNNING', message: 'no agent' }),
     info: async () => {},
     approve: async () => {},
+    review: { comment: () => {}, submit: () => {} },
   };
   const context: CommandContext = {
     clientId: 'x',
@@ -54,7 +59,7 @@ function world(options: { preparing?: boolean; stopping?: boolean } = {}) {
 }
 
 describe('the command table', () => {
-  it('every command but a message and the reads takes over a waiting retry (docs/unattended.md#automatic-retries-and-the-fallback-model)', () => {
+  it('every command but a message, a comment, a review not to redo and the reads takes over a waiting retry (docs/unattended.md#automatic-retries-and-the-fallback-model)', () => {
     const { table, context } = world();
     const tookOver: string[] = [];
     for (const command of COMMANDS)
@@ -62,11 +67,10 @@ describe('the command table', () => {
         tookOver.push(taken.type);
         return given;
       });
-    expect(tookOver).toEqual(
-      COMMANDS.map((c) => c.type).filter(
-        (t) => t !== 'codon.message' && t !== 'checkpoint.list' && t !== 'checkpoint.diff',
-      ),
-    );
+    const leaves = (c: EngineCommand) =>
+      ['codon.message', 'review.comment', 'checkpoint.list', 'checkpoint.diff'].includes(c.type) ||
+      (c.type === 'review.submit' && c.data.to !== 'redo');
+    expect(tookOver).toEqual(COMMANDS.filter((c) => !leaves(c)).map((c) => c.type));
   });
 
   it('a rollback is under way from the moment it is taken, before its turn', () => {

@@ -23,6 +23,7 @@ describe('loadPlan on the examples', () => {
     });
     expect(plan.codons).toEqual([
       {
+        approval: 'none',
         id: 'write-hello',
         codonId: 'write-hello',
         index: 0,

@@ -68,7 +68,7 @@ describe('sentinel actions in a plan', () => {
       ),
     );
     expect(only(problems, 'INVALID_VALUE', 'sentinels.s.actions[0].do').hint).toBe(
-      'Use one of: message, halt, rollback, redo.',
+      'Use one of: message, halt, rollback, redo, comment.',
     );
     only(problems, 'MISSING_FIELD', 'sentinels.s.actions[1].text');
     only(problems, 'INVALID_REGEX', 'sentinels.s.actions[2].when.regex');

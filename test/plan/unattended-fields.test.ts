@@ -437,3 +437,31 @@ describe('a word or an object', () => {
     ]);
   });
 });
+
+describe('approval', () => {
+  it('a codon over the plan, the plan over none; in loops each iteration', async () => {
+    const plan = await loadedPlan(
+      yaml(
+        'name: x',
+        'approval: required',
+        'codons:',
+        '  - { id: a, prompt: go }',
+        '  - { id: b, prompt: go, approval: none }',
+        '  - loop: { id: l, iterations: 2, codons: [{ id: c, prompt: go }] }',
+      ),
+    );
+    expect(plan.codons.map((c) => [c.id, c.approval])).toEqual([
+      ['a', 'required'],
+      ['b', 'none'],
+      ['c#0', 'required'],
+      ['c#1', 'required'],
+    ]);
+    expect((await loadedPlan(codon())).codons[0]?.approval).toBe('none');
+  });
+
+  it('a value other than required or none, at its field, with the word meant', async () => {
+    const problems = await problemsOf(codon('    approval: requird'));
+    expect(only(problems, 'INVALID_VALUE', 'codons[0].approval').hint).toContain('"required"');
+    only(await problemsOf(yaml('name: x', 'approval: yes', 'codons: []')), 'INVALID_VALUE', 'approval');
+  });
+});

@@ -15,6 +15,7 @@ import {
   oneLine as shownOnOneLine,
 } from '../model/format.ts';
 import { messageLine } from '../model/store/messages.ts';
+import { commentLine, reviewSentLine } from '../model/store/reviews.ts';
 import { readTransition } from '../model/store/transition-data.ts';
 import { failureKind, usageWaitEndedText, usageWaitRecord } from '../model/usage-wait.ts';
 import { endedCallLine, waitingCalls } from './waiting-calls.ts';
@@ -33,9 +34,10 @@ type EndedBy = 'skipped' | 'stopped';
  * (its sentinel's `sentinel.action` redo said it), or a message a crash carried over from the
  * interrupted run.
  */
-type PromptSource = 'redo' | 'crash';
+type PromptSource = 'redo' | 'review' | 'crash';
 const PROMPT_NOTES: Record<PromptSource, string> = {
   redo: "with the redo's prompt",
+  review: 'the review, in its prompt',
   crash: 'in its prompt, carried over from the crashed run',
 };
 
@@ -110,6 +112,11 @@ function eventLine(
     }
     case 'usageLimit.ended':
       return `~ ${usageWaitEndedText(e.data)}`;
+    // A person's turn: the run waits for them, then goes on as they said.
+    case 'approval.waiting':
+      return `? ${oneLine(e.data.message)}`;
+    case 'approval.ended':
+      return `? ${oneLine(e.data.message)}${e.data.note ? `: ${oneLine(e.data.note)}` : ''}`;
     case 'server.idle':
       return `= ${e.data.message}`;
     case 'error':
@@ -117,6 +124,10 @@ function eventLine(
       return `! [${e.data.severity ?? 'error'}] ${oneLine(e.data.message, Number.POSITIVE_INFINITY)}`;
     case 'info':
       return `  ${oneLine(e.data.message)}`;
+    case 'review.comment':
+      return `    ${commentLine(e.data, 'record')}`;
+    case 'review.sent':
+      return `    ${reviewSentLine(e.data, 'record')}`;
     case 'sentinel.output':
       return `    [${e.data.sentinelId}] ${oneLine(typeof e.data.content === 'string' ? e.data.content : JSON.stringify(e.data.content))}`;
     case 'sentinel.action': {
@@ -156,6 +167,8 @@ export function consoleView(): (e: ServerEvent) => string | undefined {
   let estimateSaid = false;
   /** The texts of redos announced (not dry runs) and not yet in their codon's prompt: codon, sentinel, text. */
   const redos = new Set<string>();
+  /** The texts of reviews sent to a redo or the next codon and not yet in a prompt. */
+  const reviews = new Set<string>();
   const redoKey = (codonId: string, sentinelId: string, text: string) =>
     JSON.stringify([codonId, sentinelId, text]);
   const calls = waitingCalls();
@@ -180,10 +193,15 @@ export function consoleView(): (e: ServerEvent) => string | undefined {
         redos.add(redoKey(e.data.codonId, e.data.sentinelId, e.data.text));
       return describeEvent(e);
     }
+    // A review sent to a redo or the next codon: the codon.message prompt carrying it says so.
+    if (e.type === 'review.sent') {
+      if (e.data.to !== 'message') reviews.add(e.data.text);
+      return describeEvent(e);
+    }
     if (e.type === 'codon.message' && e.data.delivery === 'prompt') {
       const { from } = e.data;
       const key = from.kind === 'sentinel' ? redoKey(e.data.codonId, from.sentinelId, e.data.text) : '';
-      const source = redos.delete(key) ? 'redo' : 'crash';
+      const source = redos.delete(key) ? 'redo' : reviews.delete(e.data.text) ? 'review' : 'crash';
       return describeEvent(e, undefined, source);
     }
     if (e.type === 'state.transition') {
@@ -201,6 +219,17 @@ export function consoleView(): (e: ServerEvent) => string | undefined {
     if (note) estimateSaid = true;
     return endingCalls(e.data.codonId, describeEvent(e, ended, undefined, note));
   };
+}
+
+/**
+ * What an unprinted console view says of an approval wait (pure): its start and end as they happen,
+ * and a restarted server's held idle when no approval.waiting said that wait yet (`said`: its since).
+ */
+export function approvalNotice(e: ServerEvent, said: string | undefined): string | undefined {
+  if (e.type === 'approval.waiting' || e.type === 'approval.ended') return e.data.message;
+  if (e.type === 'server.idle' && e.data.heldBy === 'approval' && e.data.approval?.since !== said)
+    return e.data.message;
+  return undefined;
 }
 
 /**
@@ -250,7 +279,8 @@ export async function watchUntilDone(
     token?: string | undefined;
     /**
      * Unprinted (headless), what still deserves a line as it happens: a usage-limit wait's start and
-     * end (hours with nothing else said, docs/unattended.md#usage-limits).
+     * end (hours with nothing else said, docs/unattended.md#usage-limits), an approval wait's
+     * (docs/review.md#approval-gates; a restarted server's says so in its held idle).
      */
     notice?: (line: string) => void;
   },
@@ -268,6 +298,8 @@ export async function watchUntilDone(
   let unwritten: UnwrittenCheckpoint | undefined;
   /** A usage-limit wait in progress: the codon that failed starts again, so the run is not over. */
   let waiting = false;
+  /** The approval wait said last (its `since`): a restarted server's held idle repeats it. */
+  let approvalSaid: string | undefined;
   let done = false;
   const describe = consoleView();
   let live = false;
@@ -277,6 +309,12 @@ export async function watchUntilDone(
       if (line) write(line);
     } else if (live && (e.type === 'usageLimit.waiting' || e.type === 'usageLimit.ended'))
       options.notice?.(e.data.message);
+    else if (live) {
+      const said = approvalNotice(e, approvalSaid);
+      if (said) options.notice?.(said);
+    }
+    if (e.type === 'approval.waiting') approvalSaid = e.data.since;
+    if (e.type === 'server.idle' && e.data.approval) approvalSaid = e.data.approval.since;
     if (e.type === 'codon.started' && unwritten?.codonId === e.data.codonId) unwritten = undefined;
     if (e.type === 'usageLimit.waiting') waiting = true;
     if (e.type === 'usageLimit.ended' || e.type === 'codon.started') waiting = false;

@@ -56,7 +56,11 @@ export function runOptions(command: Command, help: { execution?: string } = {}):
     )
     .option(
       '--exit-when-done',
-      'stop once the plan has run (exit 0) or a codon failed or was stopped (exit 1)',
+      'stop once the plan has run (exit 0) or a codon failed or was stopped (exit 1); a codon waiting for approval is waited for',
+    )
+    .option(
+      '--approve-all',
+      'approve every codon with approval: required at once (for tests and CI; the journal still shows each gate)',
     )
     .option('--model <id>', "the plan's model: every codon without a model of its own uses it")
     .option('--agent <name>', "the plan's agent: every codon without an agent of its own uses it")

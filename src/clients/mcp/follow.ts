@@ -83,7 +83,8 @@ export function collect(client: RibosomeClient, seen: (event: ServerEvent) => vo
 
 /**
  * What a progress notification says of an event, or undefined for events it leaves out: a codon's
- * start and end (with the codons done, as the status counts them), a rollback, the server idling. Pure.
+ * start and end (with the codons done, as the status counts them), a rollback, an approval wait's
+ * start and end, the server idling. Pure.
  */
 export function newsOf(
   event: ServerEvent,
@@ -107,6 +108,9 @@ export function newsOf(
       return `codon ${usageWaitRecord(event.data, Date.parse(event.timestamp))}`;
     case 'usageLimit.ended':
       return usageWaitEndedText(event.data);
+    case 'approval.waiting':
+    case 'approval.ended':
+      return event.data.message;
     default:
       return undefined;
   }

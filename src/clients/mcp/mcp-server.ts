@@ -5,6 +5,7 @@ import { registerDiffTool } from './tools/codon-diff.ts';
 import { registerExportTool } from './tools/export.ts';
 import { registerHistoryTools } from './tools/history.ts';
 import { registerReadingTools } from './tools/reading.ts';
+import { registerReviewTools } from './tools/review.ts';
 import { registerStartTool } from './tools/start-plan.ts';
 import { registerSteeringTools } from './tools/steering.ts';
 import { registerWaitTool } from './tools/wait.ts';
@@ -34,6 +35,7 @@ export function createMcpServer(context: McpContext): McpServer {
   registerStartTool(server, context);
   registerSteeringTools(server, context);
   registerHistoryTools(server, context);
+  registerReviewTools(server, context);
   registerExportTool(server, context);
   return server;
 }

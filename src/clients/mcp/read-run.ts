@@ -3,6 +3,7 @@ import { parseServerEvent, type ServerEvent } from '../../core/protocol/index.ts
 import { executionsIn } from '../../execution/layout/executions-in.ts';
 import type { EngineState } from '../../execution/state/reducer.ts';
 import {
+  approvalWaitOf,
   lastEventTimes,
   latestEvents,
   liveServerUrl,
@@ -37,6 +38,7 @@ export function readStatus(target: Target): RunStatus {
       lastEventAt: lastEventTimes(db),
       now: new Date(),
       ...(wait && latest ? { usageWaits: new Map([[latest, wait]]) } : {}),
+      approvalWait: approvalWaitOf(db),
     });
     const [turn] = latestEvents(db, 1, TURN_EVENTS).map((json) => JSON.parse(json) as ServerEvent);
     return runStatus({

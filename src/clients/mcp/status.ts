@@ -1,6 +1,7 @@
 import type { CodonStatus, EventData } from '../../core/protocol/index.ts';
 import { lineageOf, progress } from '../../engine/what-next.ts';
 import { type EngineState, latestRunId } from '../../execution/state/reducer.ts';
+import { type ApprovalWait, approvalWaitText } from '../model/approval-wait.ts';
 import { displayLine } from '../model/display-text.ts';
 import { type UsageWait, usageLimitFailure, usageWaitText } from '../model/usage-wait.ts';
 import { formatCodons, formatCost, type PlanRecord, type RunRow } from '../runs/index.ts';
@@ -26,6 +27,11 @@ export type RunStatus = {
    * or at once on codon.next. Absent when no wait is in progress.
    */
   usageWait?: UsageWait;
+  /**
+   * A codon waits for a person's approval (docs/review.md#approval-gates): nothing starts until the
+   * approve tool (approval.approve), a redo or a rollback ends the wait. Absent when none does.
+   */
+  approvalWait?: ApprovalWait;
   codons: Array<{ id: string; name: string; status: CodonStatus | 'pending'; cost: number; why?: string }>;
   /** What the latest run spent, and every run of the execution together (US dollars). */
   runCost: number;
@@ -91,6 +97,7 @@ export function runStatus(input: StatusInput): RunStatus {
           }
         : undefined,
     ...(input.latestRun?.usageWait ? { usageWait: input.latestRun.usageWait } : {}),
+    ...(input.latestRun?.approvalWait ? { approvalWait: input.latestRun.approvalWait } : {}),
     codons,
     runCost: run?.cost ?? 0,
     totalCost: state.totalCost,
@@ -118,11 +125,15 @@ export function statusText(s: RunStatus, now = Date.now()): string {
     lines.push(
       `${usageWaitText(s.usageWait, now)}: then ${s.usageWait.codonId} starts again (codon.next starts it now)`,
     );
+  if (s.approvalWait)
+    lines.push(
+      `${approvalWaitText(s.approvalWait)} since ${s.approvalWait.since}: the approve tool lets the run go on, redo_codon requests changes, rollback goes back`,
+    );
   if (s.idle)
     lines.push(
       `idle (${s.idle.reason}${s.idle.heldBy ? `, held by ${s.idle.heldBy}` : ''}): ${s.idle.message}`,
     );
-  if (s.next && !s.current && !s.usageWait) lines.push(`next: ${s.next}`);
+  if (s.next && !s.current && !s.usageWait && !s.approvalWait) lines.push(`next: ${s.next}`);
   lines.push(
     `cost: ${formatCost(s.runCost, s.costEstimated)} this run, ${formatCost(s.totalCost, s.costEstimated)} in all`,
   );

@@ -19,6 +19,9 @@ export const WRITING_TOOLS = [
   'force_stop',
   'rollback',
   'redo_codon',
+  'approve',
+  'review_comment',
+  'review_submit',
   'export',
   'stop_server',
 ] as const;

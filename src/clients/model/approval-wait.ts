@@ -1,4 +1,5 @@
 import type { ApprovalWait, EventData } from '../../core/protocol/index.ts';
+import { approvalWaitWords } from '../../core/words/approval-words.ts';
 
 /**
  * How every client words an approval gate (docs/review.md#approval-gates): one wording for the
@@ -9,14 +10,13 @@ export type { ApprovalWait };
 
 /** What a codon the run waits on says beside its status (the codon list, the overview). */
 export const APPROVAL_WAIT_WORD = 'waiting for approval';
-/** A hand raised: the run waits for a person (one column wide, as the other status marks). */
-export const APPROVAL_WAIT_ICON = '✋';
+/** The same in the terminal UI's status column, eleven characters wide. */
+export const APPROVAL_WAIT_SHORT = 'approval';
+/** A question to a person: the run waits for their answer (one column wide, as the other status marks). */
+export const APPROVAL_WAIT_ICON = '?';
 
-/** `waiting for approval of codon design`: the header, the banner, `ribosome runs`. */
-export function approvalWaitText(wait: Pick<ApprovalWait, 'codonId' | 'codonName'>): string {
-  const name = wait.codonName === wait.codonId ? wait.codonId : `${wait.codonId} (${wait.codonName})`;
-  return `${APPROVAL_WAIT_WORD} of codon ${name}`;
-}
+/** `waiting for approval of codon design`: the header, the banner, `ribosome runs` (as the engine says it). */
+export const approvalWaitText = approvalWaitWords;
 
 const HOW: Record<EventData<'approval.ended'>['how'], string> = {
   approved: 'approved',

@@ -1,5 +1,12 @@
 import { readPlanRecord } from './plan-record.ts';
-import { lastEventTimes, liveServerUrl, openExecutionDb, readState, usageWaitOf } from './read-execution.ts';
+import {
+  approvalWaitOf,
+  lastEventTimes,
+  liveServerUrl,
+  openExecutionDb,
+  readState,
+  usageWaitOf,
+} from './read-execution.ts';
 import { type RunRow, runRows } from './run-rows.ts';
 
 /**
@@ -25,6 +32,7 @@ export function readRuns(executionDir: string): RunRow[] {
       lastEventAt: lastEventTimes(db),
       now: new Date(),
       usageWaits,
+      approvalWait: approvalWaitOf(db),
     });
   } finally {
     db.close();

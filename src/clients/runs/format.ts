@@ -1,4 +1,5 @@
 import { ESTIMATE_LEGEND, markEstimate } from '../../llm/estimated-cost.ts';
+import { APPROVAL_WAIT_WORD } from '../model/approval-wait.ts';
 import { formatDuration } from '../model/format.ts';
 import { usageWaitState } from '../model/usage-wait.ts';
 import type { RunRow } from './run-rows.ts';
@@ -10,9 +11,14 @@ export const formatCodons = (done: number, total: number | null) => `${done}/${t
 
 /**
  * `completed`, `rolled back (stopped: w)`, `failed (failed: x; stopped: w)`; a running run waiting for
- * a usage limit: `waiting for usage limit until 15:01 (two)`.
+ * a usage limit: `waiting for usage limit until 15:01 (two)`; one waiting for a person: `waiting for
+ * approval of design`, after its status when its server stopped meanwhile (`completed; waiting ...`).
  */
 function statusCell(r: RunRow, now: number): string {
+  if (r.approvalWait) {
+    const waiting = `${APPROVAL_WAIT_WORD} of ${r.approvalWait.codonId}`;
+    return r.status === 'running' ? waiting : `${r.status}; ${waiting}`;
+  }
   if (r.usageWait) return `${usageWaitState(r.usageWait, now)} (${r.usageWait.codonId})`;
   const failed = r.failed.filter((id) => !r.stopped.includes(id));
   const ended = [

@@ -4,6 +4,7 @@ export { findExecution } from './find-execution.ts';
 export { formatCodons, formatCost, formatRuns } from './format.ts';
 export { PlanRecord, planRecordOf, readPlanRecord, writePlanRecord } from './plan-record.ts';
 export {
+  approvalWaitOf,
   ExecutionReadError,
   firstEventId,
   journalEvents,

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
+import { APPROVAL_TURNS, type ApprovalWait, approvalEvents } from '../../core/protocol/approval.ts';
 import { USAGE_WAIT_TURNS, UsageLimitWait } from '../../core/protocol/usage-limit-events.ts';
 import { executionLayout } from '../../execution/layout/layout.ts';
 import { isHolderAlive, readLock } from '../../execution/layout/runtime-lock.ts';
@@ -134,6 +135,27 @@ export function usageWaitOf(db: DatabaseSync, runId: string): UsageLimitWait | u
   if (row?.type !== 'usageLimit.waiting') return undefined;
   const parsed = UsageLimitWait.safeParse((JSON.parse(row.json) as { data?: unknown }).data);
   return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * The approval wait of the execution (docs/review.md#approval-gates), when its newest event of
+ * APPROVAL_TURNS is an approval.waiting: no end and no codon start since, whichever run journaled it
+ * (a server stopped during the wait leaves it for the next one, which waits again).
+ */
+export function approvalWaitOf(db: DatabaseSync): ApprovalWait | undefined {
+  if (!tableExists(db, 'events')) return undefined;
+  const row = db
+    .prepare(
+      `SELECT type, json FROM events WHERE type IN (${APPROVAL_TURNS.map(() => '?').join(', ')}) ORDER BY seq DESC LIMIT 1`,
+    )
+    .get(...APPROVAL_TURNS) as { type: string; json: string } | undefined;
+  if (row?.type !== 'approval.waiting') return undefined;
+  const parsed = approvalEvents['approval.waiting'].safeParse(
+    (JSON.parse(row.json) as { data?: unknown }).data,
+  );
+  if (!parsed.success) return undefined;
+  const { message: _message, ...wait } = parsed.data;
+  return wait;
 }
 
 /**

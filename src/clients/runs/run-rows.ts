@@ -1,6 +1,7 @@
 import { isDone, lineageOf, progress } from '../../engine/what-next.ts';
 import { runBranchName } from '../../execution/checkpoints/index.ts';
 import type { EngineState, RunState } from '../../execution/state/reducer.ts';
+import type { ApprovalWait } from '../model/approval-wait.ts';
 import type { UsageWait } from '../model/usage-wait.ts';
 import type { PlanRecord } from './plan-record.ts';
 
@@ -37,6 +38,8 @@ export type RunRow = {
   branch: string | null;
   /** A running run waiting for a usage limit to reset: which codon starts again, and when. */
   usageWait?: UsageWait;
+  /** The latest run, when the execution waits for a person to approve a codon (docs/review.md#approval-gates). */
+  approvalWait?: ApprovalWait;
 };
 
 export type RunContext = {
@@ -48,6 +51,8 @@ export type RunContext = {
   now: Date;
   /** The usage-limit wait each run is in, by run id (read-execution.ts usageWaitOf). */
   usageWaits?: ReadonlyMap<string, UsageWait>;
+  /** The execution's approval wait (read-execution.ts approvalWaitOf): said on its latest run. */
+  approvalWait?: ApprovalWait | undefined;
 };
 
 /** The runs in the order they started. Pure. */
@@ -56,7 +61,8 @@ export function runRows(state: EngineState, context: RunContext): RunRow[] {
     const run = state.runs[id];
     // A rollback ends the current run and begins the next one from it, in one step.
     const left = state.runs[state.runOrder[i + 1] ?? '']?.reason === 'rollback';
-    return run ? [runRow(state, run, context, left)] : [];
+    const latest = i === state.runOrder.length - 1;
+    return run ? [runRow(state, run, latest ? context : { ...context, approvalWait: undefined }, left)] : [];
   });
 }
 
@@ -93,6 +99,7 @@ function runRow(state: EngineState, run: RunState, context: RunContext, rolledBa
     durationMs: Math.max(0, end - Date.parse(run.startedAt)),
     branch: run.branch ?? (named.ok ? named.value : null),
     ...(usageWait ? { usageWait } : {}),
+    ...(context.approvalWait && status !== 'rolled-back' ? { approvalWait: context.approvalWait } : {}),
   };
 }
 

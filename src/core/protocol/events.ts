@@ -120,12 +120,13 @@ const sentinel = {
       codonId: z.string(),
       /** The call whose output called for the action. */
       triggerNumber: z.number(),
-      action: z.enum(['message', 'halt', 'rollback', 'redo']),
+      /** `comment` (ours, docs/review.md): a review comment on the codon's diff. */
+      action: z.enum(['message', 'halt', 'rollback', 'redo', 'comment']),
       /** Announced only: the sentinel's dryRun is on, nothing is done. */
       dryRun: z.boolean(),
       /** What matched, e.g. `repeating equals true (3 times)`. */
       reason: z.string(),
-      /** The rendered text of a message, or what a redo adds to the prompt. */
+      /** The rendered text of a message or a comment, or what a redo adds to the prompt. */
       text: z.string().optional(),
     }),
     'A sentinel action, sent before it takes effect (docs/sentinels.md#sentinel-actions).',

@@ -72,6 +72,7 @@ const refusingEngine: ActionEngine = {
   halt: () => ({ ok: false, message: NO_ENGINE }),
   rollback: () => ({ ok: false, message: NO_ENGINE }),
   redo: () => ({ ok: false, message: NO_ENGINE }),
+  comment: () => ({ ok: false, message: NO_ENGINE }),
 };
 
 type Group = { codon: RuntimeCodon; sentinels: SentinelRuntime[] };

@@ -4,9 +4,9 @@ export type JournalEntry = Omit<JournalRow, 'seq'> & { id: string; timestamp: st
 
 /**
  * Event types the journal indexes on their own: rare events read over the whole execution (a redo's
- * `max` counts the sentinel.action redos of every run).
+ * `max` counts the sentinel.action redos of every run; review comments and reviews, docs/review.md).
  */
-export const INDEXED_TYPES = ['sentinel.action'] as const;
+export const INDEXED_TYPES = ['sentinel.action', 'review.comment', 'review.sent'] as const;
 export type IndexedType = (typeof INDEXED_TYPES)[number];
 
 /** Where a history read may stop: whichever limit comes first. */

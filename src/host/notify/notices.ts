@@ -34,6 +34,8 @@ export type NotifyPayload = {
   maxAttempts?: number;
   /** usage-limit: the agent whose limit was reached, when it resets (if it said) and when the codon starts again. */
   usageLimit?: { agent: string; resetsAt?: string; until: string };
+  /** approval-needed: the name of the codon waiting for approval (`codonId` is its id). */
+  codonName?: string;
   timestamp: string;
   serverVersion: string;
   executionPath: string;
@@ -79,6 +81,8 @@ export class NoticeClassifier {
   #ranCodon = false;
   /** run-failed was sent for the failure that idled the run: the run's end says no more. */
   #failureNotified = false;
+  /** The approval wait a person was called for (its `since`): a wait given back after a refused command is the same one. */
+  #approvalCalled: string | undefined;
 
   constructor(context: NoticeContext, now = Date.now()) {
     this.#context = context;
@@ -134,6 +138,18 @@ export class NoticeClassifier {
               ...(d.resetsAt === undefined ? {} : { resetsAt: d.resetsAt }),
               until: d.until,
             },
+          }),
+        ];
+      }
+      case 'approval.waiting': {
+        const d = event.data;
+        if (d.since === this.#approvalCalled) return [];
+        this.#approvalCalled = d.since;
+        return [
+          this.#payload('approval-needed', now, {
+            codonId: d.codonId,
+            codonName: d.codonName,
+            reason: d.message,
           }),
         ];
       }

@@ -28,6 +28,12 @@ export const ConfigFile = z
       .describe(
         "Record every LLM exchange of the run's agents and sentinels into <execution>/cassette.jsonl, for `ribosome replay` (as `ribosome run --record`). Default false.",
       ),
+    approveAll: z
+      .boolean()
+      .optional()
+      .describe(
+        'Approve every codon with approval: required at once, as `ribosome run --approve-all` (for tests and CI; the journal still shows each gate). Default false.',
+      ),
     sharedLimits: z
       .string()
       .min(1)

@@ -324,3 +324,44 @@ describe('the console view of tool calls (issue 30 M1)', () => {
     expect(printed.join('\n')).not.toContain('fail');
   });
 });
+
+describe('the console view of review comments and reviews (ribosome log)', () => {
+  it('says each comment and review, and that a codon’s prompt carries the review', () => {
+    const by = { kind: 'client' as const, clientId: 'client-1a2b3c4d5e6f' };
+    const comment = ev('review.comment', {
+      commentId: 'c1',
+      codonId: 'two',
+      from: 'a'.repeat(40),
+      to: 'b'.repeat(40),
+      file: 'src/a.ts',
+      side: 'new',
+      lines: { start: 3, end: 5 },
+      hunk: '+x',
+      text: 'Name it better.',
+      author: by,
+    });
+    const sent = ev('review.sent', {
+      reviewId: 'r1',
+      codonId: 'two',
+      to: 'next',
+      commentIds: ['c1'],
+      text: 'Review of the changes of codon two (1 comment).',
+      targetCodonId: 'three',
+      by,
+    });
+    const prompt = ev('codon.message', {
+      codonId: 'three',
+      text: sent.data.text,
+      from: by,
+      delivery: 'prompt',
+    });
+    const out = lines([comment, sent, prompt]);
+    expect(out[0]).toMatch(
+      /^ {4}✎ you \(client [0-9a-f]+\) on two src\/a\.ts 3-5 \(new\): Name it better\.$/,
+    );
+    expect(out[1]).toMatch(/sent the review of two to the next codon after two \(three\) \(1 comment\)$/);
+    expect(out[2]).toMatch(
+      /Review of the changes of codon two \(1 comment\)\. \(the review, in its prompt\)$/,
+    );
+  });
+});

@@ -114,6 +114,27 @@ describe('ribosome mcp over stdio', () => {
     const message = await call(mcp, 'send_message', { execution: exec, text: 'hello?' });
     expect(message.result.isError).toBe(true);
     expect(message.text).toMatch(/^NO_CODON_RUNNING: /);
+    // A review of codon two: the server quotes the commented line; sent on to the next codon to start.
+    const commented = await call(mcp, 'review_comment', {
+      execution: exec,
+      codon: 'edit-hello',
+      file: 'hello.txt',
+      start: 1,
+      text: 'Say it shorter.',
+    });
+    expect(commented.result.isError, commented.text).toBeFalsy();
+    expect(commented.structured?.hunk).toContain('+Hello from Ribosome, edited again by the redo!');
+    const outside = await call(mcp, 'review_comment', {
+      execution: exec,
+      codon: 'edit-hello',
+      file: 'hello.txt',
+      start: 40,
+      text: 'x',
+    });
+    expect(outside.text).toMatch(/^UNKNOWN_COMMENT: .*hello\.txt has changed lines 1 \(new side\)/);
+    const reviewed = await call(mcp, 'review_submit', { execution: exec, codon: 'edit-hello', to: 'next' });
+    expect(reviewed.result.isError, reviewed.text).toBeFalsy();
+    expect(reviewed.structured).toMatchObject({ to: 'next', commentIds: [commented.structured?.commentId] });
     const listed = await call(mcp, 'list_runs', { execution: exec });
     expect(listed.structured?.runs).toMatchObject([
       { status: 'rolled-back' },

@@ -138,3 +138,74 @@ describe('what q does, as the help says', () => {
     expect(helpLine(false, 80, undefined, 'forceStop')).toBe('READ-WRITE  enter stop  esc cancel');
   });
 });
+
+describe('review comments in the TUI', () => {
+  const comment = (commentId: string, lines: { start: number; end: number }, text: string) =>
+    ev('review.comment', {
+      commentId,
+      codonId: 'one',
+      from: 'a'.repeat(40),
+      to: 'b'.repeat(40),
+      file: 'hello.txt',
+      side: 'new',
+      lines,
+      hunk: '+Hello',
+      text,
+      author: { kind: 'sentinel', sentinelId: 'lint' },
+    });
+  const reviewed = () => [
+    ...history(),
+    comment('c1', { start: 1, end: 2 }, 'Say it warmer.'),
+    comment('c2', { start: 4, end: 4 }, 'A comma here.'),
+    ev('review.sent', {
+      reviewId: 'r1',
+      codonId: 'one',
+      to: 'next',
+      commentIds: ['c1'],
+      text: 'the review',
+      targetCodonId: 'two',
+      by: { kind: 'client', clientId: 'other' },
+    }),
+  ];
+
+  it('the codon’s details list its comments with where each was sent; v then r sends the review to a redo', async () => {
+    const client = new FakeClient({ history: reviewed(), ready: { plan } });
+    const app = renderApp(client, { width: 120 });
+    await app.waitFor('three Write README');
+    await focusCodons(app);
+    await app.press(KEYS.down, KEYS.enter);
+    const details = await app.waitFor('comments (2, 1 not sent)');
+    expect(details).toContain('✎ hello.txt 1-2 (new) · sentinel lint · sent to next (two)');
+    expect(details).toContain('Say it warmer.');
+    expect(details).toContain('✎ hello.txt 4 (new) · sentinel lint · not sent');
+    expect(details).toContain('v sends its review');
+    await app.press('v');
+    await app.waitFor('Send the review of one');
+    await app.press('r');
+    expect(client.controls()).toEqual([
+      expect.objectContaining({ type: 'review.submit', data: { codonId: 'one', to: 'redo' } }),
+    ]);
+  });
+
+  it('v on a selected codon asks where; esc cancels; readonly has no v', () => {
+    const ctx: KeyContext = {
+      readonly: false,
+      targets: [],
+      activityIds: [],
+      codonIds: ['one', 'two'],
+      pageSize: 5,
+      maxScroll: { codons: 0, activity: 0, sentinels: 0, errors: 0, checkpoints: 0 },
+    };
+    const selected: ViewState = { ...initialViewState(), focus: 'codons', codonCursor: 'two' };
+    const asked = handleKey(selected, 'v', {}, ctx);
+    expect(asked.view.modal).toEqual({ kind: 'sendReview', codonId: 'two' });
+    expect(helpLine(false, 120, undefined, 'sendReview')).toBe(
+      'READ-WRITE  r redo  m message  n next codon  esc cancel',
+    );
+    expect(handleKey(asked.view, 'n', {}, ctx).effects).toEqual([
+      { kind: 'review', codonId: 'two', to: 'next' },
+    ]);
+    expect(handleKey(asked.view, '', { escape: true }, ctx).view.modal).toBeUndefined();
+    expect(handleKey(selected, 'v', {}, { ...ctx, readonly: true }).view.modal).toBeUndefined();
+  });
+});

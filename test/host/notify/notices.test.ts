@@ -79,6 +79,32 @@ describe('NoticeClassifier', () => {
     });
   });
 
+  it('approval-needed: a codon waits for a person, once per wait (given back after a refused command, it is the same one)', () => {
+    const feed = classifier();
+    const wait = {
+      codonId: 'design',
+      codonName: 'Design the API',
+      since: '2030-01-01T00:00:04.000Z',
+      approvers: 'control-clients' as const,
+      message: 'waiting for approval of codon design (Design the API)',
+    };
+    const notices = feed(
+      started('design'),
+      ev('approval.waiting', wait),
+      ev('approval.waiting', { ...wait, message: 'rollback.toCheckpoint was refused; waiting for approval' }),
+      idle({ reason: 'codon-completed', message: 'waiting', heldBy: 'approval', approval: wait }),
+    );
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({
+      event: 'approval-needed',
+      codonId: 'design',
+      codonName: 'Design the API',
+      reason: 'waiting for approval of codon design (Design the API)',
+      runId: 'run-2',
+    });
+    expect(feed(ev('approval.waiting', { ...wait, since: '2030-01-01T00:09:00.000Z' }))).toHaveLength(1);
+  });
+
   it('codon-failed: a codon that failed, with its cost, duration, reason, attempt and the run around it', () => {
     const feed = classifier();
     const notices = feed(

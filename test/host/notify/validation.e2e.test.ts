@@ -59,7 +59,15 @@ describe('notify entries in the config file', () => {
     expect(good.ok && good.value.notify).toEqual([
       {
         webhook: 'https://example.com/h',
-        on: ['run-completed', 'run-failed', 'codon-failed', 'budget-exceeded', 'stalled', 'usage-limit'],
+        on: [
+          'run-completed',
+          'run-failed',
+          'codon-failed',
+          'budget-exceeded',
+          'stalled',
+          'usage-limit',
+          'approval-needed',
+        ],
       },
     ]);
     const none = resolveServerSettings({});

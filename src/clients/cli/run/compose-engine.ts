@@ -71,6 +71,7 @@ export async function composeEngine(
               id: codon.id,
             }),
           outputDir: execution.outputDir,
+          ...(request.approveAll ? { approveAll: true } : {}),
           ...(request.sharedLimits === undefined
             ? {}
             : {

@@ -51,6 +51,8 @@ export type RunFlags = {
   record?: boolean;
   /** `--shared-limits DIR`: usage limits shared with other runs on the same credential. */
   sharedLimits?: string;
+  /** `--approve-all`: every approval gate is approved at once (docs/review.md#approval-gates). */
+  approveAll?: boolean;
 };
 
 /** A replay's own settings (`ribosome replay`, docs/testing-plans.md). */
@@ -97,6 +99,8 @@ export type RunRequest = {
   web: { port: number | undefined } | undefined;
   headless: boolean;
   exitWhenDone: boolean;
+  /** `--approve-all` (config `approveAll`): every approval wait ends at once, journaled (how `auto`). */
+  approveAll: boolean;
   /** Recording (`--record`, `record: true`) or replay (`ribosome replay`); absent: neither. */
   cassette: CassetteMode | undefined;
   /** The directory of usage limits shared with other runs (`--shared-limits`, `sharedLimits`), made. */
@@ -241,6 +245,7 @@ export async function parseRunFlags(
       web: flags.web ? { port: webPort } : undefined,
       headless: flags.headless === true,
       exitWhenDone: flags.exitWhenDone === true,
+      approveAll: flags.approveAll === true || file.value.approveAll === true,
       cassette,
       sharedLimits: sharedLimits.value,
       where: {

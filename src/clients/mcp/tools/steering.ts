@@ -9,7 +9,7 @@ import { executionArg } from './reading.ts';
 /** How long a stop may take: the agent's grace (SIGTERM, then SIGKILL) and the codon's end checkpoint. */
 const STOP_TIMEOUT_MS = 30_000;
 
-/** Steering the running codon and the server: send_message, skip_codon, force_stop, stop_server. */
+/** Steering the running codon and the server: send_message, skip_codon, force_stop, approve, stop_server. */
 export function registerSteeringTools(server: McpServer, context: McpContext): void {
   registerTool(server, context, {
     name: 'send_message',
@@ -53,6 +53,29 @@ export function registerSteeringTools(server: McpServer, context: McpContext): v
       },
     });
   }
+
+  registerTool(server, context, {
+    name: 'approve',
+    title: 'Approve the codon',
+    description:
+      'Approve the codon the run waits on (approval: required, docs/review.md#approval-gates; the status names it): the run goes on as it would have. Refused when no codon waits, or another one does.',
+    input: {
+      execution: executionArg,
+      codon: z.string().min(1).describe('The codon id that waits for approval'),
+      note: z.string().optional().describe('A word journaled with the approval'),
+    },
+    run: async ({ execution, codon, note }) => {
+      const url = liveUrl(await findTarget(execution, context));
+      return withClient(url, 'readandwrite', context, async (client) => {
+        const ended = await client.request(
+          'approval.approve',
+          { codonId: codon, ...(note ? { note } : {}) },
+          'approval.ended',
+        );
+        return answer(ended.data.message, { codonId: ended.data.codonId, how: ended.data.how });
+      });
+    },
+  });
 
   registerTool(server, context, {
     name: 'stop_server',

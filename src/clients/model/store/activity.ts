@@ -225,7 +225,7 @@ export function note(state: RunState, id: string, text: string, tone: Tone): Run
 }
 
 /** The actions a sentinel.error action-failed names first: `halt failed: ...`, `rollback not taken: ...`. */
-const FAILED_ACTION = /^(message|halt|rollback|redo) failed: /;
+const FAILED_ACTION = /^(message|halt|rollback|redo|comment) failed: /;
 
 /** `⚑ [loop] halt two (repeating equals true)`, `⚑ [loop] would message two (...): text`. */
 export function sentinelActionText(d: ServerEventOf<'sentinel.action'>['data']): string {

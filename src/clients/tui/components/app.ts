@@ -6,6 +6,7 @@ import { useRunStore } from '../../hooks/use-run-store.ts';
 import { createActions } from '../../model/actions.ts';
 import type { ClientPort } from '../../model/client-port.ts';
 import { orderedCodons, runningCodon } from '../../model/store/codons.ts';
+import { codonComments } from '../../model/store/reviews.ts';
 import type { RunState } from '../../model/store/run-state.ts';
 import { nextCodonId, refusedMessage, rollbackTargets, statusNotice } from '../../model/store/selectors.ts';
 import { type Size, useTerminalSize } from '../hooks/use-terminal-size.ts';
@@ -207,12 +208,16 @@ export function App(props: AppProps): React.ReactElement {
         return actions.redo();
       case 'start':
         return actions.start(effect.codonId);
+      case 'approve':
+        return actions.approve(effect.codonId);
       case 'checkpoints':
         return actions.listCheckpoints();
       case 'forceStop':
         return actions.forceStop(effect.reason);
       case 'message':
         return actions.message(effect.text);
+      case 'review':
+        return actions.reviewSubmit(effect.codonId, effect.to);
       case 'rollback':
         return actions.rollback(effect.target, effect.autoRestart);
       case 'quit':
@@ -236,6 +241,7 @@ export function App(props: AppProps): React.ReactElement {
     pageSize,
     maxScroll,
     ...(refused === undefined ? {} : { refusedMessage: refused }),
+    ...(state.run.approvalWait ? { approval: { codonId: state.run.approvalWait.codonId } } : {}),
   };
   const latest = React.useRef({ run, context });
   latest.current = { run, context };
@@ -268,6 +274,8 @@ export function App(props: AppProps): React.ReactElement {
         : modal.kind === 'codonDetails'
           ? codonDetailLines(codonMap[modal.codonId], modal.codonId, {
               plan: state.connection.plan,
+              comments: codonComments(state, modal.codonId),
+              ...(state.connection.clientIds ? { clientIds: state.connection.clientIds } : {}),
               readonly,
               width: size.width,
               now,
@@ -316,6 +324,7 @@ export function App(props: AppProps): React.ReactElement {
         run: state.run,
         proxy: proxyLabel(state.connection.proxy),
         width: size.width,
+        readonly,
         ...(props.dashboard ? { dashboard: props.dashboard } : {}),
       }),
       main,
@@ -326,6 +335,7 @@ export function App(props: AppProps): React.ReactElement {
         width: size.width,
         next: nextCodonId(state.run),
         codonRunning: running !== undefined,
+        approving: state.run.approvalWait !== undefined,
       }),
     ),
   );

@@ -25,6 +25,8 @@ export type FooterProps = {
   next?: string;
   /** A codon runs: the message prompt says at once when none does (the server would refuse it). */
   codonRunning?: boolean;
+  /** A codon waits for approval: the help line leads with its keys. */
+  approving?: boolean;
 };
 
 /** The status line (latest news, or the open prompt) above the help line (mode and keys). */
@@ -35,6 +37,7 @@ export const Footer = React.memo(function Footer({
   width,
   next,
   codonRunning = true,
+  approving = false,
 }: FooterProps): React.ReactElement {
   const theme = useTheme();
   let status: React.ReactElement;
@@ -63,6 +66,14 @@ export const Footer = React.memo(function Footer({
       modal.cut ? h(Text, { color: theme.tone('warn') }, `  cut at the message limit (${LIMIT})`) : '',
       h(Text, { color: theme.tone('muted') }, `  (${messageSize(modal.text)}enter: send · esc: close, kept)`),
     );
+  } else if (modal?.kind === 'sendReview') {
+    status = h(
+      Text,
+      { wrap: 'truncate-end', bold: true, color: theme.tone('accent') },
+      displayLine(
+        `Send the review of ${modal.codonId} (its comments not sent yet):  r: redo it from its start  m: message the running agent  n: the next codon  esc: cancel`,
+      ),
+    );
   } else if (modal?.kind === 'confirmRollback') {
     status = h(
       Text,
@@ -83,7 +94,7 @@ export const Footer = React.memo(function Footer({
     h(
       Text,
       { wrap: 'truncate-end', color: theme.tone('muted') },
-      displayLine(helpLine(readonly, width, next, modal?.kind)),
+      displayLine(helpLine(readonly, width, next, modal?.kind, approving)),
     ),
   );
 });

@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import React from 'react';
 import { useNow } from '../../hooks/use-now.ts';
+import { approvalWaitText } from '../../model/approval-wait.ts';
 import { displayLine } from '../../model/display-text.ts';
 import { formatClock, formatDuration, formatTime, formatTokens } from '../../model/format.ts';
 import { budgetLine } from '../../model/store/budget.ts';
@@ -20,6 +21,8 @@ export type HeaderProps = {
   dashboard?: string;
   /** The terminal's columns: a narrow one gets the short form of a long state (a usage-limit wait). */
   width?: number;
+  /** A readonly client sees an approval wait but cannot end it: the header says so instead of the keys. */
+  readonly?: boolean;
 };
 
 /** From this many columns on, a usage-limit wait is said in full (else `usage limit: resets 15:00 (...)`). */
@@ -38,6 +41,7 @@ export const Header = React.memo(function Header({
   proxy,
   dashboard,
   width,
+  readonly = false,
 }: HeaderProps): React.ReactElement {
   const theme = useTheme();
   const done = run.idle?.reason === 'all-codons-completed';
@@ -74,9 +78,19 @@ export const Header = React.memo(function Header({
   const cache = tokens.cacheRead + tokens.cacheCreation;
   const budget = budgetLine(run, tokens.output, now);
   // What the run is doing (and what runs next) comes first: the line is cut at the right edge.
-  const wait = run.usageWait
-    ? displayLine(usageWaitText(run.usageWait, now, { short: (width ?? FULL_WAIT_WIDTH) < FULL_WAIT_WIDTH }))
+  // A person's turn first: an approval wait and what this client can do about it.
+  const approval = run.approvalWait
+    ? displayLine(
+        `${approvalWaitText(run.approvalWait)}: ${readonly ? 'this client is read-only and cannot approve' : 'a approve · r request changes · u roll back'}`,
+      )
     : undefined;
+  const wait =
+    approval ??
+    (run.usageWait
+      ? displayLine(
+          usageWaitText(run.usageWait, now, { short: (width ?? FULL_WAIT_WIDTH) < FULL_WAIT_WIDTH }),
+        )
+      : undefined);
   const before = displayLine(`${wait ? '' : `${runWord(run)}  `}cost ${describeCost(run)}  `);
   const after = [
     `tokens ${formatTokens(tokens.input)} in · ${formatTokens(tokens.output)} out${cache > 0 ? ` · ${formatTokens(cache)} cache` : ''}`,

@@ -1,4 +1,4 @@
-import { fitMessage, own } from '../../../core/protocol/index.ts';
+import { fitMessage, own, type ReviewTarget } from '../../../core/protocol/index.ts';
 import { oneLine } from '../../model/format.ts';
 import type { RollbackChoice } from '../../model/store/selectors.ts';
 import {
@@ -29,7 +29,26 @@ const QUIT: Record<QuitMode, string> = {
 export const BINDINGS: readonly Binding[] = [
   { keys: 'n', label: 'next', description: 'start the next codon (codon.next)', control: true },
   { keys: 's', label: 'skip', description: 'skip the running codon (codon.skip)', control: true },
-  { keys: 'r', label: 'redo', description: 'run the last codon again (codon.redo)', control: true },
+  {
+    keys: 'r',
+    label: 'redo',
+    description:
+      'run the last codon again (codon.redo); while a codon waits for approval, this requests changes: it runs again',
+    control: true,
+  },
+  {
+    keys: 'a',
+    label: 'approve',
+    description: 'while a codon waits for approval: approve it, and the run goes on (approval.approve)',
+    control: true,
+  },
+  {
+    keys: 'u',
+    label: 'undo',
+    description:
+      'while a codon waits for approval: roll back to its start (rollback.toCodon start); asks to confirm',
+    control: true,
+  },
   {
     keys: 'g',
     label: 'start',
@@ -48,6 +67,13 @@ export const BINDINGS: readonly Binding[] = [
     label: 'message',
     description:
       "type a message to the running codon's agent (codon.message); enter sends, esc closes and keeps the text, a refused message comes back",
+    control: true,
+  },
+  {
+    keys: 'v',
+    label: 'review',
+    description:
+      "send the selected codon's review comments not sent yet (review.submit), then r: redo it from its start with them, m: message the running agent, n: the next codon's prompt; its details (enter) list its comments",
     control: true,
   },
   {
@@ -79,6 +105,9 @@ export const BINDINGS: readonly Binding[] = [
   { keys: 'q', label: 'quit', description: QUIT.ui, control: false },
 ];
 
+/** Keys of an approval wait (docs/review.md#approval-gates): the help line shows them only while a codon waits. */
+const APPROVAL_KEYS: ReadonlySet<string> = new Set(['a', 'u']);
+
 export const bindingsFor = (readonly: boolean, quit: QuitMode = 'ui'): Binding[] =>
   BINDINGS.filter((b) => !readonly || !b.control).map((b) =>
     b.keys === 'q' ? { ...b, description: QUIT[quit] } : b,
@@ -89,14 +118,29 @@ export const bindingsFor = (readonly: boolean, quit: QuitMode = 'ui'): Binding[]
  * codon the server said codon.next starts (server.idle nextCodonId): `n` names it, as the server does.
  * While a force-stop reason or a message is typed every key is text, q too: the line says how to leave instead.
  */
-export function helpLine(readonly: boolean, width: number, next?: string, modal?: Modal['kind']): string {
+export function helpLine(
+  readonly: boolean,
+  width: number,
+  next?: string,
+  modal?: Modal['kind'],
+  approving = false,
+): string {
   const mode = readonly ? 'READ-ONLY' : 'READ-WRITE';
   if (modal === 'forceStop') return `${mode}  enter stop  esc cancel`;
   if (modal === 'message') return `${mode}  enter send  esc close (kept)  ctrl+u clear`;
+  if (modal === 'sendReview') return `${mode}  r redo  m message  n next codon  esc cancel`;
   const tail = ['? help', 'q quit'];
-  const middle = bindingsFor(readonly)
-    .filter((b) => b.keys !== '?' && b.keys !== 'q' && b.keys !== 'enter' && b.keys !== '↑↓')
-    .map((b) => `${b.keys} ${b.label}${b.keys === 'n' && next ? `: ${oneLine(next, 24)}` : ''}`);
+  // While a codon waits for approval its keys come first; codon.next would be refused.
+  const shown = bindingsFor(readonly).filter(
+    (b) =>
+      !['?', 'q', 'enter', '↑↓'].includes(b.keys) &&
+      (approving ? b.keys !== 'n' : !APPROVAL_KEYS.has(b.keys)),
+  );
+  const first = approving ? shown.filter((b) => APPROVAL_KEYS.has(b.keys) || b.keys === 'r') : [];
+  const middle = [...first, ...shown.filter((b) => !first.includes(b))].map(
+    (b) =>
+      `${b.keys} ${b.keys === 'r' && approving ? 'request changes' : b.label}${b.keys === 'n' && next ? `: ${oneLine(next, 24)}` : ''}`,
+  );
   const parts = [mode];
   const length = (items: string[]) => items.join('  ').length;
   for (const item of middle) {
@@ -112,6 +156,8 @@ export type Effect =
   | { kind: 'forceStop'; reason: string }
   | { kind: 'message'; text: string }
   | { kind: 'start'; codonId: string }
+  | { kind: 'approve'; codonId: string }
+  | { kind: 'review'; codonId: string; to: ReviewTarget }
   | { kind: 'rollback'; target: RollbackChoice; autoRestart: boolean };
 
 /** The parts of Ink's Key the UI looks at. */
@@ -148,9 +194,14 @@ export type KeyContext = {
   refusedMessage?: { id: string; text: string };
   /** How far each pane can scroll (its lines minus its height). */
   maxScroll: Readonly<Record<PaneId, number>>;
+  /** The codon waiting for approval, if one does: `a` approves it, `u` rolls back to its start. */
+  approval?: { codonId: string };
 };
 
 export type KeyOutcome = { view: ViewState; effects: Effect[] };
+
+/** The keys of the send-review prompt. */
+const REVIEW_KEYS: Readonly<Record<string, ReviewTarget>> = { r: 'redo', m: 'message', n: 'next' };
 
 const PANE_KEYS: Record<string, PaneId> = Object.fromEntries(PANES.map((p, i) => [String(i + 1), p]));
 // Panes that show the newest at the bottom scroll back with ↑; the others scroll down with ↓.
@@ -210,7 +261,14 @@ export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: Key
   if (modal?.kind === 'codonDetails') {
     if (key.escape || key.return) return to(closed());
     if (input === 'g' && !ctx.readonly) return to(closed(), [{ kind: 'start', codonId: modal.codonId }]);
+    if (input === 'v' && !ctx.readonly)
+      return to({ ...view, modal: { kind: 'sendReview', codonId: modal.codonId } });
     return same();
+  }
+  if (modal?.kind === 'sendReview') {
+    if (key.escape || input === 'v') return to(closed());
+    const to_ = REVIEW_KEYS[input];
+    return to_ ? to(closed(), [{ kind: 'review', codonId: modal.codonId, to: to_ }]) : same();
   }
   if (modal?.kind === 'confirmRollback') {
     if (input === 'y' || input === 'a') {
@@ -223,6 +281,19 @@ export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: Key
   }
 
   if (input === '?') return to({ ...view, modal: { kind: 'help' } });
+  if (!ctx.readonly && ctx.approval) {
+    const { codonId } = ctx.approval;
+    if (input === 'a') return same([{ kind: 'approve', codonId }]);
+    if (input === 'u') {
+      const target: RollbackChoice = {
+        kind: 'codon',
+        codonId,
+        checkpointType: 'start',
+        label: `start of ${codonId}`,
+      };
+      return to({ ...view, modal: { kind: 'confirmRollback', target } });
+    }
+  }
   if (!ctx.readonly) {
     if (input === 'n') return same([{ kind: 'next' }]);
     if (input === 's') return same([{ kind: 'skip' }]);
@@ -230,6 +301,10 @@ export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: Key
     if (input === 'g')
       return view.codonCursor === undefined ? same() : same([{ kind: 'start', codonId: view.codonCursor }]);
     if (input === 'x') return to({ ...view, modal: { kind: 'forceStop', reason: '' } });
+    if (input === 'v')
+      return view.codonCursor === undefined
+        ? same()
+        : to({ ...view, modal: { kind: 'sendReview', codonId: view.codonCursor } });
     if (input === 'm') return to(openMessage(view, ctx.refusedMessage));
     if (input === 'b')
       return to({ ...view, modal: { kind: 'rollbackPicker', cursor: 0 } }, [{ kind: 'checkpoints' }]);

@@ -20,7 +20,9 @@ export type Modal =
   | { kind: 'message'; text: string; cut?: true }
   | { kind: 'rollbackPicker'; cursor: number }
   | { kind: 'confirmRollback'; target: RollbackChoice }
-  | { kind: 'codonDetails'; codonId: string };
+  | { kind: 'codonDetails'; codonId: string }
+  /** Where to send a codon's review comments (review.submit): r redo, m message, n next. */
+  | { kind: 'sendReview'; codonId: string };
 
 export type ViewState = {
   visible: Record<PaneId, boolean>;

@@ -30,7 +30,16 @@ export type CompiledAction = {
   after: number;
   /** redo: most redos of the codon by this action. */
   max: number | undefined;
+  /** comment: where in the codon's diff. */
+  comment?: CommentPlace;
 };
+
+export type CommentPlace =
+  Extract<SentinelAction, { do: 'comment' }> extends infer C
+    ? C extends { file: string; lines: infer L; side: infer S }
+      ? { file: string; lines: L; side: S }
+      : never
+    : never;
 
 /** halt, rollback and redo end the codon's run: nothing more is done in it after one. */
 export const ENDS_RUN: ReadonlySet<ActionKind> = new Set(['halt', 'rollback', 'redo']);
@@ -53,6 +62,9 @@ export function compileActions(
       text,
       after: action.after ?? 1,
       max: action.do === 'redo' ? action.max : undefined,
+      ...(action.do === 'comment'
+        ? { comment: { file: action.file, lines: action.lines, side: action.side } }
+        : {}),
     });
   }
   return { ok: true, actions: compiled };

@@ -178,6 +178,12 @@ export class SentinelActions {
           if (taken.ok) o.redos.taken(this.#redoKey(decision.index));
           return refusal(taken);
         }
+        case 'comment': {
+          const place = o.actions[decision.index]?.comment;
+          if (!place) return 'the action has no file and lines';
+          const from = { kind: 'sentinel' as const, sentinelId: o.sentinelId };
+          return refusal(o.engine.comment(codonId, { ...place, text: text ?? '' }, from, later));
+        }
       }
     } catch (error) {
       o.logger.error({ err: error, action: decision.kind }, 'a sentinel action failed unexpectedly');

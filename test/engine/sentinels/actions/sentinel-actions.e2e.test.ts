@@ -54,6 +54,10 @@ function fakes(answers: { message?: MessageOutcome; halt?: { ok: false; message:
       calls.push({ kind: 'redo', args: [codonId, why, text] });
       return { ok: true };
     },
+    comment: (codonId, comment) => {
+      calls.push({ kind: 'comment', args: [codonId, comment] });
+      return { ok: true };
+    },
   };
   const sendMessage: SendMessage = async (text, from) => {
     calls.push({ kind: 'message', args: [text, from] });

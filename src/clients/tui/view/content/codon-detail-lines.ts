@@ -1,5 +1,8 @@
 import { formatCost, formatDuration, formatTime, oneLine } from '../../../model/format.ts';
 import { attemptWord, fallbackModelOf } from '../../../model/store/codons.ts';
+import { senderLabel } from '../../../model/store/messages.ts';
+import type { ReviewCommentView } from '../../../model/store/review-view.ts';
+import { commentPlace, sentMark } from '../../../model/store/reviews.ts';
 import type { CodonRow, RunState } from '../../../model/store/run-state.ts';
 import { failureKind } from '../../../model/usage-wait.ts';
 import { wrapText } from '../fit-text.ts';
@@ -10,7 +13,16 @@ import { STATUS_ICON } from './codon-lines.ts';
 export function codonDetailLines(
   row: CodonRow | undefined,
   codonId: string,
-  options: { plan: RunState['connection']['plan']; readonly: boolean; width: number; now: number },
+  options: {
+    plan: RunState['connection']['plan'];
+    readonly: boolean;
+    width: number;
+    now: number;
+    /** Its review comments, oldest first (docs/review.md). */
+    comments?: readonly ReviewCommentView[];
+    /** This UI's client ids: their comments are "you". */
+    clientIds?: readonly string[];
+  },
 ): Line[] {
   if (row === undefined) return [{ text: `Codon ${codonId} is no longer listed.`, tone: 'muted' }];
   const planned = options.plan?.codons.find((c) => c.codonId === codonId);
@@ -56,10 +68,23 @@ export function codonDetailLines(
     for (const part of wrapText(oneLine(planned.description, 2_000), Math.max(20, options.width - 4), 8))
       lines.push({ text: `  ${part}`, tone: 'muted' });
   }
+  const comments = options.comments ?? [];
+  if (comments.length > 0) {
+    const unsent = comments.filter((c) => c.sent.length === 0).length;
+    lines.push({ text: '' });
+    lines.push({ text: `  comments (${comments.length}, ${unsent} not sent)`, bold: true });
+    for (const c of comments) {
+      const sent = c.sent.length === 0 ? 'not sent' : c.sent.map(sentMark).join(', ');
+      const head = `  ✎ ${commentPlace(c)} · ${senderLabel(c.author, options.clientIds)} · ${sent}`;
+      lines.push({ text: oneLine(head, 400), tone: c.sent.length === 0 ? 'accent' : 'muted' });
+      for (const part of wrapText(oneLine(c.text, 2_000), Math.max(20, options.width - 6), 4))
+        lines.push({ text: `    ${part}` });
+    }
+  }
   lines.push({ text: '' });
   const keys = options.readonly
     ? '  esc or enter closes'
-    : '  g starts this codon (codon.start) · esc or enter closes';
+    : `  g starts this codon (codon.start)${comments.length > 0 ? ' · v sends its review' : ''} · esc or enter closes`;
   lines.push({ text: keys, tone: 'muted' });
   return lines;
 }

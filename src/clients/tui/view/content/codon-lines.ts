@@ -1,4 +1,5 @@
 import type { CodonStatus } from '../../../../core/protocol/index.ts';
+import { APPROVAL_WAIT_ICON, APPROVAL_WAIT_SHORT, APPROVAL_WAIT_WORD } from '../../../model/approval-wait.ts';
 import { formatCost, formatDuration } from '../../../model/format.ts';
 import {
   attemptWord,
@@ -34,6 +35,7 @@ export const STATUS_ICON: Record<CodonStatus, string> = {
 const NEXT_ICON = '▷';
 
 const waitsForUsage = (row: CodonRow) => row.note === USAGE_WAIT_WORD;
+const waitsForApproval = (row: CodonRow) => row.note === APPROVAL_WAIT_WORD;
 
 const STATUS_TONE: Record<CodonStatus, Tone> = {
   pending: 'muted',
@@ -125,7 +127,9 @@ export function codonLine(
     ? 'next'
     : waitsForUsage(row)
       ? USAGE_WAIT_SHORT
-      : (attemptWord(row) ?? row.note ?? row.status);
+      : waitsForApproval(row)
+        ? APPROVAL_WAIT_SHORT
+        : (attemptWord(row) ?? row.note ?? row.status);
   // An estimate's `~` stands out to the left of the column.
   const cost = formatCost(row.cost, row.costEstimated).padStart(7);
   const time = (elapsed === undefined ? '' : formatDuration(elapsed)).padStart(6);
@@ -143,6 +147,12 @@ export function codonLine(
   // end, the name cut before it is.
   const agent = showAgent && row.agent && labelWidth - row.agent.length - 1 >= 8 ? ` ${row.agent}` : '';
   const label = `${padTo(`${name}${attempts}`, labelWidth - agent.length)}${agent}`;
-  const icon = waitsForUsage(row) ? USAGE_WAIT_ICON : waiting ? NEXT_ICON : STATUS_ICON[row.status];
+  const icon = waitsForUsage(row)
+    ? USAGE_WAIT_ICON
+    : waitsForApproval(row)
+      ? APPROVAL_WAIT_ICON
+      : waiting
+        ? NEXT_ICON
+        : STATUS_ICON[row.status];
   return `${icon} ${label}${right}`;
 }

@@ -5,6 +5,7 @@ import type { ReviewTarget } from '../../core/protocol/index.ts';
 import { useCheckpointRefresh } from '../hooks/use-checkpoint-refresh.ts';
 import { useNow } from '../hooks/use-now.ts';
 import { createActions } from '../model/actions.ts';
+import { approvalWaitText } from '../model/approval-wait.ts';
 import { displayLine } from '../model/display-text.ts';
 import { orderedCodons, runningCodon } from '../model/store/codons.ts';
 import { codonComments } from '../model/store/reviews.ts';
@@ -297,9 +298,18 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
         />
       ) : null}
       {canControl ? (
-        <Controls state={state} actions={actions} selected={current} dialog={dialog} setDialog={setDialog} />
+        <Controls
+          state={state}
+          actions={actions}
+          selected={current}
+          dialog={dialog}
+          setDialog={setDialog}
+          {...(approval
+            ? { held: `waiting for approval of ${approval.codonId}: approve it first (or redo it)` }
+            : {})}
+        />
       ) : null}
-      {notice ? (
+      {notice && !(approval && notice.text.startsWith(approvalWaitText(approval))) ? (
         <div className={`notice tone-${notice.tone}`} data-testid="notice">
           {displayLine(notice.text)}
         </div>
@@ -357,6 +367,11 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
             })
           }
           onClose={() => setReviewing(undefined)}
+          onOpenChanges={() => {
+            setSelected(reviewing.codonId);
+            setView('changes');
+            setReviewing(undefined);
+          }}
         />
       ) : null}
       {view === 'cost' ? <CostView series={state.series} /> : null}
@@ -391,7 +406,7 @@ export function Tabs({
         Ribosome <span className="muted">{displayLine(title)}</span>
       </h1>
       {run ? (
-        <span className={`pill ${run.look}`} data-testid="run-pill">
+        <span className={`pill ${run.look}`} data-testid="run-pill" title={displayLine(run.word)}>
           {displayLine(run.word)}
         </span>
       ) : null}

@@ -84,13 +84,32 @@ describe.skipIf(!HAVE_CHROMIUM)('approval gates in the dashboard', { timeout: 18
     expect(await viewer.locator('[data-testid="approval-cannot"]').textContent()).toContain('read-only');
     await shootBoth(viewer, 'approval-readonly');
 
-    // Request changes: the send-review dialog, set to redo one; its note goes to one's redo.
+    // Request changes: the send-review dialog, set to redo one. A review sends comments: with none
+    // yet, it says so and leads to one's diff.
     await page.click('[data-testid="approval-changes"]');
     const dialog = page.locator('[data-testid="review-dialog"]');
     await dialog.waitFor();
     expect(await dialog.locator('h2').textContent()).toBe('Request changes to one');
     expect(await dialog.locator('[data-testid="review-to-redo"] input').isChecked()).toBe(true);
-    await page.fill('[data-testid="review-note"]', 'Name it after the design doc.');
+    expect(await page.locator('[data-testid="review-dialog-count"]').textContent()).toContain(
+      'No unsent comment on one',
+    );
+    expect(await page.isDisabled('[data-testid="review-submit"]')).toBe(true);
+    await page.click('[data-testid="review-open-changes"]');
+    await page.waitForSelector('[data-testid="review"][data-codon="one"]');
+    const diff = page.locator('[data-testid="diff-file"][data-path="one.txt"]');
+    await diff.locator('[data-testid="line-no"][data-side="new"][data-line="1"]').click();
+    await page.fill('[data-testid="comment-text"]', 'Name it after the design doc.');
+    await page.click('[data-testid="comment-save"]');
+    await page.waitForSelector('[data-testid="review"] [data-testid="comment"][data-state="unsent"]');
+    // The banner stays above every view: Request changes now sends the comment, with a note.
+    await page.click('[data-testid="approval-changes"]');
+    await dialog.waitFor();
+    expect(await page.locator('[data-testid="review-dialog-count"]').textContent()).toContain(
+      '1 unsent comment',
+    );
+    await page.fill('[data-testid="review-note"]', 'Please rename.');
+    await shootBoth(page, 'approval-request-changes');
     await page.click('[data-testid="review-submit"]');
     // One runs again with the review, ends well, and the run waits for approval again.
     await waitFor(
@@ -106,6 +125,9 @@ describe.skipIf(!HAVE_CHROMIUM)('approval gates in the dashboard', { timeout: 18
     );
     const prompts = journalRows(f.exec).filter((r) => r.type === 'codon.message' && r.data.codonId === 'one');
     expect(JSON.stringify(prompts)).toContain('Name it after the design doc.');
+    expect(JSON.stringify(prompts)).toContain('Please rename.');
+    await page.waitForSelector('[data-testid="review"] [data-testid="comment"][data-state="sent-redo"]');
+    await page.keyboard.press('1');
     await banner(page).waitFor();
     expect(await page.locator('[data-testid="codon-two"]').getAttribute('data-status')).toBe('pending');
 

@@ -31,7 +31,6 @@ export function ApprovalBanner({
   const text = displayLine(approvalWaitText(wait));
   return (
     <div className="banner" data-testid="approval-wait" data-codon={wait.codonId} role="status">
-      <span className="pill st-waiting">waiting</span>
       <span className="what" data-testid="approval-text">
         {text.charAt(0).toUpperCase()}
         {text.slice(1)}

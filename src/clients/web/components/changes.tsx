@@ -41,6 +41,8 @@ export type ReviewControls = {
 
 /** What a file's diff needs to show and take comments. */
 type DiffReview = {
+  /** This page's client ids: their comments read "you". */
+  own: readonly string[];
   from: string;
   to: string;
   comments: readonly CommentView[];
@@ -158,7 +160,9 @@ export function Changes({
       }}
     />
   ) : null;
+  const own = state.run.connection.clientIds ?? [];
   const diffReview: DiffReview = {
+    own,
     from,
     to,
     comments,
@@ -227,6 +231,7 @@ export function Changes({
             from={from}
             to={to}
             now={now}
+            own={own}
             {...(review.cannot === undefined
               ? { onSend: () => review.send(codonId) }
               : { cannot: review.cannot })}
@@ -402,7 +407,7 @@ function NotesUnder({
     <tr className="note-row">
       <td colSpan={span}>
         {here.map((c) => (
-          <CommentCard key={c.commentId} comment={c} now={review.now} inline />
+          <CommentCard key={c.commentId} comment={c} now={review.now} inline own={review.own} />
         ))}
         {form ? review.form : null}
       </td>

@@ -22,12 +22,18 @@ export function Controls({
   selected,
   dialog,
   setDialog,
+  held,
 }: {
   state: DashboardState;
   actions: ClientActions;
   selected: string | undefined;
   dialog: Dialog;
   setDialog: (d: Dialog) => void;
+  /**
+   * Why no other codon may start now (an approval wait: the server refuses codon.next and codon.start
+   * of another codon); next and start say it instead of being refused.
+   */
+  held?: string;
 }): React.ReactElement {
   const next = nextCodonId(state.run.run);
   const rollback = state.run.rollback;
@@ -40,16 +46,17 @@ export function Controls({
           className="primary-action"
           data-testid="control-next"
           onClick={actions.next}
-          title="start the next codon (n)"
+          disabled={held !== undefined}
+          title={held ?? 'start the next codon (n)'}
         >
           next{next ? `: ${displayLine(next)}` : ''}
         </button>
         <button
           type="button"
           data-testid="control-start"
-          disabled={!selected}
+          disabled={!selected || (held !== undefined && selected !== state.run.run.approvalWait?.codonId)}
           onClick={() => selected && actions.start(selected)}
-          title="start the selected codon (g)"
+          title={held ?? 'start the selected codon (g)'}
         >
           start {selected ? displayLine(selected) : '(select a codon)'}
         </button>

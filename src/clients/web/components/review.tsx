@@ -207,6 +207,7 @@ export function SendReviewDialog({
   title,
   onSend,
   onClose,
+  onOpenChanges,
 }: {
   codonId: string;
   comments: readonly CommentView[];
@@ -216,6 +217,8 @@ export function SendReviewDialog({
   title?: string;
   onSend: (input: { to: ReviewTarget; note?: string; commentIds?: string[] }) => void;
   onClose: () => void;
+  /** Shows the codon's diff, to comment on it (a review sends comments: none, nothing to send). */
+  onOpenChanges?: () => void;
 }): React.ReactElement {
   const choices = reviewChoices(running);
   const [to, setTo] = React.useState<ReviewTarget>(preset ?? 'redo');
@@ -224,7 +227,8 @@ export function SendReviewDialog({
   React.useEffect(() => first.current?.focus(), []);
   const unsent = comments.filter(isUnsent);
   const chosen = choices.find((c) => c.to === to);
-  const empty = unsent.length === 0 && note.trim() === '';
+  // A review sends comments (the note goes above them): with none unsent there is nothing to send.
+  const empty = unsent.length === 0;
   return (
     <form
       className="dialog"
@@ -248,9 +252,14 @@ export function SendReviewDialog({
       <h2>{displayLine(title ?? `Send the review of ${codonId}`)}</h2>
       <p className="muted" data-testid="review-dialog-count">
         {unsent.length === 0
-          ? 'No unsent comment: the note alone is sent.'
+          ? `No unsent comment on ${displayLine(codonId)}: comment on lines of its diff first (Changes view), then send them.`
           : `${unsent.length} unsent comment${unsent.length === 1 ? '' : 's'}, each with its file, lines and the quoted lines.`}
       </p>
+      {unsent.length === 0 && onOpenChanges ? (
+        <button type="button" onClick={onOpenChanges} data-testid="review-open-changes">
+          Open the changes of {displayLine(codonId)}
+        </button>
+      ) : null}
       <fieldset>
         {choices.map((c, i) => (
           <label key={c.to} className="choice" data-testid={`review-to-${c.to}`}>
@@ -295,7 +304,7 @@ export function SendReviewDialog({
           type="submit"
           className="primary-action"
           disabled={chosen?.unavailable !== undefined || empty}
-          title={chosen?.unavailable ?? (empty ? 'nothing to send: write a comment or a note' : undefined)}
+          title={chosen?.unavailable ?? (empty ? 'nothing to send: comment on the diff first' : undefined)}
           data-testid="review-submit"
         >
           Send

@@ -94,6 +94,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the dashboard’s views', { timeout: 120_000 },
     // Nothing started: the overview says what to do.
     await page.waitForSelector('[data-testid="empty-codons"]:has-text("Press n")');
     await shootBoth(page, 'overview-empty');
+    await page.keyboard.press('4');
+    await page.waitForSelector('[data-testid="empty-cost"]:has-text("Nothing spent yet")');
+    await page.keyboard.press('1');
 
     await page.keyboard.press('n');
     await status(page, 'design', 'completed');
@@ -137,7 +140,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the dashboard’s views', { timeout: 120_000 },
     await page.click('[data-testid="diff-layout"]');
 
     await page.keyboard.press('4');
-    await page.waitForSelector('[data-testid="view-cost"]');
+    await page.waitForSelector('[data-testid="chart-cost"]');
+    await page.waitForSelector('[data-testid="no-sentinel-cost"]');
     await shootBoth(page, 'cost');
     await page.keyboard.press('5');
     await page.waitForSelector('[data-testid="view-fleet"] [data-testid="fleet-row"]');

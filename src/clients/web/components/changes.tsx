@@ -323,7 +323,7 @@ function FileDiff({
         <b data-testid="diff-file-name">
           {displayLine(file.oldPath ? `${file.oldPath} → ${file.path}` : file.path)}
         </b>
-        <span className={`st st-${file.status}`}>{file.status}</span>
+        <span className="file-status">{file.status}</span>
         <span className="add">+{file.additions}</span>
         <span className="del">−{file.deletions}</span>
         {file.truncated ? <span className="warn">(truncated)</span> : null}

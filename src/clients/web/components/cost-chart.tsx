@@ -33,6 +33,16 @@ export function CostView({ series }: { series: CostSeries }): React.ReactElement
       ),
     ),
   );
+  if (series.points.length === 0)
+    return (
+      <section className="cost" data-testid="view-cost">
+        <div className="empty-state" data-testid="empty-cost">
+          <b>Nothing spent yet</b>
+          The cost and tokens of every agent call and sentinel show here, over time and per codon, once a
+          codon runs.
+        </div>
+      </section>
+    );
   return (
     <section className="cost" data-testid="view-cost">
       <h3>
@@ -59,6 +69,11 @@ export function CostView({ series }: { series: CostSeries }): React.ReactElement
           ■ sentinels
         </text>
       </svg>
+      {series.totals.sentinels === 0 ? (
+        <p className="hint" data-testid="no-sentinel-cost">
+          No sentinel has spent anything yet (the plan may have none): a sentinel's cost shows in amber.
+        </p>
+      ) : null}
       {Object.keys(series.estimated).length > 0 ? (
         <p className="muted" data-testid="cost-legend">
           {ESTIMATE_LEGEND}

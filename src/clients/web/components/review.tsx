@@ -45,7 +45,7 @@ export function CommentCard({
         {inline ? null : <span className="where">{displayLine(linesWord(comment))}</span>}
         <span>{displayLine(authorWord(comment.author, own))}</span>
         <span
-          className={`pill plain ${isUnsent(comment) ? 'st-waiting' : 'st-passed'}`}
+          className={`pill plain ${isUnsent(comment) ? 'st-pending' : 'st-info'}`}
           data-testid="comment-state"
         >
           {displayLine(commentState(comment))}

@@ -10,7 +10,7 @@ import type { DashboardState } from '../model/dashboard.ts';
 import { diffLineText, diffTokens } from '../model/diff-highlight.ts';
 import { type CheckpointDiff, type DiffFile, splitRows, unifiedRows } from '../model/diff-layout.ts';
 import { fileTree, type TreeNode } from '../model/file-tree.ts';
-import type { TokenLine } from '../model/highlight.ts';
+import { languageOf, type TokenLine } from '../model/highlight.ts';
 import { diffPoints, lineageOf } from '../model/lineage.ts';
 import { type CommentView, commentsUnder, isPicked, type LinePick, pickLine } from '../model/review.ts';
 import { Code, Tokens } from './code.tsx';
@@ -188,7 +188,7 @@ export function Changes({
             <div className="label">
               {displayLine(file.path)} · {file.action} {formatTime(file.at)}
             </div>
-            <Code text={file.content} language={undefined} />
+            <Code text={file.content} language={languageOf(file.path)} />
           </div>
         ) : null}
       </aside>

@@ -1,4 +1,5 @@
-import { own, type ServerEventOf } from '../../../core/protocol/index.ts';
+import type { ServerEventOf } from '../../../core/protocol/index.ts';
+import { own } from '../../../core/protocol/own.ts';
 import { endWaitingCalls } from './activity.ts';
 import { codonStarted, failActiveCodons, isActiveStatus, setCodonCost } from './codons.ts';
 import type { RunState } from './run-state.ts';

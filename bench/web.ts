@@ -2,9 +2,12 @@
  * Web dashboard benchmark: a journal of 100 000 events (an execution of a real run, then agent
  * messages, tool calls and their results, and notes appended through the journal), served by
  * `ribosome run --web`. Measures (a) `history.sync` of the whole journal by a Node client and (b)
- * the time from page.goto to the activity list's first complete render in Debian's chromium (the
- * view's `data-synced`, set once the initial history is folded and rendered), medians of RUNS runs,
- * and the ratio b/a. Writes bench/results/web.json. Needs dist-web/ (`npm run build:web`).
+ * the time from the page's navigation to the activity list's first complete render in Debian's
+ * chromium (the view's `data-synced`, set once the initial history is folded and rendered: taken by
+ * the page itself, after the next frame, so the browser driver's polling is not counted), medians
+ * of RUNS runs, and the ratio b/a; (b) split into its start (to the history's first batch), the
+ * stream (to its last) and the render. Writes bench/results/web.json. Needs dist-web/ (`npm run
+ * build:web`); BENCH_WEB_ROOT serves another build of the page (a before/after in one run).
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -86,6 +89,40 @@ export async function seedExecution(
   return { plan: files.plan, exec, args };
 }
 
+type PageTimes = { __bench: { firstBatch?: number; lastBatch?: number; synced?: number } };
+
+/**
+ * Runs in the page before its own script (page.addInitScript): notes when the first and the last
+ * history.batch arrive, and when the activity view first says `data-synced` (after the next frame,
+ * so its drawing counts), in ms since navigation. Self-contained: the browser runs its source.
+ */
+function timePage(): void {
+  const times: PageTimes['__bench'] = {};
+  (window as unknown as PageTimes).__bench = times;
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(url: string | URL, protocols?: string | string[]) {
+      super(url, protocols);
+      this.addEventListener('message', (m: MessageEvent) => {
+        // The frame's head only (a batch is a quarter of a megabyte): its type follows its id and timestamp.
+        if (typeof m.data !== 'string' || !m.data.slice(0, 160).includes('"type":"history.batch"')) return;
+        times.firstBatch ??= performance.now();
+        times.lastBatch = performance.now();
+      });
+    }
+  };
+  new MutationObserver((_, observer) => {
+    if (!document.querySelector('[data-testid="view-activity"][data-synced="true"]')) return;
+    observer.disconnect();
+    requestAnimationFrame(() => setTimeout(() => (times.synced = performance.now())));
+  }).observe(document, {
+    subtree: true,
+    childList: true,
+    attributes: true,
+    attributeFilter: ['data-synced'],
+  });
+}
+
 export async function run(options: { events?: number; runs?: number } = {}) {
   const events = options.events ?? 100_000;
   const runs = options.runs ?? RUNS;
@@ -93,7 +130,14 @@ export async function run(options: { events?: number; runs?: number } = {}) {
   const t = tempDir('ribosome-bench-web-');
   try {
     const seed = await seedExecution(t.path, events);
-    const server = await startServer(seed.plan, seed.exec, [...seed.args, '--web', '--web-port', '0']);
+    const root = process.env.BENCH_WEB_ROOT;
+    const server = await startServer(
+      seed.plan,
+      seed.exec,
+      [...seed.args, '--web', '--web-port', '0'],
+      20_000,
+      root ? { RIBOSOME_WEB_ROOT: root } : {},
+    );
     await waitFor(() => /^dashboard http:\S+$/m.test(server.stderr()), 'the dashboard line', 30_000);
     const dashboard = /^dashboard (http:\S+)$/m.exec(server.stderr())![1]!;
 
@@ -108,8 +152,13 @@ export async function run(options: { events?: number; runs?: number } = {}) {
       await client.close();
     }
 
-    // (b) page.goto to the activity list's first complete render.
+    // (b) navigation to the activity list's first complete render, as the page's clock tells it.
     const renderMs: number[] = [];
+    const parts: { startMs: number[]; streamMs: number[]; drawMs: number[] } = {
+      startMs: [],
+      streamMs: [],
+      drawMs: [],
+    };
     let rows = '';
     if (!existsSync(CHROMIUM))
       console.warn(`no ${CHROMIUM}: the browser half is skipped (apt-get install chromium)`);
@@ -120,12 +169,20 @@ export async function run(options: { events?: number; runs?: number } = {}) {
           const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
           const page = await context.newPage();
           page.setDefaultTimeout(120_000);
-          const start = performance.now();
+          await page.addInitScript(timePage);
           await page.goto(dashboard);
           // The activity view as soon as the page has its tabs (the sync is usually still running).
           await page.click('[data-testid="tab-activity"]');
           await page.waitForSelector('[data-testid="view-activity"][data-synced="true"]');
-          renderMs.push(performance.now() - start);
+          const times = await page.waitForFunction(() => (window as unknown as PageTimes).__bench.synced);
+          const t = (await times.jsonValue()) as unknown as number;
+          const { firstBatch = Number.NaN, lastBatch = Number.NaN } = await page.evaluate(
+            () => (window as unknown as PageTimes).__bench,
+          );
+          renderMs.push(t);
+          parts.startMs.push(firstBatch);
+          parts.streamMs.push(lastBatch - firstBatch);
+          parts.drawMs.push(t - lastBatch);
           rows = (await page.locator('[data-testid="activity-count"]').textContent()) ?? '';
           await context.close();
         }
@@ -147,6 +204,10 @@ export async function run(options: { events?: number; runs?: number } = {}) {
       nodeHistorySyncRunsMs: syncMs.map((x) => round(x, 0)),
       pageFirstActivityRenderMs: round(b, 0),
       pageFirstActivityRenderRunsMs: renderMs.map((x) => round(x, 0)),
+      // Medians of the page's parts: to the first history.batch, from it to the last, from that to the render.
+      pageStartMs: round(median(parts.startMs), 0),
+      pageStreamMs: round(median(parts.streamMs), 0),
+      pageDrawMs: round(median(parts.drawMs), 0),
       ratioPageToSync: round(b / a, 2),
     };
     console.log(JSON.stringify(result, null, 2));

@@ -1,7 +1,7 @@
 import React from 'react';
 import type { BrowserClient } from '../../core/client/browser.ts';
-import { fitMessage } from '../../core/protocol/codon-message.ts';
 import type { ReviewTarget } from '../../core/protocol/index.ts';
+import { fitMessage } from '../../core/protocol/message-size.ts';
 import { useCheckpointRefresh } from '../hooks/use-checkpoint-refresh.ts';
 import { useNow } from '../hooks/use-now.ts';
 import { createActions } from '../model/actions.ts';

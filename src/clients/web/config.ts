@@ -1,4 +1,5 @@
-import { BatchFleet } from '../batch/fleet/fleet-schema.ts';
+import type { BatchFleet } from '../batch/fleet/fleet-schema.ts';
+import { isBatchFleet } from '../batch/fleet/fleet-shape.ts';
 
 /**
  * What the page shows, from `/config.json` (docs/dashboard.md): a fixed list of servers, or a
@@ -23,7 +24,7 @@ export async function readConfig(key: string | undefined): Promise<DashboardConf
   };
   const config: DashboardConfig = { servers: body.servers ?? [], readonly: body.readonly === true };
   if (body.batch === undefined) return config;
-  const batch = BatchFleet.safeParse(body.batch);
-  if (!batch.success) throw new Error('config.json: its batch is not a fleet this page can show (reload it)');
-  return { ...config, batch: batch.data };
+  if (!isBatchFleet(body.batch))
+    throw new Error('config.json: its batch is not a fleet this page can show (reload it)');
+  return { ...config, batch: body.batch };
 }

@@ -3,6 +3,7 @@ import { App } from './app.tsx';
 import { BatchApp } from './batch-app.tsx';
 import { type DashboardConfig, readConfig } from './config.ts';
 import { dashboardKey, jobTicketSource, ticketSource } from './page-key.ts';
+import { connectEarly } from './use-dashboard.ts';
 import './styles.css';
 
 /**
@@ -32,15 +33,14 @@ async function main(): Promise<void> {
     );
     return;
   }
-  root.render(
-    <App
-      config={config}
-      ticket={ticketSource(
-        config.servers.map((s) => s.url),
-        key,
-      )}
-    />,
+  const ticket = ticketSource(
+    config.servers.map((s) => s.url),
+    key,
   );
+  // The first server's connection (its ticket, upgrade and handshake) while the page renders.
+  const first = config.servers[0]?.url;
+  if (first) connectEarly(first, config.readonly, ticket);
+  root.render(<App config={config} ticket={ticket} />);
 }
 
 void main();

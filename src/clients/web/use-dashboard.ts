@@ -8,6 +8,30 @@ export type Connection =
   | { phase: 'failed'; message: string }
   | { phase: 'open'; client: BrowserClient };
 
+/**
+ * Connections main.tsx opened before the page's first render, by URL: the first server's handshake
+ * overlaps the page's start (its sync begins that much sooner); useConnection takes it over.
+ */
+const early = new Map<string, Promise<BrowserClient>>();
+
+function connect(url: string, readonly: boolean, ticket: (url: string) => Promise<string>) {
+  // keepEvents 0: the store folds what it needs; kept, the client's last 10 000 frames would be
+  // the whole of a million-event history (a history.batch frame carries a thousand events).
+  return BrowserClient.connect(url, {
+    mode: readonly ? 'readonly' : 'readandwrite',
+    reconnect: true,
+    keepEvents: 0,
+    ticket: () => ticket(url),
+  });
+}
+
+/** Starts connecting to `url` now, for the useConnection of that URL to take over. */
+export function connectEarly(url: string, readonly: boolean, ticket: (url: string) => Promise<string>): void {
+  const attempt = connect(url, readonly, ticket);
+  attempt.catch(() => {}); // useConnection reports a failure (and tries again).
+  early.set(url, attempt);
+}
+
 /** Connects to one server (reconnecting when it drops) and hands out the client once the handshake is done. */
 export function useConnection(
   url: string,
@@ -20,14 +44,9 @@ export function useConnection(
     let client: BrowserClient | undefined;
     let retry: ReturnType<typeof setTimeout> | undefined;
     const attempt = () => {
-      // keepEvents 0: the store folds what it needs; kept, the client's last 10 000 frames would be
-      // the whole of a million-event history (a history.batch frame carries a thousand events).
-      BrowserClient.connect(url, {
-        mode: readonly ? 'readonly' : 'readandwrite',
-        reconnect: true,
-        keepEvents: 0,
-        ticket: () => ticket(url),
-      }).then(
+      const started = early.get(url);
+      early.delete(url);
+      (started ?? connect(url, readonly, ticket)).then(
         (c) => {
           if (disposed) return void c.close();
           client = c;

@@ -1,4 +1,4 @@
-import { ticketProtocols } from '../protocol/dashboard-ticket.ts';
+import { ticketProtocols } from '../protocol/ticket-protocols.ts';
 import { type OpenSocket, RefusedUpgradeError, type SocketPort } from './socket.ts';
 
 /** Why a browser's upgrade may fail that it cannot tell: the server refused it for want of a token. */

@@ -10,8 +10,8 @@ import type {
 import { CommandError } from './command-error.ts';
 import { type ClientOptions, type ConnectionState, reconnectOptionsOf } from './connection-options.ts';
 import { eventsOf } from './event-iterator.ts';
+import type { FrameParser } from './frame-parser.ts';
 import { type HistoryConnection, streamHistory } from './history-stream.ts';
-import { parseFrame } from './parse-frame.ts';
 import { newCommandId, type OpenSocket, type SocketPort } from './socket.ts';
 
 // The typed client's public API (src/core/client/index.ts, the package's `ribosome/client`).
@@ -28,13 +28,15 @@ const INVALID_FRAME_CHARS = 1_000;
 /**
  * The typed client of the control protocol: connects, handshakes, sends commands with generated
  * ids and hands out validated events as callbacks, async iterators or awaited matches. The TUI,
- * the web dashboard, the tests and users all drive the server through it. The socket is a port:
- * RibosomeClient (Node, `ws`) and BrowserClient (the global WebSocket) give it theirs.
+ * the web dashboard, the tests and users all drive the server through it. The socket and the frame
+ * check are ports: RibosomeClient (Node, `ws`, the protocol's schemas) and BrowserClient (the global
+ * WebSocket, the envelope checked by hand) give it theirs.
  */
 export class ClientCore {
   readonly url: string;
   readonly #options: ClientOptions;
   readonly #openSocket: OpenSocket;
+  readonly #frames: FrameParser;
   readonly #listeners = new Set<Listener>();
   readonly #stateListeners = new Set<(state: ConnectionState) => void>();
   readonly #waiters = new Set<Waiter>();
@@ -54,10 +56,11 @@ export class ClientCore {
   readonly invalidFrames: string[] = [];
   #invalidFrameCount = 0;
 
-  protected constructor(url: string, options: ClientOptions, openSocket: OpenSocket) {
+  protected constructor(url: string, options: ClientOptions, openSocket: OpenSocket, frames: FrameParser) {
     this.url = url;
     this.#options = options;
     this.#openSocket = openSocket;
+    this.#frames = frames;
   }
 
   /** Connects and handshakes (the subclasses' `connect` calls it). */
@@ -227,6 +230,7 @@ export class ClientCore {
       onStateChange: this.onStateChange.bind(this),
       sendSync: () => this.send('history.sync'),
       lastFrameAt: () => this.#lastFrameAt,
+      parseEvent: this.#frames.event,
       invalid: (why) => this.#invalid(why),
     };
     return streamHistory(connection, onBatch, options);
@@ -307,11 +311,14 @@ export class ClientCore {
 
   #invalid(why: string): void {
     this.#invalidFrameCount += 1;
-    this.invalidFrames.push(
-      why.length > INVALID_FRAME_CHARS ? `${why.slice(0, INVALID_FRAME_CHARS)}...` : why,
-    );
+    const said = why.length > INVALID_FRAME_CHARS ? `${why.slice(0, INVALID_FRAME_CHARS)}...` : why;
+    this.invalidFrames.push(said);
     if (this.invalidFrames.length > INVALID_FRAMES_KEPT) this.invalidFrames.shift();
+    this.refused(said, this.#invalidFrameCount);
   }
+
+  /** Called for each frame (or event of a batch) that failed validation, the `count`th so far. */
+  protected refused(_why: string, _count: number): void {}
 
   #onMessage(text: string, isBinary: boolean): void {
     this.#lastFrameAt = Date.now();
@@ -326,7 +333,7 @@ export class ClientCore {
       this.#invalid(text.slice(0, 200));
       return;
     }
-    const parsed = parseFrame(raw);
+    const parsed = this.#frames.frame(raw);
     if (!parsed.ok) {
       this.#invalid(parsed.error);
       return;

@@ -1,6 +1,7 @@
-import { type EventType, parseServerEvent, type ServerEvent, type ServerEventOf } from '../protocol/index.ts';
+import type { EventType, ServerEvent, ServerEventOf } from '../protocol/index.ts';
 import { CommandError } from './command-error.ts';
 import type { ConnectionState } from './connection-options.ts';
+import type { ParsedEvent } from './frame-parser.ts';
 
 /** What a history stream needs of the client: its events, its state, the sync command, its frame log. */
 export interface HistoryConnection {
@@ -10,6 +11,8 @@ export interface HistoryConnection {
   sendSync(): string;
   /** When the last frame arrived (Date.now()): the idle timer measures the connection's silence. */
   lastFrameAt(): number;
+  /** Checks an event of a batch (the client's FrameParser). */
+  parseEvent(raw: unknown): ParsedEvent;
   /** Notes an event of a batch that failed validation. */
   invalid(why: string): void;
 }
@@ -69,7 +72,7 @@ export function streamHistory(
     const offBatch = connection.on('history.batch', (batch) => {
       const events: ServerEvent[] = [];
       for (const raw of batch.data.events) {
-        const parsed = parseServerEvent(raw);
+        const parsed = connection.parseEvent(raw);
         if (parsed.ok) events.push(parsed.event);
         else connection.invalid(parsed.error);
       }

@@ -1,15 +1,6 @@
 import { parseServerEvent, type ServerEventOf } from '../protocol/index.ts';
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** The envelope of a server event (ServerEventEnvelope), checked by hand. */
-const isEnvelope = (v: unknown): boolean =>
-  isObject(v) &&
-  typeof v.id === 'string' &&
-  typeof v.timestamp === 'string' &&
-  typeof v.type === 'string' &&
-  isObject(v.data);
+import { isEnvelope, isObject } from './envelope-frame.ts';
+import type { FrameParser, ParsedEvent } from './frame-parser.ts';
 
 /**
  * A frame as a server event. A history.batch carries up to a thousand events, each checked against
@@ -17,7 +8,7 @@ const isEnvelope = (v: unknown): boolean =>
  * one of them on the way (a third of a million-event sync's parsing, and its garbage). So its shape
  * is checked by hand, to the same rules; anything else, or a batch that fails, goes through the schemas.
  */
-export function parseFrame(raw: unknown): ReturnType<typeof parseServerEvent> {
+export function parseFrame(raw: unknown): ParsedEvent {
   if (
     isObject(raw) &&
     raw.type === 'history.batch' &&
@@ -31,3 +22,6 @@ export function parseFrame(raw: unknown): ReturnType<typeof parseServerEvent> {
     return { ok: true, event: raw as ServerEventOf<'history.batch'> };
   return parseServerEvent(raw);
 }
+
+/** The Node clients' frames: every event checked against its own schema. */
+export const schemaFrames: FrameParser = { frame: parseFrame, event: parseServerEvent };

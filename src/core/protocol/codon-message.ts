@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ours } from './extension.ts';
+import { MESSAGE_MAX_BYTES } from './message-size.ts';
 
-/** Longest codon.message text, in UTF-8 bytes. */
-export const MESSAGE_MAX_BYTES = 32 * 1024;
+export { fitMessage, MESSAGE_MAX_BYTES } from './message-size.ts';
 
 /** Who sent a message to the running agent: a client (by its clientId) or a sentinel's action. */
 export const MessageSender = z.discriminatedUnion('kind', [
@@ -35,23 +35,6 @@ export const MessageText = z
     (text) => new TextEncoder().encode(text).length <= MESSAGE_MAX_BYTES,
     `at most ${MESSAGE_MAX_BYTES} bytes of UTF-8`,
   );
-
-/**
- * `text` cut to what a message may hold (MESSAGE_MAX_BYTES of UTF-8), between characters: what a
- * typing UI keeps, so what it shows is what is sent.
- */
-export function fitMessage(text: string): string {
-  const encoder = new TextEncoder();
-  if (text.length * 3 <= MESSAGE_MAX_BYTES || encoder.encode(text).length <= MESSAGE_MAX_BYTES) return text;
-  let bytes = 0;
-  let end = 0;
-  for (const char of text) {
-    bytes += encoder.encode(char).length;
-    if (bytes > MESSAGE_MAX_BYTES) break;
-    end += char.length;
-  }
-  return text.slice(0, end);
-}
 
 export const CodonMessageRequest = ours(
   z.object({ text: MessageText }),

@@ -2,21 +2,13 @@ import { z } from 'zod';
 import { ours } from './extension.ts';
 import { ClientMode } from './shared.ts';
 
+export { DASHBOARD_PROTOCOL, TICKET_PROTOCOL_PREFIX, ticketProtocols } from './ticket-protocols.ts';
+
 /**
  * Ours: `dashboard.ticket`, how a dashboard served by another process (`ribosome web`) gets the
  * credential its page presents on the WebSocket upgrade (docs/dashboard.md#access-token). Only a client
  * without an Origin (not a page) may ask; a readonly one only for readonly tickets.
  */
-/** The subprotocol that carries a ticket: `ribosome-ticket.<ticket>` (a page cannot set headers). */
-export const TICKET_PROTOCOL_PREFIX = 'ribosome-ticket.';
-/** The subprotocol a dashboard offers beside its ticket, the one the server selects. */
-export const DASHBOARD_PROTOCOL = 'ribosome';
-
-/** The subprotocols that present `ticket` on an upgrade. */
-export function ticketProtocols(ticket: string): string[] {
-  return [DASHBOARD_PROTOCOL, `${TICKET_PROTOCOL_PREFIX}${ticket}`];
-}
-
 export const DashboardTicketRequest = ours(
   z.object({
     /** The page origin the ticket is for: `http(s)://HOST:PORT`. */

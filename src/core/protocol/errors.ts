@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ERROR_SEVERITIES } from './value-names.ts';
 
 /**
  * Error codes carried in `error` events (spec section 7). The first three are the spec's; the rest are
@@ -59,16 +60,10 @@ export const ErrorCode = z
   .meta({ id: 'ErrorCode' });
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
-export const ErrorSeverity = z.enum(['fatal', 'codon', 'operation', 'warning']);
+export const ErrorSeverity = z.enum(ERROR_SEVERITIES);
 export type ErrorSeverity = z.infer<typeof ErrorSeverity>;
 
-/** What a client should do for each severity (spec section 7). */
-export const suggestedAction: Record<ErrorSeverity, string> = {
-  fatal: 'reconnect after the fix',
-  codon: 'inspect failureReason; consider codon.redo',
-  operation: 'read message; retry if suitable',
-  warning: 'log and continue',
-};
+export { suggestedAction } from './value-names.ts';
 
 /** The codes the spec itself defines (section 7); every other code is ours (docs/protocol.md#protocol-extensions). */
 export const SPEC_ERROR_CODES: ReadonlySet<ErrorCode> = new Set([

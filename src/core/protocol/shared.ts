@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { extendedEnum, ours } from './extension.ts';
+import { CHECKPOINT_TYPES, CODON_STATUSES, FAILURE_REASON_TYPES } from './value-names.ts';
 
 /** Shared structures of spec section 2.4. */
 
@@ -12,10 +13,7 @@ export type ProcessExit = z.infer<typeof ProcessExit>;
 
 // Ours (docs/protocol.md#protocol-extensions): budget (a budget stopped the codon), verify (a gate
 // failed), usage-limit (the agent's plan or quota is used up until a reset: hours, not seconds).
-export const FailureReasonType = extendedEnum(
-  ['timeout', 'rate-limit', 'api-error', 'sentinel-load-failure', 'unknown'],
-  ['budget', 'verify', 'usage-limit'],
-);
+export const FailureReasonType = extendedEnum(FAILURE_REASON_TYPES.spec, FAILURE_REASON_TYPES.ours);
 export const FailureReason = z.object({
   type: FailureReasonType,
   retriable: z.boolean(),
@@ -33,18 +31,10 @@ export type FailureReason = z.infer<typeof FailureReason>;
  * pending -> preparing (rig setup) -> running -> completed | failed | skipped | stopped.
  * `stopped` is a codon ended by codon.forceStop (or a sentinel's halt, rollback or redo).
  */
-export const CodonStatus = z.enum([
-  'pending',
-  'preparing',
-  'running',
-  'completed',
-  'failed',
-  'skipped',
-  'stopped',
-]);
+export const CodonStatus = z.enum(CODON_STATUSES);
 export type CodonStatus = z.infer<typeof CodonStatus>;
 
-export const CheckpointType = z.enum(['rig-setup', 'completed', 'error', 'skipped']);
+export const CheckpointType = z.enum(CHECKPOINT_TYPES);
 export type CheckpointType = z.infer<typeof CheckpointType>;
 
 export const CheckpointInfo = z.object({

@@ -46,6 +46,17 @@ describe('keys', () => {
     expect(keys(['n', 's', 'r', 'q']).effects.map((e) => e.kind)).toEqual(['next', 'skip', 'redo', 'quit']);
   });
 
+  it('during an approval wait r requests changes: with comments not sent it sends them to redo, else codon.redo', () => {
+    const withComments = keys(['r'], ctx({ approval: { codonId: 'one', unsentComments: 2 } }));
+    expect(withComments.effects).toEqual([{ kind: 'review', codonId: 'one', to: 'redo' }]);
+    expect(keys(['r'], ctx({ approval: { codonId: 'one', unsentComments: 0 } })).effects).toEqual([
+      { kind: 'redo' },
+    ]);
+    expect(
+      keys(['r'], ctx({ readonly: true, approval: { codonId: 'one', unsentComments: 2 } })).effects,
+    ).toEqual([]);
+  });
+
   it('asks for a force-stop reason, with editing, and cancels on escape', () => {
     const typed = keys(['x', 'l', 'o', 'o', 'p', { backspace: true }, 'q', 's']);
     expect(typed.view.modal).toEqual({ kind: 'forceStop', reason: 'looqs' });

@@ -140,6 +140,35 @@ describe('approval gates', { timeout: 120_000 }, () => {
     expect(ofType(history, 'codon.started').map((e) => e.data.codonId)).toEqual(['one', 'one']);
   });
 
+  it('request changes: a review sent to redo ends the wait; codon one runs again from its start with it, then waits again', async () => {
+    const redone = `  - name: redo\n    match: { firstUser: "Review of the changes of codon one" }\n    turns:\n${writeTurns('one.txt', 'better').replace(/^(?=.)/gm, '    ')}`;
+    const { client, root } = await serve(
+      plan('    approval: required\n'),
+      script().replace('tracks:\n', `tracks:\n${redone}`),
+    );
+    await client.next('server.idle', (e) => e.data.heldBy === 'approval', WAIT);
+    const comment = await client.request(
+      'review.comment',
+      { codonId: 'one', file: 'one.txt', lines: { start: 1, end: 1 }, text: 'Say better.' },
+      'review.comment',
+      { timeoutMs: WAIT },
+    );
+    const ended = client.next('approval.ended', () => true, WAIT);
+    const again = client.next('approval.waiting', () => true, WAIT);
+    client.send('review.submit', { codonId: 'one', to: 'redo', note: 'One change, please.' });
+    expect((await ended).data).toMatchObject({ codonId: 'one', how: 'changes-requested' });
+    expect((await again).data.codonId).toBe('one');
+    await client.next('server.idle', (e) => e.data.heldBy === 'approval', WAIT);
+    expect(readFileSync(join(root, 'one.txt'), 'utf8')).toBe('better');
+    const history = await client.syncHistory();
+    expect(ofType(history, 'codon.started').map((e) => e.data.codonId)).toEqual(['one', 'one']);
+    const [sent] = ofType(history, 'review.sent');
+    expect(sent?.data).toMatchObject({ codonId: 'one', to: 'redo', commentIds: [comment.data.commentId] });
+    const heard = ofType(history, 'codon.message').filter((e) => e.data.delivery === 'prompt');
+    expect(heard.map((e) => e.data.text).join('\n')).toContain('Say better.');
+    expect(existsSync(join(root, 'two.txt'))).toBe(false);
+  });
+
   it('a rollback refused during the wait gives the wait back', async () => {
     const { client } = await serve(plan('    approval: required\n'), script());
     await client.next('server.idle', (e) => e.data.heldBy === 'approval', WAIT);

@@ -1,4 +1,5 @@
-import { own, type ServerEventOf } from '../../../core/protocol/index.ts';
+import type { ServerEventOf } from '../../../core/protocol/index.ts';
+import { own } from '../../../core/protocol/own.ts';
 import { formatCost, formatDuration, isEndedWithCodon, oneLine } from '../format.ts';
 import { answeredCall } from '../paired-call.ts';
 import type { Tone } from '../tone.ts';

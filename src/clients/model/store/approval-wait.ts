@@ -1,4 +1,5 @@
-import { own, type ServerEventOf } from '../../../core/protocol/index.ts';
+import type { ServerEventOf } from '../../../core/protocol/index.ts';
+import { own } from '../../../core/protocol/own.ts';
 import {
   APPROVAL_WAIT_ICON,
   APPROVAL_WAIT_WORD,

@@ -1,9 +1,5 @@
-import {
-  type CheckpointInfo,
-  type CodonExecution,
-  type CodonStatus,
-  own,
-} from '../../../core/protocol/index.ts';
+import type { CheckpointInfo, CodonExecution, CodonStatus } from '../../../core/protocol/index.ts';
+import { own } from '../../../core/protocol/own.ts';
 import type { CodonRow, RunState } from './run-state.ts';
 
 /** The plan as far as events have shown it: codon rows by id. */

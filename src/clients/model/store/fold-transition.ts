@@ -1,4 +1,5 @@
-import { own, type ServerEventOf } from '../../../core/protocol/index.ts';
+import type { ServerEventOf } from '../../../core/protocol/index.ts';
+import { own } from '../../../core/protocol/own.ts';
 import { endWaitingCalls } from './activity.ts';
 import { endApprovalWait } from './approval-wait.ts';
 import { codonStarted, failActiveCodons, isActiveStatus, setCodonCost } from './codons.ts';

@@ -1,4 +1,5 @@
-import { type EventData, MESSAGE_MAX_BYTES, type MessageSender } from '../../../core/protocol/index.ts';
+import type { EventData, MessageSender } from '../../../core/protocol/index.ts';
+import { MESSAGE_MAX_BYTES } from '../../../core/protocol/message-size.ts';
 import { oneLine, shortClientId } from '../format.ts';
 
 /**

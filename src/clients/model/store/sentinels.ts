@@ -1,4 +1,5 @@
-import { own, type ServerEventOf } from '../../../core/protocol/index.ts';
+import type { ServerEventOf } from '../../../core/protocol/index.ts';
+import { own } from '../../../core/protocol/own.ts';
 import { oneLine } from '../format.ts';
 import { MAX_SENTINEL_OUTPUTS, type RunState, type SentinelView } from './run-state.ts';
 

@@ -1,51 +1,83 @@
-import { z } from 'zod';
-import {
+import type {
   CheckpointInfo,
-  CodonStatus,
-  type EventData,
+  EventData,
   FailureReason,
-  type StateTransitionType,
+  StateTransitionType,
 } from '../../../core/protocol/index.ts';
+import {
+  CHECKPOINT_TYPES,
+  CODON_STATUSES,
+  FAILURE_REASON_TYPES,
+} from '../../../core/protocol/value-names.ts';
+import {
+  arrayOf,
+  type Check,
+  isBoolean,
+  isNumber,
+  isString,
+  object,
+  oneOf,
+  optional,
+} from '../../../core/validation/shape.ts';
+
+const codonStatus = oneOf(CODON_STATUSES);
+const failureReason: Check<FailureReason> = object({
+  type: oneOf([...FAILURE_REASON_TYPES.spec, ...FAILURE_REASON_TYPES.ours]),
+  retriable: isBoolean,
+  message: optional(isString),
+  sentinelRefs: optional(arrayOf(isString)),
+  resetsAt: optional(isString),
+});
+const checkpointInfo: Check<CheckpointInfo> = object({
+  codonId: isString,
+  codonName: isString,
+  checkpointType: oneOf(CHECKPOINT_TYPES),
+  sha: isString,
+  status: codonStatus,
+  timestamp: isString,
+});
 
 /**
  * The fields of `state.transition` data the UI reads. The protocol types that data only as a map
- * (spec 6.1: "for debugging"), so these schemas are the UI's own, deliberately partial, and a
- * transition that does not fit is ignored rather than trusted.
+ * (spec 6.1: "for debugging"), so these checks are the UI's own, deliberately partial, and a
+ * transition that does not fit is ignored rather than trusted. Checked by hand, not with zod: the
+ * web dashboard bundles this.
  */
-const schemas = {
-  RunStarted: z.object({
-    runId: z.string(),
-    startedAt: z.string(),
-    reason: z.string().optional(),
-    branch: z.string().optional(),
+const checks = {
+  RunStarted: object({
+    runId: isString,
+    startedAt: isString,
+    reason: optional(isString),
+    branch: optional(isString),
   }),
-  RunCompleted: z.object({ runId: z.string(), endedAt: z.string() }),
-  RunFailed: z.object({ runId: z.string(), endedAt: z.string(), reason: z.string().optional() }),
-  RunCrashed: z.object({ runId: z.string(), detectedAt: z.string(), codonId: z.string().optional() }),
-  CodonStarted: z.object({
-    codonId: z.string(),
-    codonName: z.string(),
-    codonIndex: z.number(),
-    startTime: z.string(),
+  RunCompleted: object({ runId: isString, endedAt: isString }),
+  RunFailed: object({ runId: isString, endedAt: isString, reason: optional(isString) }),
+  RunCrashed: object({ runId: isString, detectedAt: isString, codonId: optional(isString) }),
+  CodonStarted: object({
+    codonId: isString,
+    codonName: isString,
+    codonIndex: isNumber,
+    startTime: isString,
   }),
-  CodonTransitioned: z.object({
-    codonId: z.string(),
-    to: CodonStatus,
-    duration: z.number().optional(),
-    failureReason: FailureReason.optional(),
+  CodonTransitioned: object({
+    codonId: isString,
+    to: codonStatus,
+    duration: optional(isNumber),
+    failureReason: optional(failureReason),
   }),
-  CostsIncremented: z.object({ codonId: z.string(), amount: z.number() }),
-  CostsUpdated: z.object({ codonId: z.string(), cost: z.number() }),
-  CodonFinalCostSet: z.object({ codonId: z.string(), cost: z.number() }),
-  CheckpointCreated: z.object({ runId: z.string(), checkpoint: CheckpointInfo }),
-} satisfies Partial<Record<StateTransitionType, z.ZodType>>;
+  CostsIncremented: object({ codonId: isString, amount: isNumber }),
+  CostsUpdated: object({ codonId: isString, cost: isNumber }),
+  CodonFinalCostSet: object({ codonId: isString, cost: isNumber }),
+  CheckpointCreated: object({ runId: isString, checkpoint: checkpointInfo }),
+} satisfies Partial<Record<StateTransitionType, Check<unknown>>>;
 
-type Known = keyof typeof schemas;
-export type ReadTransition = { [T in Known]: { type: T; data: z.infer<(typeof schemas)[T]> } }[Known];
+type Known = keyof typeof checks;
+type CheckedBy<C> = C extends Check<infer T> ? T : never;
+export type ReadTransition = { [T in Known]: { type: T; data: CheckedBy<(typeof checks)[T]> } }[Known];
 
 export function readTransition(data: EventData<'state.transition'>): ReadTransition | undefined {
   const type = data.transitionType;
-  if (!Object.hasOwn(schemas, type)) return undefined;
-  const parsed = schemas[type as Known].safeParse(data.transition.data);
-  return parsed.success ? ({ type, data: parsed.data } as ReadTransition) : undefined;
+  if (!Object.hasOwn(checks, type)) return undefined;
+  const fields = data.transition.data;
+  return checks[type as Known](fields) ? ({ type, data: fields } as ReadTransition) : undefined;
 }

@@ -1,4 +1,5 @@
-import { own, type ServerEventOf } from '../../../core/protocol/index.ts';
+import type { ServerEventOf } from '../../../core/protocol/index.ts';
+import { own } from '../../../core/protocol/own.ts';
 import { oneLine } from '../format.ts';
 import {
   USAGE_WAIT_ICON,

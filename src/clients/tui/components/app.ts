@@ -6,7 +6,7 @@ import { useRunStore } from '../../hooks/use-run-store.ts';
 import { createActions } from '../../model/actions.ts';
 import type { ClientPort } from '../../model/client-port.ts';
 import { orderedCodons, runningCodon } from '../../model/store/codons.ts';
-import { codonComments } from '../../model/store/reviews.ts';
+import { codonComments, unsentComments } from '../../model/store/reviews.ts';
 import type { RunState } from '../../model/store/run-state.ts';
 import { nextCodonId, refusedMessage, rollbackTargets, statusNotice } from '../../model/store/selectors.ts';
 import { type Size, useTerminalSize } from '../hooks/use-terminal-size.ts';
@@ -241,7 +241,14 @@ export function App(props: AppProps): React.ReactElement {
     pageSize,
     maxScroll,
     ...(refused === undefined ? {} : { refusedMessage: refused }),
-    ...(state.run.approvalWait ? { approval: { codonId: state.run.approvalWait.codonId } } : {}),
+    ...(state.run.approvalWait
+      ? {
+          approval: {
+            codonId: state.run.approvalWait.codonId,
+            unsentComments: unsentComments(state, state.run.approvalWait.codonId).length,
+          },
+        }
+      : {}),
   };
   const latest = React.useRef({ run, context });
   latest.current = { run, context };

@@ -33,7 +33,7 @@ export const BINDINGS: readonly Binding[] = [
     keys: 'r',
     label: 'redo',
     description:
-      'run the last codon again (codon.redo); while a codon waits for approval, this requests changes: it runs again',
+      'run the last codon again (codon.redo); while a codon waits for approval, this requests changes: it runs again from its start with its comments not sent yet (review.submit to redo), or as codon.redo when it has none',
     control: true,
   },
   {
@@ -194,8 +194,11 @@ export type KeyContext = {
   refusedMessage?: { id: string; text: string };
   /** How far each pane can scroll (its lines minus its height). */
   maxScroll: Readonly<Record<PaneId, number>>;
-  /** The codon waiting for approval, if one does: `a` approves it, `u` rolls back to its start. */
-  approval?: { codonId: string };
+  /**
+   * The codon waiting for approval, if one does: `a` approves it, `u` rolls back to its start, `r`
+   * requests changes (its comments not sent yet go with the redo when it has any).
+   */
+  approval?: { codonId: string; unsentComments?: number };
 };
 
 export type KeyOutcome = { view: ViewState; effects: Effect[] };
@@ -284,6 +287,8 @@ export function handleKey(view: ViewState, input: string, key: KeyInfo, ctx: Key
   if (!ctx.readonly && ctx.approval) {
     const { codonId } = ctx.approval;
     if (input === 'a') return same([{ kind: 'approve', codonId }]);
+    if (input === 'r' && (ctx.approval.unsentComments ?? 0) > 0)
+      return same([{ kind: 'review', codonId, to: 'redo' }]);
     if (input === 'u') {
       const target: RollbackChoice = {
         kind: 'codon',

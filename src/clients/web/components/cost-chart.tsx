@@ -1,5 +1,5 @@
 import type React from 'react';
-import { own } from '../../../core/protocol/index.ts';
+import { own } from '../../../core/protocol/own.ts';
 import { ESTIMATE_LEGEND } from '../../../llm/estimated-cost.ts';
 import { displayLine } from '../../model/display-text.ts';
 import { formatCost, formatTokens } from '../../model/format.ts';

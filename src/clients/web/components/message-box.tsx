@@ -1,5 +1,5 @@
 import type React from 'react';
-import { fitMessage } from '../../../core/protocol/codon-message.ts';
+import { fitMessage } from '../../../core/protocol/message-size.ts';
 import { displayLine } from '../../model/display-text.ts';
 
 /** Who takes a message now: the running codon's agent, or why none does ("no codon is running"). */

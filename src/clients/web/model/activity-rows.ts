@@ -1,4 +1,5 @@
-import { type ErrorSeverity, type ServerEvent, suggestedAction } from '../../../core/protocol/index.ts';
+import type { ErrorSeverity, ServerEvent } from '../../../core/protocol/index.ts';
+import { suggestedAction } from '../../../core/protocol/value-names.ts';
 import { APPROVAL_WAIT_ICON, approvalEndedText, approvalWaitText } from '../../model/approval-wait.ts';
 import {
   fileChangeText,

@@ -1,4 +1,5 @@
-import { own, type ServerEvent } from '../../../core/protocol/index.ts';
+import type { ServerEvent } from '../../../core/protocol/index.ts';
+import { own } from '../../../core/protocol/own.ts';
 
 /**
  * Cost and tokens over time, agent and sentinels apart: a cumulative point after every token.usage

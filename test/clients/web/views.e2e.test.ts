@@ -148,13 +148,16 @@ describe.skipIf(!HAVE_CHROMIUM)('the dashboard’s views', { timeout: 120_000 },
     await shootBoth(page, 'fleet');
 
     // The theme button pins dark whatever the system says, and auto gives it back.
+    const theme = (value: string | undefined) =>
+      page.waitForFunction((v) => document.documentElement.dataset.theme === v, value);
     await page.click('[data-testid="theme-toggle"]');
+    await theme('light');
     await page.click('[data-testid="theme-toggle"]');
-    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    await theme('dark');
     const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     const dark = await background();
     await page.click('[data-testid="theme-toggle"]');
-    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBeUndefined();
+    await theme(undefined);
     expect(await background()).not.toBe(dark);
     expect(problems(page)).toEqual([]);
   });

@@ -218,7 +218,7 @@ export function Changes({
           </label>
           <button
             type="button"
-            onClick={() => setLayout(layout === 'unified' ? 'split' : 'unified')}
+            onClick={() => setLayout((l) => (l === 'unified' ? 'split' : 'unified'))}
             data-testid="diff-layout"
           >
             {layout === 'unified' ? 'side by side' : 'unified'}

@@ -37,7 +37,7 @@ export function ThemeToggle(): React.ReactElement {
       className="theme-toggle"
       data-testid="theme-toggle"
       title="theme: follow the system, light or dark"
-      onClick={() => setTheme(NEXT[theme])}
+      onClick={() => setTheme((t) => NEXT[t])}
     >
       {WORD[theme]}
     </button>

@@ -13,6 +13,7 @@ import {
   toolResult,
 } from './activity.ts';
 import { approvalEnded, approvalWaiting, endApprovalWait, knownApprovalWait } from './approval-wait.ts';
+import { draftOf } from './batch-draft.ts';
 import {
   applySnapshotCodons,
   codonCompleted,
@@ -110,10 +111,12 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
         cacheCreation: d.cacheCreationTokens,
         cacheRead: d.cacheReadTokens,
       };
-      const next = {
-        ...state,
-        run: { ...state.run, codonTokens: { ...state.run.codonTokens, [d.codonId]: tokens } },
-      };
+      // In a batch: its own copy of the run and the record, changed in place by its later token.usage.
+      const run = draftOf(state.run);
+      const codonTokens = draftOf(run.codonTokens);
+      codonTokens[d.codonId] = tokens;
+      run.codonTokens = codonTokens;
+      const next = run === state.run ? state : { ...state, run };
       return d.costEstimated ? markCostEstimated(next, d.codonId) : next;
     }
     case 'server.idle': {

@@ -23,6 +23,11 @@ export function inActivityBatch(state: RunState, fold: (state: RunState) => RunS
   return inFoldBatch(() => trimActivity(fold(state)));
 }
 
+/** Whether the state keeps activity entries at all (the web dashboard keeps its own: limit 0). */
+export function keepsActivity(state: RunState): boolean {
+  return (state.activityLimit ?? MAX_ACTIVITY) > 0;
+}
+
 /** Drops the oldest entries past the limit, counting them. */
 function trimActivity(state: RunState): RunState {
   const max = state.activityLimit ?? MAX_ACTIVITY;

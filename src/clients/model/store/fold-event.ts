@@ -7,6 +7,7 @@ import {
   endWaitingCalls,
   fileUpdated,
   inActivityBatch,
+  keepsActivity,
   note,
   sentinelActionFailed,
   sentinelActionLine,
@@ -47,7 +48,27 @@ export function foldEvent(state: RunState, e: ServerEvent): RunState {
   return answerCommand(foldEventOnly(state, e), e);
 }
 
+/** Events that change nothing but the activity list: nothing to do for a state that keeps none. */
+const ACTIVITY_ONLY: ReadonlySet<ServerEvent['type']> = new Set<ServerEvent['type']>([
+  'tool.result',
+  'info',
+  'incomplete.codon',
+  'file.updated',
+  'archive.completed',
+  'archive.partial',
+  'outputs.copied',
+  'sentinel.action',
+  'verify.started',
+  'verify.completed',
+  'sandbox.denied',
+]);
+
 function foldEventOnly(state: RunState, e: ServerEvent): RunState {
+  // The web dashboard keeps its own activity (limit 0): its lines would be made only to be dropped.
+  if (!keepsActivity(state)) {
+    if (ACTIVITY_ONLY.has(e.type)) return state;
+    if (e.type === 'assistant.action') return countAction(state, e.data);
+  }
   // A rollback ends the run a wait was part of.
   if (isRollbackEvent(e))
     return rollbackEvent(e.type === 'rollback.started' ? endApprovalWait(endUsageWait(state)) : state, e);

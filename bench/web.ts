@@ -7,7 +7,9 @@
  * the page itself, after the next frame, so the browser driver's polling is not counted), medians
  * of RUNS runs, and the ratio b/a; (b) split into its start (to the history's first batch), the
  * stream (to its last) and the render. Writes bench/results/web.json. Needs dist-web/ (`npm run
- * build:web`); BENCH_WEB_ROOT serves another build of the page (a before/after in one run).
+ * build:web`); BENCH_WEB_ROOT serves another build of the page (a before/after in one run);
+ * BENCH_WEB_PROFILE=DIR writes each round's CPU profile of the page there (chromium's profiler over
+ * CDP, sampling every 200 us: open it in chromium's DevTools; the profiler slows the page).
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -131,6 +133,8 @@ export async function run(options: { events?: number; runs?: number } = {}) {
   try {
     const seed = await seedExecution(t.path, events);
     const root = process.env.BENCH_WEB_ROOT;
+    const profileDir = process.env.BENCH_WEB_PROFILE;
+    if (profileDir) mkdirSync(profileDir, { recursive: true });
     const server = await startServer(
       seed.plan,
       seed.exec,
@@ -170,6 +174,12 @@ export async function run(options: { events?: number; runs?: number } = {}) {
           const page = await context.newPage();
           page.setDefaultTimeout(120_000);
           await page.addInitScript(timePage);
+          const profiler = profileDir ? await context.newCDPSession(page) : undefined;
+          if (profiler) {
+            await profiler.send('Profiler.enable');
+            await profiler.send('Profiler.setSamplingInterval', { interval: 200 });
+            await profiler.send('Profiler.start');
+          }
           await page.goto(dashboard);
           // The activity view as soon as the page has its tabs (the sync is usually still running).
           await page.click('[data-testid="tab-activity"]');
@@ -179,6 +189,10 @@ export async function run(options: { events?: number; runs?: number } = {}) {
           const { firstBatch = Number.NaN, lastBatch = Number.NaN } = await page.evaluate(
             () => (window as unknown as PageTimes).__bench,
           );
+          if (profiler && profileDir) {
+            const { profile } = await profiler.send('Profiler.stop');
+            writeFileSync(join(profileDir, `web-${i + 1}.cpuprofile`), JSON.stringify(profile));
+          }
           renderMs.push(t);
           parts.startMs.push(firstBatch);
           parts.streamMs.push(lastBatch - firstBatch);

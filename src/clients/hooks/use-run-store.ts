@@ -88,7 +88,8 @@ export function useEventStore<S>(
         await client.streamHistory(
           (events) => {
             if (!current()) return;
-            for (const e of events) if (hold.ids.has(e.id)) twice.add(e.id);
+            // Usually none is held (a first sync): no look-up per event then.
+            if (hold.ids.size > 0) for (const e of events) if (hold.ids.has(e.id)) twice.add(e.id);
             folded = reducer(folded, { kind: 'historyEvents', events });
           },
           { timeoutMs: 60_000 },

@@ -4,6 +4,7 @@ import { formatCost, formatDuration, isEndedWithCodon, oneLine } from '../format
 import { answeredCall } from '../paired-call.ts';
 import type { Tone } from '../tone.ts';
 import { failureKind } from '../usage-wait.ts';
+import { draftOf, inFoldBatch, isBatching, isDraft } from './batch-draft.ts';
 import { type ActivityEntry, MAX_ACTIVITY, type RunState, type ToolResult } from './run-state.ts';
 
 /**
@@ -12,22 +13,19 @@ import { type ActivityEntry, MAX_ACTIVITY, type RunState, type ToolResult } from
  * stay on its row (codons.ts), so a million-event journal folds into a bounded state.
  */
 
-// While foldEvents runs (`inActivityBatch`), the activity array it made at its first append is its
+// While a batch folds (batch-draft.ts), the activity array it copied at its first change is its
 // own: later appends and results of the same batch change it in place instead of copying a thousand
-// entries per event. Nothing outside the batch ever saw that array; the batch's result is trimmed.
-let batching = false;
-let scratch: ActivityEntry[] | undefined;
+// entries per event. The batch's result is trimmed.
 
+/** Folds a batch (`inFoldBatch`), its activity trimmed to the limit at the end. */
 export function inActivityBatch(state: RunState, fold: (state: RunState) => RunState): RunState {
-  if (batching) return fold(state);
-  batching = true;
-  scratch = undefined;
-  try {
-    return trimActivity(fold(state));
-  } finally {
-    batching = false;
-    scratch = undefined;
-  }
+  if (isBatching()) return fold(state);
+  return inFoldBatch(() => trimActivity(fold(state)));
+}
+
+/** Whether the state keeps activity entries at all (the web dashboard keeps its own: limit 0). */
+export function keepsActivity(state: RunState): boolean {
+  return (state.activityLimit ?? MAX_ACTIVITY) > 0;
 }
 
 /** Drops the oldest entries past the limit, counting them. */
@@ -36,36 +34,28 @@ function trimActivity(state: RunState): RunState {
   const over = state.activity.length - max;
   if (max <= 0 || over <= 0) return state;
   const dropped = state.activityDropped + over;
-  if (state.activity !== scratch)
+  if (!isDraft(state.activity))
     return { ...state, activity: state.activity.slice(over), activityDropped: dropped };
-  scratch.splice(0, over);
+  state.activity.splice(0, over);
   return { ...state, activityDropped: dropped };
 }
 
 export function appendActivity(state: RunState, entry: ActivityEntry): RunState {
   const max = state.activityLimit ?? MAX_ACTIVITY;
   if (max <= 0) return state;
-  if (!batching) return trimActivity({ ...state, activity: [...state.activity, entry] });
-  if (state.activity !== scratch) {
-    scratch = [...state.activity, entry];
-    return { ...state, activity: scratch };
-  }
-  scratch.push(entry);
+  if (!isBatching()) return trimActivity({ ...state, activity: [...state.activity, entry] });
+  const activity = draftOf(state.activity);
+  activity.push(entry);
+  const next = activity === state.activity ? state : { ...state, activity };
   // A long batch (a whole history at once) trims now and then, not once per entry.
-  return scratch.length > 2 * max + 1_000 ? trimActivity(state) : state;
+  return activity.length > 2 * max + 1_000 ? trimActivity(next) : next;
 }
 
 /** Puts `entry` in place of the activity entry at `index` (in the batch's array while one runs). */
 export function replaceActivity(state: RunState, index: number, entry: ActivityEntry): RunState {
-  if (batching && state.activity === scratch) {
-    scratch[index] = entry;
-    return state;
-  }
-  const activity = state.activity.slice();
+  const activity = draftOf(state.activity);
   activity[index] = entry;
-  // A copy made in the batch is the batch's own: its later changes go in place.
-  if (batching) scratch = activity;
-  return { ...state, activity };
+  return activity === state.activity ? state : { ...state, activity };
 }
 
 export function assistantAction(state: RunState, e: ServerEventOf<'assistant.action'>): RunState {
@@ -169,15 +159,12 @@ export function endWaitingCalls(state: RunState, codonId: string): RunState {
     if (entry.kind === 'tool' && entry.codonId === codonId && isWaiting(entry)) open.push(i);
   });
   if (open.length === 0) return state;
-  const inPlace = batching && state.activity === scratch;
-  const activity = inPlace ? state.activity : state.activity.slice();
+  const activity = draftOf(state.activity);
   for (const i of open) {
     const entry = activity[i];
     if (entry?.kind === 'tool') activity[i] = { ...entry, endedWithCodon: true };
   }
-  if (inPlace) return state;
-  if (batching) scratch = activity;
-  return { ...state, activity };
+  return activity === state.activity ? state : { ...state, activity };
 }
 
 export function fileUpdated(state: RunState, e: ServerEventOf<'file.updated'>): RunState {

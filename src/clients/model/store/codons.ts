@@ -1,5 +1,6 @@
 import type { CheckpointInfo, CodonExecution, CodonStatus } from '../../../core/protocol/index.ts';
 import { own } from '../../../core/protocol/own.ts';
+import { adopt, draftOf, isDraft } from './batch-draft.ts';
 import type { CodonRow, RunState } from './run-state.ts';
 
 /** The plan as far as events have shown it: codon rows by id. */
@@ -30,11 +31,25 @@ export function upsertCodon(
   const named = codonName && base.codonName !== codonName ? { ...base, codonName } : base;
   const next = change(named);
   if (next === existing) return state;
-  return {
-    ...state,
-    codons: { ...state.codons, [codonId]: next },
-    seenCount: existing ? state.seenCount : state.seenCount + 1,
-  };
+  // In a batch, the rows and the record it made are changed in place by its later events (batch-draft.ts).
+  const codons = draftOf(state.codons);
+  codons[codonId] = adopt(next);
+  if (existing && codons === state.codons) return state;
+  return { ...state, codons, seenCount: existing ? state.seenCount : state.seenCount + 1 };
+}
+
+/** Changes a codon row in place when the running batch made it and its record, else as upsertCodon does. */
+function editCodon(state: RunState, codonId: string, edit: (row: CodonRow) => void): RunState {
+  const row = own(state.codons, codonId);
+  if (row && isDraft(row) && isDraft(state.codons)) {
+    edit(row);
+    return state;
+  }
+  return upsertCodon(state, codonId, (r) => {
+    const copy = { ...r };
+    edit(copy);
+    return copy;
+  });
 }
 
 /**
@@ -234,9 +249,8 @@ export const isEnded = (s: CodonStatus) => ENDED.has(s);
  * actions the activity pane still keeps.
  */
 export function countAction(state: RunState, d: { codonId: string; action: string }): RunState {
-  return upsertCodon(state, d.codonId, (row) =>
-    d.action === 'tool_use'
-      ? { ...row, toolCalls: (row.toolCalls ?? 0) + 1 }
-      : { ...row, messages: (row.messages ?? 0) + 1 },
-  );
+  return editCodon(state, d.codonId, (row) => {
+    if (d.action === 'tool_use') row.toolCalls = (row.toolCalls ?? 0) + 1;
+    else row.messages = (row.messages ?? 0) + 1;
+  });
 }

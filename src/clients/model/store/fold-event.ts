@@ -7,12 +7,14 @@ import {
   endWaitingCalls,
   fileUpdated,
   inActivityBatch,
+  keepsActivity,
   note,
   sentinelActionFailed,
   sentinelActionLine,
   toolResult,
 } from './activity.ts';
 import { approvalEnded, approvalWaiting, endApprovalWait, knownApprovalWait } from './approval-wait.ts';
+import { draftOf } from './batch-draft.ts';
 import {
   applySnapshotCodons,
   codonCompleted,
@@ -46,7 +48,27 @@ export function foldEvent(state: RunState, e: ServerEvent): RunState {
   return answerCommand(foldEventOnly(state, e), e);
 }
 
+/** Events that change nothing but the activity list: nothing to do for a state that keeps none. */
+const ACTIVITY_ONLY: ReadonlySet<ServerEvent['type']> = new Set<ServerEvent['type']>([
+  'tool.result',
+  'info',
+  'incomplete.codon',
+  'file.updated',
+  'archive.completed',
+  'archive.partial',
+  'outputs.copied',
+  'sentinel.action',
+  'verify.started',
+  'verify.completed',
+  'sandbox.denied',
+]);
+
 function foldEventOnly(state: RunState, e: ServerEvent): RunState {
+  // The web dashboard keeps its own activity (limit 0): its lines would be made only to be dropped.
+  if (!keepsActivity(state)) {
+    if (ACTIVITY_ONLY.has(e.type)) return state;
+    if (e.type === 'assistant.action') return countAction(state, e.data);
+  }
   // A rollback ends the run a wait was part of.
   if (isRollbackEvent(e))
     return rollbackEvent(e.type === 'rollback.started' ? endApprovalWait(endUsageWait(state)) : state, e);
@@ -110,10 +132,12 @@ function foldEventOnly(state: RunState, e: ServerEvent): RunState {
         cacheCreation: d.cacheCreationTokens,
         cacheRead: d.cacheReadTokens,
       };
-      const next = {
-        ...state,
-        run: { ...state.run, codonTokens: { ...state.run.codonTokens, [d.codonId]: tokens } },
-      };
+      // In a batch: its own copy of the run and the record, changed in place by its later token.usage.
+      const run = draftOf(state.run);
+      const codonTokens = draftOf(run.codonTokens);
+      codonTokens[d.codonId] = tokens;
+      run.codonTokens = codonTokens;
+      const next = run === state.run ? state : { ...state, run };
       return d.costEstimated ? markCostEstimated(next, d.codonId) : next;
     }
     case 'server.idle': {

@@ -196,7 +196,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', { timeout: 60_000 }, (
     const banner = page.locator('[data-testid="usage-wait"]');
     await banner.waitFor();
     expect(await banner.textContent()).toMatch(
-      /^waiting for the usage limit of builtin to reset at \d\d:\d\d; starts again at \d\d:\d\d \(in (1 h|1 h 1 m)\) · n \(next\) starts one now$/,
+      /^waiting for the usage limit of builtin to reset at (?:[A-Z][a-z]{2} )?\d\d:\d\d; starts again at (?:[A-Z][a-z]{2} )?\d\d:\d\d \(in (1 h|1 h 1 m)\) · n \(next\) starts one now$/,
     );
     await page.waitForSelector('[data-testid="codon-one"]:has-text("waiting for usage limit")');
     await page.screenshot({ path: join(SCREENSHOTS, 'usage-wait.png') });

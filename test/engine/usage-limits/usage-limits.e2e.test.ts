@@ -46,7 +46,7 @@ describe('usage limits', { timeout: 90_000 }, () => {
     expect(resetsAt).toBeDefined();
     expect(Date.parse(until) - Date.parse(resetsAt ?? '')).toBe(300);
     expect(message).toMatch(
-      /^waiting for the usage limit of builtin to reset at \d\d:\d\d(:\d\d)?; codon one starts again at \d\d:\d\d(:\d\d)?$/,
+      /^waiting for the usage limit of builtin to reset at (?:[A-Z][a-z]{2} )?\d\d:\d\d(:\d\d)?; codon one starts again at (?:[A-Z][a-z]{2} )?\d\d:\d\d(:\d\d)?$/,
     );
     await client.next('server.idle', (e) => e.data.reason === 'all-codons-completed', 60_000);
     const history = await client.syncHistory();

@@ -15,7 +15,8 @@ export function helpLines(
 ): Line[] {
   const lines: Line[] = [
     {
-      text: `Ribosome terminal UI · ${readonly ? 'read-only: no controls' : 'read-write'} · ${url}`,
+      // How to close it comes first: a help longer than the terminal is cut at its foot.
+      text: `Ribosome terminal UI · ${readonly ? 'read-only: no controls' : 'read-write'} · esc or ? closes this help · ${url}`,
       bold: true,
     },
     ...said.map((text): Line => ({ text, tone: 'accent' })),
@@ -30,6 +31,5 @@ export function helpLines(
     tone: 'muted',
   });
   lines.push({ text: `  costs: ${ESTIMATE_LEGEND}`, tone: 'muted' });
-  lines.push({ text: '  esc or ? closes this help', tone: 'muted' });
   return lines;
 }

@@ -11,7 +11,7 @@ import type { CodonLifecycle } from './codon-lifecycle.ts';
 import type { CommandContext } from './engine.ts';
 import type { DeliveryOutcome } from './message-delivery.ts';
 import type { ReviewReads } from './review/review-journal.ts';
-import { reviewText } from './review/review-text.ts';
+import { reviewText, tooBigMessage } from './review/review-text.ts';
 import { selectComments } from './review/select.ts';
 import { type Failure, makeComment } from './review-comment.ts';
 import type { RollbackAdmission } from './rollback-admission.ts';
@@ -115,14 +115,15 @@ function prepare(
     const ids = h.plan.codons.map((c) => c.id);
     return err({ code: 'UNKNOWN_CODON', message: unknownCodonMessage(codonId, h.plan.name, ids) });
   }
-  const chosen = selectComments(codonId, comments, h.reviews.sentIds(codonId), commentIds);
+  const chosen = selectComments(codonId, comments, {
+    sentIds: h.reviews.sentIds(codonId),
+    earlierIds: h.reviews.earlierIds(codonId),
+    named: commentIds,
+  });
   if (!chosen.ok) return chosen;
   const text = reviewText({ codonId, note, comments: chosen.value });
   if (text === undefined)
-    return err({
-      code: 'INVALID_COMMAND',
-      message: `the review of ${chosen.value.length} comments does not fit a message (32 KiB) even without its quotes; send fewer at a time (commentIds)`,
-    });
+    return err({ code: 'INVALID_COMMAND', message: tooBigMessage(chosen.value.length) });
   return ok({ codonId, comments: chosen.value, text, by });
 }
 

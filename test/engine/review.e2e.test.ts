@@ -318,7 +318,7 @@ describe('a review’s redo of the running codon', () => {
     const c = await s.start();
     await c.run('one');
     await c.run('two');
-    await c.comment({
+    const made = await c.comment({
       codonId: 'two',
       file: 'a.txt',
       lines: { start: 1, end: 1 },
@@ -327,8 +327,12 @@ describe('a review’s redo of the running codon', () => {
     const hanging = c.client.next('assistant.action', (e) => e.data.toolName === 'Bash', WAIT);
     c.client.send('codon.redo');
     await hanging;
+    // The comment is on two's earlier run now: a review without ids leaves it, one naming it sends it.
+    const stale = await refusal(c.submit({ codonId: 'two', to: 'redo' }));
+    expect(stale.code).toBe('INVALID_COMMAND');
+    expect(stale.message).toContain('the 1 not sent is on an earlier run: name it');
     const stopped = c.client.next('codon.completed', (e) => e.data.codonId === 'two', WAIT);
-    const sent = await c.submit({ codonId: 'two', to: 'redo' });
+    const sent = await c.submit({ codonId: 'two', to: 'redo', commentIds: [made.data.commentId] });
     expect(sent.data).toMatchObject({ to: 'redo', targetCodonId: 'two' });
     const ended = await stopped;
     expect(ended.data.success).toBe(false);

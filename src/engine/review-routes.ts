@@ -48,6 +48,8 @@ type Review = { codonId: string; comments: ReviewComment[]; text: string; by: Me
 export type ReviewRoutes = {
   comment(command: Command<'review.comment'>, context: CommandContext): void;
   submit(command: Command<'review.submit'>, context: CommandContext): void;
+  /** Why review.submit would be refused now (its comments, its size); checked before it ends an approval wait. */
+  refusal(command: Command<'review.submit'>): Failure | undefined;
 };
 
 /**
@@ -63,6 +65,10 @@ export function reviewRoutes(h: ReviewHost): ReviewRoutes {
     context.fail('INTERNAL_ERROR', `${what} failed: ${(error as Error).message}`);
   };
   return {
+    refusal: (command) => {
+      const review = prepare(h, command, { kind: 'client', clientId: '' });
+      return review.ok ? undefined : review.error;
+    },
     comment: (command, context) => {
       const author: MessageSender = { kind: 'client', clientId: context.clientId };
       makeComment(commentDeps(h), command.data, author)

@@ -315,8 +315,10 @@ export class Orchestrator implements Engine {
     // The codon waiting for approval is still the last one ended, and ended well (the recovery kept it).
     const approval = this.#o.pendingApproval?.();
     const last = lineageOf(this.#state).endings.at(-1);
-    if (approval && last?.codonId === approval.codonId && last.status === 'completed')
+    if (approval && last?.codonId === approval.codonId && last.status === 'completed') {
       await this.#approval.resume(approval);
+      if (this.#resumed) this.#resumed = { ...this.#resumed, approvalWaitCodonId: approval.codonId };
+    }
     await this.#snapshot();
     // Its own task: the server announces it listens once the run has begun, not after rig setup.
     this.#enqueue(() => this.#proceed({ kind: 'startup', autostart: this.#o.autostart }));

@@ -7,6 +7,7 @@ import {
   type ServerEvent,
 } from '../../core/protocol/index.ts';
 import { markEstimate } from '../../llm/estimated-cost.ts';
+import { approvalWaitText } from '../model/approval-wait.ts';
 import { displayLine } from '../model/display-text.ts';
 import {
   fileChangeText,
@@ -227,8 +228,13 @@ export function consoleView(): (e: ServerEvent) => string | undefined {
  */
 export function approvalNotice(e: ServerEvent, said: string | undefined): string | undefined {
   if (e.type === 'approval.waiting' || e.type === 'approval.ended') return e.data.message;
-  if (e.type === 'server.idle' && e.data.heldBy === 'approval' && e.data.approval?.since !== said)
-    return e.data.message;
+  if (
+    e.type === 'server.idle' &&
+    e.data.heldBy === 'approval' &&
+    e.data.approval &&
+    e.data.approval.since !== said
+  )
+    return approvalWaitText(e.data.approval);
   return undefined;
 }
 
@@ -300,6 +306,7 @@ export async function watchUntilDone(
   let waiting = false;
   /** The approval wait said last (its `since`): a restarted server's held idle repeats it. */
   let approvalSaid: string | undefined;
+  let unsaidWait: { since: string; codonId: string; codonName: string } | undefined;
   let done = false;
   const describe = consoleView();
   let live = false;
@@ -312,9 +319,14 @@ export async function watchUntilDone(
     else if (live) {
       const said = approvalNotice(e, approvalSaid);
       if (said) options.notice?.(said);
+      if (e.type === 'approval.waiting') approvalSaid = e.data.since;
+      if (e.type === 'server.idle' && e.data.approval) approvalSaid = e.data.approval.since;
     }
-    if (e.type === 'approval.waiting') approvalSaid = e.data.since;
-    if (e.type === 'server.idle' && e.data.approval) approvalSaid = e.data.approval.since;
+    // A wait the history shows begun and not ended: said once the history is read (a restarted server's).
+    if (!live && e.type === 'approval.waiting') unsaidWait = e.data;
+    if (!live && (e.type === 'approval.ended' || e.type === 'codon.started')) unsaidWait = undefined;
+    if (!live && e.type === 'server.idle')
+      unsaidWait = e.data.heldBy === 'approval' ? e.data.approval : undefined;
     if (e.type === 'codon.started' && unwritten?.codonId === e.data.codonId) unwritten = undefined;
     if (e.type === 'usageLimit.waiting') waiting = true;
     if (e.type === 'usageLimit.ended' || e.type === 'codon.started') waiting = false;
@@ -343,5 +355,9 @@ export async function watchUntilDone(
     if (parsed.ok) handle(parsed.event);
   }
   live = true;
+  if (!options.print && unsaidWait) {
+    options.notice?.(approvalWaitText(unsaidWait));
+    approvalSaid = unsaidWait.since;
+  }
   client.onEvent(handle);
 }

@@ -236,6 +236,30 @@ describe('review comments and review.submit', () => {
       delivery: 'prompt',
       from: { kind: 'client', clientId: c.client.clientId },
     });
+
+    // Rolled back to its start, two has no end in this run: from and to may still name the earlier run's.
+    await c.client.request(
+      'rollback.toCodon',
+      { codonId: 'two', checkpointType: 'start' },
+      'rollback.completed',
+      {
+        timeoutMs: WAIT,
+      },
+    );
+    const gone = await refusal(
+      c.comment({ codonId: 'two', file: 'a.txt', lines: { start: 1, end: 1 }, text: 'x' }),
+    );
+    expect(gone.code).toBe('CHECKPOINT_NOT_FOUND');
+    expect(gone.message).toContain('give from and to (its checkpoints, e.g. from checkpoint.list)');
+    const earlier = await c.comment({
+      codonId: 'two',
+      from: onNew.data.from,
+      to: onNew.data.to,
+      file: 'a.txt',
+      lines: { start: 1, end: 1 },
+      text: 'on the earlier run',
+    });
+    expect(earlier.data.to).toBe(onNew.data.to);
   });
 
   it('message: the running agent’s next request carries the review; with nothing running it is refused', {

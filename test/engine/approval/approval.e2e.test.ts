@@ -185,12 +185,14 @@ describe('approval gates', { timeout: 120_000 }, () => {
       (e) => e.data.message.startsWith('rollback.toCheckpoint'),
       WAIT,
     );
+    // Listened for before the command: the idle follows the wait given back at once.
+    const heldAgain = client.next('server.idle', (e) => e.data.heldBy === 'approval', WAIT);
     const refused = await refusal(
       client.request('rollback.toCheckpoint', { checkpointSha: 'ffffffff' }, 'rollback.completed'),
     );
     expect(refused.code).toBe('CHECKPOINT_NOT_FOUND');
     expect((await back).data).toMatchObject({ codonId: 'one' });
-    await client.next('server.idle', (e) => e.data.heldBy === 'approval', WAIT);
+    await heldAgain;
     const next = await refusal(client.request('codon.next', undefined, 'codon.started'));
     expect(next.code).toBe('APPROVAL_REQUIRED');
   });

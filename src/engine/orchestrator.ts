@@ -155,6 +155,11 @@ export class Orchestrator implements Engine {
       enqueue: (task, context) => this.#enqueue(task, context),
       goOn: () => this.#proceed({ kind: 'codon-ended', status: 'completed', autostart: options.autostart }),
       idle: () => this.#idle('codon-completed'),
+      // A review to redo the waiting codon is checked before the wait ends (`review` is made below).
+      check: (command) =>
+        command.type === 'review.submit'
+          ? review.refusal(command as Extract<EngineCommand, { type: 'review.submit' }>)
+          : undefined,
       approveAll: options.approveAll === true,
     });
     this.#rollbacks = new Rollbacks({
@@ -173,6 +178,21 @@ export class Orchestrator implements Engine {
       snapshot: () => this.#snapshot(),
       proceed: (trigger) => this.#proceed(trigger),
     });
+    const review = reviewRoutes({
+      ...shared,
+      plan: options.plan,
+      state: () => this.#state,
+      lifecycle: this.#lifecycle,
+      checkpoints: options.checkpoints,
+      reviews: this.#reviews,
+      logger: this.#log,
+      enqueue: (task, context) => this.#enqueue(task, context),
+      publish: (type, data) => this.#publish(type, data),
+      sendMessage: (text, from) => this.sendMessage(text, from),
+      rollBackToStart: (codonId) => this.#rollbacks.toStart(codonId, 'client'),
+      startCodon: (codon, said) => this.#startCodon(codon, false, undefined, said),
+      idle: (reason, refused) => this.#idle(reason, refused),
+    });
     this.#commands = commandTable({
       ...shared,
       plan: options.plan,
@@ -185,21 +205,7 @@ export class Orchestrator implements Engine {
       sendMessage: (text, from) => this.sendMessage(text, from),
       info: (message) => this.#publish('info', { message }),
       approve: (command, context) => this.#approval.approve(command.data, context),
-      review: reviewRoutes({
-        ...shared,
-        plan: options.plan,
-        state: () => this.#state,
-        lifecycle: this.#lifecycle,
-        checkpoints: options.checkpoints,
-        reviews: this.#reviews,
-        logger: this.#log,
-        enqueue: (task, context) => this.#enqueue(task, context),
-        publish: (type, data) => this.#publish(type, data),
-        sendMessage: (text, from) => this.sendMessage(text, from),
-        rollBackToStart: (codonId) => this.#rollbacks.toStart(codonId, 'client'),
-        startCodon: (codon, said) => this.#startCodon(codon, false, undefined, said),
-        idle: (reason, refused) => this.#idle(reason, refused),
-      }),
+      review,
     });
     this.actions = actionEngine({
       ...shared,
@@ -309,8 +315,10 @@ export class Orchestrator implements Engine {
     // The codon waiting for approval is still the last one ended, and ended well (the recovery kept it).
     const approval = this.#o.pendingApproval?.();
     const last = lineageOf(this.#state).endings.at(-1);
-    if (approval && last?.codonId === approval.codonId && last.status === 'completed')
+    if (approval && last?.codonId === approval.codonId && last.status === 'completed') {
       await this.#approval.resume(approval);
+      if (this.#resumed) this.#resumed = { ...this.#resumed, approvalWaitCodonId: approval.codonId };
+    }
     await this.#snapshot();
     // Its own task: the server announces it listens once the run has begun, not after rig setup.
     this.#enqueue(() => this.#proceed({ kind: 'startup', autostart: this.#o.autostart }));

@@ -1,17 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import type {
-  ErrorCode,
-  EventInput,
-  MessageSender,
-  ReviewComment,
-  ReviewLines,
-  ReviewSide,
+import {
+  type ErrorCode,
+  type EventInput,
+  type MessageSender,
+  REVIEW_TEXT_MAX_BYTES,
+  type ReviewComment,
+  type ReviewLines,
+  type ReviewSide,
 } from '../core/protocol/index.ts';
 import { err, ok, type Result } from '../core/result.ts';
 import type { CheckpointRecord } from '../execution/checkpoints/index.ts';
 import { type EngineState, latestRunId } from '../execution/state/reducer.ts';
 import type { Checkpointing } from './checkpointing.ts';
-import { quoteLines } from './review/quote.ts';
+import { cutQuote, quoteLines } from './review/quote.ts';
 import { unknownCodonMessage } from './unknown-codon.ts';
 
 /** Unchanged lines around each change in the diff a comment is checked against (checkpoint.diff's default). */
@@ -81,7 +82,8 @@ export async function makeComment(
     lines: input.lines,
     hunk: quote.hunk,
     ...(quote.truncated ? { hunkTruncated: true as const } : {}),
-    text: input.text,
+    // A sentinel's text may be longer than a client's may (REVIEW_TEXT_MAX_BYTES): cut to it.
+    text: cutQuote(input.text, REVIEW_TEXT_MAX_BYTES).hunk,
     author,
   };
   await d.publish('review.comment', comment);
@@ -127,7 +129,11 @@ async function resolveRange(
     if (!records.ok) return records;
     const found = d.checkpoints.byCodon(records.value, input.codonId, type);
     if (found.ok) return ok(found.value.sha);
-    return found;
+    // A rollback began a run without it: its earlier run's checkpoints are still there to name.
+    return err({
+      ...found.error,
+      message: `${found.error.message} A diff of an earlier run can still be commented: give from and to (its checkpoints, e.g. from checkpoint.list).`,
+    });
   };
   const from = await end('start', input.from);
   if (!from.ok) return from;

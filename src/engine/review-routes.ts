@@ -11,7 +11,7 @@ import type { CodonLifecycle } from './codon-lifecycle.ts';
 import type { CommandContext } from './engine.ts';
 import type { DeliveryOutcome } from './message-delivery.ts';
 import type { ReviewReads } from './review/review-journal.ts';
-import { reviewText } from './review/review-text.ts';
+import { reviewText, tooBigMessage } from './review/review-text.ts';
 import { selectComments } from './review/select.ts';
 import { type Failure, makeComment } from './review-comment.ts';
 import type { RollbackAdmission } from './rollback-admission.ts';
@@ -48,6 +48,8 @@ type Review = { codonId: string; comments: ReviewComment[]; text: string; by: Me
 export type ReviewRoutes = {
   comment(command: Command<'review.comment'>, context: CommandContext): void;
   submit(command: Command<'review.submit'>, context: CommandContext): void;
+  /** Why review.submit would be refused now (its comments, its size); checked before it ends an approval wait. */
+  refusal(command: Command<'review.submit'>): Failure | undefined;
 };
 
 /**
@@ -63,6 +65,10 @@ export function reviewRoutes(h: ReviewHost): ReviewRoutes {
     context.fail('INTERNAL_ERROR', `${what} failed: ${(error as Error).message}`);
   };
   return {
+    refusal: (command) => {
+      const review = prepare(h, command, { kind: 'client', clientId: '' });
+      return review.ok ? undefined : review.error;
+    },
     comment: (command, context) => {
       const author: MessageSender = { kind: 'client', clientId: context.clientId };
       makeComment(commentDeps(h), command.data, author)
@@ -115,14 +121,15 @@ function prepare(
     const ids = h.plan.codons.map((c) => c.id);
     return err({ code: 'UNKNOWN_CODON', message: unknownCodonMessage(codonId, h.plan.name, ids) });
   }
-  const chosen = selectComments(codonId, comments, h.reviews.sentIds(codonId), commentIds);
+  const chosen = selectComments(codonId, comments, {
+    sentIds: h.reviews.sentIds(codonId),
+    earlierIds: h.reviews.earlierIds(codonId),
+    named: commentIds,
+  });
   if (!chosen.ok) return chosen;
   const text = reviewText({ codonId, note, comments: chosen.value });
   if (text === undefined)
-    return err({
-      code: 'INVALID_COMMAND',
-      message: `the review of ${chosen.value.length} comments does not fit a message (32 KiB) even without its quotes; send fewer at a time (commentIds)`,
-    });
+    return err({ code: 'INVALID_COMMAND', message: tooBigMessage(chosen.value.length) });
   return ok({ codonId, comments: chosen.value, text, by });
 }
 

@@ -47,7 +47,7 @@ function world(options: { preparing?: boolean; stopping?: boolean } = {}) {
     sendMessage: () => ({ ok: false, code: 'NO_CODON_RUNNING', message: 'no agent' }),
     info: async () => {},
     approve: async () => {},
-    review: { comment: () => {}, submit: () => {} },
+    review: { comment: () => {}, submit: () => {}, refusal: () => undefined },
   };
   const context: CommandContext = {
     clientId: 'x',

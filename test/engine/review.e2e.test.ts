@@ -236,6 +236,30 @@ describe('review comments and review.submit', () => {
       delivery: 'prompt',
       from: { kind: 'client', clientId: c.client.clientId },
     });
+
+    // Rolled back to its start, two has no end in this run: from and to may still name the earlier run's.
+    await c.client.request(
+      'rollback.toCodon',
+      { codonId: 'two', checkpointType: 'start' },
+      'rollback.completed',
+      {
+        timeoutMs: WAIT,
+      },
+    );
+    const gone = await refusal(
+      c.comment({ codonId: 'two', file: 'a.txt', lines: { start: 1, end: 1 }, text: 'x' }),
+    );
+    expect(gone.code).toBe('CHECKPOINT_NOT_FOUND');
+    expect(gone.message).toContain('give from and to (its checkpoints, e.g. from checkpoint.list)');
+    const earlier = await c.comment({
+      codonId: 'two',
+      from: onNew.data.from,
+      to: onNew.data.to,
+      file: 'a.txt',
+      lines: { start: 1, end: 1 },
+      text: 'on the earlier run',
+    });
+    expect(earlier.data.to).toBe(onNew.data.to);
   });
 
   it('message: the running agent’s next request carries the review; with nothing running it is refused', {
@@ -318,7 +342,7 @@ describe('a review’s redo of the running codon', () => {
     const c = await s.start();
     await c.run('one');
     await c.run('two');
-    await c.comment({
+    const made = await c.comment({
       codonId: 'two',
       file: 'a.txt',
       lines: { start: 1, end: 1 },
@@ -327,8 +351,12 @@ describe('a review’s redo of the running codon', () => {
     const hanging = c.client.next('assistant.action', (e) => e.data.toolName === 'Bash', WAIT);
     c.client.send('codon.redo');
     await hanging;
+    // The comment is on two's earlier run now: a review without ids leaves it, one naming it sends it.
+    const stale = await refusal(c.submit({ codonId: 'two', to: 'redo' }));
+    expect(stale.code).toBe('INVALID_COMMAND');
+    expect(stale.message).toContain('the 1 not sent is on an earlier run: name it');
     const stopped = c.client.next('codon.completed', (e) => e.data.codonId === 'two', WAIT);
-    const sent = await c.submit({ codonId: 'two', to: 'redo' });
+    const sent = await c.submit({ codonId: 'two', to: 'redo', commentIds: [made.data.commentId] });
     expect(sent.data).toMatchObject({ to: 'redo', targetCodonId: 'two' });
     const ended = await stopped;
     expect(ended.data.success).toBe(false);

@@ -3,12 +3,15 @@ import {
   type DiffFile,
   MESSAGE_MAX_BYTES,
   REVIEW_HUNK_MAX_BYTES,
+  REVIEW_NOTE_MAX_BYTES,
+  REVIEW_TEXT_MAX_BYTES,
   type ReviewComment,
+  ReviewCommentRequest,
 } from '../../src/core/protocol/index.ts';
 import { carryOver } from '../../src/engine/carry-over.ts';
 import { cutQuote, quoteLines, rangesText } from '../../src/engine/review/quote.ts';
 import { pendingNext, type SentReview } from '../../src/engine/review/review-journal.ts';
-import { reviewText } from '../../src/engine/review/review-text.ts';
+import { reviewText, tooBigMessage } from '../../src/engine/review/review-text.ts';
 import { selectComments } from '../../src/engine/review/select.ts';
 
 /** a.ts: lines 1-2 unchanged, 3 replaced by 3-4, 5 unchanged; a second hunk at 20 adds 21. */
@@ -77,6 +80,8 @@ describe('the quote of a comment', () => {
         'lines 9-10 (new side) are not in one hunk of the diff: src/a.ts has changed lines 3-4 and 21 (new side); the diff shows lines 1-5 and 20-22 there',
     });
     expect(quoteLines(FILE, 'new', { start: 5, end: 20 }).ok).toBe(false);
+    const one = quoteLines(FILE, 'new', { start: 9, end: 9 });
+    expect(one.ok ? '' : one.message).toMatch(/^line 9 \(new side\) is not in one hunk/);
     const old = quoteLines(FILE, 'old', { start: 22, end: 22 });
     expect(old.ok ? '' : old.message).toContain('src/a.ts has changed lines 3 (old side)');
     const binary = quoteLines({ ...FILE, binary: true, hunks: [] }, 'new', { start: 1, end: 1 });
@@ -161,31 +166,88 @@ describe('the review text the agent reads', () => {
     expect(text).toContain('quote cut');
     const wordy = Array.from({ length: 5 }, (_, i) => comment({ commentId: `c${i}`, text: big }));
     expect(reviewText({ codonId: 'two', comments: wordy })).toBeUndefined();
+    expect(tooBigMessage(5)).toContain('send fewer at a time');
+    expect(tooBigMessage(1)).toMatch(/^the review of 1 comment does not fit/);
+    expect(tooBigMessage(1)).not.toContain('fewer');
+  });
+
+  it('always fits one comment of the most the server takes, with the longest note and a long file name', () => {
+    const text = '\u00e9'.repeat(REVIEW_TEXT_MAX_BYTES / 2);
+    expect(
+      ReviewCommentRequest.safeParse({ codonId: 'two', file: 'a', lines: { start: 1, end: 1 }, text })
+        .success,
+    ).toBe(true);
+    expect(
+      ReviewCommentRequest.safeParse({
+        codonId: 'two',
+        file: 'a',
+        lines: { start: 1, end: 1 },
+        text: `${text}x`,
+      }).success,
+    ).toBe(false);
+    const file = `${'\u4e2d'.repeat(4095)}`;
+    const one = comment({ file, text, hunk: '+x'.repeat(REVIEW_HUNK_MAX_BYTES / 2) });
+    const review = reviewText({ codonId: 'two', note: 'n'.repeat(REVIEW_NOTE_MAX_BYTES), comments: [one] });
+    expect(review).toBeDefined();
+    expect(Buffer.byteLength(review ?? '')).toBeLessThanOrEqual(MESSAGE_MAX_BYTES);
+    expect(review).toContain(text);
+    expect(review).toContain('quote cut');
+  });
+
+  it('gives the agent comments and notes without terminal control bytes (newlines and tabs kept)', () => {
+    const typed = 'red\u001b[31m alert\u0007 and\u001b]0;title\u0007 done\ttab\nnext\u0000';
+    const review = reviewText({
+      codonId: 'two',
+      note: 'note\u001b[2J here',
+      comments: [comment({ text: typed })],
+    });
+    expect(review).toContain('Comment: red alert and done\ttab\nnext');
+    expect(review).toContain('note here');
+    const controls = [...(review ?? '')].filter((c) => c < ' ' && c !== '\n' && c !== '\t');
+    expect(controls).toEqual([]);
   });
 });
 
 describe('which comments a review sends', () => {
   const all = [comment({ commentId: 'c1' }), comment({ commentId: 'c2' }), comment({ commentId: 'c3' })];
   it('those named, in the order they were made; else those not sent yet', () => {
-    expect(selectComments('two', all, new Set(), ['c3', 'c1'])).toMatchObject({
+    expect(selectComments('two', all, { sentIds: new Set(), named: ['c3', 'c1'] })).toMatchObject({
       ok: true,
       value: [{ commentId: 'c1' }, { commentId: 'c3' }],
     });
-    expect(selectComments('two', all, new Set(['c1']), undefined)).toMatchObject({
+    expect(selectComments('two', all, { sentIds: new Set(['c1']) })).toMatchObject({
       ok: true,
       value: [{ commentId: 'c2' }, { commentId: 'c3' }],
     });
   });
+  it('without ids, only those made since the codon last started; earlier ones go when named', () => {
+    const earlierIds = new Set(['c1', 'c2']);
+    expect(selectComments('two', all, { sentIds: new Set(), earlierIds })).toMatchObject({
+      ok: true,
+      value: [{ commentId: 'c3' }],
+    });
+    expect(selectComments('two', all, { sentIds: new Set(), earlierIds, named: ['c1'] })).toMatchObject({
+      ok: true,
+      value: [{ commentId: 'c1' }],
+    });
+    expect(selectComments('two', all, { sentIds: new Set(['c3']), earlierIds })).toMatchObject({
+      ok: false,
+      error: {
+        code: 'INVALID_COMMAND',
+        message: expect.stringContaining('the 2 not sent are on an earlier run: name them'),
+      },
+    });
+  });
   it('refuses an id that is no comment of the codon, and a review with nothing to send', () => {
-    expect(selectComments('two', all, new Set(), ['c9'])).toMatchObject({
+    expect(selectComments('two', all, { sentIds: new Set(), named: ['c9'] })).toMatchObject({
       ok: false,
       error: { code: 'UNKNOWN_COMMENT', message: 'no comment "c9" on codon two; its comments: c1, c2, c3' },
     });
-    expect(selectComments('two', all, new Set(['c1', 'c2', 'c3']), undefined)).toMatchObject({
+    expect(selectComments('two', all, { sentIds: new Set(['c1', 'c2', 'c3']) })).toMatchObject({
       ok: false,
       error: { code: 'INVALID_COMMAND' },
     });
-    expect(selectComments('two', [], new Set(), undefined)).toMatchObject({
+    expect(selectComments('two', [], { sentIds: new Set() })).toMatchObject({
       ok: false,
       error: { message: 'codon two has no comments to send; comment on its diff first (review.comment)' },
     });

@@ -7,6 +7,7 @@ import {
   type ServerEvent,
 } from '../../core/protocol/index.ts';
 import { markEstimate } from '../../llm/estimated-cost.ts';
+import { approvalWaitText } from '../model/approval-wait.ts';
 import { displayLine } from '../model/display-text.ts';
 import {
   fileChangeText,
@@ -15,7 +16,7 @@ import {
   oneLine as shownOnOneLine,
 } from '../model/format.ts';
 import { messageLine } from '../model/store/messages.ts';
-import { commentLine, reviewSentLine } from '../model/store/reviews.ts';
+import { commentLine, quotePreview, reviewSentLine } from '../model/store/reviews.ts';
 import { readTransition } from '../model/store/transition-data.ts';
 import { failureKind, usageWaitEndedText, usageWaitRecord } from '../model/usage-wait.ts';
 import { endedCallLine, waitingCalls } from './waiting-calls.ts';
@@ -171,6 +172,8 @@ export function consoleView(): (e: ServerEvent) => string | undefined {
   const reviews = new Set<string>();
   const redoKey = (codonId: string, sentinelId: string, text: string) =>
     JSON.stringify([codonId, sentinelId, text]);
+  /** Each codon's comments no review has sent: a start of the codon leaves them on an earlier run. */
+  const unsent = new Map<string, Set<string>>();
   const calls = waitingCalls();
   /** The lines of the codon's calls still waiting, which end with it, before `line`. */
   const endingCalls = (codonId: string, line: string | undefined) => {
@@ -187,7 +190,23 @@ export function consoleView(): (e: ServerEvent) => string | undefined {
       return describeEvent(e);
     }
     // A new attempt: the earlier one's calls still waiting can never get their results.
-    if (e.type === 'codon.started') return endingCalls(e.data.codonId, describeEvent(e));
+    if (e.type === 'codon.started') {
+      const stale = unsent.get(e.data.codonId)?.size ?? 0;
+      unsent.delete(e.data.codonId);
+      const line = describeEvent(e);
+      const earlier =
+        stale === 0
+          ? undefined
+          : `    ${stale === 1 ? '1 comment' : `${stale} comments`} on ${e.data.codonId} not sent ${stale === 1 ? 'is' : 'are'} on an earlier run now (a review sends ${stale === 1 ? 'it' : 'them'} only by id)`;
+      return endingCalls(e.data.codonId, earlier && line ? `${line}\n${earlier}` : (line ?? earlier));
+    }
+    if (e.type === 'review.comment') {
+      const ids = unsent.get(e.data.codonId) ?? new Set<string>();
+      unsent.set(e.data.codonId, ids.add(e.data.commentId));
+      // Its quote's first lines under it: what the comment is about, as the diff showed it.
+      const quote = quotePreview(e.data.hunk).map((l) => displayLine(`      │ ${l}`));
+      return [describeEvent(e), ...quote].join('\n');
+    }
     if (e.type === 'sentinel.action') {
       if (e.data.action === 'redo' && !e.data.dryRun && e.data.text !== undefined)
         redos.add(redoKey(e.data.codonId, e.data.sentinelId, e.data.text));
@@ -195,6 +214,7 @@ export function consoleView(): (e: ServerEvent) => string | undefined {
     }
     // A review sent to a redo or the next codon: the codon.message prompt carrying it says so.
     if (e.type === 'review.sent') {
+      for (const id of e.data.commentIds) unsent.get(e.data.codonId)?.delete(id);
       if (e.data.to !== 'message') reviews.add(e.data.text);
       return describeEvent(e);
     }
@@ -227,8 +247,13 @@ export function consoleView(): (e: ServerEvent) => string | undefined {
  */
 export function approvalNotice(e: ServerEvent, said: string | undefined): string | undefined {
   if (e.type === 'approval.waiting' || e.type === 'approval.ended') return e.data.message;
-  if (e.type === 'server.idle' && e.data.heldBy === 'approval' && e.data.approval?.since !== said)
-    return e.data.message;
+  if (
+    e.type === 'server.idle' &&
+    e.data.heldBy === 'approval' &&
+    e.data.approval &&
+    e.data.approval.since !== said
+  )
+    return approvalWaitText(e.data.approval);
   return undefined;
 }
 
@@ -300,6 +325,7 @@ export async function watchUntilDone(
   let waiting = false;
   /** The approval wait said last (its `since`): a restarted server's held idle repeats it. */
   let approvalSaid: string | undefined;
+  let unsaidWait: { since: string; codonId: string; codonName: string } | undefined;
   let done = false;
   const describe = consoleView();
   let live = false;
@@ -312,9 +338,14 @@ export async function watchUntilDone(
     else if (live) {
       const said = approvalNotice(e, approvalSaid);
       if (said) options.notice?.(said);
+      if (e.type === 'approval.waiting') approvalSaid = e.data.since;
+      if (e.type === 'server.idle' && e.data.approval) approvalSaid = e.data.approval.since;
     }
-    if (e.type === 'approval.waiting') approvalSaid = e.data.since;
-    if (e.type === 'server.idle' && e.data.approval) approvalSaid = e.data.approval.since;
+    // A wait the history shows begun and not ended: said once the history is read (a restarted server's).
+    if (!live && e.type === 'approval.waiting') unsaidWait = e.data;
+    if (!live && (e.type === 'approval.ended' || e.type === 'codon.started')) unsaidWait = undefined;
+    if (!live && e.type === 'server.idle')
+      unsaidWait = e.data.heldBy === 'approval' ? e.data.approval : undefined;
     if (e.type === 'codon.started' && unwritten?.codonId === e.data.codonId) unwritten = undefined;
     if (e.type === 'usageLimit.waiting') waiting = true;
     if (e.type === 'usageLimit.ended' || e.type === 'codon.started') waiting = false;
@@ -343,5 +374,9 @@ export async function watchUntilDone(
     if (parsed.ok) handle(parsed.event);
   }
   live = true;
+  if (!options.print && unsaidWait) {
+    options.notice?.(approvalWaitText(unsaidWait));
+    approvalSaid = unsaidWait.since;
+  }
   client.onEvent(handle);
 }

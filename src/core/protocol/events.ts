@@ -191,6 +191,8 @@ const connection = {
           total: z.number().int(),
           /** What codon.next starts (absent when every codon is done). */
           nextCodonId: z.string().optional(),
+          /** The codon whose approval wait this server takes over from the previous one (nothing starts before it ends). */
+          approvalWaitCodonId: z.string().optional(),
           /** How the previous run ended (crashed: its server was killed; failed: it stopped after a failure). */
           previousRunStatus: z.enum(['completed', 'failed', 'crashed']),
           /** The previous run was brought back to its last clean point (a crash or a failure). */

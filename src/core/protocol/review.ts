@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MessageSender, MessageText } from './codon-message.ts';
+import { MessageSender } from './codon-message.ts';
 import { ours } from './extension.ts';
 
 /**
@@ -12,6 +12,27 @@ const Sha = z.string().regex(/^[0-9a-fA-F]{4,64}$/, 'a git SHA (4-64 hex digits)
 
 /** The quoted lines a comment is about, at most this many UTF-8 bytes (longer quotes are cut, marked). */
 export const REVIEW_HUNK_MAX_BYTES = 16 * 1024;
+/**
+ * A comment's text at most (UTF-8 bytes), and a review's note: below a message's 32 KiB, so one comment
+ * of the most with the longest note always fits the review the agent reads (its quote cut as needed).
+ */
+export const REVIEW_TEXT_MAX_BYTES = 16 * 1024;
+export const REVIEW_NOTE_MAX_BYTES = 4 * 1024;
+
+/** Something besides white space, at most `maxBytes` of UTF-8 (as MessageText, with a smaller limit). */
+function boundedText(maxBytes: number) {
+  const error = `at most ${maxBytes} bytes of UTF-8`;
+  return (
+    z
+      .string()
+      .min(1, 'must not be empty')
+      // Characters first (a UTF-8 byte count is never below it), then the bytes themselves.
+      .max(maxBytes, { abort: true, error })
+      .refine((text) => text.trim() !== '', 'must hold more than white space')
+      .refine((text) => new TextEncoder().encode(text).length <= maxBytes, error)
+  );
+}
+
 /** Comments a review sends at most. */
 export const REVIEW_MAX_COMMENTS = 200;
 
@@ -41,7 +62,8 @@ export const ReviewCommentRequest = ours(
     file: z.string().min(1).max(4096),
     side: ReviewSide.default('new'),
     lines: ReviewLines,
-    text: MessageText,
+    /** At most REVIEW_TEXT_MAX_BYTES of UTF-8. */
+    text: boundedText(REVIEW_TEXT_MAX_BYTES),
   }),
   'A comment on lines of a codon’s diff; answered by the review.comment event (the server quotes the lines).',
 );
@@ -62,8 +84,8 @@ export const ReviewSubmitRequest = ours(
     to: ReviewTarget,
     /** The comments to send (ids from review.comment). Absent: every comment on the codon not yet sent. */
     commentIds: z.array(z.string().min(1)).min(1).max(REVIEW_MAX_COMMENTS).optional(),
-    /** A word to the agent above the comments. */
-    note: MessageText.optional(),
+    /** A word to the agent above the comments, at most REVIEW_NOTE_MAX_BYTES of UTF-8. */
+    note: boundedText(REVIEW_NOTE_MAX_BYTES).optional(),
   }),
   'Sends a codon’s review comments on: redo the codon with them, message the running agent, or carry them into the next codon.',
 );

@@ -22,6 +22,11 @@ export type ApprovalHost<C extends GateContext> = {
   goOn: () => Promise<void>;
   /** The run idles, held by the wait (server.idle heldBy approval). */
   idle: () => Promise<unknown>;
+  /**
+   * Why a command that would end the wait is refused before it does (a review naming no comment, or
+   * too big): the wait stays as it was and nothing of it is journaled.
+   */
+  check?: (command: TakenCommand) => { code: ErrorCode; message: string } | undefined;
   /** `ribosome run --approve-all`: every wait is approved as soon as it begins (journaled, `auto`). */
   approveAll: boolean;
   now?: () => number;
@@ -93,6 +98,11 @@ export class ApprovalGate<C extends GateContext> {
     if (turn.kind === 'pass') return context;
     if (turn.kind === 'refuse') {
       context.fail(turn.code, turn.message);
+      return 'handled';
+    }
+    const refused = this.#h.check?.(command);
+    if (refused) {
+      context.fail(refused.code, refused.message);
       return 'handled';
     }
     this.#wait = undefined;

@@ -1,5 +1,5 @@
 import type { ApprovalWait, ErrorCode, EventInput } from '../../core/protocol/index.ts';
-import { approvalWaitWords } from '../../core/words/approval-words.ts';
+import { approvalWaitWords, approvalWaysOut } from '../../core/words/approval-words.ts';
 
 /**
  * Approval gates (docs/review.md#approval-gates), the rules: when a codon's end holds the run, what
@@ -21,9 +21,7 @@ export function holdsRun(codon: { approval?: 'required' | 'none' }, status: stri
 export const waitingMessage = approvalWaitWords;
 
 /** The three ways out, as a refusal and the idle say them. */
-export function waysOut(codonId: string): string {
-  return `approve it (approval.approve {"codonId":"${codonId}"}), request changes (review.submit to redo, or codon.redo), or roll back`;
-}
+export const waysOut = approvalWaysOut;
 
 /** A command as the gate reads it: its type, and the codon and review target its data names. */
 export type GateCommand = { type: string; codonId?: string; to?: string };

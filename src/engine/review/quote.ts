@@ -75,11 +75,14 @@ export function quoteLines(file: DiffFile, side: ReviewSide, lines: ReviewLines)
   const missing = [];
   for (let n = lines.start; n <= lines.end && missing.length < 2; n++) if (!covered.has(n)) missing.push(n);
   if (missing.length > 0 || span.some((l) => l.hunk !== span[0]?.hunk)) {
-    const asked = lines.start === lines.end ? `line ${lines.start}` : `lines ${lines.start}-${lines.end}`;
+    const one = lines.start === lines.end;
+    const asked = one
+      ? `line ${lines.start} (${side} side) is`
+      : `lines ${lines.start}-${lines.end} (${side} side) are`;
     const cut = file.truncated ? ' (its diff was cut at the size limit)' : '';
     return {
       ok: false,
-      message: `${asked} (${side} side) are not in one hunk of the diff: ${what(file, all, side)}${cut}`,
+      message: `${asked} not in one hunk of the diff: ${what(file, all, side)}${cut}`,
     };
   }
   // One line of the diff around the commented ones, within their hunk.

@@ -70,11 +70,30 @@ export type ReviewReads = {
   comments(codonId: string): ReviewComment[];
   /** Ids of the codon's comments some review has sent. */
   sentIds(codonId: string): Set<string>;
+  /** Ids of the codon's comments made before its latest start (codon.started): on an earlier run. */
+  earlierIds(codonId: string): Set<string>;
   pendingNext(): SentReview[];
 };
 
 /** No journal (tests that build an orchestrator without one): no comments, nothing pending. */
-export const noReviews: ReviewReads = { comments: () => [], sentIds: () => new Set(), pendingNext: () => [] };
+export const noReviews: ReviewReads = {
+  comments: () => [],
+  sentIds: () => new Set(),
+  earlierIds: () => new Set(),
+  pendingNext: () => [],
+};
+
+/** The codon's newest codon.started, walking back through the others' (a codon starts once per step). */
+function lastStartOf(journal: Journal, codonId: string): number | undefined {
+  let before: number | undefined;
+  for (;;) {
+    const row = journal.lastOf(['codon.started'], before);
+    if (!row) return undefined;
+    const data = (JSON.parse(row.json) as { data?: { codonId?: unknown } }).data;
+    if (data?.codonId === codonId) return row.seq;
+    before = row.seq;
+  }
+}
 
 export function journalReviews(journal: Journal): ReviewReads {
   const rows = (type: 'review.comment' | 'review.sent'): ReviewRow[] =>
@@ -90,6 +109,16 @@ export function journalReviews(journal: Journal): ReviewReads {
         const c = parseComment(r.data);
         return c?.codonId === codonId ? [c] : [];
       }),
+    earlierIds: (codonId) => {
+      const started = lastStartOf(journal, codonId);
+      if (started === undefined) return new Set();
+      return new Set(
+        rows('review.comment').flatMap((r) => {
+          const c = parseComment(r.data);
+          return c?.codonId === codonId && r.seq < started ? [c.commentId] : [];
+        }),
+      );
+    },
     sentIds: (codonId) =>
       new Set(
         sent()

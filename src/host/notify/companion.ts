@@ -12,6 +12,8 @@ import { mergeTargets } from './target.ts';
 export function notifierCompanion(options: {
   plan: { name: string; notify: readonly NotifyTarget[] };
   configTargets: readonly NotifyTarget[];
+  /** `--approve-all`: every approval wait ends at once, so approval-needed calls nobody. */
+  approveAll?: boolean;
 }) {
   return async (deps: EngineDeps) => {
     const targets = mergeTargets(options.plan.notify, options.configTargets);
@@ -25,6 +27,7 @@ export function notifierCompanion(options: {
         plan: options.plan.name,
         serverVersion: SERVER_VERSION,
         executionPath: deps.layout.executionDir,
+        ...(options.approveAll ? { approveAll: true } : {}),
         ...(previous ? { previousRun: previous } : {}),
       },
     });

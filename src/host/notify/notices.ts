@@ -51,6 +51,8 @@ export type NoticeContext = {
    * codon-failed (published as that run's end) carries its id and cost, not the new run's.
    */
   previousRun?: { runId: string; cost: number; costEstimated?: boolean };
+  /** `ribosome run --approve-all`: every approval wait is approved at once, so nobody is called for one. */
+  approveAll?: boolean;
 };
 
 type CodonTrack = {
@@ -143,7 +145,7 @@ export class NoticeClassifier {
       }
       case 'approval.waiting': {
         const d = event.data;
-        if (d.since === this.#approvalCalled) return [];
+        if (this.#context.approveAll || d.since === this.#approvalCalled) return [];
         this.#approvalCalled = d.since;
         return [
           this.#payload('approval-needed', now, {

@@ -138,7 +138,7 @@ describe('the console view of a message to the agent', () => {
     ]);
     // A crash carries over what the agent heard: a client's message, or a sentinel's that no redo said.
     expect(heard([prompt('first message', client), prompt('slow down')])).toEqual([
-      '    hear  you (client c1) → agent: first message (in its prompt, carried over from the crashed run)',
+      '    hear  client c1 → agent: first message (in its prompt, carried over from the crashed run)',
       '    hear  sentinel judge → agent: slow down (in its prompt, carried over from the crashed run)',
     ]);
     // A dry run's redo took nothing; a redo's text is its prompt's once.
@@ -148,14 +148,14 @@ describe('the console view of a message to the agent', () => {
     );
   });
 
-  it("names a client's message as the UI it was sent from did: you, the client named beside it", () => {
+  it("names a client's message by the client's id: the log is no client", () => {
     const message = ev('codon.message', {
       codonId: 'one',
       text: 'use the other file',
       from: { kind: 'client', clientId: 'client-ee65aa1d-5b0c-4c9e-9d7e-0f1e2d3c4b5a' },
       delivery: 'live',
     });
-    expect(lines([message])).toEqual(['    hear  you (client ee65aa1d) → agent: use the other file']);
+    expect(lines([message])).toEqual(['    hear  client ee65aa1d → agent: use the other file']);
   });
 
   it('shows the control and bidirectional characters of what anyone wrote as stand-ins (trial 17b L4)', () => {
@@ -182,7 +182,7 @@ describe('the console view of a message to the agent', () => {
       ev('file.updated', { path: 'src/\u202etxt.exe', filename: 'x', content: '', action: 'created' }),
     ];
     expect(lines(events)).toEqual([
-      `    hear  you (client c1) → agent: ${shown}`,
+      `    hear  client c1 → agent: ${shown}`,
       `    says  ${shown}`,
       `  ${shown}`,
       `! [warning] ${shown}`,
@@ -336,10 +336,11 @@ describe('the console view of review comments and reviews (ribosome log)', () =>
       file: 'src/a.ts',
       side: 'new',
       lines: { start: 3, end: 5 },
-      hunk: '+x',
+      hunk: ' a\n+b\n+c\u001b[2J\n+d\n e',
       text: 'Name it better.',
       author: by,
     });
+    const quoteShown = ['      │  a', '      │ +b', '      │ +c␛[2J', '      │ +d', '      │ …'];
     const sent = ev('review.sent', {
       reviewId: 'r1',
       codonId: 'two',
@@ -356,12 +357,52 @@ describe('the console view of review comments and reviews (ribosome log)', () =>
       delivery: 'prompt',
     });
     const out = lines([comment, sent, prompt]);
-    expect(out[0]).toMatch(
-      /^ {4}✎ you \(client [0-9a-f]+\) on two src\/a\.ts 3-5 \(new\): Name it better\.$/,
+    // The log is no client: every author by its id; the quote's first lines under the comment.
+    expect(out[0]?.split('\n')[0]).toMatch(
+      /^ {4}✎ client [0-9a-f]+ on two src\/a\.ts 3-5 \(new\): Name it better\.$/,
     );
-    expect(out[1]).toMatch(/sent the review of two to the next codon after two \(three\) \(1 comment\)$/);
+    expect(out[0]?.split('\n').slice(1)).toEqual(quoteShown);
+    expect(out[1]).toMatch(/sent the review of two into the next codon, three \(1 comment\)$/);
     expect(out[2]).toMatch(
       /Review of the changes of codon two \(1 comment\)\. \(the review, in its prompt\)$/,
     );
+  });
+
+  it('says when a codon starts again that its comments not sent are on an earlier run', () => {
+    const by = { kind: 'client' as const, clientId: 'client-1a2b3c4d5e6f' };
+    const comment = (commentId: string) =>
+      ev('review.comment', {
+        commentId,
+        codonId: 'two',
+        from: 'a'.repeat(40),
+        to: 'b'.repeat(40),
+        file: 'a.txt',
+        side: 'new',
+        lines: { start: 1, end: 1 },
+        hunk: '+x',
+        text: 'why?',
+        author: by,
+      });
+    const sent = ev('review.sent', {
+      reviewId: 'r1',
+      codonId: 'two',
+      to: 'message',
+      commentIds: ['c1'],
+      text: 'review',
+      targetCodonId: 'three',
+      by,
+    });
+    const started = ev('codon.started', {
+      codonId: 'two',
+      codonName: 'two',
+      sessionId: 's',
+      startTime: '2030-01-01T00:00:00.000Z',
+    });
+    const out = lines([comment('c1'), comment('c2'), comment('c3'), sent, started]);
+    expect(out[3]).toMatch(/sent the review of two as a message to the agent of three \(1 comment\)$/);
+    expect(out[4]?.split('\n')).toEqual([
+      '> two: two',
+      '    2 comments on two not sent are on an earlier run now (a review sends them only by id)',
+    ]);
   });
 });

@@ -5,6 +5,7 @@ import {
   codonComments,
   commentCounts,
   commentLine,
+  onEarlierRun,
   reviewSentLine,
   sentMark,
   unsentComments,
@@ -45,6 +46,10 @@ const sent = (over: Partial<EventData<'review.sent'>> = {}): EventData<'review.s
   ...over,
 });
 
+/** Before and after the codon's start in `connected` (its startTime is now). */
+const EARLIER = '2000-01-01T00:00:00.000Z';
+const LATER = '2999-01-01T00:00:00.000Z';
+
 const connected = () =>
   reduceRun(fold([...runStarted(), ...codonStart('two', 1)]), {
     kind: 'connection',
@@ -57,14 +62,14 @@ describe('review comments in the client model', () => {
   it('lists each codon’s comments in order, once each, and marks those a review sent with where it went', () => {
     let s = fold(
       [
-        ev('review.comment', comment('c1')),
-        ev('review.comment', comment('c2', { side: 'old', lines: { start: 7, end: 7 } })),
-        ev('review.comment', comment('c3', { codonId: 'one' })),
+        ev('review.comment', comment('c1'), LATER),
+        ev('review.comment', comment('c2', { side: 'old', lines: { start: 7, end: 7 } }), LATER),
+        ev('review.comment', comment('c3', { codonId: 'one' }), LATER),
       ],
       connected(),
     );
     // The same event folded again (a history sync over live events) is one comment.
-    s = fold([ev('review.comment', comment('c1'))], s);
+    s = fold([ev('review.comment', comment('c1'), LATER)], s);
     expect(codonComments(s, 'two').map((c) => c.commentId)).toEqual(['c1', 'c2']);
     expect(commentCounts(s)).toEqual({ two: { total: 2, unsent: 2 }, one: { total: 1, unsent: 1 } });
 
@@ -72,9 +77,25 @@ describe('review comments in the client model', () => {
     expect(unsentComments(s, 'two').map((c) => c.commentId)).toEqual(['c2']);
     const [first] = codonComments(s, 'two');
     expect(first?.sent).toMatchObject([{ reviewId: 'r1', to: 'next', targetCodonId: 'three' }]);
-    expect(sentMark(first!.sent[0]!)).toBe('sent to next (three)');
+    expect(sentMark(first!.sent[0]!)).toBe('carried into three');
+    expect(sentMark({ reviewId: 'r', to: 'message', targetCodonId: 'three', at: 't' })).toBe(
+      'sent as a message to three',
+    );
+    expect(sentMark({ reviewId: 'r', to: 'redo', targetCodonId: 'two', at: 't' })).toBe('sent: redo');
     expect(commentCounts(s).two).toEqual({ total: 2, unsent: 1 });
     expect(codonComments(s, 'nope')).toEqual([]);
+  });
+
+  it('marks a comment not sent from before its codon’s latest start as on an earlier run: a review without ids leaves it', () => {
+    const s = fold(
+      [ev('review.comment', comment('old'), EARLIER), ev('review.comment', comment('new'), LATER)],
+      connected(),
+    );
+    const [old, fresh] = codonComments(s, 'two');
+    const startTime = s.codons.two?.startTime;
+    expect(onEarlierRun(old!, startTime)).toBe(true);
+    expect(onEarlierRun(fresh!, startTime)).toBe(false);
+    expect(unsentComments(s, 'two').map((c) => c.commentId)).toEqual(['new']);
   });
 
   it('says comments and reviews readably in the activity, with who wrote them', () => {
@@ -93,11 +114,13 @@ describe('review comments in the client model', () => {
     expect(notes).toContain('✎ you on two src/a.ts 3-5 (new): name this better');
     expect(notes).toContain('✎ sentinel lint on two src/a.ts 4 (new): name this better');
     expect(notes).toContain('✉ you sent the review of two to a redo of two (2 comments)');
+    // The log is no client: every author by its id.
     expect(commentLine(comment('c9'), 'record')).toBe(
-      '✎ you (client me) on two src/a.ts 3-5 (new): name this better',
+      '✎ client me on two src/a.ts 3-5 (new): name this better',
     );
-    expect(reviewSentLine(sent({ to: 'message' }), ['other'])).toBe(
-      '✉ client me sent the review of two as a message to the agent of two (1 comment)',
+    // The agent that took it: targetCodonId, not the codon reviewed.
+    expect(reviewSentLine(sent({ to: 'message', targetCodonId: 'three' }), ['other'])).toBe(
+      '✉ client me sent the review of two as a message to the agent of three (1 comment)',
     );
   });
 

@@ -156,7 +156,7 @@ describe('review comments in the TUI', () => {
   const reviewed = () => [
     ...history(),
     comment('c1', { start: 1, end: 2 }, 'Say it warmer.'),
-    comment('c2', { start: 4, end: 4 }, 'A comma here.'),
+    comment('c2', { start: 4, end: 4 }, `A comma here. ${'and more '.repeat(80)}END`),
     ev('review.sent', {
       reviewId: 'r1',
       codonId: 'one',
@@ -175,12 +175,16 @@ describe('review comments in the TUI', () => {
     await focusCodons(app);
     await app.press(KEYS.down, KEYS.enter);
     const details = await app.waitFor('comments (2, 1 not sent)');
-    expect(details).toContain('✎ hello.txt 1-2 (new) · sentinel lint · sent to next (two)');
+    expect(details).toContain('✎ hello.txt 1-2 (new) · sentinel lint · carried into two');
+    // The quote's first lines under each comment; a long comment cut ends with an ellipsis.
+    expect(details).toContain('│ +Hello');
     expect(details).toContain('Say it warmer.');
     expect(details).toContain('✎ hello.txt 4 (new) · sentinel lint · not sent');
+    expect(details).toMatch(/and more[^\n]*…/);
+    expect(details).not.toContain('END');
     expect(details).toContain('v sends its review');
     await app.press('v');
-    await app.waitFor('Send the review of one');
+    await app.waitFor('Send the review of one (1 comment not sent yet)');
     await app.press('r');
     expect(client.controls()).toEqual([
       expect.objectContaining({ type: 'review.submit', data: { codonId: 'one', to: 'redo' } }),

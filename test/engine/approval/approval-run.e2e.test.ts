@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RibosomeClient } from '../../../src/core/client/index.ts';
 import { e2eResources } from '../../helpers/e2e-resources.ts';
 import { writePlanAndScript, writeTurns } from '../../helpers/plans.ts';
+import { waitFor } from '../../helpers/processes.ts';
 import { journalRows, runToEnd, startServer, tempDir } from '../../helpers/server-process.ts';
 import { startReceiver } from '../../host/notify/receiver.ts';
 
@@ -31,7 +32,7 @@ function files(planText: string) {
 }
 
 describe('ribosome run and approval gates', { timeout: 120_000 }, () => {
-  it('--exit-when-done --approve-all runs to the end; the journal shows the gate, approved auto; the webhook was called', async () => {
+  it('--exit-when-done --approve-all runs to the end; the journal shows the gate, approved auto; approval-needed calls nobody', async () => {
     const hook = await startReceiver();
     receivers.push(hook);
     const f = files(
@@ -48,17 +49,9 @@ describe('ribosome run and approval gates', { timeout: 120_000 }, () => {
       ['approval.ended', 'one', 'auto'],
       ['codon.started', 'two', undefined],
     ]);
-    const received = await hook.waitFor(2);
-    expect(received.map((r) => [r.url, r.body.event])).toEqual([
-      ['/gate', 'approval-needed'],
-      ['/gate', 'run-completed'],
-    ]);
-    expect(received[0]?.body).toMatchObject({
-      codonId: 'one',
-      codonName: 'Design',
-      reason: 'waiting for approval of codon one (Design)',
-      plan: 'gates',
-    });
+    // Nobody waits, so nobody is called: the run's end is the only notice.
+    const received = await hook.waitFor(1);
+    expect(received.map((r) => [r.url, r.body.event])).toEqual([['/gate', 'run-completed']]);
   });
 
   it('headless --exit-when-done keeps waiting, says so on stderr, and exits 0 once approved and done', async () => {
@@ -79,5 +72,33 @@ describe('ribosome run and approval gates', { timeout: 120_000 }, () => {
       true,
     );
     expect(journalRows(f.exec).filter((r) => r.type === 'codon.started')).toHaveLength(2);
+  });
+
+  it('headless, started again during a wait: the resume line says the wait, and stderr says it as a first start does', async () => {
+    const f = files(plan());
+    const args = ['--scripted-provider', f.script, '--exit-when-done'];
+    const first = await startServer(f.plan, f.exec, args);
+    const watcher = await RibosomeClient.connect(first.url, { mode: 'readonly', sendPreviousEvents: true });
+    clients.push(watcher);
+    await watcher.next('server.idle', (e) => e.data.heldBy === 'approval', 60_000);
+    first.kill('SIGKILL');
+    await first.exited;
+
+    const second = await startServer(f.plan, f.exec, args);
+    const client = await RibosomeClient.connect(second.url, {
+      mode: 'readandwrite',
+      sendPreviousEvents: true,
+    });
+    clients.push(client);
+    const said = 'ribosome: waiting for approval of codon one (Design)';
+    await waitFor(() => second.stderr().split('\n').includes(said), 'the wait on stderr');
+    await client.request('approval.approve', { codonId: 'one' }, 'approval.ended');
+    const exit = await second.exited;
+    expect(exit.code, second.stderr()).toBe(0);
+    const lines = second.stderr().split('\n');
+    const resumed = lines.find((l) => l.startsWith('ribosome: resuming'));
+    expect(resumed).toContain('1 of 2 codons done, codon one waits for approval');
+    expect(resumed).not.toContain('next: two');
+    expect(lines.filter((l) => l === said)).toHaveLength(1);
   });
 });

@@ -147,6 +147,14 @@ describe('approval gates', { timeout: 120_000 }, () => {
       script().replace('tracks:\n', `tracks:\n${redone}`),
     );
     await client.next('server.idle', (e) => e.data.heldBy === 'approval', WAIT);
+    // A review with nothing to send is refused before it ends the wait: nothing journaled of the wait.
+    const empty = await refusal(
+      client.request('review.submit', { codonId: 'one', to: 'redo' }, 'review.sent', { timeoutMs: WAIT }),
+    );
+    expect(empty.message).toContain('codon one has no comments to send');
+    const untouched = await client.syncHistory();
+    expect(ofType(untouched, 'approval.ended')).toEqual([]);
+    expect(ofType(untouched, 'approval.waiting')).toHaveLength(1);
     const comment = await client.request(
       'review.comment',
       { codonId: 'one', file: 'one.txt', lines: { start: 1, end: 1 }, text: 'Say better.' },
@@ -177,12 +185,14 @@ describe('approval gates', { timeout: 120_000 }, () => {
       (e) => e.data.message.startsWith('rollback.toCheckpoint'),
       WAIT,
     );
+    // Listened for before the command: the idle follows the wait given back at once.
+    const heldAgain = client.next('server.idle', (e) => e.data.heldBy === 'approval', WAIT);
     const refused = await refusal(
       client.request('rollback.toCheckpoint', { checkpointSha: 'ffffffff' }, 'rollback.completed'),
     );
     expect(refused.code).toBe('CHECKPOINT_NOT_FOUND');
     expect((await back).data).toMatchObject({ codonId: 'one' });
-    await client.next('server.idle', (e) => e.data.heldBy === 'approval', WAIT);
+    await heldAgain;
     const next = await refusal(client.request('codon.next', undefined, 'codon.started'));
     expect(next.code).toBe('APPROVAL_REQUIRED');
   });

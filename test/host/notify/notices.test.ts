@@ -34,9 +34,9 @@ const failed = (codonId: string) =>
   });
 const idle = (data: EventData<'server.idle'>) => ev('server.idle', data);
 
-function classifier() {
+function classifier(more: { approveAll?: boolean } = {}) {
   const c = new NoticeClassifier(
-    { plan: 'demo', serverVersion: '9.9.9', executionPath: '/x/exec', runId: 'run-1' },
+    { plan: 'demo', serverVersion: '9.9.9', executionPath: '/x/exec', runId: 'run-1', ...more },
     0,
   );
   const runStart = Date.parse('2030-01-01T00:00:00.000Z');
@@ -103,6 +103,8 @@ describe('NoticeClassifier', () => {
       runId: 'run-2',
     });
     expect(feed(ev('approval.waiting', { ...wait, since: '2030-01-01T00:09:00.000Z' }))).toHaveLength(1);
+    // --approve-all approves every wait at once: nobody waits, nobody is called.
+    expect(classifier({ approveAll: true })(started('design'), ev('approval.waiting', wait))).toEqual([]);
   });
 
   it('codon-failed: a codon that failed, with its cost, duration, reason, attempt and the run around it', () => {

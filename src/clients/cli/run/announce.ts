@@ -71,8 +71,10 @@ export function resumeNotice(dir: string, resumed: NonNullable<ReadyInfo['resume
     resumed.previousRunStatus === 'completed'
       ? ''
       : ` (the previous run ${resumed.previousRunStatus === 'crashed' ? 'crashed' : 'ended with a codon failed or stopped'}${resumed.recovered ? '; back to its last clean checkpoint' : ''})`;
-  const next = resumed.nextCodonId
-    ? `next: ${resumed.nextCodonId}`
-    : 'every codon is done, nothing left to run';
+  const next = resumed.approvalWaitCodonId
+    ? `codon ${resumed.approvalWaitCodonId} waits for approval`
+    : resumed.nextCodonId
+      ? `next: ${resumed.nextCodonId}`
+      : 'every codon is done, nothing left to run';
   return `resuming ${dir}: run ${resumed.runCount}${how}, ${resumed.done} of ${resumed.total} codons done, ${next} (--fresh starts anew)`;
 }

@@ -30,7 +30,13 @@ export function runCompanions(
 ): StartCompanions<RunCompanions> {
   return async (start) => {
     // First in, last out: the notifier outlives the other companions, so the run's last notices go out.
-    await start(notifierCompanion({ plan: request.plan, configTargets: request.settings.notify }));
+    await start(
+      notifierCompanion({
+        plan: request.plan,
+        configTargets: request.settings.notify,
+        approveAll: request.approveAll,
+      }),
+    );
     const scripted = request.scriptedProvider
       ? await start(scriptedProvider(request.scriptedProvider))
       : undefined;

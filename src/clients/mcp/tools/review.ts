@@ -26,7 +26,7 @@ export function registerReviewTools(server: McpServer, context: McpContext): voi
       side: ReviewSide.default('new').describe(
         'new: line numbers of the file after the change (default); old: before it',
       ),
-      text: z.string().min(1).describe('The comment'),
+      text: z.string().min(1).describe('The comment (at most 16 KiB of UTF-8)'),
     },
     run: async ({ execution, codon, file, start, end, side, text }) => {
       const url = liveUrl(await findTarget(execution, context));
@@ -64,8 +64,8 @@ export function registerReviewTools(server: McpServer, context: McpContext): voi
         .array(z.string().min(1))
         .min(1)
         .optional()
-        .describe('The comments to send (default: those not sent)'),
-      note: z.string().min(1).optional().describe('A word to the agent above the comments'),
+        .describe('The comments to send (default: those not sent, made since the codon last started)'),
+      note: z.string().min(1).optional().describe('A word to the agent above the comments (at most 4 KiB)'),
     },
     run: async ({ execution, codon, to, commentIds, note }) => {
       const url = liveUrl(await findTarget(execution, context));

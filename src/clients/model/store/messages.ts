@@ -4,19 +4,18 @@ import { oneLine, shortClientId } from '../format.ts';
 
 /**
  * Whose words a view speaks in: a UI's (its own clients' ids: their messages are "you"), or the
- * record's (`ribosome log`, the console view), read by whoever runs the execution: every client's
- * message is theirs, as the UI they sent it from said.
+ * record's (`ribosome log`, the console view), which is no client: every client by its id.
  */
 export type Reader = readonly string[] | 'record';
 
 /**
  * Who sent a codon.message, in every view's words: a sentinel by its id; "you" for the reader's own
- * message (in the record: any client's, the client named beside it); `client ee65aa1d` for another.
+ * message; `client ee65aa1d` for another (in the record, every client's).
  */
 export function senderLabel(from: MessageSender, reader: Reader = []): string {
   if (from.kind === 'sentinel') return `sentinel ${from.sentinelId}`;
   const client = `client ${shortClientId(from.clientId)}`;
-  if (reader === 'record') return `you (${client})`;
+  if (reader === 'record') return client;
   return reader.includes(from.clientId) ? 'you' : client;
 }
 

@@ -1,4 +1,5 @@
 import type { EventData, ReviewTarget, ServerEventOf } from '../../../core/protocol/index.ts';
+import { own } from '../../../core/protocol/own.ts';
 import { oneLine } from '../format.ts';
 import { note } from './activity.ts';
 import { type Reader, senderLabel } from './messages.ts';
@@ -18,23 +19,55 @@ export function commentPlace(d: Pick<EventData<'review.comment'>, 'file' | 'line
   return `${d.file} ${start === end ? start : `${start}-${end}`} (${d.side})`;
 }
 
-const TARGET_WORDS: Record<ReviewTarget, string> = {
-  redo: 'to a redo of',
-  message: 'as a message to the agent of',
-  next: 'to the next codon after',
-};
-
-/** `review of two sent to a redo of two (2 comments)`, `... to the next codon after two (three)`. */
-export function reviewSentLine(d: EventData<'review.sent'>, reader?: Reader): string {
-  const n = d.commentIds.length;
-  const target = `${TARGET_WORDS[d.to]} ${d.codonId}`;
-  const which = d.to === 'next' && d.targetCodonId ? ` (${d.targetCodonId})` : '';
-  return `✉ ${senderLabel(d.by, reader)} sent the review of ${d.codonId} ${target}${which} (${n} comment${n === 1 ? '' : 's'})`;
+/** Where a review went, by the codon that took it (targetCodonId; the reviewed codon when absent). */
+function targetWords(to: ReviewTarget, target: string | undefined, codonId: string): string {
+  switch (to) {
+    case 'redo':
+      return `to a redo of ${target ?? codonId}`;
+    case 'message':
+      return `as a message to the agent of ${target ?? 'the running codon'}`;
+    case 'next':
+      return target ? `into the next codon, ${target}` : 'into the next codon';
+  }
 }
 
-/** Where a sent comment went, as its mark says it: `sent to redo`, `sent to next (three)`. */
+/** `review of two sent to a redo of two (2 comments)`, `... as a message to the agent of three`, `... into the next codon, three`. */
+export function reviewSentLine(d: EventData<'review.sent'>, reader?: Reader): string {
+  const n = d.commentIds.length;
+  return `✉ ${senderLabel(d.by, reader)} sent the review of ${d.codonId} ${targetWords(d.to, d.targetCodonId, d.codonId)} (${n} comment${n === 1 ? '' : 's'})`;
+}
+
+/** Where a sent comment went, as its mark says it: `sent: redo`, `sent as a message to three`, `carried into three`. */
 export function sentMark(sent: CommentSent): string {
-  return `sent to ${sent.to}${sent.targetCodonId && sent.to === 'next' ? ` (${sent.targetCodonId})` : ''}`;
+  switch (sent.to) {
+    case 'redo':
+      return 'sent: redo';
+    case 'message':
+      return sent.targetCodonId ? `sent as a message to ${sent.targetCodonId}` : 'sent as a message';
+    case 'next':
+      return sent.targetCodonId ? `carried into ${sent.targetCodonId}` : 'sent to the next codon';
+  }
+}
+
+/** The first lines of a comment's quote (`…` when there are more), each at most 200 characters: details and the log show them. */
+export function quotePreview(hunk: string, lines = 4): string[] {
+  const all = hunk.split('\n');
+  const shown = all.slice(0, lines).map((l) => (l.length > 200 ? `${l.slice(0, 199)}…` : l));
+  return all.length > lines ? [...shown, '…'] : shown;
+}
+
+/** The mark of a comment not sent that was made before its codon's latest start (docs/review.md#sending-a-review). */
+export const EARLIER_RUN_MARK = 'not sent, on an earlier run';
+
+/**
+ * Whether a comment is on an earlier run of its codon: not sent, and made before the codon's latest
+ * start (`startTime`, its row's). A review without commentIds leaves it; naming it sends it.
+ */
+export function onEarlierRun(
+  comment: Pick<ReviewCommentView, 'at' | 'sent'>,
+  startTime: string | undefined,
+): boolean {
+  return comment.sent.length === 0 && startTime !== undefined && comment.at < startTime;
 }
 
 export function reviewComment(state: RunState, e: ServerEventOf<'review.comment'>): RunState {
@@ -75,12 +108,16 @@ export function codonComments(
   return state.reviews.byCodon[codonId] ?? [];
 }
 
-/** A codon's comments no review has sent yet: what `review.submit` without commentIds sends. */
+/**
+ * A codon's comments no review has sent yet, made since its latest start: what `review.submit`
+ * without commentIds sends (those on an earlier run stay).
+ */
 export function unsentComments(
-  state: Pick<RunState, 'reviews'>,
+  state: Pick<RunState, 'reviews'> & Partial<Pick<RunState, 'codons'>>,
   codonId: string,
 ): readonly ReviewCommentView[] {
-  return codonComments(state, codonId).filter((c) => c.sent.length === 0);
+  const startTime = state.codons ? own(state.codons, codonId)?.startTime : undefined;
+  return codonComments(state, codonId).filter((c) => c.sent.length === 0 && !onEarlierRun(c, startTime));
 }
 
 /** How many comments each codon has, and how many of them are not sent yet (codons with none left out). */

@@ -11,6 +11,7 @@ import type { RunState } from '../../model/store/run-state.ts';
 import { nextCodonId, refusedMessage, rollbackTargets, statusNotice } from '../../model/store/selectors.ts';
 import { type Size, useTerminalSize } from '../hooks/use-terminal-size.ts';
 import { makeTheme, ThemeContext } from '../theme.ts';
+import { tuiNotice } from '../view/approval-notice.ts';
 import { activityLines } from '../view/content/activity-lines.ts';
 import { checkpointLines } from '../view/content/checkpoint-lines.ts';
 import { codonDetailLines } from '../view/content/codon-detail-lines.ts';
@@ -336,13 +337,14 @@ export function App(props: AppProps): React.ReactElement {
       }),
       main,
       h(Footer, {
-        notice: statusNotice(state),
+        notice: tuiNotice(statusNotice(state), state.run.approvalWait),
         modal,
         readonly,
         width: size.width,
         next: nextCodonId(state.run),
         codonRunning: running !== undefined,
         approving: state.run.approvalWait !== undefined,
+        ...(modal?.kind === 'sendReview' ? { reviewCount: unsentComments(state, modal.codonId).length } : {}),
       }),
     ),
   );

@@ -27,7 +27,16 @@ export type FooterProps = {
   codonRunning?: boolean;
   /** A codon waits for approval: the help line leads with its keys. */
   approving?: boolean;
+  /** The send-review prompt: how many comments a review without ids sends (not sent, made since the codon's latest start). */
+  reviewCount?: number;
 };
+
+/** What the send-review prompt sends: `2 comments not sent yet`, or that there is none (the server refuses it). */
+function reviewWords(count: number | undefined): string {
+  if (count === undefined) return 'its comments not sent yet';
+  if (count === 0) return 'none not sent since its latest start: name comments over the protocol';
+  return `${count === 1 ? '1 comment' : `${count} comments`} not sent yet`;
+}
 
 /** The status line (latest news, or the open prompt) above the help line (mode and keys). */
 export const Footer = React.memo(function Footer({
@@ -38,6 +47,7 @@ export const Footer = React.memo(function Footer({
   next,
   codonRunning = true,
   approving = false,
+  reviewCount,
 }: FooterProps): React.ReactElement {
   const theme = useTheme();
   let status: React.ReactElement;
@@ -71,7 +81,7 @@ export const Footer = React.memo(function Footer({
       Text,
       { wrap: 'truncate-end', bold: true, color: theme.tone('accent') },
       displayLine(
-        `Send the review of ${modal.codonId} (its comments not sent yet):  r: redo it from its start  m: message the running agent  n: the next codon  esc: cancel`,
+        `Send the review of ${modal.codonId} (${reviewWords(reviewCount)}):  r: redo it from its start  m: message the running agent  n: the next codon  esc: cancel`,
       ),
     );
   } else if (modal?.kind === 'confirmRollback') {

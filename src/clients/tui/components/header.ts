@@ -10,6 +10,7 @@ import { runWord } from '../../model/store/selectors.ts';
 import { describeCost, totalTokens } from '../../model/store/totals.ts';
 import { usageWaitText } from '../../model/usage-wait.ts';
 import { useTheme } from '../theme.ts';
+import { APPROVAL_KEY_WORDS } from '../view/approval-notice.ts';
 
 const h = React.createElement;
 
@@ -81,7 +82,7 @@ export const Header = React.memo(function Header({
   // A person's turn first: an approval wait and what this client can do about it.
   const approval = run.approvalWait
     ? displayLine(
-        `${approvalWaitText(run.approvalWait)}: ${readonly ? 'this client is read-only and cannot approve' : 'a approve · r request changes · u roll back'}`,
+        `${approvalWaitText(run.approvalWait)}: ${readonly ? 'this client is read-only and cannot approve' : APPROVAL_KEY_WORDS}`,
       )
     : undefined;
   const wait =

@@ -44,7 +44,7 @@ export const BINDINGS: readonly Binding[] = [
   },
   {
     keys: 'u',
-    label: 'undo',
+    label: 'roll back',
     description:
       'while a codon waits for approval: roll back to its start (rollback.toCodon start); asks to confirm',
     control: true,
@@ -107,6 +107,8 @@ export const BINDINGS: readonly Binding[] = [
 
 /** Keys of an approval wait (docs/review.md#approval-gates): the help line shows them only while a codon waits. */
 const APPROVAL_KEYS: ReadonlySet<string> = new Set(['a', 'u']);
+/** Keys the help line leaves out while a codon waits: refused (n, g of another codon) or with nothing to act on (s). */
+const NOT_WHILE_APPROVING: ReadonlySet<string> = new Set(['n', 's', 'g']);
 
 export const bindingsFor = (readonly: boolean, quit: QuitMode = 'ui'): Binding[] =>
   BINDINGS.filter((b) => !readonly || !b.control).map((b) =>
@@ -129,12 +131,14 @@ export function helpLine(
   if (modal === 'forceStop') return `${mode}  enter stop  esc cancel`;
   if (modal === 'message') return `${mode}  enter send  esc close (kept)  ctrl+u clear`;
   if (modal === 'sendReview') return `${mode}  r redo  m message  n next codon  esc cancel`;
+  // Its keys mean yes and no here (a: yes, then restart), not what they mean outside it.
+  if (modal === 'confirmRollback') return `${mode}  y yes  a yes, then restart  n no  esc cancel`;
   const tail = ['? help', 'q quit'];
   // While a codon waits for approval its keys come first; codon.next would be refused.
   const shown = bindingsFor(readonly).filter(
     (b) =>
       !['?', 'q', 'enter', '↑↓'].includes(b.keys) &&
-      (approving ? b.keys !== 'n' : !APPROVAL_KEYS.has(b.keys)),
+      (approving ? !NOT_WHILE_APPROVING.has(b.keys) : !APPROVAL_KEYS.has(b.keys)),
   );
   const first = approving ? shown.filter((b) => APPROVAL_KEYS.has(b.keys) || b.keys === 'r') : [];
   const middle = [...first, ...shown.filter((b) => !first.includes(b))].map(

@@ -95,5 +95,10 @@ describe('the resume notice', () => {
     ).toBe(
       'resuming x: run 2, 3 of 3 codons done, every codon is done, nothing left to run (--fresh starts anew)',
     );
+    // A wait for approval goes on: it, not the next codon, is what comes next.
+    const waiting = { runCount: 2, done: 1, total: 3, nextCodonId: 'two', approvalWaitCodonId: 'one' };
+    expect(resumeNotice('x', { ...waiting, previousRunStatus: 'crashed', recovered: true })).toBe(
+      'resuming x: run 2 (the previous run crashed; back to its last clean checkpoint), 1 of 3 codons done, codon one waits for approval (--fresh starts anew)',
+    );
   });
 });

@@ -2,7 +2,13 @@ import { formatCost, formatDuration, formatTime, oneLine } from '../../../model/
 import { attemptWord, fallbackModelOf } from '../../../model/store/codons.ts';
 import { senderLabel } from '../../../model/store/messages.ts';
 import type { ReviewCommentView } from '../../../model/store/review-view.ts';
-import { commentPlace, sentMark } from '../../../model/store/reviews.ts';
+import {
+  commentPlace,
+  EARLIER_RUN_MARK,
+  onEarlierRun,
+  quotePreview,
+  sentMark,
+} from '../../../model/store/reviews.ts';
 import type { CodonRow, RunState } from '../../../model/store/run-state.ts';
 import { failureKind } from '../../../model/usage-wait.ts';
 import { wrapText } from '../fit-text.ts';
@@ -70,14 +76,28 @@ export function codonDetailLines(
   }
   const comments = options.comments ?? [];
   if (comments.length > 0) {
-    const unsent = comments.filter((c) => c.sent.length === 0).length;
+    // Not sent and made before the codon's latest start: a review without ids leaves them.
+    const earlier = comments.filter((c) => onEarlierRun(c, row.startTime)).length;
+    const unsent = comments.filter((c) => c.sent.length === 0).length - earlier;
     lines.push({ text: '' });
-    lines.push({ text: `  comments (${comments.length}, ${unsent} not sent)`, bold: true });
+    const counts = [
+      `${comments.length}`,
+      `${unsent} not sent`,
+      ...(earlier > 0 ? [`${earlier} on an earlier run`] : []),
+    ];
+    lines.push({ text: `  comments (${counts.join(', ')})`, bold: true });
     for (const c of comments) {
-      const sent = c.sent.length === 0 ? 'not sent' : c.sent.map(sentMark).join(', ');
+      const stale = onEarlierRun(c, row.startTime);
+      const sent = stale
+        ? EARLIER_RUN_MARK
+        : c.sent.length === 0
+          ? 'not sent'
+          : c.sent.map(sentMark).join(', ');
       const head = `  ✎ ${commentPlace(c)} · ${senderLabel(c.author, options.clientIds)} · ${sent}`;
-      lines.push({ text: oneLine(head, 400), tone: c.sent.length === 0 ? 'accent' : 'muted' });
-      for (const part of wrapText(oneLine(c.text, 2_000), Math.max(20, options.width - 6), 4))
+      lines.push({ text: oneLine(head, 400), tone: c.sent.length === 0 && !stale ? 'accent' : 'muted' });
+      for (const quoted of quotePreview(c.hunk, 3))
+        lines.push({ text: `    │ ${oneLine(quoted, Math.max(20, options.width - 8))}`, tone: 'muted' });
+      for (const part of clipped(oneLine(c.text, 2_000), Math.max(20, options.width - 6), 4))
         lines.push({ text: `    ${part}` });
     }
   }
@@ -87,4 +107,14 @@ export function codonDetailLines(
     : `  g starts this codon (codon.start)${comments.length > 0 ? ' · v sends its review' : ''} · esc or enter closes`;
   lines.push({ text: keys, tone: 'muted' });
   return lines;
+}
+
+/** `text` wrapped to at most `maxLines`, the last ending with `…` when some was left out. */
+function clipped(text: string, width: number, maxLines: number): string[] {
+  const all = wrapText(text, width, maxLines + 1);
+  if (all.length <= maxLines) return all;
+  const kept = all.slice(0, maxLines);
+  const last = Array.from(kept[maxLines - 1] ?? '');
+  kept[maxLines - 1] = `${last.slice(0, Math.max(0, Math.min(last.length, width - 1))).join('')}…`;
+  return kept;
 }

@@ -11,6 +11,7 @@ import {
   browserResources,
   HAVE_CHROMIUM,
   needChromium,
+  overflowsSideways,
   PHONE,
   readonlyDashboard,
   serveWithDashboard,
@@ -267,6 +268,68 @@ describe.skipIf(!HAVE_CHROMIUM)(
       expect(asked).toContain('b.txt, lines 1-2 (new side');
       expect(asked).toContain('MESSAGE-ME');
       expect(existsSync(join(root, 'heard.txt'))).toBe(true);
+      expect(problems(page)).toEqual([]);
+    });
+
+    it('on a phone: a second tap in another hunk starts anew and says why; a refused save keeps the text and shows why; comments fit the screen while the code scrolls sideways', async () => {
+      const lines = Array.from({ length: 20 }, (_, i) => `c${i + 1}`);
+      const changed = lines.map((l, i) =>
+        i === 2 ? 'C3 changed' : i === 16 ? `C17 ${'long line '.repeat(30)}` : l,
+      );
+      const twoHunks: ScriptInput = {
+        tracks: [
+          {
+            name: 'one',
+            match: { firstUser: 'Do one.' },
+            turns: [write('c.txt', `${lines.join('\n')}\n`), reply('One done.')],
+          },
+          {
+            name: 'two',
+            match: { firstUser: 'Do two.' },
+            turns: [write('c.txt', `${changed.join('\n')}\n`), reply('Two done.')],
+          },
+        ],
+      };
+      const { page } = await setUp(twoHunks, PHONE);
+      await runNext(page, 'one');
+      await runNext(page, 'two');
+      await openChanges(page, 'two', 'c.txt');
+      const diff = page.locator('[data-testid="diff-file"][data-path="c.txt"]');
+      const line = (n: number) => diff.locator(`[data-testid="line-no"][data-side="new"][data-line="${n}"]`);
+      // Lines 3 and 17 are in two hunks: the second tap starts a pick there, and says why.
+      await line(3).click();
+      await line(17).click();
+      const form = page.locator('[data-testid="comment-form"]');
+      expect(await form.locator('label').textContent()).toBe('Comment on c.txt:17');
+      expect(await page.locator('[data-testid="comment-pick-hint"]').textContent()).toContain('one hunk');
+      // The composer fits the phone, though the code under it is wider.
+      const fits = async (selector: string) => {
+        const box = await page.locator(selector).first().boundingBox();
+        return box !== null && box.x >= 0 && box.x + box.width <= PHONE.width;
+      };
+      expect(await diff.locator('.code-scroll').evaluate((e) => e.scrollWidth > e.clientWidth)).toBe(true);
+      expect(await fits('[data-testid="comment-form"]')).toBe(true);
+      expect(await overflowsSideways(page)).toBe(false);
+      // A comment the server refuses (longer than a message may be) keeps its text, the reason under it.
+      const tooLong = 'x'.repeat(33 * 1024);
+      await page.fill('[data-testid="comment-text"]', tooLong);
+      await page.click('[data-testid="comment-save"]');
+      await page.waitForSelector('[data-testid="comment-error"]');
+      expect(await page.locator('[data-testid="comment-error"]').textContent()).toMatch(
+        /^Not saved: .*at most 32768/,
+      );
+      expect(await page.inputValue('[data-testid="comment-text"]')).toBe(tooLong);
+      await shootBoth(page, 'phone-comment-refused');
+      // Written shorter, it is saved: the composer closes, focus is back on the line tapped.
+      await page.fill('[data-testid="comment-text"]', 'SEVENTEEN: too long');
+      await page.click('[data-testid="comment-save"]');
+      await page.waitForSelector('[data-testid="comment-form"]', { state: 'detached' });
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-line'))).toBe('17');
+      const inline = '[data-testid="diff-file"] .note-row [data-testid="comment"]';
+      await page.waitForSelector(`${inline}:has-text("SEVENTEEN")`);
+      expect(await fits(inline)).toBe(true);
+      expect(await overflowsSideways(page)).toBe(false);
+      await shootBoth(page, 'phone-comment-saved');
       expect(problems(page)).toEqual([]);
     });
 

@@ -26,6 +26,8 @@ type DiffState =
 export type ReviewControls = {
   /** Why this page cannot comment or send (read-only); undefined when it can. */
   cannot?: string;
+  /** Why nothing can be saved or sent just now (not connected); the page still picks and writes. */
+  offline?: string;
   comment(input: {
     codonId: string;
     from: string;
@@ -48,7 +50,11 @@ type DiffReview = {
   comments: readonly CommentView[];
   pick: LinePick | undefined;
   /** Absent: lines cannot be picked (read-only, or no codon selected); `cannot` says why. */
-  onPick?: (at: { file: string; side: ReviewSide; line: number }, extend: boolean) => void;
+  onPick?: (
+    at: { file: string; side: ReviewSide; hunk: number; line: number },
+    extend: boolean,
+    button: HTMLButtonElement,
+  ) => void;
   cannot?: string;
   form: React.ReactElement | null;
   now: number;
@@ -90,6 +96,24 @@ export function Changes({
   const [open, setOpen] = React.useState<string | undefined>();
   const [pick, setPick] = React.useState<LinePick | undefined>();
   const [draft, setDraft] = React.useState('');
+  // A saved comment's review.comment: the id of the one before it (the answer is the next one's), and
+  // why the server refused it. The form keeps its text until the server has the comment.
+  const [saving, setSaving] = React.useState<{ before: string | undefined } | undefined>();
+  const [refused, setRefused] = React.useState<string | undefined>();
+  // The line number clicked last: focus goes back to it once the comment is saved or dropped.
+  const clicked = React.useRef<HTMLButtonElement | null>(null);
+  const lastComment = state.run.commands.findLast((c) => c.type === 'review.comment');
+  React.useEffect(() => {
+    if (!saving || !lastComment || lastComment.id === saving.before || lastComment.status === 'sent') return;
+    setSaving(undefined);
+    if (lastComment.status === 'failed') {
+      setRefused(lastComment.error ?? 'refused by the server');
+      return;
+    }
+    setPick(undefined);
+    setDraft('');
+    clicked.current?.focus();
+  }, [saving, lastComment]);
 
   // The run, then the earlier runs of its lineage: asked again when either changes.
   const asks = [runId ?? '', ...lineage.slice(1).map((r) => r.runId)].join(' ');
@@ -135,7 +159,9 @@ export function Changes({
   };
   const cannot = review.cannot ?? (codonId ? undefined : 'select a codon to comment on its diff');
   const save = () => {
-    if (!pick || !codonId || draft.trim() === '') return;
+    if (!pick || !codonId || draft.trim() === '' || saving) return;
+    setRefused(undefined);
+    setSaving({ before: lastComment?.id });
     review.comment({
       codonId,
       from,
@@ -145,8 +171,6 @@ export function Changes({
       lines: { start: pick.start, end: pick.end },
       text: draft.trim(),
     });
-    setPick(undefined);
-    setDraft('');
   };
   const form = pick ? (
     <CommentForm
@@ -157,7 +181,13 @@ export function Changes({
       onCancel={() => {
         setPick(undefined);
         setDraft('');
+        setRefused(undefined);
+        setSaving(undefined);
+        clicked.current?.focus();
       }}
+      saving={saving !== undefined}
+      {...(refused ? { error: refused } : {})}
+      {...(review.offline ? { cannot: review.offline } : {})}
     />
   ) : null;
   const own = state.run.connection.clientIds ?? [];
@@ -170,7 +200,13 @@ export function Changes({
     form,
     now,
     ...(cannot === undefined
-      ? { onPick: (at, extend) => setPick((p) => pickLine(p, at, extend)) }
+      ? {
+          onPick: (at, extend, button) => {
+            clicked.current = button;
+            setRefused(undefined);
+            setPick((p) => pickLine(p, at, extend));
+          },
+        }
       : { cannot }),
   };
   return (
@@ -232,9 +268,9 @@ export function Changes({
             to={to}
             now={now}
             own={own}
-            {...(review.cannot === undefined
+            {...(review.cannot === undefined && review.offline === undefined
               ? { onSend: () => review.send(codonId) }
-              : { cannot: review.cannot })}
+              : { cannot: review.cannot ?? review.offline ?? '' })}
           />
         ) : (
           <div className="empty-state small" data-testid="empty-codon">
@@ -347,12 +383,14 @@ function FileDiff({
 function LineNo({
   file,
   side,
+  hunk,
   no,
   review,
   kind,
 }: {
   file: string;
   side: ReviewSide;
+  hunk: number;
   no: number | undefined;
   review: DiffReview;
   kind: string;
@@ -373,7 +411,7 @@ function LineNo({
             ? `comment on line ${no}${side === 'old' ? ' (before the change)' : ''}; then click another line (or shift-click) for a range`
             : review.cannot
         }
-        onClick={(e) => review.onPick?.({ file, side, line: no }, e.shiftKey)}
+        onClick={(e) => review.onPick?.({ file, side, hunk, line: no }, e.shiftKey, e.currentTarget)}
       >
         {no}
       </button>
@@ -445,8 +483,22 @@ function Unified({
             // biome-ignore lint/suspicious/noArrayIndexKey: rows are positional
             <React.Fragment key={i}>
               <tr className={`${r.kind}${picked ? ' picked' : ''}`} data-testid="diff-line">
-                <LineNo file={file.path} side="old" no={r.oldNo} review={review} kind={r.kind} />
-                <LineNo file={file.path} side="new" no={r.newNo} review={review} kind={r.kind} />
+                <LineNo
+                  file={file.path}
+                  side="old"
+                  hunk={r.hunk}
+                  no={r.oldNo}
+                  review={review}
+                  kind={r.kind}
+                />
+                <LineNo
+                  file={file.path}
+                  side="new"
+                  hunk={r.hunk}
+                  no={r.newNo}
+                  review={review}
+                  kind={r.kind}
+                />
                 <td className="src">
                   <span className="sign">{r.kind === 'add' ? '+' : r.kind === 'del' ? '-' : ' '}</span>
                   <Source text={r.text} tokens={tokens?.[r.index]} />
@@ -491,6 +543,7 @@ function Split({
                 <LineNo
                   file={file.path}
                   side="old"
+                  hunk={r.hunk}
                   no={r.left?.no}
                   review={review}
                   kind={r.left?.kind ?? 'empty'}
@@ -503,6 +556,7 @@ function Split({
                 <LineNo
                   file={file.path}
                   side="new"
+                  hunk={r.hunk}
                   no={r.right?.no}
                   review={review}
                   kind={r.right?.kind ?? 'empty'}

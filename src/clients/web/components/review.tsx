@@ -61,35 +61,53 @@ export function CommentCard({
   );
 }
 
-/** The comment being written under the picked lines: Save sends review.comment; Escape or Cancel drops it. */
+/**
+ * The comment being written under the picked lines: Save sends review.comment; Escape or Cancel drops
+ * it. The form stays, with its text, until the server has the comment: a refusal shows under it.
+ */
 export function CommentForm({
   pick,
   text,
   setText,
   onSave,
   onCancel,
+  saving,
+  error,
+  cannot,
 }: {
   pick: LinePick;
   text: string;
   setText: (text: string) => void;
   onSave: () => void;
   onCancel: () => void;
+  /** Sent, not answered yet. */
+  saving?: boolean;
+  /** Why the server refused the last save. */
+  error?: string;
+  /** Why it cannot be saved now (not connected). */
+  cannot?: string;
 }): React.ReactElement {
   const area = React.useRef<HTMLTextAreaElement>(null);
   // Picking the lines is asking to write: the text is what comes next.
   React.useEffect(() => area.current?.focus(), []);
+  const blocked = text.trim() === '' || saving === true || cannot !== undefined;
   return (
     <form
       className="comment-form"
       data-testid="comment-form"
       onSubmit={(e) => {
         e.preventDefault();
-        onSave();
+        if (!blocked) onSave();
       }}
     >
       <label className="hint" htmlFor="comment-text">
         Comment on {displayLine(linesWord({ file: pick.file, side: pick.side, lines: pick }))}
       </label>
+      {pick.hint ? (
+        <span className="hint warn" data-testid="comment-pick-hint">
+          {displayLine(pick.hint)}
+        </span>
+      ) : null}
       <textarea
         id="comment-text"
         ref={area}
@@ -98,23 +116,31 @@ export function CommentForm({
         onChange={(e) => setText(e.target.value)}
         onKeyDown={(e) => {
           if (e.key === 'Escape') onCancel();
-          if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) onSave();
+          if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && !blocked) onSave();
         }}
         data-testid="comment-text"
       />
+      {error ? (
+        <p className="bad" role="alert" data-testid="comment-error">
+          Not saved: {displayLine(error)}
+        </p>
+      ) : null}
       <div className="buttons">
         <button
           type="submit"
           className="primary-action"
-          disabled={text.trim() === ''}
+          disabled={blocked}
+          title={cannot}
           data-testid="comment-save"
         >
-          Save comment
+          {saving ? 'Saving…' : 'Save comment'}
         </button>
         <button type="button" onClick={onCancel} data-testid="comment-cancel">
           Cancel
         </button>
-        <span className="hint">Ctrl+Enter saves · it is sent with the review</span>
+        <span className="hint">
+          <span className="keyboard-only">Ctrl+Enter saves · </span>it is sent with the review
+        </span>
       </div>
     </form>
   );

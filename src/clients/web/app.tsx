@@ -25,6 +25,7 @@ import { ThemeToggle } from './components/theme-toggle.tsx';
 import { UsageWaitBanner } from './components/usage-wait-banner.tsx';
 import type { DashboardConfig } from './config.ts';
 import { isTextEntry, KEY_HELP, keyCommand, VIEWS, type ViewId } from './keys.ts';
+import { echoesCommand } from './model/progress.ts';
 import { runLook, type StatusLook } from './model/status-look.ts';
 import { useConnection, useDashboard } from './use-dashboard.ts';
 
@@ -151,8 +152,15 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
   >();
   const canControl = client.mode === 'readandwrite' && !props.readonly;
   const actions = React.useMemo(() => createActions(client, dispatch), [client, dispatch]);
+  // While the connection is down every control is disabled and says why, as on a read-only page.
+  const offline =
+    state.run.connection.state === 'open' ? undefined : `not connected: ${state.run.connection.state}`;
   const review: ReviewControls = canControl
-    ? { comment: actions.reviewComment, send: (codonId) => setReviewing({ codonId }) }
+    ? {
+        comment: actions.reviewComment,
+        send: (codonId) => setReviewing({ codonId }),
+        ...(offline ? { offline } : {}),
+      }
     : { cannot: READONLY_REVIEW, comment: () => {}, send: () => {} };
   const codons = orderedCodons(state.run.codons);
   const running = runningCodon(state.run.codons);
@@ -241,13 +249,22 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
     <button
       type="button"
       className="primary-action"
+      disabled={offline !== undefined}
+      title={offline}
       onClick={() => actions.approve(approval.codonId)}
       data-testid="primary-approve"
     >
       Approve {displayLine(approval.codonId)}
     </button>
   ) : !running && next ? (
-    <button type="button" className="primary-action" onClick={actions.next} data-testid="primary-next">
+    <button
+      type="button"
+      className="primary-action"
+      disabled={offline !== undefined}
+      title={offline}
+      onClick={actions.next}
+      data-testid="primary-next"
+    >
       {usageWait ? 'Start now' : `Next: ${displayLine(next)}`}
     </button>
   ) : undefined;
@@ -275,7 +292,7 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
         <ApprovalBanner
           wait={approval}
           now={now}
-          {...(canControl ? {} : { cannot: READONLY_APPROVAL })}
+          {...(canControl ? (offline ? { cannot: offline } : {}) : { cannot: READONLY_APPROVAL })}
           onApprove={() => actions.approve(approval.codonId)}
           onRequestChanges={() =>
             setReviewing({
@@ -307,9 +324,12 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
           {...(approval
             ? { held: `waiting for approval of ${approval.codonId}: approve it first (or redo it)` }
             : {})}
+          {...(offline ? { offline } : {})}
         />
       ) : null}
-      {notice && !(approval && notice.text.startsWith(approvalWaitText(approval))) ? (
+      {notice &&
+      !(approval && notice.text.startsWith(approvalWaitText(approval))) &&
+      !(canControl && echoesCommand(notice.text, state.run.commands.at(-1))) ? (
         <div className={`notice tone-${notice.tone}`} data-testid="notice">
           {displayLine(notice.text)}
         </div>
@@ -324,7 +344,7 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
           {...(canControl
             ? {
                 message: {
-                  target: messageTarget(running),
+                  target: offline ? { unavailable: offline } : messageTarget(running),
                   text: draft,
                   setText: setDraft,
                   onSend: actions.message,

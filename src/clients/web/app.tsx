@@ -19,6 +19,7 @@ import { Controls, type Dialog } from './components/controls.tsx';
 import { CostView } from './components/cost-chart.tsx';
 import { Fleet, type FleetSummary } from './components/fleet.tsx';
 import type { MessageTarget } from './components/message-box.tsx';
+import { Modal } from './components/modal.tsx';
 import { Overview } from './components/overview.tsx';
 import { SendReviewDialog } from './components/review.tsx';
 import { ThemeToggle } from './components/theme-toggle.tsx';
@@ -334,7 +335,11 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
           {displayLine(notice.text)}
         </div>
       ) : null}
-      {dialog === 'help' ? <Help readonly={!canControl} /> : null}
+      {dialog === 'help' ? (
+        <Modal>
+          <Help readonly={!canControl} />
+        </Modal>
+      ) : null}
       {view === 'overview' ? (
         <Overview
           state={state}
@@ -374,25 +379,27 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
         />
       ) : null}
       {reviewing ? (
-        <SendReviewDialog
-          codonId={reviewing.codonId}
-          comments={codonComments(state.run, reviewing.codonId)}
-          running={running?.status === 'running' ? running.codonId : undefined}
-          {...(reviewing.preset ? { preset: reviewing.preset } : {})}
-          {...(reviewing.title ? { title: reviewing.title } : {})}
-          onSend={({ to, note, commentIds }) =>
-            actions.reviewSubmit(reviewing.codonId, to, {
-              ...(note ? { note } : {}),
-              ...(commentIds ? { commentIds } : {}),
-            })
-          }
-          onClose={() => setReviewing(undefined)}
-          onOpenChanges={() => {
-            setSelected(reviewing.codonId);
-            setView('changes');
-            setReviewing(undefined);
-          }}
-        />
+        <Modal>
+          <SendReviewDialog
+            codonId={reviewing.codonId}
+            comments={codonComments(state.run, reviewing.codonId)}
+            running={running?.status === 'running' ? running.codonId : undefined}
+            {...(reviewing.preset ? { preset: reviewing.preset } : {})}
+            {...(reviewing.title ? { title: reviewing.title } : {})}
+            onSend={({ to, note, commentIds }) =>
+              actions.reviewSubmit(reviewing.codonId, to, {
+                ...(note ? { note } : {}),
+                ...(commentIds ? { commentIds } : {}),
+              })
+            }
+            onClose={() => setReviewing(undefined)}
+            onOpenChanges={() => {
+              setSelected(reviewing.codonId);
+              setView('changes');
+              setReviewing(undefined);
+            }}
+          />
+        </Modal>
       ) : null}
       {view === 'cost' ? <CostView series={state.series} /> : null}
       {view === 'fleet' ? props.fleet : null}

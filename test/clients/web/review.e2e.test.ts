@@ -189,6 +189,11 @@ describe.skipIf(!HAVE_CHROMIUM)(
         page.locator(`[data-testid="diff-file"][data-path="${file}"] .note-row [data-testid="comment"]`);
       expect(await inline('a.ts').textContent()).toContain('NEW-SIDE: why a2?');
       expect(await inline('b.txt').textContent()).toContain('OLD-SIDE: keep b3');
+      // Each commented line is marked in the gutter; a click on a mark brings its comment to focus.
+      const marks = page.locator('[data-testid="diff-file"][data-path="a.ts"] [data-testid="comment-mark"]');
+      expect(await marks.evaluateAll((m) => m.map((e) => e.getAttribute('data-line')))).toEqual(['2', '3']);
+      await marks.first().click();
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toContain('NEW-SIDE: why a2?');
       await shootBoth(page, 'review-comments');
 
       // A read-only page sees the comments; it cannot pick lines nor send, and says why.
@@ -202,13 +207,19 @@ describe.skipIf(!HAVE_CHROMIUM)(
       expect(await viewer.isDisabled('[data-testid="line-no"] >> nth=0')).toBe(true);
       await shootBoth(viewer, 'review-readonly');
 
-      // No codon runs: a message to the running agent is offered, disabled, with the reason.
+      // No codon runs: a message to the running agent is offered, disabled, with the reason. The
+      // dialog dims the page; Escape closes it and focus is back on Send review.
       await page.click('[data-testid="review-send"]');
+      await page.waitForSelector('[data-testid="backdrop"]');
       const message = page.locator('[data-testid="review-to-message"]');
       expect(await message.locator('input').isDisabled()).toBe(true);
       expect(await message.textContent()).toContain('unavailable: no codon is running');
       await page.keyboard.press('Escape');
       await page.waitForSelector('[data-testid="review-dialog"]', { state: 'detached' });
+      expect(await page.locator('[data-testid="backdrop"]').count()).toBe(0);
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
+        'review-send',
+      );
 
       expect(existsSync(join(root, 'a.ts'))).toBe(true);
       await send(page, 'redo', 'Please fix these.', 'review-send-dialog');
@@ -261,6 +272,11 @@ describe.skipIf(!HAVE_CHROMIUM)(
       await page.waitForSelector(
         '[data-testid="review"] [data-testid="comment"][data-state="sent-message"]:has-text("sent · message to the running agent (two)")',
       );
+      // In the diff, the sent comment folds to one line, a click away from whole.
+      const folded = page.locator('.note-row [data-testid="comment"].folded');
+      await folded.waitFor();
+      await folded.locator('[data-testid="comment-more"]').click();
+      await page.waitForSelector('.note-row [data-testid="comment"]:not(.folded):has-text("MESSAGE-ME")');
       writeFileSync(join(root, 'go'), '');
       await page.keyboard.press('1');
       await page.waitForSelector('[data-testid="codon-two"][data-status="completed"]');

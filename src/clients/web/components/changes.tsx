@@ -12,7 +12,15 @@ import { type CheckpointDiff, type DiffFile, splitRows, unifiedRows } from '../m
 import { fileTree, type TreeNode } from '../model/file-tree.ts';
 import { languageOf, type TokenLine } from '../model/highlight.ts';
 import { diffPoints, lineageOf } from '../model/lineage.ts';
-import { type CommentView, commentsUnder, isPicked, type LinePick, pickLine } from '../model/review.ts';
+import {
+  type CommentView,
+  commentsOn,
+  commentsUnder,
+  isPicked,
+  type LinePick,
+  linesWord,
+  pickLine,
+} from '../model/review.ts';
 import { Code, Tokens } from './code.tsx';
 import { CommentCard, CommentForm, ReviewPanel } from './review.tsx';
 
@@ -397,8 +405,21 @@ function LineNo({
 }) {
   const picked = isPicked(review.pick, file, side, no);
   if (no === undefined) return <td className={`no ${kind}`} />;
+  const marks = commentsOn(review.comments, { from: review.from, to: review.to, file, side, no });
   return (
-    <td className={`no ${kind}${picked ? ' picked' : ''}`}>
+    <td className={`no ${kind}${picked ? ' picked' : ''}${marks.length > 0 ? ' commented' : ''}`}>
+      {marks.length > 0 ? (
+        <button
+          type="button"
+          className="note-mark"
+          data-testid="comment-mark"
+          data-side={side}
+          data-line={no}
+          title={`${marks.length === 1 ? 'a comment' : `${marks.length} comments`} on ${displayLine(linesWord(marks[0] as CommentView))}: show`}
+          aria-label={`show the comment on line ${no}`}
+          onClick={() => showComment((marks[0] as CommentView).commentId)}
+        />
+      ) : null}
       <button
         type="button"
         data-testid="line-no"
@@ -417,6 +438,13 @@ function LineNo({
       </button>
     </td>
   );
+}
+
+/** Brings a comment under its lines into view, and focus to it. */
+function showComment(commentId: string) {
+  const card = document.querySelector<HTMLElement>(`.note-row [data-comment-id="${CSS.escape(commentId)}"]`);
+  card?.scrollIntoView({ block: 'center' });
+  card?.focus({ preventScroll: true });
 }
 
 function Source({ text, tokens }: { text: string; tokens: TokenLine | undefined }) {

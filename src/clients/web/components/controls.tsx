@@ -11,6 +11,7 @@ import {
 } from '../../model/store/selectors.ts';
 import type { DashboardState } from '../model/dashboard.ts';
 import { commandWords, showsRollback } from '../model/progress.ts';
+import { Modal } from './modal.tsx';
 
 export type Dialog = 'stop' | 'rollback' | 'help' | undefined;
 export const WEB_STOP_REASON = 'stopped from the web dashboard';
@@ -122,10 +123,14 @@ export function Controls({
             : ''}
       </span>
       {dialog === 'stop' ? (
-        <StopDialog onStop={actions.forceStop} onClose={() => setDialog(undefined)} />
+        <Modal>
+          <StopDialog onStop={actions.forceStop} onClose={() => setDialog(undefined)} />
+        </Modal>
       ) : null}
       {dialog === 'rollback' ? (
-        <RollbackDialog state={state} actions={actions} onClose={() => setDialog(undefined)} />
+        <Modal>
+          <RollbackDialog state={state} actions={actions} onClose={() => setDialog(undefined)} />
+        </Modal>
       ) : null}
     </section>
   );

@@ -5,6 +5,7 @@ import { shortClientId } from '../../model/format.ts';
 import {
   type CommentView,
   commentState,
+  isLong,
   isUnsent,
   type LinePick,
   linesWord,
@@ -34,12 +35,18 @@ export function CommentCard({
   offDiff?: boolean;
   own?: readonly string[];
 }): React.ReactElement {
+  // In the diff, a sent comment folds to one line (it has done its work); a long one shows a few lines.
+  const folds = inline === true && !isUnsent(comment);
+  const long = isLong(comment.text);
+  const [open, setOpen] = React.useState(false);
+  const clamp = open ? '' : folds ? ' clamp-1' : long ? ' clamp-4' : '';
   return (
     <div
-      className="comment"
+      className={`comment${folds && !open ? ' folded' : ''}`}
       data-testid="comment"
       data-comment-id={comment.commentId}
       data-state={isUnsent(comment) ? 'unsent' : `sent-${comment.sent.at(-1)?.to}`}
+      tabIndex={-1}
     >
       <div className="head">
         {inline ? null : <span className="where">{displayLine(linesWord(comment))}</span>}
@@ -56,7 +63,20 @@ export function CommentCard({
           </span>
         ) : null}
       </div>
-      <div className="text">{displayText(comment.text)}</div>
+      <div className={`text${clamp}`} data-testid="comment-text-shown">
+        {displayText(comment.text)}
+      </div>
+      {folds || long ? (
+        <button
+          type="button"
+          className="link more"
+          aria-expanded={open}
+          onClick={() => setOpen((o) => !o)}
+          data-testid="comment-more"
+        >
+          {open ? 'show less' : folds ? 'show the comment' : 'show more'}
+        </button>
+      ) : null}
     </div>
   );
 }

@@ -90,6 +90,26 @@ export function commentsUnder(
   );
 }
 
+/** The comments that cover line `no` of this diff's file and side: the line's gutter marks them. */
+export function commentsOn(
+  comments: readonly CommentView[],
+  at: { from: string; to: string; file: string; side: ReviewSide; no: number | undefined },
+): CommentView[] {
+  const no = at.no;
+  if (no === undefined) return [];
+  return comments.filter(
+    (c) =>
+      c.file === at.file &&
+      c.side === at.side &&
+      c.lines.start <= no &&
+      no <= c.lines.end &&
+      onDiff(c, at.from, at.to),
+  );
+}
+
+/** A comment too long to show whole at first: more than a few lines, or a long paragraph. */
+export const isLong = (text: string) => text.length > 320 || text.split('\n').length > 4;
+
 /** `a.ts:4` or `a.ts:4-9`, with `(old)` for lines of the file before the change. */
 export function linesWord(c: {
   file: string;

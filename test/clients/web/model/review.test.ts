@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   type CommentView,
   commentState,
+  commentsOn,
   commentsUnder,
+  isLong,
   isPicked,
   type LinePick,
   linesWord,
@@ -117,5 +119,24 @@ describe('comments on a diff', () => {
       { to: 'next' },
     ]);
     expect(reviewChoices('three').every((c) => c.unavailable === undefined)).toBe(true);
+  });
+});
+
+describe('commented lines and long comments', () => {
+  const where = { from: 'aaaaaaaa', to: 'bbbbbbbb', file: 'a.ts', side: 'new' as const };
+  it('marks every line a comment covers, on its diff, file and side only', () => {
+    const c = comment();
+    expect([2, 3, 4, 5, 6].map((no) => commentsOn([c], { ...where, no }).length)).toEqual([0, 1, 1, 1, 0]);
+    expect(commentsOn([c], { ...where, side: 'old', no: 4 })).toEqual([]);
+    expect(commentsOn([c], { ...where, file: 'b.ts', no: 4 })).toEqual([]);
+    expect(commentsOn([c], { ...where, to: 'cccccccc', no: 4 })).toEqual([]);
+    expect(commentsOn([c], { ...where, no: undefined })).toEqual([]);
+  });
+
+  it('a comment of more than four lines, or a long paragraph, is long', () => {
+    expect(isLong('short')).toBe(false);
+    expect(isLong('1\n2\n3\n4')).toBe(false);
+    expect(isLong('1\n2\n3\n4\n5')).toBe(true);
+    expect(isLong('x'.repeat(400))).toBe(true);
   });
 });

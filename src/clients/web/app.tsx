@@ -12,6 +12,7 @@ import { codonComments } from '../model/store/reviews.ts';
 import type { CodonRow } from '../model/store/run-state.ts';
 import { nextCodonId, refusedMessage, runWord, statusNotice } from '../model/store/selectors.ts';
 import { currentRunCost, currentRunCostEstimated, describeCost } from '../model/store/totals.ts';
+import { readAddress, writeAddress } from './address.ts';
 import { Activity } from './components/activity.tsx';
 import { ApprovalBanner } from './components/approval-banner.tsx';
 import { Changes, type ReviewControls } from './components/changes.tsx';
@@ -46,7 +47,19 @@ export function App({
 }): React.ReactElement {
   const urls = config.servers.map((s) => s.url);
   const [active, setActive] = React.useState(urls[0] ?? '');
-  const [view, setView] = React.useState<ViewId>(urls.length > 1 ? 'fleet' : 'overview');
+  const [view, setShownView] = React.useState<ViewId>(
+    () => readAddress().view ?? (urls.length > 1 ? 'fleet' : 'overview'),
+  );
+  // A view is a step of the page's history: Back returns to the one before.
+  const setView = React.useCallback((v: ViewId) => {
+    setShownView(v);
+    writeAddress({ view: v }, true);
+  }, []);
+  React.useEffect(() => {
+    const onPop = () => setShownView(readAddress().view ?? 'overview');
+    window.addEventListener('popstate', onPop);
+    return () => window.removeEventListener('popstate', onPop);
+  }, []);
   const [summaries, setSummaries] = React.useState<Readonly<Record<string, FleetSummary>>>({});
   const report = React.useCallback(
     (s: FleetSummary) =>
@@ -144,7 +157,12 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
   const { client, visible, view, setView, onSummary, url } = props;
   const [state, dispatch] = useDashboard(client);
   const now = useNow(1_000, visible);
-  const [selected, setSelected] = React.useState<string | undefined>();
+  const [selected, setSelected] = React.useState<string | undefined>(() => readAddress().codon);
+  React.useEffect(() => {
+    if (!visible || !selected) return;
+    // Another codon: the checkpoints the address named were the other one's diff.
+    if (readAddress().codon !== selected) writeAddress({ codon: selected, from: undefined, to: undefined });
+  }, [visible, selected]);
   const [follow, setFollow] = React.useState(true);
   const [dialog, setDialog] = React.useState<Dialog>();
   // The send-review dialog: for which codon, opened on which choice (Request changes: redo).

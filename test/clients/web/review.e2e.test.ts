@@ -347,6 +347,17 @@ describe.skipIf(!HAVE_CHROMIUM)(
       expect(await overflowsSideways(page)).toBe(false);
       await shootBoth(page, 'phone-comment-saved');
       expect(problems(page)).toEqual([]);
+
+      // The address keeps the view, the codon and the diff's checkpoints: a reload shows the same;
+      // Back returns to the overview.
+      const from = await page.inputValue('[data-testid="diff-from"]');
+      expect(new URL(page.url()).hash).toContain('view=changes');
+      await page.reload();
+      await page.waitForSelector('[data-testid="review"][data-codon="two"]');
+      await page.waitForSelector('[data-testid="diff-file"][data-path="c.txt"]');
+      expect(await page.inputValue('[data-testid="diff-from"]')).toBe(from);
+      await page.goBack();
+      await page.waitForSelector('[data-testid="view-overview"]');
     });
 
     it('next codon, on a phone: tap and tap picks the lines; codon three’s prompt carries the comment; shown as sent (next codon)', async () => {

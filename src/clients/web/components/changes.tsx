@@ -5,6 +5,7 @@ import { codonRange } from '../../model/checkpoint-range.ts';
 import { displayLine } from '../../model/display-text.ts';
 import { formatTime } from '../../model/format.ts';
 import { runCheckpoints } from '../../model/store/selectors.ts';
+import { readAddress, writeAddress } from '../address.ts';
 import { requestDiff } from '../diff-request.ts';
 import type { DashboardState } from '../model/dashboard.ts';
 import { diffLineText, diffTokens } from '../model/diff-highlight.ts';
@@ -97,8 +98,8 @@ export function Changes({
     state.listed,
   );
   const range = codonId ? codonRange(checkpoints, codonId) : {};
-  const [from, setFrom] = React.useState('');
-  const [to, setTo] = React.useState('');
+  const [from, setFrom] = React.useState(() => namedDiff(codonId)?.from ?? '');
+  const [to, setTo] = React.useState(() => namedDiff(codonId)?.to ?? '');
   const [layout, setLayout] = React.useState<'unified' | 'split'>('unified');
   const [diff, setDiff] = React.useState<DiffState>({ phase: 'idle' });
   const [open, setOpen] = React.useState<string | undefined>();
@@ -137,9 +138,13 @@ export function Changes({
     }
   }, [client, asks]);
   React.useEffect(() => {
-    setFrom(range.from?.sha ?? '');
-    setTo(range.to?.sha ?? '');
-  }, [range.from?.sha, range.to?.sha]);
+    const kept = namedDiff(codonId);
+    setFrom(kept?.from ?? range.from?.sha ?? '');
+    setTo(kept?.to ?? range.to?.sha ?? '');
+  }, [range.from?.sha, range.to?.sha, codonId]);
+  React.useEffect(() => {
+    if (from && to) writeAddress({ from, to });
+  }, [from, to]);
   React.useEffect(() => {
     // Lines picked on another diff are not lines of this one.
     setPick(undefined);
@@ -318,6 +323,12 @@ export function Changes({
       </div>
     </section>
   );
+}
+
+/** The address may name this codon's diff's checkpoints (a reload, a link): they win over its range. */
+function namedDiff(codonId: string | undefined): { from: string; to: string } | undefined {
+  const a = readAddress();
+  return a.from && a.to && a.codon === codonId ? { from: a.from, to: a.to } : undefined;
 }
 
 function Tree({

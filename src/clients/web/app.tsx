@@ -12,6 +12,7 @@ import { codonComments } from '../model/store/reviews.ts';
 import type { CodonRow } from '../model/store/run-state.ts';
 import { nextCodonId, refusedMessage, runWord, statusNotice } from '../model/store/selectors.ts';
 import { currentRunCost, currentRunCostEstimated, describeCost } from '../model/store/totals.ts';
+import { readAddress, writeAddress } from './address.ts';
 import { Activity } from './components/activity.tsx';
 import { ApprovalBanner } from './components/approval-banner.tsx';
 import { Changes, type ReviewControls } from './components/changes.tsx';
@@ -19,12 +20,14 @@ import { Controls, type Dialog } from './components/controls.tsx';
 import { CostView } from './components/cost-chart.tsx';
 import { Fleet, type FleetSummary } from './components/fleet.tsx';
 import type { MessageTarget } from './components/message-box.tsx';
+import { Modal } from './components/modal.tsx';
 import { Overview } from './components/overview.tsx';
 import { SendReviewDialog } from './components/review.tsx';
 import { ThemeToggle } from './components/theme-toggle.tsx';
 import { UsageWaitBanner } from './components/usage-wait-banner.tsx';
 import type { DashboardConfig } from './config.ts';
 import { isTextEntry, KEY_HELP, keyCommand, VIEWS, type ViewId } from './keys.ts';
+import { echoesCommand } from './model/progress.ts';
 import { runLook, type StatusLook } from './model/status-look.ts';
 import { useConnection, useDashboard } from './use-dashboard.ts';
 
@@ -44,7 +47,19 @@ export function App({
 }): React.ReactElement {
   const urls = config.servers.map((s) => s.url);
   const [active, setActive] = React.useState(urls[0] ?? '');
-  const [view, setView] = React.useState<ViewId>(urls.length > 1 ? 'fleet' : 'overview');
+  const [view, setShownView] = React.useState<ViewId>(
+    () => readAddress().view ?? (urls.length > 1 ? 'fleet' : 'overview'),
+  );
+  // A view is a step of the page's history: Back returns to the one before.
+  const setView = React.useCallback((v: ViewId) => {
+    setShownView(v);
+    writeAddress({ view: v }, true);
+  }, []);
+  React.useEffect(() => {
+    const onPop = () => setShownView(readAddress().view ?? 'overview');
+    window.addEventListener('popstate', onPop);
+    return () => window.removeEventListener('popstate', onPop);
+  }, []);
   const [summaries, setSummaries] = React.useState<Readonly<Record<string, FleetSummary>>>({});
   const report = React.useCallback(
     (s: FleetSummary) =>
@@ -142,7 +157,12 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
   const { client, visible, view, setView, onSummary, url } = props;
   const [state, dispatch] = useDashboard(client);
   const now = useNow(1_000, visible);
-  const [selected, setSelected] = React.useState<string | undefined>();
+  const [selected, setSelected] = React.useState<string | undefined>(() => readAddress().codon);
+  React.useEffect(() => {
+    if (!visible || !selected) return;
+    // Another codon: the checkpoints the address named were the other one's diff.
+    if (readAddress().codon !== selected) writeAddress({ codon: selected, from: undefined, to: undefined });
+  }, [visible, selected]);
   const [follow, setFollow] = React.useState(true);
   const [dialog, setDialog] = React.useState<Dialog>();
   // The send-review dialog: for which codon, opened on which choice (Request changes: redo).
@@ -151,8 +171,15 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
   >();
   const canControl = client.mode === 'readandwrite' && !props.readonly;
   const actions = React.useMemo(() => createActions(client, dispatch), [client, dispatch]);
+  // While the connection is down every control is disabled and says why, as on a read-only page.
+  const offline =
+    state.run.connection.state === 'open' ? undefined : `not connected: ${state.run.connection.state}`;
   const review: ReviewControls = canControl
-    ? { comment: actions.reviewComment, send: (codonId) => setReviewing({ codonId }) }
+    ? {
+        comment: actions.reviewComment,
+        send: (codonId) => setReviewing({ codonId }),
+        ...(offline ? { offline } : {}),
+      }
     : { cannot: READONLY_REVIEW, comment: () => {}, send: () => {} };
   const codons = orderedCodons(state.run.codons);
   const running = runningCodon(state.run.codons);
@@ -241,13 +268,22 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
     <button
       type="button"
       className="primary-action"
+      disabled={offline !== undefined}
+      title={offline}
       onClick={() => actions.approve(approval.codonId)}
       data-testid="primary-approve"
     >
       Approve {displayLine(approval.codonId)}
     </button>
   ) : !running && next ? (
-    <button type="button" className="primary-action" onClick={actions.next} data-testid="primary-next">
+    <button
+      type="button"
+      className="primary-action"
+      disabled={offline !== undefined}
+      title={offline}
+      onClick={actions.next}
+      data-testid="primary-next"
+    >
       {usageWait ? 'Start now' : `Next: ${displayLine(next)}`}
     </button>
   ) : undefined;
@@ -275,7 +311,7 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
         <ApprovalBanner
           wait={approval}
           now={now}
-          {...(canControl ? {} : { cannot: READONLY_APPROVAL })}
+          {...(canControl ? (offline ? { cannot: offline } : {}) : { cannot: READONLY_APPROVAL })}
           onApprove={() => actions.approve(approval.codonId)}
           onRequestChanges={() =>
             setReviewing({
@@ -307,14 +343,21 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
           {...(approval
             ? { held: `waiting for approval of ${approval.codonId}: approve it first (or redo it)` }
             : {})}
+          {...(offline ? { offline } : {})}
         />
       ) : null}
-      {notice && !(approval && notice.text.startsWith(approvalWaitText(approval))) ? (
+      {notice &&
+      !(approval && notice.text.startsWith(approvalWaitText(approval))) &&
+      !(canControl && echoesCommand(notice.text, state.run.commands.at(-1))) ? (
         <div className={`notice tone-${notice.tone}`} data-testid="notice">
           {displayLine(notice.text)}
         </div>
       ) : null}
-      {dialog === 'help' ? <Help readonly={!canControl} /> : null}
+      {dialog === 'help' ? (
+        <Modal>
+          <Help readonly={!canControl} />
+        </Modal>
+      ) : null}
       {view === 'overview' ? (
         <Overview
           state={state}
@@ -324,7 +367,7 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
           {...(canControl
             ? {
                 message: {
-                  target: messageTarget(running),
+                  target: offline ? { unavailable: offline } : messageTarget(running),
                   text: draft,
                   setText: setDraft,
                   onSend: actions.message,
@@ -354,25 +397,27 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
         />
       ) : null}
       {reviewing ? (
-        <SendReviewDialog
-          codonId={reviewing.codonId}
-          comments={codonComments(state.run, reviewing.codonId)}
-          running={running?.status === 'running' ? running.codonId : undefined}
-          {...(reviewing.preset ? { preset: reviewing.preset } : {})}
-          {...(reviewing.title ? { title: reviewing.title } : {})}
-          onSend={({ to, note, commentIds }) =>
-            actions.reviewSubmit(reviewing.codonId, to, {
-              ...(note ? { note } : {}),
-              ...(commentIds ? { commentIds } : {}),
-            })
-          }
-          onClose={() => setReviewing(undefined)}
-          onOpenChanges={() => {
-            setSelected(reviewing.codonId);
-            setView('changes');
-            setReviewing(undefined);
-          }}
-        />
+        <Modal>
+          <SendReviewDialog
+            codonId={reviewing.codonId}
+            comments={codonComments(state.run, reviewing.codonId)}
+            running={running?.status === 'running' ? running.codonId : undefined}
+            {...(reviewing.preset ? { preset: reviewing.preset } : {})}
+            {...(reviewing.title ? { title: reviewing.title } : {})}
+            onSend={({ to, note, commentIds }) =>
+              actions.reviewSubmit(reviewing.codonId, to, {
+                ...(note ? { note } : {}),
+                ...(commentIds ? { commentIds } : {}),
+              })
+            }
+            onClose={() => setReviewing(undefined)}
+            onOpenChanges={() => {
+              setSelected(reviewing.codonId);
+              setView('changes');
+              setReviewing(undefined);
+            }}
+          />
+        </Modal>
       ) : null}
       {view === 'cost' ? <CostView series={state.series} /> : null}
       {view === 'fleet' ? props.fleet : null}

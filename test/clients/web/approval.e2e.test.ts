@@ -149,9 +149,38 @@ describe.skipIf(!HAVE_CHROMIUM)('approval gates in the dashboard', { timeout: 18
     await banner(page).waitFor();
     // The phone's header keeps the primary action: approve.
     await page.waitForSelector('[data-testid="primary-approve"]:has-text("Approve one")');
+    // The codon table fits the phone with its "awaits approval" pill (trial 35b: 428 px in 390).
+    await page.waitForSelector('[data-testid="codon-one"]:has-text("awaits approval")');
+    expect(
+      await page.evaluate(() => {
+        const box = document.querySelector('.timeline')?.parentElement;
+        return box ? box.scrollWidth - box.clientWidth : -1;
+      }),
+    ).toBe(0);
+    // During the wait, start one runs it again (and ends the wait); skip and force stop have nothing
+    // to act on; redo may redo one.
+    expect(await page.getAttribute('[data-testid="control-start"]', 'title')).toContain(
+      'run one again from its start: ends the approval wait',
+    );
+    for (const control of ['control-skip', 'control-stop']) {
+      expect(await page.isDisabled(`[data-testid="${control}"]`)).toBe(true);
+      expect(await page.getAttribute(`[data-testid="${control}"]`, 'title')).toBe('no codon is running');
+    }
+    expect(await page.isDisabled('[data-testid="control-redo"]')).toBe(false);
     first.server.kill('SIGKILL');
     await first.server.exited;
     await page.waitForSelector('[data-testid="reconnecting"], [data-testid="disconnected"]');
+    // Disconnected: every control is disabled, saying why (as on a read-only page).
+    await page.waitForSelector('[data-testid="approval-approve"]:disabled');
+    for (const control of [
+      'approval-approve',
+      'approval-changes',
+      'primary-approve',
+      'control-redo',
+      'control-rollback',
+    ])
+      expect(await page.getAttribute(`[data-testid="${control}"]`, 'title')).toMatch(/^not connected: /);
+    expect(await page.isDisabled('[data-testid="primary-approve"]')).toBe(true);
 
     const second = await serve(f);
     await page.goto(second.dashboard);

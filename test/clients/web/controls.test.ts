@@ -5,7 +5,7 @@ import { reduceRun } from '../../../src/clients/model/store/reduce.ts';
 import { initialRunState } from '../../../src/clients/model/store/run-state.ts';
 import { checkpointLines } from '../../../src/clients/tui/view/content/checkpoint-lines.ts';
 import { isTextEntry, keyCommand } from '../../../src/clients/web/keys.ts';
-import { showsRollback } from '../../../src/clients/web/model/progress.ts';
+import { commandWords, echoesCommand, showsRollback } from '../../../src/clients/web/model/progress.ts';
 import type { CheckpointInfo } from '../../../src/core/protocol/index.ts';
 import { codonEnd, codonStart, resetCost, rollback, runStarted } from '../model/helpers/events.ts';
 
@@ -110,14 +110,37 @@ describe('the progress line after a rollback (re-trial find)', () => {
     expect(showsRollback(s.rollback, s.commands.at(-1))).toBe(false);
   });
 
-  it('a page loaded after a rollback shows it until it sends a command', () => {
-    let s = foldEvents(initialRunState('ws://x'), [
+  it('a page loaded after a rollback it did not start leaves it out (trial 35b: "rollback completed 4/4")', () => {
+    const s = foldEvents(initialRunState('ws://x'), [
       ...plan(),
       ...rollback({ toCodon: 'one', checkpointType: 'start', undo: ['one'], toRun: 'run-2' }),
     ]);
-    expect(showsRollback(s.rollback, s.commands.at(-1))).toBe(true);
-    s = reduceRun(s, { kind: 'commandSent', id: 'n1', type: 'codon.next', label: 'start the next codon' });
+    expect(s.rollback.phase).toBe('completed');
     expect(showsRollback(s.rollback, s.commands.at(-1))).toBe(false);
+  });
+
+  it('says a command in a few words, on one line: the notice that repeats it is left out', () => {
+    const sent = reduceRun(initialRunState('ws://x'), {
+      kind: 'commandSent',
+      id: 'c1',
+      type: 'review.comment',
+      label: 'comment on two a.ts',
+    });
+    const command = sent.commands.at(-1);
+    expect(command && commandWords(command)).toBe('comment on two a.ts…');
+    expect(echoesCommand(sent.notice?.text ?? '', command)).toBe(true);
+    expect(commandWords({ id: 'c1', type: 'review.comment', label: 'x', status: 'answered' })).toBe(
+      'comment saved: it goes with the next review',
+    );
+    expect(
+      commandWords({
+        id: 'c1',
+        type: 'review.comment',
+        label: 'comment on two a.ts',
+        status: 'failed',
+        error: 'UNKNOWN_COMMENT: no',
+      }),
+    ).toBe('comment on two a.ts: refused (UNKNOWN_COMMENT: no)');
   });
 
   it("leaves a restarted server's recovery out: nobody asked for a rollback (trial 30)", () => {

@@ -44,12 +44,12 @@ describe('diff layout', () => {
   it('numbers unified rows on the side each line exists on', () => {
     expect(unifiedRows(file)).toEqual([
       { kind: 'hunk', text: '@@ -4,3 +4,5 @@' },
-      { kind: 'context', oldNo: 4, newNo: 4, text: 'keep', index: 0 },
-      { kind: 'del', oldNo: 5, text: 'old', index: 1 },
-      { kind: 'add', newNo: 5, text: 'new 1', index: 2 },
-      { kind: 'add', newNo: 6, text: 'new 2', index: 3 },
-      { kind: 'context', oldNo: 6, newNo: 7, text: 'keep too', index: 4 },
-      { kind: 'add', newNo: 8, text: 'tail', index: 5 },
+      { kind: 'context', oldNo: 4, newNo: 4, text: 'keep', index: 0, hunk: 0 },
+      { kind: 'del', oldNo: 5, text: 'old', index: 1, hunk: 0 },
+      { kind: 'add', newNo: 5, text: 'new 1', index: 2, hunk: 0 },
+      { kind: 'add', newNo: 6, text: 'new 2', index: 3, hunk: 0 },
+      { kind: 'context', oldNo: 6, newNo: 7, text: 'keep too', index: 4, hunk: 0 },
+      { kind: 'add', newNo: 8, text: 'tail', index: 5, hunk: 0 },
     ]);
   });
 
@@ -70,7 +70,7 @@ describe('diff layout', () => {
       right: { no: 5, kind: 'add', index: 2 },
     });
     // A context line is one line of the file, on both sides.
-    expect(rows[1]).toMatchObject({ left: { index: 0 }, right: { index: 0 } });
+    expect(rows[1]).toMatchObject({ hunk: 0, left: { index: 0 }, right: { index: 0 } });
   });
 });
 

@@ -133,7 +133,9 @@ describe('the approval banner', () => {
     const out = html(
       React.createElement(Overview, { state: s, selected: undefined, onSelect: () => {}, now: Date.now() }),
     );
-    expect(out).toMatch(/<span class="pill plain st-waiting">waiting for approval</);
+    expect(out).toMatch(
+      /<span class="pill plain st-waiting"><span class="wide-only">waiting for approval<\/span><span class="narrow-only">awaits approval</,
+    );
     expect(out).toMatch(/data-testid="codon-comments"[^>]*>✎ 1 · 1 unsent</);
   });
 });

@@ -11,6 +11,7 @@ import {
   browserResources,
   HAVE_CHROMIUM,
   needChromium,
+  overflowsSideways,
   PHONE,
   readonlyDashboard,
   serveWithDashboard,
@@ -188,6 +189,11 @@ describe.skipIf(!HAVE_CHROMIUM)(
         page.locator(`[data-testid="diff-file"][data-path="${file}"] .note-row [data-testid="comment"]`);
       expect(await inline('a.ts').textContent()).toContain('NEW-SIDE: why a2?');
       expect(await inline('b.txt').textContent()).toContain('OLD-SIDE: keep b3');
+      // Each commented line is marked in the gutter; a click on a mark brings its comment to focus.
+      const marks = page.locator('[data-testid="diff-file"][data-path="a.ts"] [data-testid="comment-mark"]');
+      expect(await marks.evaluateAll((m) => m.map((e) => e.getAttribute('data-line')))).toEqual(['2', '3']);
+      await marks.first().click();
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toContain('NEW-SIDE: why a2?');
       await shootBoth(page, 'review-comments');
 
       // A read-only page sees the comments; it cannot pick lines nor send, and says why.
@@ -201,13 +207,19 @@ describe.skipIf(!HAVE_CHROMIUM)(
       expect(await viewer.isDisabled('[data-testid="line-no"] >> nth=0')).toBe(true);
       await shootBoth(viewer, 'review-readonly');
 
-      // No codon runs: a message to the running agent is offered, disabled, with the reason.
+      // No codon runs: a message to the running agent is offered, disabled, with the reason. The
+      // dialog dims the page; Escape closes it and focus is back on Send review.
       await page.click('[data-testid="review-send"]');
+      await page.waitForSelector('[data-testid="backdrop"]');
       const message = page.locator('[data-testid="review-to-message"]');
       expect(await message.locator('input').isDisabled()).toBe(true);
       expect(await message.textContent()).toContain('unavailable: no codon is running');
       await page.keyboard.press('Escape');
       await page.waitForSelector('[data-testid="review-dialog"]', { state: 'detached' });
+      expect(await page.locator('[data-testid="backdrop"]').count()).toBe(0);
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
+        'review-send',
+      );
 
       expect(existsSync(join(root, 'a.ts'))).toBe(true);
       await send(page, 'redo', 'Please fix these.', 'review-send-dialog');
@@ -260,6 +272,11 @@ describe.skipIf(!HAVE_CHROMIUM)(
       await page.waitForSelector(
         '[data-testid="review"] [data-testid="comment"][data-state="sent-message"]:has-text("sent · message to the running agent (two)")',
       );
+      // In the diff, the sent comment folds to one line, a click away from whole.
+      const folded = page.locator('.note-row [data-testid="comment"].folded');
+      await folded.waitFor();
+      await folded.locator('[data-testid="comment-more"]').click();
+      await page.waitForSelector('.note-row [data-testid="comment"]:not(.folded):has-text("MESSAGE-ME")');
       writeFileSync(join(root, 'go'), '');
       await page.keyboard.press('1');
       await page.waitForSelector('[data-testid="codon-two"][data-status="completed"]');
@@ -268,6 +285,79 @@ describe.skipIf(!HAVE_CHROMIUM)(
       expect(asked).toContain('MESSAGE-ME');
       expect(existsSync(join(root, 'heard.txt'))).toBe(true);
       expect(problems(page)).toEqual([]);
+    });
+
+    it('on a phone: a second tap in another hunk starts anew and says why; a refused save keeps the text and shows why; comments fit the screen while the code scrolls sideways', async () => {
+      const lines = Array.from({ length: 20 }, (_, i) => `c${i + 1}`);
+      const changed = lines.map((l, i) =>
+        i === 2 ? 'C3 changed' : i === 16 ? `C17 ${'long line '.repeat(30)}` : l,
+      );
+      const twoHunks: ScriptInput = {
+        tracks: [
+          {
+            name: 'one',
+            match: { firstUser: 'Do one.' },
+            turns: [write('c.txt', `${lines.join('\n')}\n`), reply('One done.')],
+          },
+          {
+            name: 'two',
+            match: { firstUser: 'Do two.' },
+            turns: [write('c.txt', `${changed.join('\n')}\n`), reply('Two done.')],
+          },
+        ],
+      };
+      const { page } = await setUp(twoHunks, PHONE);
+      await runNext(page, 'one');
+      await runNext(page, 'two');
+      await openChanges(page, 'two', 'c.txt');
+      const diff = page.locator('[data-testid="diff-file"][data-path="c.txt"]');
+      const line = (n: number) => diff.locator(`[data-testid="line-no"][data-side="new"][data-line="${n}"]`);
+      // Lines 3 and 17 are in two hunks: the second tap starts a pick there, and says why.
+      await line(3).click();
+      await line(17).click();
+      const form = page.locator('[data-testid="comment-form"]');
+      expect(await form.locator('label').textContent()).toBe('Comment on c.txt:17');
+      expect(await page.locator('[data-testid="comment-pick-hint"]').textContent()).toContain('one hunk');
+      // The composer fits the phone, though the code under it is wider.
+      const fits = async (selector: string) => {
+        const box = await page.locator(selector).first().boundingBox();
+        return box !== null && box.x >= 0 && box.x + box.width <= PHONE.width;
+      };
+      expect(await diff.locator('.code-scroll').evaluate((e) => e.scrollWidth > e.clientWidth)).toBe(true);
+      expect(await fits('[data-testid="comment-form"]')).toBe(true);
+      expect(await overflowsSideways(page)).toBe(false);
+      // A comment the server refuses (longer than a message may be) keeps its text, the reason under it.
+      const tooLong = 'x'.repeat(33 * 1024);
+      await page.fill('[data-testid="comment-text"]', tooLong);
+      await page.click('[data-testid="comment-save"]');
+      await page.waitForSelector('[data-testid="comment-error"]');
+      expect(await page.locator('[data-testid="comment-error"]').textContent()).toMatch(
+        /^Not saved: .*at most 32768/,
+      );
+      expect(await page.inputValue('[data-testid="comment-text"]')).toBe(tooLong);
+      await shootBoth(page, 'phone-comment-refused');
+      // Written shorter, it is saved: the composer closes, focus is back on the line tapped.
+      await page.fill('[data-testid="comment-text"]', 'SEVENTEEN: too long');
+      await page.click('[data-testid="comment-save"]');
+      await page.waitForSelector('[data-testid="comment-form"]', { state: 'detached' });
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-line'))).toBe('17');
+      const inline = '[data-testid="diff-file"] .note-row [data-testid="comment"]';
+      await page.waitForSelector(`${inline}:has-text("SEVENTEEN")`);
+      expect(await fits(inline)).toBe(true);
+      expect(await overflowsSideways(page)).toBe(false);
+      await shootBoth(page, 'phone-comment-saved');
+      expect(problems(page)).toEqual([]);
+
+      // The address keeps the view, the codon and the diff's checkpoints: a reload shows the same;
+      // Back returns to the overview.
+      const from = await page.inputValue('[data-testid="diff-from"]');
+      expect(new URL(page.url()).hash).toContain('view=changes');
+      await page.reload();
+      await page.waitForSelector('[data-testid="review"][data-codon="two"]');
+      await page.waitForSelector('[data-testid="diff-file"][data-path="c.txt"]');
+      expect(await page.inputValue('[data-testid="diff-from"]')).toBe(from);
+      await page.goBack();
+      await page.waitForSelector('[data-testid="view-overview"]');
     });
 
     it('next codon, on a phone: tap and tap picks the lines; codon three’s prompt carries the comment; shown as sent (next codon)', async () => {

@@ -5,6 +5,7 @@ import { codonRange } from '../../model/checkpoint-range.ts';
 import { displayLine } from '../../model/display-text.ts';
 import { formatTime } from '../../model/format.ts';
 import { runCheckpoints } from '../../model/store/selectors.ts';
+import { readAddress, writeAddress } from '../address.ts';
 import { requestDiff } from '../diff-request.ts';
 import type { DashboardState } from '../model/dashboard.ts';
 import { diffLineText, diffTokens } from '../model/diff-highlight.ts';
@@ -12,7 +13,15 @@ import { type CheckpointDiff, type DiffFile, splitRows, unifiedRows } from '../m
 import { fileTree, type TreeNode } from '../model/file-tree.ts';
 import { languageOf, type TokenLine } from '../model/highlight.ts';
 import { diffPoints, lineageOf } from '../model/lineage.ts';
-import { type CommentView, commentsUnder, isPicked, type LinePick, pickLine } from '../model/review.ts';
+import {
+  type CommentView,
+  commentsOn,
+  commentsUnder,
+  isPicked,
+  type LinePick,
+  linesWord,
+  pickLine,
+} from '../model/review.ts';
 import { Code, Tokens } from './code.tsx';
 import { CommentCard, CommentForm, ReviewPanel } from './review.tsx';
 
@@ -26,6 +35,8 @@ type DiffState =
 export type ReviewControls = {
   /** Why this page cannot comment or send (read-only); undefined when it can. */
   cannot?: string;
+  /** Why nothing can be saved or sent just now (not connected); the page still picks and writes. */
+  offline?: string;
   comment(input: {
     codonId: string;
     from: string;
@@ -48,7 +59,11 @@ type DiffReview = {
   comments: readonly CommentView[];
   pick: LinePick | undefined;
   /** Absent: lines cannot be picked (read-only, or no codon selected); `cannot` says why. */
-  onPick?: (at: { file: string; side: ReviewSide; line: number }, extend: boolean) => void;
+  onPick?: (
+    at: { file: string; side: ReviewSide; hunk: number; line: number },
+    extend: boolean,
+    button: HTMLButtonElement,
+  ) => void;
   cannot?: string;
   form: React.ReactElement | null;
   now: number;
@@ -83,13 +98,31 @@ export function Changes({
     state.listed,
   );
   const range = codonId ? codonRange(checkpoints, codonId) : {};
-  const [from, setFrom] = React.useState('');
-  const [to, setTo] = React.useState('');
+  const [from, setFrom] = React.useState(() => namedDiff(codonId)?.from ?? '');
+  const [to, setTo] = React.useState(() => namedDiff(codonId)?.to ?? '');
   const [layout, setLayout] = React.useState<'unified' | 'split'>('unified');
   const [diff, setDiff] = React.useState<DiffState>({ phase: 'idle' });
   const [open, setOpen] = React.useState<string | undefined>();
   const [pick, setPick] = React.useState<LinePick | undefined>();
   const [draft, setDraft] = React.useState('');
+  // A saved comment's review.comment: the id of the one before it (the answer is the next one's), and
+  // why the server refused it. The form keeps its text until the server has the comment.
+  const [saving, setSaving] = React.useState<{ before: string | undefined } | undefined>();
+  const [refused, setRefused] = React.useState<string | undefined>();
+  // The line number clicked last: focus goes back to it once the comment is saved or dropped.
+  const clicked = React.useRef<HTMLButtonElement | null>(null);
+  const lastComment = state.run.commands.findLast((c) => c.type === 'review.comment');
+  React.useEffect(() => {
+    if (!saving || !lastComment || lastComment.id === saving.before || lastComment.status === 'sent') return;
+    setSaving(undefined);
+    if (lastComment.status === 'failed') {
+      setRefused(lastComment.error ?? 'refused by the server');
+      return;
+    }
+    setPick(undefined);
+    setDraft('');
+    clicked.current?.focus();
+  }, [saving, lastComment]);
 
   // The run, then the earlier runs of its lineage: asked again when either changes.
   const asks = [runId ?? '', ...lineage.slice(1).map((r) => r.runId)].join(' ');
@@ -105,9 +138,13 @@ export function Changes({
     }
   }, [client, asks]);
   React.useEffect(() => {
-    setFrom(range.from?.sha ?? '');
-    setTo(range.to?.sha ?? '');
-  }, [range.from?.sha, range.to?.sha]);
+    const kept = namedDiff(codonId);
+    setFrom(kept?.from ?? range.from?.sha ?? '');
+    setTo(kept?.to ?? range.to?.sha ?? '');
+  }, [range.from?.sha, range.to?.sha, codonId]);
+  React.useEffect(() => {
+    if (from && to) writeAddress({ from, to });
+  }, [from, to]);
   React.useEffect(() => {
     // Lines picked on another diff are not lines of this one.
     setPick(undefined);
@@ -135,7 +172,9 @@ export function Changes({
   };
   const cannot = review.cannot ?? (codonId ? undefined : 'select a codon to comment on its diff');
   const save = () => {
-    if (!pick || !codonId || draft.trim() === '') return;
+    if (!pick || !codonId || draft.trim() === '' || saving) return;
+    setRefused(undefined);
+    setSaving({ before: lastComment?.id });
     review.comment({
       codonId,
       from,
@@ -145,8 +184,6 @@ export function Changes({
       lines: { start: pick.start, end: pick.end },
       text: draft.trim(),
     });
-    setPick(undefined);
-    setDraft('');
   };
   const form = pick ? (
     <CommentForm
@@ -157,7 +194,13 @@ export function Changes({
       onCancel={() => {
         setPick(undefined);
         setDraft('');
+        setRefused(undefined);
+        setSaving(undefined);
+        clicked.current?.focus();
       }}
+      saving={saving !== undefined}
+      {...(refused ? { error: refused } : {})}
+      {...(review.offline ? { cannot: review.offline } : {})}
     />
   ) : null;
   const own = state.run.connection.clientIds ?? [];
@@ -170,7 +213,13 @@ export function Changes({
     form,
     now,
     ...(cannot === undefined
-      ? { onPick: (at, extend) => setPick((p) => pickLine(p, at, extend)) }
+      ? {
+          onPick: (at, extend, button) => {
+            clicked.current = button;
+            setRefused(undefined);
+            setPick((p) => pickLine(p, at, extend));
+          },
+        }
       : { cannot }),
   };
   return (
@@ -232,9 +281,9 @@ export function Changes({
             to={to}
             now={now}
             own={own}
-            {...(review.cannot === undefined
+            {...(review.cannot === undefined && review.offline === undefined
               ? { onSend: () => review.send(codonId) }
-              : { cannot: review.cannot })}
+              : { cannot: review.cannot ?? review.offline ?? '' })}
           />
         ) : (
           <div className="empty-state small" data-testid="empty-codon">
@@ -274,6 +323,12 @@ export function Changes({
       </div>
     </section>
   );
+}
+
+/** The address may name this codon's diff's checkpoints (a reload, a link): they win over its range. */
+function namedDiff(codonId: string | undefined): { from: string; to: string } | undefined {
+  const a = readAddress();
+  return a.from && a.to && a.codon === codonId ? { from: a.from, to: a.to } : undefined;
 }
 
 function Tree({
@@ -347,20 +402,35 @@ function FileDiff({
 function LineNo({
   file,
   side,
+  hunk,
   no,
   review,
   kind,
 }: {
   file: string;
   side: ReviewSide;
+  hunk: number;
   no: number | undefined;
   review: DiffReview;
   kind: string;
 }) {
   const picked = isPicked(review.pick, file, side, no);
   if (no === undefined) return <td className={`no ${kind}`} />;
+  const marks = commentsOn(review.comments, { from: review.from, to: review.to, file, side, no });
   return (
-    <td className={`no ${kind}${picked ? ' picked' : ''}`}>
+    <td className={`no ${kind}${picked ? ' picked' : ''}${marks.length > 0 ? ' commented' : ''}`}>
+      {marks.length > 0 ? (
+        <button
+          type="button"
+          className="note-mark"
+          data-testid="comment-mark"
+          data-side={side}
+          data-line={no}
+          title={`${marks.length === 1 ? 'a comment' : `${marks.length} comments`} on ${displayLine(linesWord(marks[0] as CommentView))}: show`}
+          aria-label={`show the comment on line ${no}`}
+          onClick={() => showComment((marks[0] as CommentView).commentId)}
+        />
+      ) : null}
       <button
         type="button"
         data-testid="line-no"
@@ -373,12 +443,19 @@ function LineNo({
             ? `comment on line ${no}${side === 'old' ? ' (before the change)' : ''}; then click another line (or shift-click) for a range`
             : review.cannot
         }
-        onClick={(e) => review.onPick?.({ file, side, line: no }, e.shiftKey)}
+        onClick={(e) => review.onPick?.({ file, side, hunk, line: no }, e.shiftKey, e.currentTarget)}
       >
         {no}
       </button>
     </td>
   );
+}
+
+/** Brings a comment under its lines into view, and focus to it. */
+function showComment(commentId: string) {
+  const card = document.querySelector<HTMLElement>(`.note-row [data-comment-id="${CSS.escape(commentId)}"]`);
+  card?.scrollIntoView({ block: 'center' });
+  card?.focus({ preventScroll: true });
 }
 
 function Source({ text, tokens }: { text: string; tokens: TokenLine | undefined }) {
@@ -445,8 +522,22 @@ function Unified({
             // biome-ignore lint/suspicious/noArrayIndexKey: rows are positional
             <React.Fragment key={i}>
               <tr className={`${r.kind}${picked ? ' picked' : ''}`} data-testid="diff-line">
-                <LineNo file={file.path} side="old" no={r.oldNo} review={review} kind={r.kind} />
-                <LineNo file={file.path} side="new" no={r.newNo} review={review} kind={r.kind} />
+                <LineNo
+                  file={file.path}
+                  side="old"
+                  hunk={r.hunk}
+                  no={r.oldNo}
+                  review={review}
+                  kind={r.kind}
+                />
+                <LineNo
+                  file={file.path}
+                  side="new"
+                  hunk={r.hunk}
+                  no={r.newNo}
+                  review={review}
+                  kind={r.kind}
+                />
                 <td className="src">
                   <span className="sign">{r.kind === 'add' ? '+' : r.kind === 'del' ? '-' : ' '}</span>
                   <Source text={r.text} tokens={tokens?.[r.index]} />
@@ -491,6 +582,7 @@ function Split({
                 <LineNo
                   file={file.path}
                   side="old"
+                  hunk={r.hunk}
                   no={r.left?.no}
                   review={review}
                   kind={r.left?.kind ?? 'empty'}
@@ -503,6 +595,7 @@ function Split({
                 <LineNo
                   file={file.path}
                   side="new"
+                  hunk={r.hunk}
                   no={r.right?.no}
                   review={review}
                   kind={r.right?.kind ?? 'empty'}

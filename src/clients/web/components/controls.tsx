@@ -2,7 +2,7 @@ import React from 'react';
 import type { ClientActions } from '../../model/actions.ts';
 import { undoneBy } from '../../model/checkpoint-range.ts';
 import { displayLine } from '../../model/display-text.ts';
-import { commandLine } from '../../model/store/command-answers.ts';
+import { isEnded, runningCodon } from '../../model/store/codons.ts';
 import {
   nextCodonId,
   type RollbackChoice,
@@ -10,7 +10,8 @@ import {
   runCheckpoints,
 } from '../../model/store/selectors.ts';
 import type { DashboardState } from '../model/dashboard.ts';
-import { showsRollback } from '../model/progress.ts';
+import { commandWords, showsRollback } from '../model/progress.ts';
+import { Modal } from './modal.tsx';
 
 export type Dialog = 'stop' | 'rollback' | 'help' | undefined;
 export const WEB_STOP_REASON = 'stopped from the web dashboard';
@@ -23,6 +24,7 @@ export function Controls({
   dialog,
   setDialog,
   held,
+  offline,
 }: {
   state: DashboardState;
   actions: ClientActions;
@@ -34,10 +36,21 @@ export function Controls({
    * of another codon); next and start say it instead of being refused.
    */
   held?: string;
+  /** Why no control works now (not connected): every one is disabled and says so. */
+  offline?: string;
 }): React.ReactElement {
   const next = nextCodonId(state.run.run);
   const rollback = state.run.rollback;
   const last = state.run.commands.at(-1);
+  const codons = Object.values(state.run.codons);
+  const nothingRuns = runningCodon(state.run.codons) === undefined ? 'no codon is running' : undefined;
+  const noneEnded = codons.some((c) => isEnded(c.status)) ? undefined : 'no codon has ended yet';
+  const waiting = state.run.run.approvalWait?.codonId;
+  // During an approval wait, starting the waiting codon runs it again and ends the wait.
+  const startWhy =
+    selected && selected === waiting
+      ? `run ${selected} again from its start: ends the approval wait (g)`
+      : (held ?? 'start the selected codon (g)');
   return (
     <section className="controls" data-testid="controls" aria-label="controls">
       <span className="group">
@@ -46,17 +59,17 @@ export function Controls({
           className="primary-action"
           data-testid="control-next"
           onClick={actions.next}
-          disabled={held !== undefined}
-          title={held ?? 'start the next codon (n)'}
+          disabled={offline !== undefined || held !== undefined}
+          title={offline ?? held ?? 'start the next codon (n)'}
         >
           next{next ? `: ${displayLine(next)}` : ''}
         </button>
         <button
           type="button"
           data-testid="control-start"
-          disabled={!selected || (held !== undefined && selected !== state.run.run.approvalWait?.codonId)}
+          disabled={offline !== undefined || !selected || (held !== undefined && selected !== waiting)}
           onClick={() => selected && actions.start(selected)}
-          title={held ?? 'start the selected codon (g)'}
+          title={offline ?? startWhy}
         >
           start {selected ? displayLine(selected) : '(select a codon)'}
         </button>
@@ -64,7 +77,8 @@ export function Controls({
           type="button"
           data-testid="control-skip"
           onClick={actions.skip}
-          title="skip the running codon (s)"
+          disabled={(offline ?? nothingRuns) !== undefined}
+          title={offline ?? nothingRuns ?? 'skip the running codon (s)'}
         >
           skip
         </button>
@@ -72,7 +86,8 @@ export function Controls({
           type="button"
           data-testid="control-redo"
           onClick={actions.redo}
-          title="redo the last codon (r)"
+          disabled={(offline ?? noneEnded) !== undefined}
+          title={offline ?? noneEnded ?? 'redo the last codon (r)'}
         >
           redo
         </button>
@@ -83,7 +98,8 @@ export function Controls({
           className="danger"
           data-testid="control-stop"
           onClick={() => setDialog('stop')}
-          title="force stop, with a reason (x)"
+          disabled={(offline ?? nothingRuns) !== undefined}
+          title={offline ?? nothingRuns ?? 'force stop, with a reason (x)'}
         >
           force stop…
         </button>
@@ -91,7 +107,8 @@ export function Controls({
           type="button"
           data-testid="control-rollback"
           onClick={() => setDialog('rollback')}
-          title="roll back to a checkpoint (b)"
+          disabled={offline !== undefined}
+          title={offline ?? 'roll back to a checkpoint (b)'}
         >
           rollback…
         </button>
@@ -102,14 +119,18 @@ export function Controls({
               `rollback ${rollback.phase}${rollback.totalSteps ? ` ${rollback.currentStep ?? 0}/${rollback.totalSteps}` : ''}${rollback.error ? `: ${rollback.error.message}` : ''}`,
             )
           : last
-            ? displayLine(commandLine(last))
+            ? displayLine(commandWords(last))
             : ''}
       </span>
       {dialog === 'stop' ? (
-        <StopDialog onStop={actions.forceStop} onClose={() => setDialog(undefined)} />
+        <Modal>
+          <StopDialog onStop={actions.forceStop} onClose={() => setDialog(undefined)} />
+        </Modal>
       ) : null}
       {dialog === 'rollback' ? (
-        <RollbackDialog state={state} actions={actions} onClose={() => setDialog(undefined)} />
+        <Modal>
+          <RollbackDialog state={state} actions={actions} onClose={() => setDialog(undefined)} />
+        </Modal>
       ) : null}
     </section>
   );

@@ -167,7 +167,18 @@ export function Overview({
                     </td>
                     <td className="status" data-testid="codon-status">
                       <span className={`pill plain ${look}`}>
-                        {waits && c.note ? c.note : passedOver.has(c.codonId) ? PASSED_OVER : c.status}
+                        {waits && c.note && shortNote(c.note) !== c.note ? (
+                          <>
+                            <span className="wide-only">{displayLine(c.note)}</span>
+                            <span className="narrow-only">{displayLine(shortNote(c.note))}</span>
+                          </>
+                        ) : waits && c.note ? (
+                          c.note
+                        ) : passedOver.has(c.codonId) ? (
+                          PASSED_OVER
+                        ) : (
+                          c.status
+                        )}
                       </span>
                       {c.note && !waits ? <span className="muted">{displayLine(` (${c.note})`)}</span> : ''}
                       {attemptWord(c) ? <span className="muted"> · {attemptWord(c)}</span> : ''}
@@ -217,3 +228,6 @@ export function Overview({
     </section>
   );
 }
+
+/** A long wait's note as a phone's narrow status column says it. */
+const shortNote = (note: string) => (note === 'waiting for approval' ? 'awaits approval' : note);

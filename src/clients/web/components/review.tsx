@@ -5,6 +5,7 @@ import { shortClientId } from '../../model/format.ts';
 import {
   type CommentView,
   commentState,
+  isLong,
   isUnsent,
   type LinePick,
   linesWord,
@@ -34,12 +35,18 @@ export function CommentCard({
   offDiff?: boolean;
   own?: readonly string[];
 }): React.ReactElement {
+  // In the diff, a sent comment folds to one line (it has done its work); a long one shows a few lines.
+  const folds = inline === true && !isUnsent(comment);
+  const long = isLong(comment.text);
+  const [open, setOpen] = React.useState(false);
+  const clamp = open ? '' : folds ? ' clamp-1' : long ? ' clamp-4' : '';
   return (
     <div
-      className="comment"
+      className={`comment${folds && !open ? ' folded' : ''}`}
       data-testid="comment"
       data-comment-id={comment.commentId}
       data-state={isUnsent(comment) ? 'unsent' : `sent-${comment.sent.at(-1)?.to}`}
+      tabIndex={-1}
     >
       <div className="head">
         {inline ? null : <span className="where">{displayLine(linesWord(comment))}</span>}
@@ -56,40 +63,71 @@ export function CommentCard({
           </span>
         ) : null}
       </div>
-      <div className="text">{displayText(comment.text)}</div>
+      <div className={`text${clamp}`} data-testid="comment-text-shown">
+        {displayText(comment.text)}
+      </div>
+      {folds || long ? (
+        <button
+          type="button"
+          className="link more"
+          aria-expanded={open}
+          onClick={() => setOpen((o) => !o)}
+          data-testid="comment-more"
+        >
+          {open ? 'show less' : folds ? 'show the comment' : 'show more'}
+        </button>
+      ) : null}
     </div>
   );
 }
 
-/** The comment being written under the picked lines: Save sends review.comment; Escape or Cancel drops it. */
+/**
+ * The comment being written under the picked lines: Save sends review.comment; Escape or Cancel drops
+ * it. The form stays, with its text, until the server has the comment: a refusal shows under it.
+ */
 export function CommentForm({
   pick,
   text,
   setText,
   onSave,
   onCancel,
+  saving,
+  error,
+  cannot,
 }: {
   pick: LinePick;
   text: string;
   setText: (text: string) => void;
   onSave: () => void;
   onCancel: () => void;
+  /** Sent, not answered yet. */
+  saving?: boolean;
+  /** Why the server refused the last save. */
+  error?: string;
+  /** Why it cannot be saved now (not connected). */
+  cannot?: string;
 }): React.ReactElement {
   const area = React.useRef<HTMLTextAreaElement>(null);
   // Picking the lines is asking to write: the text is what comes next.
   React.useEffect(() => area.current?.focus(), []);
+  const blocked = text.trim() === '' || saving === true || cannot !== undefined;
   return (
     <form
       className="comment-form"
       data-testid="comment-form"
       onSubmit={(e) => {
         e.preventDefault();
-        onSave();
+        if (!blocked) onSave();
       }}
     >
       <label className="hint" htmlFor="comment-text">
         Comment on {displayLine(linesWord({ file: pick.file, side: pick.side, lines: pick }))}
       </label>
+      {pick.hint ? (
+        <span className="hint warn" data-testid="comment-pick-hint">
+          {displayLine(pick.hint)}
+        </span>
+      ) : null}
       <textarea
         id="comment-text"
         ref={area}
@@ -98,23 +136,31 @@ export function CommentForm({
         onChange={(e) => setText(e.target.value)}
         onKeyDown={(e) => {
           if (e.key === 'Escape') onCancel();
-          if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) onSave();
+          if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && !blocked) onSave();
         }}
         data-testid="comment-text"
       />
+      {error ? (
+        <p className="bad" role="alert" data-testid="comment-error">
+          Not saved: {displayLine(error)}
+        </p>
+      ) : null}
       <div className="buttons">
         <button
           type="submit"
           className="primary-action"
-          disabled={text.trim() === ''}
+          disabled={blocked}
+          title={cannot}
           data-testid="comment-save"
         >
-          Save comment
+          {saving ? 'Saving…' : 'Save comment'}
         </button>
         <button type="button" onClick={onCancel} data-testid="comment-cancel">
           Cancel
         </button>
-        <span className="hint">Ctrl+Enter saves · it is sent with the review</span>
+        <span className="hint">
+          <span className="keyboard-only">Ctrl+Enter saves · </span>it is sent with the review
+        </span>
       </div>
     </form>
   );

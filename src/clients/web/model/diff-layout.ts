@@ -5,10 +5,20 @@ import type { CheckpointDiffData, DiffFile, DiffHunk } from '../../../core/proto
 export type { DiffFile, DiffHunk, DiffLine } from '../../../core/protocol/index.ts';
 export type CheckpointDiff = CheckpointDiffData;
 
-/** `index`: the line's place among all the file's lines, hunk after hunk (its highlighted tokens' too). */
+/**
+ * `index`: the line's place among all the file's lines, hunk after hunk (its highlighted tokens' too);
+ * `hunk`: which hunk it is in (a comment's lines are of one hunk).
+ */
 export type UnifiedRow =
   | { kind: 'hunk'; text: string }
-  | { kind: 'context' | 'add' | 'del'; oldNo?: number; newNo?: number; text: string; index: number };
+  | {
+      kind: 'context' | 'add' | 'del';
+      oldNo?: number;
+      newNo?: number;
+      text: string;
+      index: number;
+      hunk: number;
+    };
 
 export const hunkHeader = (h: DiffHunk) => `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`;
 
@@ -16,23 +26,24 @@ export const hunkHeader = (h: DiffHunk) => `@@ -${h.oldStart},${h.oldLines} +${h
 export function unifiedRows(file: DiffFile): UnifiedRow[] {
   const rows: UnifiedRow[] = [];
   let index = 0;
-  for (const hunk of file.hunks) {
+  for (const [h, hunk] of file.hunks.entries()) {
     rows.push({ kind: 'hunk', text: hunkHeader(hunk) });
     let oldNo = hunk.oldStart;
     let newNo = hunk.newStart;
     for (const line of hunk.lines) {
-      if (line.kind === 'context')
-        rows.push({ kind: 'context', oldNo: oldNo++, newNo: newNo++, text: line.text, index: index++ });
-      else if (line.kind === 'del')
-        rows.push({ kind: 'del', oldNo: oldNo++, text: line.text, index: index++ });
-      else rows.push({ kind: 'add', newNo: newNo++, text: line.text, index: index++ });
+      const at = { text: line.text, index: index++, hunk: h };
+      if (line.kind === 'context') rows.push({ kind: 'context', oldNo: oldNo++, newNo: newNo++, ...at });
+      else if (line.kind === 'del') rows.push({ kind: 'del', oldNo: oldNo++, ...at });
+      else rows.push({ kind: 'add', newNo: newNo++, ...at });
     }
   }
   return rows;
 }
 
 export type Side = { no: number; text: string; kind: 'context' | 'add' | 'del'; index: number };
-export type SplitRow = { kind: 'hunk'; text: string } | { kind: 'pair'; left?: Side; right?: Side };
+export type SplitRow =
+  | { kind: 'hunk'; text: string }
+  | { kind: 'pair'; left?: Side; right?: Side; hunk: number };
 
 /**
  * Side by side: context on both sides; a run of deletions and the additions after it face each
@@ -41,7 +52,7 @@ export type SplitRow = { kind: 'hunk'; text: string } | { kind: 'pair'; left?: S
 export function splitRows(file: DiffFile): SplitRow[] {
   const rows: SplitRow[] = [];
   let index = 0;
-  for (const hunk of file.hunks) {
+  for (const [h, hunk] of file.hunks.entries()) {
     rows.push({ kind: 'hunk', text: hunkHeader(hunk) });
     let oldNo = hunk.oldStart;
     let newNo = hunk.newStart;
@@ -51,7 +62,7 @@ export function splitRows(file: DiffFile): SplitRow[] {
       for (let i = 0; i < Math.max(dels.length, adds.length); i++) {
         const left = dels[i];
         const right = adds[i];
-        rows.push({ kind: 'pair', ...(left ? { left } : {}), ...(right ? { right } : {}) });
+        rows.push({ kind: 'pair', hunk: h, ...(left ? { left } : {}), ...(right ? { right } : {}) });
       }
       dels = [];
       adds = [];
@@ -66,6 +77,7 @@ export function splitRows(file: DiffFile): SplitRow[] {
         flush();
         rows.push({
           kind: 'pair',
+          hunk: h,
           left: { no: oldNo++, text: line.text, kind: 'context', index },
           right: { no: newNo++, text: line.text, kind: 'context', index: index++ },
         });

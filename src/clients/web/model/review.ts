@@ -13,24 +13,48 @@ export type CommentSent = { to: ReviewTarget; reviewId: string; targetCodonId?: 
  */
 export type CommentView = ReviewComment & { sent: readonly CommentSent[] };
 
-/** Lines picked for a comment: one side of one file, `anchor` the line picked first. */
-export type LinePick = { file: string; side: ReviewSide; start: number; end: number; anchor: number };
+/**
+ * Lines picked for a comment: one side of one hunk of one file, `anchor` the line picked first;
+ * `hint` says why a second click started anew rather than making a range.
+ */
+export type LinePick = {
+  file: string;
+  side: ReviewSide;
+  hunk: number;
+  start: number;
+  end: number;
+  anchor: number;
+  hint?: string;
+};
 
 /**
  * A click (or tap) on a line's number. The first picks that line; a second on another line of the
- * same side picks the range between them (a phone has no shift: tap, then tap); shift extends
- * whatever is picked; the same line again lets go; after a range, a click starts anew.
+ * same side and hunk picks the range between them (a phone has no shift: tap, then tap); shift extends
+ * whatever is picked; the same line again lets go; after a range, a click starts anew. A comment quotes
+ * one hunk (the server refuses a range across two), so a click in another hunk, side or file starts a
+ * new pick there, and says why.
  */
 export function pickLine(
   pick: LinePick | undefined,
-  at: { file: string; side: ReviewSide; line: number },
+  at: { file: string; side: ReviewSide; hunk: number; line: number },
   extend: boolean,
 ): LinePick | undefined {
-  if (pick && pick.file === at.file && pick.side === at.side && (extend || pick.start === pick.end)) {
-    if (!extend && at.line === pick.anchor) return undefined;
-    return { ...pick, start: Math.min(pick.anchor, at.line), end: Math.max(pick.anchor, at.line) };
-  }
-  return { file: at.file, side: at.side, start: at.line, end: at.line, anchor: at.line };
+  const fresh = {
+    file: at.file,
+    side: at.side,
+    hunk: at.hunk,
+    start: at.line,
+    end: at.line,
+    anchor: at.line,
+  };
+  if (!pick || pick.file !== at.file || !(extend || pick.start === pick.end)) return fresh;
+  if (pick.side !== at.side)
+    return { ...fresh, hint: 'a comment is on one side: a new pick started on this side' };
+  if (pick.hunk !== at.hunk)
+    return { ...fresh, hint: 'a comment covers lines of one hunk: a new pick started in this hunk' };
+  if (!extend && at.line === pick.anchor) return undefined;
+  const { hint: _hint, ...kept } = pick;
+  return { ...kept, start: Math.min(pick.anchor, at.line), end: Math.max(pick.anchor, at.line) };
 }
 
 /** Whether line `no` of `side` of `file` is picked. */
@@ -65,6 +89,26 @@ export function commentsUnder(
     (c) => c.file === at.file && c.side === at.side && c.lines.end === at.no && onDiff(c, at.from, at.to),
   );
 }
+
+/** The comments that cover line `no` of this diff's file and side: the line's gutter marks them. */
+export function commentsOn(
+  comments: readonly CommentView[],
+  at: { from: string; to: string; file: string; side: ReviewSide; no: number | undefined },
+): CommentView[] {
+  const no = at.no;
+  if (no === undefined) return [];
+  return comments.filter(
+    (c) =>
+      c.file === at.file &&
+      c.side === at.side &&
+      c.lines.start <= no &&
+      no <= c.lines.end &&
+      onDiff(c, at.from, at.to),
+  );
+}
+
+/** A comment too long to show whole at first: more than a few lines, or a long paragraph. */
+export const isLong = (text: string) => text.length > 320 || text.split('\n').length > 4;
 
 /** `a.ts:4` or `a.ts:4-9`, with `(old)` for lines of the file before the change. */
 export function linesWord(c: {

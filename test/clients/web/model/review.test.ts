@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   type CommentView,
   commentState,
+  commentsOn,
   commentsUnder,
+  isLong,
   isPicked,
   type LinePick,
   linesWord,
@@ -10,13 +12,25 @@ import {
   reviewChoices,
 } from '../../../../src/clients/web/model/review.ts';
 
-const at = (line: number, side: 'new' | 'old' = 'new', file = 'a.ts') => ({ file, side, line });
+const at = (line: number, side: 'new' | 'old' = 'new', file = 'a.ts', hunk = 0) => ({
+  file,
+  side,
+  hunk,
+  line,
+});
 
 describe('picking lines for a comment', () => {
   it('a click picks a line; a click on another line of the same side picks the range (a phone taps twice)', () => {
     const one = pickLine(undefined, at(7), false);
-    expect(one).toEqual({ file: 'a.ts', side: 'new', start: 7, end: 7, anchor: 7 });
-    expect(pickLine(one, at(3), false)).toEqual({ file: 'a.ts', side: 'new', start: 3, end: 7, anchor: 7 });
+    expect(one).toEqual({ file: 'a.ts', side: 'new', hunk: 0, start: 7, end: 7, anchor: 7 });
+    expect(pickLine(one, at(3), false)).toEqual({
+      file: 'a.ts',
+      side: 'new',
+      hunk: 0,
+      start: 3,
+      end: 7,
+      anchor: 7,
+    });
   });
 
   it('shift extends a range; the same line again lets go; after a range a click starts anew', () => {
@@ -35,6 +49,19 @@ describe('picking lines for a comment', () => {
     expect(isPicked(range, 'a.ts', 'old', 5)).toBe(false);
     expect(isPicked(range, 'a.ts', 'new', 7)).toBe(false);
     expect(isPicked(range, 'a.ts', 'new', undefined)).toBe(false);
+  });
+
+  it('a second click in another hunk or on the other side starts a pick there and says why (trial 35b: a.txt 5 then 14)', () => {
+    const five = pickLine(undefined, at(5, 'new', 'a.txt', 0), false);
+    const fourteen = pickLine(five, at(14, 'new', 'a.txt', 1), false);
+    expect(fourteen).toMatchObject({ hunk: 1, start: 14, end: 14, anchor: 14 });
+    expect(fourteen?.hint).toMatch(/one hunk/);
+    // Shift-click across hunks does the same.
+    expect(pickLine(five, at(14, 'new', 'a.txt', 1), true)).toMatchObject({ start: 14, end: 14 });
+    expect(pickLine(five, at(3, 'old', 'a.txt', 0), false)?.hint).toMatch(/one side/);
+    // Within the new hunk, the range is made and the hint goes.
+    const range = pickLine(fourteen, at(16, 'new', 'a.txt', 1), false);
+    expect(range).toEqual({ file: 'a.txt', side: 'new', hunk: 1, start: 14, end: 16, anchor: 14 });
   });
 });
 
@@ -92,5 +119,24 @@ describe('comments on a diff', () => {
       { to: 'next' },
     ]);
     expect(reviewChoices('three').every((c) => c.unavailable === undefined)).toBe(true);
+  });
+});
+
+describe('commented lines and long comments', () => {
+  const where = { from: 'aaaaaaaa', to: 'bbbbbbbb', file: 'a.ts', side: 'new' as const };
+  it('marks every line a comment covers, on its diff, file and side only', () => {
+    const c = comment();
+    expect([2, 3, 4, 5, 6].map((no) => commentsOn([c], { ...where, no }).length)).toEqual([0, 1, 1, 1, 0]);
+    expect(commentsOn([c], { ...where, side: 'old', no: 4 })).toEqual([]);
+    expect(commentsOn([c], { ...where, file: 'b.ts', no: 4 })).toEqual([]);
+    expect(commentsOn([c], { ...where, to: 'cccccccc', no: 4 })).toEqual([]);
+    expect(commentsOn([c], { ...where, no: undefined })).toEqual([]);
+  });
+
+  it('a comment of more than four lines, or a long paragraph, is long', () => {
+    expect(isLong('short')).toBe(false);
+    expect(isLong('1\n2\n3\n4')).toBe(false);
+    expect(isLong('1\n2\n3\n4\n5')).toBe(true);
+    expect(isLong('x'.repeat(400))).toBe(true);
   });
 });

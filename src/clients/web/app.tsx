@@ -2,14 +2,15 @@ import React from 'react';
 import type { BrowserClient } from '../../core/client/browser.ts';
 import type { ReviewTarget } from '../../core/protocol/index.ts';
 import { fitMessage } from '../../core/protocol/message-size.ts';
+import { own } from '../../core/protocol/own.ts';
 import { useCheckpointRefresh } from '../hooks/use-checkpoint-refresh.ts';
 import { useNow } from '../hooks/use-now.ts';
 import { createActions } from '../model/actions.ts';
 import { approvalWaitText } from '../model/approval-wait.ts';
 import { displayLine } from '../model/display-text.ts';
 import { orderedCodons, runningCodon } from '../model/store/codons.ts';
-import { codonComments } from '../model/store/reviews.ts';
-import type { CodonRow } from '../model/store/run-state.ts';
+import { codonComments, onEarlierRun } from '../model/store/reviews.ts';
+import type { CodonRow, RunState } from '../model/store/run-state.ts';
 import { nextCodonId, refusedMessage, runWord, statusNotice } from '../model/store/selectors.ts';
 import { currentRunCost, currentRunCostEstimated, describeCost } from '../model/store/totals.ts';
 import { readAddress, writeAddress } from './address.ts';
@@ -28,6 +29,7 @@ import { UsageWaitBanner } from './components/usage-wait-banner.tsx';
 import type { DashboardConfig } from './config.ts';
 import { isTextEntry, KEY_HELP, keyCommand, VIEWS, type ViewId } from './keys.ts';
 import { echoesCommand } from './model/progress.ts';
+import { type CommentView, markEarlier } from './model/review.ts';
 import { runLook, type StatusLook } from './model/status-look.ts';
 import { useConnection, useDashboard } from './use-dashboard.ts';
 
@@ -391,7 +393,7 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
           state={state}
           client={client}
           codonId={current}
-          comments={current ? codonComments(state.run, current) : []}
+          comments={current ? reviewComments(state.run, current) : []}
           review={review}
           now={now}
         />
@@ -400,7 +402,7 @@ function Dashboard(props: PaneProps & { client: BrowserClient }): React.ReactEle
         <Modal>
           <SendReviewDialog
             codonId={reviewing.codonId}
-            comments={codonComments(state.run, reviewing.codonId)}
+            comments={reviewComments(state.run, reviewing.codonId)}
             running={running?.status === 'running' ? running.codonId : undefined}
             {...(reviewing.preset ? { preset: reviewing.preset } : {})}
             {...(reviewing.title ? { title: reviewing.title } : {})}
@@ -504,4 +506,10 @@ function messageTarget(running: CodonRow | undefined): MessageTarget {
   if (running === undefined) return { unavailable: 'no codon is running' };
   if (running.status !== 'running') return { unavailable: `codon ${running.codonId} is still preparing` };
   return { codonId: running.codonId };
+}
+
+/** A codon's comments for the page, those on an earlier run of it marked (a review leaves them). */
+function reviewComments(run: RunState, codonId: string): CommentView[] {
+  const startTime = own(run.codons, codonId)?.startTime;
+  return markEarlier(codonComments(run, codonId), (c) => onEarlierRun(c, startTime));
 }

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { REVIEW_TEXT_MAX_BYTES } from '../../../src/core/protocol/review.ts';
 import type { ScriptInput } from '../../../src/llm/mock-provider/script-schema.ts';
 import { type MockProvider, startMockProvider } from '../../../src/llm/mock-provider/server.ts';
 import { e2eResources } from '../../helpers/e2e-resources.ts';
@@ -326,13 +327,13 @@ describe.skipIf(!HAVE_CHROMIUM)(
       expect(await diff.locator('.code-scroll').evaluate((e) => e.scrollWidth > e.clientWidth)).toBe(true);
       expect(await fits('[data-testid="comment-form"]')).toBe(true);
       expect(await overflowsSideways(page)).toBe(false);
-      // A comment the server refuses (longer than a message may be) keeps its text, the reason under it.
-      const tooLong = 'x'.repeat(33 * 1024);
+      // A comment the server refuses (longer than a comment may be: REVIEW_TEXT_MAX_BYTES) keeps its text, the reason under it.
+      const tooLong = 'x'.repeat(REVIEW_TEXT_MAX_BYTES + 1024);
       await page.fill('[data-testid="comment-text"]', tooLong);
       await page.click('[data-testid="comment-save"]');
       await page.waitForSelector('[data-testid="comment-error"]');
       expect(await page.locator('[data-testid="comment-error"]').textContent()).toMatch(
-        /^Not saved: .*at most 32768/,
+        new RegExp(`^Not saved: .*at most ${REVIEW_TEXT_MAX_BYTES}`),
       );
       expect(await page.inputValue('[data-testid="comment-text"]')).toBe(tooLong);
       await shootBoth(page, 'phone-comment-refused');

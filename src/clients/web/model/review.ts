@@ -11,7 +11,19 @@ export type CommentSent = { to: ReviewTarget; reviewId: string; targetCodonId?: 
  * A comment as the page shows it (the client model's review view is one): the journaled comment,
  * and every review that sent it, oldest first.
  */
-export type CommentView = ReviewComment & { sent: readonly CommentSent[] };
+export type CommentView = ReviewComment & {
+  sent: readonly CommentSent[];
+  /** Not sent, and made before the codon's latest start: a review leaves it unless it is named. */
+  earlier?: true;
+};
+
+/** The codon's comments, those on an earlier run of it marked (the client model's onEarlierRun). */
+export function markEarlier<C extends CommentView>(
+  comments: readonly C[],
+  isEarlier: (comment: C) => boolean,
+): C[] {
+  return comments.map((c) => (isEarlier(c) ? { ...c, earlier: true } : c));
+}
 
 /**
  * Lines picked for a comment: one side of one hunk of one file, `anchor` the line picked first;
@@ -128,7 +140,8 @@ export const TARGET_WORDS: Readonly<Record<ReviewTarget, string>> = {
 };
 
 /** Not sent by any review yet. */
-export const isUnsent = (c: CommentView) => c.sent.length === 0;
+/** Not sent yet and on the codon's latest run: what "Send review" sends. */
+export const isUnsent = (c: CommentView) => c.sent.length === 0 && c.earlier !== true;
 
 /**
  * A comment's state, by the last review that sent it: `unsent`, `sent · redo`, `sent · message to
@@ -136,7 +149,7 @@ export const isUnsent = (c: CommentView) => c.sent.length === 0;
  */
 export function commentState(c: CommentView): string {
   const last = c.sent.at(-1);
-  if (!last) return 'unsent';
+  if (!last) return c.earlier ? 'not sent · on an earlier run' : 'unsent';
   const target = last.targetCodonId && last.to !== 'redo' ? ` (${last.targetCodonId})` : '';
   return `sent · ${TARGET_WORDS[last.to]}${target}`;
 }

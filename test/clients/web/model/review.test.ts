@@ -6,8 +6,10 @@ import {
   commentsUnder,
   isLong,
   isPicked,
+  isUnsent,
   type LinePick,
   linesWord,
+  markEarlier,
   pickLine,
   reviewChoices,
 } from '../../../../src/clients/web/model/review.ts';
@@ -88,6 +90,17 @@ describe('comments on a diff', () => {
     expect(commentsUnder([c], { ...where, no: 4 })).toEqual([]);
     expect(commentsUnder([c], { ...where, side: 'old', no: 5 })).toEqual([]);
     expect(commentsUnder([c], { ...where, to: 'cccccccc', no: 5 })).toEqual([]);
+  });
+
+  it('those on an earlier run of the codon read so and are not what Send review sends (trial 35 A7)', () => {
+    const [old, fresh] = markEarlier(
+      [comment({ commentId: 'old' }), comment({ commentId: 'fresh' })],
+      (c) => c.commentId === 'old',
+    );
+    expect(commentState(old as CommentView)).toBe('not sent · on an earlier run');
+    expect(isUnsent(old as CommentView)).toBe(false);
+    expect(commentState(fresh as CommentView)).toBe('unsent');
+    expect(isUnsent(fresh as CommentView)).toBe(true);
   });
 
   it('read their place and state: unsent, or where the last review sent them', () => {

@@ -85,6 +85,8 @@ describe('approval gates', { timeout: 120_000 }, () => {
     expect(wrong.message).toContain('codon one does');
 
     const started = client.next('codon.started', (e) => e.data.codonId === 'two', WAIT);
+    // Listened for before the approval: on a loaded machine the run's last frames can come in one read with its answer.
+    const done = client.next('server.idle', (e) => e.data.reason === 'all-codons-completed', WAIT);
     const ended = await client.request(
       'approval.approve',
       { codonId: 'one', note: 'looks right' },
@@ -97,7 +99,7 @@ describe('approval gates', { timeout: 120_000 }, () => {
       note: 'looks right',
     });
     await started;
-    await client.next('server.idle', (e) => e.data.reason === 'all-codons-completed', WAIT);
+    await done;
     expect(readFileSync(join(root, 'two.txt'), 'utf8')).toBe('ok');
     // No wait is left to approve.
     const none = await refusal(client.request('approval.approve', { codonId: 'one' }, 'approval.ended'));
@@ -239,8 +241,9 @@ describe('approval gates', { timeout: 120_000 }, () => {
     );
     const next = await refusal(client.request('codon.next', undefined, 'codon.started'));
     expect(next.code).toBe('APPROVAL_REQUIRED');
+    const done = client.next('server.idle', (e) => e.data.reason === 'all-codons-completed', WAIT);
     await client.request('approval.approve', { codonId: 'one' }, 'approval.ended');
-    await client.next('server.idle', (e) => e.data.reason === 'all-codons-completed', WAIT);
+    await done;
     expect(readFileSync(join(exec, 'agentRoot', 'two.txt'), 'utf8')).toBe('ok');
   });
 });

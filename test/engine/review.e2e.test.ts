@@ -11,6 +11,7 @@ import { CommandError, RibosomeClient } from '../../src/core/client/index.ts';
 import type { CommandInput, ServerEvent } from '../../src/core/protocol/index.ts';
 import type { ScriptInput } from '../../src/llm/mock-provider/script-schema.ts';
 import { type MockProvider, startMockProvider } from '../../src/llm/mock-provider/server.ts';
+import { B_AFTER, B_BEFORE, bash, REVIEW_PLAN, reply, reviewScript, write } from '../helpers/review-plan.ts';
 import { journalRows, killAll, type ServerProcess, startServer, tempDir } from '../helpers/server-process.ts';
 
 const temps: Array<{ remove(): void }> = [];
@@ -28,60 +29,16 @@ afterAll(() => {
 const TIMEOUT = 240_000;
 const WAIT = 120_000;
 
-const PLAN = `name: reviewed
-agent: builtin
-model: claude-sonnet-4-5
-codons:
-  - id: one
-    name: One
-    prompt: Do one.
-  - id: two
-    name: Two
-    prompt: Do two.
-  - id: three
-    name: Three
-    prompt: Do three.
-`;
-
-const B_BEFORE = 'b1\nb2\nb3\nb4\nb5\n';
-const B_AFTER = 'b1\nb2\nB3 changed\nb4\nb5\n';
 const A_NEW = 'a1\na2\na3\na4\na5\n';
 
-const reply = (text: string) => ({ content: [{ text }] });
-const write = (file: string, content: string) => ({
-  content: [{ tool_use: { name: 'Write', input: { file_path: file, content } } }],
-});
-const bash = (command: string) => ({
-  content: [{ tool_use: { name: 'Bash', input: { command, timeout: 600000 } } }],
-});
-
 /** Codon one writes b.txt; two writes a.txt (new) and changes line 3 of b.txt; three answers. */
-function script(
-  two: ScriptInput['turns'] = [write('a.txt', A_NEW), write('b.txt', B_AFTER), reply('Two done.')],
-) {
-  return {
-    tracks: [
-      {
-        name: 'redo',
-        match: { firstUser: 'Review of the changes of codon two' },
-        turns: [write('redone.txt', 'r\n'), reply('Redone.')],
-      },
-      {
-        name: 'heard',
-        match: { lastUser: 'Review of the changes of codon one' },
-        turns: [write('heard.txt', 'h\n'), reply('Heard.')],
-      },
-      { name: 'one', match: { firstUser: 'Do one.' }, turns: [write('b.txt', B_BEFORE), reply('One done.')] },
-      { name: 'two', match: { firstUser: 'Do two.' }, turns: two },
-      { name: 'three', match: { firstUser: 'Do three.' }, turns: [reply('Three done.')] },
-    ],
-  } satisfies ScriptInput;
-}
+const script = (two?: ScriptInput['turns']): ScriptInput =>
+  reviewScript({ path: 'a.txt', content: A_NEW }, two);
 
 async function setUp(s: ScriptInput) {
   const t = tempDir();
   temps.push(t);
-  writeFileSync(join(t.path, 'plan.yaml'), PLAN);
+  writeFileSync(join(t.path, 'plan.yaml'), REVIEW_PLAN);
   const provider = await startMockProvider({ script: s });
   providers.push(provider);
   const exec = join(t.path, 'exec');

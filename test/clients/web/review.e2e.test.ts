@@ -7,6 +7,7 @@ import type { ScriptInput } from '../../../src/llm/mock-provider/script-schema.t
 import { type MockProvider, startMockProvider } from '../../../src/llm/mock-provider/server.ts';
 import { e2eResources } from '../../helpers/e2e-resources.ts';
 import { waitFor } from '../../helpers/processes.ts';
+import { B_BEFORE, bash, REVIEW_PLAN, reply, reviewScript, write } from '../../helpers/review-plan.ts';
 import { tempDir } from '../../helpers/server-process.ts';
 import {
   browserResources,
@@ -34,55 +35,12 @@ afterEach(async () => {
   await Promise.all(providers.splice(0).map((p) => p.stop()));
 });
 
-const PLAN = `name: reviewed
-agent: builtin
-model: claude-sonnet-4-5
-codons:
-  - id: one
-    name: One
-    prompt: Do one.
-  - id: two
-    name: Two
-    prompt: Do two.
-  - id: three
-    name: Three
-    prompt: Do three.
-`;
-const B_BEFORE = 'b1\nb2\nb3\nb4\nb5\n';
-const B_AFTER = 'b1\nb2\nB3 changed\nb4\nb5\n';
 const A_NEW =
   'export const a1 = 1;\nexport const a2 = 2;\nexport const a3 = 3;\nexport const a4 = 4;\nexport const a5 = 5;\n';
 
-const reply = (text: string) => ({ content: [{ text }] });
-const write = (file: string, content: string) => ({
-  content: [{ tool_use: { name: 'Write', input: { file_path: file, content } } }],
-});
-const bash = (command: string) => ({
-  content: [{ tool_use: { name: 'Bash', input: { command, timeout: 600000 } } }],
-});
-
 /** Codon one writes b.txt; two writes a.ts (new) and changes line 3 of b.txt; three answers. */
-function script(
-  two: ScriptInput['turns'] = [write('a.ts', A_NEW), write('b.txt', B_AFTER), reply('Two done.')],
-): ScriptInput {
-  return {
-    tracks: [
-      {
-        name: 'redo',
-        match: { firstUser: 'Review of the changes of codon two' },
-        turns: [write('redone.txt', 'r\n'), reply('Redone.')],
-      },
-      {
-        name: 'heard',
-        match: { lastUser: 'Review of the changes of codon one' },
-        turns: [write('heard.txt', 'h\n'), reply('Heard.')],
-      },
-      { name: 'one', match: { firstUser: 'Do one.' }, turns: [write('b.txt', B_BEFORE), reply('One done.')] },
-      { name: 'two', match: { firstUser: 'Do two.' }, turns: two },
-      { name: 'three', match: { firstUser: 'Do three.' }, turns: [reply('Three done.')] },
-    ],
-  };
-}
+const script = (two?: ScriptInput['turns']): ScriptInput =>
+  reviewScript({ path: 'a.ts', content: A_NEW }, two);
 
 describe.skipIf(!HAVE_CHROMIUM)(
   'line comments and Send review in the dashboard',
@@ -93,7 +51,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
     async function setUp(s: ScriptInput, viewport?: { width: number; height: number }) {
       const t = tempDir();
       temps.push(t);
-      writeFileSync(join(t.path, 'plan.yaml'), PLAN);
+      writeFileSync(join(t.path, 'plan.yaml'), REVIEW_PLAN);
       const provider = await startMockProvider({ script: s });
       providers.push(provider);
       const exec = join(t.path, 'exec');
@@ -194,7 +152,10 @@ describe.skipIf(!HAVE_CHROMIUM)(
       const marks = page.locator('[data-testid="diff-file"][data-path="a.ts"] [data-testid="comment-mark"]');
       expect(await marks.evaluateAll((m) => m.map((e) => e.getAttribute('data-line')))).toEqual(['2', '3']);
       await marks.first().click();
-      expect(await page.evaluate(() => document.activeElement?.textContent)).toContain('NEW-SIDE: why a2?');
+      // Focus moves once the page has drawn (Preact renders after the event): polled, not read at once.
+      await expect
+        .poll(() => page.evaluate(() => document.activeElement?.textContent), { timeout: WAIT })
+        .toContain('NEW-SIDE: why a2?');
       await shootBoth(page, 'review-comments');
 
       // A read-only page sees the comments; it cannot pick lines nor send, and says why.
@@ -218,9 +179,11 @@ describe.skipIf(!HAVE_CHROMIUM)(
       await page.keyboard.press('Escape');
       await page.waitForSelector('[data-testid="review-dialog"]', { state: 'detached' });
       expect(await page.locator('[data-testid="backdrop"]').count()).toBe(0);
-      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
-        'review-send',
-      );
+      await expect
+        .poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')), {
+          timeout: WAIT,
+        })
+        .toBe('review-send');
 
       expect(existsSync(join(root, 'a.ts'))).toBe(true);
       await send(page, 'redo', 'Please fix these.', 'review-send-dialog');
@@ -341,7 +304,9 @@ describe.skipIf(!HAVE_CHROMIUM)(
       await page.fill('[data-testid="comment-text"]', 'SEVENTEEN: too long');
       await page.click('[data-testid="comment-save"]');
       await page.waitForSelector('[data-testid="comment-form"]', { state: 'detached' });
-      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-line'))).toBe('17');
+      await expect
+        .poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-line')), { timeout: WAIT })
+        .toBe('17');
       const inline = '[data-testid="diff-file"] .note-row [data-testid="comment"]';
       await page.waitForSelector(`${inline}:has-text("SEVENTEEN")`);
       expect(await fits(inline)).toBe(true);

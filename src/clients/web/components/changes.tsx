@@ -9,7 +9,13 @@ import { readAddress, writeAddress } from '../address.ts';
 import { requestDiff } from '../diff-request.ts';
 import type { DashboardState } from '../model/dashboard.ts';
 import { diffLineText, diffTokens } from '../model/diff-highlight.ts';
-import { type CheckpointDiff, type DiffFile, splitRows, unifiedRows } from '../model/diff-layout.ts';
+import {
+  type CheckpointDiff,
+  type DiffFile,
+  type Side,
+  splitRows,
+  unifiedRows,
+} from '../model/diff-layout.ts';
 import { fileTree, type TreeNode } from '../model/file-tree.ts';
 import { languageOf, type TokenLine } from '../model/highlight.ts';
 import { diffPoints, lineageOf } from '../model/lineage.ts';
@@ -557,6 +563,34 @@ function Unified({
   );
 }
 
+/** One side of a side-by-side row: its line number (a comment's pick) and its highlighted text. */
+function SideCells({
+  file,
+  side,
+  at,
+  hunk,
+  tokens,
+  review,
+}: {
+  file: string;
+  side: ReviewSide;
+  at: Side | undefined;
+  hunk: number;
+  tokens: (TokenLine | undefined)[] | undefined;
+  review: DiffReview;
+}) {
+  return (
+    <>
+      <LineNo file={file} side={side} hunk={hunk} no={at?.no} review={review} kind={at?.kind ?? 'empty'} />
+      <td
+        className={`src ${at?.kind ?? 'empty'}${isPicked(review.pick, file, side, at?.no) ? ' picked' : ''}`}
+      >
+        {at ? <Source text={at.text} tokens={tokens?.[at.index]} /> : null}
+      </td>
+    </>
+  );
+}
+
 function Split({
   file,
   tokens,
@@ -579,32 +613,22 @@ function Split({
             // biome-ignore lint/suspicious/noArrayIndexKey: rows are positional
             <React.Fragment key={i}>
               <tr data-testid="diff-line">
-                <LineNo
+                <SideCells
                   file={file.path}
                   side="old"
+                  at={r.left}
                   hunk={r.hunk}
-                  no={r.left?.no}
+                  tokens={tokens}
                   review={review}
-                  kind={r.left?.kind ?? 'empty'}
                 />
-                <td
-                  className={`src ${r.left?.kind ?? 'empty'}${isPicked(review.pick, file.path, 'old', r.left?.no) ? ' picked' : ''}`}
-                >
-                  {r.left ? <Source text={r.left.text} tokens={tokens?.[r.left.index]} /> : null}
-                </td>
-                <LineNo
+                <SideCells
                   file={file.path}
                   side="new"
+                  at={r.right}
                   hunk={r.hunk}
-                  no={r.right?.no}
+                  tokens={tokens}
                   review={review}
-                  kind={r.right?.kind ?? 'empty'}
                 />
-                <td
-                  className={`src ${r.right?.kind ?? 'empty'}${isPicked(review.pick, file.path, 'new', r.right?.no) ? ' picked' : ''}`}
-                >
-                  {r.right ? <Source text={r.right.text} tokens={tokens?.[r.right.index]} /> : null}
-                </td>
               </tr>
               <NotesUnder file={file.path} side="old" no={r.left?.no} review={review} span={4} />
               <NotesUnder file={file.path} side="new" no={r.right?.no} review={review} span={4} />

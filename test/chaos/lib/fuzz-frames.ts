@@ -20,9 +20,48 @@ export type FuzzFrame = {
   hostile?: boolean;
 };
 
-type Field = { name: string; kind: 'string' | 'boolean' | 'enum'; required: boolean; values?: string[] };
-type Def = { type: string; innerType?: unknown; entries?: Record<string, string>; shape?: unknown };
+type Field = {
+  name: string;
+  kind: 'string' | 'boolean' | 'enum' | 'other';
+  required: boolean;
+  values?: string[];
+  /** A value the field's schema accepts, as JSON text; absent for an optional field with none found. */
+  valid?: string;
+  schema: Schema;
+};
+type Def = {
+  type: string;
+  innerType?: unknown;
+  entries?: Record<string, string>;
+  shape?: Record<string, unknown>;
+  element?: unknown;
+};
+type Schema = { safeParse(value: unknown): { success: boolean } };
+
 const defOf = (schema: unknown) => (schema as { _zod: { def: Def } })._zod.def;
+
+/** Values to try for a field, ids that name nothing first (the server answers them with an error). */
+function candidates(name: string, schema: unknown): unknown[] {
+  const def = defOf(schema);
+  if (def.innerType) return candidates(name, def.innerType);
+  if (def.type === 'boolean') return [false];
+  if (def.type === 'enum') return Object.values(def.entries ?? {}).slice(0, 1);
+  if (def.type === 'number') return [1];
+  if (def.type === 'array') return candidates(name, def.element).map((v) => [v]);
+  if (def.type === 'object') {
+    const entries = Object.entries(def.shape ?? {}).map(([key, inner]) => [key, candidates(key, inner)[0]]);
+    return [Object.fromEntries(entries)];
+  }
+  if (name === 'codonId') return ['no-such-codon'];
+  if (name === 'runId') return ['no-such-run'];
+  return ['chaos', 'abcdef12'];
+}
+
+/** A value the field's own schema accepts, as JSON text. */
+function validValue(name: string, schema: unknown): string | undefined {
+  const accepted = candidates(name, schema).find((v) => (schema as Schema).safeParse(v).success);
+  return accepted === undefined ? undefined : JSON.stringify(accepted);
+}
 
 /** The `data` fields of a command, read from its zod schema (wrappers unwrapped). */
 export function fieldsOf(type: keyof typeof commandSchemas): Field[] {
@@ -37,21 +76,26 @@ export function fieldsOf(type: keyof typeof commandSchemas): Field[] {
       s = defOf(s).innerType;
     }
     const def = defOf(s);
+    const valid = validValue(name, schema);
+    if (required && valid === undefined)
+      throw new Error(`the fuzzer has no valid value for ${type}'s ${name}`);
     if (def.type === 'enum')
-      return { name, kind: 'enum' as const, required, values: Object.values(def.entries ?? {}) };
-    return { name, kind: def.type === 'boolean' ? ('boolean' as const) : ('string' as const), required };
+      return {
+        name,
+        kind: 'enum' as const,
+        required,
+        valid,
+        values: Object.values(def.entries ?? {}),
+        schema: schema as Schema,
+      };
+    const kind = def.type === 'boolean' ? 'boolean' : def.type === 'string' ? 'string' : 'other';
+    return { name, kind, required, valid, schema: schema as Schema } satisfies Field;
   });
 }
 
-/** A value the field accepts (ids that name nothing: the server answers with an error). */
-function validValue(field: Field): unknown {
-  if (field.kind === 'boolean') return false;
-  if (field.kind === 'enum') return field.values?.[0];
-  if (field.name === 'checkpointSha') return 'abcdef12';
-  if (field.name === 'codonId') return 'no-such-codon';
-  if (field.name === 'runId') return 'no-such-run';
-  return 'chaos';
-}
+/** The fields' valid values (an optional field none was found for is left out). */
+const validData = (fields: Field[]) =>
+  new Map(fields.flatMap((f) => (f.valid === undefined ? [] : [[f.name, f.valid] as [string, string]])));
 
 /** Names an object lookup may find on a prototype instead of the data. */
 export const PROTOTYPE_KEYS = [
@@ -68,8 +112,35 @@ export const PROTOTYPE_KEYS = [
 const deepArray = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 const deepObject = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 
-/** Values of every wrong kind for a field (or for `data`), as JSON text (nesting and size built as text). */
+const made = new Map<string, string>();
+const wrongForField = new Map<Schema, Array<[string, () => string]>>();
+
+/** Whether the field's schema takes the value after all (an empty note, a number of context lines). */
+function takes(field: Field, label: string, make: () => string): boolean {
+  const text = made.get(label) ?? make();
+  made.set(label, text);
+  try {
+    return field.schema.safeParse(JSON.parse(text)).success;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Values of every wrong kind for a field (or for `data`), as JSON text (nesting and size built as text);
+ * for a field, only those its schema refuses.
+ */
 function wrongValues(field: Field | undefined): Array<[string, () => string]> {
+  if (!field) return everyWrongValue(undefined);
+  let choices = wrongForField.get(field.schema);
+  if (!choices) {
+    choices = everyWrongValue(field).filter(([label, make]) => !takes(field, label, make));
+    wrongForField.set(field.schema, choices);
+  }
+  return choices;
+}
+
+function everyWrongValue(field: Field | undefined): Array<[string, () => string]> {
   const choices: Array<[string, () => string]> = [
     ['number', () => '42'],
     ['negative number', () => '-1'],
@@ -122,7 +193,7 @@ export function commandFrame(random: () => number, n: number): FuzzFrame {
   const type = pick(random, COMMANDS);
   const fields = fieldsOf(type);
   const id = `fz-${n}`;
-  const data = new Map<string, string>(fields.map((f) => [f.name, JSON.stringify(validValue(f))]));
+  const data = validData(fields);
   let idJson: string | undefined = JSON.stringify(id);
   let typeJson = JSON.stringify(type);
   let dataJson: string | undefined;
@@ -241,7 +312,7 @@ export function systematicFrames(): FuzzFrame[] {
   let n = 0;
   for (const type of COMMANDS) {
     const fields = fieldsOf(type);
-    const base = new Map<string, string>(fields.map((f) => [f.name, JSON.stringify(validValue(f))]));
+    const base = validData(fields);
     const dataOf = (m: Map<string, string>) =>
       `{${[...m].map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
     const add = (label: string, data: string | undefined, extra: Partial<FuzzFrame> = {}) => {

@@ -118,14 +118,18 @@ describe('approval gates', { timeout: 120_000 }, () => {
   it('codon.redo ends the wait and runs the codon again, which waits again; a rollback ends it too', async () => {
     const { client, root } = await serve(plan('    approval: required\n'), script(2));
     await client.next('server.idle', (e) => e.data.heldBy === 'approval', WAIT);
+    // Every event is listened for before the command that brings it: under load the run's frames can
+    // come in one read, and a listener added after the first would miss the others.
     const again = client.next('approval.waiting', () => true, WAIT);
     const ended = client.next('approval.ended', () => true, WAIT);
+    const heldAgain = client.next('server.idle', (e) => e.data.heldBy === 'approval', WAIT);
     client.send('codon.redo');
     expect((await ended).data).toMatchObject({ codonId: 'one', how: 'command', command: 'codon.redo' });
     expect((await again).data.codonId).toBe('one');
-    await client.next('server.idle', (e) => e.data.heldBy === 'approval', WAIT);
+    await heldAgain;
 
     const rolled = client.next('approval.ended', (e) => e.data.how === 'rolled-back', WAIT);
+    const idleAfter = client.next('server.idle', () => true, WAIT);
     await client.request(
       'rollback.toCodon',
       { codonId: 'one', checkpointType: 'start' },
@@ -135,7 +139,7 @@ describe('approval gates', { timeout: 120_000 }, () => {
       },
     );
     expect((await rolled).data).toMatchObject({ codonId: 'one', command: 'rollback.toCodon' });
-    const idle = await client.next('server.idle', () => true, WAIT);
+    const idle = await idleAfter;
     expect(idle.data.heldBy).toBeUndefined();
     expect(existsSync(join(root, 'one.txt'))).toBe(false);
     const history = await client.syncHistory();
@@ -165,10 +169,11 @@ describe('approval gates', { timeout: 120_000 }, () => {
     );
     const ended = client.next('approval.ended', () => true, WAIT);
     const again = client.next('approval.waiting', () => true, WAIT);
+    const heldAgain = client.next('server.idle', (e) => e.data.heldBy === 'approval', WAIT);
     client.send('review.submit', { codonId: 'one', to: 'redo', note: 'One change, please.' });
     expect((await ended).data).toMatchObject({ codonId: 'one', how: 'changes-requested' });
     expect((await again).data.codonId).toBe('one');
-    await client.next('server.idle', (e) => e.data.heldBy === 'approval', WAIT);
+    await heldAgain;
     expect(readFileSync(join(root, 'one.txt'), 'utf8')).toBe('better');
     const history = await client.syncHistory();
     expect(ofType(history, 'codon.started').map((e) => e.data.codonId)).toEqual(['one', 'one']);
@@ -208,8 +213,9 @@ describe('approval gates', { timeout: 120_000 }, () => {
     const first = await startServer(files.plan, exec, args);
     const watcher = await RibosomeClient.connect(first.url, { mode: 'readonly', sendPreviousEvents: true });
     clients.push(watcher);
+    const held = watcher.next('server.idle', (e) => e.data.heldBy === 'approval', WAIT);
     const waiting = await watcher.next('approval.waiting', () => true, WAIT);
-    await watcher.next('server.idle', (e) => e.data.heldBy === 'approval', WAIT);
+    await held;
     first.kill('SIGKILL');
     await first.exited;
     // Read from the files while no server runs: the wait is what the next server will do.
@@ -227,9 +233,12 @@ describe('approval gates', { timeout: 120_000 }, () => {
       sendPreviousEvents: true,
     });
     clients.push(client);
+    // The restarted server's idle: journaled before the sync, or live after it (listened for first).
+    const live = client.next('server.idle', () => true, WAIT).catch(() => undefined);
     const history = await client.syncHistory();
-    const idle =
-      ofType(history, 'server.idle').at(-1) ?? (await client.next('server.idle', () => true, WAIT));
+    const idle = ofType(history, 'server.idle').at(-1) ?? (await live);
+    expect(idle).toBeDefined();
+    if (!idle) return;
     expect(idle.data).toMatchObject({
       heldBy: 'approval',
       approval: { codonId: 'one', since: waiting.data.since },

@@ -161,6 +161,7 @@ export class Orchestrator implements Engine {
           ? review.refusal(command as Extract<EngineCommand, { type: 'review.submit' }>)
           : undefined,
       approveAll: options.approveAll === true,
+      autostart: options.autostart,
     });
     this.#rollbacks = new Rollbacks({
       ...shared,

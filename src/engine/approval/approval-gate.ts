@@ -29,6 +29,8 @@ export type ApprovalHost<C extends GateContext> = {
   check?: (command: TakenCommand) => { code: ErrorCode; message: string } | undefined;
   /** `ribosome run --approve-all`: every wait is approved as soon as it begins (journaled, `auto`). */
   approveAll: boolean;
+  /** Whether the run starts its next codon by itself (`--no-autostart`: false); said in an approval. */
+  autostart?: boolean;
   now?: () => number;
 };
 
@@ -148,7 +150,7 @@ export class ApprovalGate<C extends GateContext> {
       codonId,
       how,
       ...by,
-      message: endedMessage(codonId, how, by.clientId, by.command),
+      message: endedMessage(codonId, how, by.clientId, by.command, this.#h.autostart ?? true),
     });
   }
 }

@@ -86,12 +86,23 @@ export function approveCheck(
   return { ok: true, wait };
 }
 
-/** The approval.ended message: `codon design approved by client-3`, `... (changes requested)`. */
-export function endedMessage(codonId: string, how: ApprovalHow, by?: string, command?: string): string {
+/**
+ * The approval.ended message: `codon design approved by client-3: the run goes on`, `... (changes
+ * requested)`. `autostart` false (`--no-autostart`): an approval says the run stays idle until told.
+ */
+export function endedMessage(
+  codonId: string,
+  how: ApprovalHow,
+  by?: string,
+  command?: string,
+  autostart = true,
+): string {
   const who = by ? ` by ${by}` : '';
   switch (how) {
     case 'approved':
-      return `codon ${codonId} approved${who}: the run goes on`;
+      return autostart
+        ? `codon ${codonId} approved${who}: the run goes on`
+        : `codon ${codonId} approved${who}; autostart is off, so the run stays idle until the next codon is started (codon.next)`;
     case 'auto':
       return `codon ${codonId} approved at once (--approve-all)`;
     case 'changes-requested':

@@ -106,6 +106,25 @@ describe('approval gates', { timeout: 120_000 }, () => {
     expect(none.code).toBe('NOTHING_TO_APPROVE');
   });
 
+  it('with --no-autostart, an approval says the run stays idle, and it does until codon.next', async () => {
+    const { client } = await serve(plan('    approval: required\n'), script(), ['--no-autostart']);
+    const held = client.next('server.idle', (e) => e.data.heldBy === 'approval', WAIT);
+    await client.request('codon.next', undefined, 'codon.started', { timeoutMs: WAIT });
+    await held;
+    const idle = client.next('server.idle', () => true, WAIT);
+    const ended = await client.request('approval.approve', { codonId: 'one' }, 'approval.ended', {
+      timeoutMs: WAIT,
+    });
+    expect(ended.data.message).toMatch(
+      /^codon one approved by \S+; autostart is off, so the run stays idle until the next codon is started/,
+    );
+    expect((await idle).data.heldBy).toBeUndefined();
+    const history = await client.syncHistory();
+    expect(ofType(history, 'codon.started').map((e) => e.data.codonId)).toEqual(['one']);
+    const two = await client.request('codon.next', undefined, 'codon.started', { timeoutMs: WAIT });
+    expect(two.data.codonId).toBe('two');
+  });
+
   it('a codon that failed does not wait: onFailure decides as before', async () => {
     const failing = plan('    approval: required\n    verify:\n      - run: "false"\n');
     const { client } = await serve(failing, script());

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalWait } from '../../../src/core/protocol/index.ts';
 import { pendingApproval } from '../../../src/engine/approval/pending-approval.ts';
-import { approvalTurn, approveCheck, holdsRun } from '../../../src/engine/approval/rules.ts';
+import { approvalTurn, approveCheck, endedMessage, holdsRun } from '../../../src/engine/approval/rules.ts';
 import { MemoryJournal } from '../../../src/execution/journal/memory-journal.ts';
 
 const WAIT: ApprovalWait = {
@@ -78,6 +78,21 @@ const row = (type: string, data: unknown) => ({
   type,
   timestamp: '2026-11-30T12:00:00.000Z',
   json: JSON.stringify({ type, data }),
+});
+
+describe('what an approval says', () => {
+  it('the run goes on, or with autostart off, stays idle until the next codon is started', () => {
+    expect(endedMessage('design', 'approved', 'client-3')).toBe(
+      'codon design approved by client-3: the run goes on',
+    );
+    expect(endedMessage('design', 'approved', 'client-3', undefined, false)).toBe(
+      'codon design approved by client-3; autostart is off, so the run stays idle until the next codon is started (codon.next)',
+    );
+    // Other ends say what takes over, whatever autostart is.
+    expect(endedMessage('design', 'rolled-back', 'client-3', 'rollback.toCodon', false)).toBe(
+      'the approval wait of codon design ends: rollback.toCodon by client-3 goes back',
+    );
+  });
 });
 
 describe('the approval wait a previous server left', () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MessageSender } from './codon-message.ts';
 import { ours } from './extension.ts';
+import { REVIEW_NOTE_MAX_BYTES, REVIEW_TEXT_MAX_BYTES } from './message-size.ts';
 
 /**
  * Ours: reviewing a codon's changes (docs/review.md). A person (or a sentinel) comments on lines of a
@@ -12,12 +13,8 @@ const Sha = z.string().regex(/^[0-9a-fA-F]{4,64}$/, 'a git SHA (4-64 hex digits)
 
 /** The quoted lines a comment is about, at most this many UTF-8 bytes (longer quotes are cut, marked). */
 export const REVIEW_HUNK_MAX_BYTES = 16 * 1024;
-/**
- * A comment's text at most (UTF-8 bytes), and a review's note: below a message's 32 KiB, so one comment
- * of the most with the longest note always fits the review the agent reads (its quote cut as needed).
- */
-export const REVIEW_TEXT_MAX_BYTES = 16 * 1024;
-export const REVIEW_NOTE_MAX_BYTES = 4 * 1024;
+/** A comment's text and a review's note at most (UTF-8 bytes): message-size.ts, without zod for the page. */
+export { REVIEW_NOTE_MAX_BYTES, REVIEW_TEXT_MAX_BYTES };
 
 /** Something besides white space, at most `maxBytes` of UTF-8 (as MessageText, with a smaller limit). */
 function boundedText(maxBytes: number) {

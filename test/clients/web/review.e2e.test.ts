@@ -48,7 +48,11 @@ describe.skipIf(!HAVE_CHROMIUM)(
   () => {
     const { newPage, problems } = browserResources();
 
-    async function setUp(s: ScriptInput, viewport?: { width: number; height: number }) {
+    async function setUp(
+      s: ScriptInput,
+      viewport?: { width: number; height: number },
+      before?: (page: Page) => Promise<void>,
+    ) {
       const t = tempDir();
       temps.push(t);
       writeFileSync(join(t.path, 'plan.yaml'), REVIEW_PLAN);
@@ -63,6 +67,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
         { ANTHROPIC_API_KEY: 'test-key' },
       );
       const page = await newPage(viewport);
+      await before?.(page);
       await page.goto(dashboard);
       await page.waitForSelector('[data-testid="connection"]:has-text("open")');
       return { page, provider, root: join(exec, 'agentRoot'), url: server.url };
@@ -270,7 +275,21 @@ describe.skipIf(!HAVE_CHROMIUM)(
           },
         ],
       };
-      const { page } = await setUp(twoHunks, PHONE);
+      // The box keeps no more than a comment may hold; to see a refusal all the same, the page's
+      // socket is routed and its comment marked REFUSE is sent longer than the server takes.
+      const { page } = await setUp(twoHunks, PHONE, (p) =>
+        p.routeWebSocket(/^ws:/, (ws) => {
+          const server = ws.connectToServer();
+          ws.onMessage((m) =>
+            server.send(
+              typeof m === 'string' && m.includes('"type":"review.comment"') && m.includes('REFUSE')
+                ? m.replace('REFUSE', 'x'.repeat(REVIEW_TEXT_MAX_BYTES))
+                : m,
+            ),
+          );
+          server.onMessage((m) => ws.send(m));
+        }),
+      );
       await runNext(page, 'one');
       await runNext(page, 'two');
       await openChanges(page, 'two', 'c.txt');
@@ -290,15 +309,19 @@ describe.skipIf(!HAVE_CHROMIUM)(
       expect(await diff.locator('.code-scroll').evaluate((e) => e.scrollWidth > e.clientWidth)).toBe(true);
       expect(await fits('[data-testid="comment-form"]')).toBe(true);
       expect(await overflowsSideways(page)).toBe(false);
-      // A comment the server refuses (longer than a comment may be: REVIEW_TEXT_MAX_BYTES) keeps its text, the reason under it.
-      const tooLong = 'x'.repeat(REVIEW_TEXT_MAX_BYTES + 1024);
-      await page.fill('[data-testid="comment-text"]', tooLong);
+      // The box keeps at most what a comment may hold (REVIEW_TEXT_MAX_BYTES), and says so near it.
+      await page.fill('[data-testid="comment-text"]', 'x'.repeat(REVIEW_TEXT_MAX_BYTES + 1024));
+      expect((await page.inputValue('[data-testid="comment-text"]')).length).toBe(REVIEW_TEXT_MAX_BYTES);
+      expect(await page.locator('[data-testid="comment-size"]').textContent()).toBe('16 of 16 KiB');
+      // A comment the server refuses keeps its text, the reason under it.
+      await page.fill('[data-testid="comment-text"]', 'REFUSE this one');
+      expect(await page.locator('[data-testid="comment-size"]').count()).toBe(0);
       await page.click('[data-testid="comment-save"]');
       await page.waitForSelector('[data-testid="comment-error"]');
       expect(await page.locator('[data-testid="comment-error"]').textContent()).toMatch(
         new RegExp(`^Not saved: .*at most ${REVIEW_TEXT_MAX_BYTES}`),
       );
-      expect(await page.inputValue('[data-testid="comment-text"]')).toBe(tooLong);
+      expect(await page.inputValue('[data-testid="comment-text"]')).toBe('REFUSE this one');
       await shootBoth(page, 'phone-comment-refused');
       // Written shorter, it is saved: the composer closes, focus is back on the line tapped.
       await page.fill('[data-testid="comment-text"]', 'SEVENTEEN: too long');

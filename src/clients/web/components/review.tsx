@@ -1,5 +1,11 @@
 import React from 'react';
 import type { ReviewTarget } from '../../../core/protocol/index.ts';
+import {
+  fitText,
+  REVIEW_NOTE_MAX_BYTES,
+  REVIEW_TEXT_MAX_BYTES,
+  sizeNearLimit,
+} from '../../../core/protocol/message-size.ts';
 import { displayLine, displayText } from '../../model/display-text.ts';
 import { shortClientId } from '../../model/format.ts';
 import {
@@ -133,13 +139,14 @@ export function CommentForm({
         ref={area}
         value={text}
         placeholder="What should change here?"
-        onChange={(e) => setText(e.target.value)}
+        onChange={(e) => setText(fitText(e.target.value, REVIEW_TEXT_MAX_BYTES))}
         onKeyDown={(e) => {
           if (e.key === 'Escape') onCancel();
           if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && !blocked) onSave();
         }}
         data-testid="comment-text"
       />
+      <SizeHint text={text} maxBytes={REVIEW_TEXT_MAX_BYTES} testId="comment-size" />
       {error ? (
         <p className="bad" role="alert" data-testid="comment-error">
           Not saved: {displayLine(error)}
@@ -338,10 +345,11 @@ export function SendReviewDialog({
       <textarea
         id="review-note"
         value={note}
-        onChange={(e) => setNote(e.target.value)}
+        onChange={(e) => setNote(fitText(e.target.value, REVIEW_NOTE_MAX_BYTES))}
         placeholder="e.g. Keep the public API as it was."
         data-testid="review-note"
       />
+      <SizeHint text={note} maxBytes={REVIEW_NOTE_MAX_BYTES} testId="review-note-size" />
       <div className="buttons">
         <button type="button" onClick={onClose} data-testid="review-cancel">
           Cancel
@@ -358,6 +366,16 @@ export function SendReviewDialog({
       </div>
     </form>
   );
+}
+
+/** How much of its limit a box's text uses, once it is near it (the box keeps no more than the limit). */
+function SizeHint({ text, maxBytes, testId }: { text: string; maxBytes: number; testId: string }) {
+  const size = sizeNearLimit(text, maxBytes);
+  return size ? (
+    <span className="hint" data-testid={testId}>
+      {size}
+    </span>
+  ) : null;
 }
 
 const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

@@ -257,6 +257,29 @@ describe('the dashboard store', () => {
       running,
     );
     expect(overview(between)).toMatch(/data-testid="run-status">idle</);
+    // A run held by an approval gate says so, not idle (trial B of issue 35).
+    const approvalWait = {
+      codonId: 'test',
+      codonName: 'Add a test',
+      since: new Date().toISOString(),
+      approvers: 'control-clients' as const,
+    };
+    const held = events(
+      [
+        ev('approval.waiting', {
+          ...approvalWait,
+          message: 'waiting for approval of codon test (Add a test)',
+        }),
+        ev('server.idle', {
+          reason: 'codon-completed',
+          message: 'waiting for approval',
+          heldBy: 'approval',
+          approval: approvalWait,
+        }),
+      ],
+      between,
+    );
+    expect(overview(held)).toMatch(/data-testid="run-status">waiting for approval</);
     const done = events(
       [ev('server.idle', { reason: 'all-codons-completed', message: 'all 1 codons have run' })],
       between,

@@ -1,4 +1,6 @@
 import type { CheckpointInfo, ServerEvent } from '../../../core/protocol/index.ts';
+import { APPROVAL_WAIT_WORD } from '../../model/approval-wait.ts';
+import { USAGE_WAIT_WORD } from '../../model/usage-wait.ts';
 
 /** The execution's runs from RunStarted/RunCompleted/RunFailed/RunCrashed transitions: a rollback starts a run from another. */
 
@@ -53,14 +55,23 @@ export function foldRuns(runs: readonly RunEntry[], events: readonly ServerEvent
 
 /**
  * What the runs list says of a run: its recorded ending, or for the current run, still recorded as
- * running while the server keeps serving (`--keep-serving`), what it is doing: `plan done` once every
- * codon is, `idle` between codons, else `running`. Pure.
+ * running while the server keeps serving (`--keep-serving`), what it is doing: `waiting for approval`
+ * or `waiting for usage limit` while it waits, `plan done` once every codon is, `idle` between codons,
+ * else `running`. Pure.
  */
 export function runStatusWord(
   entry: RunEntry,
-  current: { runId?: string | undefined; idle?: { reason: string } | undefined },
+  current: {
+    runId?: string | undefined;
+    idle?: { reason: string } | undefined;
+    approvalWait?: unknown;
+    usageWait?: unknown;
+  },
 ): string {
-  if (entry.status !== 'running' || entry.runId !== current.runId || !current.idle) return entry.status;
+  if (entry.status !== 'running' || entry.runId !== current.runId) return entry.status;
+  if (current.approvalWait) return APPROVAL_WAIT_WORD;
+  if (current.usageWait) return USAGE_WAIT_WORD;
+  if (!current.idle) return entry.status;
   return current.idle.reason === 'all-codons-completed' ? 'plan done' : 'idle';
 }
 

@@ -7,7 +7,9 @@
  * streamed requests (time to the first body byte); added latency = side minus direct in that round.
  * `npm run bench -- proxy-run`; PROXY_RUN_ROUNDS (default 5) scales it; PROXY_RUN_CPU_PROF=<dir> runs
  * the server and the pipe with `--cpu-prof` into <dir>; PROXY_RUN_PIN=1 pins the processes to CPUs
- * (below). Writes bench/results/proxy-run.json.
+ * (below). BENCH_BASE_DIR=<another checkout> (e.g. `git worktree add /tmp/base <sha>` with its
+ * node_modules) adds a fourth side, that checkout's `ribosome run --proxy`, measured in the same rounds
+ * for a before/after. Writes bench/results/proxy-run.json.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +25,8 @@ const HERE = import.meta.dirname;
 const ROOT = join(HERE, '..');
 const BIN = join(ROOT, 'bin/ribosome');
 const EMPTY_PLAN = join(ROOT, 'examples/empty/plan.yaml');
+/** Another checkout whose proxy runs beside this one's (a before/after in one run); absent: none. */
+const BASE_DIR = process.env.BENCH_BASE_DIR || undefined;
 
 const SEQUENTIAL = 400;
 const CONCURRENT = 2000;
@@ -115,8 +119,8 @@ function pipe(targetUrl: string): void {
 
 // ---------- the bench ----------
 
-type Side = 'direct' | 'proxy' | 'pipe';
-const SIDES: readonly Side[] = ['direct', 'proxy', 'pipe'];
+type Side = 'direct' | 'proxy' | 'pipe' | 'base';
+const SIDES: readonly Side[] = BASE_DIR ? ['direct', 'proxy', 'pipe', 'base'] : ['direct', 'proxy', 'pipe'];
 type Process = { child: ChildProcess; port: number };
 
 const children = new Set<ChildProcess>();
@@ -177,13 +181,14 @@ async function startServer(
   upstreamUrl: string,
   execution: string,
   env: NodeJS.ProcessEnv,
+  bin = BIN,
 ): Promise<Process & { execution: string }> {
   const args = ['run', EMPTY_PLAN, '--headless', '--proxy', '--provider-base-url', upstreamUrl];
   for (let attempt = 1; ; attempt++) {
     const dir = `${execution}-${attempt}`;
     try {
       const started = await startProcess(
-        BIN,
+        bin,
         [...args, '--execution', dir],
         /^listening ws:\/\/[^:]+:(\d+)$/,
         env,
@@ -289,23 +294,32 @@ async function measure(rounds: number, profileDir: string | undefined) {
         PROXIES_CPU,
       ),
     ]);
-    const ports: Record<Side, number> = { direct: up.port, proxy: server.port + 1, pipe: pipeProc.port };
+    // Started after the server: two servers starting at once may take each other's port + 1.
+    const base = BASE_DIR
+      ? await startServer(upstreamUrl, join(temp, 'base'), profEnv('base'), join(BASE_DIR, 'bin/ribosome'))
+      : undefined;
+    const ports: Record<Side, number> = {
+      direct: up.port,
+      proxy: server.port + 1,
+      pipe: pipeProc.port,
+      base: base ? base.port + 1 : 0,
+    };
     const pids: Record<Side, number | undefined> = {
       direct: up.child.pid,
       proxy: server.child.pid,
       pipe: pipeProc.child.pid,
+      base: base?.child.pid,
     };
     const pool = (side: Side, connections: number) => {
       const p = new Pool(`http://127.0.0.1:${ports[side]}`, { connections, pipelining: 1 });
       pools.push(p);
       return p;
     };
-    const one = { direct: pool('direct', 1), proxy: pool('proxy', 1), pipe: pool('pipe', 1) };
-    const many = {
-      direct: pool('direct', CONCURRENCY),
-      proxy: pool('proxy', CONCURRENCY),
-      pipe: pool('pipe', CONCURRENCY),
-    };
+    const one = Object.fromEntries(SIDES.map((side) => [side, pool(side, 1)])) as Record<Side, Pool>;
+    const many = Object.fromEntries(SIDES.map((side) => [side, pool(side, CONCURRENCY)])) as Record<
+      Side,
+      Pool
+    >;
     const started = performance.now();
     // Warm-up: JIT, sockets in every pool, the proxy's parsing and logging paths.
     for (const side of SIDES) {
@@ -313,7 +327,7 @@ async function measure(rounds: number, profileDir: string | undefined) {
       await concurrent(many[side], CONCURRENT);
       await sequential(one[side], SSE_SAMPLES, SSE_REQUEST, true);
     }
-    const per: Record<Side, Round[]> = { direct: [], proxy: [], pipe: [] };
+    const per: Record<Side, Round[]> = { direct: [], proxy: [], pipe: [], base: [] };
     for (let r = 0; r < rounds; r++) {
       // Rotate which side goes first, so drift on a shared machine hits all alike.
       for (let k = 0; k < SIDES.length; k++) {
@@ -335,7 +349,12 @@ async function measure(rounds: number, profileDir: string | undefined) {
     const wallSeconds = (performance.now() - started) / 1000;
     await Promise.all(pools.map((p) => p.close()));
     pools.length = 0;
-    await Promise.all([stop(server.child), stop(pipeProc.child), stop(up.child)]);
+    await Promise.all([
+      stop(server.child),
+      stop(pipeProc.child),
+      stop(up.child),
+      ...(base ? [stop(base.child)] : []),
+    ]);
     const log = readFileSync(join(server.execution, '.ribosome/logs/server.log'), 'utf8');
     const loggedRequests = log.split('[LOGGING-MIDDLEWARE] request').length - 1;
     return { per, wallSeconds, loggedRequests };
@@ -347,7 +366,7 @@ async function measure(rounds: number, profileDir: string | undefined) {
 }
 
 function summarize(per: Record<Side, Round[]>) {
-  const added = (side: 'proxy' | 'pipe', key: 'p50' | 'p99' | 'sse') =>
+  const added = (side: Exclude<Side, 'direct'>, key: 'p50' | 'p99' | 'sse') =>
     median(per[side].map((s, i) => s[key] - per.direct[i]![key]));
   const side = (s: Side) => ({
     sequentialP50Ms: round(median(per[s].map((r) => r.p50)), 3),
@@ -369,10 +388,29 @@ function summarize(per: Record<Side, Round[]>) {
     proxyAddedP99Ms: round(added('proxy', 'p99'), 3),
     pipeAddedP99Ms: round(added('pipe', 'p99'), 3),
   };
+  const baseAdded = per.base.length > 0 ? added('base', 'p50') : undefined;
+  const baseRatios =
+    baseAdded === undefined
+      ? undefined
+      : {
+          addedP50VsPipe: round(baseAdded / pipeAdded, 2),
+          throughputVsPipe: round(median(per.base.map((s, i) => s.rps / per.pipe[i]!.rps)), 2),
+          firstSseByteAddedMs: round(added('base', 'sse'), 3),
+          addedP50Ms: round(baseAdded, 3),
+          addedP99Ms: round(added('base', 'p99'), 3),
+          /** This checkout's added p50 over the base's, per round, median: below 1 is faster. */
+          addedP50VsBase: round(
+            median(
+              per.proxy.map((s, i) => (s.p50 - per.direct[i]!.p50) / (per.base[i]!.p50 - per.direct[i]!.p50)),
+            ),
+            2,
+          ),
+        };
   return {
     direct: side('direct'),
     proxy: side('proxy'),
     pipe: side('pipe'),
+    ...(baseRatios ? { base: { dir: BASE_DIR, ...side('base'), ratios: baseRatios } } : {}),
     ratios,
     meetsTargets: {
       addedP50: ratios.addedP50VsPipe <= TARGETS.addedP50VsPipe,
@@ -429,6 +467,16 @@ export async function run() {
   for (const row of rows) {
     console.log(
       row.map((cell, i) => (i === 0 ? String(cell).padEnd(20) : String(cell).padStart(10))).join(' '),
+    );
+  }
+  if (summary.base) {
+    const { base } = summary;
+    console.log(
+      `base ${base.dir}: seq p50 ${base.sequentialP50Ms} ms, added +${base.ratios.addedP50Ms}: ` +
+        `x${base.ratios.addedP50VsPipe} the pipe's; c=${CONCURRENCY} ${base.concurrent64Rps} req/s ` +
+        `(x${base.ratios.throughputVsPipe}); first SSE byte added +${base.ratios.firstSseByteAddedMs}; ` +
+        `CPU ms / request ${base.cpuMsPerRequest}. This checkout's added p50 / the base's, per round: ` +
+        `x${base.ratios.addedP50VsBase}`,
     );
   }
   const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');

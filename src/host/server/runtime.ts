@@ -182,8 +182,8 @@ export async function startRuntime<C = undefined>(options: RuntimeOptions<C>): P
   let started: C | undefined;
   try {
     // A rig step's output and an agent's stderr are logged: without the server's secrets too.
-    log = await openServerLog(layout.logFile, settings.logLevel, (line) =>
-      secrets.contains(line) ? secrets.text(line) : line,
+    log = await openServerLog(layout.logFile, settings.logLevel, (lines) =>
+      secrets.contains(lines) ? secrets.text(lines) : lines,
     );
     if (lock.tookOverFrom) log.logger.warn({ stale: lock.tookOverFrom }, 'took over a stale runtime lock');
     db = openDatabase(layout.database, settings.journalSync);

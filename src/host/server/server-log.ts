@@ -28,12 +28,14 @@ export type ServerLog = {
  * `.ribosome/logs/server.log` (pino JSON lines, written asynchronously, the lines of each 20 ms in one
  * write; close() writes what waits). A write that fails (a full or read-only disk) is said on stderr
  * (once), and writing is tried again with the next lines: the log is for people, never a reason to
- * stop the server. `redact`: each line as it may be written (the server's secrets taken out of it).
+ * stop the server. `redact`: a batch of whole lines (each ending in a newline) as it may be written
+ * (the server's secrets taken out of it). Once a batch, not once a line: the proxy logs each exchange
+ * twice, and a pass per line was work on its path (issue 36); no line reaches the file unredacted.
  */
 export async function openServerLog(
   file: string,
   level: string,
-  redact: (line: string) => string = (line) => line,
+  redact: (lines: string) => string = (lines) => lines,
 ): Promise<ServerLog> {
   const destination = pino.destination({
     dest: file,
@@ -59,12 +61,12 @@ export async function openServerLog(
     if (waiting === '') return;
     const lines = waiting;
     waiting = '';
-    destination.write(lines);
+    destination.write(redact(lines));
   };
   const stream = {
     write(line: string) {
       if (!open) return;
-      waiting += redact(line);
+      waiting += line;
       if (waiting.length >= BATCH_BYTES) flush();
       else timer ??= setTimeout(flush, BATCH_MS);
     },

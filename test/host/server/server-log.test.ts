@@ -34,4 +34,26 @@ describe('the server log (lines written in batches)', () => {
     expect(lines.map((line) => line.n)).toEqual(Array.from({ length: 5_000 }, (_, n) => n));
     expect(lines.some((line) => line.msg === 'after close')).toBe(false);
   });
+
+  it('writes no line with a secret in it: the redactor gets whole lines, a batch at a time', async () => {
+    const file = join(t.path, 'redacted', 'server.log');
+    const seen: string[] = [];
+    const log = await openServerLog(file, 'info', (lines) => {
+      seen.push(lines);
+      return lines.replaceAll('s3cret-value', '[redacted:KEY]');
+    });
+    log.logger.info({ url: '/v1/messages?key=s3cret-value' }, 'first');
+    log.logger.info('second');
+    log.logger.warn({ err: { message: 'failed with s3cret-value' } }, 'third');
+    await log.close();
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toContain('s3cret-value');
+    expect(linesOf(file).map((line) => line.msg)).toEqual(['first', 'second', 'third']);
+    expect(text).toContain('"url":"/v1/messages?key=[redacted:KEY]"');
+    // Every batch is whole JSON lines, so a value is never cut between two calls.
+    for (const batch of seen) {
+      expect(batch.endsWith('\n')).toBe(true);
+      for (const line of batch.slice(0, -1).split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+    }
+  });
 });

@@ -1,9 +1,11 @@
 import { fileURLToPath } from 'node:url';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createDoubleMaxTokensMiddleware } from '../../../src/llm/proxy/middleware/double-max-tokens.ts';
 import { loadUserMiddleware } from '../../../src/llm/proxy/middleware/load-user-middleware.ts';
 import { bodyPreview, createLoggingMiddleware } from '../../../src/llm/proxy/middleware/logging.ts';
 import type { ExchangeContext, ProxyRequest } from '../../../src/llm/proxy/types.ts';
+import { scanVendorSummary } from '../../../src/llm/proxy/vendor-summary.ts';
 import { captureLogger } from './helpers/logs.ts';
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -90,6 +92,33 @@ describe('LoggingMiddleware', () => {
     for (const line of lines) {
       expect(line.url).toBe('/v1/messages?beta=true&api_key=[REDACTED]&Token=[REDACTED]');
     }
+  });
+
+  it('writes its lines as they read in the server log: fields in this order, absent ones left out', async () => {
+    const text: string[] = [];
+    const logger = pino({ base: null, timestamp: false }, { write: (line: string) => text.push(line) });
+    const logging = createLoggingMiddleware(logger, { logBodies: true, previewBytes: 8 });
+    // As the proxy hands it over: the summary of the agent's bytes, not the parse.
+    const raw = Buffer.from(
+      '{"model":"claude-sonnet-4-5","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"hi"}]}',
+    );
+    const received: ProxyRequest = { method: 'POST', url: '/v1/messages?beta=true&key=k3y', headers: {} };
+    const context = { id: 3, rawBody: raw, request: received, vendorSummary: () => scanVendorSummary(raw) };
+    await logging.request?.(received, context);
+    // Replaced by an earlier middleware: summed up from what it carries (no max_tokens here).
+    const replaced = { ...vendorRequest(undefined), url: '/v1/messages' };
+    await logging.request?.(replaced, context);
+    const other: ProxyRequest = { method: 'GET', url: '/v1/models', headers: {} };
+    await logging.request?.(other, contextFor(other, Buffer.from('0123456789')));
+    await logging.request?.(other, contextFor(other));
+    await logging.response?.({ status: 200, headers: {} }, context);
+    expect(text).toEqual([
+      '{"level":30,"exchange":3,"method":"POST","url":"/v1/messages?beta=true&key=[REDACTED]","model":"claude-sonnet-4-5","messages":1,"max_tokens":64,"stream":true,"msg":"[LOGGING-MIDDLEWARE] request"}\n',
+      '{"level":30,"exchange":3,"method":"POST","url":"/v1/messages","model":"claude-sonnet-4-5","messages":2,"stream":false,"msg":"[LOGGING-MIDDLEWARE] request"}\n',
+      '{"level":30,"exchange":7,"method":"GET","url":"/v1/models","bytes":10,"body":"01234567... (10 bytes)","msg":"[LOGGING-MIDDLEWARE] request"}\n',
+      '{"level":30,"exchange":7,"method":"GET","url":"/v1/models","bytes":0,"msg":"[LOGGING-MIDDLEWARE] request"}\n',
+      '{"level":30,"exchange":3,"method":"POST","url":"/v1/messages?beta=true&key=[REDACTED]","status":200,"msg":"[LOGGING-MIDDLEWARE] response"}\n',
+    ]);
   });
 
   it('previews short bodies whole and empty bodies not at all', () => {

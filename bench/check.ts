@@ -6,13 +6,24 @@
  * makes any figure doubtful. Exit code 1 when a target is missed. What to run before closing an issue
  * that touches a hot path: CONTRIBUTING.md#performance.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { median, round } from './stats.ts';
 
 const HERE = import.meta.dirname;
+
+/** Whether processes can be pinned to CPUs: taskset on PATH and two CPUs at least. */
+function canPin(): boolean {
+  if (availableParallelism() < 2) return false;
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 const RESULTS = join(HERE, 'results');
 
 /** One target's measure in one round. */
@@ -64,7 +75,13 @@ type SandboxResult = {
 const CHECKS: Check[] = [
   {
     name: 'proxy-run',
-    env: (rounds) => ({ PROXY_RUN_ROUNDS: String(Math.max(3, rounds)) }),
+    // Pinned (the client and upstream on one CPU, both proxies on the other, sides alternating) where
+    // taskset is: unpinned, where the scheduler puts each process moves one side and not the other
+    // (x1.5 unpinned against x1.22 pinned in the same hour, load 1.5).
+    env: (rounds) => ({
+      PROXY_RUN_ROUNDS: String(Math.max(5, rounds)),
+      ...(canPin() ? { PROXY_RUN_PIN: '1' } : {}),
+    }),
     runs: () => 1,
     measures: (r: ProxyRunResult) => [
       atMost('added p50, x the pipe', r.ratios.addedP50VsPipe, 1.2, 'x'),

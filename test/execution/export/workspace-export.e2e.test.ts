@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RibosomeClient } from '../../../src/core/client/index.ts';
 import { e2eResources } from '../../helpers/e2e-resources.ts';
+import { idleAfter } from '../../helpers/idle-after.ts';
 import { codonScript, writeTurns } from '../../helpers/plans.ts';
 import { runCli, runToEnd, startServer, tempDir } from '../../helpers/server-process.ts';
 
@@ -342,8 +343,14 @@ ${writeTurns('keep.log', 'two').replace(/^(?=.)/gm, '    ')}turns: []
     git(w.repo, 'commit', '-qm', 'a tracked ignored file');
     const keepLog = () => readFileSync(join(w.exec, 'agentRoot/keep.log'), 'utf8');
     const args = ['--no-autostart', '--scripted-provider', w.script, '--workspace', w.repo];
+    // The idle after the command's own effect: a restarted server may publish its startup idle after
+    // the client connected (a CI run read the tree then, too soon).
     const step = async (c: RibosomeClient, command: string, data?: object) => {
-      const idle = c.next('server.idle', () => true, 30_000);
+      const idle = idleAfter(
+        c,
+        command === 'rollback.toCodon' ? 'rollback.completed' : 'codon.started',
+        30_000,
+      );
       c.send(command as 'codon.next', data as never);
       await idle;
     };

@@ -13,6 +13,7 @@ import type { RequestView } from '../../../src/llm/mock-provider/request-view.ts
 import { parseScript } from '../../../src/llm/mock-provider/script-loader.ts';
 import { createScriptPlayer } from '../../../src/llm/mock-provider/script-player.ts';
 import { e2eResources } from '../../helpers/e2e-resources.ts';
+import { idleAfter } from '../../helpers/idle-after.ts';
 import { simplePlan, writeTurns } from '../../helpers/plans.ts';
 import { startServer, tempDir } from '../../helpers/server-process.ts';
 
@@ -22,7 +23,8 @@ const { temps, clients } = e2eResources();
 async function next(url: string) {
   const c = await RibosomeClient.connect(url, { mode: 'readandwrite' });
   clients.push(c);
-  const idle = c.next('server.idle', () => true, 60_000);
+  // Not the startup idle of a server started again, which may come after the client connected.
+  const idle = idleAfter(c, 'codon.started');
   c.send('codon.next');
   return (await idle).data.lastEnded;
 }

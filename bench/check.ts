@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { median, round } from './stats.ts';
 
 const HERE = import.meta.dirname;
+const RESULTS = join(HERE, 'results');
 
 /** Whether processes can be pinned to CPUs: taskset on PATH and two CPUs at least. */
 function canPin(): boolean {
@@ -24,7 +25,6 @@ function canPin(): boolean {
     return false;
   }
 }
-const RESULTS = join(HERE, 'results');
 
 /** One target's measure in one round. */
 type Measure = { target: string; value: number; limit: number; better: 'lower' | 'higher'; unit: string };

@@ -79,17 +79,9 @@ export function fieldsOf(type: keyof typeof commandSchemas): Field[] {
     const valid = validValue(name, schema);
     if (required && valid === undefined)
       throw new Error(`the fuzzer has no valid value for ${type}'s ${name}`);
-    if (def.type === 'enum')
-      return {
-        name,
-        kind: 'enum' as const,
-        required,
-        valid,
-        values: Object.values(def.entries ?? {}),
-        schema: schema as Schema,
-      };
-    const kind = def.type === 'boolean' ? 'boolean' : def.type === 'string' ? 'string' : 'other';
-    return { name, kind, required, valid, schema: schema as Schema } satisfies Field;
+    const kind = def.type === 'enum' || def.type === 'boolean' || def.type === 'string' ? def.type : 'other';
+    const values = def.type === 'enum' ? { values: Object.values(def.entries ?? {}) } : {};
+    return { name, kind, required, valid, schema: schema as Schema, ...values } satisfies Field;
   });
 }
 

@@ -3,8 +3,9 @@
  * without any codon running), beside a plain node:http pipe proxy in its own process, both in front of
  * one upstream in a third process that answers small Messages requests (JSON, and SSE when the body
  * says `"stream": true`). The same keep-alive undici pools on the client side for all three sides.
- * Per round, sides alternating: 400 sequential requests (p50), 2000 at concurrency 64 (req/s), 100
- * streamed requests (time to the first body byte); added latency = side minus direct in that round.
+ * Per round: 400 sequential requests (p50) and 100 streamed ones (time to the first body byte), the
+ * sides taking turns in blocks of 20; then 2000 at concurrency 64 (req/s), side after side. Added
+ * latency = side minus direct in that round.
  * `npm run bench -- proxy-run`; PROXY_RUN_ROUNDS (default 5) scales it; PROXY_RUN_CPU_PROF=<dir> runs
  * the server and the pipe with `--cpu-prof` into <dir>; PROXY_RUN_PIN=1 pins the processes to CPUs
  * (below). BENCH_BASE_DIR=<another checkout> (e.g. `git worktree add /tmp/base <sha>` with its
@@ -32,6 +33,8 @@ const SEQUENTIAL = 400;
 const CONCURRENT = 2000;
 const CONCURRENCY = 64;
 const SSE_SAMPLES = 100;
+/** Sequential requests to one side before the next side's turn. */
+const BLOCK = 20;
 const TARGETS = { addedP50VsPipe: 1.2, throughputVsPipe: 0.9, firstSseByteAddedMs: 1 };
 /**
  * PROXY_RUN_PIN=1: the client and the upstream on CPU 0, both proxies on CPU 1 (taskset), so that
@@ -253,6 +256,24 @@ async function sequential(
   return times.sort((a, b) => a - b);
 }
 
+/** Requests for every side in blocks of BLOCK, side after side; each side's times, sorted. */
+async function interleaved(
+  pools: Record<Side, Pool>,
+  count: number,
+  body: string,
+  firstByte: boolean,
+): Promise<Record<Side, number[]>> {
+  const times = Object.fromEntries(SIDES.map((side) => [side, [] as number[]])) as Record<Side, number[]>;
+  for (let done = 0; done < count; done += BLOCK) {
+    for (const side of SIDES) {
+      for (let i = 0; i < Math.min(BLOCK, count - done); i++)
+        times[side].push(await timed(pools[side], body, firstByte));
+    }
+  }
+  for (const side of SIDES) times[side].sort((a, b) => a - b);
+  return times;
+}
+
 async function concurrent(pool: Pool, total: number): Promise<number> {
   let next = 0;
   const started = performance.now();
@@ -329,20 +350,26 @@ async function measure(rounds: number, profileDir: string | undefined) {
     }
     const per: Record<Side, Round[]> = { direct: [], proxy: [], pipe: [], base: [] };
     for (let r = 0; r < rounds; r++) {
+      // Sequential and first-byte times interleaved in small blocks, side after side, before any burst:
+      // a side measured right after another side's burst would pay for that process's catching up
+      // (its GC, its log writes) on the shared CPU.
+      const seq = await interleaved(one, SEQUENTIAL, JSON_REQUEST, false);
+      const sse = await interleaved(one, SSE_SAMPLES, SSE_REQUEST, true);
+      const bursts: Partial<Record<Side, { rps: number; cpuMsPerRequest: number }>> = {};
       // Rotate which side goes first, so drift on a shared machine hits all alike.
       for (let k = 0; k < SIDES.length; k++) {
         const side = SIDES[(r + k) % SIDES.length]!;
-        const seq = await sequential(one[side], SEQUENTIAL);
         const cpuBefore = cpuMs(pids[side]);
         const rps = await concurrent(many[side], CONCURRENT);
-        const cpuMsPerRequest = (cpuMs(pids[side]) - cpuBefore) / CONCURRENT;
-        const sse = await sequential(one[side], SSE_SAMPLES, SSE_REQUEST, true);
+        bursts[side] = { rps, cpuMsPerRequest: (cpuMs(pids[side]) - cpuBefore) / CONCURRENT };
+      }
+      for (const side of SIDES) {
         per[side].push({
-          p50: percentile(seq, 50),
-          p99: percentile(seq, 99),
-          rps,
-          sse: percentile(sse, 50),
-          cpuMsPerRequest,
+          p50: percentile(seq[side], 50),
+          p99: percentile(seq[side], 99),
+          rps: bursts[side]!.rps,
+          sse: percentile(sse[side], 50),
+          cpuMsPerRequest: bursts[side]!.cpuMsPerRequest,
         });
       }
     }

@@ -1,5 +1,4 @@
-import { EventEmitter } from 'node:events';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
@@ -13,14 +12,16 @@ import type { BodyBudget, BodyHold } from './body-budget.ts';
 import { classifyUpstreamError, isInvalidRequest, isRetriableOnReusedConnection } from './classify-error.ts';
 import type { MiddlewareFailure, Pipeline } from './compose.ts';
 import { anthropicErrorBody, type ExchangeFailure } from './errors.ts';
+import { ReceivedAnswer, ReceivedRequest } from './exchange-objects.ts';
 import { clientResponseHeaders, hasBodyFraming, toHeaderMap, upstreamRequestHeaders } from './headers.ts';
 import { LazyVendor } from './lazy-vendor.ts';
 import { LiveList, type Slotted } from './live-list.ts';
 import { readBody } from './read-body.ts';
 import type { SpendCheck, SpendMeter } from './spend-check.ts';
 import { isCopyOfBody, passAlong } from './tee.ts';
-import type { ExchangeContext, ProxyHeaders, ProxyRequest, ProxyResponse } from './types.ts';
-import { isMessagesRequest, type VendorApiRequest } from './vendor-request.ts';
+import type { ExchangeContext, ProxyRequest, ProxyResponse } from './types.ts';
+import { type Outgoing, UpstreamCall } from './upstream-call.ts';
+import { isMessagesRequest } from './vendor-request.ts';
 
 /** Where exchanges are forwarded: a provider and the (undici) pool of kept-alive sockets to reach it. */
 export type Upstream = {
@@ -65,8 +66,8 @@ type Exchange = Slotted & {
   request?: ProxyRequest;
   /** Its body's share of the in-flight budget, given back when the exchange ends. */
   hold: BodyHold;
-  /** Cancels the request to the target (before or while its answer comes). */
-  upstream?: Cancel;
+  /** The request to the target, cancelled when the exchange ends first. */
+  upstream?: UpstreamCall;
   /** The money the budget holds for this exchange, settled when it ends. */
   meter?: SpendMeter;
   /** Who sent it, when its base URL said (recording and replay). */
@@ -79,62 +80,7 @@ type Exchange = Slotted & {
 /** What relay needs of an answer: the target's (undici's) or one made from a cassette. */
 type Answer = Pick<Dispatcher.ResponseData, 'statusCode' | 'headers'> & { body: Readable };
 
-/** What a forwarded request needs beside the target. */
-type Outgoing = { method: string; path: string; headers: string[]; body: Buffer };
-
 const EMPTY = Buffer.alloc(0);
-
-/** The signal undici takes besides an AbortSignal, an emitter of 'abort': cheaper per exchange. */
-class Cancel extends EventEmitter {
-  aborted = false;
-  abort(): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.emit('abort');
-  }
-}
-
-/**
- * The request object handed to middleware; `body` is decoded and `vendorRequestData` parsed only if
- * someone reads it. Own accessors, so that a middleware's `{ ...request }` copies their values.
- */
-function requestObject(
-  method: string,
-  url: string,
-  headers: ProxyHeaders,
-  raw: Buffer,
-  vendor: LazyVendor | undefined,
-): ProxyRequest {
-  let text: string | undefined;
-  if (!vendor) {
-    return {
-      method,
-      url,
-      headers,
-      get body() {
-        if (raw.length === 0) return undefined;
-        text ??= raw.toString('utf8');
-        return text;
-      },
-    };
-  }
-  return {
-    method,
-    url,
-    headers,
-    get body() {
-      if (raw.length === 0) return undefined;
-      text ??= raw.toString('utf8');
-      return text;
-    },
-    get vendorRequestData() {
-      return vendor.read();
-    },
-    set vendorRequestData(value: VendorApiRequest | undefined) {
-      vendor.write(value);
-    },
-  };
-}
 
 /**
  * Only vendorRequestData may change the body (spec 8), and only a Messages request's: the agent's bytes
@@ -175,6 +121,12 @@ function replacedBytes(body: ProxyResponse['body']): Uint8Array | undefined {
   if (typeof body === 'string') return Buffer.from(body);
   if (body instanceof Uint8Array) return body;
   return undefined;
+}
+
+/** The target's set-cookie headers as a list, when it sent any. */
+function setCookieOf(headers: IncomingHttpHeaders | Record<string, string>): string[] | undefined {
+  const cookies = headers['set-cookie'];
+  return typeof cookies === 'string' ? [cookies] : cookies;
 }
 
 /** The target's answer with each chunk handed to the cassette on its way (recording). */
@@ -261,7 +213,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     const { target } = exchange.upstreamTo;
     const headers = toHeaderMap(incoming.headers);
     const vendor = isMessagesRequest(method, url) ? new LazyVendor(raw) : undefined;
-    const received = requestObject(method, url, headers, raw, vendor);
+    const received = new ReceivedRequest(method, url, headers, raw, vendor);
     exchange.request = received;
     const context: ExchangeContext = vendor
       ? { id: exchange.id, rawBody: raw, request: received, vendorSummary: () => vendor.summary() }
@@ -312,44 +264,33 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   }
 
   function sendUpstream(exchange: Exchange, context: ExchangeContext, outgoing: Outgoing, isRetry: boolean) {
-    const cancel = new Cancel();
-    exchange.upstream = cancel;
-    exchange.upstreamTo.dispatcher
-      .request({
-        method: outgoing.method as Dispatcher.HttpMethod,
-        path: outgoing.path,
-        headers: outgoing.headers,
-        body: outgoing.body.length > 0 ? outgoing.body : null,
-        signal: cancel,
-        // Both 0 (never) or the idle timeout: silence before the head, then between body chunks.
-        headersTimeout: idleTimeoutMs,
-        bodyTimeout: idleTimeoutMs,
-      })
-      .then(
-        (answer) => {
-          relay(exchange, context, answer).catch((error: unknown) => internalFailure(exchange, error));
-        },
-        (error: unknown) => {
-          if (exchange.agentGone) return;
-          // A kept-alive socket that the target closed while idle fails at once on reuse: nothing reached
-          // the target, so one fresh attempt is safe.
-          if (!isRetry && isRetriableOnReusedConnection(error)) {
-            sendUpstream(exchange, context, outgoing, true);
-            return;
-          }
-          // A request undici refuses to write (a header with a newline): what middleware made, not the target.
-          if (isInvalidRequest(error)) {
-            exchange.meter?.end('unsent');
-            internalFailure(exchange, error);
-            return;
-          }
-          const failure = classifyUpstreamError(error, labelOf(exchange));
-          // Only a target never reached surely did no work to pay for.
-          const unsent = failure.code === 'UPSTREAM_UNREACHABLE' || failure.code === 'UPSTREAM_DNS_FAILURE';
-          exchange.meter?.end(unsent ? 'unsent' : 'cut');
-          fail(exchange, failure, error);
-        },
-      );
+    exchange.upstream = new UpstreamCall(exchange.upstreamTo.dispatcher, outgoing, idleTimeoutMs, {
+      head: (call, status, headers) => answered(exchange, context, call, status, headers),
+      failed: (error, headed) => {
+        if (headed) {
+          onBodyError(exchange, error);
+          return;
+        }
+        if (exchange.agentGone) return;
+        // A kept-alive socket that the target closed while idle fails at once on reuse: nothing reached
+        // the target, so one fresh attempt is safe.
+        if (!isRetry && isRetriableOnReusedConnection(error)) {
+          sendUpstream(exchange, context, outgoing, true);
+          return;
+        }
+        // A request undici refuses to write (a header with a newline): what middleware made, not the target.
+        if (isInvalidRequest(error)) {
+          exchange.meter?.end('unsent');
+          internalFailure(exchange, error);
+          return;
+        }
+        const failure = classifyUpstreamError(error, labelOf(exchange));
+        // Only a target never reached surely did no work to pay for.
+        const unsent = failure.code === 'UPSTREAM_UNREACHABLE' || failure.code === 'UPSTREAM_DNS_FAILURE';
+        exchange.meter?.end(unsent ? 'unsent' : 'cut');
+        fail(exchange, failure, error);
+      },
+    });
   }
 
   /** A relayed body failed: before the headers went out the agent gets an error answer, after it a cut stream. */
@@ -360,6 +301,93 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     fail(exchange, midStream ? { ...failure, message: `${failure.message} Stream cut.` } : failure, error);
   }
 
+  /**
+   * The target's answer head: response middleware, then the body written to the agent as it comes
+   * (`direct`), or through a stream when a middleware read or replaced it, took its time, or the
+   * exchange is recorded.
+   */
+  function answered(
+    exchange: Exchange,
+    context: ExchangeContext,
+    call: UpstreamCall,
+    status: number,
+    headers: IncomingHttpHeaders,
+  ) {
+    try {
+      if (exchange.tap) {
+        relay(exchange, context, { statusCode: status, headers, body: call.stream() }).catch(
+          (error: unknown) => internalFailure(exchange, error),
+        );
+        return;
+      }
+      const type = headers['content-type'];
+      exchange.meter?.answer(status, Array.isArray(type) ? type[0] : type);
+      let stream: Readable | undefined;
+      const open = () => {
+        if (stream) return stream;
+        stream = call.stream();
+        // Listen at once: the target can fail while response middleware still runs.
+        stream.on('error', (error) => onBodyError(exchange, error));
+        return stream;
+      };
+      // The body is a stream only once a middleware reads it; one it sets replaces the target's.
+      const received = new ReceivedAnswer(status, toHeaderMap(headers), open);
+      const cookies = setCookieOf(headers);
+      const pending = pipeline.response(received, context);
+      if (pending instanceof Promise) {
+        // The body's chunks wait in the stream (which holds the target back) while a middleware thinks.
+        open();
+        pending
+          .then((step) => {
+            if (!step.ok) return refuseAnswer(exchange, call, step.error);
+            send(exchange, step.value, stream, cookies);
+          })
+          .catch((error: unknown) => {
+            call.cancel();
+            internalFailure(exchange, error);
+          });
+        return;
+      }
+      if (!pending.ok) return refuseAnswer(exchange, call, pending.error);
+      const final = pending.value;
+      if (final === received && ReceivedAnswer.untouched(received)) direct(exchange, call, final, cookies);
+      else send(exchange, final, stream, cookies);
+    } catch (error) {
+      call.cancel();
+      internalFailure(exchange, error);
+    }
+  }
+
+  function refuseAnswer(exchange: Exchange, call: UpstreamCall, error: MiddlewareFailure) {
+    call.cancel();
+    fail(exchange, middlewareFailure(error), error.cause);
+  }
+
+  /** The target's body, untouched by middleware, written to the agent chunk by chunk as it arrives. */
+  function direct(exchange: Exchange, call: UpstreamCall, final: ProxyResponse, setCookie?: string[]) {
+    const response = exchange.response;
+    if (exchange.agentGone || response.writableEnded) {
+      call.cancel();
+      return;
+    }
+    response.writeHead(final.status, clientResponseHeaders(final.headers, 'keep', setCookie));
+    // Streams (SSE, chunked) go out as they come: send the headers now, not with the first chunk.
+    if (final.headers['content-length'] === undefined) response.flushHeaders();
+    const meter = exchange.meter;
+    response.on('drain', () => call.resume());
+    call.sink = {
+      chunk(bytes) {
+        meter?.chunk(bytes);
+        return response.write(bytes);
+      },
+      end() {
+        meter?.end('complete');
+        response.end();
+      },
+    };
+  }
+
+  /** A cassette's answer (replay), or the target's as a stream (recording): response middleware, then sent. */
   async function relay(exchange: Exchange, context: ExchangeContext, answer: Answer | LocalAnswer) {
     const upstream = exchange.tap ? recorded(answer, exchange.tap) : answer.body;
     // Listen at once: the target can fail while response middleware still runs.
@@ -378,17 +406,27 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       fail(exchange, middlewareFailure(step.error), step.error.cause);
       return;
     }
+    send(exchange, step.value, upstream, setCookieOf(answer.headers));
+  }
+
+  /**
+   * Sends the answer as response middleware left it: new bytes, or a stream (`upstream`, the target's
+   * body as a stream when one was made: relayed with its length, else drained).
+   */
+  function send(
+    exchange: Exchange,
+    final: ProxyResponse,
+    upstream: Readable | undefined,
+    setCookie?: string[],
+  ) {
     const response = exchange.response;
     if (exchange.agentGone || response.writableEnded) {
-      upstream.destroy();
+      upstream?.destroy();
       return;
     }
-    const final = step.value;
     const body = final.body;
-    const cookies = answer.headers['set-cookie'];
-    const setCookie = typeof cookies === 'string' ? [cookies] : cookies;
     // Drain a target body nobody reads, so its socket goes back to the pool.
-    if (body !== upstream && upstream.readableFlowing === null) upstream.resume();
+    if (upstream && body !== upstream && upstream.readableFlowing === null) upstream.resume();
     const bytes = replacedBytes(body);
     if (bytes !== undefined) {
       response.writeHead(final.status, clientResponseHeaders(final.headers, bytes.length, setCookie));
@@ -444,7 +482,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         // The agent went away before the answer was complete: stop the target's work too.
         exchange.agentGone = true;
         if (exchange.upstream) {
-          exchange.upstream.abort();
+          exchange.upstream.cancel();
           logger.info({ exchange: exchange.id }, '[PROXY] agent disconnected; upstream request aborted');
         }
       });
@@ -453,7 +491,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     abortAll() {
       for (const exchange of active.snapshot()) {
         exchange.agentGone = true;
-        exchange.upstream?.abort();
+        exchange.upstream?.cancel();
         answerFailure(
           exchange.response,
           { code: 'PROXY_STOPPING', status: 503, message: 'Proxy: shutting down.' },

@@ -22,6 +22,8 @@ const eagerChar = (match: string): string => (match.toLowerCase() === '%2e' ? '.
 export function confinePath(url: string): ConfinedPath {
   const queryAt = url.indexOf('?');
   const path = queryAt < 0 ? url : url.slice(0, queryAt);
+  // No dot and no escape: no segment can be `.` or `..`, however eagerly it is read.
+  if (!path.includes('.') && !path.includes('%')) return { ok: true, url };
   const query = queryAt < 0 ? '' : url.slice(queryAt);
   const segments = path.replace(EAGER, eagerChar).split('/').slice(1);
   const kept: string[] = [];

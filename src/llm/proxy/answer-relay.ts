@@ -141,11 +141,14 @@ export function createAnswerRelay<E extends AnsweredExchange>(deps: AnswerRelayD
     // Streams (SSE, chunked) go out as they come: send the headers now, not with the first chunk.
     if (final.headers['content-length'] === undefined) response.flushHeaders();
     const meter = exchange.meter;
-    response.on('drain', () => call.resume());
+    const resume = () => call.resume();
     call.sink = {
       chunk(bytes) {
         meter?.chunk(bytes);
-        return response.write(bytes);
+        if (response.write(bytes)) return true;
+        // The agent reads slower than the target sends: hold the target until it caught up.
+        response.once('drain', resume);
+        return false;
       },
       end() {
         meter?.end('complete');

@@ -289,7 +289,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         upstreamTo: route?.upstream ?? defaultUpstream,
         incoming: { method: incoming.method, url: route ? route.url : incoming.url },
         hold: budget.open(),
-        ...(caller ? { caller } : {}),
+        caller,
         agentGone: false,
       };
       active.add(exchange);

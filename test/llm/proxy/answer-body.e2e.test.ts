@@ -6,34 +6,19 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import { Readable } from 'node:stream';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Middleware } from '../../../src/llm/proxy/types.ts';
 import { request } from './helpers/client.ts';
-import { startProxy, type TestProxy } from './helpers/proxy.ts';
-import { echo, startUpstream, type TestUpstream } from './helpers/upstream.ts';
+import { proxyFixture } from './helpers/fixture.ts';
 
-let upstream: TestUpstream;
-let proxy: TestProxy | undefined;
-
-beforeAll(async () => {
-  upstream = await startUpstream();
-});
-afterAll(async () => {
-  await upstream.close();
-});
-afterEach(async () => {
-  await proxy?.stop();
-  proxy = undefined;
-  upstream.received.length = 0;
-  upstream.handle(echo);
-});
+const fixture = proxyFixture();
 
 const post = (url: string, body: string) => request(url, { method: 'POST', body });
 
 describe('synchronous response middleware', () => {
   it('leaves the body alone: the target bytes and length reach the agent', async () => {
     const statusOnly: Middleware = { response: (res) => ({ ...res, status: 203 }) };
-    proxy = await startProxy(upstream.url, { middleware: [{ response: (res) => res }, statusOnly] });
+    const proxy = await fixture.start({ middleware: [{ response: (res) => res }, statusOnly] });
     const response = await post(`${proxy.url}/v1/x`, 'the original bytes');
     expect(response.status).toBe(203);
     expect(response.body.toString()).toBe('the original bytes');
@@ -47,7 +32,7 @@ describe('synchronous response middleware', () => {
         return undefined;
       },
     };
-    proxy = await startProxy(upstream.url, { middleware: [replace] });
+    const proxy = await fixture.start({ middleware: [replace] });
     const response = await post(`${proxy.url}/v1/x`, 'original');
     expect(response.body.toString()).toBe('set in place');
     expect(response.headers['content-length']).toBe('12');
@@ -61,7 +46,7 @@ describe('synchronous response middleware', () => {
         return res;
       },
     };
-    proxy = await startProxy(upstream.url, { middleware: [look] });
+    const proxy = await fixture.start({ middleware: [look] });
     const body = 'x'.repeat(300_000);
     const response = await post(`${proxy.url}/v1/x`, body);
     expect(seen).toBeInstanceOf(Readable);
@@ -78,7 +63,7 @@ describe('synchronous response middleware', () => {
         return copied;
       },
     };
-    proxy = await startProxy(upstream.url, { middleware: [copy] });
+    const proxy = await fixture.start({ middleware: [copy] });
     const response = await post(`${proxy.url}/v1/x`, 'copied');
     expect(keys).toEqual(['status', 'headers', 'body']);
     expect(response.body.toString()).toBe('copied');
@@ -100,7 +85,7 @@ describe('an agent that reads slowly', () => {
     });
     const state = { written: 0, finished: false, settled };
     const chunk = Buffer.alloc(MiB, 'z');
-    upstream.handle((_received, res) => {
+    fixture.upstream.handle((_received, res) => {
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': TOTAL });
       const pump = () => {
         while (state.written < TOTAL) {
@@ -133,7 +118,7 @@ describe('an agent that reads slowly', () => {
     'holds the target back (%s), then delivers every byte',
     async (_name, middleware) => {
       const state = flood();
-      proxy = await startProxy(upstream.url, { middleware });
+      const proxy = await fixture.start({ middleware });
       const { port } = new URL(proxy.url);
       const agent = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/big', agent: false });
       agent.end('go');

@@ -51,6 +51,20 @@ function setCookieOf(headers: IncomingHttpHeaders | Record<string, string>): str
   return typeof cookies === 'string' ? [cookies] : cookies;
 }
 
+/** Target bodies up to this size that nobody reads are drained (the socket is kept); longer ones cut. */
+const DRAIN_MAX_BYTES = 1024 * 1024;
+
+/**
+ * A target body no one reads (a middleware replaced it): drained when it is short, so its socket goes
+ * back to the pool, else cut, so that the provider stops working on an answer nobody gets (a stream).
+ * A recording drains it all: the cassette keeps the target's answer whole.
+ */
+function dropTargetBody(body: Readable, contentLength: string | undefined, recording: boolean): void {
+  const length = contentLength === undefined ? Number.NaN : Number(contentLength);
+  if (recording || length <= DRAIN_MAX_BYTES) body.resume();
+  else body.destroy();
+}
+
 /** The target's answer with each chunk handed to the cassette on its way (recording). */
 function recorded(answer: Answer, tap: ExchangeTap): Readable {
   tap.head(answer.statusCode, toHeaderMap(answer.headers));
@@ -90,8 +104,12 @@ export function createAnswerRelay<E extends AnsweredExchange>(deps: AnswerRelayD
       const type = headers['content-type'];
       exchange.meter?.answer(status, Array.isArray(type) ? type[0] : type);
       let stream: Readable | undefined;
+      let relaying = false;
       const open = () => {
         if (stream) return stream;
+        // Read after the middleware returned, once its bytes go straight to the agent: they are not
+        // taken from the agent; the reader gets a stream that has ended.
+        if (relaying) return Readable.from([]);
         stream = call.stream();
         // Listen at once: the target can fail while response middleware still runs.
         stream.on('error', (error) => onBodyError(exchange, error));
@@ -117,8 +135,13 @@ export function createAnswerRelay<E extends AnsweredExchange>(deps: AnswerRelayD
       }
       if (!pending.ok) return refuseAnswer(exchange, call, pending.error);
       const final = pending.value;
-      if (final === received && ReceivedAnswer.untouched(received)) direct(exchange, call, final, cookies);
-      else send(exchange, final, stream, cookies);
+      if (final === received && ReceivedAnswer.untouched(received)) {
+        relaying = true;
+        direct(exchange, call, final, cookies);
+      } else {
+        // The target's body as a stream: relayed if it is the body sent, else drained or cut (send).
+        send(exchange, final, open(), cookies);
+      }
     } catch (error) {
       call.cancel();
       internalFailure(exchange, error);
@@ -190,8 +213,9 @@ export function createAnswerRelay<E extends AnsweredExchange>(deps: AnswerRelayD
       return;
     }
     const body = final.body;
-    // Drain a target body nobody reads, so its socket goes back to the pool.
-    if (upstream && body !== upstream && upstream.readableFlowing === null) upstream.resume();
+    if (upstream && body !== upstream && upstream.readableFlowing === null) {
+      dropTargetBody(upstream, final.headers['content-length'], exchange.tap !== undefined);
+    }
     const bytes = replacedBytes(body);
     if (bytes !== undefined) {
       response.writeHead(final.status, clientResponseHeaders(final.headers, bytes.length, setCookie));
@@ -201,7 +225,8 @@ export function createAnswerRelay<E extends AnsweredExchange>(deps: AnswerRelayD
     if (!(body instanceof Readable)) {
       throw new TypeError('a response middleware set a body that is not a string, bytes or a Readable');
     }
-    if (body !== upstream) body.on('error', (error) => onBodyError(exchange, error));
+    // A copy's failure is the target body's, heard on it already.
+    if (body !== upstream && !isCopyOfBody(body)) body.on('error', (error) => onBodyError(exchange, error));
     if (body.destroyed) {
       // It failed during response middleware; onBodyError may have answered already.
       const message = 'Proxy: the response body failed before it could be relayed.';

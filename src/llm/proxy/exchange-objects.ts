@@ -109,6 +109,8 @@ export class ReceivedAnswer implements ProxyResponse {
 
   /** Whether no middleware read or set the body of `answer`: the target's bytes can go straight on. */
   static untouched(answer: ReceivedAnswer): boolean {
-    return !answer.#replaced && answer.#stream === undefined;
+    if (answer.#replaced || answer.#stream !== undefined) return false;
+    // Deleted or defined anew (`delete response.body`: no body) is touched too.
+    return Object.getOwnPropertyDescriptor(answer, 'body')?.get === answerBody.get;
   }
 }

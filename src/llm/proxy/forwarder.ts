@@ -19,7 +19,7 @@ import { LiveList, type Slotted } from './live-list.ts';
 import { readBody } from './read-body.ts';
 import type { SpendCheck, SpendMeter } from './spend-check.ts';
 import type { ExchangeContext, ProxyRequest } from './types.ts';
-import { type Outgoing, UpstreamCall } from './upstream-call.ts';
+import { isCallCancelled, type Outgoing, UpstreamCall } from './upstream-call.ts';
 import { isMessagesRequest } from './vendor-request.ts';
 
 /** Where exchanges are forwarded: a provider and the (undici) pool of kept-alive sockets to reach it. */
@@ -273,7 +273,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
 
   /** A relayed body failed: before the headers went out the agent gets an error answer, after it a cut stream. */
   function onBodyError(exchange: Exchange, error: unknown) {
-    if (exchange.agentGone) return;
+    // The proxy cut it (the agent left, a middleware failed): said where that happened.
+    if (exchange.agentGone || isCallCancelled(error)) return;
     const failure = classifyUpstreamError(error, labelOf(exchange));
     const midStream = exchange.response.headersSent;
     fail(exchange, midStream ? { ...failure, message: `${failure.message} Stream cut.` } : failure, error);

@@ -32,6 +32,9 @@ export type BodyObserver = {
  */
 export function passAlong(body: Readable, observer: BodyObserver): PassThrough {
   const onward = new PassThrough();
+  // Its failure is the body's, which the body's owner hears; until its reader listens (a middleware
+  // still thinking), it must not take the process down.
+  onward.on('error', () => {});
   body.on('data', (chunk: Buffer) => {
     observer.chunk(chunk);
     if (!onward.write(chunk)) body.pause();

@@ -30,6 +30,11 @@ class CallCancelled extends Error {
   readonly code = 'PROXY_CALL_CANCELLED';
 }
 
+/** Whether an error is the proxy's own cancelling of a call: nobody's failure, never logged as one. */
+export function isCallCancelled(error: unknown): boolean {
+  return error instanceof CallCancelled;
+}
+
 /**
  * One request to the target over undici's dispatch interface: the answer's body goes chunk by chunk
  * to a sink (the agent's response, written as it comes), and becomes a stream only when something
@@ -69,8 +74,10 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
     if (this.#cancelled) return;
     this.#cancelled = true;
     this.sink = DROP;
-    this.#controller?.abort(new CallCancelled('the exchange ended before the answer did'));
-    this.#stream?.destroy();
+    const reason = new CallCancelled('the exchange ended before the answer did');
+    this.#controller?.abort(reason);
+    // Its readers (a middleware's copy, a recording) hear that the body was cut, not that it ended.
+    this.#stream?.destroy(reason);
   }
 
   /** Goes on reading the body after a sink asked for a pause. */
@@ -88,8 +95,10 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
     const stream = new Readable({
       read: () => this.resume(),
       destroy: (error, callback) => {
-        if (!stream.readableEnded) this.cancel();
-        callback(error);
+        if (stream.readableEnded) return callback(error);
+        this.cancel();
+        // As undici's own bodies: a body destroyed before its end failed, and says so.
+        callback(error ?? new CallCancelled('the body was destroyed before its end'));
       },
     });
     this.#stream = stream;

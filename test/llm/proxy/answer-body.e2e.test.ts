@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { duplicateBody } from '../../../src/llm/proxy/tee.ts';
 import type { Middleware } from '../../../src/llm/proxy/types.ts';
 import { request } from './helpers/client.ts';
 import { proxyFixture } from './helpers/fixture.ts';
@@ -139,4 +140,134 @@ describe('an agent that reads slowly', () => {
     },
     60_000,
   );
+});
+
+/** The target sends one SSE event, then whatever `rest` does once it resolves (never: the stream stays open). */
+function sseThen(rest: (res: http.ServerResponse) => Promise<void> = () => new Promise(() => {})) {
+  const closed = { promise: undefined as Promise<unknown> | undefined };
+  fixture.upstream.handle(async (_received, res, req) => {
+    closed.promise = once(req.socket, 'close');
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('data: first\n\n');
+    await rest(res);
+  });
+  return closed;
+}
+
+/** Reads the first chunk of an answer, then hangs up. */
+async function hangUpAfterFirstChunk(url: string): Promise<void> {
+  const agent = http.request(url, { method: 'POST', agent: false });
+  agent.on('error', () => {});
+  agent.end('go');
+  const [response] = (await once(agent, 'response')) as [http.IncomingMessage];
+  await once(response, 'data');
+  agent.destroy();
+}
+
+describe('found in trials', () => {
+  it('a middleware that reads the body after it returned takes nothing from the agent', async () => {
+    let lateRead: () => void = () => {};
+    const read = new Promise<void>((resolve) => {
+      lateRead = resolve;
+    });
+    let late: unknown;
+    const later: Middleware = {
+      response: (res) => {
+        setImmediate(() => {
+          late = res.body;
+          lateRead();
+        });
+        return undefined;
+      },
+    };
+    sseThen(async (res) => {
+      await read;
+      res.end('data: second\n\n');
+    });
+    const proxy = await fixture.start({ middleware: [later] });
+    const response = await post(`${proxy.url}/v1/x`, 'go');
+    expect(response.body.toString()).toBe('data: first\n\ndata: second\n\n');
+    expect(late).toBeInstanceOf(Readable);
+  });
+
+  it('`delete response.body` sends no body, as before', async () => {
+    const drop: Middleware = {
+      response: (res) => {
+        delete res.body;
+        return res;
+      },
+    };
+    const proxy = await fixture.start({ middleware: [drop] });
+    const response = await post(`${proxy.url}/v1/x`, 'original');
+    expect(response.body.length).toBe(0);
+    expect(response.headers['content-length']).toBe('0');
+  });
+
+  it("an inspector's copy fails when the agent hangs up mid-stream, and the target hears it", async () => {
+    let copyEnded: Promise<string> | undefined;
+    const inspect: Middleware = {
+      response: async (res) => {
+        const { response, copy } = duplicateBody(res);
+        copyEnded = (async () => {
+          try {
+            for await (const _chunk of copy);
+            return 'ended';
+          } catch {
+            return 'failed';
+          }
+        })();
+        return response;
+      },
+    };
+    const target = sseThen();
+    const proxy = await fixture.start({ middleware: [inspect] });
+    await hangUpAfterFirstChunk(`${proxy.url}/v1/x`);
+    expect(await copyEnded).toBe('failed');
+    await target.promise;
+  });
+
+  it('a recording hears a stream the agent cut as cut', async () => {
+    let ended: (how: string) => void = () => {};
+    const end = new Promise<string>((resolve) => {
+      ended = resolve;
+    });
+    const tap = { head() {}, chunk() {}, end: (how: string) => ended(how) };
+    sseThen();
+    const proxy = await fixture.start({ cassette: { exchange: () => ({ kind: 'forward', tap }) } });
+    await hangUpAfterFirstChunk(`${proxy.url}/v1/x`);
+    expect(await end).toBe('cut');
+  });
+
+  it('a target that resets while a middleware holds an unread copy: a 502, no stray error', async () => {
+    fixture.upstream.handle((_received, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: first\n\n');
+      setImmediate(() => res.socket?.destroy());
+    });
+    const inspect: Middleware = {
+      response: async (res) => {
+        const { response, copy } = duplicateBody(res);
+        // Returns only once the target's reset has reached the proxy.
+        await once(copy, 'error');
+        return response;
+      },
+    };
+    const proxy = await fixture.start({ middleware: [inspect] });
+    const response = await post(`${proxy.url}/v1/x`, 'go');
+    expect(response.status).toBe(502);
+  });
+
+  it('a long answer a middleware replaced is cut at the target, not read to its end', async () => {
+    const target = sseThen();
+    const replace: Middleware = {
+      response: (res) => {
+        res.body = 'replaced';
+        return res;
+      },
+    };
+    const proxy = await fixture.start({ middleware: [replace] });
+    const response = await post(`${proxy.url}/v1/x`, 'go');
+    expect(response.body.toString()).toBe('replaced');
+    await target.promise;
+  });
 });

@@ -73,7 +73,7 @@ export class ClaudeCodeAdapter implements AgentAdapter {
         // ~/.claude. User: the user's own, so their `claude login` authenticates it.
         ...(this.#config === 'isolated' ? { HOME: home, CLAUDE_CONFIG_DIR: home } : {}),
         CLAUDE_CODE_TMPDIR: tmp,
-        ...(mcpWrite !== undefined ? { XDG_CACHE_HOME: cache } : {}),
+        ...(mcpWrite !== undefined ? { XDG_CACHE_HOME: cache, ...MCP_WAIT } : {}),
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
         DISABLE_AUTOUPDATER: '1',
         // Needed for bypassPermissions when running as root.
@@ -108,6 +108,17 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     return notStarted(why, options.mark);
   }
 }
+
+/**
+ * Headless, Claude Code starts its first turn without waiting for its MCP servers (they connect in the
+ * background, 5 s at most are waited for): a server slower to start (`ribosome mcp` on a loaded machine,
+ * an `npx` one) is missing from the turn that needs it. Told to block, it waits as long as a server may
+ * take to start (its MCP_TIMEOUT, 30 s), unless the user set these.
+ */
+const MCP_WAIT: Record<string, string> = {
+  MCP_CONNECT_TIMEOUT_MS: process.env.MCP_CONNECT_TIMEOUT_MS ?? process.env.MCP_TIMEOUT ?? '30000',
+  MCP_CONNECTION_NONBLOCKING: process.env.MCP_CONNECTION_NONBLOCKING ?? 'false',
+};
 
 /** The data directory's link and where it leads (when it exists), absolute. */
 function readOnlyDirs(link: string): string[] {

@@ -8,4 +8,6 @@ describeMcpAgent({
   binary: claudeBinary(),
   shell: (command) => ({ name: 'Bash', input: { command } }),
   userConfig: 'claudeConfig: user',
+  // Headless, Claude Code starts its first turn after 5 s unless told to wait (MCP_CONNECT_TIMEOUT_MS).
+  markerStartAfterMs: 6000,
 });

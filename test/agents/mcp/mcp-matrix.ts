@@ -53,6 +53,8 @@ export type McpAgentSpec = {
   shell: (command: string) => { name: string; input: Record<string, unknown> };
   /** Run the plan again with the user's own configuration (a home of the test's): its plan line. */
   userConfig?: 'agentConfig: user' | 'claudeConfig: user';
+  /** The marker server answers only after this long (a server slower to start than the agent waits by default). */
+  markerStartAfterMs?: number;
 };
 
 /** Tracks for what an agent asks besides its turns (Claude Code's session title, tool-less calls). */
@@ -108,7 +110,7 @@ sandbox: { allowWrite: [${JSON.stringify(dirname(markFile))}] }
 mcpServers:
   marker:
     command: node
-    args: [${JSON.stringify(MARK_SERVER)}, --mark-file, ${JSON.stringify(markFile)}]
+    args: [${JSON.stringify(MARK_SERVER)}, --mark-file, ${JSON.stringify(markFile)}${spec.markerStartAfterMs ? `, --start-after, "${spec.markerStartAfterMs}"` : ''}]
     envFrom: { MARK_SECRET: TEST_MCP_SECRET }
   remote:
     url: ${JSON.stringify(remoteUrl)}

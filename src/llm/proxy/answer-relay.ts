@@ -65,6 +65,16 @@ function dropTargetBody(body: Readable, contentLength: string | undefined, recor
   else body.destroy();
 }
 
+/** Tells the budget's meter the answer's status and content type (it reads usage from 2xx bodies). */
+function meterAnswer(
+  exchange: AnsweredExchange,
+  status: number,
+  headers: IncomingHttpHeaders | Record<string, string>,
+) {
+  const type = headers['content-type'];
+  exchange.meter?.answer(status, Array.isArray(type) ? type[0] : type);
+}
+
 /** The target's answer with each chunk handed to the cassette on its way (recording). */
 function recorded(answer: Answer, tap: ExchangeTap): Readable {
   tap.head(answer.statusCode, toHeaderMap(answer.headers));
@@ -101,8 +111,7 @@ export function createAnswerRelay<E extends AnsweredExchange>(deps: AnswerRelayD
         );
         return;
       }
-      const type = headers['content-type'];
-      exchange.meter?.answer(status, Array.isArray(type) ? type[0] : type);
+      meterAnswer(exchange, status, headers);
       let stream: Readable | undefined;
       let relaying = false;
       const open = () => {
@@ -185,8 +194,7 @@ export function createAnswerRelay<E extends AnsweredExchange>(deps: AnswerRelayD
     const upstream = exchange.tap ? recorded(answer, exchange.tap) : answer.body;
     // Listen at once: the target can fail while response middleware still runs.
     upstream.on('error', (error) => onBodyError(exchange, error));
-    const type = answer.headers['content-type'];
-    exchange.meter?.answer(answer.statusCode, Array.isArray(type) ? type[0] : type);
+    meterAnswer(exchange, answer.statusCode, answer.headers);
     const received: ProxyResponse = {
       status: answer.statusCode,
       headers: toHeaderMap(answer.headers),

@@ -65,10 +65,6 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
     );
   }
 
-  get cancelled(): boolean {
-    return this.#cancelled;
-  }
-
   /** Stops the call (before it is sent, or while its answer comes); the listener hears no more. */
   cancel(): void {
     if (this.#cancelled) return;

@@ -168,15 +168,14 @@ function NotesUnder({
   );
 }
 
-function Unified({
-  file,
-  tokens,
-  review,
-}: {
+/** What the unified and the split view of one file take. */
+type DiffViewProps = {
   file: DiffFile;
   tokens: (TokenLine | undefined)[] | undefined;
   review: DiffReview;
-}) {
+};
+
+function Unified({ file, tokens, review }: DiffViewProps) {
   const pickSide = review.pick?.file === file.path ? review.pick.side : 'new';
   return (
     <table className="code">
@@ -261,15 +260,7 @@ function SideCells({
   );
 }
 
-function Split({
-  file,
-  tokens,
-  review,
-}: {
-  file: DiffFile;
-  tokens: (TokenLine | undefined)[] | undefined;
-  review: DiffReview;
-}) {
+function Split({ file, tokens, review }: DiffViewProps) {
   return (
     <table className="code split">
       <tbody>
